@@ -1,0 +1,34 @@
+"""The embedder contract: a model id, a dimension, and a batch of texts in, unit vectors out.
+
+The vector space is named `<model_id>@<dim>` (`space`), because a model id alone does not identify
+a space. Implementations: `hash_embedder.HashEmbedder` (the deterministic default, pure) and
+`memhtml_desktop.embedders.minilm` (optional, loads a model from disk).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The embedder cannot run here (missing package, unreadable model). Search degrades."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    @property
+    def space(self) -> str:  # pragma: no cover - protocol
+        ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - protocol
+        """Return a float32 array of shape (len(texts), dim), each row L2-normalised (or zero)."""
+        ...
+
+
+def space_of(embedder: Embedder) -> str:
+    return f"{embedder.model_id}@{embedder.dim}"

@@ -1,0 +1,343 @@
+"""The values that cross layers: a scope, a search result with its explanation, a recall pack.
+
+Everything here is a frozen dataclass of plain values, so the index layer can build them, the CLI
+can print them as JSON (`to_json()`), and the Qt models can hold them without copying.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from memhtml_desktop.domain.paths import MEMORY_TYPES
+
+
+def _clean(values: Any) -> tuple[str, ...]:
+    if values is None:
+        return ()
+    if isinstance(values, str):
+        values = (values,)
+    return tuple(str(v) for v in values)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a search, a recall or a listing may return. One predicate serves every arm.
+
+    Axes combine with AND. Tags are any-of. Facets are `(name, value)` pairs: values under one name
+    broaden (OR), different names narrow (AND). `entity` is one `type:name` reference, matched with
+    case folded. By default archived files and tasks are out; naming `task` among the types opts
+    tasks in.
+    """
+
+    memory_types: tuple[str, ...] = ()
+    workspace: str | None = None
+    tags: tuple[str, ...] = ()
+    entity: str | None = None
+    facets: tuple[tuple[str, str], ...] = ()
+    include_archived: bool = False
+    as_of: str | None = None
+    para: str | None = None
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        memory_types: Any = (),
+        workspace: str | None = None,
+        tags: Any = (),
+        entity: str | None = None,
+        facets: Any = (),
+        include_archived: bool = False,
+        as_of: str | None = None,
+        para: str | None = None,
+    ) -> "Scope":
+        """A scope from loose caller input; `facets` may be `name=value` strings or pairs."""
+        pairs: list[tuple[str, str]] = []
+        for facet in facets or ():
+            if isinstance(facet, str):
+                name, sep, value = facet.partition("=")
+                if not sep:
+                    raise ValueError(f"facet {facet!r} is not NAME=VALUE")
+                pairs.append((name.strip(), value.strip()))
+            else:
+                name, value = facet
+                pairs.append((str(name).strip(), str(value).strip()))
+        return cls(
+            memory_types=_clean(memory_types),
+            workspace=workspace or None,
+            tags=_clean(tags),
+            entity=entity or None,
+            facets=tuple(pairs),
+            include_archived=bool(include_archived),
+            as_of=as_of or None,
+            para=para or None,
+        )
+
+    @property
+    def valid_types(self) -> tuple[str, ...]:
+        return tuple(t for t in self.memory_types if t in MEMORY_TYPES)
+
+    @property
+    def live_tags(self) -> tuple[str, ...]:
+        return tuple(t for t in self.tags if t.strip())
+
+    @property
+    def live_facets(self) -> tuple[tuple[str, str], ...]:
+        return tuple((n, v) for n, v in self.facets if n)
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether the caller narrowed the scope (the default exclusions do not count)."""
+        return bool(
+            self.valid_types
+            or (self.workspace or "").strip()
+            or self.live_tags
+            or (self.entity or "").strip()
+            or self.live_facets
+            or (self.para or "").strip()
+        )
+
+    def with_(self, **changes: Any) -> "Scope":
+        values = asdict(self)
+        values.update(changes)
+        values["memory_types"] = _clean(values["memory_types"])
+        values["tags"] = _clean(values["tags"])
+        values["facets"] = tuple(tuple(p) for p in values["facets"])
+        return Scope(**values)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "memory_types": list(self.memory_types),
+            "workspace": self.workspace,
+            "tags": list(self.tags),
+            "entity": self.entity,
+            "facets": [f"{n}={v}" for n, v in self.facets],
+            "include_archived": self.include_archived,
+            "as_of": self.as_of,
+            "para": self.para,
+        }
+
+
+@dataclass(frozen=True)
+class ArmScore:
+    """One arm's say about one hit: where it ranked it and what that was worth.
+
+    `contribution` is `weight / (rank + k)`; `raw` is the arm's own signal (bm25 value, best-chunk
+    cosine distance, the coalesced time, or the three salience terms).
+    """
+
+    arm: str
+    rank: int
+    weight: float
+    contribution: float
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str
+    title: str
+    gist: str
+    memory_type: str
+    score: float
+    position: int
+    fused_position: int
+    moved_by: str | None
+    snippet: str
+    entities: tuple[str, ...]
+    superseded_by: str | None
+    arms: tuple[ArmScore, ...]
+    confidence: float = 1.0
+    updated_at: str = ""
+    archived: bool = False
+
+    def arm(self, name: str) -> ArmScore | None:
+        for score in self.arms:
+            if score.arm == name:
+                return score
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "title": self.title,
+            "gist": self.gist,
+            "memory_type": self.memory_type,
+            "score": self.score,
+            "position": self.position,
+            "fused_position": self.fused_position,
+            "moved_by": self.moved_by,
+            "snippet": self.snippet,
+            "entities": list(self.entities),
+            "superseded_by": self.superseded_by,
+            "confidence": self.confidence,
+            "updated_at": self.updated_at,
+            "archived": self.archived,
+            "arms": {
+                a.arm: {"rank": a.rank, "weight": a.weight, "contribution": a.contribution, "raw": a.raw}
+                for a in self.arms
+            },
+        }
+
+
+@dataclass(frozen=True)
+class ArchivedPointer:
+    """An archived memory matching a scope that emptied the live result, and what replaced it."""
+
+    path: str
+    title: str
+    superseded_by: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "title": self.title, "superseded_by": self.superseded_by}
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    scope: Scope
+    fts_form: str | None
+    arms: tuple[str, ...]
+    degraded: bool
+    degraded_reasons: tuple[str, ...]
+    scope_empty: bool
+    archived_matches: int
+    archived: tuple[ArchivedPointer, ...]
+    hits: tuple[Hit, ...]
+    elapsed_ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "scope": self.scope.to_json(),
+            "fts_form": self.fts_form,
+            "arms": list(self.arms),
+            "degraded": self.degraded,
+            "degraded_reasons": list(self.degraded_reasons),
+            "scope_empty": self.scope_empty,
+            "archived_matches": self.archived_matches,
+            "archived": [a.to_json() for a in self.archived],
+            "entity_scope": self.scope.entity,
+            "hits": [h.to_json() for h in self.hits],
+            "elapsed_ms": round(self.elapsed_ms, 3),
+        }
+
+
+TIERS = ("quote", "disclosure", "index")
+REASONS = ("fits", "over_budget", "entity_cap")
+
+
+@dataclass(frozen=True)
+class RecallItem:
+    """One memory's place in a recall pack.
+
+    `tier` is `quote` (the disclosure text), `disclosure` (the claim alone) or `index` (path and
+    title, never charged). `chars` is what it cost in UTF-16 units; `text` is exactly what the
+    agent gets; `reason` says why it landed in its tier.
+    """
+
+    path: str
+    title: str
+    memory_type: str
+    tier: str
+    chars: int
+    text: str
+    reason: str
+    rank: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "title": self.title,
+            "memory_type": self.memory_type,
+            "tier": self.tier,
+            "chars": self.chars,
+            "text": self.text,
+            "reason": self.reason,
+            "rank": self.rank,
+        }
+
+
+@dataclass(frozen=True)
+class RecallSection:
+    name: str
+    budget: int
+    spent: int
+    truncated: bool
+    items: tuple[RecallItem, ...]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = {tier: 0 for tier in TIERS}
+        for item in self.items:
+            counts[item.tier] += 1
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "spent": self.spent,
+            "truncated": self.truncated,
+            "counts": self.counts,
+            "items": [i.to_json() for i in self.items],
+        }
+
+
+@dataclass(frozen=True)
+class RecallPack:
+    query: str
+    scope: Scope
+    degraded: bool
+    degraded_reasons: tuple[str, ...]
+    memories: RecallSection
+    arcs: RecallSection
+    elapsed_ms: float = 0.0
+
+    @property
+    def spent(self) -> int:
+        return self.memories.spent + self.arcs.spent
+
+    @property
+    def truncated(self) -> bool:
+        return self.memories.truncated or self.arcs.truncated
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "scope": self.scope.to_json(),
+            "degraded": self.degraded,
+            "degraded_reasons": list(self.degraded_reasons),
+            "spent": self.spent,
+            "truncated": self.truncated,
+            "memories": self.memories.to_json(),
+            "arcs": self.arcs.to_json(),
+            "elapsed_ms": round(self.elapsed_ms, 3),
+        }
+
+
+@dataclass(frozen=True)
+class ReinforceResult:
+    """What a reinforce call did, per path, decided by the upsert's RETURNING and never inferred.
+
+    `bumped`: access_count moved. `cooled_down`: it did not (read inside the cooldown).
+    `signal_applied`: a positive/negative signal moved outcome_score and reinforcement_count.
+    `signal_cooled`: a signal arrived inside its own cooldown and was not applied.
+    """
+
+    signal: str
+    bumped: tuple[str, ...] = ()
+    cooled_down: tuple[str, ...] = ()
+    signal_applied: tuple[str, ...] = ()
+    signal_cooled: tuple[str, ...] = ()
+    refused: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "signal": self.signal,
+            "bumped": list(self.bumped),
+            "cooled_down": list(self.cooled_down),
+            "signal_applied": list(self.signal_applied),
+            "signal_cooled": list(self.signal_cooled),
+            "refused": self.refused,
+        }

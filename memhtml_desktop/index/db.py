@@ -1,0 +1,282 @@
+"""Opening the index plane (and the store's state plane) with apsw.
+
+One function opens a connection the way every caller needs it: WAL, a busy timeout, foreign keys,
+sqlite-vec loaded, the shipped migrations applied, the state plane ATTACHed as `state` and
+migrated under its own ledger. A connection never crosses threads; each thread opens its own.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import apsw
+
+from memhtml_desktop.data import migrations_dir
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 5000
+
+Clock = Callable[[], _dt.datetime]
+
+
+class IndexError_(Exception):
+    """The index file could not be opened or migrated (an environment failure, not a bug)."""
+
+
+class CorruptIndex(IndexError_):
+    """The index file exists but is not a usable SQLite database."""
+
+
+def utc_now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def iso_z(moment: _dt.datetime, *, millis: bool = False) -> str:
+    """An instant as memhtml writes it: UTC, `Z`, seconds (or JS toISOString milliseconds)."""
+    moment = moment.astimezone(_dt.timezone.utc)
+    if millis:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split a migration file on `;` outside comments and quoted literals."""
+    statements: list[str] = []
+    current: list[str] = []
+    i, n = 0, len(sql)
+    depth = 0  # BEGIN ... END inside CREATE TRIGGER
+    while i < n:
+        two = sql[i : i + 2]
+        if two == "--":
+            end = sql.find("\n", i)
+            i = n if end == -1 else end + 1
+            continue
+        if two == "/*":
+            end = sql.find("*/", i + 2)
+            i = n if end == -1 else end + 2
+            continue
+        ch = sql[i]
+        if ch in ("'", '"'):
+            j = i + 1
+            while j < n:
+                if sql[j] == ch:
+                    if j + 1 < n and sql[j + 1] == ch:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            current.append(sql[i : j + 1])
+            i = j + 1
+            continue
+        if ch.isalpha():
+            j = i
+            while j < n and (sql[j].isalnum() or sql[j] == "_"):
+                j += 1
+            word = sql[i:j]
+            upper = word.upper()
+            if upper == "BEGIN":
+                depth += 1
+            elif upper == "END" and depth > 0:
+                depth -= 1
+            current.append(word)
+            i = j
+            continue
+        if ch == ";" and depth == 0:
+            text = "".join(current).strip()
+            if text:
+                statements.append(text)
+            current = []
+            i += 1
+            continue
+        current.append(ch)
+        i += 1
+    text = "".join(current).strip()
+    if text:
+        statements.append(text)
+    return statements
+
+
+def _ledger_sql(schema: str) -> str:
+    return (
+        f"CREATE TABLE IF NOT EXISTS {schema}schema_migrations (\n"
+        "  name TEXT PRIMARY KEY,\n"
+        "  applied_at TEXT NOT NULL\n"
+        ")"
+    )
+
+
+def run_migrations(conn: apsw.Connection, directory: Path, schema: str = "", clock: Clock = utc_now) -> list[str]:
+    """Apply pending `*.sql` files in name order; each file and its ledger row commit together.
+
+    `schema` is `""` for the index plane and `"state."` for the state plane, which keeps its own
+    ledger so deleting the index never marks the state plane's migrations as unapplied.
+    Returns the names applied by this call.
+    """
+    conn.execute(_ledger_sql(schema))
+    seen = {row[0] for row in conn.execute(f"SELECT name FROM {schema}schema_migrations")}
+    applied: list[str] = []
+    for file in sorted(p for p in directory.glob("*.sql")):
+        if file.name in seen:
+            continue
+        statements = split_statements(file.read_text(encoding="utf-8"))
+        with conn:  # one transaction per migration
+            for statement in statements:
+                conn.execute(statement)
+            conn.execute(
+                f"INSERT INTO {schema}schema_migrations (name, applied_at) VALUES (?, ?)",
+                (file.name, iso_z(clock(), millis=True)),
+            )
+        log.info("applied migration %s%s", schema, file.name)
+        applied.append(file.name)
+    return applied
+
+
+def _load_sqlite_vec(conn: apsw.Connection) -> bool:
+    try:
+        import sqlite_vec
+    except ImportError:  # pragma: no cover - a declared dependency
+        return False
+    try:
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        return True
+    except apsw.Error as exc:  # pragma: no cover - depends on the platform wheel
+        log.warning("sqlite-vec did not load: %s", exc)
+        return False
+
+
+class ClockBox:
+    """The wall clock SQL sees through `memhtml_now()`; tests pin it, production reads UTC now."""
+
+    def __init__(self, clock: Clock = utc_now) -> None:
+        self.clock = clock
+
+    def now_text(self) -> str:
+        return iso_z(self.clock())
+
+
+def _register_functions(conn: apsw.Connection, clock: ClockBox) -> None:
+    # Not deterministic: salience decays with the wall clock.
+    conn.create_scalar_function("memhtml_now", lambda: clock.now_text(), 0)
+
+
+def configure(conn: apsw.Connection, *, readonly: bool = False) -> None:
+    conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+    if not readonly:
+        conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+
+
+_migrate_lock = threading.Lock()
+
+
+class Connection(apsw.Connection):
+    """An apsw connection that remembers how it was opened.
+
+    Attributes:
+        clock: the ClockBox `memhtml_now()` reads.
+        has_vec: whether sqlite-vec loaded.
+        state_mode: 'rw', 'ro' or None (no state plane attached).
+    """
+
+    clock: "ClockBox"
+    has_vec: bool = False
+    state_mode: str | None = None
+
+
+def open_index(
+    index_path: str | os.PathLike[str],
+    *,
+    state_path: str | os.PathLike[str] | None = None,
+    create_state: bool = True,
+    clock: Clock = utc_now,
+) -> Connection:
+    """Open (creating and migrating as needed) the index at `index_path`.
+
+    `state_path` is the store's `.memhtml/state.db`. When it exists it is attached as is; when it
+    is absent and `create_state` holds, it is created exactly as memhtml creates it. When it cannot
+    be created (a read-only store) the connection simply has no `state` schema, and the salience
+    arm drops out.
+    """
+    index_path = str(index_path)
+    if index_path != ":memory:":
+        Path(index_path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = Connection(index_path)
+        configure(conn)
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchall()
+    except apsw.NotADBError as exc:
+        raise CorruptIndex(f"{index_path} is not a SQLite database: {exc}") from exc
+    except apsw.CorruptError as exc:
+        raise CorruptIndex(f"{index_path} is damaged: {exc}") from exc
+    box = ClockBox(clock)
+    conn.clock = box
+    _register_functions(conn, box)
+    conn.has_vec = _load_sqlite_vec(conn)
+    with _migrate_lock:
+        try:
+            run_migrations(conn, migrations_dir() / "index", clock=clock)
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            raise CorruptIndex(f"{index_path} is damaged: {exc}") from exc
+    if state_path is not None:
+        attach_state(conn, state_path, create=create_state, clock=clock)
+    return conn
+
+
+def attach_state(
+    conn: Connection,
+    state_path: str | os.PathLike[str],
+    *,
+    create: bool = True,
+    clock: Clock = utc_now,
+) -> str | None:
+    """ATTACH the state plane as `state`; returns 'rw', 'ro' or None (no state plane).
+
+    Never drops or recreates an existing file: only missing migrations are applied, and only when
+    the file is writable.
+    """
+    path = Path(state_path)
+    exists = path.exists()
+    mode: str | None = None
+    if exists and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
+        conn.execute("ATTACH ? AS state", (str(path),))
+        mode = "rw"
+    elif exists:
+        conn.execute("ATTACH ? AS state", (f"file:{path}?mode=ro",))
+        mode = "ro"
+    elif create:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            log.info("state plane not created (%s): salience stays off", exc)
+            return None
+        if not os.access(path.parent, os.W_OK):
+            return None
+        conn.execute("ATTACH ? AS state", (str(path),))
+        mode = "rw"
+    else:
+        return None
+    if mode == "rw":
+        with _migrate_lock:
+            run_migrations(conn, migrations_dir() / "state", schema="state.", clock=clock)
+            conn.execute("PRAGMA state.journal_mode=WAL")
+    conn.state_mode = mode
+    return mode
+
+
+def has_state(conn: Connection) -> bool:
+    """True when `state.access` is reachable from this connection."""
+    if getattr(conn, "state_mode", None) is None:
+        return False
+    row = conn.execute(
+        "SELECT 1 FROM state.sqlite_schema WHERE type = 'table' AND name = 'access'"
+    ).fetchone()
+    return row is not None
