@@ -151,6 +151,7 @@ class Hit:
     confidence: float = 1.0
     updated_at: str = ""
     archived: bool = False
+    moved_from: int | None = None  # the position before the step named by `moved_by`
 
     def arm(self, name: str) -> ArmScore | None:
         for score in self.arms:
@@ -168,6 +169,7 @@ class Hit:
             "position": self.position,
             "fused_position": self.fused_position,
             "moved_by": self.moved_by,
+            "moved_from": self.moved_from,
             "snippet": self.snippet,
             "entities": list(self.entities),
             "superseded_by": self.superseded_by,
@@ -340,4 +342,76 @@ class ReinforceResult:
             "signal_applied": list(self.signal_applied),
             "signal_cooled": list(self.signal_cooled),
             "refused": self.refused,
+        }
+
+
+@dataclass(frozen=True)
+class Link:
+    """An authored edge seen from one memory: outgoing (`dst`) or incoming (`src`)."""
+
+    rel: str
+    path: str
+    edge_class: str = "memory"
+    exists: bool = True
+    archived: bool = False
+    title: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rel": self.rel,
+            "path": self.path,
+            "edge_class": self.edge_class,
+            "exists": self.exists,
+            "archived": self.archived,
+            "title": self.title,
+        }
+
+
+@dataclass(frozen=True)
+class MemoryDetail:
+    """Everything the reader shows about one memory file, valid or not."""
+
+    path: str
+    title: str
+    gist: str
+    memory_type: str | None
+    metas: tuple[tuple[str, str], ...]
+    entities: tuple[str, ...]
+    tags: tuple[str, ...]
+    facets: tuple[tuple[str, str, float | None], ...]
+    citations: tuple[tuple[str, str | None], ...]
+    links: tuple[Link, ...]
+    backlinks: tuple[Link, ...]
+    text: str
+    html: str
+    archived: bool
+    superseded_by: str | None
+    indexed: bool
+    violations: tuple[str, ...]
+    warnings: tuple[str, ...]
+    access: dict[str, Any] | None
+    bump: "ReinforceResult | None" = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "title": self.title,
+            "gist": self.gist,
+            "memory_type": self.memory_type,
+            "metas": [[n, v] for n, v in self.metas],
+            "entities": list(self.entities),
+            "tags": list(self.tags),
+            "facets": [{"name": n, "value": v, "numeric_value": x} for n, v, x in self.facets],
+            "citations": [{"text": t, "href": h} for t, h in self.citations],
+            "links": [link.to_json() for link in self.links],
+            "backlinks": [link.to_json() for link in self.backlinks],
+            "text": self.text,
+            "html": self.html,
+            "archived": self.archived,
+            "superseded_by": self.superseded_by,
+            "indexed": self.indexed,
+            "violations": list(self.violations),
+            "warnings": list(self.warnings),
+            "access": self.access,
+            "bump": self.bump.to_json() if self.bump else None,
         }

@@ -162,9 +162,20 @@ class ClockBox:
         return iso_z(self.clock())
 
 
+def fold(value: object) -> object:
+    """Unicode case folding for the entity scope: a person types a reference from memory.
+
+    SQLite's lower() folds ASCII only; `Zoë` and `ZOË` must meet too. Registered as a
+    deterministic function because an expression index (file_entities_ref) is built on it:
+    every connection that writes file_entities must register it, and open_index always does.
+    """
+    return value.casefold() if isinstance(value, str) else value
+
+
 def _register_functions(conn: apsw.Connection, clock: ClockBox) -> None:
     # Not deterministic: salience decays with the wall clock.
     conn.create_scalar_function("memhtml_now", lambda: clock.now_text(), 0)
+    conn.create_scalar_function("memhtml_fold", fold, 1, deterministic=True)
 
 
 def configure(conn: apsw.Connection, *, readonly: bool = False) -> None:

@@ -86,6 +86,9 @@ CREATE TABLE file_entities (
   PRIMARY KEY (path, entity_type, entity_name)
 );
 CREATE INDEX file_entities_name ON file_entities (entity_type, entity_name);
+-- The entity scope compares the rebuilt `type:name` with case folded on both sides. memhtml_fold
+-- is a deterministic function every connection of this app registers (index/db.py).
+CREATE INDEX file_entities_ref ON file_entities (memhtml_fold(entity_type || ':' || entity_name));
 
 -- <dt>/<dd> pairs. numeric_value is UNITLESS: the unit lives in the prose beside the <data value>.
 CREATE TABLE file_facets (

@@ -1,0 +1,66 @@
+"""How fast the default hash embedder runs: texts per second on memory-sized texts.
+
+Run: .venv/bin/python bench/embed_bench.py [n_texts] [chars]. Prints cold (empty word cache) and
+warm throughput, one text per call and in batches of 64. The indexing target is >= 1,000 files/s
+including parsing, so a ~1,500-character memory must embed in well under 0.3 ms.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memhtml_desktop.domain.hash_embedder import HashEmbedder  # noqa: E402
+
+VOCAB = (
+    "the a of to and in is was for on with that it as be by this are from at or not an deploy "
+    "rollback drain vip checkout api service payment webhook retry queue kafka consumer lag "
+    "postgres sqlite index migration schema incident outage error timeout oncall engineer page "
+    "alert latency p99 budget decision adr review merge interval calendar export report finance "
+    "nightly job laptop thinkpad notebook battery firmware update release canary traffic shift "
+    "region failover replica primary lock vacuum bloat table partition cron scheduler token auth "
+    "login session cookie expiry rotate secret vault credential policy"
+).split()
+
+
+def corpus(n: int, chars: int, seed: int = 20260802) -> list[str]:
+    rng = random.Random(seed)
+    # a Zipf-ish tail of rare words, so the cache sees misses like a real corpus
+    rare = [f"{rng.choice(VOCAB)}{rng.randrange(100000)}" for _ in range(20000)]
+    texts = []
+    for _ in range(n):
+        words: list[str] = []
+        while sum(len(w) + 1 for w in words) < chars:
+            words.append(rng.choice(rare) if rng.random() < 0.08 else rng.choice(VOCAB))
+        texts.append(" ".join(words).capitalize() + ".")
+    return texts
+
+
+def run(label: str, embedder: HashEmbedder, texts: list[str], batch: int) -> None:
+    start = time.perf_counter()
+    for i in range(0, len(texts), batch):
+        embedder.embed(texts[i:i + batch])
+    took = time.perf_counter() - start
+    print(f"{label:<28} {len(texts) / took:>10,.0f} texts/s   {took / len(texts) * 1e3:.3f} ms/text")
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
+    chars = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
+    texts = corpus(n, chars)
+    print(f"{n} texts of ~{chars} chars")
+    run("cold cache, batch 1", HashEmbedder(), texts, 1)
+    warm = HashEmbedder()
+    warm.embed(texts[:2000])
+    run("warm cache, batch 1", warm, texts, 1)
+    run("cold cache, batch 64", HashEmbedder(), texts, 64)
+    run("warm cache, batch 64", warm, texts, 64)
+    run("queries (~60 chars), warm", warm, corpus(n, 60, seed=7), 1)
+
+
+if __name__ == "__main__":
+    main()

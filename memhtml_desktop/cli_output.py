@@ -1,0 +1,176 @@
+"""Human-readable output for the headless commands (JSON output is each value's `to_json()`)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from collections.abc import Callable
+
+from memhtml_desktop.domain.rrf import RANK_ARMS
+
+ARM_SHORT = {"fts": "fts", "vector": "vec", "recency": "rec", "salience": "sal"}
+
+
+def _width() -> int:
+    return max(60, min(shutil.get_terminal_size((100, 20)).columns, 160))
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def progress_printer(stream=None) -> Callable[[str, int, int], None]:
+    """A one-line progress bar on stderr: phase, count, rate and ETA; redrawn in place."""
+    stream = stream or sys.stderr
+    started = time.perf_counter()
+    state = {"phase": None, "t0": started}
+
+    def show(phase: str, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if phase != state["phase"]:
+            state["phase"], state["t0"] = phase, now
+        elapsed = max(now - state["t0"], 1e-6)
+        rate = done / elapsed
+        if total:
+            fraction = min(1.0, done / total)
+            bar = "█" * int(fraction * 24) + "░" * (24 - int(fraction * 24))
+            eta = (total - done) / rate if rate else 0
+            line = f"\r{phase:<6} {bar} {done:>7}/{total:<7} {rate:8.0f}/s  ETA {eta:5.1f}s"
+        else:
+            line = f"\r{phase:<6} {done:>7} files  {rate:8.0f}/s"
+        stream.write(line)
+        if total and done >= total:
+            stream.write("\n")
+        stream.flush()
+
+    return show
+
+
+def print_index_report(report, store) -> None:
+    print(
+        f"{report.seen} files seen: {report.added} added, {report.changed} changed, {report.moved} moved, "
+        f"{report.removed} removed, {report.unchanged} unchanged, {report.failed} failed; "
+        f"{report.embedded} chunks embedded in {report.seconds:.2f}s"
+    )
+    print(f"index: {store.index_path}")
+    for path, reason in report.failures[:50]:
+        print(f"  failed  {path}: {reason}")
+    if len(report.failures) > 50:
+        print(f"  … and {len(report.failures) - 50} more (memhtml-desktop doctor lists them all)")
+    for skipped in report.skipped[:20]:
+        print(f"  skipped {skipped.path}: {skipped.reason}")
+
+
+def print_search(result) -> None:
+    width = _width()
+    arms = ", ".join(result.arms) or "none"
+    form = f" · fts: {result.fts_form} terms" if result.fts_form else ""
+    print(f"{len(result.hits)} hits for {result.query!r} · arms: {arms}{form} · {result.elapsed_ms:.1f} ms")
+    for reason in result.degraded_reasons:
+        print(f"  degraded: {reason}")
+    if result.scope_empty:
+        print(f"0 live matches — {result.archived_matches} archived memories match these filters:")
+        for pointer in result.archived:
+            tail = f"  → superseded by {pointer.superseded_by}" if pointer.superseded_by else ""
+            print(f"  {pointer.path}{tail}")
+        return
+    header = "  #  score    " + " ".join(f"{ARM_SHORT[a.name]:>4}" for a in RANK_ARMS) + "  title"
+    print(header)
+    for hit in result.hits:
+        ranks = []
+        for arm in RANK_ARMS:
+            score = hit.arm(arm.name)
+            ranks.append(f"{score.rank:>4}" if score else "   -")
+        title_width = max(20, width - len(header) + 5)
+        print(f"{hit.position:>3}  {hit.score:.5f} {' '.join(ranks)}  {_clip(hit.title, title_width)}")
+        print(f"{'':>15}{hit.path}  [{hit.memory_type}]")
+        if hit.moved_by:
+            print(f"{'':>15}moved by {hit.moved_by} from {hit.moved_from}")
+        if hit.superseded_by:
+            print(f"{'':>15}superseded by {hit.superseded_by}")
+        if hit.snippet:
+            print(f"{'':>15}“{_clip(hit.snippet, width - 17)}”")
+
+
+def print_why(report) -> None:
+    print(f"{report.path} for {report.query!r}: {report.status}")
+    for reason in report.reasons:
+        print(f"  - {reason}")
+    if report.arms:
+        note = " (ranks computed with the excluding filters relaxed)" if report.ranks_relaxed else ""
+        print(f"  ranks in each arm, no candidate window{note}:")
+        for name, entry in report.arms.items():
+            rank = entry.get("rank")
+            where = f"{rank} of {entry['ranked']}" if rank else f"not ranked (of {entry['ranked']})"
+            window = " (inside the 40-candidate window)" if entry.get("in_window") else ""
+            print(f"    {name:<9} {where}{window}")
+    if report.fused_position:
+        print(f"  fused position {report.fused_position} (score {report.fused_score:.5f})")
+    if report.search_position:
+        print(f"  on the first page at position {report.search_position}")
+
+
+def print_recall(pack) -> None:
+    print(
+        f"recall {pack.query!r}: spent {pack.spent} chars; memories {pack.memories.spent}/{pack.memories.budget}, "
+        f"arcs {pack.arcs.spent}/{pack.arcs.budget}; truncated: {'yes' if pack.truncated else 'no'}"
+    )
+    for reason in pack.degraded_reasons:
+        print(f"  degraded: {reason}")
+    for section in (pack.arcs, pack.memories):
+        counts = section.counts
+        print(f"\n{section.name.upper()} — quote {counts['quote']}, disclosure {counts['disclosure']}, index {counts['index']}")
+        for item in section.items:
+            print(f"  {item.rank:>2}. [{item.tier.upper():<10}] {item.chars:>5} chars  {item.path}  ({item.reason})")
+
+
+def print_detail(detail) -> None:
+    print(detail.title)
+    print(f"{detail.path} · {detail.memory_type or '?'}{' · archived' if detail.archived else ''}")
+    if detail.gist:
+        print(f"\n  {detail.gist}\n")
+    for violation in detail.violations:
+        print(f"  violation: {violation}")
+    for warning in detail.warnings:
+        print(f"  warning: {warning}")
+    if detail.facets:
+        print("facets:")
+        for name, value, _ in detail.facets:
+            print(f"  {name}: {value}")
+    if detail.entities:
+        print("entities: " + ", ".join(detail.entities))
+    if detail.tags:
+        print("tags: " + ", ".join(detail.tags))
+    for link in detail.links:
+        print(f"→ {link.rel} {link.path}{'' if link.exists else ' (missing)'}")
+    for link in detail.backlinks:
+        print(f"← {link.rel} {link.path}")
+    if detail.superseded_by:
+        print(f"superseded by {detail.superseded_by}")
+    if detail.access:
+        a = detail.access
+        print(f"read {a['access_count']}× · last {a['last_accessed_at']} · outcome {a['outcome_score']:+.2f}")
+    print("\n" + detail.text)
+
+
+def print_list(page) -> None:
+    for memory in page.files:
+        status = f" [{memory.task_status}]" if memory.task_status else ""
+        print(f"{memory.path}  {memory.memory_type}{status}  {_clip(memory.title, 70)}")
+    if page.next_cursor:
+        print(f"(more: --cursor {page.next_cursor})")
+
+
+def print_problems(problems, stats) -> None:
+    print(
+        f"{stats['active']} live memories, {stats['archived']} archived, {stats['failed']} failed to parse, "
+        f"{stats['with_warnings']} with warnings; {stats['embedded']}/{stats['chunks']} chunks embedded"
+    )
+    for problem in problems:
+        print(f"{problem.kind:<10} {problem.path}")
+        for line in problem.violations:
+            print(f"    ✗ {line}")
+        for line in problem.warnings:
+            print(f"    ! {line}")

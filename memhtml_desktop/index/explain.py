@@ -1,0 +1,190 @@
+""""Why not this one?": where one memory stood for a query, and what kept it out.
+
+The answer has three parts. Whether the file is a memory the index holds at all (or failed to
+parse, or is not indexed yet). Which scope axis excluded it, evaluated with the very conditions the
+search used. And its rank in every arm with no candidate window (`LIMIT -1`), under the scope with
+the excluding axes relaxed, so a person sees that it was, say, 57th lexically and therefore outside
+the 40 the fusion looks at.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from memhtml_desktop.domain.embedder import space_of
+from memhtml_desktop.domain.fts_query import parse_fts_query
+from memhtml_desktop.domain.paths import MEMORY_TYPES, is_indexable
+from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT, RANK_ARMS, RRF_K, active_arms
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.index.db import has_state
+from memhtml_desktop.index.retrieval_sql import bind_params, build_arm_sql, build_rrf_sql
+from memhtml_desktop.index.scope import assemble_scope
+
+_AXIS_TEXT = {
+    "archived": "it is archived, and the scope holds live memories only (include archived to see it)",
+    "as_of": "it was not valid at the scope's as-of instant",
+    "tasks": "it is a task, and tasks are excluded unless the type filter names 'task'",
+    "types": "its memory type is not among the selected types",
+    "workspace": "it is not in the selected workspace",
+    "para": "it is not in the selected PARA bucket",
+    "tags": "it carries none of the selected tags",
+    "entity": "it does not name the selected entity",
+}
+
+
+@dataclass
+class WhyNot:
+    path: str
+    query: str
+    status: str  # "indexed", "invalid", "unreadable", "not_indexed", "not_a_memory"
+    problems: list[str] = field(default_factory=list)
+    excluded_by: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    arms: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fused_position: int | None = None
+    fused_score: float | None = None
+    search_position: int | None = None
+    ranks_relaxed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def relax(scope: Scope, axes: list[str]) -> Scope:
+    """The scope with the named axes switched off (the default exclusions included)."""
+    changes: dict[str, Any] = {}
+    for axis in axes:
+        if axis in ("archived", "as_of"):
+            changes.update(include_archived=True, as_of=None)
+        elif axis == "tasks":
+            changes["memory_types"] = MEMORY_TYPES
+        elif axis == "types":
+            changes["memory_types"] = MEMORY_TYPES
+        elif axis == "workspace":
+            changes["workspace"] = None
+        elif axis == "para":
+            changes["para"] = None
+        elif axis == "tags":
+            changes["tags"] = ()
+        elif axis == "entity":
+            changes["entity"] = None
+        elif axis.startswith("facet:"):
+            name = axis.split(":", 1)[1]
+            current = changes.get("facets", scope.facets)
+            changes["facets"] = tuple((n, v) for n, v in current if n.strip() != name)
+    return scope.with_(**changes) if changes else scope
+
+
+def _excluding_axes(conn, scope: Scope, path: str) -> list[str]:
+    scope_sql = assemble_scope(scope, start=1)
+    if not scope_sql.axes:
+        return []
+    conditions = ", ".join(f"({cond.replace('{alias}', 'f')})" for _, cond in scope_sql.axes)
+    marker = len(scope_sql.params) + 1
+    row = conn.execute(
+        f"SELECT {conditions} FROM files f WHERE f.path = ?{marker}", (*scope_sql.params, path)
+    ).fetchone()
+    return [name for (name, _), ok in zip(scope_sql.axes, row) if not ok]
+
+
+def why_not(store, query: str, scope: Scope, path: str) -> WhyNot:
+    conn = store.reader()
+    report = WhyNot(path=path, query=query, status="indexed")
+    with conn:
+        if not is_indexable(path):
+            report.status = "not_a_memory"
+            report.reasons.append("the path is not a memory file (wrong folder, extension or a scaffold page)")
+            return report
+        row = conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            problem = conn.execute("SELECT kind, violations FROM problems WHERE path = ?", (path,)).fetchone()
+            if problem is not None and problem[0] != "warnings":
+                report.status = problem[0]
+                report.problems = json.loads(problem[1])
+                report.reasons.append("the file failed to parse, so it is not in the index: " + "; ".join(report.problems))
+            else:
+                report.status = "not_indexed"
+                report.reasons.append("the index has no such memory (missing on disk, or not indexed yet)")
+            return report
+        report.excluded_by = _excluding_axes(conn, scope, path)
+        for axis in report.excluded_by:
+            text = _AXIS_TEXT.get(axis) or f"it has no facet value selected under '{axis.split(':', 1)[1]}'"
+            report.reasons.append("excluded by the scope: " + text)
+        effective = relax(scope, report.excluded_by)
+        report.ranks_relaxed = bool(report.excluded_by)
+        _arm_ranks(store, conn, query, effective, path, report)
+    result = store.search(query, scope, limit=10)
+    for hit in result.hits:
+        if hit.path == path:
+            report.search_position = hit.position
+    if not report.excluded_by and report.search_position is None:
+        if report.fused_position is None:
+            report.reasons.append(f"no arm ranked it inside its {DEFAULT_ARM_LIMIT}-candidate window")
+        else:
+            report.reasons.append(
+                f"fused position {report.fused_position}: below the pool the page is chosen from"
+                " (or set aside by polarity/MMR for a near-duplicate)"
+            )
+    return report
+
+
+def _arm_ranks(store, conn, query: str, scope: Scope, path: str, report: WhyNot) -> None:
+    retriever = store.retriever()
+    fts = parse_fts_query(query)
+    qvec, _ = retriever.query_vector(query)
+    arms = active_arms(RANK_ARMS, has_vector=qvec is not None, has_state=has_state(conn), has_terms=not fts.empty)
+    scope_sql = assemble_scope(scope)
+    match, form = retriever._fts_form(fts, scope_sql)
+    snapshot = None
+    vector_param = None
+    dists = None
+    if qvec is not None:
+        if retriever.vector_backend == "numpy":
+            snapshot = retriever.cache.snapshot(conn, retriever.cache_key, space_of(store.embedder), store.embedder.dim)
+            rowids, dists = snapshot.ranked_files(qvec)
+            import apsw
+
+            vector_param = apsw.carray(np.ascontiguousarray(rowids if rowids.size else np.array([-1]), dtype=np.int64))
+        else:
+            vector_param = np.ascontiguousarray(qvec, dtype="<f4").tobytes()
+    prefix = (match, -1, -1, vector_param)
+    for arm in arms:
+        sql = build_arm_sql(arm.name, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever._space())
+        params = bind_params(sql, prefix, scope_sql.params)
+        total = 0
+        found = None
+        for row_path, rank, raw in conn.execute(sql, params):
+            total += 1
+            if row_path == path:
+                found = (int(rank), raw)
+        entry: dict[str, Any] = {"ranked": total, "weight": arm.weight}
+        if arm.name == "fts":
+            entry["form"] = form
+        if found is None:
+            entry.update(rank=None, in_window=False, contribution=0.0)
+        else:
+            rank, raw = found
+            entry.update(rank=rank, in_window=rank <= DEFAULT_ARM_LIMIT,
+                         contribution=arm.weight / (rank + RRF_K) if rank <= DEFAULT_ARM_LIMIT else 0.0)
+            if arm.name == "vector" and dists is not None:
+                entry["distance"] = float(dists[int(raw) - 1])
+            elif arm.name == "salience":
+                entry["raw"] = json.loads(raw)
+            else:
+                entry["raw"] = raw
+        report.arms[arm.name] = entry
+    sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever._space())
+    if sql is None:
+        return
+    params = bind_params(sql, (match, DEFAULT_ARM_LIMIT, -1, vector_param), scope_sql.params)
+    seen: list[str] = []
+    for row_path, score, *_ in conn.execute(sql, params):
+        if not seen or seen[-1] != row_path:
+            seen.append(row_path)
+            if row_path == path:
+                report.fused_position = len(seen)
+                report.fused_score = float(score)

@@ -1,0 +1,373 @@
+"""Keeping the index in step with the store on disk.
+
+A full `scan` compares the tree with what the index last saw (`sources`: size, mtime, blob sha)
+and touches only what moved: a file is re-read only when its size or mtime changed and re-parsed
+only when its bytes did. `update_paths` does the same for the handful of paths a watcher reports.
+Both end in `_apply`, which is where moves are recognised: a file that vanished and a file that
+appeared with the same article (content hash) are one memory moved, so the row, its chunks and
+its vectors follow the path and nothing is re-embedded. Writes commit in batches, so a run that
+is killed leaves the index consistent as of its last batch; chunks still lacking a vector are
+picked up by the next run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import apsw
+import numpy as np
+
+from memhtml_desktop.domain.embedder import Embedder, space_of
+from memhtml_desktop.html.project import Projection, project
+from memhtml_desktop.index import writer
+from memhtml_desktop.index.db import iso_z, utc_now
+from memhtml_desktop.index.scanner import DiskFile, Skipped, read_bytes, stat_one, walk_store
+from memhtml_desktop.index.vectors import encode_vec
+
+log = logging.getLogger(__name__)
+
+BATCH_FILES = 500
+BATCH_EMBED = 256
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+Cancelled = Callable[[], bool]
+
+
+def blob_sha(data: bytes) -> str:
+    """git's SHA-1 blob id: the change key (the content hash is the dedup key)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@dataclass
+class IndexReport:
+    seen: int = 0
+    added: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    moved: int = 0
+    removed: int = 0
+    failed: int = 0
+    embedded: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    moves: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def indexed(self) -> int:
+        return self.added + self.changed + self.moved
+
+    @property
+    def touched(self) -> bool:
+        return bool(self.added or self.changed or self.moved or self.removed or self.failed or self.embedded)
+
+    def merge(self, other: "IndexReport") -> None:
+        for name in ("seen", "added", "changed", "unchanged", "moved", "removed", "failed", "embedded"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.failures.extend(other.failures)
+        self.skipped.extend(other.skipped)
+        self.moves.extend(other.moves)
+        self.cancelled = self.cancelled or other.cancelled
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seen": self.seen,
+            "indexed": self.indexed,
+            "added": self.added,
+            "changed": self.changed,
+            "unchanged": self.unchanged,
+            "moved": self.moved,
+            "removed": self.removed,
+            "failed": self.failed,
+            "embedded": self.embedded,
+            "seconds": round(self.seconds, 3),
+            "cancelled": self.cancelled,
+            "failures": [{"path": p, "reason": r} for p, r in self.failures],
+            "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
+        }
+
+
+@dataclass
+class _Parsed:
+    disk: DiskFile
+    sha: str
+    projection: Projection | None  # None: unreadable
+    error: str | None = None
+
+
+class Indexer:
+    """The one writer of an index. Give it its own connection; never share that across threads."""
+
+    def __init__(
+        self,
+        conn: apsw.Connection,
+        root: Path,
+        embedder: Embedder,
+        *,
+        clock: Callable[[], Any] = utc_now,
+        batch_files: int = BATCH_FILES,
+    ) -> None:
+        self.conn = conn
+        self.root = Path(root)
+        self.embedder = embedder
+        self.space = space_of(embedder)
+        self.clock = clock
+        self.batch_files = batch_files
+
+    # -- public entry points ------------------------------------------------------------------
+
+    def scan(
+        self,
+        *,
+        rebuild: bool = False,
+        progress: Progress | None = None,
+        cancelled: Cancelled | None = None,
+    ) -> IndexReport:
+        """Bring the whole index in step with the tree."""
+        started = time.perf_counter()
+        report = IndexReport()
+        if rebuild:
+            self._clear()
+        known = self._sources()
+        on_disk: dict[str, DiskFile] = {}
+        for disk in walk_store(self.root, on_skip=report.skipped.append, cancelled=cancelled):
+            on_disk[disk.path] = disk
+            if progress is not None and len(on_disk) % 1000 == 0:
+                progress("scan", len(on_disk), 0)
+        if cancelled is not None and cancelled():
+            report.cancelled = True
+            report.seconds = time.perf_counter() - started
+            return report
+        report.seen = len(on_disk)
+        candidates = []
+        for path, disk in on_disk.items():
+            old = known.get(path)
+            if old is not None and old[0] == disk.size and old[1] == disk.mtime_ns:
+                report.unchanged += 1
+            else:
+                candidates.append(disk)
+        vanished = sorted(set(known) - set(on_disk))
+        self._apply(candidates, vanished, (), report, progress, cancelled)
+        if not report.cancelled:
+            report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
+        self._finish(report, rebuilt=rebuild)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def update_paths(
+        self,
+        paths: Iterable[str],
+        moves: Sequence[tuple[str, str]] = (),
+        *,
+        progress: Progress | None = None,
+        cancelled: Cancelled | None = None,
+    ) -> IndexReport:
+        """Re-examine the given store paths (and explicit moves) only: what a watcher reports."""
+        started = time.perf_counter()
+        report = IndexReport()
+        known = self._sources()
+        wanted = list(dict.fromkeys(list(paths) + [dst for _, dst in moves]))
+        candidates: list[DiskFile] = []
+        vanished: list[str] = [src for src, _ in moves if src in known]
+        for path in wanted:
+            disk = stat_one(self.root, path)
+            if disk is None:
+                if path in known:
+                    vanished.append(path)
+                continue
+            report.seen += 1
+            candidates.append(disk)
+        self._apply(candidates, sorted(set(vanished)), moves, report, progress, cancelled)
+        if not report.cancelled:
+            report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
+        self._finish(report, rebuilt=False)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def paths_under(self, prefix: str) -> list[str]:
+        """Every path the index knows below a directory (for a folder deleted or moved at once)."""
+        prefix = prefix.rstrip("/") + "/"
+        rows = self.conn.execute(
+            "SELECT path FROM sources WHERE substr(path, 1, ?) = ? ORDER BY path", (len(prefix), prefix)
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def embed_missing(self, *, progress: Progress | None = None, cancelled: Cancelled | None = None) -> int:
+        """Embed every chunk lacking a vector in the configured space; batches commit on their own."""
+        rows = self.conn.execute(
+            "SELECT c.chunk_id, c.text FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id "
+            "WHERE e.chunk_id IS NULL OR e.model <> ? ORDER BY c.chunk_id",
+            (self.space,),
+        ).fetchall()
+        done = 0
+        for start in range(0, len(rows), BATCH_EMBED):
+            if cancelled is not None and cancelled():
+                break
+            batch = rows[start : start + BATCH_EMBED]
+            vectors = np.asarray(self.embedder.embed([text for _, text in batch]), dtype=np.float32)
+            at = iso_z(self.clock())
+            with self.conn:
+                self.conn.executemany(
+                    "INSERT INTO embeddings (chunk_id, model, dim, vec, created_at) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT(chunk_id) DO UPDATE SET model = excluded.model, dim = excluded.dim, "
+                    "vec = excluded.vec, created_at = excluded.created_at",
+                    [(cid, self.space, self.embedder.dim, encode_vec(vec), at) for (cid, _), vec in zip(batch, vectors)],
+                )
+                self._bump_version()
+            done += len(batch)
+            if progress is not None:
+                progress("embed", done, len(rows))
+        return done
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _sources(self) -> dict[str, tuple[int, int, str, str]]:
+        return {
+            row[0]: (row[1], row[2], row[3], row[4])
+            for row in self.conn.execute("SELECT path, size, mtime_ns, blob_sha, status FROM sources")
+        }
+
+    def _clear(self) -> None:
+        with self.conn:
+            for table in ("file_citations", "file_facets", "file_entities", "file_tags", "embeddings",
+                          "chunks", "edges", "files", "sources", "problems"):
+                self.conn.execute(f"DELETE FROM {table}")
+            self._bump_version()
+
+    def _bump_version(self) -> None:
+        self.conn.execute("UPDATE index_state SET vectors_version = vectors_version + 1 WHERE id = 1")
+
+    def _parse(self, disk: DiskFile, indexed_at: str) -> _Parsed:
+        try:
+            data = read_bytes(self.root, disk.path)
+        except FileNotFoundError:
+            return _Parsed(disk, "", None, error="vanished")
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            return _Parsed(disk, "", None, error=f"unreadable: {reason}")
+        return _Parsed(disk, blob_sha(data), project(disk.path, data, indexed_at))
+
+    def _apply(
+        self,
+        candidates: Sequence[DiskFile],
+        vanished: Sequence[str],
+        explicit_moves: Sequence[tuple[str, str]],
+        report: IndexReport,
+        progress: Progress | None,
+        cancelled: Cancelled | None,
+    ) -> None:
+        known = self._sources()
+        pending_vanished = set(vanished)
+        moved_from = {dst: src for src, dst in explicit_moves if src in pending_vanished}
+        by_hash: dict[str, list[str]] = {}
+        if pending_vanished:
+            for path, content_hash in self.conn.execute("SELECT path, content_hash FROM files"):
+                if path in pending_vanished:
+                    by_hash.setdefault(content_hash, []).append(path)
+        total = len(candidates)
+        for start in range(0, total, self.batch_files):
+            if cancelled is not None and cancelled():
+                report.cancelled = True
+                return
+            at = iso_z(self.clock())
+            parsed = [self._parse(disk, at) for disk in candidates[start : start + self.batch_files]]
+            with self.conn:
+                for item in parsed:
+                    self._write_one(item, known, pending_vanished, moved_from, by_hash, report, at)
+                self._bump_version()
+            if progress is not None:
+                progress("index", min(start + self.batch_files, total), total)
+        if pending_vanished:
+            # A deleted memory's state.access row is left alone: it is not the index's to drop,
+            # and memhtml's doctor reports orphans for a human to decide.
+            with self.conn:
+                for path in sorted(pending_vanished):
+                    writer.forget_path(self.conn, path)
+                    report.removed += 1
+                self._bump_version()
+
+    def _write_one(
+        self,
+        item: _Parsed,
+        known: dict[str, tuple[int, int, str, str]],
+        pending_vanished: set[str],
+        moved_from: dict[str, str],
+        by_hash: dict[str, list[str]],
+        report: IndexReport,
+        at: str,
+    ) -> None:
+        disk, conn = item.disk, self.conn
+        old = known.get(disk.path)
+        if item.projection is None:
+            if item.error == "vanished":
+                if old is not None:
+                    pending_vanished.add(disk.path)
+                return
+            writer.delete_file(conn, disk.path)
+            writer.record_problem(conn, disk.path, "unreadable", [item.error or "unreadable"], [], at)
+            writer.record_source(conn, disk.path, disk.size, disk.mtime_ns, item.sha or "-", "failed", at)
+            report.failed += 1
+            report.failures.append((disk.path, item.error or "unreadable"))
+            return
+        projection = item.projection
+        if old is not None and old[2] == item.sha and old[3] == "indexed" and disk.path not in moved_from:
+            writer.record_source(conn, disk.path, disk.size, disk.mtime_ns, item.sha, "indexed", at)
+            report.unchanged += 1
+            return
+        if not projection.ok:
+            writer.delete_file(conn, disk.path)
+            writer.record_problem(conn, disk.path, "invalid", projection.violations, projection.warnings, at)
+            writer.record_source(conn, disk.path, disk.size, disk.mtime_ns, item.sha, "failed", at)
+            report.failed += 1
+            report.failures.append((disk.path, "; ".join(projection.violations)))
+            return
+        content_hash = projection.tables["files"][0]["content_hash"]
+        source = moved_from.get(disk.path)
+        if source is None and old is None:
+            twins = [p for p in by_hash.get(content_hash, ()) if p in pending_vanished]
+            source = twins[0] if twins else None
+        if source is not None and source in pending_vanished:
+            writer.move_file(conn, source, disk.path)
+            conn.execute("DELETE FROM sources WHERE path = ?", (source,))
+            writer.clear_problem(conn, source)
+            pending_vanished.discard(source)
+            self._follow_state(source, disk.path)
+            report.moved += 1
+            report.moves.append((source, disk.path))
+        elif old is None:
+            report.added += 1
+        else:
+            report.changed += 1
+        writer.write_projection(conn, projection.tables)
+        if projection.warnings:
+            writer.record_problem(conn, disk.path, "warnings", [], projection.warnings, at)
+        else:
+            writer.clear_problem(conn, disk.path)
+        writer.record_source(conn, disk.path, disk.size, disk.mtime_ns, item.sha, "indexed", at)
+
+    def _follow_state(self, src: str, dst: str) -> None:
+        """The state row follows a moved memory, unless the destination already has one."""
+        try:
+            from memhtml_desktop.index.state import move_access
+        except ImportError:  # pragma: no cover - during early development only
+            return
+        try:
+            move_access(self.conn, src, dst)
+        except apsw.Error as exc:
+            log.warning("state row for %s did not follow to %s: %s", src, dst, exc)
+
+    def _finish(self, report: IndexReport, *, rebuilt: bool) -> None:
+        at = iso_z(self.clock())
+        with self.conn:
+            self.conn.execute(
+                "UPDATE index_state SET store_root = ?, embed_model = ?, embed_dim = ?, updated_at = ?, "
+                "rebuilt_at = CASE WHEN ? THEN ? ELSE rebuilt_at END WHERE id = 1",
+                (str(self.root), self.space, self.embedder.dim, at, int(rebuilt), at),
+            )

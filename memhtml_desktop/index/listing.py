@@ -1,0 +1,156 @@
+"""Listing, problems and store statistics: the unranked views over the index.
+
+The listing uses the very scope predicate search uses (index/scope.py), so a narrowing that finds a
+memory through search finds it through list, and the other way round.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import apsw
+
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.index.scope import assemble_scope
+
+MAX_LIST_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class ListedMemory:
+    path: str
+    title: str
+    memory_type: str
+    gist: str
+    workspace: str | None
+    para: str
+    confidence: float
+    importance: int
+    archived: bool
+    updated_at: str
+    task_status: str | None
+    due_at: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ListPage:
+    files: tuple[ListedMemory, ...]
+    next_cursor: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"files": [f.to_json() for f in self.files], "next_cursor": self.next_cursor}
+
+
+def list_memories(conn: apsw.Connection, scope: Scope, *, limit: int = 50, cursor: str | None = None) -> ListPage:
+    """A page of memories in path order; `next_cursor` is the last path when more remain."""
+    limit = max(1, min(int(limit), MAX_LIST_LIMIT))
+    scope_sql = assemble_scope(scope, start=1)
+    n = len(scope_sql.params)
+    where = scope_sql.for_alias("f")
+    params: list[Any] = list(scope_sql.params)
+    if cursor:
+        where += f"\n         AND f.path > ?{n + 1}"
+        params.append(cursor.lstrip("/"))
+    params.append(limit + 1)
+    rows = conn.execute(
+        "SELECT f.path, f.title, f.memory_type, f.gist, f.workspace, f.para, f.confidence, f.importance, "
+        f"f.archived, f.updated_at, f.task_status, f.due_at FROM files f WHERE 1 = 1{where} "
+        f"ORDER BY f.path ASC LIMIT ?{len(params)}",
+        tuple(params),
+    ).fetchall()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    files = tuple(
+        ListedMemory(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), int(r[7]), bool(r[8]), r[9], r[10], r[11])
+        for r in rows
+    )
+    return ListPage(files, files[-1].path if more and files else None)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file the user should look at: `invalid`, `unreadable`, `warnings` or `duplicate`."""
+
+    path: str
+    kind: str
+    violations: tuple[str, ...]
+    warnings: tuple[str, ...]
+    detected_at: str
+    duplicates: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "violations": list(self.violations),
+            "warnings": list(self.warnings),
+            "detected_at": self.detected_at,
+            "duplicates": list(self.duplicates),
+        }
+
+
+def duplicate_bodies(conn: apsw.Connection) -> list[tuple[str, ...]]:
+    """Groups of active non-task files with one article (content hash): memhtml would refuse these."""
+    groups: dict[str, list[str]] = {}
+    for content_hash, path in conn.execute(
+        "SELECT content_hash, path FROM files WHERE archived = 0 AND memory_type <> 'task' AND content_hash IN ("
+        "  SELECT content_hash FROM files WHERE archived = 0 AND memory_type <> 'task' "
+        "  GROUP BY content_hash HAVING count(*) > 1) ORDER BY content_hash, path"
+    ):
+        groups.setdefault(content_hash, []).append(path)
+    return [tuple(paths) for paths in groups.values()]
+
+
+def problems(conn: apsw.Connection) -> list[Problem]:
+    """Every problem: failed files first, then duplicate bodies, then warnings; path order within."""
+    out: list[Problem] = []
+    rows = conn.execute("SELECT path, kind, violations, warnings, detected_at FROM problems ORDER BY path").fetchall()
+    for path, kind, violations, warnings, at in rows:
+        if kind != "warnings":
+            out.append(Problem(path, kind, tuple(json.loads(violations)), tuple(json.loads(warnings)), at))
+    for group in duplicate_bodies(conn):
+        for path in group:
+            others = tuple(p for p in group if p != path)
+            message = "same article as " + ", ".join(others) + " (memhtml would refuse the second copy)"
+            out.append(Problem(path, "duplicate", (message,), (), "", others))
+    for path, kind, violations, warnings, at in rows:
+        if kind == "warnings":
+            out.append(Problem(path, kind, (), tuple(json.loads(warnings)), at))
+    return out
+
+
+def store_stats(conn: apsw.Connection) -> dict[str, Any]:
+    row = conn.execute(
+        "SELECT count(*), coalesce(sum(archived = 0), 0), coalesce(sum(archived = 1), 0), "
+        "coalesce(sum(memory_type = 'task' AND archived = 0), 0) FROM files"
+    ).fetchone()
+    failed = conn.execute("SELECT count(*) FROM problems WHERE kind <> 'warnings'").fetchone()[0]
+    warned = conn.execute("SELECT count(*) FROM problems WHERE kind = 'warnings'").fetchone()[0]
+    state = conn.execute(
+        "SELECT store_root, embed_model, embed_dim, rebuilt_at, updated_at, vectors_version FROM index_state WHERE id = 1"
+    ).fetchone()
+    chunks, embedded = conn.execute(
+        "SELECT count(*), coalesce(sum(e.model = (SELECT embed_model FROM index_state WHERE id = 1)), 0) "
+        "FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id"
+    ).fetchone()
+    return {
+        "memories": row[0],
+        "active": row[1],
+        "archived": row[2],
+        "open_tasks": row[3],
+        "failed": failed,
+        "with_warnings": warned,
+        "chunks": chunks,
+        "embedded": embedded,
+        "store_root": state[0],
+        "embed_model": state[1],
+        "embed_dim": state[2],
+        "rebuilt_at": state[3],
+        "updated_at": state[4],
+        "vectors_version": state[5],
+    }

@@ -1,0 +1,108 @@
+"""Reading one memory: the file as parsed now, what the index knows about it, and the read itself.
+
+Reading is the one act that counts as evidence: the caller chose this memory, so `read_memory`
+bumps its salience (a neutral reinforce, gated by the cooldown) unless told not to. Search results,
+recall packs, listings and previews never come through here with `bump=True`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from memhtml_desktop.domain.types import Link, MemoryDetail
+from memhtml_desktop.html.detail import read_document
+from memhtml_desktop.html.project import decode
+from memhtml_desktop.index import hydrate
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.store import Store
+
+log = logging.getLogger(__name__)
+
+
+class MemoryNotFound(LookupError):
+    pass
+
+
+def read_memory(store: "Store", path: str, *, bump: bool = True) -> MemoryDetail:
+    data = store.file_bytes(path)
+    conn = store.reader()
+    if data is None:
+        archived_copy = conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone()
+        if archived_copy is None:
+            raise MemoryNotFound(f"no memory file at {path}")
+        raise MemoryNotFound(f"{path} is in the index but gone from disk (the next scan removes it)")
+    doc = read_document(path, data)
+    with conn:
+        row = conn.execute("SELECT memory_type, archived FROM files WHERE path = ?", (path,)).fetchone()
+        links = _outgoing(conn, path, doc.links)
+        backlinks = _incoming(conn, path)
+        successor = hydrate.superseded_by(conn, [path]).get(path)
+    bump_result = None
+    if bump and row is not None:
+        try:
+            bump_result = store.reinforce([path], "neutral")
+        except Exception as exc:  # noqa: BLE001 - a failed bump must never stop the read
+            log.warning("read of %s not counted: %s", path, exc)
+    access = None
+    try:
+        from memhtml_desktop.index.state import access_stats
+
+        access = access_stats(conn, path)
+    except Exception as exc:  # noqa: BLE001 - no state plane: no stats, still a read
+        log.debug("no access stats for %s: %s", path, exc)
+    memory_type = row[0] if row else next((v for n, v in doc.metas if n == "memhtml-type"), None)
+    return MemoryDetail(
+        path=path,
+        title=doc.title,
+        gist=doc.gist,
+        memory_type=memory_type,
+        metas=tuple(doc.metas),
+        entities=tuple(f"{t}:{n}" for t, n in doc.entities),
+        tags=tuple(doc.tags),
+        facets=tuple(doc.facets),
+        citations=tuple(doc.citations),
+        links=tuple(links),
+        backlinks=tuple(backlinks),
+        text=doc.article_text,
+        html=decode(data),
+        archived=bool(row[1]) if row else path.startswith("archive/"),
+        superseded_by=successor,
+        indexed=row is not None,
+        violations=tuple(doc.violations),
+        warnings=tuple(doc.warnings),
+        access=access,
+        bump=bump_result,
+    )
+
+
+def _targets(conn, paths: list[str]) -> dict[str, tuple[bool, str]]:
+    rows = hydrate.file_rows(conn, paths)
+    return {p: (bool(r["archived"]), r["title"]) for p, r in rows.items()}
+
+
+def _outgoing(conn, path: str, links: list[dict]) -> list[Link]:
+    dsts = [link.get("dst_path") or "" for link in links]
+    known = _targets(conn, [d for d in dsts if d])
+    out = []
+    for link, dst in zip(links, dsts):
+        archived, title = known.get(dst, (dst.startswith("archive/"), ""))
+        out.append(
+            Link(rel=link.get("rel", ""), path=dst, edge_class=link.get("edge_class") or "memory",
+                 exists=dst in known, archived=archived, title=title)
+        )
+    return out
+
+
+def _incoming(conn, path: str) -> list[Link]:
+    rows = conn.execute(
+        "SELECT src_path, rel, edge_class FROM edges WHERE dst_path = ? AND derived = 0 ORDER BY rel, src_path",
+        (path,),
+    ).fetchall()
+    known = _targets(conn, [r[0] for r in rows])
+    return [
+        Link(rel=rel, path=src, edge_class=cls, exists=src in known,
+             archived=known.get(src, (False, ""))[0], title=known.get(src, (False, ""))[1])
+        for src, rel, cls in rows
+    ]

@@ -1,0 +1,374 @@
+"""Search and recall: the fused statement, then polarity, MMR, snippets and the explanation.
+
+search and recall share one path down to the diversified candidate list (`_candidates`), so a
+ranking change cannot reach one and miss the other. Degradation drops arms and never fails: an
+embedder that raises is logged and the vector arm leaves the fold; a store without a state plane
+loses the salience arm; a query with no letters or digits loses the lexical arm. Each is named in
+`degraded_reasons`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import apsw
+import numpy as np
+
+from memhtml_desktop.domain import disclosure
+from memhtml_desktop.domain.embedder import Embedder, space_of
+from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
+from memhtml_desktop.domain.mmr import MmrCandidate, apply_mmr
+from memhtml_desktop.domain.polarity import PolarityCandidate, polarity_reorder
+from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT, RANK_ARMS, RRF_K, active_arms
+from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult
+from memhtml_desktop.index import hydrate
+from memhtml_desktop.index.db import has_state
+from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, build_rrf_sql
+from memhtml_desktop.index.scope import ScopeSql, assemble_scope
+from memhtml_desktop.index.vectors import CACHE, VectorCache, VectorSnapshot, decode_vec
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SEARCH_LIMIT = 10
+MMR_POOL_FACTOR = 3
+MAX_LIMIT = 500
+# A pasted page must not become a 2,000-term MATCH: past this many terms the rest are dropped
+# (the vector arm still sees the whole text).
+MAX_FTS_TERMS = 64
+
+
+@dataclass
+class Candidate:
+    """A fused candidate as it moves through polarity and MMR."""
+
+    path: str
+    rowid: int
+    score: float
+    fused_position: int
+    arms: list[ArmScore]
+    row: dict[str, Any]
+    vector: np.ndarray | None = None
+    polarity_position: int = 0
+    relevance: float = 0.0
+
+
+@dataclass
+class Pool:
+    """What `_candidates` hands to search or recall."""
+
+    query: str
+    scope: Scope
+    fts_form: str | None
+    arms: tuple[str, ...]
+    degraded_reasons: tuple[str, ...]
+    ordered: list[Candidate]  # final order (after polarity and MMR), already cut to the limit
+    moved: dict[str, tuple[str, int]] = field(default_factory=dict)  # path -> (step, from position)
+    query_vector: np.ndarray | None = None
+    snapshot: VectorSnapshot | None = None
+
+
+class Retriever:
+    """Search, recall and explanation over one reader connection (one thread)."""
+
+    def __init__(
+        self,
+        conn: apsw.Connection,
+        embedder: Embedder | None,
+        *,
+        cache_key: str = "",
+        cache: VectorCache = CACHE,
+        vector_backend: str = "numpy",
+        arm_limit: int = DEFAULT_ARM_LIMIT,
+    ) -> None:
+        self.conn = conn
+        self.embedder = embedder
+        self.cache = cache
+        self.cache_key = cache_key
+        self.vector_backend = vector_backend if getattr(conn, "has_vec", False) or vector_backend == "numpy" else "numpy"
+        self.arm_limit = arm_limit
+
+    # -- entry points -------------------------------------------------------------------------
+
+    def search(self, query: str, scope: Scope | None = None, *, limit: int = DEFAULT_SEARCH_LIMIT) -> SearchResult:
+        started = time.perf_counter()
+        scope = scope or Scope()
+        limit = max(0, min(int(limit), MAX_LIMIT))
+        with self.conn:  # one read transaction: every statement sees the same snapshot
+            pool = self._candidates(query, scope, limit)
+            hits = self._hits(pool)
+            scope_empty = not hits and scope.narrowed
+            archived_count, archived = (0, ())
+            if scope_empty:
+                archived_count, archived = self.archived_pointers(scope, limit=max(limit, 1))
+        return SearchResult(
+            query=query,
+            scope=scope,
+            fts_form=pool.fts_form,
+            arms=pool.arms,
+            degraded=bool(pool.degraded_reasons),
+            degraded_reasons=pool.degraded_reasons,
+            scope_empty=scope_empty,
+            archived_matches=archived_count,
+            archived=archived,
+            hits=tuple(hits),
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def recall(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        budget: int | None = None,
+        limit: int = DEFAULT_SEARCH_LIMIT,
+    ) -> RecallPack:
+        """The pack an agent would receive: same candidates as search, folded into three tiers."""
+        started = time.perf_counter()
+        scope = scope or Scope()
+        budget = disclosure.MEMORY_BODY_BUDGET if budget is None else max(0, int(budget))
+        with self.conn:
+            pool = self._candidates(query, scope, max(0, min(int(limit), MAX_LIMIT)))
+            paths = [c.path for c in pool.ordered]
+            names = hydrate.entity_names(self.conn, paths)
+        arcs, memories = [], []
+        for c in pool.ordered:
+            candidate = disclosure.FoldCandidate(
+                path=c.path,
+                title=c.row["title"],
+                memory_type=c.row["memory_type"],
+                disclosure_text=c.row["disclosure_text"],
+                gist=c.row["gist"],
+                entity_names=tuple(names.get(c.path, ())),
+            )
+            (arcs if c.row["memory_type"] == "arc" else memories).append(candidate)
+        return RecallPack(
+            query=query,
+            scope=scope,
+            degraded=bool(pool.degraded_reasons),
+            degraded_reasons=pool.degraded_reasons,
+            memories=disclosure.fold(memories, budget, name="memories"),
+            arcs=disclosure.fold(arcs, disclosure.ARC_BODY_BUDGET, name="arcs"),
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def archived_pointers(self, scope: Scope, *, limit: int) -> tuple[int, tuple[ArchivedPointer, ...]]:
+        """Re-run the SAME scope with the archived flag flipped: what the emptied scope used to match."""
+        flipped = assemble_scope(scope, start=1, archived="flipped")
+        where = flipped.for_alias("f")
+        (count,) = self.conn.execute(f"SELECT count(*) FROM files f WHERE 1 = 1{where}", flipped.params).fetchone()
+        if not count:
+            return 0, ()
+        marker = len(flipped.params) + 1
+        rows = self.conn.execute(
+            f"SELECT f.path, f.title FROM files f WHERE 1 = 1{where} ORDER BY f.path LIMIT ?{marker}",
+            (*flipped.params, limit),
+        ).fetchall()
+        successors = hydrate.superseded_by(self.conn, [r[0] for r in rows])
+        return int(count), tuple(ArchivedPointer(p, t, successors.get(p)) for p, t in rows)
+
+    # -- the shared pipeline ------------------------------------------------------------------
+
+    def query_vector(self, query: str) -> tuple[np.ndarray | None, str | None]:
+        """Embed the raw query; an embedder failure is caught, logged and becomes a reason."""
+        if self.embedder is None:
+            return None, "vector: no embedder configured"
+        if not query.strip():
+            return None, None
+        try:
+            vec = np.asarray(self.embedder.embed([query]), dtype=np.float32)[0]
+        except Exception as exc:  # noqa: BLE001 - any embedder failure degrades, never fails
+            log.warning("embedder failed; searching without the vector arm: %s", exc)
+            return None, f"vector: embedder failed ({type(exc).__name__}: {exc})"
+        if not np.any(vec):
+            return None, None
+        return vec, None
+
+    def _candidates(self, query: str, scope: Scope, limit: int) -> Pool:
+        fts = parse_fts_query(query)
+        if len(fts.terms) > MAX_FTS_TERMS:
+            fts = FtsQuery(terms=fts.terms[:MAX_FTS_TERMS])
+        reasons: list[str] = []
+        qvec, why = self.query_vector(query)
+        if why:
+            reasons.append(why)
+        state = has_state(self.conn)
+        if not state:
+            reasons.append("salience: no state plane (.memhtml/state.db) attached")
+        snapshot = None
+        if qvec is not None and self.embedder is not None:
+            coverage = self._coverage_reason()
+            if coverage:
+                reasons.append(coverage)
+            if self.vector_backend == "numpy":
+                snapshot = self.cache.snapshot(self.conn, self.cache_key, space_of(self.embedder), self.embedder.dim)
+        arms = active_arms(RANK_ARMS, has_vector=qvec is not None, has_state=state, has_terms=not fts.empty)
+        scope_sql = assemble_scope(scope)
+        pool = Pool(query, scope, None, tuple(a.name for a in arms), tuple(reasons), [], {}, qvec, snapshot)
+        if limit <= 0:
+            return pool
+        match, pool.fts_form = self._fts_form(fts, scope_sql)
+        sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self._space())
+        if sql is None:
+            return pool
+        vector_param, dists = self._vector_param(qvec, snapshot, scope_sql)
+        params = bind_params(sql, (match, self.arm_limit, limit * MMR_POOL_FACTOR, vector_param), scope_sql.params)
+        fused = self._run_fused(sql, params, dists)
+        self._attach_vectors(fused, snapshot)
+        pool.ordered, pool.moved = self._diversify(query, fused, limit)
+        return pool
+
+    def _space(self) -> str:
+        return space_of(self.embedder) if self.embedder is not None else ""
+
+    def _coverage_reason(self) -> str | None:
+        """Say so when some chunks still lack a vector in this space (re-embedding under way)."""
+        row = self.conn.execute(
+            "SELECT count(*), sum(e.model = ?) FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id",
+            (self._space(),),
+        ).fetchone()
+        total, done = row[0], row[1] or 0
+        if total and done < total:
+            return f"vector: {done} of {total} chunks embedded with {self._space()} (re-embedding under way)"
+        return None
+
+    def _fts_form(self, fts: FtsQuery, scope_sql: ScopeSql) -> tuple[str | None, str | None]:
+        if fts.empty:
+            return None, None
+        if len(fts.terms) == 1:
+            return fts.all_form, "all"
+        probe = build_fts_probe_sql(scope_sql.filter)
+        params = bind_params(probe, (fts.all_form, None, None, None), scope_sql.params)
+        if self.conn.execute(probe, params).fetchone() is not None:
+            return fts.all_form, "all"
+        return fts.any_form, "any"
+
+    def _vector_param(
+        self, qvec: np.ndarray | None, snapshot: VectorSnapshot | None, scope_sql: ScopeSql
+    ) -> tuple[Any, np.ndarray | None]:
+        """What `?4` binds: the query BLOB (sqlite-vec) or the nearest-first rowid carray (numpy).
+
+        For numpy, the carray holds the top files by distance, widened until it holds at least
+        `arm_limit` in-scope files (or all of them): a narrow scope must still see its 40 nearest.
+        """
+        if qvec is None:
+            return None, None
+        if self.vector_backend != "numpy" or snapshot is None:
+            return np.ascontiguousarray(qvec, dtype="<f4").tobytes(), None
+        total = int(snapshot.file_rowids.shape[0])
+        if total == 0:
+            return apsw.carray(np.array([-1], dtype=np.int64)), np.zeros(1, dtype=np.float32)
+        top = min(total, self.arm_limit * 4)
+        while True:
+            rowids, dists = snapshot.ranked_files(qvec, top)
+            if top >= total or self._count_in_scope(rowids, scope_sql) >= self.arm_limit:
+                break
+            top = min(total, top * 8)
+        return apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64)), dists
+
+    def _count_in_scope(self, rowids: np.ndarray, scope_sql: ScopeSql) -> int:
+        sql = f"SELECT count(*) FROM carray(?4) v JOIN files f ON f.rowid = v.value WHERE 1 = 1{scope_sql.for_alias('f')}"
+        binding = apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64))
+        params = bind_params(sql, (None, None, None, binding), scope_sql.params)
+        return int(self.conn.execute(sql, params).fetchone()[0])
+
+    def _run_fused(self, sql: str, params: tuple[Any, ...], dists: np.ndarray | None) -> list[Candidate]:
+        weights = {arm.name: arm.weight for arm in RANK_ARMS}
+        fused: dict[str, Candidate] = {}
+        for path, score, arm, rank, raw, contribution in self.conn.execute(sql, params):
+            candidate = fused.get(path)
+            if candidate is None:
+                candidate = Candidate(path, 0, float(score), len(fused) + 1, [], {})
+                fused[path] = candidate
+            candidate.arms.append(
+                ArmScore(arm=arm, rank=int(rank), weight=weights[arm], contribution=float(contribution),
+                         raw=_raw(arm, raw, dists))
+            )
+        order = list(fused.values())
+        rows = hydrate.file_rows(self.conn, [c.path for c in order])
+        for c in order:
+            c.row = rows[c.path]
+            c.rowid = c.row["rowid"]
+            c.arms.sort(key=lambda a: [arm.name for arm in RANK_ARMS].index(a.arm))
+        return order
+
+    def _attach_vectors(self, fused: list[Candidate], snapshot: VectorSnapshot | None) -> None:
+        if not fused or self.embedder is None:
+            return
+        if snapshot is not None:
+            for c in fused:
+                c.vector = snapshot.file_vector(c.rowid)
+            return
+        vectors = hydrate.first_vectors(self.conn, [c.path for c in fused], self._space())
+        for c in fused:
+            c.vector = decode_vec(vectors.get(c.path))
+
+    def _diversify(self, query: str, fused: list[Candidate], limit: int) -> tuple[list[Candidate], dict[str, tuple[str, int]]]:
+        if not fused:
+            return [], {}
+        outcome = polarity_reorder(
+            query,
+            [PolarityCandidate(c.path, c.row["gist"], c.score, c.vector) for c in fused],
+        )
+        ordered = [fused[i] for i in outcome.order]
+        for position, i in enumerate(outcome.order, start=1):
+            fused[i].polarity_position = position
+            fused[i].relevance = outcome.relevance[i]
+        picks = apply_mmr([MmrCandidate(c.path, c.relevance, c.vector) for c in ordered], limit)
+        final = [ordered[i] for i in picks]
+        moved: dict[str, tuple[str, int]] = {}
+        for position, c in enumerate(final, start=1):
+            if position != c.polarity_position:
+                moved[c.path] = ("mmr", c.polarity_position)
+            elif c.polarity_position != c.fused_position:
+                moved[c.path] = ("polarity", c.fused_position)
+        return final, moved
+
+    def _hits(self, pool: Pool) -> list[Hit]:
+        paths = [c.path for c in pool.ordered]
+        if not paths:
+            return []
+        snippets = hydrate.snippets(self.conn, paths, pool.query_vector, pool.snapshot)
+        entities = hydrate.entity_refs(self.conn, paths)
+        successors = hydrate.superseded_by(self.conn, paths)
+        hits = []
+        for position, c in enumerate(pool.ordered, start=1):
+            step, before = pool.moved.get(c.path, (None, None))
+            hits.append(
+                Hit(
+                    path=c.path,
+                    title=c.row["title"],
+                    gist=c.row["gist"],
+                    memory_type=c.row["memory_type"],
+                    score=c.score,
+                    position=position,
+                    fused_position=c.fused_position,
+                    moved_by=step,
+                    moved_from=before,
+                    snippet=snippets.get(c.path, ""),
+                    entities=tuple(entities.get(c.path, ())),
+                    superseded_by=successors.get(c.path),
+                    arms=tuple(c.arms),
+                    confidence=float(c.row["confidence"]),
+                    updated_at=c.row["updated_at"],
+                    archived=bool(c.row["archived"]),
+                )
+            )
+        return hits
+
+
+def _raw(arm: str, raw: Any, dists: np.ndarray | None) -> dict[str, Any]:
+    """Each arm's own signal, named, for the explanation."""
+    if arm == "fts":
+        return {"bm25": float(raw)}
+    if arm == "vector":
+        if dists is not None:  # numpy backend: raw is the 1-based position in the nearest-first list
+            return {"distance": float(dists[int(raw) - 1])}
+        return {"distance": None if raw is None else float(raw)}
+    if arm == "recency":
+        return {"time": raw}
+    decay, popularity, outcome, hours = json.loads(raw)
+    return {"decay": decay, "popularity": popularity, "outcome": outcome, "hours_since_access": hours}

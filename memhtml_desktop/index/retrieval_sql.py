@@ -1,0 +1,171 @@
+"""The four-arm RRF statement, assembled from the arm registry.
+
+Arms are data (`domain.rrf.RANK_ARMS`); this module folds over the active ones to build ONE
+statement. Each arm is a common table expression returning `(path, rank, raw)`: `rank` counts from
+1 and `raw` is the arm's own signal, carried through so the UI can show why a hit ranked where it
+did without re-running anything. The statement returns, for every fused path, one row per arm that
+ranked it, with that arm's contribution `weight / (rank + 60)`; the per-path sum is computed in SQL
+and must equal the sum of those contributions (tests pin the SQL against the pure twin,
+`domain.rrf.fuse`).
+
+Placeholders are NUMBERED and fixed: `?1` the FTS5 MATCH text, `?2` the per-arm candidate limit,
+`?3` the final limit, `?4` the query vector, scope values from `?5`. An arm whose precondition is
+unmet is dropped before assembly, so `?1` or `?4` may appear nowhere; numbering never shifts, and
+the caller binds the same prefix either way (`bind_params`). Weights and `k` are inlined
+literals: trusted configuration, not caller input.
+
+`?4` is bound according to the vector backend: with "numpy" (the default, see index/vectors.py)
+it is a carray of file rowids already ordered by best-chunk distance; with "sqlite-vec" it is the
+query vector BLOB and SQLite computes `vec_distance_cosine` per chunk. Both yield the same ranks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memhtml_desktop.domain.rrf import RRF_K, Arm
+
+# --- the arm CTE bodies ----------------------------------------------------------------------
+# {F} is the scope filter with the arm's alias substituted.
+
+# bm25() is NEGATIVE and more negative is more relevant, so ascending puts the best first. Getting
+# the sign backwards would invert the arm while still producing a plausible list. The ORDER BY
+# sits inside the limited subquery so the LIMIT keeps the most relevant candidates; the window
+# outside numbers the survivors.
+FTS_CTE = """SELECT path, ROW_NUMBER() OVER (ORDER BY score ASC, path ASC) AS rank, score AS raw FROM (
+    SELECT files.path AS path, bm25(files_fts) AS score
+    FROM files_fts JOIN files ON files.rowid = files_fts.rowid
+    WHERE files_fts MATCH ?1{F}
+    ORDER BY score ASC, path ASC
+    LIMIT ?2)"""
+
+# numpy backend: ?4 is a carray of file rowids in (distance, path) order; the carray's own rowid
+# is the position in that order, so the scope filter keeps the order and the LIMIT keeps the
+# nearest in-scope files.
+VECTOR_CTE_NUMPY = """SELECT path, ROW_NUMBER() OVER (ORDER BY pos ASC) AS rank, pos AS raw FROM (
+    SELECT f.path AS path, v.rowid AS pos
+    FROM carray(?4) v JOIN files f ON f.rowid = v.value
+    WHERE 1 = 1{F}
+    ORDER BY v.rowid
+    LIMIT ?2)"""
+
+# sqlite-vec backend: exact brute force in SQL; GROUP BY path with min() collapses a file to its
+# best chunk, so a three-chunk file cannot take three ranks.
+VECTOR_CTE_SQLITE_VEC = """SELECT path, ROW_NUMBER() OVER (ORDER BY dist ASC, path ASC) AS rank, dist AS raw FROM (
+    SELECT f.path AS path, min(vec_distance_cosine(e.vec, ?4)) AS dist
+    FROM files f JOIN chunks c ON c.content_hash = f.content_hash
+    JOIN embeddings e ON e.chunk_id = c.chunk_id
+    WHERE e.model = {MODEL}{F}
+    GROUP BY f.path
+    ORDER BY dist ASC, path ASC
+    LIMIT ?2)"""
+
+# Event time first: a memory about last month's incident sorts by when it happened. TEXT order.
+RECENCY_CTE = """SELECT path, ROW_NUMBER() OVER (ORDER BY t DESC, path ASC) AS rank, t AS raw FROM (
+    SELECT files.path AS path, coalesce(files.event_at, files.updated_at) AS t
+    FROM files WHERE 1 = 1{F}
+    ORDER BY t DESC, path ASC
+    LIMIT ?2)"""
+
+# Three unitless terms over the store's state plane. The two exclusions are THIS arm's (a task is
+# reached by status and due date, a person record by key) and live here, never in the shared
+# scope: an excluded file emits no salience row at all but keeps its other ranks. An unparseable
+# timestamp contributes no decay term rather than NULLing the whole score.
+_HOURS = "(unixepoch(memhtml_now()) - unixepoch(coalesce(a.last_accessed_at, f.updated_at))) / 3600.0"
+SALIENCE_CTE = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path ASC) AS rank,
+           json_array(decay, popularity, outcome, hours) AS raw FROM (
+    SELECT path, hours, decay, popularity, outcome, decay + popularity + outcome AS score FROM (
+      SELECT f.path AS path,
+             {_HOURS} AS hours,
+             coalesce(exp(-0.01 * {_HOURS}), 0.0) AS decay,
+             ln(1 + coalesce(a.access_count, 0)) AS popularity,
+             max(coalesce(a.outcome_score, 0.0), 0.0) AS outcome
+      FROM files f LEFT JOIN state.access a ON a.path = f.path
+      WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{{F}})
+    ORDER BY score DESC, path ASC
+    LIMIT ?2)"""
+
+ARM_ALIAS = {"fts": "files", "vector": "f", "recency": "files", "salience": "f"}
+
+
+def arm_cte(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model_literal: str = "''") -> str:
+    """One arm's CTE body with the scope filter substituted under that arm's alias."""
+    body = {
+        "fts": FTS_CTE,
+        "vector": VECTOR_CTE_NUMPY if vector_backend == "numpy" else VECTOR_CTE_SQLITE_VEC,
+        "recency": RECENCY_CTE,
+        "salience": SALIENCE_CTE,
+    }[arm]
+    filter_sql = scope_filter.replace("{alias}", ARM_ALIAS[arm])
+    return body.replace("{F}", filter_sql).replace("{MODEL}", model_literal)
+
+
+def sql_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def build_rrf_sql(
+    arms: Sequence[Arm],
+    scope_filter: str,
+    *,
+    vector_backend: str = "numpy",
+    model: str = "",
+    k: int = RRF_K,
+) -> str | None:
+    """The fused statement over `arms`, or None when no arm is active (never `SELECT … FROM ()`).
+
+    Columns: path, score (the fused RRF sum), arm, rank, raw, contribution. Rows come ordered by
+    score DESC, path ASC, so the fused order is total and repeatable.
+    """
+    active = [arm for arm in arms if arm.weight > 0]
+    if not active:
+        return None
+    model_literal = sql_literal(model)
+    ctes = [
+        f"{arm.name} AS (\n  {arm_cte(arm.name, scope_filter, vector_backend=vector_backend, model_literal=model_literal)})"
+        for arm in active
+    ]
+    union = "\n  UNION ALL ".join(
+        f"SELECT '{arm.name}' AS arm, path, rank, raw, {arm.weight:.4f} / (rank + {k}) AS s FROM {arm.name}"
+        for arm in active
+    )
+    return (
+        "WITH "
+        + ",\n".join(ctes)
+        + f",\nrrf AS MATERIALIZED (\n  {union}),\n"
+        + "fused AS (SELECT path, SUM(s) AS score FROM rrf GROUP BY path ORDER BY score DESC, path ASC LIMIT ?3)\n"
+        + "SELECT fused.path, fused.score, rrf.arm, rrf.rank, rrf.raw, rrf.s\n"
+        + "FROM fused JOIN rrf ON rrf.path = fused.path\n"
+        + "ORDER BY fused.score DESC, fused.path ASC, rrf.arm ASC"
+    )
+
+
+def build_arm_sql(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model: str = "") -> str:
+    """One arm alone, returning (path, rank, raw): for "why not this one?" with `?2` = -1 (no limit)."""
+    return arm_cte(arm, scope_filter, vector_backend=vector_backend, model_literal=sql_literal(model))
+
+
+def build_fts_probe_sql(scope_filter: str) -> str:
+    """Does any in-scope file hold every term? Decides between the all-terms and any-of forms."""
+    return (
+        "SELECT 1 FROM files_fts JOIN files ON files.rowid = files_fts.rowid "
+        "WHERE files_fts MATCH ?1" + scope_filter.replace("{alias}", "files") + " LIMIT 1"
+    )
+
+
+_MARKER = re.compile(r"\?(\d+)")
+
+
+def highest_marker(sql: str) -> int:
+    return max((int(m) for m in _MARKER.findall(sql)), default=0)
+
+
+def bind_params(sql: str, prefix: Sequence[object], scope_params: Sequence[object]) -> tuple[object, ...]:
+    """The full tuple `[?1..?4, scope…]` truncated to the highest marker the SQL uses.
+
+    SQLite binds by index and refuses extra values; a missing middle slot (`?4` when scope uses
+    `?5`) is still supplied, as NULL.
+    """
+    values = list(prefix) + list(scope_params)
+    return tuple(values[: highest_marker(sql)])

@@ -1,0 +1,125 @@
+"""Walking a store: which indexable files are on disk, and which of them may have changed.
+
+Only the four PARA buckets are walked; `.git/` and `.memhtml/` are never entered. Symlinks are
+resolved and anything whose target lies outside the store is skipped (agents write these trees,
+and a link to ~/.ssh must never be read). Directories reached through a symlink are not followed,
+which also makes a symlink loop harmless.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as _stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from memhtml_desktop.domain.paths import BUCKETS, is_indexable
+
+# A memory is one fact. Anything this large is not one, and reading it would cost memory and time
+# for every scan; it is listed as a problem instead.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class DiskFile:
+    path: str  # store-relative, '/'-separated
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+def _inside(root_real: str, target: str) -> bool:
+    return target == root_real or target.startswith(root_real + os.sep)
+
+
+def walk_store(
+    root: Path,
+    *,
+    on_skip: Callable[[Skipped], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Iterator[DiskFile]:
+    """Yield every indexable regular file under the store's buckets, with its size and mtime."""
+    root_real = os.path.realpath(root)
+    skip = on_skip or (lambda s: None)
+    for bucket in BUCKETS:
+        top = os.path.join(root, bucket)
+        if not os.path.isdir(top) or os.path.islink(top):
+            if os.path.islink(top):
+                skip(Skipped(bucket, "symlinked bucket directory is not followed"))
+            continue
+        stack = [(top, bucket)]
+        while stack:
+            if cancelled is not None and cancelled():
+                return
+            directory, rel_dir = stack.pop()
+            try:
+                entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            except OSError as exc:
+                skip(Skipped(rel_dir, f"directory unreadable: {exc.strerror or exc}"))
+                continue
+            for entry in entries:
+                rel = f"{rel_dir}/{entry.name}"
+                try:
+                    is_link = entry.is_symlink()
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append((entry.path, rel))
+                        continue
+                    if is_link:
+                        target = os.path.realpath(entry.path)
+                        if not _inside(root_real, target):
+                            if is_indexable(rel):
+                                skip(Skipped(rel, "symlink points outside the store; not read"))
+                            continue
+                        if os.path.isdir(target):
+                            if is_indexable(rel):
+                                skip(Skipped(rel, "symlink to a directory; not followed"))
+                            continue
+                    if not is_indexable(rel):
+                        continue
+                    st = entry.stat(follow_symlinks=True)
+                except FileNotFoundError:
+                    continue  # vanished mid-walk, or a dangling link: nothing to index
+                except OSError as exc:
+                    skip(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
+                    continue
+                if not _stat.S_ISREG(st.st_mode):
+                    skip(Skipped(rel, "not a regular file"))
+                    continue
+                yield DiskFile(rel, st.st_size, st.st_mtime_ns)
+
+
+def stat_one(root: Path, path: str) -> DiskFile | None:
+    """The disk state of one store path, or None when it is gone or not an indexable file."""
+    if not is_indexable(path):
+        return None
+    full = os.path.join(root, *path.split("/"))
+    try:
+        if os.path.islink(full):
+            target = os.path.realpath(full)
+            if not _inside(os.path.realpath(root), target):
+                return None
+        st = os.stat(full)
+    except OSError:
+        return None
+    if not _stat.S_ISREG(st.st_mode):
+        return None
+    return DiskFile(path, st.st_size, st.st_mtime_ns)
+
+
+def read_bytes(root: Path, path: str) -> bytes:
+    """Read a store file, refusing anything over MAX_FILE_BYTES (raises ValueError)."""
+    full = os.path.join(root, *path.split("/"))
+    with open(full, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        size = os.path.getsize(full)
+        raise ValueError(
+            f"file is {size / 1_048_576:.1f} MB; memory files over {MAX_FILE_BYTES // 1_048_576} MB are not indexed"
+        )
+    return data

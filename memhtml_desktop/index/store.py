@@ -1,0 +1,192 @@
+"""The library's front door: one object per open store.
+
+`Store` knows where the store, its index and its state plane live, opens connections (one per
+thread: an apsw connection never crosses threads), and offers the operations every front end
+uses: index, search, recall, why-not, read, reinforce, list, problems. The CLI and the GUI workers
+both call these, so the window and `memhtml-desktop search` can never disagree.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from memhtml_desktop.domain.embedder import Embedder
+from memhtml_desktop.domain.types import RecallPack, ReinforceResult, Scope, SearchResult
+from memhtml_desktop.index import db as dbmod
+from memhtml_desktop.index.indexer import Indexer, IndexReport
+from memhtml_desktop.index.retrieval import Retriever
+from memhtml_desktop.index.vectors import CACHE
+
+log = logging.getLogger(__name__)
+
+
+class StoreError(Exception):
+    """A store that cannot be used: missing directory, unsafe path. Shown to the user as is."""
+
+
+def safe_store_path(path: str) -> str:
+    """A store-relative memory path, or StoreError: no absolute paths, no `..`, no backslashes."""
+    clean = path.strip().replace("\\", "/")
+    if clean.startswith("memhtml:"):
+        clean = clean[len("memhtml:") :]
+    clean = clean.lstrip("/")
+    clean = clean.split("#", 1)[0].split("?", 1)[0]
+    parts = clean.split("/")
+    if not clean or any(p in ("", ".", "..") for p in parts) or "\x00" in clean:
+        raise StoreError(f"not a store path: {path!r}")
+    return clean
+
+
+class Store:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        index_path: str | os.PathLike[str] | None = None,
+        embedder: Embedder | None = None,
+        vector_backend: str = "numpy",
+        clock: Callable[[], Any] = dbmod.utc_now,
+        create_state: bool = True,
+    ) -> None:
+        from memhtml_desktop.settings import default_index_path
+
+        self.root = Path(root).expanduser()
+        if not self.root.is_dir():
+            raise StoreError(f"store not found: {self.root} is not a directory")
+        self.root = self.root.resolve()
+        self.index_path = Path(index_path) if index_path else default_index_path(self.root)
+        self.state_path = self.root / ".memhtml" / "state.db"
+        if embedder is None:
+            from memhtml_desktop.domain.hash_embedder import HashEmbedder
+
+            embedder = HashEmbedder()
+        self.embedder = embedder
+        self.vector_backend = vector_backend
+        self.clock = clock
+        self.create_state = create_state
+        self.notices: list[str] = []
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+
+    # -- connections --------------------------------------------------------------------------
+
+    def connect(self) -> dbmod.Connection:
+        """A new connection with both planes; a damaged index is moved aside and rebuilt empty."""
+        try:
+            conn = self._open()
+        except dbmod.CorruptIndex as exc:
+            aside = self.index_path.with_name(f"{self.index_path.name}.corrupt-{int(time.time())}")
+            for suffix in ("", "-wal", "-shm"):
+                src = Path(str(self.index_path) + suffix)
+                if src.exists():
+                    os.replace(src, Path(str(aside) + suffix))
+            notice = f"The index was damaged ({exc}); it was moved to {aside.name} and will be rebuilt."
+            log.warning(notice)
+            self.notices.append(notice)
+            CACHE.clear()
+            conn = self._open()
+        return conn
+
+    def _open(self) -> dbmod.Connection:
+        conn = dbmod.open_index(
+            self.index_path, state_path=self.state_path, create_state=self.create_state, clock=self.clock
+        )
+        try:
+            for table in ("files", "chunks", "embeddings", "sources", "problems", "index_state"):
+                conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchall()
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            conn.close()
+            raise dbmod.CorruptIndex(str(exc)) from exc
+        return conn
+
+    def reader(self) -> dbmod.Connection:
+        """This thread's connection (opened on first use)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self.connect()
+            self._local.conn = conn
+        return conn
+
+    def close_thread_connection(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def retriever(self) -> Retriever:
+        return Retriever(
+            self.reader(), self.embedder, cache_key=str(self.index_path), vector_backend=self.vector_backend
+        )
+
+    # -- operations ---------------------------------------------------------------------------
+
+    def index(self, *, rebuild: bool = False, progress=None, cancelled=None) -> IndexReport:
+        """Bring the index in step with the tree (the one writer, serialised by a lock)."""
+        with self._write_lock:
+            indexer = Indexer(self.reader(), self.root, self.embedder, clock=self.clock)
+            return indexer.scan(rebuild=rebuild, progress=progress, cancelled=cancelled)
+
+    def update_paths(self, paths, moves=(), *, progress=None, cancelled=None) -> IndexReport:
+        with self._write_lock:
+            indexer = Indexer(self.reader(), self.root, self.embedder, clock=self.clock)
+            return indexer.update_paths(paths, moves, progress=progress, cancelled=cancelled)
+
+    def paths_under(self, prefix: str) -> list[str]:
+        return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).paths_under(prefix)
+
+    def search(self, query: str, scope: Scope | None = None, *, limit: int = 10) -> SearchResult:
+        return self.retriever().search(query, scope, limit=limit)
+
+    def recall(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10) -> RecallPack:
+        return self.retriever().recall(query, scope, budget=budget, limit=limit)
+
+    def reinforce(self, paths, signal: str) -> ReinforceResult:
+        from memhtml_desktop.index.state import reinforce
+
+        at = dbmod.iso_z(self.clock())
+        return reinforce(self.reader(), [safe_store_path(p) for p in paths], signal, at)
+
+    def read(self, path: str, *, bump: bool = True):
+        from memhtml_desktop.index.reader import read_memory
+
+        return read_memory(self, safe_store_path(path), bump=bump)
+
+    def why(self, query: str, scope: Scope | None, path: str):
+        from memhtml_desktop.index.explain import why_not
+
+        return why_not(self, query, scope or Scope(), safe_store_path(path))
+
+    def list(self, scope: Scope | None = None, *, limit: int = 50, cursor: str | None = None):
+        from memhtml_desktop.index.listing import list_memories
+
+        return list_memories(self.reader(), scope or Scope(), limit=limit, cursor=cursor)
+
+    def problems(self):
+        from memhtml_desktop.index.listing import problems
+
+        return problems(self.reader())
+
+    def stats(self) -> dict[str, Any]:
+        from memhtml_desktop.index.listing import store_stats
+
+        return store_stats(self.reader())
+
+    def file_bytes(self, path: str) -> bytes | None:
+        """A memory file's bytes, read only from inside the store (symlinks out are refused)."""
+        from memhtml_desktop.index.scanner import read_bytes, stat_one
+
+        path = safe_store_path(path)
+        if stat_one(self.root, path) is None:
+            return None
+        try:
+            return read_bytes(self.root, path)
+        except (OSError, ValueError):
+            return None

@@ -1,0 +1,153 @@
+"""Row-level writes for one memory file, in memhtml's order, inside the caller's transaction.
+
+Per file (store-format.md §6): delete its child rows; release chunks whose content changed;
+delete its authored edges; upsert `files`; insert tags and entities; upsert chunks; insert facets,
+citations and edges. Chunks are keyed by content, so two files with one body share a chunk row;
+releasing a chunk hands it to the surviving twin instead of deleting it (memhtml's cascade would
+silently take the twin's vectors with it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import apsw
+
+FILE_COLUMNS = (
+    "path", "blob_sha", "content_hash", "memory_type", "title", "body_text", "gist", "fts_text",
+    "disclosure_text", "para", "workspace", "confidence", "importance", "archived", "origin_path",
+    "word_count", "created_at", "updated_at", "event_at", "archived_at", "valid_from", "valid_until",
+    "reprieves", "needs_revision", "author", "session_id", "prompt_id", "turn_uuid", "indexed_at",
+    "task_status", "due_at", "frame_key",
+)
+_UPSERT_FILE = (
+    f"INSERT INTO files ({', '.join(FILE_COLUMNS)}) VALUES ({', '.join('?' * len(FILE_COLUMNS))}) "
+    "ON CONFLICT(path) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in FILE_COLUMNS if c != "path")
+)
+CHILD_TABLES = ("file_tags", "file_entities", "file_facets", "file_citations")
+
+
+def release_chunks(conn: apsw.Connection, path: str, keep_hash: str | None = None) -> None:
+    """Let go of `path`'s chunks (except those of `keep_hash`) without orphaning a twin.
+
+    A chunk whose body another file still carries is re-pointed at that file; any other is
+    deleted, and its embedding goes with it by cascade.
+    """
+    rows = conn.execute(
+        "SELECT DISTINCT content_hash FROM chunks WHERE path = ? AND content_hash IS NOT ?",
+        (path, keep_hash),
+    ).fetchall()
+    for (content_hash,) in rows:
+        twin = conn.execute(
+            "SELECT path FROM files WHERE content_hash = ? AND path <> ? ORDER BY archived, path LIMIT 1",
+            (content_hash, path),
+        ).fetchone()
+        if twin is not None:
+            conn.execute(
+                "UPDATE chunks SET path = ? WHERE path = ? AND content_hash = ?",
+                (twin[0], path, content_hash),
+            )
+        else:
+            conn.execute("DELETE FROM chunks WHERE path = ? AND content_hash = ?", (path, content_hash))
+
+
+def write_projection(conn: apsw.Connection, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """Write one parsed file's rows (a `Projection.tables`); returns its path."""
+    (file_row,) = tables["files"]
+    path = file_row["path"]
+    for table in CHILD_TABLES:
+        conn.execute(f"DELETE FROM {table} WHERE path = ?", (path,))
+    release_chunks(conn, path, keep_hash=file_row["content_hash"])
+    conn.execute("DELETE FROM edges WHERE src_path = ? AND derived = 0", (path,))
+    conn.execute(_UPSERT_FILE, tuple(file_row.get(c) for c in FILE_COLUMNS))
+    _insert(conn, "file_tags", ("path", "tag"), tables.get("file_tags", ()))
+    _insert(conn, "file_entities", ("path", "entity_type", "entity_name"), tables.get("file_entities", ()))
+    conn.executemany(
+        "INSERT INTO chunks (chunk_id, path, content_hash, ordinal, text, char_count) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(chunk_id) DO UPDATE SET path = excluded.path, ordinal = excluded.ordinal, "
+        "text = excluded.text, char_count = excluded.char_count",
+        [
+            (r["chunk_id"], r["path"], r["content_hash"], r["ordinal"], r["text"], r["char_count"])
+            for r in tables.get("chunks", ())
+        ],
+    )
+    _insert(conn, "file_facets", ("path", "name", "value", "numeric_value"), tables.get("file_facets", ()))
+    _insert(conn, "file_citations", ("path", "text", "href"), tables.get("file_citations", ()))
+    _insert(
+        conn,
+        "edges",
+        ("src_path", "rel", "dst_path", "edge_class", "derived", "strength", "provenance", "sleep_run",
+         "src_hash", "dst_hash", "created_at"),
+        tables.get("edges", ()),
+        or_ignore=True,
+    )
+    return path
+
+
+def _insert(
+    conn: apsw.Connection,
+    table: str,
+    columns: tuple[str, ...],
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    or_ignore: bool = False,
+) -> None:
+    rows = list(rows)
+    if not rows:
+        return
+    verb = "INSERT OR IGNORE" if or_ignore else "INSERT"
+    conn.executemany(
+        f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+        [tuple(row.get(c) for c in columns) for row in rows],
+    )
+
+
+def delete_file(conn: apsw.Connection, path: str) -> bool:
+    """Remove a memory's rows (children cascade); returns whether a row existed."""
+    release_chunks(conn, path)
+    conn.execute("DELETE FROM edges WHERE src_path = ? AND derived = 0", (path,))
+    existed = conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
+    conn.execute("DELETE FROM files WHERE path = ?", (path,))
+    return existed
+
+
+def move_file(conn: apsw.Connection, src: str, dst: str) -> None:
+    """A path update: the files row keeps its rowid (so its FTS row), children follow by cascade."""
+    delete_file(conn, dst)
+    conn.execute("UPDATE files SET path = ? WHERE path = ?", (dst, src))
+    conn.execute("UPDATE edges SET src_path = ? WHERE src_path = ?", (dst, src))
+
+
+def record_source(conn: apsw.Connection, path: str, size: int, mtime_ns: int, blob_sha: str, status: str, at: str) -> None:
+    conn.execute(
+        "INSERT INTO sources (path, size, mtime_ns, blob_sha, status, seen_at) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
+        "blob_sha = excluded.blob_sha, status = excluded.status, seen_at = excluded.seen_at",
+        (path, size, mtime_ns, blob_sha, status, at),
+    )
+
+
+def record_problem(
+    conn: apsw.Connection, path: str, kind: str, violations: Sequence[str], warnings: Sequence[str], at: str
+) -> None:
+    conn.execute(
+        "INSERT INTO problems (path, kind, violations, warnings, detected_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, violations = excluded.violations, "
+        "warnings = excluded.warnings, detected_at = excluded.detected_at",
+        (path, kind, json.dumps(list(violations)), json.dumps(list(warnings)), at),
+    )
+
+
+def clear_problem(conn: apsw.Connection, path: str) -> None:
+    conn.execute("DELETE FROM problems WHERE path = ?", (path,))
+
+
+def forget_path(conn: apsw.Connection, path: str) -> bool:
+    """Everything the index knows about a path that is gone from disk."""
+    existed = delete_file(conn, path)
+    conn.execute("DELETE FROM sources WHERE path = ?", (path,))
+    clear_problem(conn, path)
+    return existed
