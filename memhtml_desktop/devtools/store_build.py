@@ -39,6 +39,20 @@ INBOX_CAP = 12
 INBOX_TASK_CAP = 6
 
 
+_NON_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slug(title: str) -> str:
+    """`domain.paths.slugify`, with a fast path for ASCII titles (NFKD and the mark filter are
+    identities there); the two are pinned equal by tests/devtools."""
+    if not title.isascii():
+        return slugify(title)
+    text = _NON_SLUG.sub("-", title.lower()).strip("-")
+    if not text:
+        return "untitled"
+    return text[:80].rstrip("-") if len(text) > 80 else text
+
+
 def letter_code(n: int) -> str:
     """Base-26 letters: a unique, digit-free token per memory (keeps articles distinct)."""
     out = ""
@@ -97,7 +111,7 @@ class Builder:
         return (EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%d")
 
     def place(self, directory: str, title: str, prefix: str = "") -> str:
-        stem = slugify(title)
+        stem = slug(title)
         key = f"{directory}/{prefix}{stem}"
         path = key + ".html"
         if path in self.used:
@@ -374,7 +388,8 @@ class Builder:
             if len(self.probes) >= self.n_probes:
                 break
             whole = " ".join([target.claim, target.lead, *target.body, _TAGS.sub(" ", " ".join(target.extras))])
-            flipped = [ctl.derive(target.claim, whole, family) for family in ctl.FAMILIES]
+            qualifier = ctl.QUALIFIERS[self.rng.randrange(len(ctl.QUALIFIERS))]
+            flipped = [ctl.derive(target.claim, whole, family, qualifier) for family in ctl.FAMILIES]
             if any(f is None for f in flipped):
                 continue
             directory = target.path.rpartition("/")[0]
@@ -411,7 +426,7 @@ class Builder:
             length = 2 if chain % 4 == 3 and self.n_losers - len(losers) >= 2 else 1
             newer = winner
             for step in range(length):
-                loser = self.loser(newer, "(earlier reading)" if step == 0 else "(first draft)")
+                loser = self.loser(newer, "first written down" if step == 0 else "first drafted")
                 newer.links.append(("supersedes", "/" + loser.path))
                 losers.append(loser)
                 newer = loser
@@ -422,8 +437,8 @@ class Builder:
         rng = self.rng
         original_dir = (newer.path.split("/", 2)[2] if newer.path.startswith("archive/")
                         else newer.path).rpartition("/")[0]
-        title = f"{newer.title} {suffix}"
-        claim = ctl.numeric_flip(newer.claim) or newer.claim.rstrip(".") + ", as first written down."
+        claim = ctl.numeric_flip(newer.claim) or newer.claim.rstrip(".") + f", as {suffix}."
+        title = claim.rstrip(".")
         archived = newer.when
         when = max(0, archived - (20 + rng.randrange(100)) * DAY) if archived > 0 else 0
         year = (EPOCH + timedelta(seconds=archived)).year

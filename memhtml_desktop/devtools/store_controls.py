@@ -44,6 +44,8 @@ _NEGATION_ANCHORS = (" should ", " must ", " will ", " does ", " were ", " was "
                      " is ", " do ")
 
 FAMILIES = ("negation", "numeric", "variant")
+#: Qualifiers the variant family scopes a claim to; `experimental` is memhtml's own example.
+QUALIFIERS = ("experimental", "experimental", "beta", "legacy", "preview")
 
 
 def tokens(text: str) -> list[str]:

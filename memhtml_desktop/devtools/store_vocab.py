@@ -164,18 +164,18 @@ AGENTS = ("agent:claude-fable-5", "agent:claude-sonnet-4-5", "agent:codex-mini",
 # Probe types (semantic, procedural): exactly one {n}, no negation marker, no qualifier.
 CLAIMS: dict[str, tuple[tuple[str, tuple[int, ...]], ...]] = {
     "semantic": (
-        ("The {svc} {noun} in {scope} {verb} every {n} minutes.", (2, 3, 5, 10, 15, 30)),
-        ("{Svc} keeps the {scope} {noun} for {n} days before pruning it.", (3, 7, 14, 30, 45, 90)),
+        ("The {svc} {noun} in {scope} is {past} every {n} minutes.", (2, 3, 5, 10, 15, 30)),
+        ("The {scope} {noun} on {svc} is kept for {n} days before it is pruned.", (3, 7, 14, 30, 45, 90)),
         ("The {scope} {noun} on {svc} is sized for {n} concurrent workers.", (4, 8, 12, 16, 24, 32)),
-        ("{Svc} in {scope} retries the {noun} {n} times before paging {team}.", (2, 3, 4, 5, 6)),
+        ("{Svc} in {scope} will retry the {noun} {n} times before paging {team}.", (2, 3, 4, 5, 6)),
         ("The {svc} {noun} in {scope} is owned by the {team} team and reviewed every {n} weeks.", (1, 2, 4, 6)),
     ),
     "procedural": (
-        ("Settle the {noun} on {svc} {scope} before the {anchor} is touched, then wait {n} minutes.", (2, 5, 10, 15)),
-        ("Before a {svc} deploy in {scope}, drain the {noun} and hold the {anchor} for {n} seconds.", (30, 60, 90, 120, 300)),
-        ("To recover the {svc} {noun} in {scope}, restart the {anchor} first and allow {n} minutes to settle.", (3, 5, 10, 20)),
-        ("Page the {team} rotation when the {svc} {noun} in {scope} stays degraded for {n} minutes.", (5, 10, 15, 30)),
-        ("Run the {svc} {noun} check in {scope} with a {n} second lock timeout and retry on conflict.", (2, 5, 10)),
+        ("The {noun} on {svc} {scope} must be settled before the {anchor} is touched, then left for {n} minutes.", (2, 5, 10, 15)),
+        ("Before a {svc} deploy in {scope}, the {noun} must be drained and the {anchor} held for {n} seconds.", (30, 60, 90, 120, 300)),
+        ("To recover the {svc} {noun} in {scope}, the {anchor} should be restarted first and given {n} minutes to settle.", (3, 5, 10, 20)),
+        ("The {team} rotation should be paged when the {svc} {noun} in {scope} stays degraded for {n} minutes.", (5, 10, 15, 30)),
+        ("The {svc} {noun} check in {scope} should run with a {n} second lock timeout and retry on conflict.", (2, 5, 10)),
     ),
     "episodic": (
         ("During the {scope} rollout the {svc} {noun} {past} {n} times before the alarm cleared.", (3, 4, 6, 9, 14)),
@@ -204,7 +204,7 @@ CLAIMS: dict[str, tuple[tuple[str, tuple[int, ...]], ...]] = {
     ),
     "precedent": (
         ("The {svc} {scope} {noun} decision from sev{k} governs every later {anchor} change.", (0,)),
-        ("When {svc} needed a {noun} exception in {scope}, {team} granted it for {n} days with a written rollback.", (14, 30, 60, 90)),
+        ("When {svc} needed an exception for the {noun} in {scope}, {team} granted it for {n} days with a written rollback.", (14, 30, 60, 90)),
     ),
     "arc": (
         ("Across {n} incidents the {svc} {noun} was reversible only while the {anchor} stayed quiet.", (3, 4, 5, 6)),

