@@ -12,20 +12,25 @@ Modelled on Remem's `remem-local-hash-v1`. A text becomes the sum of hashed feat
   generalisation this model has;
 - each adjacent word pair within a text, weight 0.5, so word order counts a little.
 
-A word's features are scaled by `1 + ln(tf)` (tf = its count in the text); pairs count linearly.
+A word's features are scaled by `1 + ln(tf)` (tf = its count in the text), and by
+`STOPWORD_WEIGHT` for an English function word, which otherwise gives any two English sentences a
+cosine of ~0.15 (measured: unrelated 15-word claims 0.149 mean / 0.296 max at full weight, 0.046 /
+0.127 at 0.3). Negation words are deliberately not stopwords. A pair weighs its weaker word's share.
+
 Each feature lands in one of `dim` buckets with a sign, both from a 64-bit hash built from fixed
 constants (code points packed exactly, then splitmix64's mixer, in wrapping uint64 arithmetic):
 never Python's salted `hash()`. Sums run in a fixed order and no SIMD transcendental touches an
 array (the tf curve is a table built with `math.log`), so the same text gives the same vector on
 every machine and in every process. Rows are L2-normalised; a text with no words is all zeros.
 
-This is not a semantic model. It catches spelling and phrasing variation and the concept groups,
-and it keeps a one-word negation of a 15-word claim a near-twin (cosine ~0.95), which is the
-property the polarity step's `TWIN_COSINE` relies on.
+This is not a semantic model. It catches spelling and phrasing variation and the concept groups.
+A one-word negation of a 15-word claim stays a near-twin (cosine 0.94-0.96: "never merges",
+"merges no", "Do not drain"), which the polarity step's `TWIN_COSINE` relies on; "does not merge"
+against "merges" changes three words and measures ~0.87-0.89, below it.
 
 Speed: after a per-text normalisation (a bytes `translate` for ASCII) everything is vectorised over
-the code points of a whole batch, so no Python runs per word or per character; see
-bench/embed_bench.py for figures.
+the code points of a batch, so no Python runs per word or per character: ~65 us of CPU per
+1,500-character text in a batch, ~135 us for a lone call (bench/embed_bench.py).
 """
 
 from __future__ import annotations
@@ -60,6 +65,15 @@ CONCEPT_GROUPS: dict[str, tuple[str, ...]] = {
     }.items()
 }
 
+STOPWORD_WEIGHT = 0.3
+STOPWORDS = tuple(
+    "a an the of to in on at by for from with into onto over under about as and or but if then "
+    "so than that this these those it its is are was were be been being am do does did has have "
+    "had will would shall should can could may might must i you he she we they me him her us them "
+    "my your his our their what which who whom when where why how all any each some such very just "
+    "also there here up out off again".split()
+)
+
 _NON_WORD = regex.compile(r"[^\p{L}\p{N}]+")
 _SPACE = 32
 _ASCII_FOLD = bytes(
@@ -73,7 +87,7 @@ _M1, _M2 = _U(0xBF58476D1CE4E5B9), _U(0x94D049BB133111EB)
 _GOLDEN = _U(0x9E3779B97F4A7C15)
 _SHIFT_42, _SHIFT_21 = _U(1 << 42), _U(1 << 21)  # code points < 2**21, so packing is exact
 _SALT_GRAM, _SALT_WORD = _U(0x5D1A9E0F3C7B2461), _U(0xA0761D6478BD642F)
-_SALT_PAIR, _SALT_CONCEPT = _U(0xE7037ED1A0B428DB), _U(0x8EBC6AF09C88C6E3)
+_SALT_CONCEPT = _U(0x8EBC6AF09C88C6E3)
 
 _tf_table = np.array([0.0] + [(1.0 + math.log(t)) / t for t in range(1, 257)])
 
@@ -85,6 +99,19 @@ def _tf_scale(tf: np.ndarray) -> np.ndarray:
     if top >= table.size:  # a local copy, so a concurrent grower cannot shrink it under us
         table = _tf_table = np.array([0.0] + [(1.0 + math.log(t)) / t for t in range(1, 2 * top + 1)])
     return table[tf]
+
+
+def _term_frequency(keys: np.ndarray) -> np.ndarray:
+    """For each key, how many times it occurs in `keys` (a sort, not a hash table: exact)."""
+    order = np.argsort(keys)
+    ordered = keys[order]
+    first = np.empty(keys.size, dtype=bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    group = np.cumsum(first) - 1
+    tf = np.empty(keys.size, dtype=np.int64)
+    tf[order] = np.bincount(group)[group]
+    return tf
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -130,9 +157,9 @@ class _Words:
 
     def __init__(self, cps: np.ndarray) -> None:
         is_word = cps != _SPACE
-        edges = np.diff(is_word.view(np.int8))
-        self.starts = np.flatnonzero(edges == 1) + 1
-        self.lengths = np.flatnonzero(edges == -1) + 1 - self.starts
+        flips = np.flatnonzero(is_word[1:] != is_word[:-1]) + 1  # padding: starts and ends alternate
+        self.starts = flips[0::2]
+        self.lengths = flips[1::2] - self.starts
         packed = cps[:-2] * _SHIFT_42 + cps[1:-1] * _SHIFT_21 + cps[2:]
         self.gram = _mix(packed[is_word[1:-1]] ^ _SALT_GRAM)
         if self.starts.size:
@@ -143,18 +170,29 @@ class _Words:
         self.hash = _mix(summed ^ self.lengths.astype(np.uint64) * _GOLDEN ^ _SALT_WORD)
 
 
+def _word_hashes(words: Sequence[str]) -> np.ndarray:
+    return _Words(_stream([_code_points(word) for word in words])[0]).hash
+
+
 def _concept_table() -> tuple[np.ndarray, np.ndarray]:
     """Sorted word hashes of every concept word, and the concept feature hash each maps to."""
     names = [(word, name) for name, words in CONCEPT_GROUPS.items() for word in words]
-    stream, _ = _stream([_code_points(word) for word, _ in names])
-    words = _Words(stream)
+    hashes = _word_hashes([word for word, _ in names])
     group = {name: i + 1 for i, name in enumerate(CONCEPT_GROUPS)}
     feature = _mix(np.array([group[name] for _, name in names], dtype=np.uint64) * _GOLDEN ^ _SALT_CONCEPT)
-    order = np.argsort(words.hash, kind="stable")
-    return words.hash[order], feature[order]
+    order = np.argsort(hashes, kind="stable")
+    return hashes[order], feature[order]
 
 
 _CONCEPT_WORDS, _CONCEPT_FEATURES = _concept_table()
+_STOPWORDS = np.sort(_word_hashes(STOPWORDS))
+
+
+def _is_in(sorted_hashes: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of `hashes` found in `sorted_hashes`, and where in `sorted_hashes` each was."""
+    at = np.minimum(np.searchsorted(sorted_hashes, hashes), sorted_hashes.size - 1)
+    hit = np.flatnonzero(sorted_hashes[at] == hashes)
+    return hit, at[hit]
 
 
 class HashEmbedder:
@@ -194,22 +232,20 @@ class HashEmbedder:
             return np.zeros((n, dim), dtype=np.float32)
         row = np.searchsorted(text_starts, words.starts, side="right") - 1
         base = row * (2 * dim)
-        # 1 + ln(tf) per distinct word of a text, spread evenly over its occurrences.
-        _, inverse, counts = np.unique(
-            words.hash ^ row.astype(np.uint64) * _GOLDEN, return_inverse=True, return_counts=True
-        )
-        scale = _tf_scale(counts[inverse.ravel()])
-
-        at = np.minimum(np.searchsorted(_CONCEPT_WORDS, words.hash), _CONCEPT_WORDS.size - 1)
-        hit = np.flatnonzero(_CONCEPT_WORDS[at] == words.hash)
+        scale = _tf_scale(_term_frequency(words.hash ^ row.astype(np.uint64) * _GOLDEN))
+        stop, _ = _is_in(_STOPWORDS, words.hash)
+        importance = np.ones(words.hash.size)
+        importance[stop] = STOPWORD_WEIGHT
+        scale *= importance
+        hit, at = _is_in(_CONCEPT_WORDS, words.hash)
         pair = np.flatnonzero(row[1:] == row[:-1])
         features = (
             (words.gram, np.repeat(base, words.lengths),
              np.repeat(TRIGRAM_WEIGHT * scale / np.sqrt(words.lengths), words.lengths)),
-            (_mix(words.hash ^ _SALT_WORD), base, TOKEN_WEIGHT * scale),
-            (_CONCEPT_FEATURES[at[hit]], base[hit], CONCEPT_WEIGHT * scale[hit]),
-            (_mix(words.hash[pair] * _GOLDEN ^ words.hash[pair + 1] ^ _SALT_PAIR), base[pair],
-             np.full(pair.size, PAIR_WEIGHT)),
+            (words.hash, base, TOKEN_WEIGHT * scale),
+            (_CONCEPT_FEATURES[at], base[hit], CONCEPT_WEIGHT * scale[hit]),
+            (words.hash[pair] * _GOLDEN ^ words.hash[pair + 1], base[pair],
+             PAIR_WEIGHT * np.minimum(importance[pair], importance[pair + 1])),
         )
         # One multiply-shift maps a hash's top 32 bits onto 2 * dim bins: bucket = bin // 2 and
         # sign = bin % 2, so positive and negative weight accumulate apart and subtract once.

@@ -96,19 +96,21 @@ def rrf_contribution(rank: float, weight: float, k: int = RRF_K) -> float | None
 def fused_scores(
     ranked: Mapping[str, Sequence[tuple[str, int]]], arms: Sequence[Arm], k: int = RRF_K
 ) -> dict[str, float]:
-    """Per path, the sum of its contributions over `arms`, folded in arm order then list order.
+    """Per path, the sum of its contributions over `arms`.
 
     `ranked` maps an arm name to that arm's `(path, rank)` list. Lists for arms not in `arms` are
     ignored, and so are arms with weight <= 0. A path listed twice by one arm earns twice (as the
     SQL's `UNION ALL` would); the real arms never do that because each collapses to one row a path.
+    Sums are exactly rounded (`math.fsum`), so the result does not depend on the fold order and
+    matches SQLite's compensated `SUM()` to the last bit or so.
     """
-    scores: dict[str, float] = {}
+    parts: dict[str, list[float]] = {}
     for arm in arms:
         for path, rank in ranked.get(arm.name, ()):
             value = rrf_contribution(rank, arm.weight, k)
             if value is not None:
-                scores[path] = scores.get(path, 0.0) + value
-    return scores
+                parts.setdefault(path, []).append(value)
+    return {path: math.fsum(values) for path, values in parts.items()}
 
 
 def rank_fused(scores: Mapping[str, float]) -> list[tuple[str, float]]:

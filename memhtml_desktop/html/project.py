@@ -21,14 +21,20 @@ from memhtml_desktop.html.chunking import chunk_text
 from memhtml_desktop.html.constraints import Head, check, read_head
 from memhtml_desktop.html.extract import ArticleFacts, read_article, read_meta_columns, title_of
 from memhtml_desktop.html.frame import frame_key_of
-from memhtml_desktop.html.jsnum import JS_SPACE_RUN, js_trim
-from memhtml_desktop.html.tree import Tree, parse_html
-from memhtml_desktop.html.vocabulary import REL_CLASS, rel_for_token
+from memhtml_desktop.html.jsnum import js_trim
+from memhtml_desktop.html.rows import (
+    KEY_SEP,
+    authored_edges,
+    dedupe,
+    dedupe_by,
+    disclosure_text,
+    entity_rows,
+    word_count,
+)
+from memhtml_desktop.html.tree import DocumentTooComplex, Tree, parse_html
+from memhtml_desktop.html.vocabulary import REL_CLASS
 
 TABLES = ("files", "file_tags", "file_entities", "file_facets", "file_citations", "chunks", "edges")
-
-#: Separator of the first-occurrence dedup keys (spec §3.4, §3.5, §3.7).
-_KEY_SEP = " "
 
 
 @dataclass
@@ -68,6 +74,8 @@ def project(path: str, data: bytes, indexed_at: str) -> Projection:
         return Projection(path=path, ok=False, violations=[_unreadable(exc)])
     try:
         return _project(path, data, indexed_at, blob_sha)
+    except DocumentTooComplex as exc:
+        return Projection(path, False, [f"unreadable: {exc}"], blob_sha=blob_sha)
     except RecursionError:
         return Projection(path, False, ["unreadable: the document nests too deeply"], blob_sha=blob_sha)
     except MemoryError:
@@ -151,7 +159,7 @@ def build_rows(
         "due_at": metas.due_at,
         "frame_key": frame_key_of(facts.gist),
     }
-    tags = _dedupe(t for t in (js_trim(tag) for tag in head.repeated("memhtml-tag")) if t != "")
+    tags = dedupe(t for t in (js_trim(tag) for tag in head.repeated("memhtml-tag")) if t != "")
     return {
         "files": [files_row],
         "file_tags": [{"path": path, "tag": tag} for tag in tags],
@@ -161,11 +169,11 @@ def build_rows(
         ],
         "file_facets": [
             {"path": path, "name": name, "value": value, "numeric_value": number}
-            for name, value, number in _dedupe_by(facts.facets, lambda f: f[0] + _KEY_SEP + f[1])
+            for name, value, number in dedupe_by(facts.facets, lambda f: f[0] + KEY_SEP + f[1])
         ],
         "file_citations": [
             {"path": path, "text": text, "href": href}
-            for text, href in _dedupe_by(facts.citations, lambda c: c[0])
+            for text, href in dedupe_by(facts.citations, lambda c: c[0])
         ],
         "chunks": [
             {"chunk_id": chunk.chunk_id, "path": path, "content_hash": digest,
@@ -179,68 +187,3 @@ def build_rows(
             for rel, dst in authored_edges(head, path)
         ],  # fmt: skip
     }
-
-
-def word_count(body_text: str) -> int:
-    """Pieces of the JS-trimmed body split on JS whitespace runs; NBSP splits words here."""
-    trimmed = js_trim(body_text)
-    return 0 if trimmed == "" else len(JS_SPACE_RUN.split(trimmed))
-
-
-def disclosure_text(facts: ArticleFacts) -> str:
-    """What recall may quote: gist, summaries, every facet and citation (not deduplicated).
-
-    Details bodies, asides and figcaptions never appear: a fold is provenance, an aside a caveat.
-    """
-    lines = [facts.gist, *facts.summary_texts]
-    lines += [f"{name}: {value}" for name, value, _ in facts.facets]
-    lines += [text for text, _ in facts.citations]
-    return "\n".join(line for line in map(js_trim, lines) if line != "")
-
-
-def parse_entity(entity: str) -> tuple[str, str]:
-    """Split at the first `:`; no colon, or a colon first or last, is `("unknown", entity)`."""
-    at = entity.find(":")
-    if at <= 0 or at == len(entity) - 1:
-        return "unknown", entity
-    return entity[:at], entity[at + 1 :]
-
-
-def entity_rows(meta_entities: list[str], facts: ArticleFacts) -> list[tuple[str, str]]:
-    """Meta entities, then `concept:` per `<dfn>`, then `lang:` per `<code data-lang>`; deduped."""
-    rows = [parse_entity(e) for e in (js_trim(value) for value in meta_entities) if e != ""]
-    rows += [("concept", t) for t in (js_trim(term) for term in facts.defined_terms) if t != ""]
-    rows += [("lang", lang) for lang in facts.code_langs]
-    return _dedupe_by(rows, lambda row: row[0] + _KEY_SEP + row[1])
-
-
-def authored_edges(head: Head, path: str) -> list[tuple[str, str]]:
-    """`(rel, dst_path)` per valid head link; self-loops and empty targets dropped, deduped."""
-    edges = []
-    for link in head.links:
-        token = link.attrs.get("rel")
-        href = link.attrs.get("href")
-        if token is None or href is None:
-            continue
-        rel = rel_for_token(token)
-        if rel is None:
-            continue
-        dst = normalize_path(href)
-        if dst and dst != path:
-            edges.append((rel, dst))
-    return _dedupe_by(edges, lambda edge: edge[0] + _KEY_SEP + edge[1])
-
-
-def _dedupe(values) -> list[str]:
-    return list(dict.fromkeys(values))
-
-
-def _dedupe_by(values, key) -> list:
-    seen: set[str] = set()
-    out = []
-    for value in values:
-        k = key(value)
-        if k not in seen:
-            seen.add(k)
-            out.append(value)
-    return out

@@ -309,9 +309,12 @@ class Retriever:
     def _diversify(self, query: str, fused: list[Candidate], limit: int) -> tuple[list[Candidate], dict[str, tuple[str, int]]]:
         if not fused:
             return [], {}
+        # Fusion RANK stands in for relevance here, as in memhtml (1 / (position + 1)): fused
+        # scores are nearly flat down a pool (1/(rank+60)), so feeding them to MMR would let
+        # similarity outvote the ranking everywhere. Displayed scores stay the real RRF sums.
         outcome = polarity_reorder(
             query,
-            [PolarityCandidate(c.path, c.row["gist"], c.score, c.vector) for c in fused],
+            [PolarityCandidate(c.path, c.row["gist"], 1.0 / (i + 1), c.vector) for i, c in enumerate(fused)],
         )
         ordered = [fused[i] for i in outcome.order]
         for position, i in enumerate(outcome.order, start=1):

@@ -46,3 +46,28 @@ def mark_color() -> str:
 
 def warning_color() -> str:
     return WARNING_DARK if is_dark() else WARNING_LIGHT
+
+
+def muted_color() -> QColor:
+    """Secondary text (snippets, dashes, zero counts): the palette's placeholder role."""
+    app = QGuiApplication.instance()
+    if app is None:
+        return QColor("#777777")
+    return app.palette().color(QPalette.ColorRole.PlaceholderText)
+
+
+def arm_tint(arm: str, alpha: float) -> QColor:
+    """The arm's colour at `alpha` (0..1), for backgrounds that must stay legible in both themes."""
+    color = arm_color(arm)
+    color.setAlphaF(max(0.0, min(1.0, alpha)))
+    return color
+
+
+ARM_HELP: dict[str, str] = {
+    "fts": "Full-text arm: SQLite FTS5 bm25 over title, claim and body. Every query word must match "
+           "when some file holds them all; otherwise any word may.",
+    "vector": "Vector arm: cosine distance between the query's embedding and each memory's best chunk.",
+    "recency": "Recency arm: newer memories rank higher (the memory's own time, else its update time).",
+    "salience": "Salience arm: how often a memory was read and reinforced, with its outcome average, "
+                "decayed over time.",
+}

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memhtml_desktop.index.db import open_index
@@ -199,7 +199,7 @@ _row = st.tuples(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None)
 @given(rows=st.dictionaries(_paths, _row, max_size=25))
 def test_round_trip_property(tmp_path_factory, rows) -> None:
     base = tmp_path_factory.mktemp("rt")
@@ -388,3 +388,13 @@ def test_write_export_refuses_to_destroy_the_durable_copy(tmp_path: Path) -> Non
 
 def test_import_file_without_a_sidecar(conn, tmp_path: Path) -> None:
     assert import_file(conn, tmp_path / "nowhere") is None
+
+
+def test_the_sidecar_api_is_reachable_from_the_state_module() -> None:
+    """The CLI treats the state plane as one module (`index.state`); the sidecar lives beside it."""
+    from memhtml_desktop.index import sidecar, state
+
+    for name in ("export_access", "write_export", "import_access", "import_file", "ImportReport"):
+        assert getattr(state, name) is getattr(sidecar, name)
+    with pytest.raises(AttributeError):
+        state.no_such_thing  # noqa: B018

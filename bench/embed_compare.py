@@ -1,0 +1,328 @@
+"""Hash embedder vs MiniLM: throughput, peak memory, and paraphrase retrieval (MRR).
+
+Run: .venv/bin/python bench/embed_compare.py [--n 400] [--queries 1000] [--repeat 3]
+                                             [--embedders hash,minilm] [--cache-dir DIR]
+
+Each embedder is measured in its own child process, so peak RSS (ru_maxrss) is that embedder's
+alone (it includes the ~25 MB of Python + numpy every process has; `baseline_rss_mb` says how much).
+Per embedder it reports:
+
+- load_s: construct + load (MiniLM: hash the weights, build the ONNX graph on a cold cache or read
+  the cached one, open the session);
+- memories/s: N deterministic memory-like texts of 200-1,500 characters (MiniLM truncates each at
+  256 tokens), embedded in one call; best of --repeat runs (the machine may be shared);
+- queries/s: short query-like texts, embedded in one call; best of --repeat;
+- paraphrase MRR: 30 stored memories, each with a query that says the same thing in other words,
+  among 60 distractor memories (90 in all). Rank is by cosine, ties counted against the target
+  (an all-zero query ranks its target last). Also recall@1 and recall@5;
+- cosines for the probe pairs of the design note (laptop / ThinkPad / sourdough bread).
+
+The last line printed is one JSON object with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+# ---- memory-like texts --------------------------------------------------------------------------
+
+_PEOPLE = ["Alice", "Bob", "Carol", "Dave", "Priya", "Mateo", "Yuki", "Sam", "the user", "the lead"]
+_SYSTEMS = ["billing service", "search index", "staging cluster", "CI pipeline", "mobile app", "auth gateway",
+            "nightly export job", "thumbnailer", "payments webhook", "reporting dashboard", "sync daemon"]
+_TECH = ["PostgreSQL", "SQLite", "Redis", "Kafka", "Kubernetes", "Terraform", "pytest", "onnxruntime",
+         "nginx", "GitHub Actions", "Sentry", "Grafana", "Celery", "FastAPI", "Qt"]
+_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "the weekend", "the first of the month"]
+_SENTENCES = [
+    "{p} said the {s} started timing out after the upgrade to {t}.",
+    "We decided to keep {t} for the {s} because migrating would cost two sprints.",
+    "{p} prefers short status updates in the channel rather than long emails.",
+    "The root cause was an unbounded retry loop in the {s}, which saturated {t} connections.",
+    "Remember that deploys of the {s} are frozen on {d} while finance closes the books.",
+    "{p} asked for a checklist before touching the {s} again; the last change paged the on-call twice.",
+    "The fix was to add an index on the created_at column and cap the batch at 500 rows.",
+    "Latency for the {s} dropped from 420 ms at p99 to about 90 ms once the cache was warmed.",
+    "{p} is on holiday until {d}, so route questions about the {s} to the lead instead.",
+    "Tests for the {s} are flaky when they share a single {t} instance; give each worker its own.",
+    "Agreed in the retro: no more Friday releases of the {s}, and every rollback gets a short write-up.",
+    "{p} mentioned that the old laptop battery barely lasts two hours, so meetings should stay short.",
+    "Configuration for the {s} lives in the ops repository; secrets are in the vault, never in git.",
+    "The customer reported duplicate invoices; the {s} had processed the same webhook twice.",
+    "Use {t} for local development, but the shared environments must match production versions.",
+    "{p} wants the weekly summary to lead with decisions, then risks, then everything else.",
+]
+
+
+def memory_texts(n: int, seed: int = 20260802) -> list[str]:
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(n):
+        target = rng.randint(200, 1500)
+        parts: list[str] = []
+        size = 0
+        while size < target:
+            sentence = rng.choice(_SENTENCES).format(
+                p=rng.choice(_PEOPLE), s=rng.choice(_SYSTEMS), t=rng.choice(_TECH), d=rng.choice(_DAYS)
+            )
+            sentence = sentence[0].upper() + sentence[1:]
+            parts.append(sentence)
+            size += len(sentence) + 1
+        texts.append(" ".join(parts))
+    return texts
+
+
+def query_texts(n: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    shapes = ["what did {p} say about the {s}", "why is the {s} slow", "when are {s} deploys frozen",
+              "who owns the {s}", "which database does the {s} use", "{t} problems in the {s}"]
+    return [rng.choice(shapes).format(p=rng.choice(_PEOPLE), s=rng.choice(_SYSTEMS), t=rng.choice(_TECH))
+            for _ in range(n)]
+
+
+# ---- paraphrase probe ---------------------------------------------------------------------------
+
+# (stored memory, a query that paraphrases it with different words)
+PARAPHRASES: list[tuple[str, str]] = [
+    ("The user works on a ThinkPad X1 Carbon running Fedora.", "what notebook computer do I have"),
+    ("Alice is allergic to peanuts, so never suggest recipes with nuts.", "does she have any food sensitivities"),
+    ("Deployments to production happen every Tuesday afternoon after the release review.", "which day do we ship to live servers"),
+    ("The staging database password rotates on the first day of each month.", "how often do credentials for the test DB change"),
+    ("Bob prefers to be contacted on Signal rather than by email.", "best messaging app to reach him"),
+    ("The CI pipeline fails intermittently because the integration tests share one Redis instance.", "why are our builds flaky"),
+    ("The user moved from Berlin to Lisbon in March 2024.", "which city do I live in now"),
+    ("The team chose PostgreSQL over MongoDB for the billing service.", "what datastore did we pick for invoicing"),
+    ("Dark mode is the preferred theme in every editor.", "light or black background in the IDE"),
+    ("The quarterly report is due to the finance department on the 15th.", "deadline for the three-month summary for accounting"),
+    ("Her daughter Maya starts primary school in September.", "when does the kid begin elementary classes"),
+    ("Running pytest with -n auto exhausted memory on the two-core CI machine.", "parallel test execution crashed the build server out of RAM"),
+    ("The user is vegetarian and does not eat fish either.", "is there anything he won't eat"),
+    ("Meetings before 10am are off limits; mornings are for deep work.", "can I book a call early in the day"),
+    ("Our API rate limit is 600 requests per minute per token.", "how many calls can a client make to the service"),
+    ("The flat's heating broke and the landlord promised a repair on Friday.", "when is the radiator getting fixed at the apartment"),
+    ("Carol leads the design team and approves all UI changes.", "who signs off on interface modifications"),
+    ("The user is learning Japanese and practises kanji every evening.", "which foreign language is she studying"),
+    ("Backups of the photo library go to an external hard drive every Sunday.", "where are my pictures copied weekly"),
+    ("The dog, Biscuit, needs his medication twice a day with food.", "how often does the pet take its pills"),
+    ("The flight to Tokyo departs at 07:40 from Heathrow terminal 5.", "what time is the plane to Japan leaving London"),
+    ("Her favourite coffee is a flat white with oat milk.", "how does she take her espresso drink"),
+    ("Avoid force-pushing to main; feature branches get rebased instead.", "is it ok to overwrite the primary branch history in git"),
+    ("The laptop battery only lasts about two hours now and should be replaced.", "my notebook doesn't hold a charge for long"),
+    ("Dave is on parental leave until the end of June.", "when is he back from paternity time off"),
+    ("The memory leak was traced to an unbounded cache in the image thumbnailer.", "what caused RAM usage to keep growing"),
+    ("The user runs 10 kilometres every Saturday morning along the river.", "what does he do for exercise at weekends"),
+    ("Invoices must be sent as PDF, never as Word documents.", "which file format do bills need to be in"),
+    ("The car's MOT expires on 3 November.", "when is the vehicle inspection due"),
+    ("Answers should use British English spelling.", "should I write colour or color for them"),
+]
+
+DISTRACTORS: list[str] = [
+    "The user's monitor is a 27-inch Dell with a USB-C hub.",
+    "Alice loves Thai food, especially green curry.",
+    "Staging deploys run automatically on every merge to the develop branch.",
+    "The production API key is kept in the team vault.",
+    "Bob changed his phone number last week.",
+    "The wiki's nightly backup job runs at 02:00 UTC.",
+    "The user's sister lives in Madrid.",
+    "The billing service exposes a gRPC interface on port 7443.",
+    "The terminal font was switched to JetBrains Mono.",
+    "The finance department moved to the third floor.",
+    "Maya's birthday party is on 12 July.",
+    "Test coverage for the parser module is 84 percent.",
+    "The user dislikes mushrooms on pizza.",
+    "Standup is at 09:30 on weekdays.",
+    "The service returns HTTP 429 when a client is throttled.",
+    "The landlord's name is Mr Okafor.",
+    "Carol is presenting the new logo at the all-hands.",
+    "The user just finished a book on Roman history.",
+    "The photo editor crashes when opening RAW files from the new camera.",
+    "Biscuit's vet appointment is booked for 4 May.",
+    "The hotel in Kyoto is booked for three nights.",
+    "The user drinks green tea in the afternoon.",
+    "Code review requires two approvals before merging.",
+    "The keyboard's space bar sticks occasionally.",
+    "Dave owns the search ranking code.",
+    "The thumbnailer uses libvips to resize images.",
+    "The user cycles to work when it is not raining.",
+    "Receipts are scanned and filed in the expenses folder.",
+    "The car is a 2016 blue Toyota Auris.",
+    "The user's timezone is Europe/London.",
+    "Kubernetes manifests live in the infra repository.",
+    "The release notes template has a section for breaking changes.",
+    "Priya is the on-call engineer this week.",
+    "The office Wi-Fi password is on the whiteboard by the kitchen.",
+    "The user plays chess online most evenings.",
+    "The garden needs watering every other day in summer.",
+    "Sentry alerts for the mobile app go to the #mobile channel.",
+    "The conference talk was accepted for October.",
+    "The user's passport expires in 2031.",
+    "The sync daemon logs to /var/log/syncd.log.",
+    "Mateo is allergic to cats.",
+    "Grafana dashboards are exported to JSON every release.",
+    "The team lunch is on the last Friday of the month.",
+    "The user keeps a paper notebook for meeting notes.",
+    "Priya recommended a sourdough bakery near the station.",
+    "The search index is rebuilt from scratch every night.",
+    "The user is saving for a new bicycle.",
+    "Yuki translates the product documentation into Japanese.",
+    "The dentist appointment moved to Thursday at 15:00.",
+    "The payments webhook retries up to five times with backoff.",
+    "The user's favourite band is Radiohead.",
+    "Terraform state is stored in a versioned bucket.",
+    "The printer on the second floor is out of toner.",
+    "The reporting dashboard loads slowly on Mondays.",
+    "Sam wants the design review moved to next sprint.",
+    "The apartment lease renews in January.",
+    "The user prefers tabs over spaces in Go code.",
+    "The podcast episode about databases was recorded on Tuesday.",
+    "The user's tennis lesson is on Wednesday evenings.",
+    "Carol's team uses Figma for mockups.",
+]
+
+PROBE_PAIRS = [
+    ("laptop", "ThinkPad"),
+    ("laptop", "sourdough bread"),
+    ("I have a ThinkPad", "what is my notebook"),
+    ("I have a ThinkPad", "what bread do I bake"),
+]
+
+
+# ---- the worker (one per embedder, in its own process) ------------------------------------------
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
+
+
+def _best_rate(embed, texts: list[str], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        embed(texts)
+        best = min(best, time.perf_counter() - start)
+    return len(texts) / best
+
+
+def _paraphrase_scores(embedder) -> dict[str, float]:
+    import numpy as np
+
+    corpus = [memory for memory, _ in PARAPHRASES] + DISTRACTORS
+    queries = [query for _, query in PARAPHRASES]
+    docs = embedder.embed(corpus)
+    qs = embedder.embed(queries)
+    sims = qs @ docs.T
+    ranks = []
+    for i in range(len(queries)):
+        target = sims[i, i]
+        others = np.delete(sims[i], i)
+        ranks.append(1 + int(np.sum(others >= target)))  # ties count against the target
+    ranks_arr = np.array(ranks)
+    return {
+        "mrr": round(float(np.mean(1.0 / ranks_arr)), 4),
+        "recall_at_1": round(float(np.mean(ranks_arr == 1)), 4),
+        "recall_at_5": round(float(np.mean(ranks_arr <= 5)), 4),
+        "median_rank": float(np.median(ranks_arr)),
+        "corpus_size": len(corpus),
+        "ranks": ranks,
+    }
+
+
+def worker(name: str, n: int, n_queries: int, repeat: int, cache_dir: str | None) -> dict:
+    import numpy as np  # noqa: F401 - part of the baseline
+
+    baseline = _rss_mb()
+    result: dict = {"embedder": name, "baseline_rss_mb": round(baseline, 1)}
+    memories, queries = memory_texts(n), query_texts(n_queries)
+    result["memory_chars_mean"] = round(sum(map(len, memories)) / len(memories), 1)
+    start = time.perf_counter()
+    try:
+        if name == "minilm" and cache_dir:
+            from memhtml_desktop.embedders.minilm import MiniLMEmbedder
+
+            embedder = MiniLMEmbedder(cache_dir=Path(cache_dir))
+        else:
+            from memhtml_desktop.embedders.registry import make_embedder
+
+            embedder = make_embedder(name)
+        if hasattr(embedder, "load"):
+            embedder.load()
+        embedder.embed(["warm up"])
+    except Exception as exc:  # noqa: BLE001 - report, don't crash the comparison
+        result["error"] = f"{type(exc).__name__}: {exc}"
+        return result
+    result["space"] = embedder.space
+    result["load_s"] = round(time.perf_counter() - start, 3)
+    if hasattr(embedder, "built_graph"):
+        result["built_graph"] = bool(embedder.built_graph)
+    result["memories_per_s"] = round(_best_rate(embedder.embed, memories, repeat), 1)
+    result["queries_per_s"] = round(_best_rate(embedder.embed, queries, repeat), 1)
+    result["paraphrase"] = _paraphrase_scores(embedder)
+    cos = {}
+    for a, b in PROBE_PAIRS:
+        va, vb = embedder.embed([a, b])
+        cos[f"{a} | {b}"] = round(float(va @ vb), 4)
+    result["cosines"] = cos
+    result["peak_rss_mb"] = round(_rss_mb(), 1)
+    return result
+
+
+def _run_worker(name: str, args: argparse.Namespace) -> dict:
+    cmd = [sys.executable, __file__, "--worker", name, "--n", str(args.n), "--queries", str(args.queries),
+           "--repeat", str(args.repeat)]
+    if args.cache_dir:
+        cmd += ["--cache-dir", args.cache_dir]
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
+    if done.returncode != 0:
+        return {"embedder": name, "error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=400, help="memory texts for throughput (default 400)")
+    parser.add_argument("--queries", type=int, default=1000, help="short query texts for throughput (default 1000)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per figure; the best counts (default 3)")
+    parser.add_argument("--embedders", default="hash,minilm")
+    parser.add_argument("--cache-dir", default=None, help="MiniLM graph cache (default: the user cache dir)")
+    parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.n, args.queries, args.repeat, args.cache_dir)))
+        return
+
+    results = [_run_worker(name.strip(), args) for name in args.embedders.split(",") if name.strip()]
+    print(f"{len(PARAPHRASES)} paraphrase pairs, {len(DISTRACTORS)} distractors; "
+          f"{args.n} memories of 200-1,500 chars; {args.queries} queries; best of {args.repeat}; cpu count {os.cpu_count()}")
+    for r in results:
+        if "error" in r:
+            print(f"\n[{r['embedder']}] unavailable: {r['error']}")
+            continue
+        p = r["paraphrase"]
+        print(f"\n[{r['embedder']}] {r['space']}")
+        print(f"  load {r['load_s']:.2f} s" + (f" (built graph: {r['built_graph']})" if "built_graph" in r else ""))
+        print(f"  memories/s {r['memories_per_s']:.1f}   queries/s {r['queries_per_s']:.1f}   "
+              f"(mean memory {r['memory_chars_mean']:.0f} chars)")
+        print(f"  peak RSS {r['peak_rss_mb']:.0f} MB (process baseline {r['baseline_rss_mb']:.0f} MB)")
+        print(f"  paraphrase MRR {p['mrr']:.3f}   R@1 {p['recall_at_1']:.2f}   R@5 {p['recall_at_5']:.2f}   "
+              f"median rank {p['median_rank']:g} of {p['corpus_size']}")
+        for pair, value in r["cosines"].items():
+            print(f"  cos({pair}) = {value:.3f}")
+    summary = {r["embedder"]: {k: v for k, v in r.items() if k != "embedder"} for r in results}
+    for r in summary.values():
+        r.get("paraphrase", {}).pop("ranks", None)
+    print(json.dumps({"bench": "embed_compare", "n": args.n, "queries": args.queries, "results": summary}))
+
+
+if __name__ == "__main__":
+    main()

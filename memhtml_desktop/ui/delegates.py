@@ -1,0 +1,243 @@
+"""Painters for the results table: the title with its snippet, the arm ranks, the contribution bar.
+
+Delegates paint what the model hands them through its roles and never query or rank. Colours come
+from the palette roles (so the light/dark theme follows the system) and from `palette.ARM_COLORS`
+(one colour per arm, everywhere).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+from memhtml_desktop.ui import palette
+from memhtml_desktop.ui.results_model import ARM_NAMES, Role
+
+PAD = 6
+BAR_HEIGHT_RATIO = 0.34
+PREFIX_MIN = 4
+"""Query words this long also mark longer words they start (`drain` marks `draining`), roughly
+what the stemming tokenizer matches; shorter words (`the`, `vip`) must match whole."""
+
+
+# -- pure helpers (tested without painting) -------------------------------------------------------
+
+
+def highlight_spans(text: str, words: Iterable[str]) -> list[tuple[int, int]]:
+    """Sorted, non-overlapping `(start, end)` spans of `text` that show a query word.
+
+    Matching is case-folded and on word boundaries; words of PREFIX_MIN letters or more also match
+    as the start of a longer word.
+    """
+    words = [w for w in words if w]
+    if not words or not text:
+        return []
+    exact = [re.escape(w) for w in words if len(w) < PREFIX_MIN]
+    prefix = [re.escape(w) for w in words if len(w) >= PREFIX_MIN]
+    parts = []
+    if prefix:
+        parts.append(r"(?:%s)\w*" % "|".join(sorted(prefix, key=len, reverse=True)))
+    if exact:
+        parts.append(r"(?:%s)(?!\w)" % "|".join(sorted(exact, key=len, reverse=True)))
+    pattern = re.compile(r"(?<!\w)(?:%s)" % "|".join(parts), re.IGNORECASE)
+    return [(m.start(), m.end()) for m in pattern.finditer(text)]
+
+
+def snippet_window(text: str, spans: list[tuple[int, int]], lead: int = 40) -> tuple[str, list[tuple[int, int]]]:
+    """Start the snippet shortly before its first highlighted word, so the match is on screen.
+
+    Returns the (possibly shortened, "…"-prefixed) text and the spans shifted to match it.
+    """
+    if not spans or spans[0][0] <= lead:
+        return text, spans
+    start = spans[0][0] - lead
+    space = text.find(" ", start)
+    if 0 <= space < spans[0][0]:
+        start = space + 1
+    shifted = [(a - start + 1, b - start + 1) for a, b in spans]
+    return "\u2026" + text[start:], shifted
+
+
+def runs(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]:
+    """`text` cut into `(piece, highlighted)` runs."""
+    out: list[tuple[str, bool]] = []
+    at = 0
+    for start, end in spans:
+        if start > at:
+            out.append((text[at:start], False))
+        out.append((text[start:end], True))
+        at = end
+    if at < len(text):
+        out.append((text[at:], False))
+    return out
+
+
+# -- painting -----------------------------------------------------------------------------------
+
+
+def _background(painter: QPainter, option: QStyleOptionViewItem, index) -> QStyleOptionViewItem:
+    """Paint the cell's panel (selection, hover, alternate row) and return the prepared option."""
+    opt = QStyleOptionViewItem(option)
+    opt.text = ""
+    opt.features &= ~QStyleOptionViewItem.ViewItemFeature.HasDisplay
+    style = opt.widget.style() if opt.widget is not None else QApplication.style()
+    style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, opt, painter, opt.widget)
+    return opt
+
+
+def _text_color(option: QStyleOptionViewItem) -> QColor:
+    selected = bool(option.state & QStyle.StateFlag.State_Selected)
+    role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+    return option.palette.color(role)
+
+
+def _muted(option: QStyleOptionViewItem) -> QColor:
+    if option.state & QStyle.StateFlag.State_Selected:
+        color = option.palette.color(QPalette.ColorRole.HighlightedText)
+        color.setAlphaF(0.8)
+        return color
+    return option.palette.color(QPalette.ColorRole.PlaceholderText)
+
+
+class TitleDelegate(QStyledItemDelegate):
+    """Title on the first line (with a "moved" or "archived" badge), snippet with marked words under it."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        fm = QFontMetrics(option.font)
+        return QSize(320, fm.height() * 2 + PAD + 4)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        opt = _background(painter, option, index)
+        hit = index.data(Role.Hit)
+        if hit is None:
+            return
+        painter.save()
+        rect = opt.rect.adjusted(PAD, 2, -PAD, -2)
+        base = QFont(opt.font)
+        bold = QFont(base)
+        bold.setWeight(QFont.Weight.DemiBold)
+        fm, bfm = QFontMetrics(base), QFontMetrics(bold)
+        line = max(fm.height(), bfm.height())
+        top = rect.top() + max(0, (rect.height() - 2 * line) // 2)
+
+        # line 1: badges on the right, the title elided before them
+        right = rect.right()
+        small = QFont(base)
+        small.setPointSizeF(max(6.0, base.pointSizeF() * 0.85))
+        sfm = QFontMetrics(small)
+        badges = []
+        moved = index.data(Role.Moved)
+        if moved:
+            arrow = "\u2193" if hit.moved_from is not None and hit.position > hit.moved_from else "\u2191"
+            badges.append(f"{arrow} {moved}")
+        if hit.archived:
+            badges.append("archived")
+        for text in reversed(badges):
+            width = sfm.horizontalAdvance(text) + 10
+            badge = QRect(right - width, top + (line - sfm.height() - 2) // 2, width, sfm.height() + 2)
+            painter.setPen(_muted(opt))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.drawRoundedRect(QRectF(badge).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+            painter.setFont(small)
+            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
+            right = badge.left() - 6
+        painter.setFont(bold)
+        painter.setPen(_text_color(opt))
+        title = bfm.elidedText(str(index.data(Qt.ItemDataRole.DisplayRole) or ""), Qt.TextElideMode.ElideRight,
+                               max(0, right - rect.left()))
+        painter.drawText(QRect(rect.left(), top, right - rect.left(), line),
+                         int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), title)
+
+        # line 2: the snippet, query words marked
+        snippet = " ".join(str(index.data(Role.Snippet) or "").split())
+        spans = highlight_spans(snippet, index.data(Role.Terms) or ())
+        snippet, spans = snippet_window(snippet, spans)
+        painter.setFont(base)
+        self._paint_runs(painter, opt, runs(snippet, spans), rect.left(), top + line, rect.right(), line, fm)
+        painter.restore()
+
+    @staticmethod
+    def _paint_runs(painter, opt, pieces, x, y, right, height, fm) -> None:
+        mark = QColor(palette.mark_color())
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        for piece, marked in pieces:
+            if x >= right:
+                break
+            width = fm.horizontalAdvance(piece)
+            if x + width > right:
+                piece = fm.elidedText(piece, Qt.TextElideMode.ElideRight, right - x)
+                width = fm.horizontalAdvance(piece)
+            if marked and piece:
+                painter.fillRect(QRect(x - 1, y + 1, width + 2, height - 2), mark)
+                painter.setPen(opt.palette.color(QPalette.ColorRole.Text) if not selected else mark.darker(400))
+            else:
+                painter.setPen(_muted(opt))
+            painter.drawText(QRect(x, y, width + 1, height),
+                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), piece)
+            x += width
+
+
+class ArmRankDelegate(QStyledItemDelegate):
+    """An arm's rank in a pill of the arm's colour; a muted dash when the arm did not rank the hit."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        opt = _background(painter, option, index)
+        arm = index.data(Role.Arm)
+        text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+        painter.save()
+        fm = QFontMetrics(opt.font)
+        rect = opt.rect.adjusted(3, 0, -PAD, 0)
+        if index.data(Role.Contribution) is None:
+            painter.setPen(_muted(opt))
+            painter.drawText(rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), text)
+        else:
+            width = max(fm.horizontalAdvance(text) + 12, fm.height() + 6)
+            pill = QRectF(rect.right() - width + 4, rect.center().y() - fm.height() / 2 - 1, width, fm.height() + 2)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(palette.arm_tint(arm, 0.28))
+            painter.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2)
+            painter.setBrush(palette.arm_color(arm))
+            painter.drawRoundedRect(QRectF(pill.left(), pill.top(), 3, pill.height()), 1.5, 1.5)
+            painter.setPen(_text_color(opt))
+            painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), text)
+        painter.restore()
+
+
+class ScoreBarDelegate(QStyledItemDelegate):
+    """The stacked bar: one segment per arm that ranked the hit, as long as its contribution."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        return QSize(160, QFontMetrics(option.font).height() + PAD)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        opt = _background(painter, option, index)
+        scores = index.data(Role.ArmScores) or ()
+        scale = index.data(Role.MaxScore) or 1.0
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        track = QRectF(opt.rect.adjusted(PAD, 0, -PAD, 0))
+        height = max(6.0, track.height() * BAR_HEIGHT_RATIO)
+        track.setTop(track.center().y() - height / 2)
+        track.setHeight(height)
+        groove = opt.palette.color(QPalette.ColorRole.Mid)
+        groove.setAlphaF(0.25)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(groove)
+        painter.drawRoundedRect(track, 2, 2)
+        x = track.left()
+        by_arm = {s.arm: s for s in scores}
+        for arm in ARM_NAMES:
+            score = by_arm.get(arm)
+            if score is None:
+                continue
+            width = track.width() * min(1.0, score.contribution / scale)
+            painter.setBrush(palette.arm_color(arm))
+            painter.drawRect(QRectF(x, track.top(), max(1.0, width - 1), track.height()))
+            x += width
+        painter.restore()

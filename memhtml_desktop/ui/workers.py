@@ -1,0 +1,342 @@
+"""Work off the GUI thread: a runner over two thread pools, and the plain jobs it runs.
+
+Every Store call the window makes goes through `Runner.submit`. A job is a plain function
+`fn(cancelled, progress) -> value`; `cancelled()` says the caller no longer wants the answer and
+`progress(phase, done, total)` reports headway. The jobs at the bottom of this module are such
+functions, so they are testable without Qt.
+
+Each job has a kind ("search", "counts", "open", ...) and each kind has a generation number. A
+new job of a replacing kind cancels the previous one, and a result whose generation is no longer
+the latest is dropped on arrival: typing "drai" then "drain" can never show "drai"'s hits last.
+
+Reads run on a small pool (each pool thread gets its own connection through `Store.reader()`);
+writes (indexing, reinforcement) run on a one-thread pool, so there is one writer.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+JobFn = Callable[[Callable[[], bool], Progress], Any]
+
+PROGRESS_INTERVAL_S = 0.05
+"""At most one progress signal per 50 ms per job: the GUI thread redraws, it must not drown."""
+
+
+class Cancelled(Exception):
+    """A job noticed its cancel flag and stopped; its result is not wanted."""
+
+
+class CancelFlag:
+    """A thread-safe flag; calling it answers "was I cancelled?"."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    def __call__(self) -> bool:
+        return self._event.is_set()
+
+
+def check(cancelled: Callable[[], bool]) -> None:
+    if cancelled():
+        raise Cancelled()
+
+
+@dataclass
+class Outcome:
+    job_id: int
+    kind: str
+    generation: int
+    ok: bool
+    value: Any = None
+    error: str = ""
+    cancelled: bool = False
+
+
+@dataclass
+class _Pending:
+    kind: str
+    generation: int
+    flag: CancelFlag
+    replace: bool
+    on_done: Callable[[Any], None] | None
+    on_error: Callable[[str], None] | None
+    on_progress: Callable[[str, int, int], None] | None
+    started: float = field(default_factory=time.perf_counter)
+
+
+class _Channel(QObject):
+    """Lives in the GUI thread; jobs emit on it from pool threads, so delivery is queued."""
+
+    finished = Signal(object)
+    progressed = Signal(int, str, int, int)
+
+
+class _Job(QRunnable):
+    def __init__(self, job_id: int, kind: str, generation: int, fn: JobFn, flag: CancelFlag, channel: _Channel):
+        super().__init__()
+        self.setAutoDelete(True)
+        self.job_id, self.kind, self.generation = job_id, kind, generation
+        self.fn, self.flag, self.channel = fn, flag, channel
+        self._last_progress = 0.0
+
+    def _progress(self, phase: str, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if done < total and now - self._last_progress < PROGRESS_INTERVAL_S:
+            return
+        self._last_progress = now
+        self.channel.progressed.emit(self.job_id, phase, int(done), int(total))
+
+    def run(self) -> None:  # pool thread
+        outcome = Outcome(self.job_id, self.kind, self.generation, ok=False)
+        try:
+            if self.flag():
+                raise Cancelled()
+            outcome.value = self.fn(self.flag, self._progress)
+            outcome.ok = True
+        except Cancelled:
+            outcome.cancelled = True
+        except Exception as exc:  # noqa: BLE001 - reported to the window, which shows it
+            log.warning("%s job failed", self.kind, exc_info=True)
+            outcome.error = str(exc) or type(exc).__name__
+        self.channel.finished.emit(outcome)
+
+
+class Runner(QObject):
+    """Submits jobs, numbers them per kind, and delivers only the answers still wanted."""
+
+    busy_changed = Signal(str, bool)  # kind, whether a job of that kind is now pending
+
+    def __init__(self, parent: QObject | None = None, *, readers: int = 2) -> None:
+        super().__init__(parent)
+        self.read_pool = QThreadPool(self)
+        self.read_pool.setMaxThreadCount(max(1, readers))
+        self.write_pool = QThreadPool(self)
+        self.write_pool.setMaxThreadCount(1)
+        self._channel = _Channel(self)
+        self._channel.finished.connect(self._finished)
+        self._channel.progressed.connect(self._progressed)
+        self._pending: dict[int, _Pending] = {}
+        self._latest: dict[str, int] = {}
+        self._next_id = 0
+        self.dropped = 0  # late results thrown away (tests read this)
+        self._closed = False
+
+    def submit(
+        self,
+        kind: str,
+        fn: JobFn,
+        on_done: Callable[[Any], None] | None = None,
+        *,
+        on_error: Callable[[str], None] | None = None,
+        on_progress: Callable[[str, int, int], None] | None = None,
+        writer: bool = False,
+        replace: bool = True,
+    ) -> int:
+        """Queue `fn`; returns its generation within `kind`.
+
+        With `replace` (the default) the previous job of this kind is cancelled and its answer,
+        should it still arrive, is dropped. Without it every job of the kind is delivered.
+        """
+        if self._closed:
+            return -1
+        generation = self._latest.get(kind, 0) + 1
+        self._latest[kind] = generation
+        if replace:
+            for pending in self._pending.values():
+                if pending.kind == kind:
+                    pending.flag.cancel()
+        self._next_id += 1
+        flag = CancelFlag()
+        was_busy = self.is_busy(kind)
+        self._pending[self._next_id] = _Pending(kind, generation, flag, replace, on_done, on_error, on_progress)
+        job = _Job(self._next_id, kind, generation, fn, flag, self._channel)
+        (self.write_pool if writer else self.read_pool).start(job)
+        if not was_busy:
+            self.busy_changed.emit(kind, True)
+        return generation
+
+    def is_busy(self, kind: str | None = None) -> bool:
+        if kind is None:
+            return bool(self._pending)
+        return any(p.kind == kind for p in self._pending.values())
+
+    def latest(self, kind: str) -> int:
+        return self._latest.get(kind, 0)
+
+    def cancel(self, kind: str) -> None:
+        """Cancel every job of `kind`; their answers are dropped."""
+        self._latest[kind] = self._latest.get(kind, 0) + 1
+        for pending in self._pending.values():
+            if pending.kind == kind:
+                pending.flag.cancel()
+
+    @Slot(object)
+    def _finished(self, outcome: Outcome) -> None:
+        pending = self._pending.pop(outcome.job_id, None)
+        if pending is None:
+            return
+        if not self.is_busy(pending.kind):
+            self.busy_changed.emit(pending.kind, False)
+        stale = pending.replace and outcome.generation != self._latest.get(pending.kind)
+        if self._closed or outcome.cancelled or stale or pending.flag():
+            self.dropped += 1
+            return
+        if outcome.ok:
+            if pending.on_done is not None:
+                pending.on_done(outcome.value)
+        elif pending.on_error is not None:
+            pending.on_error(outcome.error)
+        else:
+            log.warning("%s failed: %s", pending.kind, outcome.error)
+
+    @Slot(int, str, int, int)
+    def _progressed(self, job_id: int, phase: str, done: int, total: int) -> None:
+        pending = self._pending.get(job_id)
+        if pending is None or pending.on_progress is None or pending.flag() or self._closed:
+            return
+        pending.on_progress(phase, done, total)
+
+    def shutdown(self, timeout_ms: int = 10000) -> bool:
+        """Cancel everything, drop queued jobs, and wait for running ones (at close only)."""
+        self._closed = True
+        for pending in self._pending.values():
+            pending.flag.cancel()
+        self.read_pool.clear()
+        self.write_pool.clear()
+        done = self.read_pool.waitForDone(timeout_ms) and self.write_pool.waitForDone(timeout_ms)
+        self._pending.clear()
+        return done
+
+
+# -- the jobs: plain functions over a Store ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A memory read for the reader: the detail and its sanitised HTML."""
+
+    detail: Any  # MemoryDetail
+    safe_html: str
+
+
+def search(store, query: str, scope, limit: int, cancelled) -> Any:
+    """A search never bumps anything: it only ranks."""
+    check(cancelled)
+    return store.search(query, scope, limit=limit)
+
+
+def counts(store, query: str, scope, cancelled) -> Any:
+    from memhtml_desktop.index.facets import filter_counts
+
+    check(cancelled)
+    return filter_counts(store.reader(), query, scope)
+
+
+def recall(store, query: str, scope, budget: int, limit: int, cancelled) -> Any:
+    check(cancelled)
+    return store.recall(query, scope, budget=budget, limit=limit)
+
+
+def render_safe(data: bytes | None, terms: tuple[str, ...], fallback_text: str) -> str:
+    """The reader's HTML: scripts and remote loads stripped, query terms marked."""
+    try:
+        from memhtml_desktop.html.render import render_safe_html
+    except ImportError:  # the renderer is not there yet: plain, escaped text is still safe
+        import html
+
+        return f"<pre>{html.escape(fallback_text)}</pre>"
+    return render_safe_html(data or b"", highlight_terms=terms)
+
+
+def open_memory(store, path: str, terms: tuple[str, ...], bump: bool, cancelled) -> Opened:
+    """Read one memory. With `bump` this is a read: salience moves once (cooldown respected)."""
+    check(cancelled)
+    detail = store.read(path, bump=bump)
+    data = store.file_bytes(path)
+    return Opened(detail, render_safe(data, terms, detail.text))
+
+
+def reinforce(store, path: str, signal: str, terms: tuple[str, ...], cancelled) -> tuple[Any, Opened]:
+    """Record helpful / not helpful, then re-read the memory WITHOUT counting another read."""
+    result = store.reinforce([path], signal)
+    return result, open_memory(store, path, terms, False, cancelled)
+
+
+def why(store, query: str, scope, path: str, cancelled) -> Any:
+    check(cancelled)
+    return store.why(query, scope, path)
+
+
+def problems(store, cancelled) -> tuple[list, dict]:
+    check(cancelled)
+    return store.problems(), store.stats()
+
+
+def stats(store, cancelled) -> dict:
+    check(cancelled)
+    return store.stats()
+
+
+def reconcile(store, cancelled, progress, *, import_sidecar: bool = False) -> Any:
+    """Bring the index in step with the tree (start-up, or a poll); optionally seed salience first.
+
+    The store's `.memhtml/state/access.jsonl` (memhtml's shareable export of the state plane) is
+    imported first when asked, so a fresh copy of the demo store opens with reads to rank by.
+    """
+    if import_sidecar:
+        from memhtml_desktop.index.sidecar import import_file
+
+        try:
+            import_file(store.reader(), store.root)
+        except Exception as exc:  # noqa: BLE001 - salience seed is a nicety; indexing must go on
+            log.warning("could not import the access sidecar: %s", exc)
+    return store.index(progress=progress, cancelled=cancelled)
+
+
+def versions(store, cancelled) -> dict[str, str]:
+    """Library versions for Help → About (SQLite and sqlite-vec as the index connection sees them)."""
+    import sys
+
+    from PySide6 import __version__ as pyside_version
+    from PySide6.QtCore import qVersion
+
+    from memhtml_desktop import __version__
+
+    out = {
+        "memhtml desktop": __version__,
+        "Python": sys.version.split()[0],
+        "Qt": qVersion(),
+        "PySide6": pyside_version,
+    }
+    helper = None
+    try:
+        from memhtml_desktop.index import db as dbmod
+
+        helper = getattr(dbmod, "library_versions", None)
+    except ImportError:
+        pass
+    if helper is not None:
+        out.update(helper(store.reader()))
+    else:
+        conn = store.reader()
+        out["SQLite"] = str(conn.execute("SELECT sqlite_version()").fetchone()[0])
+        if getattr(conn, "has_vec", False):
+            out["sqlite-vec"] = str(conn.execute("SELECT vec_version()").fetchone()[0])
+        else:
+            out["sqlite-vec"] = "not loaded"
+    embedder = store.embedder
+    out["embedder"] = f"{getattr(embedder, 'model_id', type(embedder).__name__)} ({getattr(embedder, 'dim', '?')} dims)"
+    return out

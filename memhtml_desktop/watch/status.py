@@ -1,0 +1,162 @@
+"""What the watcher shows the GUI and the health panel: plain frozen snapshots, safe to hand across threads.
+
+`WatchStatus` is rebuilt (never mutated) whenever something changes, so a GUI thread holding one
+never sees it change under it. `BatchSummary` is one index pass as the user sees it.
+`Health` is the comparison of the tree with the index that the health panel needs; `measure_health`
+computes it by walking the buckets, so the watcher runs it only when the store has been quiet.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from memhtml_desktop.index.indexer import IndexReport
+from memhtml_desktop.index.scanner import walk_store
+
+STARTING, LIVE, POLLING, STOPPED = "starting", "live", "polling", "stopped"
+MODES = (STARTING, LIVE, POLLING, STOPPED)
+
+#: How many example paths a Health carries per list (the counts are exact).
+SAMPLE = 20
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    """One index pass the watcher ran: what it did and how long it took (`ms`, wall clock)."""
+
+    added: int
+    changed: int
+    moved: int
+    removed: int
+    failed: int
+    ms: float
+    finished_at: str  # ISO instant, UTC
+    paths: int = 0  # paths and moves handed to the pass
+    kind: str = "batch"  # "batch" (events) or "reconcile" (a full comparison of tree and index)
+    report: IndexReport | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, report: IndexReport, ms: float, *, paths: int = 0, kind: str = "batch") -> "BatchSummary":
+        return cls(report.added, report.changed, report.moved, report.removed, report.failed, round(ms, 1),
+                   now_iso(), paths, kind, report)
+
+    def line(self) -> str:
+        """The headless command's one line per batch."""
+        return (f"{self.finished_at} {self.kind}: added {self.added}, changed {self.changed}, moved {self.moved}, "
+                f"removed {self.removed}, failed {self.failed} in {self.ms:.0f} ms")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "added": self.added,
+            "changed": self.changed,
+            "moved": self.moved,
+            "removed": self.removed,
+            "failed": self.failed,
+            "ms": self.ms,
+            "paths": self.paths,
+            "finished_at": self.finished_at,
+        }
+        if self.report is not None:
+            out["failures"] = [{"path": p, "reason": r} for p, r in self.report.failures]
+            out["moves"] = [{"from": s, "to": d} for s, d in self.report.moves]
+        return out
+
+
+@dataclass(frozen=True)
+class Health:
+    """The tree compared with the index: what the health panel lists.
+
+    `unindexed`: memory files on disk the index has not caught up with (no row, or a row for an
+    older size/mtime). `orphans`: index rows whose file is gone. `failed`: files on disk that were
+    read and failed to parse or validate (they are in `Store.problems()` with the reasons).
+    Each list holds at most SAMPLE paths; the counts are exact.
+    """
+
+    unindexed: int = 0
+    orphans: int = 0
+    failed: int = 0
+    unindexed_paths: tuple[str, ...] = ()
+    orphan_paths: tuple[str, ...] = ()
+    failed_paths: tuple[str, ...] = ()
+    checked_at: str = ""
+
+    @property
+    def in_step(self) -> bool:
+        return not self.unindexed and not self.orphans
+
+
+def measure_health(conn: apsw.Connection, root: Path, cancelled=None) -> Health:
+    """Walk the buckets and compare with `sources` and `files` (one read transaction)."""
+    on_disk = {disk.path: disk for disk in walk_store(root, cancelled=cancelled)}
+    with conn:  # one snapshot of both tables
+        sources = {row[0]: row[1:] for row in conn.execute("SELECT path, size, mtime_ns, status FROM sources")}
+        files = [row[0] for row in conn.execute("SELECT path FROM files")]
+    unindexed = sorted(
+        path for path, disk in on_disk.items()
+        if (known := sources.get(path)) is None or known[0] != disk.size or known[1] != disk.mtime_ns
+    )
+    orphans = sorted({p for p in sources if p not in on_disk} | {p for p in files if p not in on_disk})
+    failed = sorted(p for p, (_, _, status) in sources.items() if status == "failed" and p in on_disk)
+    return Health(len(unindexed), len(orphans), len(failed), tuple(unindexed[:SAMPLE]), tuple(orphans[:SAMPLE]),
+                  tuple(failed[:SAMPLE]), now_iso())
+
+
+@dataclass(frozen=True)
+class WatchStatus:
+    """A snapshot of the watcher for the status bar and the health panel.
+
+    mode: "starting" (start-up reconciliation running), "live" (kernel events), "polling" (periodic
+    directory scans; `reason` says why) or "stopped" (`reason` says why; a vanished store directory
+    is watched for and the watcher resumes by itself when it returns).
+    queue_depth: changes seen but not yet indexed (raw events waiting plus paths in the running pass).
+    progress: (phase, done, total) of the running reconciliation or pass, else None.
+    """
+
+    mode: str = STARTING
+    reason: str = ""
+    queue_depth: int = 0
+    busy: bool = False
+    progress: tuple[str, int, int] | None = None
+    last_batch: BatchSummary | None = None
+    batches: int = 0
+    health: Health = field(default_factory=Health)
+    store_root: str = ""
+    since: str = ""  # when the current mode began
+
+    @property
+    def unindexed_files(self) -> int:
+        return self.health.unindexed
+
+    @property
+    def orphan_rows(self) -> int:
+        return self.health.orphans
+
+    @property
+    def failed_files(self) -> int:
+        return self.health.failed
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "reason": self.reason,
+            "queue_depth": self.queue_depth,
+            "busy": self.busy,
+            "progress": list(self.progress) if self.progress else None,
+            "last_batch": self.last_batch.to_json() if self.last_batch else None,
+            "batches": self.batches,
+            "unindexed_files": self.health.unindexed,
+            "orphan_rows": self.health.orphans,
+            "failed_files": self.health.failed,
+            "store_root": self.store_root,
+            "since": self.since,
+        }

@@ -1,0 +1,288 @@
+"""Search end to end over a real store: arms, explanation, scope, degradation, polarity, snippets."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from memfiles import write_memory
+from memhtml_desktop.domain.rrf import RANK_ARMS, fuse
+from memhtml_desktop.domain.types import Scope
+
+from .conftest import FailingEmbedder
+
+TARGET = "areas/oncall/vip-drain-before-rollback.html"
+RIVAL = "areas/oncall/payments-rollback.html"
+TASK = "projects/checkout-api/tasks/wire-drain.html"
+OLD = "archive/2025/areas/oncall/rollback-order.html"
+PERSON = "resources/people/sanju.html"
+
+
+def build_corpus(root):
+    write_memory(root, TARGET, title="Prod rollbacks drain the VIP before the deploy is reverted",
+                 claim="If a prod rollback is issued, drain the VIP before reverting the deploy.",
+                 body="The revert alone leaves connections pinned to the old target group.",
+                 memory_type="procedural", entities=["service:checkout-api", "person:sanju"], tags=["deploy", "oncall"],
+                 links=[("supersedes", "/" + OLD)], facets=[("doc-type", "runbook"), ("tier", "1")],
+                 created="2026-08-02T14:03:11Z")
+    write_memory(root, OLD, title="Rollback order (superseded)", claim="Revert the deploy, then drain the VIP.",
+                 memory_type="procedural", status="archived", entities=["service:checkout-api"],
+                 tags=["deploy"], facets=[("doc-type", "runbook")], created="2025-03-01T00:00:00Z")
+    write_memory(root, RIVAL, title="Payments rollbacks wait for the ledger",
+                 claim="A payments rollback waits for the ledger to settle before reverting.",
+                 memory_type="procedural", entities=["service:payments-api"], tags=["deploy", "bm25"],
+                 facets=[("doc-type", "guide"), ("tier", "2")], created="2026-07-01T00:00:00Z")
+    write_memory(root, TASK, title="Wire the drain step into the rollback runbook",
+                 claim="The rollback runbook should drain the VIP before reverting the deploy.",
+                 memory_type="task", extra_metas=[("memhtml-task-status", "doing"), ("memhtml-due", "2026-08-20")],
+                 created="2026-08-03T00:00:00Z")
+    write_memory(root, PERSON, title="Sanju", claim="Sanju leads the checkout on-call rotation.",
+                 entities=["person:sanju"], created="2026-06-01T00:00:00Z")
+    write_memory(root, "areas/oncall/sanju-called-the-rollback.html", title="Sanju called the rollback",
+                 claim="Sanju called the July rollback of checkout-api.", memory_type="episodic",
+                 entities=["person:Sanju"], event="2026-07-28", created="2026-07-29T00:00:00Z")
+    write_memory(root, "areas/data/compactor-merges.html", title="The compactor merges intervals",
+                 claim="The nightly compactor merges overlapping intervals in the ledger table.",
+                 entities=["service:compactor"], created="2026-05-01T00:00:00Z")
+    write_memory(root, "areas/data/compactor-no-merge.html", title="The compactor does not merge intervals",
+                 claim="The nightly compactor does not merge overlapping intervals in the ledger table.",
+                 entities=["service:compactor"], created="2026-05-02T00:00:00Z")
+    for i in range(12):
+        write_memory(root, f"areas/filler/filler-{i:02d}.html", title=f"Filler note {i}",
+                     claim=f"Filler fact {i} about the cafeteria menu and parking spot {i}.",
+                     created=f"2026-0{1 + i % 9}-1{i % 9}T00:00:00Z")
+    sentences = " ".join(f"Filler sentence number {i} talks about nothing in particular at all." for i in range(60))
+    write_memory(root, "resources/infra/long-ledger.html", title="A long ledger note", claim="The ledger is long.",
+                 body=sentences + " The quorum breaker zeppelin manifest was ratified in the ledger.",
+                 created="2026-04-01T00:00:00Z")
+
+
+@pytest.fixture
+def store(store_root, make_store):
+    build_corpus(store_root)
+    store = make_store(store_root)
+    report = store.index()
+    assert report.failed == 0
+    return store
+
+
+def test_all_arms_and_target_first(store):
+    result = store.search("drain the VIP before reverting the deploy")
+    assert result.arms == ("fts", "vector", "recency", "salience")
+    assert not result.degraded
+    assert result.fts_form == "all"
+    assert result.hits[0].path == TARGET
+    assert all(h.path != TASK for h in result.hits), "tasks are out of an unscoped search"
+    assert all(h.path != OLD for h in result.hits), "archived files are out by default"
+
+
+def test_explanation_adds_up(store):
+    result = store.search("drain the VIP rollback")
+    assert result.hits
+    for hit in result.hits:
+        total = math.fsum(a.contribution for a in hit.arms)
+        assert math.isclose(total, hit.score, rel_tol=1e-12)
+        for arm in hit.arms:
+            assert math.isclose(arm.contribution, arm.weight / (arm.rank + 60), rel_tol=1e-12)
+        fts = hit.arm("fts")
+        if fts is not None:
+            assert fts.raw["bm25"] < 0
+        vec = hit.arm("vector")
+        if vec is not None:
+            assert 0.0 <= vec.raw["distance"] <= 2.0
+        sal = hit.arm("salience")
+        if sal is not None:
+            assert set(sal.raw) == {"decay", "popularity", "outcome", "hours_since_access"}
+
+
+def test_sql_fusion_agrees_with_the_pure_twin(store):
+    result = store.search("rollback deploy ledger", limit=30)
+    ranked = {arm.name: [] for arm in RANK_ARMS}
+    for hit in result.hits:
+        for arm in hit.arms:
+            ranked[arm.arm].append((hit.path, arm.rank))
+    twin = fuse(ranked, RANK_ARMS)
+    by_fused = sorted(result.hits, key=lambda h: h.fused_position)
+    assert [p for p, _ in twin][: len(by_fused)] == [h.path for h in by_fused]
+    for (path, score), hit in zip(twin, by_fused):
+        assert math.isclose(score, hit.score, rel_tol=1e-12)
+
+
+def test_same_query_same_list(store):
+    first = store.search("rollback the deploy")
+    second = store.search("rollback the deploy")
+    assert [h.path for h in first.hits] == [h.path for h in second.hits]
+    assert [h.score for h in first.hits] == [h.score for h in second.hits]
+
+
+def test_any_of_form_when_no_file_holds_every_term(store):
+    result = store.search("who drained the VIP for checkout zebra")
+    assert result.fts_form == "any"
+    assert any(h.arm("fts") for h in result.hits)
+
+
+def test_phrase_demands_order(store):
+    in_order = store.search('"drain the vip"')
+    reversed_ = store.search('"vip the drain"')
+    assert any(h.arm("fts") for h in in_order.hits)
+    assert not any(h.arm("fts") for h in reversed_.hits)
+
+
+def test_failing_embedder_degrades(store_root, make_store):
+    build_corpus(store_root)
+    store = make_store(store_root)
+    store.index()
+    from memhtml_desktop.index.store import Store
+
+    broken = Store(store_root, index_path=store.index_path, embedder=FailingEmbedder())
+    result = broken.search("drain the VIP before reverting the deploy")
+    assert result.degraded and result.arms == ("fts", "recency", "salience")
+    assert any("embedder failed" in r for r in result.degraded_reasons)
+    assert result.hits[0].path == TARGET
+    assert result.hits[0].snippet.startswith("If a prod rollback")
+
+
+def test_no_state_plane_drops_salience(store_root, make_store):
+    build_corpus(store_root)
+    store = make_store(store_root, create_state=False)
+    store.index()
+    result = store.search("drain")
+    assert result.arms == ("fts", "vector", "recency")
+    assert any("salience" in r for r in result.degraded_reasons)
+
+
+@pytest.mark.parametrize("query", [
+    "don't drain", "service:checkout-api", "-zebra", "AND", "OR", "NOT", "NEAR(a b)", 'a OR "unbalanced', "[x]",
+    "{x}", "\\", "*", "^x", "%", "'; DROP TABLE files; --", "x" * 10000, "\x00\x01\x1f", "🦀 rollback 🚀",
+    "\ud800 broken surrogate", "", "   ", "!!! ???", "a " * 3000,
+])
+def test_hostile_queries_answer(store, query):
+    result = store.search(query)
+    assert isinstance(result.hits, tuple)
+    import json
+
+    json.dumps(result.to_json())
+
+
+def test_scope_types_workspace_tags(store):
+    assert [h.path for h in store.search("drain", Scope.build(memory_types=["task"])).hits] == [TASK]
+    both = {h.path for h in store.search("drain", Scope.build(memory_types=["task", "procedural"])).hits}
+    assert TASK in both and TARGET in both
+    ws = store.search("drain", Scope.build(workspace="checkout-api", memory_types=["task"])).hits
+    assert [h.path for h in ws] == [TASK]
+    one = {h.path for h in store.search("rollback", Scope.build(tags=["oncall"])).hits}
+    two = {h.path for h in store.search("rollback", Scope.build(tags=["oncall", "bm25"])).hits}
+    assert one < two
+
+
+def test_entity_scope_folds_case_and_hops(store):
+    result = store.search("rollback", Scope.build(entity="SERVICE:Checkout-API"))
+    assert [h.path for h in result.hits] == [TARGET]
+    assert not result.scope_empty
+    hop = store.search("rollback", Scope.build(entity="person:sanju"))
+    assert {h.path for h in hop.hits} == {TARGET, "areas/oncall/sanju-called-the-rollback.html", PERSON}
+    combined = store.search("rollback", Scope.build(entity="service:checkout-api", tags=["bm25"]))
+    assert combined.hits == () and combined.scope_empty
+
+
+def test_facets_broaden_within_a_name_and_narrow_across(store):
+    runbook = {h.path for h in store.search("rollback", Scope.build(facets=["doc-type=runbook"])).hits}
+    either = {h.path for h in store.search("rollback", Scope.build(facets=["doc-type=runbook", "doc-type=guide"])).hits}
+    both = {h.path for h in store.search("rollback", Scope.build(facets=["doc-type=runbook", "tier=2"])).hits}
+    assert runbook == {TARGET}
+    assert either == {TARGET, RIVAL}
+    assert both == set()
+    assert {h.path for h in store.search("x", Scope.build(facets=["Doc-Type=runbook"])).hits} == set(), "no case fold"
+
+
+def test_empty_scope_points_at_the_archive(store):
+    result = store.search("rollback order", Scope.build(facets=["doc-type=runbook"], entity="service:checkout-api",
+                                                        tags=["deploy"], memory_types=["procedural"], workspace="nope"))
+    assert result.hits == () and result.scope_empty and result.archived_matches == 0
+    gone = store.search("rollback", Scope.build(facets=["doc-type=runbook"], tags=["deploy"],
+                                                 entity="service:checkout-api", memory_types=["procedural"]))
+    assert gone.hits and not gone.scope_empty and gone.archived == ()
+    only_old = Scope.build(entity="service:checkout-api", tags=["deploy"], facets=["doc-type=runbook"],
+                           memory_types=["procedural"])
+    (store.root / TARGET).unlink()
+    store.index()
+    emptied = store.search("rollback", only_old)
+    assert emptied.hits == () and emptied.scope_empty
+    assert emptied.archived_matches == 1
+    assert [(a.path, a.superseded_by) for a in emptied.archived] == [(OLD, None)]
+
+
+def test_archived_pointer_names_its_successor(store):
+    scope = Scope.build(tags=["deploy"], entity="service:checkout-api", facets=["tier=9"])
+    result = store.search("rollback", scope)
+    assert result.scope_empty and result.archived_matches == 0
+    result = store.search("rollback", Scope.build(entity="service:checkout-api", memory_types=["procedural"],
+                                                  facets=["doc-type=runbook"]))
+    assert not result.scope_empty
+    included = store.search("revert the deploy then drain", Scope.build(include_archived=True))
+    old = [h for h in included.hits if h.path == OLD]
+    assert old and old[0].superseded_by == TARGET and old[0].archived
+
+
+def test_unscoped_default_never_sets_scope_empty(store_root, make_store):
+    store = make_store(store_root)
+    store.index()
+    result = store.search("anything")
+    assert result.hits == () and not result.scope_empty
+
+
+def test_salience_exclusions(store):
+    from memhtml_desktop.index.state import reinforce
+
+    for _ in range(1):
+        reinforce(store.reader(), [PERSON, TASK, TARGET], "positive", "2026-11-29T11:00:00Z")
+    result = store.search("sanju", Scope.build(memory_types=["semantic", "task", "episodic", "procedural"]))
+    by_path = {h.path: h for h in result.hits}
+    assert PERSON in by_path and by_path[PERSON].arm("salience") is None
+    assert by_path[PERSON].arm("recency") is not None
+    if TASK in by_path:
+        assert by_path[TASK].arm("salience") is None
+    episode = by_path["areas/oncall/sanju-called-the-rollback.html"]
+    assert episode.arm("salience") is not None
+
+
+def test_polarity_demotes_the_disagreeing_twin(store):
+    affirm = store.search("the nightly compactor merges overlapping intervals")
+    negate = store.search("the nightly compactor does not merge overlapping intervals")
+    top = lambda r: [h.path for h in r.hits if "compactor" in h.path][:2]  # noqa: E731
+    assert top(affirm)[0] == "areas/data/compactor-merges.html"
+    assert top(negate)[0] == "areas/data/compactor-no-merge.html"
+
+
+def test_snippet_is_the_best_chunk(store):
+    result = store.search("quorum breaker zeppelin manifest ratified ledger")
+    long = [h for h in result.hits if h.path == "resources/infra/long-ledger.html"][0]
+    assert "zeppelin" in long.snippet
+    assert len(long.snippet) <= 700
+
+
+def test_moved_hits_say_so(store):
+    result = store.search("rollback drain deploy revert VIP ledger", limit=5)
+    for hit in result.hits:
+        if hit.moved_by:
+            assert hit.moved_from is not None and hit.moved_from != hit.position
+        else:
+            assert hit.fused_position == hit.position or hit.moved_by is None
+
+
+def test_why_not_names_the_excluding_axis_and_ranks(store):
+    report = store.why("drain the VIP", Scope.build(tags=["bm25"]), TARGET)
+    assert report.status == "indexed"
+    assert report.excluded_by == ["tags"]
+    assert report.ranks_relaxed
+    assert report.arms["fts"]["rank"] == 1
+    archived = store.why("rollback order", Scope(), OLD)
+    assert archived.excluded_by == ["archived"]
+    task = store.why("drain", Scope(), TASK)
+    assert task.excluded_by == ["tasks"]
+    missing = store.why("x", Scope(), "areas/none.html")
+    assert missing.status == "not_indexed"
+    filler = store.why("drain the VIP", Scope(), "areas/filler/filler-03.html")
+    assert filler.excluded_by == [] and filler.arms["recency"]["rank"] >= 1
+    assert filler.arms["fts"]["rank"] is None
