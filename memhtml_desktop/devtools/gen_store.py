@@ -42,6 +42,7 @@ DEFAULT_INVALID_RATE = 0.002
 DEFAULT_PROBES = 36
 MIN_COUNT = 40
 BUCKETS = ("projects", "areas", "resources", "archive")
+LAST_READ = 385 * 86400  # 2026-09-21, three weeks after the corpus year ends
 
 README_HTML = """<!doctype html>
 <html lang="en">
@@ -111,12 +112,13 @@ def state_lines(specs: list[Spec], seed: int, iso) -> list[str]:
         count = max(1, round(1 / (0.08 + u)))
         reinforced = min(count, int(u * 8))
         outcome = _js_number(rng.uniform(-0.7, 1.0)) if reinforced else 0
-        accessed = 330 * 86400 + int(u * 34 * 86400) + rng.randrange(86400)
+        # read after it was written, and before the end of the corpus year (+3 weeks)
+        accessed = spec.when + 3600 + rng.randrange(max(86400, LAST_READ - spec.when))
+        touched = max(spec.when + 3600, accessed - rng.randrange(3 * 86400))
         rows.append((spec.path, {
             "path": spec.path, "accessCount": count, "reinforcementCount": reinforced,
             "outcomeScore": outcome, "lastAccessedAt": iso(accessed),
-            "lastReinforcedAt": iso(accessed - rng.randrange(3 * 86400)) if reinforced else None,
-            "updatedAt": iso(accessed),
+            "lastReinforcedAt": iso(touched) if reinforced else None, "updatedAt": iso(accessed),
         }))
     rows.sort(key=lambda row: row[0])
     return [json.dumps(obj, separators=(",", ":"), ensure_ascii=False) for _, obj in rows]

@@ -101,7 +101,8 @@ class Builder:
         self.inbox = 0
         self.inbox_tasks = 0
         self.people = PEOPLE[: self.n_people]
-        self._iso_cache: dict[int, str] = {}
+        #: Claims of probe targets and their controls: no other memory may state one of them.
+        self.reserved: set[str] = set()
 
     # -- small helpers ------------------------------------------------------------------------
     def iso(self, seconds: int) -> str:
@@ -348,11 +349,10 @@ class Builder:
         base = [self.memory(i) for i in range(n_base)]
         controls = self.make_probes(base)
         ordinal = n_base
-        taken = {spec.claim for spec in base if spec.role == "target"}
         while len(base) + len(controls) < n_base + 3 * self.n_probes:
             extra = self.memory(ordinal)
             ordinal += 1
-            if extra.claim in taken:  # a probe target's claim must stay unique in the store
+            if extra.claim in self.reserved:  # a probe target's claim must stay unique in the store
                 self.used.discard(extra.path)
                 continue
             base.append(extra)
@@ -363,6 +363,10 @@ class Builder:
         for i in range(self.n_invalid):
             family, needs = INVALID_FAMILIES[i % len(INVALID_FAMILIES)]
             spec = self.task(1000 + i) if needs == "task" else self.memory(ordinal + i, needs or None)
+            while needs != "task" and spec.claim in self.reserved:
+                self.used.discard(spec.path)
+                ordinal += 1
+                spec = self.memory(ordinal + i, needs or None)
             if needs == "task" and spec.status != "active":
                 self.used.discard(spec.path)
                 spec.status, spec.archived_at, spec.task_status = "active", None, "todo"
@@ -390,8 +394,11 @@ class Builder:
             whole = " ".join([target.claim, target.lead, *target.body, _TAGS.sub(" ", " ".join(target.extras))])
             qualifier = ctl.QUALIFIERS[self.rng.randrange(len(ctl.QUALIFIERS))]
             flipped = [ctl.derive(target.claim, whole, family, qualifier) for family in ctl.FAMILIES]
-            if any(f is None for f in flipped):
+            if any(f is None or f in claims or f in self.reserved for f in flipped):
                 continue
+            if target.claim in self.reserved:
+                continue
+            self.reserved.update([target.claim, *flipped])
             directory = target.path.rpartition("/")[0]
             paths = []
             for family, claim in zip(ctl.FAMILIES, flipped):
@@ -437,7 +444,9 @@ class Builder:
         rng = self.rng
         original_dir = (newer.path.split("/", 2)[2] if newer.path.startswith("archive/")
                         else newer.path).rpartition("/")[0]
-        claim = ctl.numeric_flip(newer.claim) or newer.claim.rstrip(".") + f", as {suffix}."
+        claim = ctl.numeric_flip(newer.claim)
+        if claim is None or claim in self.reserved:
+            claim = newer.claim.rstrip(".") + f", as {suffix}."
         title = claim.rstrip(".")
         archived = newer.when
         when = max(0, archived - (20 + rng.randrange(100)) * DAY) if archived > 0 else 0

@@ -128,11 +128,25 @@ def derive(claim: str, whole_text: str, family: str, qualifier: str = "experimen
 
 
 def query_for(claim: str, limit: int = 12) -> str:
-    """The target's content words, in order: lowercased, stopwords out, digits kept, no markers."""
+    """The target's content words, in order: lowercased, stopwords out, no markers, at most `limit`.
+
+    Numbers always survive the cap (the latest plain words go first): a numeric control differs from
+    its target by one number only, so a query without it could not tell the two apart.
+    """
     words = [
         w for w in _QUERY_TOKEN.findall(claim.lower())
         if w not in STOPWORDS and w not in NEGATION_MARKERS and w not in VARIANT_QUALIFIERS
     ]
+    if len(words) > limit:
+        keep_plain = limit - sum(1 for w in words if w.isdigit())
+        kept = []
+        for w in words:
+            if w.isdigit():
+                kept.append(w)
+            elif keep_plain > 0:
+                kept.append(w)
+                keep_plain -= 1
+        words = kept
     return " ".join(words[:limit])
 
 

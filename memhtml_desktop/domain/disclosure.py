@@ -43,8 +43,8 @@ class FoldCandidate:
 
 
 def utf16_len(s: str) -> int:
-    """Length in UTF-16 code units: a non-BMP character (most emoji) counts 2."""
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+    """Length in UTF-16 code units: a non-BMP character (most emoji) counts 2, a lone surrogate 1."""
+    return len(s) if s.isascii() else len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def index_line(path: str, title: str) -> str:

@@ -55,8 +55,8 @@ def _cos(dot: float, xx: float, yy: float) -> float:
     return max(-1.0, min(1.0, value))
 
 
-class _Similarity:
-    """Pairwise cosine over a fixed pool, each vector and squared norm converted once."""
+class CosineTable:
+    """`cosine` between members of a fixed pool, each vector and squared norm converted once."""
 
     def __init__(self, vectors: Sequence[np.ndarray | None]) -> None:
         self._vecs = [None if v is None else np.asarray(v, dtype=np.float64).ravel() for v in vectors]
@@ -94,7 +94,7 @@ def apply_mmr(candidates: Sequence[MmrCandidate], limit: int, lam: float = MMR_L
     if lam >= 1 or n <= 1:
         return list(range(min(limit, n)))
     relevance = _normalised([c.relevance for c in candidates])
-    sim = _Similarity([c.vector for c in candidates])
+    sim = CosineTable([c.vector for c in candidates])
     penalty = [0.0] * n
     pool = list(range(n))
     picked: list[int] = []

@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 import regex
 
-from memhtml_desktop.domain.mmr import cosine
+from memhtml_desktop.domain.mmr import CosineTable
 
 TWIN_COSINE = 0.9
 POLARITY_DEMOTION = 0.5
@@ -137,13 +137,14 @@ def polarity_reorder(query: str, candidates: Sequence[PolarityCandidate]) -> Pol
     relevance = [float(c.relevance) for c in candidates]
     wanted = is_negated(query)
     agrees = [is_negated(c.claim) == wanted for c in candidates]
-    agreeing = [j for j in range(n) if agrees[j] and candidates[j].vector is not None]
+    sim = CosineTable([c.vector for c in candidates])
+    agreeing = [j for j in range(n) if agrees[j] and sim.has_vector(j)]
     below: dict[int, list[int]] = {}
     demoted: dict[int, int] = {}
-    for i, candidate in enumerate(candidates):
-        if agrees[i] or candidate.vector is None:
+    for i in range(n):
+        if agrees[i] or not sim.has_vector(i):
             continue
-        twins = [j for j in agreeing if cosine(candidate.vector, candidates[j].vector) >= TWIN_COSINE]
+        twins = [j for j in agreeing if sim(i, j) >= TWIN_COSINE]
         if not twins:
             continue
         lowest = max(twins)

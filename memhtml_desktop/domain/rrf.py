@@ -17,6 +17,7 @@ ASC`), so a weight change is testable without a database and the SQL can be test
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -70,7 +71,7 @@ def active_arms(
 
 
 def _positive(weight: float) -> bool:
-    return isinstance(weight, (int, float)) and math.isfinite(weight) and weight > 0
+    return isinstance(weight, numbers.Real) and math.isfinite(weight) and weight > 0
 
 
 def rrf_score(rank: float, weight: float, k: int = RRF_K) -> float:
@@ -84,13 +85,13 @@ def rrf_contribution(rank: float, weight: float, k: int = RRF_K) -> float | None
     None when `rank` is not a positive, finite, whole number (0, NaN, infinity, 1.5, a bool) or
     `weight` is not a positive finite number: a bad rank from a broken arm must not inflate a score.
     """
-    if isinstance(rank, bool) or not isinstance(rank, (int, float)):
+    if isinstance(rank, bool) or not isinstance(rank, numbers.Real):
         return None
     if not math.isfinite(rank) or rank < 1 or rank != int(rank):
         return None
     if not _positive(weight):
         return None
-    return weight / (int(rank) + k)
+    return float(weight) / (int(rank) + k)
 
 
 def fused_scores(

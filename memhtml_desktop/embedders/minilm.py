@@ -145,8 +145,17 @@ class MiniLMEmbedder:
         cache_dir: Path | None = None,
         threads: int = 2,
         batch_size: int = 32,
-        max_batch_tokens: int = 4096,
+        max_batch_tokens: int = 2048,
     ) -> None:
+        """Cheap: nothing is imported or read until `load()` or the first `embed`.
+
+        `package`: the installed package that ships the model (a test can name one that does not
+        exist); `model_dir`: use this directory instead of looking the package up; `cache_dir`: where
+        the built graph is kept (default: the user cache dir + "/models"); `threads`: onnxruntime
+        intra-op threads; `batch_size` and `max_batch_tokens`: a batch holds at most that many texts
+        and that many padded tokens (2,048 keeps peak RSS near 270 MB on long memories; 8,192 costs
+        ~480 MB for no measurable speed-up on 2 cores).
+        """
         self._package = package
         self._model_dir = Path(model_dir) if model_dir is not None else None
         self._cache_dir = Path(cache_dir) if cache_dir is not None else None
@@ -168,12 +177,14 @@ class MiniLMEmbedder:
     def unavailable_reason(self) -> str | None:
         """Cheap check (no import, no load): None when the packages and model files are present."""
         missing = missing_runtime_packages()
-        if missing:
-            return str(_unavailable(f"the package(s) {', '.join(missing)} are not installed."))
         try:
             locate_model(self._package, self._model_dir)
         except EmbedderUnavailable as exc:
-            return str(exc)
+            if not missing:
+                return str(exc)
+            missing.append(f"the model package {self._package!r}")
+        if missing:
+            return str(_unavailable(f"not installed: {', '.join(missing)}."))
         return None
 
     @property

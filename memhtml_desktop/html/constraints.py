@@ -13,7 +13,7 @@ written out literally rather than assembled from shared fragments.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memhtml_desktop.html.canonical import text_excluding_code
 from memhtml_desktop.html.datetime_rule import is_valid_datetime
@@ -46,13 +46,12 @@ class Head:
 
     metas: list[tuple[str, str]]
     links: list[Element]
+    #: name -> content of its first occurrence (a scalar meta reads the first one).
+    first: dict[str, str] = field(default_factory=dict)
 
     def single(self, name: str) -> str | None:
         """The first occurrence of a scalar meta, as memhtml reads it."""
-        for meta_name, content in self.metas:
-            if meta_name == name:
-                return content
-        return None
+        return self.first.get(name)
 
     def repeated(self, name: str) -> list[str]:
         """Every non-empty value of a repeatable meta, in document order, untrimmed."""
@@ -63,13 +62,16 @@ def read_head(tree: Tree) -> Head:
     """The metas (name present, content defaulting to "") and links under the first `<head>`."""
     head = tree.first("head")
     if head is None:
-        return Head([], [])
+        return Head([], [], {})
     metas = []
+    first: dict[str, str] = {}
     for el in tree.named_within(head, "meta"):
         name = el.attrs.get("name")
         if name is not None:
-            metas.append((name, el.attrs.get("content", "")))
-    return Head(metas, tree.named_within(head, "link"))
+            content = el.attrs.get("content", "")
+            metas.append((name, content))
+            first.setdefault(name, content)
+    return Head(metas, tree.named_within(head, "link"), first)
 
 
 def text_for_message(el: Element) -> str:
@@ -160,20 +162,44 @@ def check_times(tree: Tree) -> list[str]:
     return violations
 
 
-def check_presentation(tree: Tree) -> list[str]:
-    """No `<script>`/`<style>`, no `class`/`style`, no `on*` handler, on any element."""
-    violations = []
+def scan_elements(tree: Tree) -> tuple[list[str], list[str]]:
+    """One pass over every element: presentation/script violations, and the vocabulary warnings.
+
+    Violations: no `<script>`/`<style>`, no `class`/`style`, no `on*` handler, on any element.
+    Warnings: an element outside the vocabulary, a `div`/`span` outside a `<figure>`, and a
+    `data-lang` failing the token grammar (tested untrimmed), each key reported once.
+    """
+    violations: list[str] = []
+    warnings: list[str] = []
+    seen: set[str] = set()
+    known = KNOWN_ELEMENTS
     for el in tree.elements:
         tag = el.tag
         if tag in FORBIDDEN_ELEMENTS:
             violations.append(f"<{tag}> is forbidden: a memory file does not execute or style")
-        for name in el.attrs:
-            lowered = name.lower()
-            if lowered in FORBIDDEN_ATTRIBUTES:
-                violations.append(f"{lowered} attribute on <{tag}>: presentation is not memory")
-            elif lowered.startswith(EVENT_HANDLER_PREFIX) and len(lowered) > 2:
-                violations.append(f"{lowered} handler on <{tag}>: a memory file does not execute")
-    return violations
+        attrs = el.attrs
+        if attrs:
+            for name in attrs:
+                lowered = name.lower()
+                if lowered in FORBIDDEN_ATTRIBUTES:
+                    violations.append(f"{lowered} attribute on <{tag}>: presentation is not memory")
+                elif lowered.startswith(EVENT_HANDLER_PREFIX) and len(lowered) > 2:
+                    violations.append(f"{lowered} handler on <{tag}>: a memory file does not execute")
+            lang = attrs.get("data-lang")
+            if lang is not None and LANG_TOKEN.fullmatch(lang) is None and "lang:" + lang not in seen:
+                seen.add("lang:" + lang)
+                warnings.append(f'data-lang="{lang}" is not a language token')
+        if tag in known and tag not in FIGURE_SCOPED:
+            continue
+        if tag in FIGURE_SCOPED:
+            key = "scoped:" + tag
+            if not el.ancestors & IN_FIGURE and key not in seen:
+                seen.add(key)
+                warnings.append(f"<{tag}> outside a <figure>: use a semantic element instead")
+        elif "unknown:" + tag not in seen:
+            seen.add("unknown:" + tag)
+            warnings.append(f"<{tag}> is outside the closed vocabulary")
+    return violations, warnings
 
 
 def check_links(head: Head) -> list[str]:
@@ -224,30 +250,6 @@ def check_meta_values(head: Head) -> list[str]:
     return violations
 
 
-def collect_warnings(tree: Tree) -> list[str]:
-    seen: set[str] = set()
-    warnings: list[str] = []
-
-    def push(key: str, message: str) -> None:
-        if key not in seen:
-            seen.add(key)
-            warnings.append(message)
-
-    known = KNOWN_ELEMENTS
-    for el in tree.elements:
-        tag = el.tag
-        lang = el.attrs.get("data-lang") if el.attrs else None
-        if lang is not None and LANG_TOKEN.fullmatch(lang) is None:
-            push("lang:" + lang, f'data-lang="{lang}" is not a language token')
-        if tag in FIGURE_SCOPED:
-            if not el.ancestors & IN_FIGURE:
-                push("scoped:" + tag, f"<{tag}> outside a <figure>: use a semantic element instead")
-            continue
-        if tag not in known:
-            push("unknown:" + tag, f"<{tag}> is outside the closed vocabulary")
-    return warnings
-
-
 def check(tree: Tree, head: Head) -> tuple[Element | None, list[str], list[str]]:
     """The article (when exactly one), every violation in memhtml's order, and the warnings."""
     article, article_violations = check_article(tree)
@@ -256,7 +258,8 @@ def check(tree: Tree, head: Head) -> tuple[Element | None, list[str], list[str]]
     if article is not None:
         violations += check_mark(tree, article)
     violations += check_times(tree)
-    violations += check_presentation(tree)
+    presentation, warnings = scan_elements(tree)
+    violations += presentation
     violations += check_links(head)
     violations += check_meta_values(head)
-    return article, violations, collect_warnings(tree)
+    return article, violations, warnings

@@ -34,8 +34,9 @@ class ArticleFacts:
     code_langs: list[str] = field(default_factory=list)
 
 
-def read_article(tree: Tree, article: Element) -> ArticleFacts:
-    facts = ArticleFacts(body_text=text_of(tree, article))
+def read_article(tree: Tree, article: Element, body_text: str | None = None) -> ArticleFacts:
+    """The article's facts; pass `body_text` when it is already known (see `body_and_hash`)."""
+    facts = ArticleFacts(body_text=text_of(tree, article) if body_text is None else body_text)
     marks = tree.named_within(article, "mark")
     if marks:
         facts.gist = text_excluding_code(tree, marks[0])

@@ -16,7 +16,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from memhtml_desktop.domain.paths import normalize_path, origin_path_of, para_of, workspace_of
-from memhtml_desktop.html.canonical import content_hash
+from memhtml_desktop.html.canonical import body_and_hash
 from memhtml_desktop.html.chunking import chunk_text
 from memhtml_desktop.html.constraints import Head, check, read_head
 from memhtml_desktop.html.extract import ArticleFacts, read_article, read_meta_columns, title_of
@@ -103,8 +103,9 @@ def _project(path: str, data: bytes, indexed_at: str, blob_sha: str) -> Projecti
         blob_sha=blob_sha,
     )
     if result.ok and article is not None:
-        result.tables = build_rows(normalize_path(path), tree, head, read_article(tree, article),
-                                   content_hash(tree, article), blob_sha, indexed_at)
+        body_text, digest = body_and_hash(tree, article)
+        facts = read_article(tree, article, body_text)
+        result.tables = build_rows(normalize_path(path), tree, head, facts, digest, blob_sha, indexed_at)
     elif not violations:  # cannot happen with the checks above; kept so ok=False always explains itself
         result.violations = ["head metadata is incomplete"]
     return result

@@ -6,6 +6,7 @@ Pure functions over already-extracted values, shared by `project.py` (index rows
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -17,13 +18,21 @@ from memhtml_desktop.html.vocabulary import rel_for_token
 
 T = TypeVar("T")
 
+_SPLIT_DISAGREES = re.compile("[\x1c-\x1f\x85\ufeff]")
+
 #: Separator inside the first-occurrence dedup keys of entities, facets and edges (spec §3.4,
 #: §3.5, §3.7). The TypeScript builds these keys as one template string per row.
 KEY_SEP = " "
 
 
 def word_count(body_text: str) -> int:
-    """Pieces of the JS-trimmed body split on JS whitespace runs; NBSP splits words here."""
+    """Pieces of the JS-trimmed body split on JS whitespace runs; NBSP splits words here.
+
+    Python's `str.split()` agrees with JS `\\s` except on U+001C-U+001F and U+0085 (Python only)
+    and U+FEFF (JS only), so it is the fast path whenever none of those occurs.
+    """
+    if _SPLIT_DISAGREES.search(body_text) is None:
+        return len(body_text.split())
     trimmed = js_trim(body_text)
     return 0 if trimmed == "" else len(JS_SPACE_RUN.split(trimmed))
 

@@ -10,11 +10,10 @@ The flat form:
 - `elements`: every element in document order (`elementsOf(document)` in memhtml). Each knows its
   subtree as an element range `[index, end)` and a token range `[tok_start, tok_end)`.
 - `tokens`: the document's text in order, with a collapsible `" "` at both edges of every
-  non-inline element. `tok_pre[i]` is the number of open `<pre>` around a text token (-1 for an
-  edge space, which always collapses); `tok_code[i]` the number of open `<pre>`/`<code>` around
-  it, counting an edge space of a `<pre>`/`<code>` as inside. Subtracting the depth at an
-  element's start gives "inside a `<pre>` of this subtree", which is how memhtml scopes both the
-  hash's verbatim mode and the gist's code exclusion to the subtree root.
+  non-inline element. An element's own edge spaces are the first and last tokens of its range,
+  so "the text inside this `<pre>`" or "everything inside this `<code>`" is a token range too;
+  that is how the hash's verbatim mode and the gist's code exclusion are computed (`canonical.py`)
+  without tagging every token.
 
 Parsing matches parse5 (memhtml's parser) as configured upstream: scripting enabled, so
 `<noscript>` content is one raw text node; `<template>` content is a separate fragment and is not
@@ -34,7 +33,6 @@ from memhtml_desktop.html.vocabulary import INLINE_ELEMENTS
 IN_FIGURE = 1
 IN_ASIDE = 2
 IN_DETAILS = 4
-_ANCESTOR_BITS = {"figure": IN_FIGURE, "aside": IN_ASIDE, "details": IN_DETAILS}
 
 #: WHATWG tree construction is quadratic in nesting depth (scope checks walk the open-element
 #: stack): lexbor takes ~0.8 s at 20,000 nested `<div>`s and minutes at 200,000. A memory is one
@@ -63,21 +61,22 @@ class Element:
     """One element of the flat document. Plain slots: thousands are built per second."""
 
     __slots__ = (
-        "tag", "attrs", "index", "end", "parent", "tok_start", "tok_end", "pre_depth",
-        "code_depth", "ancestors", "children", "texts",
+        "tag", "attrs", "index", "end", "parent", "tok_start", "tok_end", "ancestors",
+        "children", "texts",
     )  # fmt: skip
 
-    def __init__(self, tag: str, attrs: dict[str, str], index: int, parent: Element | None) -> None:
+    def __init__(
+        self, tag: str, attrs: dict[str, str], index: int, parent: Element | None,
+        tok_start: int, ancestors: int,
+    ) -> None:  # fmt: skip
         self.tag = tag
         self.attrs = attrs
         self.index = index
         self.end = index + 1
         self.parent = parent
-        self.tok_start = 0
-        self.tok_end = 0
-        self.pre_depth = 0
-        self.code_depth = 0
-        self.ancestors = 0
+        self.tok_start = tok_start
+        self.tok_end = tok_start
+        self.ancestors = ancestors
         self.children: list[Element] | None = None
         self.texts: list[str] | None = None
 
@@ -99,14 +98,12 @@ class Element:
 class Tree:
     """The flat document. See the module docstring for the invariants."""
 
-    __slots__ = ("elements", "by_tag", "tokens", "tok_pre", "tok_code")
+    __slots__ = ("elements", "by_tag", "tokens")
 
     def __init__(self) -> None:
         self.elements: list[Element] = []
         self.by_tag: dict[str, list[Element]] = {}
         self.tokens: list[str] = []
-        self.tok_pre: list[int] = []
-        self.tok_code: list[int] = []
 
     def named(self, tag: str) -> list[Element]:
         return self.by_tag.get(tag, [])
@@ -154,106 +151,86 @@ def parse_html(text: str) -> Tree:
 
 
 def flatten(root: LexborNode | None) -> Tree:
-    """Walk from the `<html>` element, iteratively, so nesting depth cannot overflow the stack."""
+    """Walk from the `<html>` element, iteratively, so nesting depth cannot overflow the stack.
+
+    This loop is the hot path of indexing (about 1 µs per node), so it is written flat: locals
+    instead of attribute lookups, no helper calls per node, ancestor counters as plain ints.
+    """
     tree = Tree()
     if root is None:
         return tree
     elements = tree.elements
     by_tag = tree.by_tag
     tokens = tree.tokens
-    tok_pre = tree.tok_pre
-    tok_code = tree.tok_code
+    append_token = tokens.append
     inline = INLINE_ELEMENTS
-    bits = _ANCESTOR_BITS
-    pre = code = 0
-    anc_counts = {"figure": 0, "aside": 0, "details": 0}
+    keep_text = _KEEP_TEXT
+    figures = asides = details = 0
 
-    def open_element(node: LexborNode, parent: Element | None) -> Element:
-        nonlocal pre, code
-        tag = node.tag
-        attrs = node.attributes
-        if attrs and None in attrs.values():
-            attrs = {k: ("" if v is None else v) for k, v in attrs.items()}
-        el = Element(tag, attrs, len(elements), parent)
-        elements.append(el)
-        bucket = by_tag.get(tag)
-        if bucket is None:
-            by_tag[tag] = [el]
-        else:
-            bucket.append(el)
-        el.pre_depth = pre
-        el.code_depth = code
-        if anc_counts["figure"]:
-            el.ancestors |= IN_FIGURE
-        if anc_counts["aside"]:
-            el.ancestors |= IN_ASIDE
-        if anc_counts["details"]:
-            el.ancestors |= IN_DETAILS
-        if parent is not None and parent.tag == "dl":
-            if parent.children is None:
-                parent.children = [el]
-            else:
-                parent.children.append(el)
-        if tag == "pre":
-            pre += 1
-            code += 1
-        elif tag == "code":
-            code += 1
-        if tag in bits:
-            anc_counts[tag] += 1
-        el.tok_start = len(tokens)
-        if tag not in inline:
-            tokens.append(_BOUNDARY)
-            tok_pre.append(-1)
-            tok_code.append(code)
-        return el
-
-    def close_element(el: Element) -> None:
-        nonlocal pre, code
-        tag = el.tag
-        if tag not in inline:
-            tokens.append(_BOUNDARY)
-            tok_pre.append(-1)
-            tok_code.append(code)
-        el.tok_end = len(tokens)
-        el.end = len(elements)
-        if tag == "pre":
-            pre -= 1
-            code -= 1
-        elif tag == "code":
-            code -= 1
-        if tag in bits:
-            anc_counts[tag] -= 1
-
-    top = open_element(root, None)
-    node_stack: list[LexborNode] = [root]
-    el_stack: list[Element] = [top]
-    node = root.first_child
-    if node is None:
-        close_element(top)
-        return tree
+    node_stack: list[LexborNode] = []
+    el_stack: list[Element] = []
+    parent: Element | None = None
+    node: LexborNode | None = root
     while True:
         tag = node.tag
         if tag == "-text":
-            parent = el_stack[-1]
             value = node.text_content or ""
-            tokens.append(value)
-            tok_pre.append(pre)
-            tok_code.append(code)
-            if parent.tag in _KEEP_TEXT:
-                if parent.texts is None:
-                    parent.texts = [value]
+            append_token(value)
+            if parent.tag in keep_text:  # type: ignore[union-attr]
+                if parent.texts is None:  # type: ignore[union-attr]
+                    parent.texts = [value]  # type: ignore[union-attr]
                 else:
-                    parent.texts.append(value)
-        elif node.is_element_node:
-            el = open_element(node, el_stack[-1])
+                    parent.texts.append(value)  # type: ignore[union-attr]
+            descend = False
+        elif tag[0] == "-":  # comment, doctype: no content
+            descend = False
+        else:
+            attrs = node.attributes
+            if attrs and None in attrs.values():
+                attrs = {k: ("" if v is None else v) for k, v in attrs.items()}
+            el = Element(
+                tag, attrs, len(elements), parent, len(tokens),
+                (IN_FIGURE if figures else 0) | (IN_ASIDE if asides else 0)
+                | (IN_DETAILS if details else 0),
+            )  # fmt: skip
+            elements.append(el)
+            bucket = by_tag.get(tag)
+            if bucket is None:
+                by_tag[tag] = [el]
+            else:
+                bucket.append(el)
+            if parent is not None and parent.tag == "dl":
+                if parent.children is None:
+                    parent.children = [el]
+                else:
+                    parent.children.append(el)
+            block = tag not in inline
+            if block:
+                append_token(_BOUNDARY)
+                if tag == "figure":
+                    figures += 1
+                elif tag == "aside":
+                    asides += 1
+                elif tag == "details":
+                    details += 1
             child = node.first_child
             if child is not None:
                 node_stack.append(node)
                 el_stack.append(el)
+                parent = el
                 node = child
                 continue
-            close_element(el)
+            if block:
+                append_token(_BOUNDARY)
+                if tag == "figure":
+                    figures -= 1
+                elif tag == "aside":
+                    asides -= 1
+                elif tag == "details":
+                    details -= 1
+            el.tok_end = len(tokens)
+            if not node_stack:
+                return tree
         # Advance to the next sibling, closing every element whose children are exhausted.
         while True:
             nxt = node.next
@@ -261,6 +238,18 @@ def flatten(root: LexborNode | None) -> Tree:
                 node = nxt
                 break
             node = node_stack.pop()
-            close_element(el_stack.pop())
+            closed = el_stack.pop()
+            tag = closed.tag
+            if tag not in inline:
+                append_token(_BOUNDARY)
+                if tag == "figure":
+                    figures -= 1
+                elif tag == "aside":
+                    asides -= 1
+                elif tag == "details":
+                    details -= 1
+            closed.tok_end = len(tokens)
+            closed.end = len(elements)
             if not node_stack:
                 return tree
+            parent = el_stack[-1]

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import multiprocessing
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +106,64 @@ class _Parsed:
     error: str | None = None
 
 
+def parse_file(root: Path, disk: DiskFile, indexed_at: str) -> _Parsed:
+    """Read and project one file; never raises (a worker-process entry point too)."""
+    try:
+        data = read_bytes(root, disk.path)
+    except FileNotFoundError:
+        return _Parsed(disk, "", None, error="vanished")
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return _Parsed(disk, "", None, error=f"unreadable: {reason}")
+    return _Parsed(disk, blob_sha(data), project(disk.path, data, indexed_at))
+
+
+def _parse_chunk(root: str, disks: list[DiskFile], indexed_at: str) -> list[_Parsed]:
+    return [parse_file(Path(root), disk, indexed_at) for disk in disks]
+
+
+# Parsing is pure CPU and the writer is one thread, so a large run parses in worker processes while
+# this process writes. Below this many files the pool's start-up (spawned interpreters importing
+# selectolax) costs more than it saves.
+POOL_THRESHOLD = 400
+
+
+@contextmanager
+def parse_pool(root: Path, total: int):
+    """Yields `parse_batch(disks, indexed_at) -> list[_Parsed]`, in input order.
+
+    With a pool, the NEXT batch is already being parsed while the caller writes this one.
+    """
+    workers = min(os.cpu_count() or 1, 4)
+    if total < POOL_THRESHOLD or workers < 2 or os.environ.get("MEMHTML_DESKTOP_NO_POOL"):
+        yield lambda disks, at: [parse_file(root, d, at) for d in disks]
+        return
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    ahead: dict[tuple[str, ...], list] = {}
+
+    def submit(disks: Sequence[DiskFile], at: str) -> list:
+        size = max(8, len(disks) // (workers * 4))
+        return [pool.submit(_parse_chunk, str(root), list(disks[i : i + size]), at) for i in range(0, len(disks), size)]
+
+    def parse_batch(disks: Sequence[DiskFile], at: str) -> list[_Parsed]:
+        key = tuple(d.path for d in disks)
+        futures = ahead.pop(key, None) or submit(disks, at)
+        out: list[_Parsed] = []
+        for future in futures:
+            out.extend(future.result())
+        return out
+
+    def prefetch(disks: Sequence[DiskFile], at: str) -> None:
+        ahead[tuple(d.path for d in disks)] = submit(disks, at)
+
+    parse_batch.prefetch = prefetch  # type: ignore[attr-defined]
+    try:
+        yield parse_batch
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 class Indexer:
     """The one writer of an index. Give it its own connection; never share that across threads."""
 
@@ -120,6 +182,8 @@ class Indexer:
         self.space = space_of(embedder)
         self.clock = clock
         self.batch_files = batch_files
+        self._state_moves: list[tuple[str, str]] = []
+        self._cold = False
 
     # -- public entry points ------------------------------------------------------------------
 
@@ -244,16 +308,6 @@ class Indexer:
     def _bump_version(self) -> None:
         self.conn.execute("UPDATE index_state SET vectors_version = vectors_version + 1 WHERE id = 1")
 
-    def _parse(self, disk: DiskFile, indexed_at: str) -> _Parsed:
-        try:
-            data = read_bytes(self.root, disk.path)
-        except FileNotFoundError:
-            return _Parsed(disk, "", None, error="vanished")
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            return _Parsed(disk, "", None, error=f"unreadable: {reason}")
-        return _Parsed(disk, blob_sha(data), project(disk.path, data, indexed_at))
-
     def _apply(
         self,
         candidates: Sequence[DiskFile],
@@ -264,6 +318,8 @@ class Indexer:
         cancelled: Cancelled | None,
     ) -> None:
         known = self._sources()
+        # A cold run (nothing indexed yet) writes without first deleting what cannot be there.
+        self._cold = not known and self.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
         pending_vanished = set(vanished)
         moved_from = {dst: src for src, dst in explicit_moves if src in pending_vanished}
         by_hash: dict[str, list[str]] = {}
@@ -272,18 +328,25 @@ class Indexer:
                 if path in pending_vanished:
                     by_hash.setdefault(content_hash, []).append(path)
         total = len(candidates)
-        for start in range(0, total, self.batch_files):
-            if cancelled is not None and cancelled():
-                report.cancelled = True
-                return
-            at = iso_z(self.clock())
-            parsed = [self._parse(disk, at) for disk in candidates[start : start + self.batch_files]]
-            with self.conn:
-                for item in parsed:
-                    self._write_one(item, known, pending_vanished, moved_from, by_hash, report, at)
-                self._bump_version()
-            if progress is not None:
-                progress("index", min(start + self.batch_files, total), total)
+        batches = [candidates[i : i + self.batch_files] for i in range(0, total, self.batch_files)]
+        with parse_pool(self.root, total) as parse_batch:
+            prefetch = getattr(parse_batch, "prefetch", None)
+            for number, batch in enumerate(batches):
+                if cancelled is not None and cancelled():
+                    report.cancelled = True
+                    return
+                at = iso_z(self.clock())
+                parsed = parse_batch(batch, at)
+                if prefetch is not None and number + 1 < len(batches):
+                    prefetch(batches[number + 1], at)
+                start = number * self.batch_files
+                with self.conn:
+                    for item in parsed:
+                        self._write_one(item, known, pending_vanished, moved_from, by_hash, report, at)
+                    self._bump_version()
+                self._follow_state()
+                if progress is not None:
+                    progress("index", min(start + self.batch_files, total), total)
         if pending_vanished:
             # A deleted memory's state.access row is left alone: it is not the index's to drop,
             # and memhtml's doctor reports orphans for a human to decide.
@@ -338,30 +401,39 @@ class Indexer:
             conn.execute("DELETE FROM sources WHERE path = ?", (source,))
             writer.clear_problem(conn, source)
             pending_vanished.discard(source)
-            self._follow_state(source, disk.path)
+            self._state_moves.append((source, disk.path))
             report.moved += 1
             report.moves.append((source, disk.path))
+            fresh = False
         elif old is None:
             report.added += 1
+            fresh = self._cold
         else:
             report.changed += 1
-        writer.write_projection(conn, projection.tables)
+            fresh = False
+        writer.write_projection(conn, projection.tables, fresh=fresh)
         if projection.warnings:
             writer.record_problem(conn, disk.path, "warnings", [], projection.warnings, at)
         else:
             writer.clear_problem(conn, disk.path)
         writer.record_source(conn, disk.path, disk.size, disk.mtime_ns, item.sha, "indexed", at)
 
-    def _follow_state(self, src: str, dst: str) -> None:
-        """The state row follows a moved memory, unless the destination already has one."""
-        try:
-            from memhtml_desktop.index.state import move_access
-        except ImportError:  # pragma: no cover - during early development only
-            return
-        try:
-            move_access(self.conn, src, dst)
-        except apsw.Error as exc:
-            log.warning("state row for %s did not follow to %s: %s", src, dst, exc)
+    def _follow_state(self) -> None:
+        """State rows follow moved memories, after the index batch committed.
+
+        Outside the index transaction on purpose: holding state.db's write lock for a whole
+        batch would make a concurrent memhtml bump wait, and a busy state plane must never roll
+        back index work. A destination that already has a row keeps it (memhtml's own CLI moves
+        the row itself when it does the move).
+        """
+        from memhtml_desktop.index.state import StateError, move_access
+
+        moves, self._state_moves = self._state_moves, []
+        for src, dst in moves:
+            try:
+                move_access(self.conn, src, dst)
+            except (StateError, apsw.Error) as exc:
+                log.warning("state row for %s did not follow to %s: %s", src, dst, exc)
 
     def _finish(self, report: IndexReport, *, rebuilt: bool) -> None:
         at = iso_z(self.clock())

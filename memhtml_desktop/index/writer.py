@@ -54,14 +54,21 @@ def release_chunks(conn: apsw.Connection, path: str, keep_hash: str | None = Non
             conn.execute("DELETE FROM chunks WHERE path = ? AND content_hash = ?", (path, content_hash))
 
 
-def write_projection(conn: apsw.Connection, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
-    """Write one parsed file's rows (a `Projection.tables`); returns its path."""
+def write_projection(
+    conn: apsw.Connection, tables: Mapping[str, Sequence[Mapping[str, Any]]], *, fresh: bool = False
+) -> str:
+    """Write one parsed file's rows (a `Projection.tables`); returns its path.
+
+    `fresh` says the index holds nothing under this path yet (a cold run), which skips the
+    deletes: eight statements a file that would find nothing to delete.
+    """
     (file_row,) = tables["files"]
     path = file_row["path"]
-    for table in CHILD_TABLES:
-        conn.execute(f"DELETE FROM {table} WHERE path = ?", (path,))
-    release_chunks(conn, path, keep_hash=file_row["content_hash"])
-    conn.execute("DELETE FROM edges WHERE src_path = ? AND derived = 0", (path,))
+    if not fresh:
+        for table in CHILD_TABLES:
+            conn.execute(f"DELETE FROM {table} WHERE path = ?", (path,))
+        release_chunks(conn, path, keep_hash=file_row["content_hash"])
+        conn.execute("DELETE FROM edges WHERE src_path = ? AND derived = 0", (path,))
     conn.execute(_UPSERT_FILE, tuple(file_row.get(c) for c in FILE_COLUMNS))
     _insert(conn, "file_tags", ("path", "tag"), tables.get("file_tags", ()))
     _insert(conn, "file_entities", ("path", "entity_type", "entity_name"), tables.get("file_entities", ()))

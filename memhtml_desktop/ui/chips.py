@@ -92,9 +92,9 @@ class FlowLayout(QLayout):
 
 
 _CHIP_STYLE = """
-QWidget#chip { border: 1px solid palette(mid); border-radius: 10px; background: palette(alternate-base); }
+QWidget#chip { border: 1px solid palette(mid); border-radius: 8px; background: palette(alternate-base); }
 QWidget#chip:hover { border-color: palette(highlight); }
-QToolButton { border: none; background: transparent; padding: 1px 2px; }
+QToolButton { border: none; background: transparent; padding: 2px 2px; }
 QToolButton#chipLabel { padding-left: 6px; padding-right: 6px; }
 QToolButton#chipClose { padding: 0px 5px 0px 0px; }
 """

@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from memhtml_desktop.ui import palette
-from memhtml_desktop.ui.results_model import ARM_NAMES, Role
+from memhtml_desktop.ui.results_model import ARM_NAMES, DASH, Role, arm_for_column, moved_text
 
 PAD = 6
 BAR_HEIGHT_RATIO = 0.34
@@ -47,17 +47,23 @@ def highlight_spans(text: str, words: Iterable[str]) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in pattern.finditer(text)]
 
 
-def snippet_window(text: str, spans: list[tuple[int, int]], lead: int = 40) -> tuple[str, list[tuple[int, int]]]:
-    """Start the snippet shortly before its first highlighted word, so the match is on screen.
+def snippet_window(text: str, spans: list[tuple[int, int]], lead: int = 24) -> tuple[str, list[tuple[int, int]]]:
+    """Start the snippet shortly before its first telling match, so the match is on screen.
 
-    Returns the (possibly shortened, "…"-prefixed) text and the spans shifted to match it.
+    The anchor is the first marked word of PREFIX_MIN letters or more (a `the` early in the text
+    says little), else the first marked word. Returns the (possibly shortened, "…"-prefixed) text
+    and the spans shifted to match it.
     """
-    if not spans or spans[0][0] <= lead:
+    if not spans:
         return text, spans
-    start = spans[0][0] - lead
+    anchor = next((a for a, b in spans if b - a >= PREFIX_MIN), spans[0][0])
+    if anchor <= lead:
+        return text, spans
+    start = anchor - lead
     space = text.find(" ", start)
-    if 0 <= space < spans[0][0]:
+    if 0 <= space < anchor:
         start = space + 1
+    spans = [(a, b) for a, b in spans if a >= start]
     shifted = [(a - start + 1, b - start + 1) for a, b in spans]
     return "\u2026" + text[start:], shifted
 
@@ -103,8 +109,23 @@ def _muted(option: QStyleOptionViewItem) -> QColor:
     return option.palette.color(QPalette.ColorRole.PlaceholderText)
 
 
+def _badge(painter: QPainter, opt: QStyleOptionViewItem, text: str, x: int, y: int, height: int, font: QFont) -> int:
+    """A small outlined badge at (x, y); returns its width."""
+    fm = QFontMetrics(font)
+    width = fm.horizontalAdvance(text) + 10
+    rect = QRect(x, y + (height - fm.height() - 2) // 2, width, fm.height() + 2)
+    painter.setPen(_muted(opt))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    painter.drawRoundedRect(QRectF(rect).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+    painter.setFont(font)
+    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+    return width
+
+
 class TitleDelegate(QStyledItemDelegate):
-    """Title on the first line (with a "moved" or "archived" badge), snippet with marked words under it."""
+    """The title on the first line; under it a "moved" / "archived" badge and the snippet with the
+    query's words marked."""
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         fm = QFontMetrics(option.font)
@@ -124,41 +145,26 @@ class TitleDelegate(QStyledItemDelegate):
         line = max(fm.height(), bfm.height())
         top = rect.top() + max(0, (rect.height() - 2 * line) // 2)
 
-        # line 1: badges on the right, the title elided before them
-        right = rect.right()
-        small = QFont(base)
-        small.setPointSizeF(max(6.0, base.pointSizeF() * 0.85))
-        sfm = QFontMetrics(small)
-        badges = []
-        moved = index.data(Role.Moved)
-        if moved:
-            arrow = "\u2193" if hit.moved_from is not None and hit.position > hit.moved_from else "\u2191"
-            badges.append(f"{arrow} {moved}")
-        if hit.archived:
-            badges.append("archived")
-        for text in reversed(badges):
-            width = sfm.horizontalAdvance(text) + 10
-            badge = QRect(right - width, top + (line - sfm.height() - 2) // 2, width, sfm.height() + 2)
-            painter.setPen(_muted(opt))
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            painter.drawRoundedRect(QRectF(badge).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
-            painter.setFont(small)
-            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
-            right = badge.left() - 6
         painter.setFont(bold)
         painter.setPen(_text_color(opt))
-        title = bfm.elidedText(str(index.data(Qt.ItemDataRole.DisplayRole) or ""), Qt.TextElideMode.ElideRight,
-                               max(0, right - rect.left()))
-        painter.drawText(QRect(rect.left(), top, right - rect.left(), line),
+        title = bfm.elidedText(hit.title or hit.path, Qt.TextElideMode.ElideRight, max(0, rect.width()))
+        painter.drawText(QRect(rect.left(), top, rect.width(), line),
                          int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), title)
 
-        # line 2: the snippet, query words marked
-        snippet = " ".join(str(index.data(Role.Snippet) or "").split())
+        x = rect.left()
+        small = QFont(base)
+        small.setPointSizeF(max(6.0, base.pointSizeF() * 0.85))
+        moved = moved_text(hit)
+        if moved:
+            arrow = "\u2193" if hit.moved_from is not None and hit.position > hit.moved_from else "\u2191"
+            x += _badge(painter, opt, f"{arrow} {moved}", x, top + line, line, small) + 6
+        if hit.archived:
+            x += _badge(painter, opt, "archived", x, top + line, line, small) + 6
+        snippet = " ".join((hit.snippet or hit.gist or "").split())
         spans = highlight_spans(snippet, index.data(Role.Terms) or ())
         snippet, spans = snippet_window(snippet, spans)
         painter.setFont(base)
-        self._paint_runs(painter, opt, runs(snippet, spans), rect.left(), top + line, rect.right(), line, fm)
+        self._paint_runs(painter, opt, runs(snippet, spans), x, top + line, rect.right(), line, fm)
         painter.restore()
 
     @staticmethod
@@ -187,12 +193,14 @@ class ArmRankDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         opt = _background(painter, option, index)
-        arm = index.data(Role.Arm)
-        text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+        arm = arm_for_column(index.column())
+        hit = index.data(Role.Hit)
+        score = hit.arm(arm) if hit is not None and arm else None
+        text = str(score.rank) if score is not None else DASH
         painter.save()
         fm = QFontMetrics(opt.font)
         rect = opt.rect.adjusted(3, 0, -PAD, 0)
-        if index.data(Role.Contribution) is None:
+        if score is None:
             painter.setPen(_muted(opt))
             painter.drawText(rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), text)
         else:

@@ -21,6 +21,7 @@ from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.rrf import RANK_ARMS, RRF_K
 from memhtml_desktop.domain.types import Hit, SearchResult
 from memhtml_desktop.ui import palette
+from memhtml_desktop.ui.chips import tooltip_text
 
 ARM_NAMES: tuple[str, ...] = tuple(arm.name for arm in RANK_ARMS)
 ARM_WEIGHTS: dict[str, float] = {arm.name: arm.weight for arm in RANK_ARMS}
@@ -170,7 +171,8 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(hit, column, arm)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(hit, column, arm)
+            tip = self._tooltip(hit, column, arm)
+            return tooltip_text(tip) if tip else None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             if column == Column.Title or column == Column.Type:
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
@@ -265,7 +267,7 @@ class ResultsModel(QAbstractTableModel):
                     text += f"\nNot in this search: {self._degraded[arm]}"
                 elif not self.arm_active(arm):
                     text += "\nNot in this search (no query words, or the arm could not fire)."
-                return text
+                return tooltip_text(text)
             if section == Column.Score:
                 return "The fused reciprocal-rank score: the sum of the arms' contributions."
             if section == BAR_COLUMN:

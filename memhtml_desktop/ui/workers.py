@@ -9,8 +9,11 @@ Each job has a kind ("search", "counts", "open", ...) and each kind has a genera
 new job of a replacing kind cancels the previous one, and a result whose generation is no longer
 the latest is dropped on arrival: typing "drai" then "drain" can never show "drai"'s hits last.
 
-Reads run on a small pool (each pool thread gets its own connection through `Store.reader()`);
-writes (indexing, reinforcement) run on a one-thread pool, so there is one writer.
+Reads run on a small pool; writes (a one-off reconciliation) on a one-thread pool, so there is
+one writer. Each job opens its own connection (`Store.reader()`) and closes it before it ends
+(`Runner.thread_closers`): PySide gives a QRunnable's `run` a fresh Python thread state on every
+call and deletes it afterwards, which takes `threading.local` data with it, and an apsw connection
+deallocated during that teardown crashes the process. Opening one costs about 2 ms.
 """
 
 from __future__ import annotations
@@ -85,11 +88,12 @@ class _Channel(QObject):
 
 
 class _Job(QRunnable):
-    def __init__(self, job_id: int, kind: str, generation: int, fn: JobFn, flag: CancelFlag, channel: _Channel):
+    def __init__(self, job_id: int, kind: str, generation: int, fn: JobFn, flag: CancelFlag, channel: _Channel,
+                 closers: tuple[Callable[[], None], ...] = ()):
         super().__init__()
         self.setAutoDelete(True)
         self.job_id, self.kind, self.generation = job_id, kind, generation
-        self.fn, self.flag, self.channel = fn, flag, channel
+        self.fn, self.flag, self.channel, self.closers = fn, flag, channel, closers
         self._last_progress = 0.0
 
     def _progress(self, phase: str, done: int, total: int) -> None:
@@ -111,6 +115,12 @@ class _Job(QRunnable):
         except Exception as exc:  # noqa: BLE001 - reported to the window, which shows it
             log.warning("%s job failed", self.kind, exc_info=True)
             outcome.error = str(exc) or type(exc).__name__
+        finally:
+            for close in self.closers:  # before PySide drops this call's thread state (see the docstring)
+                try:
+                    close()
+                except Exception:  # noqa: BLE001
+                    log.debug("closing a job's connection failed", exc_info=True)
         self.channel.finished.emit(outcome)
 
 
@@ -133,6 +143,8 @@ class Runner(QObject):
         self._next_id = 0
         self.dropped = 0  # late results thrown away (tests read this)
         self._closed = False
+        self.thread_closers: list[Callable[[], None]] = []
+        """Run at the end of every job on its thread, e.g. `store.close_thread_connection`."""
 
     def submit(
         self,
@@ -162,7 +174,7 @@ class Runner(QObject):
         flag = CancelFlag()
         was_busy = self.is_busy(kind)
         self._pending[self._next_id] = _Pending(kind, generation, flag, replace, on_done, on_error, on_progress)
-        job = _Job(self._next_id, kind, generation, fn, flag, self._channel)
+        job = _Job(self._next_id, kind, generation, fn, flag, self._channel, tuple(self.thread_closers))
         (self.write_pool if writer else self.read_pool).start(job)
         if not was_busy:
             self.busy_changed.emit(kind, True)

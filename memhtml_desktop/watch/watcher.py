@@ -43,7 +43,7 @@ from memhtml_desktop.domain.paths import BUCKETS
 from memhtml_desktop.index.indexer import IndexReport
 from memhtml_desktop.watch import observers
 from memhtml_desktop.watch.changes import ChangeSet
-from memhtml_desktop.watch.events import ROOT, UPDATE, ChangeCollector, RawChange
+from memhtml_desktop.watch.events import DIR_NEW, ROOT, UPDATE, ChangeCollector, RawChange
 from memhtml_desktop.watch.status import (
     LIVE,
     POLLING,
@@ -77,6 +77,7 @@ class Watcher:
         on_progress: called with (phase, done, total) during reconciliations and passes.
         force_polling: poll instead of using kernel events (tests; stores known not to notify).
         quiet_s: the quiet window that closes a burst; max_delay_s: the most a change waits for it.
+        pair_s: how long a burst that created a folder stays open (see `_take`).
         max_batch: paths (or moves) per index pass; a larger burst runs as several passes.
         poll_interval_s: seconds between directory scans when polling.
         root_check_s: how often the store directory's presence is checked (and, stopped, its return).
@@ -95,6 +96,7 @@ class Watcher:
         force_polling: bool = False,
         quiet_s: float = 0.2,
         max_delay_s: float = 1.0,
+        pair_s: float = 0.6,
         max_batch: int = 1000,
         poll_interval_s: float = 0.5,
         root_check_s: float = 1.0,
@@ -110,6 +112,7 @@ class Watcher:
         self.force_polling = force_polling
         self.quiet_s = quiet_s
         self.max_delay_s = max(max_delay_s, quiet_s)
+        self.pair_s = pair_s
         self.max_batch = max(1, max_batch)
         self.poll_interval_s = poll_interval_s
         self.root_check_s = root_check_s
@@ -122,6 +125,7 @@ class Watcher:
         self._pending_paths: set[str] = set()  # UPDATEs already queued (they merge anyway)
         self._first_at = 0.0
         self._last_at = 0.0
+        self._new_dir_at = 0.0
         self._root_flagged = False
         self._in_flight = 0
         self._status = WatchStatus(store_root=self.root, since=now_iso())
@@ -200,6 +204,8 @@ class Watcher:
             self._pending.append(change)
             if change.kind == ROOT:
                 self._root_flagged = True
+            elif change.kind == DIR_NEW:
+                self._new_dir_at = now
             self._cond.notify_all()
 
     # -- the worker thread --------------------------------------------------------------------
@@ -258,18 +264,27 @@ class Watcher:
         )
 
     def _take(self) -> list[RawChange]:
-        """Wait for a burst to close (or a housekeeping tick, returning []); take everything queued."""
+        """Wait for a burst to close (or a housekeeping tick, returning []); take everything queued.
+
+        A burst closes `quiet_s` after its last event, or `max_delay_s` after its first. One that
+        created a folder stays open at least `pair_s` after it: a rename into a folder made a
+        moment earlier (`git mv` into a new `archive/<YYYY>/...`) can reach the kernel before the
+        new folder's watch exists; watchdog then reports the destination at once, as created, but
+        holds the unpaired source for 0.5 s before reporting it deleted. Both must land in ONE
+        pass, where the indexer pairs them by content, so the rows, vectors and state row follow.
+        """
         with self._cond:
             tick = time.monotonic() + self.root_check_s
             while not self._stopping.is_set():
                 now = time.monotonic()
                 if self._pending:
-                    due = now if self._root_flagged else min(self._last_at + self.quiet_s,
-                                                             self._first_at + self.max_delay_s)
+                    close = max(self._last_at + self.quiet_s, self._new_dir_at + self.pair_s)
+                    due = now if self._root_flagged else min(close, self._first_at + self.max_delay_s)
                     if now >= due:
                         taken, self._pending = self._pending, []
                         self._pending_paths.clear()
                         self._root_flagged = False
+                        self._new_dir_at = 0.0
                         self._in_flight = len(taken)
                         return taken
                     self._cond.wait(due - now)

@@ -1,0 +1,221 @@
+"""The composition root of the window: settings, the store, the embedder, the workers, the window.
+
+Store resolution, in order: `--demo` (a fresh copy of the bundled demo store in a temporary
+directory); `--store`/$MEMHTML_ROOT/the persisted last store; `~/memhtml` when it exists; else the
+first-run copy of the demo store in the user data directory (made once, then reused so the reads
+a person makes there are kept). A copy of the demo store carries `.memhtml/state/access.jsonl`,
+which is imported into the state plane before the first index, so salience has something to say.
+
+Persisted settings live in QSettings (organisation "memhtml", application "memhtml-desktop").
+Tests and batch tools never touch the user's: `$MEMHTML_DESKTOP_SETTINGS` names an INI file to
+use instead, and `$MEMHTML_DESKTOP_NO_USER_CONFIG` (set by the test suite) selects a throwaway one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from memhtml_desktop import __version__
+from memhtml_desktop.settings import SETTINGS, Settings, load_settings, resolve_index
+
+log = logging.getLogger(__name__)
+
+ORG = "memhtml"
+APP = "memhtml-desktop"
+SETTINGS_ENV = "MEMHTML_DESKTOP_SETTINGS"
+NO_USER_CONFIG_ENV = "MEMHTML_DESKTOP_NO_USER_CONFIG"
+DEMO_IGNORE = shutil.ignore_patterns("index.db*", "state.db*", ".git")
+
+
+# -- a PySide6 workaround -------------------------------------------------------------------------
+
+
+def guard_none_refcount() -> None:
+    """Make `None` impossible to deallocate on CPython < 3.12 (idempotent).
+
+    PySide6 6.12 drops one reference to `None` each time it hands Python an invalid QVariant:
+    `index.data(role)` for a role with no value, `QSettings.value()` of a missing key, ... A window
+    does that thousands of times, and when None's count reaches zero the interpreter aborts with
+    "none_dealloc: deallocating None" (measured: 1,000 `index.data()` calls cost 1,000 references).
+    CPython 3.12 made None immortal; on 3.11 we give it a count no session can exhaust. Our own
+    code also avoids the conversion where it can (delegates read the model's Python objects).
+    """
+    if sys.version_info >= (3, 12) or getattr(guard_none_refcount, "done", False):
+        return
+    import ctypes
+
+    ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40
+    guard_none_refcount.done = True  # type: ignore[attr-defined]
+
+
+# -- settings --------------------------------------------------------------------------------------
+
+
+def make_qsettings() -> QSettings:
+    """The persisted settings: the user's, or an INI file named by the environment (tests, tools)."""
+    path = os.environ.get(SETTINGS_ENV)
+    if not path and os.environ.get(NO_USER_CONFIG_ENV):
+        path = str(Path(tempfile.mkdtemp(prefix="memhtml-settings-")) / "settings.ini")
+    if path:
+        return QSettings(path, QSettings.Format.IniFormat)
+    return QSettings(ORG, APP)
+
+
+def persisted(qsettings: QSettings) -> dict[str, Any]:
+    keys = [(s.name, f"settings/{s.name}") for s in SETTINGS]
+    values = {name: qsettings.value(key) for name, key in keys if qsettings.contains(key)}
+    return {name: value for name, value in values.items() if value not in (None, "")}
+
+
+def merge_persisted(settings: Settings, qsettings: QSettings) -> Settings:
+    """Persisted values fill in what the command line and the environment left at the default."""
+    stored = load_settings(persisted=persisted(qsettings))
+    defaults = Settings()
+    changes = {f.name: getattr(stored, f.name) for f in fields(Settings)
+               if getattr(settings, f.name) == getattr(defaults, f.name)}
+    return settings.with_(**changes)
+
+
+# -- the store -------------------------------------------------------------------------------------
+
+
+def copy_demo_store(dest: Path) -> Path:
+    """Copy the bundled demo store (with its access sidecar, without any index or state db) to `dest`."""
+    from memhtml_desktop.data import demo_store_dir
+
+    source = demo_store_dir()
+    if not source.is_dir():
+        raise FileNotFoundError(f"the bundled demo store is missing ({source})")
+    shutil.copytree(source, dest, ignore=DEMO_IGNORE, dirs_exist_ok=True)
+    return dest
+
+
+def fresh_demo_copy() -> Path:
+    return copy_demo_store(Path(tempfile.mkdtemp(prefix="memhtml-demo-")) / "demo-store")
+
+
+def first_run_demo() -> tuple[Path, bool]:
+    """The user-data copy of the demo store: `(path, newly_made)`."""
+    from platformdirs import user_data_dir
+
+    target = Path(user_data_dir(APP, appauthor=False)) / "demo-store"
+    if target.is_dir() and any(target.iterdir()):
+        return target, False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return copy_demo_store(target), True
+
+
+def resolve_initial_store(settings: Settings, *, demo: bool, explicit_store: bool) -> tuple[Path, bool]:
+    """Which directory to open, and whether it is a new demo copy whose sidecar must be imported."""
+    if demo:
+        return fresh_demo_copy(), True
+    if settings.store:
+        return Path(settings.store).expanduser(), False
+    home_store = Path.home() / "memhtml"
+    if home_store.is_dir():
+        return home_store, False
+    return first_run_demo()
+
+
+def import_sidecar(store: Any) -> Any:
+    """Seed the state plane from `.memhtml/state/access.jsonl` (a demo copy's recorded reads)."""
+    from memhtml_desktop.index.sidecar import import_file
+
+    return import_file(store.reader(), store.root)
+
+
+def open_store(root: Path, settings: Settings) -> Any:
+    """A Store for `root` with the configured embedder (or the default, with a notice why)."""
+    from memhtml_desktop.embedders.registry import make_embedder_or_default
+    from memhtml_desktop.index.store import Store
+
+    embedder, notice = make_embedder_or_default(settings.embedder)
+    store = Store(root, index_path=resolve_index(settings, root) if settings.index else None,
+                  embedder=embedder, vector_backend=settings.vector_backend)
+    if notice:
+        store.notices.append(f"Embedder: {notice}")
+    return store
+
+
+# -- the application -------------------------------------------------------------------------------
+
+
+def dark_palette() -> QPalette:
+    pal = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: "#2b2b2b", QPalette.ColorRole.WindowText: "#e6e6e6",
+        QPalette.ColorRole.Base: "#1f1f1f", QPalette.ColorRole.AlternateBase: "#262626",
+        QPalette.ColorRole.Text: "#e6e6e6", QPalette.ColorRole.Button: "#333333",
+        QPalette.ColorRole.ButtonText: "#e6e6e6", QPalette.ColorRole.Highlight: "#2f65ca",
+        QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: "#333333",
+        QPalette.ColorRole.ToolTipText: "#e6e6e6", QPalette.ColorRole.PlaceholderText: "#9a9a9a",
+        QPalette.ColorRole.Link: "#6ea8ff", QPalette.ColorRole.Mid: "#555555",
+        QPalette.ColorRole.Midlight: "#444444", QPalette.ColorRole.Dark: "#1a1a1a",
+    }
+    for role, color in roles.items():
+        pal.setColor(role, QColor(color))
+    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#777777"))
+    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText, QColor("#777777"))
+    return pal
+
+
+def apply_theme(app: QApplication, theme: str) -> None:
+    """`system` keeps the platform palette (light or dark); `light`/`dark` force Fusion's."""
+    if theme == "system":
+        return
+    app.setStyle("Fusion")
+    app.setPalette(dark_palette() if theme == "dark" else app.style().standardPalette())
+
+
+def ensure_app(argv: list[str] | None = None) -> QApplication:
+    guard_none_refcount()
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(argv if argv is not None else sys.argv[:1])
+    app.setOrganizationName(ORG)
+    app.setApplicationName(APP)
+    app.setApplicationDisplayName("memhtml desktop")
+    app.setApplicationVersion(__version__)
+    return app
+
+
+def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool = False,
+                 qsettings: QSettings | None = None, watch: bool | None = None):
+    """The window over the resolved store (the one place that wires store, workers and window)."""
+    from memhtml_desktop.ui.main_window import MainWindow
+
+    qsettings = qsettings if qsettings is not None else make_qsettings()
+    settings = merge_persisted(settings, qsettings)
+    root, seed = resolve_initial_store(settings, demo=demo, explicit_store=explicit_store)
+    store = open_store(root, settings)
+    window = MainWindow(store, settings, qsettings=qsettings, watch=watch,
+                        store_opener=lambda path: open_store(path, settings),
+                        prepare=import_sidecar if seed else None)
+    if not demo:
+        window.remember_store(store.root)
+    return window
+
+
+def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False) -> int:
+    app = ensure_app()
+    qsettings = make_qsettings()
+    apply_theme(app, merge_persisted(settings, qsettings).theme)
+    try:
+        window = build_window(settings, demo=demo, explicit_store=explicit_store, qsettings=qsettings)
+    except Exception as exc:  # noqa: BLE001 - a dialog, not a traceback
+        log.debug("could not open the store", exc_info=True)
+        QMessageBox.critical(None, "memhtml desktop", f"Could not open the store: {exc}")
+        return 1
+    window.show()
+    return app.exec()

@@ -1,0 +1,427 @@
+"""The left pane: every filter value with its count for the current query, and the scope edits.
+
+Values come from two `FilterCounts`: the store's (empty query, empty scope: every value that
+exists, which fixes the order of the rows so they do not jump while typing) and the current
+query's (the counts shown). A value the current query does not reach shows 0, greyed, not hidden.
+
+Scope edits are pure functions (`set_filter`, `active_filters`) shared by the panel, the chips in
+the search bar and the reader's "filter by this" links, so all three change the scope one way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtGui import QBrush, QFont, QPalette, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QCompleter,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memhtml_desktop.domain.paths import MEMORY_TYPES
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.ui import palette
+
+AXES = ("type", "workspace", "facet", "tag", "entity")
+SECTION_TITLES = {"type": "Types", "workspace": "Workspaces", "tag": "Tags", "entity": "Entities", "facet": "Facets"}
+MAX_ROWS = {"type": 50, "workspace": 50, "tag": 60, "entity": 12, "facet": 30}
+NOTE = ("Values under one name broaden (any of them); different names narrow (all must hold). "
+        "Counts are for the current query.")
+
+
+# -- scope edits (pure) ----------------------------------------------------------------------------
+
+
+def split_facet(value: str) -> tuple[str, str]:
+    name, _, val = value.partition("=")
+    return name.strip(), val.strip()
+
+
+def set_filter(scope: Scope, axis: str, value: str, on: bool) -> Scope:
+    """`scope` with one filter value switched on or off. `facet` values are `name=value`."""
+    if axis == "type":
+        types = [t for t in scope.memory_types if t != value]
+        return scope.with_(memory_types=types + [value] if on else types)
+    if axis == "workspace":
+        return scope.with_(workspace=value if on else (None if scope.workspace == value else scope.workspace))
+    if axis == "tag":
+        tags = [t for t in scope.tags if t != value]
+        return scope.with_(tags=tags + [value] if on else tags)
+    if axis == "entity":
+        if on:
+            return scope.with_(entity=value)
+        return scope.with_(entity=None) if (scope.entity or "").casefold() == value.casefold() else scope
+    if axis == "facet":
+        pair = split_facet(value)
+        facets = [f for f in scope.facets if tuple(f) != pair]
+        return scope.with_(facets=facets + [pair] if on else facets)
+    if axis == "archived":
+        return scope.with_(include_archived=on)
+    raise ValueError(f"unknown filter axis {axis!r}")
+
+
+def is_on(scope: Scope, axis: str, value: str) -> bool:
+    if axis == "type":
+        return value in scope.memory_types
+    if axis == "workspace":
+        return scope.workspace == value
+    if axis == "tag":
+        return value in scope.tags
+    if axis == "entity":
+        return (scope.entity or "").casefold() == value.casefold()
+    if axis == "facet":
+        return split_facet(value) in [tuple(f) for f in scope.facets]
+    return False
+
+
+def active_filters(scope: Scope) -> list[tuple[str, str, str]]:
+    """`(axis, value, label)` for every filter in `scope`, in panel order (for the chips)."""
+    out = [("type", t, f"type: {t}") for t in scope.memory_types]
+    if scope.workspace:
+        out.append(("workspace", scope.workspace, f"workspace: {scope.workspace}"))
+    out += [("tag", t, f"tag: {t}") for t in scope.tags]
+    if scope.entity:
+        out.append(("entity", scope.entity, f"entity: {scope.entity}"))
+    out += [("facet", f"{n}={v}", f"{n} = {v}") for n, v in scope.facets]
+    if scope.include_archived:
+        out.append(("archived", "", "including archived"))
+    return out
+
+
+def _axis_counts(counts: Any, axis: str) -> dict:
+    if counts is None:
+        return {}
+    return {"type": counts.types, "workspace": counts.workspaces, "tag": counts.tags,
+            "entity": counts.entities, "facet": counts.facets}[axis]
+
+
+# -- the model ------------------------------------------------------------------------------------
+
+
+class FiltersModel(QStandardItemModel):
+    """Sections (Types, Workspaces, Tags, Entities, Facets → names) over checkable value rows."""
+
+    KeyRole = Qt.ItemDataRole.UserRole + 1  # (axis, value) on a value row
+    CountRole = Qt.ItemDataRole.UserRole + 2
+    SectionRole = Qt.ItemDataRole.UserRole + 3  # section key ("type", "facet:doc-type") on a header row
+
+    toggled = Signal(str, str, bool)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(0, 2, parent)
+        self._universe: Any = None
+        self._counts: Any = None
+        self._scope = Scope()
+        self._rows: dict[tuple[str, str], tuple[QStandardItem, QStandardItem]] = {}
+        self._groups: dict[str, tuple[QStandardItem, QStandardItem, list[str]]] = {}
+        self.default_open: dict[str, bool] = {"entity": False}
+        """Whether a section or facet name starts expanded (a one-value facet name starts closed)."""
+        self._updating = False
+        self.itemChanged.connect(self._changed)
+
+    def set_universe(self, counts: Any) -> None:
+        self._universe = counts
+        self._rebuild()
+
+    def set_counts(self, counts: Any) -> None:
+        self._counts = counts
+        if any(key not in self._rows for key in self._wanted_keys()):
+            self._rebuild()
+        else:
+            self._refresh()
+
+    def set_scope(self, scope: Scope) -> None:
+        self._scope = scope
+        if any((axis, value) not in self._rows for axis, value, _ in active_filters(scope) if axis in AXES):
+            self._rebuild()
+        else:
+            self._refresh()
+
+    def count(self, axis: str, value: str) -> int:
+        if axis == "facet":
+            name, val = split_facet(value)
+            return int(_axis_counts(self._counts, "facet").get(name, {}).get(val, 0))
+        return int(_axis_counts(self._counts, axis).get(value, 0))
+
+    def item_for(self, axis: str, value: str) -> QStandardItem | None:
+        row = self._rows.get((axis, value))
+        return row[0] if row else None
+
+    # -- building ------------------------------------------------------------------------------
+
+    def _values(self, axis: str) -> list[str]:
+        """Values to list for `axis`: the store's, most common first, plus any the query or scope adds."""
+        universe = _axis_counts(self._universe, axis)
+        current = _axis_counts(self._counts, axis)
+        selected = [v for a, v, _ in active_filters(self._scope) if a == axis]
+        if axis == "facet":
+            flat_u = {f"{n}={v}": c for n, vals in universe.items() for v, c in vals.items()}
+            flat_c = {f"{n}={v}": c for n, vals in current.items() for v, c in vals.items()}
+            universe, current = flat_u, flat_c
+        if axis == "type":
+            order = [t for t in MEMORY_TYPES if t in universe or t in current]
+        else:
+            order = sorted(universe, key=lambda v: (-universe[v], v))
+            if axis != "facet":
+                order = order[: MAX_ROWS[axis]]
+            order += [v for v in sorted(current, key=lambda v: (-current[v], v)) if v not in universe][: MAX_ROWS[axis]]
+        if axis == "facet":
+            order.sort(key=lambda v: (split_facet(v)[0].casefold(), split_facet(v)[1].casefold()))
+        order += [v for v in selected if v not in order]
+        return order
+
+    def _wanted_keys(self) -> list[tuple[str, str]]:
+        return [(axis, v) for axis in AXES for v in self._values(axis)]
+
+    def _plain(self, text: str = "", *, key: tuple[str, str] | str = "", section: str = "") -> QStandardItem:
+        """An item with BOTH roles set, so reading either never yields an invalid QVariant
+        (PySide6 6.12 drops a reference to None on each such read; see app.guard_none_refcount)."""
+        item = QStandardItem(text)
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemNeverHasChildren)
+        item.setData(key, self.KeyRole)
+        item.setData(section, self.SectionRole)
+        return item
+
+    def _section(self, title: str, key: str) -> QStandardItem:
+        item = self._plain(title, section=key)
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        font = QFont()
+        font.setBold(True)
+        item.setFont(font)
+        return item
+
+    def _value_row(self, axis: str, value: str, label: str) -> list[QStandardItem]:
+        item = self._plain(label, key=(axis, value))
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemNeverHasChildren)
+        item.setCheckable(True)
+        count = self._plain(key=(axis, value))
+        count.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self._rows[(axis, value)] = (item, count)
+        return [item, count]
+
+    def _rebuild(self) -> None:
+        self._updating = True
+        try:
+            self.removeRows(0, self.rowCount())
+            self._rows.clear()
+            self._groups.clear()
+            for axis in AXES:
+                values = self._values(axis)
+                section = self._section(SECTION_TITLES[axis], axis)
+                self.appendRow([section, self._plain()])
+                if axis == "facet":
+                    for name, members in self._facet_groups(values):
+                        head = self._section(name, f"facet:{name}")
+                        head.setFont(QFont())
+                        tail = self._plain(key="", section=f"facet:{name}")
+                        tail.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                        for value in members[: MAX_ROWS["facet"]]:
+                            head.appendRow(self._value_row(axis, value, f"{name} = {split_facet(value)[1]}"))
+                        section.appendRow([head, tail])
+                        self._groups[f"facet:{name}"] = (head, tail, members)
+                        self.default_open[f"facet:{name}"] = len(members) > 1
+                else:
+                    for value in values:
+                        section.appendRow(self._value_row(axis, value, value))
+            self._refresh(locked=True)
+        finally:
+            self._updating = False
+
+    def _facet_groups(self, values: list[str]) -> list[tuple[str, list[str]]]:
+        """Facet values grouped by name; names most memories carry first (`doc-type` before a one-off)."""
+        groups: dict[str, list[str]] = {}
+        for value in values:
+            groups.setdefault(split_facet(value)[0], []).append(value)
+        universe = _axis_counts(self._universe, "facet")
+        return sorted(groups.items(), key=lambda g: (-len(g[1]), -sum(universe.get(g[0], {}).values()),
+                                                     g[0].casefold()))
+
+    def _refresh(self, locked: bool = False) -> None:
+        self._updating = True
+        try:
+            muted = QBrush(palette.muted_color())
+            for head, tail, members in self._groups.values():
+                n = sum(self.count("facet", v) for v in members)
+                tail.setText(str(n))
+                brush = muted if n == 0 else QBrush()
+                head.setForeground(brush)
+                tail.setForeground(brush)
+            for (axis, value), (item, count_item) in self._rows.items():
+                n = self.count(axis, value)
+                count_item.setText(str(n))
+                count_item.setData(n, self.CountRole)
+                item.setData(n, self.CountRole)
+                brush = muted if n == 0 else QBrush()
+                if item.foreground() != brush:
+                    item.setForeground(brush)
+                    count_item.setForeground(brush)
+                state = Qt.CheckState.Checked if is_on(self._scope, axis, value) else Qt.CheckState.Unchecked
+                if item.checkState() != state:
+                    item.setCheckState(state)
+                tip = f"{n} match{'es' if n != 1 else ''} for the current query"
+                if axis == "type" and value == "task":
+                    tip += "\nTasks are left out unless this is ticked."
+                item.setToolTip(tip)
+        finally:
+            self._updating = locked
+
+    def _changed(self, item: QStandardItem) -> None:
+        if self._updating:
+            return
+        key = item.data(self.KeyRole)
+        if not key or item.column() != 0:
+            return
+        axis, value = key
+        on = item.checkState() == Qt.CheckState.Checked
+        if on != is_on(self._scope, axis, value):
+            self.toggled.emit(axis, value, on)
+
+
+# -- the panel -----------------------------------------------------------------------------------
+
+
+class _FiltersTree(QTreeView):
+    """A tree whose value rows toggle on a click anywhere in the row, once."""
+
+    row_clicked = Signal(object)
+
+    def mouseReleaseEvent(self, event) -> None:
+        index = self.indexAt(event.position().toPoint())
+        if (event.button() == Qt.MouseButton.LeftButton and index.isValid()
+                and index.siblingAtColumn(0).data(FiltersModel.KeyRole)):
+            event.accept()
+            self.row_clicked.emit(index)
+            return
+        super().mouseReleaseEvent(event)
+
+
+class FiltersPanel(QWidget):
+    """The filters pane. The window owns the scope; the panel shows it and asks for changes."""
+
+    filter_toggled = Signal(str, str, bool)  # axis, value, on
+    include_archived_toggled = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("filtersPanel")
+        self.model = FiltersModel(self)
+        self.model.toggled.connect(self.filter_toggled)
+        title = QLabel("Filters", self)
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        self.note = QLabel(NOTE, self)
+        self.note.setWordWrap(True)
+        self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        small = self.note.font()
+        small.setPointSizeF(small.pointSizeF() * 0.9)
+        self.note.setFont(small)
+        self.entity_edit = QLineEdit(self)
+        self.entity_edit.setObjectName("entityFilter")
+        self.entity_edit.setPlaceholderText("Filter by entity (type:name)\u2026")
+        self.entity_edit.setClearButtonEnabled(True)
+        self.entity_names = QStringListModel(self)
+        self.completer = QCompleter(self.entity_names, self)
+        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.completer.setMaxVisibleItems(12)
+        self.entity_edit.setCompleter(self.completer)
+        self.completer.activated.connect(self._entity_chosen)
+        self.entity_edit.returnPressed.connect(lambda: self._entity_chosen(self.entity_edit.text()))
+        self.tree = _FiltersTree(self)
+        self.tree.setObjectName("filtersTree")
+        self.tree.setModel(self.model)
+        self.tree.setHeaderHidden(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setIndentation(14)
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.tree.header().setStretchLastSection(False)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.row_clicked.connect(self._row_clicked)
+        self.archived = QCheckBox("Include archived", self)
+        self.archived.setObjectName("includeArchived")
+        self.archived.toggled.connect(self._archived_toggled)
+        self._open_choice: dict[str, bool] = {}  # what the person expanded or collapsed
+        self._restoring = False
+        self.tree.collapsed.connect(lambda i: self._expansion_chosen(i, False))
+        self.tree.expanded.connect(lambda i: self._expansion_chosen(i, True))
+        self.model.modelReset.connect(self._restore_expansion)
+        self.model.rowsInserted.connect(lambda *_: self._restore_expansion())
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 4, 6)
+        layout.addWidget(title)
+        layout.addWidget(self.note)
+        layout.addWidget(self.entity_edit)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(self.archived)
+        self._scope = Scope()
+        self._syncing = False
+
+    def set_universe(self, counts: Any) -> None:
+        self.model.set_universe(counts)
+        self.entity_names.setStringList(sorted(counts.entities, key=str.casefold) if counts else [])
+        self._restore_expansion()
+
+    def set_counts(self, counts: Any) -> None:
+        self.model.set_counts(counts)
+        archived = getattr(counts, "archived", 0)
+        noun = "match" if archived == 1 else "matches"
+        self.archived.setText(f"Include archived ({archived} {noun})" if archived else "Include archived")
+        self._restore_expansion()
+
+    def set_scope(self, scope: Scope) -> None:
+        self._scope = scope
+        self.model.set_scope(scope)
+        self._syncing = True
+        self.archived.setChecked(scope.include_archived)
+        self._syncing = False
+        self._restore_expansion()
+
+    def _expansion_chosen(self, index, open_: bool) -> None:
+        key = index.data(FiltersModel.SectionRole)
+        if key and not self._restoring:
+            self._open_choice[key] = open_
+
+    def _is_open(self, key: str) -> bool:
+        return self._open_choice.get(key, self.model.default_open.get(key, True))
+
+    def _restore_expansion(self) -> None:
+        self._restoring = True
+        try:
+            for row in range(self.model.rowCount()):
+                index = self.model.index(row, 0)
+                self.tree.setExpanded(index, self._is_open(index.data(FiltersModel.SectionRole)))
+                for sub in range(self.model.rowCount(index)):
+                    child = self.model.index(sub, 0, index)
+                    child_key = child.data(FiltersModel.SectionRole)
+                    if child_key:
+                        self.tree.setExpanded(child, self._is_open(child_key))
+        finally:
+            self._restoring = False
+
+    def _row_clicked(self, index) -> None:
+        """A click anywhere on a value row (box or label) toggles it."""
+        key = index.siblingAtColumn(0).data(FiltersModel.KeyRole)
+        if key:
+            axis, value = key
+            self.filter_toggled.emit(axis, value, not is_on(self._scope, axis, value))
+
+    def _entity_chosen(self, text: str) -> None:
+        text = text.strip()
+        if ":" in text:
+            self.filter_toggled.emit("entity", text, True)
+            self.entity_edit.clear()
+
+    def _archived_toggled(self, on: bool) -> None:
+        if not self._syncing:
+            self.include_archived_toggled.emit(on)

@@ -1,0 +1,324 @@
+"""The problems panel: files that failed to parse, duplicate bodies, and files with warnings.
+
+A tree: one row per problem (kind, path, how many lines), and under it every violation and warning
+line verbatim, plus one row per twin for a duplicate. A click or Enter opens the file (a twin row
+opens the twin). The kind filter and the path filter hide problem rows, never their lines.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memhtml_desktop.ui.chips import tooltip_text
+from memhtml_desktop.ui.palette import muted_color
+
+if TYPE_CHECKING:  # index/ imports apsw; the ui layer only needs the shape
+    from memhtml_desktop.index.listing import Problem
+
+KINDS = ("invalid", "unreadable", "duplicate", "warnings")
+KIND_LABELS = {"invalid": "Invalid", "unreadable": "Unreadable", "duplicate": "Duplicate", "warnings": "Warnings"}
+LINE_LABELS = {"violation": "violation", "warning": "warning", "twin": "same article as"}
+KIND_COLORS = {"invalid": "#D55E00", "unreadable": "#D55E00", "duplicate": "#CC79A7", "warnings": "#E69F00"}
+_Index = QModelIndex | QPersistentModelIndex
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _lines_of(problem: "Problem") -> list[tuple[str, str, str]]:
+    """(line kind, text, path a click opens) for every line under a problem."""
+    lines = [("violation", v, problem.path) for v in problem.violations]
+    lines += [("warning", w, problem.path) for w in problem.warnings]
+    lines += [("twin", twin, twin) for twin in problem.duplicates]
+    return lines
+
+
+class ProblemsModel(QAbstractItemModel):
+    """Problems as a two-level tree. Internal id 0 is a problem row, n+1 a line under problem n.
+
+    A line row shows its label and text in the first column, which the view spans across the row.
+    """
+
+    COLUMNS = ("Kind", "File", "Lines", "Detected")
+    KIND, FILE, LINES, DETECTED = range(4)
+    ProblemRole = Qt.ItemDataRole.UserRole + 1
+    PathRole = Qt.ItemDataRole.UserRole + 2
+    KindRole = Qt.ItemDataRole.UserRole + 3
+    LineRole = Qt.ItemDataRole.UserRole + 4  # a line's text without its label
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._problems: list[Problem] = []
+        self._lines: list[list[tuple[str, str, str]]] = []
+
+    def set_problems(self, problems: list["Problem"]) -> None:
+        self.beginResetModel()
+        self._problems = list(problems)
+        self._lines = [_lines_of(p) for p in self._problems]
+        self.endResetModel()
+
+    def problems(self) -> list["Problem"]:
+        return list(self._problems)
+
+    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, 0)
+        return self.createIndex(row, column, parent.row() + 1)
+
+    def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+        if not index.isValid() or index.internalId() == 0:
+            return QModelIndex()
+        return self.createIndex(index.internalId() - 1, 0, 0)
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
+        if not parent.isValid():
+            return len(self._problems)
+        if parent.internalId() == 0 and parent.column() == 0 and parent.row() < len(self._lines):
+            return len(self._lines[parent.row()])
+        return 0
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
+        return len(self.COLUMNS)
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 4:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        if index.internalId() != 0:
+            return self._line_data(index, role)
+        if index.row() >= len(self._problems):
+            return None
+        problem = self._problems[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == self.KIND:
+                return problem.kind
+            if col == self.FILE:
+                return problem.path
+            if col == self.LINES:
+                parts = []
+                if problem.violations:
+                    parts.append(_plural(len(problem.violations), "violation"))
+                if problem.warnings:
+                    parts.append(_plural(len(problem.warnings), "warning"))
+                if problem.duplicates:
+                    parts.append(_plural(len(problem.duplicates), "twin"))
+                return " · ".join(parts)
+            return (problem.detected_at or "").replace("T", " ").removesuffix("Z")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tooltip_text("\n".join([problem.path, *(f"• {text}" for _, text, _ in self._lines[index.row()])]))
+        if role == Qt.ItemDataRole.DecorationRole and col == self.KIND:
+            return QColor(KIND_COLORS.get(problem.kind, "#999999"))
+        if role == Qt.ItemDataRole.FontRole and col == self.FILE:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ForegroundRole and col in (self.LINES, self.DETECTED):
+            return muted_color()
+        if role == self.ProblemRole:
+            return problem
+        if role == self.PathRole:
+            return problem.path
+        if role == self.KindRole:
+            return problem.kind
+        return None
+
+    def _line_data(self, index: _Index, role: int) -> Any:
+        row = index.internalId() - 1
+        if row >= len(self._lines) or index.row() >= len(self._lines[row]):
+            return None
+        kind, text, path = self._lines[row][index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole and col == self.KIND:
+            return f"{LINE_LABELS.get(kind, kind)}: {text}"
+        if role == Qt.ItemDataRole.ToolTipRole and col == self.KIND:
+            return tooltip_text(text if kind != "twin" else f"Same article as {text} (click to open it)")
+        if role == Qt.ItemDataRole.ForegroundRole and kind == "warning":
+            return muted_color()
+        if role == self.PathRole:
+            return path
+        if role == self.KindRole:
+            return kind
+        if role == self.LineRole:
+            return text
+        return None
+
+
+class ProblemsFilter(QSortFilterProxyModel):
+    """Keeps problem rows of one kind (or all) whose path holds the text; lines always follow."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._kind = ""
+        self._text = ""
+
+    def set_kind(self, kind: str) -> None:
+        self._refilter(lambda: setattr(self, "_kind", kind))
+
+    def set_text(self, text: str) -> None:
+        self._refilter(lambda: setattr(self, "_text", text.strip().lower()))
+
+    def _refilter(self, change) -> None:
+        if hasattr(self, "beginFilterChange"):  # Qt 6.10+: invalidateFilter() is deprecated
+            self.beginFilterChange()
+            change()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            change()
+            self.invalidateFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
+        if source_parent.isValid():
+            return True
+        index = self.sourceModel().index(source_row, 0, source_parent)
+        if self._kind and index.data(ProblemsModel.KindRole) != self._kind:
+            return False
+        return not self._text or self._text in (index.data(ProblemsModel.PathRole) or "").lower()
+
+
+class _ProblemsView(QTreeView):
+    """Enter opens; every line row spans the whole width so a violation is read, not elided."""
+
+    open_path = Signal(str)
+
+    def setModel(self, model) -> None:  # noqa: N802
+        super().setModel(model)
+        for signal in (model.modelReset, model.layoutChanged, model.rowsInserted):
+            signal.connect(self._span_lines)
+
+    def _span_lines(self, *args: Any) -> None:
+        model = self.model()
+        for row in range(model.rowCount()):
+            parent = model.index(row, 0)
+            for line in range(model.rowCount(parent)):
+                self.setFirstColumnSpanned(line, parent, True)
+
+    def keyPressEvent(self, event: Any) -> None:  # noqa: N802
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentIndex().isValid():
+            self.open_path.emit(self.currentIndex().data(ProblemsModel.PathRole))
+            return
+        super().keyPressEvent(event)
+
+
+def stats_line(stats: dict[str, Any]) -> str:
+    """"24 live · 1 archived · 17 failed · 3 with warnings · 26 of 26 chunks embedded"."""
+    if not stats:
+        return ""
+    parts = []
+    for key, word in (("active", "live"), ("archived", "archived"), ("open_tasks", "open tasks"),
+                      ("failed", "failed"), ("with_warnings", "with warnings")):
+        if key in stats and stats[key] is not None:
+            parts.append(f"{int(stats[key]):,} {word}")
+    if "chunks" in stats:
+        parts.append(f"{int(stats.get('embedded') or 0):,} of {int(stats['chunks']):,} chunks embedded")
+    return " · ".join(parts)
+
+
+class ProblemsPane(QWidget):
+    """Problems in, `open_requested(path)` out."""
+
+    open_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.setSpacing(6)
+        self.summary_label = QLabel(self)
+        self.summary_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary_label.setWordWrap(True)
+        layout.addWidget(self.summary_label)
+
+        filters = QHBoxLayout()
+        self.kind_combo = QComboBox(self)
+        self.kind_combo.setToolTip("Show one kind of problem")
+        self.path_filter = QLineEdit(self)
+        self.path_filter.setPlaceholderText("Filter by path")
+        self.path_filter.setClearButtonEnabled(True)
+        filters.addWidget(self.kind_combo)
+        filters.addWidget(self.path_filter, 1)
+        layout.addLayout(filters)
+
+        self.model = ProblemsModel(self)
+        self.proxy = ProblemsFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = _ProblemsView(self)
+        self.view.setModel(self.proxy)
+        self.view.setUniformRowHeights(True)
+        self.view.setAllColumnsShowFocus(True)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header = self.view.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(ProblemsModel.KIND, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(ProblemsModel.FILE, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(ProblemsModel.LINES, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(ProblemsModel.DETECTED, QHeaderView.ResizeMode.ResizeToContents)
+        self.view.clicked.connect(self._open_index)
+        self.view.open_path.connect(self.open_requested)
+        layout.addWidget(self.view, 1)
+        self.empty_label = QLabel("No problems: every file parsed cleanly.", self)
+        self.empty_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.empty_label, 1)
+
+        self.kind_combo.currentIndexChanged.connect(lambda _: self.proxy.set_kind(self.kind_combo.currentData() or ""))
+        self.path_filter.textChanged.connect(self._path_filter_changed)
+        self.proxy.layoutChanged.connect(self.view.expandAll)
+        self.show_problems([], {})
+
+    def show_problems(self, problems: list["Problem"], stats: dict) -> None:
+        self.model.set_problems(problems)
+        self.summary_label.setText(stats_line(stats) or _plural(len(problems), "problem"))
+        counts = {kind: sum(1 for p in problems if p.kind == kind) for kind in KINDS}
+        current = self.kind_combo.currentData() or ""
+        self.kind_combo.blockSignals(True)
+        self.kind_combo.clear()
+        self.kind_combo.addItem(f"All kinds ({len(problems)})", "")
+        for kind in KINDS:
+            self.kind_combo.addItem(f"{KIND_LABELS[kind]} ({counts[kind]})", kind)
+        self.kind_combo.setCurrentIndex(max(self.kind_combo.findData(current), 0))
+        self.kind_combo.blockSignals(False)
+        self.proxy.set_kind(self.kind_combo.currentData() or "")
+        self.view.expandAll()
+        self.view.setVisible(bool(problems))
+        self.empty_label.setVisible(not problems)
+
+    def set_kind_filter(self, kind: str) -> None:
+        """Show only `kind` ('' for all)."""
+        self.kind_combo.setCurrentIndex(max(self.kind_combo.findData(kind), 0))
+
+    def _path_filter_changed(self, text: str) -> None:
+        self.proxy.set_text(text)
+        self.view.expandAll()
+
+    def _open_index(self, index: QModelIndex) -> None:
+        path = index.data(ProblemsModel.PathRole)
+        if path:
+            self.open_requested.emit(path)

@@ -1,0 +1,87 @@
+"""`memhtml-desktop screenshot`: the real window, rendered offscreen, saved as a PNG.
+
+A batch tool, so it may wait: the store is indexed before the window shows, and the event loop is
+pumped until every job has answered. It never bumps salience (the memory shown is read with
+`bump=False`) and never touches the user's persisted settings (a throwaway INI file).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from memhtml_desktop.settings import Settings, resolve_store
+
+DEFAULT_SIZE = (1400, 900)
+
+
+def parse_size(text: str | None) -> tuple[int, int]:
+    if not text:
+        return DEFAULT_SIZE
+    width, sep, height = text.lower().partition("x")
+    if not sep:
+        raise ValueError(f"size must be WIDTHxHEIGHT, not {text!r}")
+    w, h = int(width), int(height)
+    if not (320 <= w <= 8000 and 240 <= h <= 8000):
+        raise ValueError(f"size out of range: {text!r}")
+    return w, h
+
+
+def take_screenshot(settings: Settings, args: Any) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSettings
+
+    from memhtml_desktop.ui.app import apply_theme, ensure_app, fresh_demo_copy, import_sidecar, open_store
+    from memhtml_desktop.ui.main_window import MainWindow
+
+    try:
+        size = parse_size(getattr(args, "size", None))
+    except ValueError as exc:
+        print(f"memhtml-desktop: {exc}", file=sys.stderr)
+        return 2
+    demo = bool(getattr(args, "demo", False))
+    root = fresh_demo_copy() if demo else resolve_store(settings)
+    if not root.is_dir():
+        print(f"memhtml-desktop: store not found: {root} (use --store DIR or --demo)", file=sys.stderr)
+        return 1
+    app = ensure_app()
+    apply_theme(app, settings.theme)
+    qsettings = QSettings(str(Path(tempfile.mkdtemp(prefix="memhtml-shot-")) / "settings.ini"),
+                          QSettings.Format.IniFormat)
+    store = open_store(root, settings)
+    if demo:
+        import_sidecar(store)
+    store.index()
+    window = MainWindow(store, settings, qsettings=qsettings)
+    try:
+        window.resize(*size)
+        window.show()
+        window.wait_idle()
+        window.set_query(getattr(args, "query", "") or "")
+        window.wait_idle()
+        view = getattr(args, "view", "results") or "results"
+        path = getattr(args, "open", None)
+        result = window.results.model.result()
+        if not path and view in ("results", "reader") and result is not None and result.hits:
+            path = result.hits[0].path
+        if path:
+            window.open_memory(path, bump=False)
+            window.wait_idle()
+        if view == "recall":
+            window.search_bar.set_mode("recall")
+        window.show_view(view)
+        window.wait_idle()
+        for _ in range(10):
+            app.processEvents()
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if not window.grab().save(str(out), "PNG"):
+            print(f"memhtml-desktop: could not write {out}", file=sys.stderr)
+            return 1
+    finally:
+        window.close()
+    print(f"wrote {args.out}")
+    return 0

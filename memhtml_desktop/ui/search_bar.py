@@ -1,0 +1,224 @@
+"""The top bar: Search | Recall switch, the query field (with a spinner while a search runs), what
+the lexical arm made of the query, and the active filters as removable chips.
+
+The bar only reports what the person did; the window decides what runs (and debounces typing).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QPalette
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.ui import icons
+from memhtml_desktop.ui.chips import ChipBar, tooltip_text
+from memhtml_desktop.ui.filters_panel import active_filters
+
+MODES = ("search", "recall")
+SPIN_MS = 80
+FORM_TEXT = {"all": "all terms", "any": "any term"}
+
+
+def form_text(fts_form: str | None, arms: tuple[str, ...]) -> str:
+    """"fts: all terms · 4 arms": how the query was matched and how many arms fused."""
+    n = len(arms)
+    lexical = f"fts: {FORM_TEXT.get(fts_form or '', fts_form)}" if fts_form else "fts: off (no words)"
+    return f"{lexical} \u00b7 {n} arm{'s' if n != 1 else ''}"
+
+
+class FilterChips(QWidget):
+    """The active filters as closable chips (the shared `chips.ChipBar`); ✕ removes one."""
+
+    chip_removed = Signal(str, str)
+    clear_all = Signal()
+
+    SEP = "\x1f"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("filterChips")
+        self.bar = ChipBar(self, closable=True)
+        self.bar.chip_closed.connect(self._closed)
+        self.bar.chip_clicked.connect(self._closed)
+        self.hint = QLabel("No filters \u2014 choose some on the left, or click an entity or tag in the reader.", self)
+        self.hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.clear_button = QToolButton(self)
+        self.clear_button.setText("Clear filters")
+        self.clear_button.setAutoRaise(True)
+        self.clear_button.clicked.connect(self.clear_all)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.bar, 1)
+        layout.addWidget(self.clear_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.set_scope(Scope())
+
+    def set_scope(self, scope: Scope) -> None:
+        filters = active_filters(scope)
+        self.bar.set_chips([(f"{axis}{self.SEP}{value}", label) for axis, value, label in filters])
+        self.bar.setVisible(bool(filters))
+        self.hint.setVisible(not filters)
+        self.clear_button.setVisible(len(filters) > 1)
+
+    def keys(self) -> list[tuple[str, str]]:
+        return [tuple(key.split(self.SEP, 1)) for key in self.bar.keys()]
+
+    def _closed(self, key: str) -> None:
+        axis, _, value = key.partition(self.SEP)
+        self.chip_removed.emit(axis, value)
+
+
+class SearchBar(QWidget):
+    """Mode switch, query field and chips. Keys in the field: Up/Down move in the results, Enter
+    opens the current result (or runs a pending search first), Esc clears."""
+
+    query_edited = Signal(str)
+    submitted = Signal()
+    navigate = Signal(int)
+    escape_pressed = Signal()
+    mode_changed = Signal(str)
+    chip_removed = Signal(str, str)
+    clear_filters = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("searchBar")
+        self.search_button = QToolButton(self)
+        self.search_button.setText("Search")
+        self.recall_button = QToolButton(self)
+        self.recall_button.setText("Recall")
+        self.recall_button.setToolTip("Recall mode (Ctrl+R): the query builds the pack an agent would receive.")
+        self.search_button.setToolTip("Search mode: the ranked list, explained per arm.")
+        self.modes = QButtonGroup(self)
+        for button, mode in ((self.search_button, "search"), (self.recall_button, "recall")):
+            button.setCheckable(True)
+            button.setObjectName(f"{mode}Mode")
+            self.modes.addButton(button)
+        self.search_button.setChecked(True)
+        self.modes.buttonToggled.connect(self._mode_toggled)
+
+        self.field = QLineEdit(self)
+        self.field.setObjectName("queryField")
+        self.field.setPlaceholderText("Search memories \u2014 e.g. drain the vip before rollback   (Ctrl+L)")
+        self.field.setClearButtonEnabled(True)
+        self.field.textEdited.connect(self.query_edited)
+        self.field.installEventFilter(self)
+        font = self.field.font()
+        font.setPointSizeF(font.pointSizeF() * 1.1)
+        self.field.setFont(font)
+        self.field.setMinimumHeight(self.field.fontMetrics().height() + 14)
+        color = self.palette().color(QPalette.ColorRole.PlaceholderText)
+        self._search_icon = icons.search_icon(color)
+        self.status_action = QAction(self._search_icon, "", self.field)
+        self.field.addAction(self.status_action, QLineEdit.ActionPosition.LeadingPosition)
+        self._spin_step = 0
+        self._spinner = QTimer(self)
+        self._spinner.setInterval(SPIN_MS)
+        self._spinner.timeout.connect(self._spin)
+
+        self.info = QLabel(self)
+        self.info.setObjectName("ftsForm")
+        self.info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.info.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.chips = FilterChips(self)
+        self.chips.chip_removed.connect(self.chip_removed)
+        self.chips.clear_all.connect(self.clear_filters)
+
+        top = QHBoxLayout()
+        top.setSpacing(6)
+        top.addWidget(self.search_button)
+        top.addWidget(self.recall_button)
+        top.addSpacing(4)
+        top.addWidget(self.field, 1)
+        top.addSpacing(6)
+        top.addWidget(self.info)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 4)
+        layout.setSpacing(4)
+        layout.addLayout(top)
+        layout.addWidget(self.chips)
+
+    # -- state shown ---------------------------------------------------------------------------
+
+    def text(self) -> str:
+        return self.field.text()
+
+    def set_text(self, text: str) -> None:
+        self.field.setText(text)
+
+    def mode(self) -> str:
+        return "recall" if self.recall_button.isChecked() else "search"
+
+    def set_mode(self, mode: str) -> None:
+        (self.recall_button if mode == "recall" else self.search_button).setChecked(True)
+
+    def toggle_mode(self) -> None:
+        self.set_mode("search" if self.mode() == "recall" else "recall")
+
+    def set_busy(self, busy: bool) -> None:
+        """The spinner in the field while a search runs (the list keeps its old answer meanwhile)."""
+        if busy and not self._spinner.isActive():
+            self._spinner.start()
+            self._spin()
+            self.status_action.setToolTip("Searching\u2026")
+        elif not busy and self._spinner.isActive():
+            self._spinner.stop()
+            self.status_action.setIcon(self._search_icon)
+            self.status_action.setToolTip("")
+
+    def is_busy(self) -> bool:
+        return self._spinner.isActive()
+
+    def set_form(self, fts_form: str | None, arms: tuple[str, ...], degraded: tuple[str, ...] = ()) -> None:
+        text = form_text(fts_form, arms)
+        if degraded:
+            text += " \u00b7 \u26a0 degraded"
+        self.info.setText(text)
+        tip = ("How the lexical arm read the query: 'all terms' when some file in scope holds every "
+               "word, else 'any term'. Arms fused: " + ", ".join(arms))
+        if degraded:
+            tip += "\nDegraded: " + "; ".join(degraded)
+        self.info.setToolTip(tooltip_text(tip))
+
+    def set_scope(self, scope: Scope) -> None:
+        self.chips.set_scope(scope)
+
+    def focus_query(self) -> None:
+        self.field.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.field.selectAll()
+
+    # -- events --------------------------------------------------------------------------------
+
+    def _spin(self) -> None:
+        self._spin_step = (self._spin_step + 1) % 12
+        self.status_action.setIcon(icons.spinner_icon(self._spin_step, self.palette().color(QPalette.ColorRole.Highlight)))
+
+    def _mode_toggled(self, button, checked: bool) -> None:
+        if checked:
+            self.mode_changed.emit(self.mode())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.field and event.type() == QEvent.Type.KeyPress:
+            key = event.key()
+            steps = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1, Qt.Key.Key_PageDown: 10, Qt.Key.Key_PageUp: -10}
+            if key in steps:
+                self.navigate.emit(steps[key])
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.submitted.emit()
+                return True
+            if key == Qt.Key.Key_Escape:
+                self.escape_pressed.emit()
+                return True
+        return super().eventFilter(watched, event)

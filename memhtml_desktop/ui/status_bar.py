@@ -1,0 +1,126 @@
+"""The status bar: store path, memory count, watcher state, queue depth, last batch, indexing progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QStatusBar, QWidget
+
+from memhtml_desktop.ui import icons
+
+STATE_COLORS = {"live": "#009E73", "polling": "#E69F00", "starting": "#56B4E9", "stopped": "#999999"}
+PHASES = {"scan": "scanning", "index": "indexing", "embed": "embedding"}
+MODE_HELP = {
+    "live": "Watching the store: changes on disk reach the index within about a second.",
+    "polling": "Checking the store for changes periodically (file events are unavailable here).",
+    "starting": "Comparing the store with the index.",
+    "stopped": "Not watching the store: changes on disk are not followed.",
+}
+
+
+def batch_text(batch: Any) -> str:
+    """"3 files 41 ms" for a watcher batch (or a reconciliation)."""
+    if batch is None:
+        return ""
+    files = sum(getattr(batch, name, 0) for name in ("added", "changed", "moved", "removed", "failed"))
+    kind = "reconcile, " if getattr(batch, "kind", "batch") == "reconcile" else ""
+    return f"{kind}{files} file{'s' if files != 1 else ''} {getattr(batch, 'ms', 0):.0f} ms"
+
+
+def _home_relative(path: Path) -> str:
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
+class _Dotted(QWidget):
+    """A coloured dot and a label: the watcher state."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.dot = QLabel(self)
+        self.label = QLabel(self)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.dot)
+        layout.addWidget(self.label)
+
+    def set(self, color: str, text: str, hollow: bool = False) -> None:
+        self.dot.setPixmap(icons.dot_icon(QColor(color), hollow=hollow).pixmap(10, 10))
+        self.label.setText(text)
+
+
+class StatusBar(QStatusBar):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("statusBar")
+        self.store_label = QLabel(self)
+        self.store_label.setObjectName("storePath")
+        self.store_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.count_label = QLabel(self)
+        self.count_label.setObjectName("memoryCount")
+        self.watch = _Dotted(self)
+        self.watch.setObjectName("watchState")
+        self.queue_label = QLabel(self)
+        self.queue_label.setObjectName("queueDepth")
+        self.batch_label = QLabel(self)
+        self.batch_label.setObjectName("lastBatch")
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("indexProgress")
+        self.progress.setMaximumWidth(220)
+        self.progress.setMaximumHeight(16)
+        self.progress.setTextVisible(True)
+        self.progress.setVisible(False)
+        for widget in (self.store_label, self.count_label, self.watch, self.queue_label, self.batch_label):
+            self.addWidget(widget)
+        self.addPermanentWidget(self.progress)
+        muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
+        for label in (self.queue_label, self.batch_label):
+            pal = label.palette()
+            pal.setColor(QPalette.ColorRole.WindowText, muted)
+            label.setPalette(pal)
+        self.set_watch(None)
+
+    def set_store(self, root: Path) -> None:
+        self.store_label.setText(_home_relative(Path(root)))
+        self.store_label.setToolTip(str(root))
+
+    def set_stats(self, stats: dict[str, Any]) -> None:
+        active = int(stats.get("active", stats.get("memories", 0)) or 0)
+        self.count_label.setText(f"\u00b7 {active:,} memories")
+        self.count_label.setToolTip(
+            f"{stats.get('memories', 0):,} indexed files: {active:,} live, {stats.get('archived', 0):,} archived, "
+            f"{stats.get('open_tasks', 0):,} open tasks; {stats.get('failed', 0):,} failed to parse, "
+            f"{stats.get('with_warnings', 0):,} with warnings\n"
+            f"{stats.get('embedded', 0):,} of {stats.get('chunks', 0):,} chunks embedded ({stats.get('embed_model') or 'no model'})"
+        )
+
+    def set_watch(self, status: Any) -> None:
+        """`status`: the watcher's WatchStatus (mode, reason, queue_depth, last_batch, progress), or None."""
+        mode = getattr(status, "mode", "stopped") if status is not None else "stopped"
+        reason = getattr(status, "reason", "") if status is not None else ""
+        self.watch.set(STATE_COLORS.get(mode, "#999999"), f"\u00b7 {mode}", hollow=mode in ("stopped", "polling"))
+        self.watch.setToolTip(reason or MODE_HELP.get(mode, ""))
+        self.queue_label.setText(f"\u00b7 queue {getattr(status, 'queue_depth', 0) if status is not None else 0}")
+        batch = batch_text(getattr(status, "last_batch", None) if status is not None else None)
+        self.batch_label.setText(f"\u00b7 last batch {batch}" if batch else "")
+        self.batch_label.setVisible(bool(batch))
+        progress = getattr(status, "progress", None) if status is not None else None
+        if progress:
+            self.set_progress(*progress)
+        elif not getattr(status, "busy", False):
+            self.clear_progress()
+
+    def set_progress(self, phase: str, done: int, total: int) -> None:
+        self.progress.setVisible(True)
+        self.progress.setMaximum(max(total, 0))
+        self.progress.setValue(min(done, total) if total else 0)
+        self.progress.setFormat(f"{PHASES.get(phase, phase)} %v/%m" if total else PHASES.get(phase, phase) + "\u2026")
+
+    def clear_progress(self) -> None:
+        self.progress.setVisible(False)

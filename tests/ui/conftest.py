@@ -1,0 +1,132 @@
+"""Window fixtures, shared by every ui test: a real store on disk, a real Store, a real window.
+
+Names are a contract (other ui tests import them by name): `store_dir`, `store`, `window`, plus
+`make_window` for a window with other options (watching on, another store) and `demo_store_dir`
+for a copy of the bundled demo store.
+
+Nothing here touches the user's settings or caches: every test gets its own QSettings INI file
+and its own index directory, through the same environment variables app.py reads.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from memhtml_desktop.domain.hash_embedder import HashEmbedder
+from memhtml_desktop.index.store import Store
+from memhtml_desktop.settings import Settings
+from memhtml_desktop.ui.app import guard_none_refcount
+
+guard_none_refcount()  # before any widget exists: see its docstring (a PySide6 6.12 refcount bug)
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "cases"  # memhtml's golden cases
+
+# Valid golden cases (their encoded file names, `__` for `/`), plus one invalid file for the problems tab.
+GOLDEN_CASES = (
+    "areas__oncall__format-md-procedural.html",
+    "resources__infra__one-writer-and-many-readers-share-the-index.html",
+    "projects__checkout-api__tasks__format-md-task.html",
+    "archive__2026__areas__oncall__html-tests-fixture.html",
+    "areas__x__self.html",
+    "resources__edge__long.html",
+    "areas__bad__warnings-only.html",
+    "areas__bad__task-ok.html",
+    "areas__bad__no-article.html",
+) + tuple(f"areas__edge__{name}.html" for name in (
+    "bom", "br_sub", "comment", "crlf", "emoji", "entity_amp", "list_flat", "list_pretty", "minimal", "nbsp",
+    "pre_code_lang", "pre_div", "pre_lead_spaces", "pre_leading_nl", "pre_nolead", "table",
+))
+# The procedural case supersedes this path; the archived golden case stands in for the loser, so
+# the store holds a supersedes chain whose archived end has a successor.
+SUPERSEDED = ("archive__2026__areas__oncall__html-tests-fixture.html", "archive/2026/areas/oncall/rollback-order.html")
+
+PROCEDURAL = "areas/oncall/format-md-procedural.html"
+INFRA = "resources/infra/one-writer-and-many-readers-share-the-index.html"
+ARCHIVED = "archive/2026/areas/oncall/rollback-order.html"
+
+
+def write_golden_store(root: Path) -> Path:
+    for name in GOLDEN_CASES:
+        target = root / name.replace("__", "/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(GOLDEN / name, target)
+    source, path = SUPERSEDED
+    shutil.copyfile(GOLDEN / source, root / path)
+    return root
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path_factory, monkeypatch):
+    """Per test: a throwaway QSettings INI and index cache (never the user's)."""
+    base = tmp_path_factory.mktemp("qt-settings")
+    monkeypatch.setenv("MEMHTML_DESKTOP_SETTINGS", str(base / "settings.ini"))
+    monkeypatch.setenv("MEMHTML_DESKTOP_CACHE", str(base / "cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(base / "user"))
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(base / "user"))
+    yield base
+
+
+@pytest.fixture
+def store_dir(tmp_path: Path) -> Path:
+    """A small valid store (golden cases at their store paths) in a temp directory."""
+    return write_golden_store(tmp_path / "store")
+
+
+@pytest.fixture
+def demo_store_dir(tmp_path: Path) -> Path:
+    """A fresh copy of the bundled demo store (skips when it is not there)."""
+    from memhtml_desktop.ui.app import copy_demo_store
+
+    try:
+        return copy_demo_store(tmp_path / "demo-store")
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def store(store_dir: Path, tmp_path: Path):
+    """A real Store over `store_dir`, indexed, with the deterministic embedder."""
+    s = Store(store_dir, index_path=tmp_path / "index" / "index.db", embedder=HashEmbedder())
+    s.index()
+    yield s
+    s.close_thread_connection()
+
+
+@pytest.fixture
+def qsettings(tmp_path: Path) -> QSettings:
+    return QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def make_window(qtbot, qsettings):
+    """`make_window(store, **options)`: a shown MainWindow whose first answers have arrived."""
+    from memhtml_desktop.ui.main_window import MainWindow
+
+    made = []
+
+    def make(store, *, settings: Settings | None = None, watch: bool = False, settle: bool = True, **options):
+        settings = settings or Settings(debounce_ms=30)
+        win = MainWindow(store, settings, qsettings=options.pop("qsettings", qsettings), watch=watch, **options)
+        qtbot.addWidget(win)
+        made.append(win)
+        win.resize(1300, 800)
+        win.show()
+        if settle:
+            qtbot.waitUntil(lambda: win.results.model.result() is not None and not win.runner.is_busy(),
+                            timeout=15000)
+        return win
+
+    yield make
+    for win in made:
+        win.shutdown()
+
+
+@pytest.fixture
+def window(make_window, store):
+    """The main window over `store`, not watching (the store is indexed already), settled."""
+    return make_window(store)
