@@ -42,6 +42,8 @@ from typing import Sequence
 import numpy as np
 import regex
 
+from memhtml_desktop.domain.stopwords import STOPWORDS
+
 TOKEN_WEIGHT = 1.0
 TRIGRAM_WEIGHT = 0.5
 CONCEPT_WEIGHT = 1.0
@@ -66,14 +68,6 @@ CONCEPT_GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 STOPWORD_WEIGHT = 0.3
-STOPWORDS = tuple(
-    "a an the of to in on at by for from with into onto over under about as and or but if then "
-    "so than that this these those it its is are was were be been being am do does did has have "
-    "had will would shall should can could may might must i you he she we they me him her us them "
-    "my your his our their what which who whom when where why how all any each some such very just "
-    "also there here up out off again".split()
-)
-
 _NON_WORD = regex.compile(r"[^\p{L}\p{N}]+")
 _SPACE = 32
 _ASCII_FOLD = bytes(

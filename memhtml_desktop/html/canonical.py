@@ -38,7 +38,7 @@ def text_excluding_code(tree: Tree, el: Element) -> str:
     """
     start, stop = el.tok_start, el.tok_end
     tokens = tree.tokens
-    skipped = [e for e in tree.named_within(el, "pre", "code") if e is not el]
+    skipped = tree.named_within(el, "pre", "code")  # the root too, as memhtml's walk does
     if not skipped:
         raw = "".join(tokens[start:stop])
     else:

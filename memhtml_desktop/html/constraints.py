@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from memhtml_desktop.domain.paths import TASK_STATUSES
 from memhtml_desktop.html.canonical import text_excluding_code
 from memhtml_desktop.html.datetime_rule import is_valid_datetime
 from memhtml_desktop.html.jsnum import js_slice_units, js_trim
@@ -25,15 +26,14 @@ from memhtml_desktop.html.vocabulary import (
     FORBIDDEN_ATTRIBUTES,
     FORBIDDEN_ELEMENTS,
     KNOWN_ELEMENTS,
+    MEMORY_TYPE_SET,
     META_NAMES,
     META_PREFIX,
-    MEMORY_TYPE_SET,
     REPEATABLE_META,
     REQUIRED_META,
     TASK_STATUS_SET,
     rel_for_token,
 )
-from memhtml_desktop.domain.paths import TASK_STATUSES
 
 #: `LANG_TOKEN`, tested on the untrimmed value; `fullmatch` because JS `$` never matches before
 #: a trailing newline the way Python's does.

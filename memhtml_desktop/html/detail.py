@@ -16,12 +16,14 @@ from memhtml_desktop.html.extract import ArticleFacts, read_article, title_of
 from memhtml_desktop.html.jsnum import js_trim
 from memhtml_desktop.html.project import decode
 from memhtml_desktop.html.rows import KEY_SEP, dedupe, dedupe_by, entity_rows
-from memhtml_desktop.html.tree import parse_html
+from memhtml_desktop.html.tree import DocumentTooComplex, parse_html
 from memhtml_desktop.html.vocabulary import META_PREFIX, REL_CLASS
 
 
 @dataclass
 class MemoryDocument:
+    """What one file says, for display. Empty fields mean "not found", never "not computed"."""
+
     path: str
     title: str = ""
     gist: str = ""
@@ -49,6 +51,8 @@ def read_document(path: str, data: bytes) -> MemoryDocument:
     doc = MemoryDocument(path=path)
     try:
         _fill(doc, data)
+    except DocumentTooComplex as exc:
+        doc.violations = [f"unreadable: {exc}"]
     except Exception as exc:  # noqa: BLE001 - a reader pane shows the failure, it never crashes
         doc.violations.append(f"unreadable: {type(exc).__name__}: {str(exc)[:200]}")
     return doc

@@ -191,7 +191,7 @@ class _Renderer:
         if tag == "figcaption":
             return f'<p style="{MUTED_STYLE}"><i>', "</i></p>", True
         if tag == "caption":
-            return f'<tr><td><b>', "</b></td></tr>", True
+            return '<tr><td><b>', "</b></td></tr>", True
         if tag in _BLOCKS:
             emitted = _BLOCKS[tag]
             return f"<{emitted}>", f"</{emitted}>", True

@@ -41,7 +41,8 @@ IN_DETAILS = 4
 MAX_START_TAGS = 25_000
 _START_TAG = re.compile(r"<[A-Za-z]")
 
-#: Parents whose direct text we keep (for `textOf` in messages) or whose children we list.
+#: Elements whose direct text children are kept, for memhtml's `textOf` (title emptiness and the
+#: `<time>` violation message). `<dl>` elements keep their element children, for facets.
 _KEEP_TEXT = frozenset({"title", "time"})
 _BOUNDARY = " "
 
@@ -58,7 +59,11 @@ class DocumentTooComplex(ValueError):
 
 
 class Element:
-    """One element of the flat document. Plain slots: thousands are built per second."""
+    """One element of the flat document. Plain slots: thousands are built per second.
+
+    `attrs` maps lowercased attribute names to values as written (`""` for a valueless one).
+    `ancestors` holds the `IN_*` bits of its ancestors, the element itself excluded.
+    """
 
     __slots__ = (
         "tag", "attrs", "index", "end", "parent", "tok_start", "tok_end", "ancestors",
@@ -79,10 +84,6 @@ class Element:
         self.ancestors = ancestors
         self.children: list[Element] | None = None
         self.texts: list[str] | None = None
-
-    def attr(self, name: str) -> str | None:
-        """The attribute value, `""` for a valueless attribute, None when absent."""
-        return self.attrs.get(name)
 
     def contains(self, other: Element) -> bool:
         """True when `other` is this element or one of its descendants."""
@@ -167,8 +168,7 @@ def flatten(root: LexborNode | None) -> Tree:
     keep_text = _KEEP_TEXT
     figures = asides = details = 0
 
-    node_stack: list[LexborNode] = []
-    el_stack: list[Element] = []
+    node_stack: list[LexborNode] = []  # open selectolax nodes; `parent` chains the open Elements
     parent: Element | None = None
     node: LexborNode | None = root
     while True:
@@ -181,9 +181,8 @@ def flatten(root: LexborNode | None) -> Tree:
                     parent.texts = [value]  # type: ignore[union-attr]
                 else:
                     parent.texts.append(value)  # type: ignore[union-attr]
-            descend = False
-        elif tag[0] == "-":  # comment, doctype: no content
-            descend = False
+        elif not tag or tag[0] == "-":  # comment, doctype, lexbor processing instruction (None)
+            pass
         else:
             attrs = node.attributes
             if attrs and None in attrs.values():
@@ -216,7 +215,6 @@ def flatten(root: LexborNode | None) -> Tree:
             child = node.first_child
             if child is not None:
                 node_stack.append(node)
-                el_stack.append(el)
                 parent = el
                 node = child
                 continue
@@ -238,8 +236,8 @@ def flatten(root: LexborNode | None) -> Tree:
                 node = nxt
                 break
             node = node_stack.pop()
-            closed = el_stack.pop()
-            tag = closed.tag
+            closed = parent
+            tag = closed.tag  # type: ignore[union-attr]
             if tag not in inline:
                 append_token(_BOUNDARY)
                 if tag == "figure":
@@ -248,8 +246,8 @@ def flatten(root: LexborNode | None) -> Tree:
                     asides -= 1
                 elif tag == "details":
                     details -= 1
-            closed.tok_end = len(tokens)
-            closed.end = len(elements)
+            closed.tok_end = len(tokens)  # type: ignore[union-attr]
+            closed.end = len(elements)  # type: ignore[union-attr]
             if not node_stack:
                 return tree
-            parent = el_stack[-1]
+            parent = closed.parent  # type: ignore[union-attr]

@@ -226,11 +226,7 @@ class Retriever:
 
     def _coverage_reason(self) -> str | None:
         """Say so when some chunks still lack a vector in this space (re-embedding under way)."""
-        row = self.conn.execute(
-            "SELECT count(*), sum(e.model = ?) FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id",
-            (self._space(),),
-        ).fetchone()
-        total, done = row[0], row[1] or 0
+        total, done = self.cache.coverage(self.conn, self.cache_key, self._space())
         if total and done < total:
             return f"vector: {done} of {total} chunks embedded with {self._space()} (re-embedding under way)"
         return None
@@ -244,7 +240,7 @@ class Retriever:
         params = bind_params(probe, (fts.all_form, None, None, None), scope_sql.params)
         if self.conn.execute(probe, params).fetchone() is not None:
             return fts.all_form, "all"
-        return fts.any_form, "any"
+        return fts.any_form_without(common_words(self.conn, fts.words)), "any"
 
     def _vector_param(
         self, qvec: np.ndarray | None, snapshot: VectorSnapshot | None, scope_sql: ScopeSql
@@ -361,6 +357,18 @@ class Retriever:
                 )
             )
         return hits
+
+
+def common_words(conn: apsw.Connection, words: tuple[str, ...]) -> frozenset[str]:
+    """Words held by at least half the indexed files: bm25 gives them no weight (see FtsQuery)."""
+    if not words:
+        return frozenset()
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_fts_vocab USING fts5vocab(main, 'files_fts', 'row')")
+    (total,) = conn.execute("SELECT count(*) FROM files").fetchone()
+    if not total:
+        return frozenset()
+    rows = conn.execute("SELECT term, doc FROM temp.files_fts_vocab WHERE term IN carray(?1)", (apsw.carray(words),))
+    return frozenset(term for term, docs in rows if 2 * docs >= total)
 
 
 def _raw(arm: str, raw: Any, dists: np.ndarray | None) -> dict[str, Any]:

@@ -72,17 +72,37 @@ RECENCY_CTE = """SELECT path, ROW_NUMBER() OVER (ORDER BY t DESC, path ASC) AS r
 # reached by status and due date, a person record by key) and live here, never in the shared
 # scope: an excluded file emits no salience row at all but keeps its other ranks. An unparseable
 # timestamp contributes no decay term rather than NULLing the whole score.
-_HOURS = "(unixepoch(memhtml_now()) - unixepoch(coalesce(a.last_accessed_at, f.updated_at))) / 3600.0"
+#
+# The score is memhtml's, computed over every in-scope file; the statement only avoids scanning
+# them all. A file with no state.access row scores exp(-0.01 * hours since updated_at), which
+# falls as updated_at ages, so among those files only the ?2 most recently updated can reach the
+# top ?2; every file WITH a row is a candidate. The union of the two is scored and cut. The
+# clock is read once per statement (`memhtml_now()` is a Python function; per row it cost a
+# third of a second at 20,000 files). tests/index/test_salience_arm.py pins this against the
+# naive full scan. CROSS JOIN pins state.access as the outer loop: the planner otherwise scans files.
+_DECAY_AGE = "(clock.now_s - unixepoch(coalesce(a.last_accessed_at, f.updated_at))) / 3600.0"
 SALIENCE_CTE = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path ASC) AS rank,
            json_array(decay, popularity, outcome, hours) AS raw FROM (
     SELECT path, hours, decay, popularity, outcome, decay + popularity + outcome AS score FROM (
       SELECT f.path AS path,
-             {_HOURS} AS hours,
-             coalesce(exp(-0.01 * {_HOURS}), 0.0) AS decay,
+             {_DECAY_AGE} AS hours,
+             coalesce(exp(-0.01 * {_DECAY_AGE}), 0.0) AS decay,
              ln(1 + coalesce(a.access_count, 0)) AS popularity,
              max(coalesce(a.outcome_score, 0.0), 0.0) AS outcome
-      FROM files f LEFT JOIN state.access a ON a.path = f.path
-      WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{{F}})
+      FROM (
+        SELECT f.path AS path FROM state.access a CROSS JOIN files f ON f.path = a.path
+        WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{{F}}
+        UNION
+        SELECT path FROM (
+          SELECT f.path AS path FROM files f
+          WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{{F}}
+            AND NOT EXISTS (SELECT 1 FROM state.access a WHERE a.path = f.path)
+          ORDER BY unixepoch(f.updated_at) DESC, f.path ASC
+          LIMIT ?2)
+      ) cand
+      JOIN files f ON f.path = cand.path
+      LEFT JOIN state.access a ON a.path = f.path
+      CROSS JOIN (SELECT unixepoch(memhtml_now()) AS now_s) clock)
     ORDER BY score DESC, path ASC
     LIMIT ?2)"""
 

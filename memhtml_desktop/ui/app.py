@@ -59,6 +59,22 @@ def guard_none_refcount() -> None:
     guard_none_refcount.done = True  # type: ignore[attr-defined]
 
 
+GUI_SWITCH_INTERVAL_S = 0.0005
+
+
+def tune_for_gui() -> None:
+    """Let the GUI thread win the GIL back quickly while indexing and search threads run.
+
+    Python hands the GIL to a waiting thread only after the holder has run for the switch
+    interval (5 ms by default), and a PySide call may give the GIL up, so a GUI update of a few
+    hundred Qt calls competing with busy worker threads waited tens of milliseconds for it again
+    and again. Measured: a filters update took 52 ms beside two busy threads at 5 ms, 15 ms at
+    0.5 ms (6.7 ms alone). Worker throughput barely moves: they run in C (SQLite, numpy) or in
+    the indexer's parse processes most of the time.
+    """
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
+
+
 # -- settings --------------------------------------------------------------------------------------
 
 
@@ -180,6 +196,7 @@ def apply_theme(app: QApplication, theme: str) -> None:
 
 def ensure_app(argv: list[str] | None = None) -> QApplication:
     guard_none_refcount()
+    tune_for_gui()
     app = QApplication.instance()
     if app is None:
         app = QApplication(argv if argv is not None else sys.argv[:1])

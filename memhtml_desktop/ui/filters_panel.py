@@ -32,7 +32,11 @@ from memhtml_desktop.ui import palette
 
 AXES = ("type", "workspace", "facet", "tag", "entity")
 SECTION_TITLES = {"type": "Types", "workspace": "Workspaces", "tag": "Tags", "entity": "Entities", "facet": "Facets"}
-MAX_ROWS = {"type": 50, "workspace": 50, "tag": 60, "entity": 12, "facet": 30}
+MAX_ROWS = {"type": 50, "workspace": 30, "tag": 40, "entity": 12, "facet": 12}
+MAX_FACET_NAMES = 40
+"""Caps on listed values (the most common first; a selected value is always listed). A store of
+thousands of memories has hundreds of tags and facet values: listing them all would bury the
+panel and cost the GUI thread a rebuild it cannot afford while typing."""
 NOTE = ("Values under one name broaden (any of them); different names narrow (all must hold). "
         "Counts are for the current query.")
 
@@ -122,6 +126,8 @@ class FiltersModel(QStandardItemModel):
         self._scope = Scope()
         self._rows: dict[tuple[str, str], tuple[QStandardItem, QStandardItem]] = {}
         self._groups: dict[str, tuple[QStandardItem, QStandardItem, list[str]]] = {}
+        self._shown: dict[Any, int] = {}  # the count each row shows now
+        self._checked: dict[tuple[str, str], bool] = {}
         self.default_open: dict[str, bool] = {"entity": False}
         """Whether a section or facet name starts expanded (a one-value facet name starts closed)."""
         self._updating = False
@@ -133,7 +139,7 @@ class FiltersModel(QStandardItemModel):
 
     def set_counts(self, counts: Any) -> None:
         self._counts = counts
-        if any(key not in self._rows for key in self._wanted_keys()):
+        if self._universe is None and any(key not in self._rows for key in self._wanted_keys()):
             self._rebuild()
         else:
             self._refresh()
@@ -158,25 +164,24 @@ class FiltersModel(QStandardItemModel):
     # -- building ------------------------------------------------------------------------------
 
     def _values(self, axis: str) -> list[str]:
-        """Values to list for `axis`: the store's, most common first, plus any the query or scope adds."""
-        universe = _axis_counts(self._universe, axis)
-        current = _axis_counts(self._counts, axis)
+        """Values to list for `axis`: the store's most common (capped), plus any selected one.
+
+        The list comes from the store's counts, not the query's, so rows do not come and go while
+        typing; the query only changes the numbers (0 shows greyed).
+        """
+        source = _axis_counts(self._universe if self._universe is not None else self._counts, axis)
         selected = [v for a, v, _ in active_filters(self._scope) if a == axis]
-        if axis == "facet":
-            flat_u = {f"{n}={v}": c for n, vals in universe.items() for v, c in vals.items()}
-            flat_c = {f"{n}={v}": c for n, vals in current.items() for v, c in vals.items()}
-            universe, current = flat_u, flat_c
         if axis == "type":
-            order = [t for t in MEMORY_TYPES if t in universe or t in current]
+            order = [t for t in MEMORY_TYPES if t in source]
+        elif axis == "facet":
+            names = sorted(source, key=lambda n: (-len(source[n]), -sum(source[n].values()), n.casefold()))
+            order = []
+            for name in names[:MAX_FACET_NAMES]:
+                values = sorted(source[name], key=lambda v: (-source[name][v], v.casefold()))
+                order += [f"{name}={v}" for v in values[: MAX_ROWS["facet"]]]
         else:
-            order = sorted(universe, key=lambda v: (-universe[v], v))
-            if axis != "facet":
-                order = order[: MAX_ROWS[axis]]
-            order += [v for v in sorted(current, key=lambda v: (-current[v], v)) if v not in universe][: MAX_ROWS[axis]]
-        if axis == "facet":
-            order.sort(key=lambda v: (split_facet(v)[0].casefold(), split_facet(v)[1].casefold()))
-        order += [v for v in selected if v not in order]
-        return order
+            order = sorted(source, key=lambda v: (-source[v], v))[: MAX_ROWS[axis]]
+        return order + [v for v in selected if v not in order]
 
     def _wanted_keys(self) -> list[tuple[str, str]]:
         return [(axis, v) for axis in AXES for v in self._values(axis)]
@@ -213,10 +218,11 @@ class FiltersModel(QStandardItemModel):
             self.removeRows(0, self.rowCount())
             self._rows.clear()
             self._groups.clear()
+            self._shown.clear()
+            self._checked.clear()
             for axis in AXES:
                 values = self._values(axis)
                 section = self._section(SECTION_TITLES[axis], axis)
-                self.appendRow([section, self._plain()])
                 if axis == "facet":
                     for name, members in self._facet_groups(values):
                         head = self._section(name, f"facet:{name}")
@@ -231,47 +237,60 @@ class FiltersModel(QStandardItemModel):
                 else:
                     for value in values:
                         section.appendRow(self._value_row(axis, value, value))
+                self.appendRow([section, self._plain()])  # children first: one insert signal per section
             self._refresh(locked=True)
         finally:
             self._updating = False
 
-    def _facet_groups(self, values: list[str]) -> list[tuple[str, list[str]]]:
-        """Facet values grouped by name; names most memories carry first (`doc-type` before a one-off)."""
+    @staticmethod
+    def _facet_groups(values: list[str]) -> list[tuple[str, list[str]]]:
+        """`name=value` strings grouped by name, in the order `_values` chose."""
         groups: dict[str, list[str]] = {}
         for value in values:
             groups.setdefault(split_facet(value)[0], []).append(value)
-        universe = _axis_counts(self._universe, "facet")
-        return sorted(groups.items(), key=lambda g: (-len(g[1]), -sum(universe.get(g[0], {}).values()),
-                                                     g[0].casefold()))
+        return list(groups.items())
 
     def _refresh(self, locked: bool = False) -> None:
+        """Counts, greying and check marks, touching only rows whose state changed.
+
+        Every Qt call from Python may give up the GIL, and with indexing threads running each one
+        can wait a switch interval to get it back: an update that rewrites 500 rows would stall the
+        event loop for a noticeable time, one that rewrites the 20 that changed does not.
+        """
         self._updating = True
         try:
             muted = QBrush(palette.muted_color())
-            for head, tail, members in self._groups.values():
+            for key, (head, tail, members) in self._groups.items():
                 n = sum(self.count("facet", v) for v in members)
-                tail.setText(str(n))
-                brush = muted if n == 0 else QBrush()
-                head.setForeground(brush)
-                tail.setForeground(brush)
-            for (axis, value), (item, count_item) in self._rows.items():
+                self._show_count(key, head, tail, n, muted)
+            for key, (item, count_item) in self._rows.items():
+                axis, value = key
                 n = self.count(axis, value)
-                count_item.setText(str(n))
-                count_item.setData(n, self.CountRole)
-                item.setData(n, self.CountRole)
-                brush = muted if n == 0 else QBrush()
-                if item.foreground() != brush:
-                    item.setForeground(brush)
-                    count_item.setForeground(brush)
-                state = Qt.CheckState.Checked if is_on(self._scope, axis, value) else Qt.CheckState.Unchecked
-                if item.checkState() != state:
-                    item.setCheckState(state)
-                tip = f"{n} match{'es' if n != 1 else ''} for the current query"
-                if axis == "type" and value == "task":
-                    tip += "\nTasks are left out unless this is ticked."
-                item.setToolTip(tip)
+                if self._show_count(key, item, count_item, n, muted):
+                    tip = f"{n} match{'es' if n != 1 else ''} for the current query"
+                    if axis == "type" and value == "task":
+                        tip += "\nTasks are left out unless this is ticked."
+                    item.setToolTip(tip)
+                checked = is_on(self._scope, axis, value)
+                if self._checked.get(key) != checked:
+                    self._checked[key] = checked
+                    item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
         finally:
             self._updating = locked
+
+    def _show_count(self, key: Any, item: QStandardItem, count_item: QStandardItem, n: int, muted: QBrush) -> bool:
+        """Set a row's count and greying if they changed; returns whether they did."""
+        before = self._shown.get(key)
+        if before == n:
+            return False
+        self._shown[key] = n
+        count_item.setText(str(n))
+        item.setData(n, self.CountRole)
+        if before is None or (before == 0) != (n == 0):
+            brush = muted if n == 0 else QBrush()
+            item.setForeground(brush)
+            count_item.setForeground(brush)
+        return True
 
     def _changed(self, item: QStandardItem) -> None:
         if self._updating:
@@ -356,7 +375,6 @@ class FiltersPanel(QWidget):
         self.tree.collapsed.connect(lambda i: self._expansion_chosen(i, False))
         self.tree.expanded.connect(lambda i: self._expansion_chosen(i, True))
         self.model.modelReset.connect(self._restore_expansion)
-        self.model.rowsInserted.connect(lambda *_: self._restore_expansion())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 4, 6)
         layout.addWidget(title)

@@ -381,15 +381,16 @@ class MainWindow(QMainWindow):
 
     # -- jobs ------------------------------------------------------------------------------------
 
-    def refresh(self) -> None:
+    def refresh(self, *, counts: bool = True) -> None:
         """Run the search (and the counts, and the recall pack when it is on screen) for the current state."""
         self._debounce.stop()
         self._last_refresh = time.monotonic()
         store, query, scope, limit = self.store, self._query, self._scope, self.settings.search_limit
         self.runner.submit("search", lambda c, p: workers.search(store, query, scope, limit, c),
                            self._search_done, on_error=self._search_failed)
-        self.runner.submit("counts", lambda c, p: workers.counts(store, query, scope, c), self._counts_done,
-                           on_error=lambda msg: log.warning("filter counts failed: %s", msg))
+        if counts:
+            self.runner.submit("counts", lambda c, p: workers.counts(store, query, scope, c), self._counts_done,
+                               on_error=lambda msg: log.warning("filter counts failed: %s", msg))
         if self.mode() == "recall" or self.tabs.currentWidget() is self.recall:
             self._run_recall()
 
@@ -564,7 +565,7 @@ class MainWindow(QMainWindow):
         self.status.set_watch(status)
         busy = getattr(status, "busy", False) and getattr(status, "progress", None)
         if busy and time.monotonic() - self._last_refresh > INDEXING_REFRESH_S and not self._debounce.isActive():
-            self.refresh()
+            self.refresh(counts=False)  # hits appear as the first index commits; counts wait for its end
             self._refresh_stats()
 
     def _batch_indexed(self, summary: Any) -> None:

@@ -1,6 +1,6 @@
 """The problems panel: files that failed to parse, duplicate bodies, and files with warnings.
 
-A tree: one row per problem (kind, path, how many lines), and under it every violation and warning
+A tree: one row per problem (kind, path; counts and time in its tooltip), and under it every violation and warning
 line verbatim, plus one row per twin for a duplicate. A click or Enter opens the file (a twin row
 opens the twin). The kind filter and the path filter hide problem rows, never their lines.
 """
@@ -40,6 +40,17 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _summary(problem: "Problem") -> str:
+    parts = []
+    if problem.violations:
+        parts.append(_plural(len(problem.violations), "violation"))
+    if problem.warnings:
+        parts.append(_plural(len(problem.warnings), "warning"))
+    if problem.duplicates:
+        parts.append(_plural(len(problem.duplicates), "twin"))
+    return " · ".join(parts)
+
+
 def _lines_of(problem: "Problem") -> list[tuple[str, str, str]]:
     """(line kind, text, path a click opens) for every line under a problem."""
     lines = [("violation", v, problem.path) for v in problem.violations]
@@ -54,12 +65,13 @@ class ProblemsModel(QAbstractItemModel):
     A line row shows its label and text in the first column, which the view spans across the row.
     """
 
-    COLUMNS = ("Kind", "File", "Lines", "Detected")
-    KIND, FILE, LINES, DETECTED = range(4)
+    COLUMNS = ("Kind", "File")
+    KIND, FILE = range(2)
     ProblemRole = Qt.ItemDataRole.UserRole + 1
     PathRole = Qt.ItemDataRole.UserRole + 2
     KindRole = Qt.ItemDataRole.UserRole + 3
     LineRole = Qt.ItemDataRole.UserRole + 4  # a line's text without its label
+    SummaryRole = Qt.ItemDataRole.UserRole + 5  # "2 violations · 1 warning"
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -103,7 +115,7 @@ class ProblemsModel(QAbstractItemModel):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 4:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 2:
             return self.COLUMNS[section]
         return None
 
@@ -117,30 +129,19 @@ class ProblemsModel(QAbstractItemModel):
         problem = self._problems[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if col == self.KIND:
-                return problem.kind
-            if col == self.FILE:
-                return problem.path
-            if col == self.LINES:
-                parts = []
-                if problem.violations:
-                    parts.append(_plural(len(problem.violations), "violation"))
-                if problem.warnings:
-                    parts.append(_plural(len(problem.warnings), "warning"))
-                if problem.duplicates:
-                    parts.append(_plural(len(problem.duplicates), "twin"))
-                return " · ".join(parts)
-            return (problem.detected_at or "").replace("T", " ").removesuffix("Z")
+            return problem.kind if col == self.KIND else problem.path
         if role == Qt.ItemDataRole.ToolTipRole:
-            return tooltip_text("\n".join([problem.path, *(f"• {text}" for _, text, _ in self._lines[index.row()])]))
+            detected = (problem.detected_at or "").replace("T", " ").removesuffix("Z")
+            head = f"{problem.path}\n{_summary(problem)}" + (f" · detected {detected}" if detected else "")
+            return tooltip_text("\n".join([head, *(f"• {text}" for _, text, _ in self._lines[index.row()])]))
+        if role == self.SummaryRole:
+            return _summary(problem)
         if role == Qt.ItemDataRole.DecorationRole and col == self.KIND:
             return QColor(KIND_COLORS.get(problem.kind, "#999999"))
         if role == Qt.ItemDataRole.FontRole and col == self.FILE:
             font = QFont()
             font.setBold(True)
             return font
-        if role == Qt.ItemDataRole.ForegroundRole and col in (self.LINES, self.DETECTED):
-            return muted_color()
         if role == self.ProblemRole:
             return problem
         if role == self.PathRole:
@@ -278,8 +279,6 @@ class ProblemsPane(QWidget):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(ProblemsModel.KIND, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(ProblemsModel.FILE, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(ProblemsModel.LINES, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(ProblemsModel.DETECTED, QHeaderView.ResizeMode.ResizeToContents)
         self.view.clicked.connect(self._open_index)
         self.view.open_path.connect(self.open_requested)
         layout.addWidget(self.view, 1)

@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 
 from memhtml_desktop.domain.paths import workspace_of
 from memhtml_desktop.domain.types import Link, MemoryDetail, ReinforceResult
-from memhtml_desktop.ui.chips import ChipBar, tooltip_text
+from memhtml_desktop.ui.chips import ChipBar, FlowLayout, tooltip_text
 from memhtml_desktop.ui.palette import mark_color, muted_color, warning_color
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto")
@@ -208,8 +208,11 @@ class _LinkList(QTreeView):
 class _Strip(QFrame):
     """The yellow strip: a bold heading over plain-text lines."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    ACCENTS = {"warning": "#E69F00", "violation": "#D55E00"}
+
+    def __init__(self, parent: QWidget | None = None, *, accent: str = "warning") -> None:
         super().__init__(parent)
+        self._accent = self.ACCENTS.get(accent, accent)
         self.setObjectName("warningStrip")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         layout = QVBoxLayout(self)
@@ -225,12 +228,15 @@ class _Strip(QFrame):
         self.restyle()
 
     def set_lines(self, heading: str, lines: tuple[str, ...] | list[str]) -> None:
-        self.heading.setText(heading)
+        self.heading.setText(f"⚠ {heading}")
         self.body.setText("\n".join(f"• {line}" for line in lines))
         self.body.setVisible(bool(lines))
 
     def restyle(self) -> None:
-        self.setStyleSheet(f"QFrame#warningStrip {{ background: {warning_color()}; border-radius: 4px; }}")
+        self.setStyleSheet(
+            f"QFrame#warningStrip {{ background: {warning_color()}; border-left: 4px solid {self._accent};"
+            " border-radius: 2px; }"
+        )
 
 
 def _plain_label(parent: QWidget | None, *, wrap: bool = False, selectable: bool = False) -> QLabel:
@@ -372,6 +378,7 @@ class ReaderPane(QWidget):
         self._citation_hrefs: list[str] = []
         self._facet_keys: list[str] = []
         self._header_targets: list[str] = []
+        self._safe_html = ""
 
         self.stack = QStackedWidget(self)
         self.empty_label = _muted(_plain_label(self, wrap=True))
@@ -379,7 +386,7 @@ class ReaderPane(QWidget):
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.loading_label = _muted(_plain_label(self, wrap=True))
         self.loading_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.error_strip = _Strip(self)
+        self.error_strip = _Strip(self, accent="violation")
         error_page = QWidget(self)
         error_layout = QVBoxLayout(error_page)
         error_layout.addWidget(self.error_strip)
@@ -436,7 +443,7 @@ class ReaderPane(QWidget):
         self.chain_label = _shrinkable(_link_label(page, self._on_header_link))
         body.addWidget(self.chain_label)
 
-        self.violation_strip = _Strip(page)
+        self.violation_strip = _Strip(page, accent="violation")
         self.warning_strip = _Strip(page)
         body.addWidget(self.violation_strip)
         body.addWidget(self.warning_strip)
@@ -536,8 +543,11 @@ class ReaderPane(QWidget):
         self.copy_path_action = QAction("Copy path", self)
         self.copy_path_action.triggered.connect(self.copy_path)
 
-        row = QHBoxLayout()
-        row.setSpacing(4)
+        buttons = QWidget(footer)
+        row = FlowLayout(buttons, spacing=4)  # wraps, so a narrow reader never forces the splitter wider
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        buttons.setSizePolicy(policy)
         for action in (self.helpful_action, self.not_helpful_action, self.why_action, self.editor_action):
             button = QToolButton(footer)
             button.setDefaultAction(action)
@@ -547,13 +557,13 @@ class ReaderPane(QWidget):
         self.more_button.setText("⋯")
         self.more_button.setToolTip("More")
         self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.more_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         menu = QMenu(self.more_button)
         menu.addAction(self.reveal_action)
         menu.addAction(self.copy_path_action)
         self.more_button.setMenu(menu)
         row.addWidget(self.more_button)
-        row.addStretch(1)
-        layout.addLayout(row)
+        layout.addWidget(buttons)
         return footer
 
     # -- contract -----------------------------------------------------------------------------
@@ -593,10 +603,8 @@ class ReaderPane(QWidget):
                                    (self.backlinks_title, self.backlinks_view, detail.backlinks)):
             title.setVisible(bool(links))
             view.setVisible(bool(links))
-        if safe_html:
-            self.article.setHtml(safe_html)
-        else:
-            self.article.setPlainText(detail.text)
+        self._safe_html = safe_html
+        self._set_article(detail)
         self.article_title.setVisible(bool(safe_html or detail.text))
         self.article.setVisible(bool(safe_html or detail.text))
         self.hover_label.setText("")
@@ -680,6 +688,13 @@ class ReaderPane(QWidget):
             self.url_opener(url)
 
     # -- filling ------------------------------------------------------------------------------
+
+    def _set_article(self, detail: MemoryDetail) -> None:
+        """The sanitized rich text, or — when there is none — the article's plain text, never raw HTML."""
+        if self._safe_html:
+            self.article.setHtml(self._safe_html)
+        else:
+            self.article.setPlainText(detail.text)
 
     def _fill_header(self, detail: MemoryDetail) -> None:
         self.title_label.setText(detail.title or detail.path)
@@ -820,8 +835,7 @@ class ReaderPane(QWidget):
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle("Open an outside link?")
         box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setText("This link leaves memhtml and opens outside the app:")
-        box.setInformativeText(url.toDisplayString())
+        box.setText(f"This link leaves memhtml and opens outside the app:\n\n{url.toDisplayString()}")
         box.setStandardButtons(QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         return box.exec() == QMessageBox.StandardButton.Open
@@ -862,6 +876,8 @@ class ReaderPane(QWidget):
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and hasattr(self, "article"):
             self._restyle()
+            if self._detail is not None:  # the document's default style sheet applies at setHtml
+                self._set_article(self._detail)
         super().changeEvent(event)
 
 

@@ -220,7 +220,10 @@ class PackTextDelegate(QStyledItemDelegate):
         self._view = view
 
     def _text_width(self) -> int:
-        return max(self._view.viewport().width() - self._view.indentation() - 2 * self.PAD - 4, 80)
+        # A text row sits one level down: indented once for its depth, once more for the root
+        # decoration; paint() then insets 2 px per side and PAD inside that.
+        levels = 2 if self._view.rootIsDecorated() else 1
+        return max(self._view.viewport().width() - levels * self._view.indentation() - 2 * self.PAD - 4, 80)
 
     def _font(self, option: QStyleOptionViewItem) -> QFont:
         font = QFont("monospace")

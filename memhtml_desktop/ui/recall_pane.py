@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -119,14 +119,20 @@ class _PackView(QTreeView):
         header.setSectionResizeMode(RecallModel.TIER, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(RecallModel.MEMORY, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(RecallModel.COST, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(RecallModel.REASON, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(RecallModel.REASON, QHeaderView.ResizeMode.Fixed)
         model.modelReset.connect(self._span_texts)
+        model.modelReset.connect(self._fit_reason)
         self.clicked.connect(self._clicked)
 
     def _span_texts(self) -> None:
         model = self.model()
         for row in range(model.rowCount()):
             self.setFirstColumnSpanned(0, model.index(row, 0), True)
+
+    def _fit_reason(self) -> None:
+        """The reason column gets what it needs up to a third of the width; the title keeps the rest."""
+        wanted = max(self.sizeHintForColumn(RecallModel.REASON), self.header().sectionSizeHint(RecallModel.REASON))
+        self.header().resizeSection(RecallModel.REASON, max(60, min(wanted, self.viewport().width() // 3)))
 
     def _clicked(self, index: QModelIndex) -> None:
         if index.isValid() and not index.data(RecallModel.IsTextRole):
@@ -140,10 +146,13 @@ class _PackView(QTreeView):
                 return
         super().keyPressEvent(event)
 
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():
-            self.scheduleDelayedItemsLayout()  # wrapped text heights depend on the width
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802
+        # Wrapped text heights depend on the viewport's width, which also changes when the
+        # scroll bar comes or goes without the view itself changing size.
+        if event.type() == QEvent.Type.Resize and event.size().width() != event.oldSize().width():
+            self._fit_reason()
+            self.scheduleDelayedItemsLayout()
+        return super().viewportEvent(event)
 
 
 class _SectionBox(QGroupBox):

@@ -13,6 +13,7 @@ runs one reconciliation (`Store.index`) on the runner's writer pool instead and 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -83,6 +84,7 @@ class WatchBridge(QObject):
         self._status_from_thread.connect(self._on_status)
         self._batch_from_thread.connect(self._on_batch)
         self._stopped = False
+        self._local = threading.local()
 
     def status(self) -> Any:
         return self._status
@@ -102,11 +104,18 @@ class WatchBridge(QObject):
             except ImportError as exc:  # pragma: no cover - the watcher ships with the app
                 log.warning("no watcher (%s): one reconciliation only", exc)
             else:
-                self.watcher = Watcher(self.store, on_status=self._status_from_thread.emit,
+                self.watcher = Watcher(self.store, on_status=self._status_from_watcher,
                                        on_batch=self._batch_from_thread.emit, **self.watcher_options)
                 self.watcher.start()
                 return
         self._reconcile_once()
+
+    def _status_from_watcher(self, status: Any) -> None:
+        """The watcher's thread: lower its priority (and its parse processes') on the first call."""
+        if not getattr(self._local, "niced", False):
+            workers.lower_thread_priority()
+            self._local.niced = True
+        self._status_from_thread.emit(status)
 
     def _reconcile_once(self) -> None:
         started = time.perf_counter()

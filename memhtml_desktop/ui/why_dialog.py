@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -197,11 +197,12 @@ class WhyDialog(QDialog):
         self.arms_view.setAlternatingRowColors(True)
         self.arms_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.arms_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.arms_view.setWordWrap(False)
+        self.arms_view.setWordWrap(True)
         header = self.arms_view.horizontalHeader()
         for col in range(len(ArmsModel.COLUMNS) - 1):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(ArmsModel.RAW, QHeaderView.ResizeMode.Stretch)
+        header.sectionResized.connect(lambda *_: self.arms_view.resizeRowsToContents())  # wrapped raw signals
         layout.addWidget(self.arms_view, 1)
         self.fused_label = _plain(self)
         layout.addWidget(self.fused_label)
@@ -265,6 +266,8 @@ class WhyDialog(QDialog):
             )
         self.relaxed_label.setVisible(bool(report.excluded_by))
         self.arms_model.set_arms(report.arms)
+        self.arms_view.setCurrentIndex(self.arms_model.index(-1, -1))
+        self.arms_view.resizeRowsToContents()
         self.arms_view.setVisible(bool(report.arms))
         if report.status == "indexed":
             if report.fused_position is None:
@@ -276,6 +279,10 @@ class WhyDialog(QDialog):
             search = f"search position: {report.search_position}" if report.search_position is not None else "search position: —"
             self.fused_label.setText(f"{fused} · {search}")
         self.fused_label.setVisible(report.status == "indexed")
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802
+        super().showEvent(event)
+        QTimer.singleShot(0, self.arms_view.resizeRowsToContents)  # wrap against the laid-out widths
 
     def report(self) -> "WhyNot | None":
         return self._report

@@ -19,6 +19,7 @@ deallocated during that teardown crashes the process. Opening one costs about 2 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -33,6 +34,28 @@ JobFn = Callable[[Callable[[], bool], Progress], Any]
 
 PROGRESS_INTERVAL_S = 0.05
 """At most one progress signal per 50 ms per job: the GUI thread redraws, it must not drown."""
+
+
+WORKER_NICENESS = 10
+
+
+def lower_thread_priority(niceness: int = WORKER_NICENESS) -> None:
+    """Make the calling thread yield the CPU to the GUI thread (Linux: per-thread nice; else no-op).
+
+    On a machine with few cores the indexer's parse processes, its writer thread and the search
+    jobs can keep every core busy; at equal priority the GUI thread then waits for a time slice
+    and the window stutters. A niced worker still gets every cycle the GUI does not want. Child
+    processes a niced thread starts inherit its niceness.
+    """
+    if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
+        return
+    try:
+        tid = threading.get_native_id()
+        current = os.getpriority(os.PRIO_PROCESS, tid)
+        if current < niceness:
+            os.setpriority(os.PRIO_PROCESS, tid, niceness)
+    except OSError:
+        pass
 
 
 class Cancelled(Exception):
@@ -104,6 +127,7 @@ class _Job(QRunnable):
         self.channel.progressed.emit(self.job_id, phase, int(done), int(total))
 
     def run(self) -> None:  # pool thread
+        lower_thread_priority()
         outcome = Outcome(self.job_id, self.kind, self.generation, ok=False)
         try:
             if self.flag():

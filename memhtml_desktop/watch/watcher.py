@@ -495,10 +495,14 @@ def _identity(root: str) -> tuple[int, int]:
 
 
 def _store_present(root: str) -> bool:
-    """The directory is back AND looks like a store: an empty mount point must not wipe the index."""
+    """The directory is back AND looks like a store: an empty mount point must not wipe the index.
+
+    `.memhtml/` alone does not count: opening a Store connection creates it (for the state plane)
+    even under a path that has just vanished, so a search run meanwhile would fake a return.
+    """
     if not os.path.isdir(root):
         return False
-    return any(os.path.isdir(os.path.join(root, name)) for name in (*BUCKETS, ".git", ".memhtml"))
+    return any(os.path.isdir(os.path.join(root, name)) for name in (*BUCKETS, ".git"))
 
 
 def _observer_alive(observer: BaseObserver) -> bool:

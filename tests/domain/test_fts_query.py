@@ -50,8 +50,12 @@ def test_words_become_single_terms() -> None:
     q = parse_fts_query("Drain the VIP")
     assert q.terms == (("drain",), ("the",), ("vip",))
     assert q.all_form == '"drain" AND "the" AND "vip"'
-    assert q.any_form == '"drain" OR "the" OR "vip"'
+    # function words carry no lexical evidence under OR (bm25 idf ~ 0); AND keeps them
+    assert q.any_form == '"drain" OR "vip"'
     assert q.words == ("drain", "the", "vip")
+    assert parse_fts_query("the of").any_form == '"the" OR "of"', "nothing else left: keep them"
+    assert q.any_form_without(frozenset({"vip"})) == '"drain"'
+    assert q.content_terms(frozenset({"drain", "vip"})) == q.terms
 
 
 def test_a_balanced_quoted_span_is_one_phrase() -> None:

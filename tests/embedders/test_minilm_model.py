@@ -241,3 +241,25 @@ def test_two_processes_racing_to_build_leave_one_good_graph(minilm, tmp_path: Pa
     third = MiniLMEmbedder(cache_dir=tmp_path)
     np.testing.assert_allclose(third.embed(["laptop", "ThinkPad"]), results[0]["v"], atol=1e-6)
     assert third.built_graph is False
+
+
+def test_close_releases_and_the_next_embed_reloads(minilm, minilm_cache_dir: Path) -> None:
+    from memhtml_desktop.embedders.minilm import MiniLMEmbedder
+
+    other = MiniLMEmbedder(cache_dir=minilm_cache_dir)
+    assert not other.is_loaded
+    first = other.embed(["laptop"])
+    assert other.is_loaded
+    other.close()
+    assert not other.is_loaded
+    np.testing.assert_array_equal(other.embed(["laptop"]), first)
+
+
+def test_concurrent_embeds_from_threads_agree(minilm) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    expected = minilm.embed(MIXED)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: minilm.embed(MIXED), range(4)))
+    for result in results:
+        np.testing.assert_allclose(result, expected, atol=1e-6)

@@ -56,7 +56,8 @@ def mutate(rng: random.Random, data: bytes, rounds: int = 6) -> bytes:
             out[min(at, len(out) - 1)] = rng.randrange(256)
         elif op < 0.95:
             tag = rng.choice([b"p", b"li", b"mark", b"article", b"dl", b"pre", b"time", b"title"])
-            out = bytearray(re.sub(rb"<" + tag + rb"\b", b"<" + rng.choice([b"aside", b"div", b"x"]), bytes(out), count=1))
+            swap = b"<" + rng.choice([b"aside", b"div", b"x"])
+            out = bytearray(re.sub(rb"<" + tag + rb"\b", swap, bytes(out), count=1))
         else:
             del out[at:]
     return bytes(out)

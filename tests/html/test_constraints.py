@@ -81,9 +81,11 @@ def test_title_count() -> None:
 
 
 def test_time_rules_cover_the_whole_document() -> None:
-    violations, _ = check(file_with("<p><mark>A.</mark> <time datetime=\"2026-07-28T14:03+02:00\">x</time></p>"))
+    offset_time = '<time datetime="2026-07-28T14:03+02:00">x</time>'
+    violations, _ = check(file_with(f"<p><mark>A.</mark> {offset_time}</p>"))
     assert violations == []
-    source = file_with("<p><mark>A.</mark></p>").replace("</body>", '<p><time datetime="2026">y</time></p></body>')
+    late_time = '<p><time datetime="2026">y</time></p></body>'
+    source = file_with("<p><mark>A.</mark></p>").replace("</body>", late_time)
     assert check(source)[0] == ['<time datetime="2026"> is not an ISO date or datetime']
     long_text = "word " * 20
     violations, _ = check(file_with(f"<p><mark>A.</mark> <time>  {long_text}</time></p>"))

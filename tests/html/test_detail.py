@@ -27,7 +27,10 @@ def test_valid_file_reads_like_its_projection() -> None:
         "edge_class": "memory",
         "valid": True,
     }
-    assert doc.warnings == ['data-lang=" TS " is not a language token', 'data-lang="" is not a language token']
+    assert doc.warnings == [
+        'data-lang=" TS " is not a language token',
+        'data-lang="" is not a language token',
+    ]
 
 
 def test_invalid_file_is_read_best_effort() -> None:

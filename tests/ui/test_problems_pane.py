@@ -48,7 +48,8 @@ def test_lists_every_problem_with_every_line(pane, qtmodeltester):
     assert model.rowCount() == 3
     assert [model.index(r, 0).data() for r in range(3)] == ["invalid", "duplicate", "warnings"]
     assert [model.index(r, 1).data() for r in range(3)] == [p.path for p in SAMPLE]
-    assert model.index(0, 2).data() == "2 violations · 1 warning"
+    assert model.index(0, 0).data(ProblemsModel.SummaryRole) == "2 violations · 1 warning"
+    assert "detected 2026-08-03 10:00:00" in model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole)
     assert _lines(model, 0) == [("violation", "2 <mark> elements: exactly one span is the claim"),
                                 ("violation", "empty <title>"),
                                 ("warning", "<b> is outside the closed vocabulary")]

@@ -94,6 +94,9 @@ def test_git_mv_into_archive_moves_rows_vectors_and_state(three, make_store, sta
     wait_until(lambda: dst in fresh.paths() and src not in fresh.paths(), what="the archived path in the index")
     assert fresh.row(dst)[1:] == (1, src, "archive")  # archived, origin_path, para
     assert embedder.indexed == embedded_before, "a move must reuse the vectors, not re-embed"
+    # index.db and state.db commit one after the other (WAL is atomic per database), so a reader
+    # can see the moved row a moment before the moved state row.
+    wait_until(lambda: fresh.access(dst) is not None, what="the state row at the new path")
     assert fresh.access(dst)["reinforcement_count"] == 1
     assert fresh.access(src) is None
     moves = [m for b in batches if b.report for m in b.report.moves]
@@ -113,6 +116,7 @@ def test_plain_rename_keeps_vectors_and_state(three, make_store, start_watcher, 
     fresh = Fresh(store)
     assert src not in fresh.paths()
     assert embedder.indexed == embedded_before
+    wait_until(lambda: fresh.access(dst) is not None, what="the state row at the new path")
     assert fresh.access(dst)["access_count"] == 1 and fresh.access(src) is None
 
 
@@ -182,6 +186,7 @@ def test_directory_moved_within_the_tree_moves_its_files(three, make_store, star
     assert embedder.indexed == embedded_before
     assert sum(b.moved for b in batches if b.kind == "batch") == 2
     assert fresh.row("archive/2025/areas/oncall/pager.html")[1:] == (1, "areas/oncall/pager.html", "archive")
+    wait_until(lambda: fresh.access("archive/2025/areas/oncall/pager.html") is not None, what="the state row")
     assert fresh.access("archive/2025/areas/oncall/pager.html")["reinforcement_count"] == 1
 
 

@@ -1,0 +1,128 @@
+"""Scope edits, the filters model and panel, the chips, the archived banner, the status bar."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from memhtml_desktop.domain.types import ArchivedPointer, Scope, SearchResult
+from memhtml_desktop.index.facets import filter_counts
+from memhtml_desktop.ui.archived_banner import ArchivedBanner, banner_html
+from memhtml_desktop.ui.filters_panel import FiltersPanel, active_filters, is_on, set_filter
+from memhtml_desktop.ui.search_bar import SearchBar, form_text
+from memhtml_desktop.ui.status_bar import StatusBar, batch_text
+
+
+def test_set_filter_edits_one_axis_at_a_time():
+    scope = Scope()
+    scope = set_filter(scope, "type", "procedural", True)
+    scope = set_filter(scope, "tag", "deploy", True)
+    scope = set_filter(scope, "facet", "doc-type=runbook", True)
+    scope = set_filter(scope, "facet", "doc-type=guide", True)
+    scope = set_filter(scope, "workspace", "checkout-api", True)
+    scope = set_filter(scope, "entity", "service:checkout-api", True)
+    assert scope.memory_types == ("procedural",) and scope.tags == ("deploy",)
+    assert scope.facets == (("doc-type", "runbook"), ("doc-type", "guide"))
+    assert is_on(scope, "entity", "SERVICE:Checkout-API")
+    assert [label for _, _, label in active_filters(scope)] == [
+        "type: procedural", "workspace: checkout-api", "tag: deploy", "entity: service:checkout-api",
+        "doc-type = runbook", "doc-type = guide"]
+    scope = set_filter(scope, "facet", "doc-type=runbook", False)
+    scope = set_filter(scope, "workspace", "other", False)  # not the selected one: unchanged
+    assert scope.facets == (("doc-type", "guide"),) and scope.workspace == "checkout-api"
+    assert set_filter(scope, "archived", "", True).include_archived
+    with pytest.raises(ValueError):
+        set_filter(scope, "colour", "red", True)
+
+
+def test_the_filters_model_passes_the_model_tester_and_shows_counts(qtbot, qtmodeltester, store):
+    panel = FiltersPanel()
+    qtbot.addWidget(panel)
+    qtmodeltester.check(panel.model)
+    conn = store.reader()
+    panel.set_universe(filter_counts(conn, "", Scope()))
+    panel.set_counts(filter_counts(conn, "drain the vip", Scope()))
+    qtmodeltester.check(panel.model)
+    model = panel.model
+    assert model.count("type", "procedural") == 1 and model.count("type", "semantic") == 0
+    assert model.item_for("type", "semantic") is not None  # zero, greyed, still there
+    assert model.item_for("facet", "Owner=alice").text() == "Owner = alice"
+    assert "Include archived" in panel.archived.text()
+    panel.set_scope(Scope.build(facets=["Owner=alice"]))
+    assert model.item_for("facet", "Owner=alice").checkState() == Qt.CheckState.Checked
+    assert sorted(panel.entity_names.stringList())[:1]
+
+
+def test_a_click_on_a_value_row_asks_for_the_filter_once(qtbot, store):
+    panel = FiltersPanel()
+    qtbot.addWidget(panel)
+    panel.resize(300, 700)
+    panel.show()
+    panel.set_universe(filter_counts(store.reader(), "", Scope()))
+    item = panel.model.item_for("tag", "infra")
+    rect = panel.tree.visualRect(item.index())
+    with qtbot.waitSignal(panel.filter_toggled) as toggled:
+        qtbot.mouseClick(panel.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert toggled.args == ["tag", "infra", True]
+    with qtbot.waitSignal(panel.filter_toggled) as toggled:
+        panel.entity_edit.setText("service:checkout-api")
+        qtbot.keyClick(panel.entity_edit, Qt.Key.Key_Return)
+    assert toggled.args == ["entity", "service:checkout-api", True]
+
+
+def test_search_bar_chips_spinner_and_form(qtbot):
+    bar = SearchBar()
+    qtbot.addWidget(bar)
+    bar.set_scope(Scope.build(tags=["deploy"], facets=["tier=1"]))
+    assert [c.label for c in bar.chips.bar.chips()] == ["tag: deploy", "tier = 1"]
+    with qtbot.waitSignal(bar.chip_removed) as removed:
+        qtbot.mouseClick(bar.chips.bar.chips()[1].close_button, Qt.MouseButton.LeftButton)
+    assert removed.args == ["facet", "tier=1"]
+    bar.set_busy(True)
+    assert bar.is_busy()
+    bar.set_busy(False)
+    assert not bar.is_busy()
+    assert form_text("all", ("fts", "vector", "recency", "salience")) == "fts: all terms \u00b7 4 arms"
+    assert form_text("any", ("fts", "recency")) == "fts: any term \u00b7 2 arms"
+    assert form_text(None, ("recency", "salience")) == "fts: off (no words) \u00b7 2 arms"
+    with qtbot.waitSignal(bar.mode_changed) as mode:
+        bar.toggle_mode()
+    assert mode.args == ["recall"]
+
+
+def _empty(archived=(), n=0) -> SearchResult:
+    return SearchResult("q", Scope.build(tags=["x"]), None, ("recency",), False, (), True, n, archived, ())
+
+
+def test_archived_banner_wording_and_links(qtbot):
+    result = _empty((ArchivedPointer("archive/2025/a.html", "<b>Old</b> claim", "areas/a.html"),
+                     ArchivedPointer("archive/2025/b.html", "B", None)), n=3)
+    headline, body = banner_html(result)
+    assert headline == "0 live matches \u2014 3 archived memories match these filters"
+    assert "&lt;b&gt;Old&lt;/b&gt;" in body  # titles are escaped: an agent wrote them
+    assert 'href="open:areas/a.html"' in body and "not superseded" in body and "1 more" in body
+    banner = ArchivedBanner()
+    qtbot.addWidget(banner)
+    banner.show_result(result)
+    with qtbot.waitSignal(banner.open_requested) as opened:
+        banner.listing.linkActivated.emit("open:areas/a.html")
+    assert opened.args == ["areas/a.html"]
+    assert banner_html(_empty())[0].startswith("0 live matches \u2014 and no archived memory")
+
+
+def test_status_bar_reads_the_watcher_status(qtbot):
+    from memhtml_desktop.watch.status import BatchSummary, WatchStatus
+
+    bar = StatusBar()
+    qtbot.addWidget(bar)
+    batch = BatchSummary(2, 1, 0, 0, 0, 41.2, "2026-01-01T00:00:00Z", 3, "batch")
+    bar.set_watch(WatchStatus(mode="live", queue_depth=4, last_batch=batch))
+    assert bar.watch.label.text() == "\u00b7 live" and bar.queue_label.text() == "\u00b7 queue 4"
+    assert bar.batch_label.text() == "\u00b7 last batch 3 files 41 ms"
+    bar.set_watch(WatchStatus(mode="starting", busy=True, progress=("index", 40, 200)))
+    assert bar.progress.isVisibleTo(bar) and bar.progress.value() == 40 and bar.progress.maximum() == 200
+    bar.set_watch(WatchStatus(mode="polling", reason="no inotify"))
+    assert not bar.progress.isVisibleTo(bar) and bar.watch.toolTip() == "no inotify"
+    assert batch_text(None) == ""
+    bar.set_stats({"memories": 1290, "active": 1284, "archived": 6})
+    assert bar.count_label.text() == "\u00b7 1,284 memories"

@@ -1,0 +1,373 @@
+"""The window over a real store: typing searches, filters narrow, reads bump once, the disk is followed."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.index.state import access_stats
+from memhtml_desktop.ui.results_model import BAR_COLUMN, FIRST_ARM_COLUMN, ARM_NAMES, Column, Role
+from tests.ui.conftest import ARCHIVED, INFRA, PROCEDURAL
+
+WAIT = 15000
+
+
+def type_query(qtbot, window, text: str) -> None:
+    window.search_bar.field.clear()
+    window.search_bar.field.setFocus()
+    qtbot.keyClicks(window.search_bar.field, text)
+
+
+def wait_for_query(qtbot, window, text: str):
+    qtbot.waitUntil(lambda: window.results.model.result() is not None
+                    and window.results.model.result().query == text, timeout=WAIT)
+    return window.results.model.result()
+
+
+def click_row(qtbot, window, row: int, *, double: bool = False) -> None:
+    table = window.results.table
+    rect = table.visualRect(window.results.model.index(row, Column.Title))
+    if double:
+        qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    else:
+        qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def reads(store, path: str) -> int:
+    stats = access_stats(store.reader(), path)
+    return int(stats["access_count"]) if stats else 0
+
+
+def all_access(store) -> dict:
+    conn = store.reader()
+    return {p: access_stats(conn, p) for (p,) in conn.execute("SELECT path FROM files").fetchall()}
+
+
+# -- searching ------------------------------------------------------------------------------------
+
+
+def test_typing_shows_hits_with_arm_columns_and_contributions_that_sum(qtbot, window):
+    type_query(qtbot, window, "drain the vip")
+    result = wait_for_query(qtbot, window, "drain the vip")
+    model = window.results.model
+    assert model.rowCount() == len(result.hits) > 0
+    assert model.index(0, Column.Title).data(Role.Path) == PROCEDURAL
+    assert result.fts_form == "all"
+    assert window.search_bar.info.text().startswith("fts: all terms \u00b7 4 arms")
+    for row, hit in enumerate(result.hits):
+        assert model.index(row, Column.Score).data() == f"{hit.score:.4f}"
+        assert sum(s.contribution for s in model.index(row, BAR_COLUMN).data(Role.ArmScores)) == pytest.approx(hit.score)
+        for offset, arm in enumerate(ARM_NAMES):
+            cell = model.index(row, FIRST_ARM_COLUMN + offset).data()
+            score = hit.arm(arm)
+            assert cell == (str(score.rank) if score else "\u2014")
+    assert [model.headerData(FIRST_ARM_COLUMN + i, Qt.Orientation.Horizontal) for i in range(4)] == \
+        ["fts", "vec", "rec", "sal"]
+
+
+def test_typing_is_debounced_into_one_search(qtbot, make_window, store):
+    from memhtml_desktop.settings import Settings
+
+    window = make_window(store, settings=Settings(debounce_ms=200))
+    submitted = []
+    original = window.runner.submit
+    window.runner.submit = lambda kind, *a, **k: (submitted.append(kind), original(kind, *a, **k))[1]
+    type_query(qtbot, window, "rollback")
+    wait_for_query(qtbot, window, "rollback")
+    assert submitted.count("search") == 1
+
+
+def test_the_list_keeps_its_answer_until_the_next_one_arrives(qtbot, window):
+    type_query(qtbot, window, "drain")
+    wait_for_query(qtbot, window, "drain")
+    rows = window.results.model.rowCount()
+    type_query(qtbot, window, "writer")
+    assert window.results.model.rowCount() == rows  # nothing cleared while the search runs
+    wait_for_query(qtbot, window, "writer")
+
+
+def test_late_results_are_dropped(qtbot, window):
+    """Two searches in flight: the first one's answer, arriving last, never replaces the second's."""
+    import threading
+
+    from memhtml_desktop.ui import workers
+
+    release = threading.Event()
+    shown = []
+    window.search_shown.connect(lambda r: shown.append(r.query))
+    store = window.store
+    window.runner.submit("search", lambda c, p: (release.wait(5), workers.search(store, "slow", Scope(), 10, c))[1],
+                         window._search_done)
+    window.set_query("writer")
+    qtbot.waitUntil(lambda: "writer" in shown, timeout=WAIT)
+    release.set()
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)
+    assert shown[-1] == "writer" and "slow" not in shown
+    assert window.runner.dropped >= 1
+
+
+def test_degraded_arms_are_shown(qtbot, make_window, store):
+    class Broken:
+        model_id, dim = "broken", 8
+
+        @property
+        def space(self):
+            return "broken@8"
+
+        def embed(self, texts):
+            raise RuntimeError("model file missing")
+
+    store.embedder = Broken()
+    window = make_window(store)
+    window.set_query("drain")
+    result = wait_for_query(qtbot, window, "drain")
+    assert result.degraded
+    assert window.results.degraded.isVisibleTo(window)
+    assert "model file missing" in window.results.degraded.text()
+    assert "\u26a0" in window.results.model.headerData(FIRST_ARM_COLUMN + 1, Qt.Orientation.Horizontal)
+
+
+# -- filters --------------------------------------------------------------------------------------
+
+
+def test_toggling_a_facet_narrows(qtbot, window):
+    window.set_query("")
+    before = wait_for_query(qtbot, window, "")
+    qtbot.waitUntil(lambda: window.filters.model.item_for("facet", "Owner=alice") is not None, timeout=WAIT)
+    item = window.filters.model.item_for("facet", "Owner=alice")
+    assert window.filters.model.count("facet", "Owner=alice") == 1
+    with qtbot.waitSignal(window.search_shown, timeout=WAIT) as shown:
+        item.setCheckState(Qt.CheckState.Checked)
+    after = shown.args[0]
+    assert after.scope.facets == (("Owner", "alice"),)
+    assert [h.path for h in after.hits] == ["areas/x/self.html"]
+    assert len(after.hits) < len(before.hits)
+    assert [c.label for c in window.search_bar.chips.bar.chips()] == ["Owner = alice"]
+    # values under the same name broaden: ticking Owner=bob keeps the one file (it has both)
+    with qtbot.waitSignal(window.search_shown, timeout=WAIT) as shown:
+        window.toggle_filter("facet", "Owner=bob", True)
+    assert [h.path for h in shown.args[0].hits] == ["areas/x/self.html"]
+
+
+def test_zero_count_values_are_greyed_not_hidden(qtbot, window):
+    window.set_query("writer")
+    wait_for_query(qtbot, window, "writer")
+    qtbot.waitUntil(lambda: window.filters.model.count("type", "semantic") > 0, timeout=WAIT)
+    procedural = window.filters.model.item_for("type", "procedural")
+    assert procedural is not None  # still listed
+    assert window.filters.model.count("type", "procedural") == 0
+    assert procedural.foreground().color() == window.palette().color(window.palette().ColorRole.PlaceholderText)
+
+
+def test_a_chip_removes_its_filter(qtbot, window):
+    with qtbot.waitSignal(window.search_shown, timeout=WAIT):
+        window.toggle_filter("tag", "infra", True)
+    assert window.scope().tags == ("infra",)
+    chip = window.search_bar.chips.bar.chips()[0]
+    with qtbot.waitSignal(window.search_shown, timeout=WAIT):
+        qtbot.mouseClick(chip.close_button, Qt.MouseButton.LeftButton)
+    assert window.scope() == Scope()
+
+
+def test_an_emptying_filter_shows_the_archived_banner(qtbot, window):
+    with qtbot.waitSignal(window.search_shown, timeout=WAIT) as shown:
+        window.toggle_filter("facet", "Applies to=ALB/NLB target-group deploys", True)
+    result = shown.args[0]
+    assert result.scope_empty and result.archived_matches == 1
+    assert result.archived[0].path == ARCHIVED and result.archived[0].superseded_by == PROCEDURAL
+    view = window.results
+    assert view.stack.currentWidget() is view.banner
+    assert view.banner.headline.text() == "0 live matches \u2014 1 archived memory matches these filters"
+    listing = view.banner.listing.text()
+    assert f'href="open:{ARCHIVED}"' in listing and f'href="open:{PROCEDURAL}"' in listing
+    assert "superseded by" in listing
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT) as opened:
+        view.banner.listing.linkActivated.emit(f"open:{ARCHIVED}")
+    assert opened.args[0].path == ARCHIVED
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT) as opened:
+        view.banner.listing.linkActivated.emit(f"open:{PROCEDURAL}")
+    assert opened.args[0].path == PROCEDURAL
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def test_opening_a_memory_bumps_once_and_a_search_bumps_nothing(qtbot, window):
+    store = window.store
+    before = all_access(store)
+    type_query(qtbot, window, "drain the vip")
+    wait_for_query(qtbot, window, "drain the vip")
+    window.set_query("writer")
+    wait_for_query(qtbot, window, "writer")
+    window.set_query("drain the vip")
+    wait_for_query(qtbot, window, "drain the vip")
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)
+    assert all_access(store) == before  # searching (and its counts) bumped nothing
+
+    assert window.results.model.hit(0).path == PROCEDURAL
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT) as shown:
+        click_row(qtbot, window, 0)
+    assert shown.args[0].path == PROCEDURAL
+    assert reads(store, PROCEDURAL) == reads_before(before, PROCEDURAL) + 1
+    assert shown.args[0].access["access_count"] == reads(store, PROCEDURAL)
+    # a double-click on the same row, and reopening it later, stay inside the cooldown
+    click_row(qtbot, window, 0, double=True)
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
+        window.open_memory(INFRA)
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
+        window.go_back()
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)
+    assert reads(store, PROCEDURAL) == reads_before(before, PROCEDURAL) + 1
+    changed = {p for p, a in all_access(store).items() if a != before.get(p)}
+    assert changed == {PROCEDURAL, INFRA}
+
+
+def reads_before(before: dict, path: str) -> int:
+    return int(before[path]["access_count"]) if before.get(path) else 0
+
+
+def test_arrow_keys_move_without_opening_and_enter_opens(qtbot, window):
+    window.set_query("drain the vip")
+    result = wait_for_query(qtbot, window, "drain the vip")
+    opened = []
+    window.memory_shown.connect(lambda d: opened.append(d.path))
+    window.results.set_current_row(0)
+    window.search_bar.focus_query()
+    qtbot.keyClick(window.search_bar.field, Qt.Key.Key_Down)
+    qtbot.keyClick(window.search_bar.field, Qt.Key.Key_Down)
+    assert window.results.current_path() == result.hits[2].path
+    qtbot.keyClick(window.search_bar.field, Qt.Key.Key_Up)
+    window.results.table.setFocus()
+    qtbot.keyClick(window.results.table, Qt.Key.Key_Down)
+    qtbot.wait(100)
+    assert window.results.current_path() == result.hits[2].path
+    assert opened == [] and reads(window.store, result.hits[2].path) == 0
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
+        qtbot.keyClick(window.results.table, Qt.Key.Key_Return)
+    assert opened == [result.hits[2].path]
+    assert reads(window.store, result.hits[2].path) == 1
+
+
+def test_helpful_reinforces_and_rereads_without_a_bump(qtbot, window):
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
+        window.open_memory(PROCEDURAL)
+    count = reads(window.store, PROCEDURAL)
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT) as shown:
+        window.reader.reinforce_requested.emit(PROCEDURAL, "positive")
+    stats = access_stats(window.store.reader(), PROCEDURAL)
+    assert stats["access_count"] == count and stats["reinforcement_count"] == 1
+    assert shown.args[0].access["reinforcement_count"] == 1
+
+
+def test_why_not_this_one(qtbot, window):
+    window.set_query("drain the vip")
+    wait_for_query(qtbot, window, "drain the vip")
+    with qtbot.waitSignal(window.why_shown, timeout=WAIT) as why:
+        window.reader.why_requested.emit(ARCHIVED)
+    assert why.args[0].path == ARCHIVED
+    assert why.args[0].excluded_by
+    window._why_dialog.close()
+
+
+def test_recall_mode_fills_the_recall_tab_within_its_budget(qtbot, window):
+    window.set_query("drain the vip")
+    wait_for_query(qtbot, window, "drain the vip")
+    with qtbot.waitSignal(window.recall_shown, timeout=WAIT) as shown:
+        qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    assert window.mode() == "recall" and window.tabs.currentWidget() is window.recall
+    pack = shown.args[0]
+    assert pack.query == "drain the vip" and pack.memories.spent <= pack.memories.budget
+    with qtbot.waitSignal(window.recall_shown, timeout=WAIT) as shown:
+        window.recall.budget_changed.emit(300)
+    assert shown.args[0].memories.budget == 300 and shown.args[0].memories.spent <= 300
+    qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    assert window.mode() == "search"
+
+
+def test_problems_tab_lists_the_invalid_file(qtbot, window):
+    with qtbot.waitSignal(window.problems_shown, timeout=WAIT) as shown:
+        window.show_view("problems")
+    assert "areas/bad/no-article.html" in {p.path for p in shown.args[0]}
+
+
+# -- keyboard -------------------------------------------------------------------------------------
+
+
+def test_keyboard_focus_and_escape(qtbot, window):
+    window.results.table.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    assert window.search_bar.field.hasFocus()
+    window.results.table.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.search_bar.field.hasFocus()
+    type_query(qtbot, window, "drain")
+    wait_for_query(qtbot, window, "drain")
+    with qtbot.waitSignal(window.search_shown, timeout=WAIT):
+        window.toggle_filter("tag", "deploy", True)
+    qtbot.keyClick(window.search_bar.field, Qt.Key.Key_Escape)
+    assert window.search_bar.text() == "" and window.query() == ""
+    assert window.scope().tags == ("deploy",)
+    qtbot.keyClick(window.search_bar.field, Qt.Key.Key_Escape)
+    assert window.scope() == Scope()
+
+
+# -- the store, the disk, the status bar ------------------------------------------------------------
+
+
+def test_status_bar_shows_store_count_and_watch_state(qtbot, window, store_dir):
+    qtbot.waitUntil(lambda: "memories" in window.status.count_label.text(), timeout=WAIT)
+    stats = window.store.stats()
+    assert window.status.count_label.text() == f"\u00b7 {stats['active']:,} memories"
+    assert window.status.store_label.toolTip() == str(store_dir.resolve())
+    assert "stopped" in window.status.watch.label.text()  # this window does not watch
+
+
+def test_a_file_edited_on_disk_changes_the_results(qtbot, make_window, store, store_dir):
+    window = make_window(store, watch=True, watcher_options={"quiet_s": 0.05})
+    qtbot.waitUntil(lambda: window.bridge.status().mode in ("live", "polling"), timeout=WAIT)
+    assert "live" in window.status.watch.label.text() or "polling" in window.status.watch.label.text()
+    window.set_query("zebrafish")
+    result = wait_for_query(qtbot, window, "zebrafish")
+    assert all(h.arm("fts") is None for h in result.hits)
+    target = store_dir / INFRA
+    target.write_text(target.read_text(encoding="utf-8").replace(
+        "<mark>WAL admits", "<mark>Zebrafish note: WAL admits"), encoding="utf-8")
+
+    def top_is_infra():
+        r = window.results.model.result()
+        return r.hits and r.hits[0].path == INFRA and r.hits[0].arm("fts") is not None
+
+    qtbot.waitUntil(top_is_infra, timeout=WAIT)  # no user action: the watcher's batch re-ran the search
+    assert window.results.model.index(0, FIRST_ARM_COLUMN).data() == "1"
+    qtbot.waitUntil(lambda: "last batch" in window.status.batch_label.text(), timeout=WAIT)
+
+
+def test_open_store_switches_and_remembers(qtbot, window, tmp_path, qsettings):
+    from tests.ui.conftest import write_golden_store
+
+    other = write_golden_store(tmp_path / "other")
+    with qtbot.waitSignal(window.store_changed, timeout=WAIT):
+        assert window.open_store_path(other)
+    assert window.store.root == other.resolve()
+    assert window.recent_stores()[0] == str(other.resolve())
+    qtbot.waitUntil(lambda: window.results.model.result() is not None
+                    and window.results.model.rowCount() > 0, timeout=WAIT)
+
+
+def test_geometry_splitter_and_columns_persist(qtbot, make_window, store, qsettings, qapp):
+    if qapp.primaryScreen().availableGeometry().width() < 1200:
+        pytest.skip("the screen is too small to restore this geometry (QApplication made before conftest)")
+    first = make_window(store)
+    first.resize(1111, 777)
+    first.splitter.setSizes([300, 500, 300])
+    first.results.table.horizontalHeader().resizeSection(Column.Type, 140)
+    sizes = first.splitter.sizes()
+    first.close()
+    second = make_window(store)
+    assert second.results.table.horizontalHeader().sectionSize(Column.Type) == 140
+    assert second.splitter.sizes() == sizes
+    assert (second.width(), second.height()) == (1111, 777)

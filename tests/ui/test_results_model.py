@@ -1,0 +1,117 @@
+"""The results model and its painters, over a real search of a real store."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.ui.delegates import highlight_spans, runs, snippet_window
+from memhtml_desktop.ui.results_model import (
+    ARM_NAMES,
+    BAR_COLUMN,
+    COLUMN_COUNT,
+    FIRST_ARM_COLUMN,
+    MAX_SCORE,
+    Column,
+    ResultsModel,
+    Role,
+    moved_text,
+)
+from memhtml_desktop.ui.results_view import ResultsView
+
+
+@pytest.fixture
+def result(store):
+    return store.search("drain the vip", Scope(), limit=10)
+
+
+def test_the_model_passes_the_model_tester(qtmodeltester, result):
+    model = ResultsModel()
+    qtmodeltester.check(model)
+    model.set_result(result)
+    qtmodeltester.check(model)
+    model.set_result(None)
+    qtmodeltester.check(model)
+
+
+def test_cells_and_roles_explain_every_hit(result):
+    model = ResultsModel()
+    model.set_result(result)
+    assert model.rowCount() == len(result.hits) and model.columnCount() == COLUMN_COUNT
+    for row, hit in enumerate(result.hits):
+        assert model.index(row, Column.Position).data() == str(hit.position)
+        assert model.index(row, Column.Title).data() == hit.title
+        assert model.index(row, Column.Type).data() == hit.memory_type
+        assert model.index(row, Column.Title).data(Role.Hit) is hit
+        scores = model.index(row, BAR_COLUMN).data(Role.ArmScores)
+        assert sum(s.contribution for s in scores) == pytest.approx(hit.score)
+        assert [s.arm for s in scores] == [a for a in ARM_NAMES if hit.arm(a)]
+        for offset, arm in enumerate(ARM_NAMES):
+            index = model.index(row, FIRST_ARM_COLUMN + offset)
+            score = hit.arm(arm)
+            if score is None:
+                assert index.data() == "\u2014"  # a dash, never a zero
+                assert "did not rank" in index.data(Qt.ItemDataRole.ToolTipRole)
+            else:
+                assert index.data() == str(score.rank)
+                assert index.data(Role.Contribution) == pytest.approx(score.contribution)
+                tip = index.data(Qt.ItemDataRole.ToolTipRole)
+                assert f"rank {score.rank}" in tip and "raw signal" in tip
+    assert model.index(0, BAR_COLUMN).data(Role.MaxScore) == pytest.approx(MAX_SCORE)
+    assert model.terms() == ("drain", "the", "vip")
+
+
+def test_headers_name_colour_and_explain_each_arm(result):
+    model = ResultsModel()
+    model.set_result(result)
+    for offset, arm in enumerate(ARM_NAMES):
+        section = FIRST_ARM_COLUMN + offset
+        tip = model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+        assert "weight" in tip
+        brush = model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.ForegroundRole)
+        assert brush.color().name().lower() == {"fts": "#0072b2", "vector": "#cc79a7", "recency": "#009e73",
+                                                "salience": "#e69f00"}[arm]
+
+
+def test_moved_hits_say_so(result):
+    from dataclasses import replace
+
+    hit = replace(result.hits[0], moved_by="mmr", moved_from=1, position=2)
+    assert moved_text(hit) == "moved by MMR from 1"
+    assert moved_text(replace(hit, moved_by="polarity", moved_from=3)) == "moved by polarity from 3"
+    assert moved_text(replace(hit, moved_by=None)) is None
+
+
+def test_highlighting_helpers():
+    text = "If a prod rollback is issued, drain the VIP before draining the other VIPs"
+    spans = highlight_spans(text, ("drain", "vip"))
+    assert [text[a:b] for a, b in spans] == ["drain", "VIP", "draining"]  # `vip` is short: whole words only
+    assert highlight_spans(text, ()) == []
+    pieces = runs(text, spans)
+    assert "".join(p for p, _ in pieces) == text and [p for p, m in pieces if m] == ["drain", "VIP", "draining"]
+    long = "x " * 60 + "the drain"
+    window, shifted = snippet_window(long, highlight_spans(long, ("the", "drain")))
+    assert window.startswith("\u2026") and [window[a:b] for a, b in shifted] == ["the", "drain"]
+    assert snippet_window("drain it", [(0, 5)]) == ("drain it", [(0, 5)])
+
+
+def test_the_view_paints_titles_bars_and_dashes(qtbot, result):
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.resize(1000, 500)
+    view.show()
+    view.set_result(result)
+    qtbot.waitExposed(view)
+    image = view.grab().toImage()
+    table = view.table
+    rect = table.visualRect(view.model.index(0, BAR_COLUMN))
+    origin = table.viewport().mapTo(view, rect.topLeft())
+    colours = {image.pixelColor(origin.x() + x, origin.y() + rect.height() // 2).name()
+               for x in range(rect.width())}
+    hit = result.hits[0]
+    expected = {"fts": "#0072b2", "vector": "#cc79a7", "recency": "#009e73", "salience": "#e69f00"}
+    for arm, colour in expected.items():
+        assert (colour in colours) == (hit.arm(arm) is not None), arm
+    assert view.summary.text().startswith(f"{len(result.hits)} hits")
+    assert view.stack.currentWidget() is view.table
