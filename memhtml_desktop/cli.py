@@ -102,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("read", parents=[common], help="one memory in full (counts as a read)")
     p.add_argument("path")
     p.add_argument("--no-bump", action="store_true", help="do not count this as a read")
+    p.add_argument("--no-refresh", action="store_true", help="do not re-index this file first")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("reinforce", parents=[common], help="record that memories were right or wrong")
@@ -264,10 +265,13 @@ def cmd_recall(args: argparse.Namespace) -> int:
 def cmd_read(args: argparse.Namespace) -> int:
     from memhtml_desktop import cli_output
     from memhtml_desktop.index.reader import MemoryNotFound
-    from memhtml_desktop.index.store import StoreError
+    from memhtml_desktop.index.store import StoreError, safe_store_path
 
     store = open_store(args)
     try:
+        if not args.no_refresh:
+            # The index's view of this one file (links, backlinks, validity) must be current.
+            store.update_paths([safe_store_path(args.path)])
         detail = store.read(args.path, bump=not args.no_bump)
     except (MemoryNotFound, StoreError) as exc:
         raise CliError(str(exc)) from exc
@@ -336,7 +340,14 @@ def cmd_state(args: argparse.Namespace) -> int:
             sys.stdout.buffer.write(state_plane.export_access(conn))
             return EXIT_OK
         if args.out:
-            Path(args.out).write_bytes(state_plane.export_access(conn))
+            import os
+            import tempfile
+
+            target = Path(args.out)
+            fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(state_plane.export_access(conn))
+            os.replace(tmp, target)  # never a half-written export
             print(f"wrote {args.out}")
         else:
             print(f"wrote {state_plane.write_export(conn, store.root)}")

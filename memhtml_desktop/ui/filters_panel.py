@@ -114,7 +114,6 @@ class FiltersModel(QStandardItemModel):
     """Sections (Types, Workspaces, Tags, Entities, Facets → names) over checkable value rows."""
 
     KeyRole = Qt.ItemDataRole.UserRole + 1  # (axis, value) on a value row
-    CountRole = Qt.ItemDataRole.UserRole + 2
     SectionRole = Qt.ItemDataRole.UserRole + 3  # section key ("type", "facet:doc-type") on a header row
 
     toggled = Signal(str, str, bool)
@@ -134,8 +133,12 @@ class FiltersModel(QStandardItemModel):
         self.itemChanged.connect(self._changed)
 
     def set_universe(self, counts: Any) -> None:
+        """The store's values; rows are rebuilt only when the listed values (or their order) change."""
         self._universe = counts
-        self._rebuild()
+        if self._wanted_keys() != list(self._rows):
+            self._rebuild()
+        else:
+            self._refresh()
 
     def set_counts(self, counts: Any) -> None:
         self._counts = counts
@@ -207,7 +210,10 @@ class FiltersModel(QStandardItemModel):
         item = self._plain(label, key=(axis, value))
         item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemNeverHasChildren)
         item.setCheckable(True)
+        if axis == "type" and value == "task":
+            item.setToolTip("Tasks are left out unless this is ticked.")
         count = self._plain(key=(axis, value))
+        count.setToolTip("Matches for the current query")
         count.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self._rows[(axis, value)] = (item, count)
         return [item, count]
@@ -266,11 +272,7 @@ class FiltersModel(QStandardItemModel):
             for key, (item, count_item) in self._rows.items():
                 axis, value = key
                 n = self.count(axis, value)
-                if self._show_count(key, item, count_item, n, muted):
-                    tip = f"{n} match{'es' if n != 1 else ''} for the current query"
-                    if axis == "type" and value == "task":
-                        tip += "\nTasks are left out unless this is ticked."
-                    item.setToolTip(tip)
+                self._show_count(key, item, count_item, n, muted)
                 checked = is_on(self._scope, axis, value)
                 if self._checked.get(key) != checked:
                     self._checked[key] = checked
@@ -285,7 +287,6 @@ class FiltersModel(QStandardItemModel):
             return False
         self._shown[key] = n
         count_item.setText(str(n))
-        item.setData(n, self.CountRole)
         if before is None or (before == 0) != (n == 0):
             brush = muted if n == 0 else QBrush()
             item.setForeground(brush)

@@ -22,7 +22,30 @@ def test_dbg(qtbot, make_window, big_store_dir, tmp_path):
     for cls, names in ((FiltersPanel, ["set_universe","set_counts","set_scope"]), (ResultsView, ["set_result"]),
                        (StatusBar, ["set_watch","set_stats"]), (MainWindow, ["refresh","_watch_status","_batch_indexed","_search_done"])):
         for n in names: wrap(cls, n)
+    import gc
+    gcs=[]; st={}
+    def cb(phase, info):
+        if phase=="start": st["t"]=time.perf_counter()
+        else:
+            d=(time.perf_counter()-st["t"])*1000
+            if d>5: gcs.append((round(time.perf_counter()*1000), info["generation"], round(d,1)))
+    gc.callbacks.append(cb)
+    from memhtml_desktop.ui.results_view import ResultsTable
+    from PySide6.QtWidgets import QTableView, QTreeView
+    orig_pe = QTableView.paintEvent
+    def pe(self, ev):
+        t=time.perf_counter(); orig_pe(self, ev); d=(time.perf_counter()-t)*1000
+        if d>5: log.append((round(time.perf_counter()*1000), "table.paint", round(d,1)))
+    ResultsTable.paintEvent = pe
+    from memhtml_desktop.ui import filters_panel as fp
+    orig_tp = QTreeView.paintEvent
+    def tpe(self, ev):
+        t=time.perf_counter(); orig_tp(self, ev); d=(time.perf_counter()-t)*1000
+        if d>5: log.append((round(time.perf_counter()*1000), "tree.paint", round(d,1)))
+    fp._FiltersTree.paintEvent = tpe
     window = make_window(store, watch=True, settle=False)
+    from memhtml_desktop.ui.app import settle_gc
+    settle_gc()  # what run_app does once the window is up
     meter = GapMeter(); meter.start()
     stamps=[]
     orig_tick = meter._tick
@@ -39,3 +62,5 @@ def test_dbg(qtbot, make_window, big_store_dir, tmp_path):
     meter.stop()
     print("GAPS", stamps)
     print("SLOW", log)
+    print("GC", gcs)
+    gc.callbacks.remove(cb)
