@@ -7,7 +7,7 @@
    `Store.search` for that word until the memory is a full-text hit; the time from the write to
    that moment is one sample. Target: p95 <= 1 s. The figure includes one search's duration
    (the poll's resolution), so it is what a user typing the word would see.
-2. Burst: `--burst` changes written as fast as Python can (rewrites, deletes and new files in the
+2. Burst: `--burst` changes written by a child process as fast as it can (rewrites, deletes and new files in the
    proportions of a branch switch), while a thread runs searches back to back. Reported: the time
    from the first write until the index is in step with the tree (the watcher idle and a full
    comparison of tree and index clean), the passes, and the longest search (the stall).
@@ -21,6 +21,7 @@ import queue
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -121,10 +122,27 @@ def latency_run(store: Store, root: Path, paths: list[str], edits: int, rng: ran
     return samples
 
 
-def burst_run(store: Store, root: Path, watcher: Watcher, paths: list[str], total: int) -> dict:
+def write_burst(root: Path, rewrite: list[str], delete: list[str], create: int) -> None:
+    """The burst itself; run in a child process (`--write-burst`), as a git checkout would be."""
+    for i, path in enumerate(rewrite):
+        target = root / path
+        target.write_text(target.read_text(encoding="utf-8").replace("</mark>", f"</mark> Burst revision {i}.", 1),
+                          encoding="utf-8")
+    for path in delete:
+        (root / path).unlink()
+    for i in range(create):
+        target = root / f"projects/branch/{i // 250:03d}/change-{i}.html"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(NEW_MEMORY.format(n=i), encoding="utf-8")
+
+
+def burst_run(store: Store, root: Path, watcher: Watcher, paths: list[str], total: int, work: Path) -> dict:
     rewrite = min(len(paths) * 3 // 4, total * 3 // 10)
     delete = min(len(paths) - rewrite, total // 10)
     create = total - rewrite - delete
+    plan = work / "burst-plan.json"
+    plan.write_text(json.dumps({"root": str(root), "rewrite": paths[:rewrite], "delete": paths[rewrite : rewrite + delete],
+                                "create": create}), encoding="utf-8")
     stop = threading.Event()
     latencies: list[float] = []
 
@@ -143,19 +161,10 @@ def burst_run(store: Store, root: Path, watcher: Watcher, paths: list[str], tota
         store.search("queue renames branch change")
         baseline.append(time.perf_counter() - started)
     first_batch = watcher.status().batches
-    thread = threading.Thread(target=searcher)
+    thread = threading.Thread(target=searcher, name="bench-search")
     thread.start()
     started = time.perf_counter()
-    for i, path in enumerate(paths[:rewrite]):
-        target = root / path
-        target.write_text(target.read_text(encoding="utf-8").replace("</mark>", f"</mark> Burst revision {i}.", 1),
-                          encoding="utf-8")
-    for path in paths[rewrite : rewrite + delete]:
-        (root / path).unlink()
-    for i in range(create):
-        target = root / f"projects/branch/{i // 250:03d}/change-{i}.html"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(NEW_MEMORY.format(n=i), encoding="utf-8")
+    subprocess.run([sys.executable, __file__, "--write-burst", str(plan)], check=True)
     written = time.perf_counter() - started
 
     while True:
@@ -190,8 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edits", type=int, default=100)
     parser.add_argument("--burst", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--max-batch", type=int, default=1000, help="the Watcher's max_batch")
     parser.add_argument("--dir", type=Path, default=None, help="work here (default: a temp dir, removed after)")
+    parser.add_argument("--write-burst", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.write_burst is not None:
+        plan = json.loads(args.write_burst.read_text(encoding="utf-8"))
+        write_burst(Path(plan["root"]), plan["rewrite"], plan["delete"], plan["create"])
+        return 0
     work = args.dir or Path(tempfile.mkdtemp(prefix="watch-bench-"))
     root = work / "store"
     if root.exists():
@@ -201,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"generated {len(generated.paths)} memories in {time.perf_counter() - started:.1f}s")
     store = Store(root, index_path=work / "index.db")
     try:
-        with Watcher(store) as watcher:
+        with Watcher(store, max_batch=args.max_batch) as watcher:
             if not watcher.wait_idle(600):
                 raise SystemExit("start-up reconciliation did not finish")
             status = watcher.status()
@@ -215,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"p95 {p95 * 1000:.0f} ms, max {max(samples) * 1000:.0f} ms "
                   f"({len(samples) - len(finite)} never seen) -- target p95 <= 1000 ms")
             valid = sorted(set(generated.paths) - set(generated.invalid_paths))
-            burst = burst_run(store, root, watcher, valid, args.burst)
+            burst = burst_run(store, root, watcher, valid, args.burst, work)
             print(f"burst of {burst['changes']} changes ({burst['rewrite']} rewritten, {burst['delete']} deleted, "
                   f"{burst['create']} created; written in {burst['write_s']}s): index in step after "
                   f"{burst['catch_up_s']}s in {burst['passes']} passes")
@@ -233,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         "latency_p95_ms": round(p95 * 1000, 1),
         "latency_max_ms": round(max(samples) * 1000, 1),
         "target_p95_ms": 1000,
+        "max_batch": args.max_batch,
         "burst": burst,
     }))
     return 0

@@ -13,6 +13,7 @@ runs one reconciliation (`Store.index`) on the runner's writer pool instead and 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -112,7 +113,7 @@ class WatchBridge(QObject):
 
     def _status_from_watcher(self, status: Any) -> None:
         """The watcher's thread: lower its priority (and its parse processes') on the first call."""
-        if not getattr(self._local, "niced", False):
+        if not getattr(self._local, "niced", False) and os.environ.get("XNICE_W") == "1":
             workers.lower_thread_priority()
             self._local.niced = True
         self._status_from_thread.emit(status)

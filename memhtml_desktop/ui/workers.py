@@ -127,7 +127,8 @@ class _Job(QRunnable):
         self.channel.progressed.emit(self.job_id, phase, int(done), int(total))
 
     def run(self) -> None:  # pool thread
-        lower_thread_priority()
+        if os.environ.get("XNICE_JOBS") == "1":
+            lower_thread_priority()
         outcome = Outcome(self.job_id, self.kind, self.generation, ok=False)
         try:
             if self.flag():

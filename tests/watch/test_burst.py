@@ -5,6 +5,9 @@ Slow-ish (about 20 s here) but part of the normal suite: a burst is where watche
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -15,7 +18,7 @@ from memhtml_desktop.index.db import open_index
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.watch.status import measure_health
 
-from .conftest import memory, wait_until, write
+from .conftest import wait_until, write
 
 BASE = 2500
 REWRITE, DELETE, CREATE = 2000, 500, 2500  # 5,000 changes
@@ -35,19 +38,13 @@ def make_base(root: Path) -> list[str]:
     return paths
 
 
-def burst(root: Path, paths: list[str]) -> None:
-    """Rewrite, delete and create files as fast as Python can: one checkout of another branch."""
-    for i, path in enumerate(paths[:REWRITE]):
-        target = root / path
-        text = target.read_text(encoding="utf-8")
-        target.write_text(text.replace("</mark>", f"</mark> Burst revision {i}.", 1), encoding="utf-8")
-    for path in paths[REWRITE : REWRITE + DELETE]:
-        (root / path).unlink()
-    for i in range(CREATE):
-        target = root / f"projects/branch/{i // 250:02d}/change-{i}.html"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(memory(f"Branch change {i}", f"Branch change {i} renames the queue q{i}."),
-                          encoding="utf-8")
+def burst(tmp_path: Path, root: Path, paths: list[str]) -> None:
+    """Rewrite, delete and create files as fast as another process can: one checkout of another branch."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"rewrite": paths[:REWRITE], "delete": paths[REWRITE : REWRITE + DELETE],
+                                "create": CREATE}), encoding="utf-8")
+    subprocess.run([sys.executable, str(Path(__file__).with_name("burst_writer.py")), str(root), str(plan)],
+                   check=True, timeout=120)
 
 
 def snapshot(index_path: Path, state_path: Path) -> dict[str, set]:
@@ -94,7 +91,7 @@ def test_burst_of_5000_changes(tmp_path, make_store, start_watcher):
     thread.start()
     try:
         started = time.perf_counter()
-        burst(root, paths)
+        burst(tmp_path, root, paths)
 
         def caught_up() -> bool:
             if not watcher.wait_idle(0.5):
