@@ -167,7 +167,7 @@ def open_store(args: argparse.Namespace):
     root = resolve_store(settings)
     if not root.exists():
         raise CliError(f"store not found: {root} does not exist (use --store DIR or set MEMHTML_ROOT)")
-    embedder, notice = make_embedder_or_default(settings.embedder)
+    embedder, notice = make_embedder_or_default(settings.embedder, load=settings.embedder != "hash")
     if notice:
         print(f"note: {notice}", file=sys.stderr)
     try:

@@ -55,6 +55,8 @@ def print_index_report(report, store) -> None:
         f"{report.embedded} chunks embedded in {report.seconds:.2f}s"
     )
     print(f"index: {store.index_path}")
+    if report.embed_error:
+        print(f"  vectors: embedding stopped ({report.embed_error}); search runs without them until fixed")
     for path, reason in report.failures[:50]:
         print(f"  failed  {path}: {reason}")
     if len(report.failures) > 50:

@@ -79,8 +79,13 @@ class FtsQuery:
 
     @property
     def all_form(self) -> str | None:
-        """`"a" AND "b c"`: a file must hold every term. None when there are no terms."""
-        return " AND ".join(map(_literal, self.terms)) if self.terms else None
+        """`"a" AND "b c"`: a file must hold every content term. None when there are no terms.
+
+        Function words are not required (unless they are all there is): "does the compactor merge
+        overlapping intervals" must not demand "does", which only a memory phrased as a negation
+        ("does not merge") happens to contain.
+        """
+        return " AND ".join(map(_literal, self.content_terms())) if self.terms else None
 
     def content_terms(self, common: frozenset[str] = frozenset()) -> tuple[tuple[str, ...], ...]:
         """The terms minus single words that carry no lexical evidence, unless nothing else is left.

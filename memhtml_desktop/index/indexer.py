@@ -60,6 +60,7 @@ class IndexReport:
     embedded: int = 0
     seconds: float = 0.0
     cancelled: bool = False
+    embed_error: str | None = None
     failures: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     moves: list[tuple[str, str]] = field(default_factory=list)
@@ -79,6 +80,7 @@ class IndexReport:
         self.skipped.extend(other.skipped)
         self.moves.extend(other.moves)
         self.cancelled = self.cancelled or other.cancelled
+        self.embed_error = self.embed_error or other.embed_error
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,6 +95,7 @@ class IndexReport:
             "embedded": self.embedded,
             "seconds": round(self.seconds, 3),
             "cancelled": self.cancelled,
+            "embed_error": self.embed_error,
             "failures": [{"path": p, "reason": r} for p, r in self.failures],
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
         }
@@ -184,6 +187,7 @@ class Indexer:
         self.batch_files = batch_files
         self._state_moves: list[tuple[str, str]] = []
         self._cold = False
+        self.embed_error: str | None = None
 
     # -- public entry points ------------------------------------------------------------------
 
@@ -221,6 +225,7 @@ class Indexer:
         self._apply(candidates, vanished, (), report, progress, cancelled)
         if not report.cancelled:
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
+            report.embed_error = self.embed_error
         self._finish(report, rebuilt=rebuild)
         report.seconds = time.perf_counter() - started
         return report
@@ -251,6 +256,7 @@ class Indexer:
         self._apply(candidates, sorted(set(vanished)), moves, report, progress, cancelled)
         if not report.cancelled:
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
+            report.embed_error = self.embed_error
         self._finish(report, rebuilt=False)
         report.seconds = time.perf_counter() - started
         return report
@@ -275,7 +281,14 @@ class Indexer:
             if cancelled is not None and cancelled():
                 break
             batch = rows[start : start + BATCH_EMBED]
-            vectors = np.asarray(self.embedder.embed([text for _, text in batch]), dtype=np.float32)
+            try:
+                vectors = np.asarray(self.embedder.embed([text for _, text in batch]), dtype=np.float32)
+            except Exception as exc:  # noqa: BLE001 - a broken embedder must not fail indexing
+                # The rows stay indexed without vectors; search says so (degraded) and the next
+                # run picks the chunks up again.
+                self.embed_error = f"{type(exc).__name__}: {exc}"
+                log.warning("embedding stopped after %d chunks: %s", done, self.embed_error)
+                break
             at = iso_z(self.clock())
             with self.conn:
                 self.conn.executemany(

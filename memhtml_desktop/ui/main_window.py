@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 MAX_RECENT = 8
 REOPEN_GUARD_S = 0.8
 """A click then a double-click on one row is one read, not two jobs."""
-INDEXING_REFRESH_S = 1.5
+INDEXING_REFRESH_S = 3.0
 """While a long first index runs, re-run the search this often so hits appear as files commit."""
 TAB_NAMES = ("reader", "recall", "problems")
 

@@ -13,8 +13,6 @@ runs one reconciliation (`Store.index`) on the runner's writer pool instead and 
 from __future__ import annotations
 
 import logging
-import os
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -24,6 +22,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 from memhtml_desktop.ui import workers
 
 log = logging.getLogger(__name__)
+
+RENICE_EVERY_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,8 @@ class WatchBridge(QObject):
         self._status_from_thread.connect(self._on_status)
         self._batch_from_thread.connect(self._on_batch)
         self._stopped = False
-        self._local = threading.local()
+        self._last_renice = 0.0
+        self._reniced: set[int] = set()
 
     def status(self) -> Any:
         return self._status
@@ -112,10 +113,11 @@ class WatchBridge(QObject):
         self._reconcile_once()
 
     def _status_from_watcher(self, status: Any) -> None:
-        """The watcher's thread: lower its priority (and its parse processes') on the first call."""
-        if not getattr(self._local, "niced", False) and os.environ.get("XNICE_W") == "1":
-            workers.lower_thread_priority()
-            self._local.niced = True
+        """The watcher's thread: pass the status on; while it indexes, renice its parse processes."""
+        now = time.monotonic()
+        if getattr(status, "busy", False) and now - self._last_renice > RENICE_EVERY_S:
+            self._last_renice = now
+            workers.lower_children_priority(self._reniced)
         self._status_from_thread.emit(status)
 
     def _reconcile_once(self) -> None:

@@ -29,8 +29,6 @@ it checks every `root_check_s` for the directory's return and then reconciles an
 from __future__ import annotations
 
 import logging
-import os
-import stat as _stat
 import threading
 import time
 from collections.abc import Callable
@@ -39,9 +37,8 @@ from typing import Any
 
 from watchdog.observers.api import BaseObserver
 
-from memhtml_desktop.domain.paths import BUCKETS
 from memhtml_desktop.index.indexer import IndexReport
-from memhtml_desktop.watch import observers
+from memhtml_desktop.watch import observers, presence
 from memhtml_desktop.watch.changes import ChangeSet
 from memhtml_desktop.watch.events import DIR_NEW, ROOT, UPDATE, ChangeCollector, RawChange
 from memhtml_desktop.watch.status import (
@@ -244,7 +241,7 @@ class Watcher:
         """Start (or resume) watching: the observer first, then the reconciliation."""
         self._set(mode=STARTING, reason="comparing the store with the index", busy=True)
         try:
-            self._identity = _identity(self.root)
+            self._identity = presence.identity(self.root)
             self._start_observer()
         except FileNotFoundError:
             self._lose_root()
@@ -415,7 +412,11 @@ class Watcher:
         self._observer = None
         log.warning("watching %s by polling: %s", self.root, reason)
         handler = ChangeCollector(self.root, self._enqueue)
-        self._observer = observers.start_polling(self.root, handler, self.poll_interval_s)
+        try:
+            self._observer = observers.start_polling(self.root, handler, self.poll_interval_s)
+        except FileNotFoundError:
+            self._lose_root()
+            return
         self._watch_mode, self._watch_reason = POLLING, reason
         self._reconcile("switched to polling")
         self._set(mode=POLLING, reason=reason)
@@ -423,11 +424,7 @@ class Watcher:
     # -- the store directory ------------------------------------------------------------------
 
     def _root_ok(self) -> bool:
-        try:
-            st = os.stat(self.root)
-        except OSError:
-            return False
-        return _stat.S_ISDIR(st.st_mode) and (st.st_dev, st.st_ino) == self._identity
+        return presence.same_directory(self.root, self._identity)
 
     def _lose_root(self) -> None:
         """The store directory is gone or was replaced: stop, and wait for it (see `_wait_for_return`)."""
@@ -449,7 +446,7 @@ class Watcher:
 
     def _wait_for_return(self) -> None:
         while not self._stopping.wait(self.root_check_s):
-            if _store_present(self.root):
+            if presence.looks_like_store(self.root):
                 log.info("the store folder %s is back; resuming", self.root)
                 self._begin()
                 return
@@ -485,24 +482,6 @@ def _call(callback: Callable[..., Any] | None, *args: Any) -> None:
         callback(*args)
     except Exception:  # noqa: BLE001 - a listener's bug must not stop the index following the disk
         log.exception("a watcher callback failed")
-
-
-def _identity(root: str) -> tuple[int, int]:
-    st = os.stat(root)
-    if not _stat.S_ISDIR(st.st_mode):
-        raise FileNotFoundError(root)
-    return st.st_dev, st.st_ino
-
-
-def _store_present(root: str) -> bool:
-    """The directory is back AND looks like a store: an empty mount point must not wipe the index.
-
-    `.memhtml/` alone does not count: opening a Store connection creates it (for the state plane)
-    even under a path that has just vanished, so a search run meanwhile would fake a return.
-    """
-    if not os.path.isdir(root):
-        return False
-    return any(os.path.isdir(os.path.join(root, name)) for name in (*BUCKETS, ".git"))
 
 
 def _observer_alive(observer: BaseObserver) -> bool:

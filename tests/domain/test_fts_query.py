@@ -49,8 +49,8 @@ def test_sanitize_is_idempotent(query: str) -> None:
 def test_words_become_single_terms() -> None:
     q = parse_fts_query("Drain the VIP")
     assert q.terms == (("drain",), ("the",), ("vip",))
-    assert q.all_form == '"drain" AND "the" AND "vip"'
-    # function words carry no lexical evidence under OR (bm25 idf ~ 0); AND keeps them
+    # function words carry no lexical evidence (bm25 idf ~ 0): neither form requires them
+    assert q.all_form == '"drain" AND "vip"'
     assert q.any_form == '"drain" OR "vip"'
     assert q.words == ("drain", "the", "vip")
     assert parse_fts_query("the of").any_form == '"the" OR "of"', "nothing else left: keep them"

@@ -341,3 +341,15 @@ def test_read_error_is_a_problem_even_as_root(store_root, make_store, monkeypatc
     assert report.failed == 1
     assert _problem(store, "areas/locked.html") == ("unreadable", ["unreadable: Permission denied"])
     assert _paths(store) == {"areas/ok.html"}
+
+
+def test_failing_embedder_leaves_a_searchable_index(store_root, make_store):
+    from .conftest import FailingEmbedder
+
+    write_memory(store_root, "areas/a.html", title="A", claim="Alpha holds.")
+    store = make_store(store_root, embedder=FailingEmbedder())
+    report = store.index()
+    assert report.added == 1 and report.embedded == 0
+    assert "ConnectionError" in report.embed_error
+    result = store.search("alpha")
+    assert result.hits[0].path == "areas/a.html" and result.degraded

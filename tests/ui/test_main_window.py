@@ -157,6 +157,7 @@ def test_zero_count_values_are_greyed_not_hidden(qtbot, window):
     window.set_query("writer")
     wait_for_query(qtbot, window, "writer")
     qtbot.waitUntil(lambda: window.filters.model.count("type", "semantic") > 0, timeout=WAIT)
+    qtbot.waitUntil(window.filters.model.settled, timeout=WAIT)
     procedural = window.filters.model.item_for("type", "procedural")
     assert procedural is not None  # still listed
     assert window.filters.model.count("type", "procedural") == 0
