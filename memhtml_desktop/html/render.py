@@ -28,7 +28,7 @@ from memhtml_desktop.html.project import decode
 from memhtml_desktop.html.tree import MAX_START_TAGS
 
 MARK_STYLE = "background-color:#ffe58a; color:#000000;"
-HIGHLIGHT_STYLE = "background-color:#d6e8ff;"
+HIGHLIGHT_STYLE = "background-color:#d6e8ff; color:#000000;"  # explicit text colour: readable on a dark palette too
 MUTED_STYLE = "color:#6b6b6b;"
 ASIDE_STYLE = "color:#6b6b6b; font-style:italic;"
 

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import apsw
 import numpy as np
 
 from memhtml_desktop.domain.embedder import space_of
@@ -146,8 +147,6 @@ def _arm_ranks(store, conn, query: str, scope: Scope, path: str, report: WhyNot)
         if retriever.vector_backend == "numpy":
             snapshot = retriever.cache.snapshot(conn, retriever.cache_key, space_of(store.embedder), store.embedder.dim)
             rowids, dists = snapshot.ranked_files(qvec)
-            import apsw
-
             vector_param = apsw.carray(np.ascontiguousarray(rowids if rowids.size else np.array([-1]), dtype=np.int64))
         else:
             vector_param = np.ascontiguousarray(qvec, dtype="<f4").tobytes()

@@ -23,7 +23,7 @@ from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
 from memhtml_desktop.domain.mmr import MmrCandidate, apply_mmr
 from memhtml_desktop.domain.polarity import PolarityCandidate, polarity_reorder
-from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT, RANK_ARMS, RRF_K, active_arms
+from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT, RANK_ARMS, active_arms
 from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult
 from memhtml_desktop.index import hydrate
 from memhtml_desktop.index.db import has_state
@@ -88,7 +88,8 @@ class Retriever:
         self.embedder = embedder
         self.cache = cache
         self.cache_key = cache_key
-        self.vector_backend = vector_backend if getattr(conn, "has_vec", False) or vector_backend == "numpy" else "numpy"
+        # sqlite-vec is only an option where the extension loaded; numpy needs nothing.
+        self.vector_backend = "sqlite-vec" if vector_backend == "sqlite-vec" and getattr(conn, "has_vec", False) else "numpy"
         self.arm_limit = arm_limit
 
     # -- entry points -------------------------------------------------------------------------

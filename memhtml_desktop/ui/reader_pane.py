@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QStackedWidget,
     QTextBrowser,
     QToolButton,
+    QToolTip,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -43,6 +44,8 @@ from PySide6.QtWidgets import (
 from memhtml_desktop.domain.paths import workspace_of
 from memhtml_desktop.domain.types import Link, MemoryDetail, ReinforceResult
 from memhtml_desktop.ui.chips import ChipBar, FlowLayout, tooltip_text
+from memhtml_desktop.ui.editor import editor_command
+from memhtml_desktop.ui.editor import launch as launch_editor
 from memhtml_desktop.ui.palette import mark_color, muted_color, warning_color
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto")
@@ -371,6 +374,7 @@ class ReaderPane(QWidget):
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         self.confirm_external: Callable[[QUrl], bool] = self._ask_external
         self.url_opener: Callable[[QUrl], Any] = QDesktopServices.openUrl
+        self.editor_launcher: Callable[[list[str]], bool] = launch_editor
         self._root: pathlib.Path | None = None
         self._path: str | None = None
         self._detail: MemoryDetail | None = None
@@ -665,9 +669,20 @@ class ReaderPane(QWidget):
         self.note_label.show()
 
     def open_in_editor(self) -> None:
+        """$VISUAL or $EDITOR; never the .html default handler (a browser would run the file)."""
         target = self._local_file()
-        if target is not None:
-            self.url_opener(QUrl.fromLocalFile(str(target)))
+        if target is None:
+            return
+        argv = editor_command(target)
+        if argv is not None and self.editor_launcher(argv):
+            return
+        self.reveal_in_file_manager()
+        QToolTip.showText(
+            self.mapToGlobal(self.rect().center()),
+            "Set $VISUAL or $EDITOR to open memories in your editor. "
+            "The file manager opened instead: a web browser would run the file's scripts.",
+            self,
+        )
 
     def reveal_in_file_manager(self) -> None:
         target = self._local_file()

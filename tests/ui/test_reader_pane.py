@@ -175,12 +175,25 @@ def test_buttons_send_reinforce_and_why(pane, qtbot):
     assert "cooldown" in pane.note_label.text()
 
 
-def test_editor_reveal_and_copy_path(pane, tmp_path):
+def test_editor_reveal_and_copy_path(pane, tmp_path, monkeypatch):
     pane.show_detail(detail(), SAFE_HTML)
+    launched = []
+    pane.editor_launcher = lambda argv: launched.append(argv) or True
+    monkeypatch.setenv("VISUAL", "gedit --new-window")
     pane.editor_action.trigger()
+    assert launched == [["gedit", "--new-window", str(tmp_path / PATH)]]
+    assert pane.opened == [], "an editor, never the .html default handler (a browser)"
     pane.reveal_action.trigger()
-    assert pane.opened == [QUrl.fromLocalFile(str(tmp_path / PATH)),
-                           QUrl.fromLocalFile(str((tmp_path / PATH).parent))]
+    assert pane.opened == [QUrl.fromLocalFile(str((tmp_path / PATH).parent))]
+
+
+def test_without_an_editor_the_file_manager_opens(pane, tmp_path, monkeypatch):
+    pane.show_detail(detail(), SAFE_HTML)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
+    pane.editor_launcher = lambda argv: (_ for _ in ()).throw(AssertionError("no editor configured"))
+    pane.editor_action.trigger()
+    assert pane.opened == [QUrl.fromLocalFile(str((tmp_path / PATH).parent))]
     pane.copy_path_action.trigger()
     assert QGuiApplication.clipboard().text() == PATH
 
