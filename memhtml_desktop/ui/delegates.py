@@ -123,9 +123,49 @@ def _badge(painter: QPainter, opt: QStyleOptionViewItem, text: str, x: int, y: i
     return width
 
 
+SNIPPET_CHARS = 240
+"""More than a cell ever shows: the rest of a hit's snippet is never measured or drawn."""
+
+
 class TitleDelegate(QStyledItemDelegate):
     """The title on the first line; under it a "moved" / "archived" badge and the snippet with the
-    query's words marked."""
+    query's words marked.
+
+    Painting runs on the GUI thread while indexing threads compete for the GIL, so what does not
+    change between paints is computed once: fonts per base font, the snippet's window and marked
+    spans per (path, query words).
+    """
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._fonts: dict[str, tuple[QFont, QFont, QFont, QFontMetrics, QFontMetrics, int]] = {}
+        self._snippets: dict[tuple[str, tuple[str, ...]], list[tuple[str, bool]]] = {}
+
+    def _font_set(self, font: QFont):
+        key = font.key()
+        if key not in self._fonts:
+            base = QFont(font)
+            bold = QFont(base)
+            bold.setWeight(QFont.Weight.DemiBold)
+            small = QFont(base)
+            small.setPointSizeF(max(6.0, base.pointSizeF() * 0.85))
+            fm, bfm = QFontMetrics(base), QFontMetrics(bold)
+            self._fonts[key] = (base, bold, small, fm, bfm, max(fm.height(), bfm.height()))
+        return self._fonts[key]
+
+    def _snippet_runs(self, hit, terms: tuple[str, ...]) -> list[tuple[str, bool]]:
+        key = (hit.path + "\0" + (hit.snippet or hit.gist or ""), terms)
+        pieces = self._snippets.get(key)
+        if pieces is None:
+            if len(self._snippets) > 500:
+                self._snippets.clear()
+            snippet = " ".join((hit.snippet or hit.gist or "").split())
+            spans = highlight_spans(snippet, terms)
+            snippet, spans = snippet_window(snippet, spans)
+            snippet = snippet[:SNIPPET_CHARS]
+            pieces = runs(snippet, [(a, min(b, len(snippet))) for a, b in spans if a < len(snippet)])
+            self._snippets[key] = pieces
+        return pieces
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         fm = QFontMetrics(option.font)
@@ -138,11 +178,7 @@ class TitleDelegate(QStyledItemDelegate):
             return
         painter.save()
         rect = opt.rect.adjusted(PAD, 2, -PAD, -2)
-        base = QFont(opt.font)
-        bold = QFont(base)
-        bold.setWeight(QFont.Weight.DemiBold)
-        fm, bfm = QFontMetrics(base), QFontMetrics(bold)
-        line = max(fm.height(), bfm.height())
+        base, bold, small, fm, bfm, line = self._font_set(opt.font)
         top = rect.top() + max(0, (rect.height() - 2 * line) // 2)
 
         painter.setFont(bold)
@@ -152,19 +188,15 @@ class TitleDelegate(QStyledItemDelegate):
                          int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), title)
 
         x = rect.left()
-        small = QFont(base)
-        small.setPointSizeF(max(6.0, base.pointSizeF() * 0.85))
         moved = moved_text(hit)
         if moved:
             arrow = "\u2193" if hit.moved_from is not None and hit.position > hit.moved_from else "\u2191"
             x += _badge(painter, opt, f"{arrow} {moved}", x, top + line, line, small) + 6
         if hit.archived:
             x += _badge(painter, opt, "archived", x, top + line, line, small) + 6
-        snippet = " ".join((hit.snippet or hit.gist or "").split())
-        spans = highlight_spans(snippet, index.data(Role.Terms) or ())
-        snippet, spans = snippet_window(snippet, spans)
+        pieces = self._snippet_runs(hit, tuple(index.data(Role.Terms) or ()))
         painter.setFont(base)
-        self._paint_runs(painter, opt, runs(snippet, spans), x, top + line, rect.right(), line, fm)
+        self._paint_runs(painter, opt, pieces, x, top + line, rect.right(), line, fm)
         painter.restore()
 
     @staticmethod

@@ -115,6 +115,7 @@ class MainWindow(QMainWindow):
         self._history: list[str] = []
         self._history_at = -1
         self._last_refresh = 0.0
+        self._universe_stale = True
         self._result = None
 
         self._debounce = QTimer(self)
@@ -261,7 +262,7 @@ class MainWindow(QMainWindow):
         self.bridge.batch_indexed.connect(self._batch_indexed)
         self.bridge.failed.connect(lambda msg: self.status.showMessage(f"Indexing failed: {msg}", 15000))
         self.bridge.start()
-        self._load_universe()
+        self._universe_stale = True
         self.refresh()
         self._refresh_stats()
         self.store_changed.emit(store)
@@ -382,33 +383,50 @@ class MainWindow(QMainWindow):
     # -- jobs ------------------------------------------------------------------------------------
 
     def refresh(self, *, counts: bool = True) -> None:
-        """Run the search (and the counts, and the recall pack when it is on screen) for the current state."""
+        """Search for the current state; then its filter counts (and the store's values when stale).
+
+        The jobs run one after another, not side by side: the counts cost several times a search
+        on a large store, and the search is what a person waits for. A newer refresh replaces the
+        whole chain (each step checks it is still the latest before starting the next).
+        """
         self._debounce.stop()
         self._last_refresh = time.monotonic()
         store, query, scope, limit = self.store, self._query, self._scope, self.settings.search_limit
-        self.runner.submit("search", lambda c, p: workers.search(store, query, scope, limit, c),
-                           self._search_done, on_error=self._search_failed)
-        if counts:
-            self.runner.submit("counts", lambda c, p: workers.counts(store, query, scope, c), self._counts_done,
-                               on_error=lambda msg: log.warning("filter counts failed: %s", msg))
+        generation = self.runner.submit(
+            "search", lambda c, p: workers.search(store, query, scope, limit, c),
+            lambda result: self._search_done(result, counts and generation == self.runner.latest("search")),
+            on_error=self._search_failed)
         if self.mode() == "recall" or self.tabs.currentWidget() is self.recall:
             self._run_recall()
 
-    def _search_done(self, result: Any) -> None:
+    def _search_done(self, result: Any, counts: bool = False) -> None:
         self._result = result
         self.results.set_result(result)
         self.search_bar.set_form(result.fts_form, result.arms, result.degraded_reasons)
         self.search_shown.emit(result)
+        if counts:
+            self._run_counts(result.query, result.scope)
+        elif self._universe_stale:
+            self._load_universe()
 
     def _search_failed(self, message: str) -> None:
         self.results.show_message(f"The search failed: {message}")
         self.status.showMessage(f"Search failed: {message}", 10000)
 
+    def _run_counts(self, query: str, scope: Scope) -> None:
+        store = self.store
+        self.runner.submit("counts", lambda c, p: workers.counts(store, query, scope, c), self._counts_done,
+                           on_error=lambda msg: log.warning("filter counts failed: %s", msg))
+
     def _counts_done(self, counts: Any) -> None:
         self.filters.set_counts(counts)
         self.counts_shown.emit(counts)
+        if self._universe_stale:
+            self._load_universe()
 
     def _load_universe(self) -> None:
+        """The store's filter values (empty query, empty scope): after the first index and each batch."""
+        self._universe_stale = False
         store = self.store
         self.runner.submit("universe", lambda c, p: workers.counts(store, "", Scope(), c), self.filters.set_universe,
                            on_error=lambda msg: log.warning("filter values failed: %s", msg))
@@ -571,7 +589,7 @@ class MainWindow(QMainWindow):
     def _batch_indexed(self, summary: Any) -> None:
         if not touched(summary):
             return
-        self._load_universe()
+        self._universe_stale = True
         if not self._debounce.isActive():
             self.refresh()
         self._refresh_stats()

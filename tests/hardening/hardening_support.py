@@ -246,7 +246,7 @@ class CrashHarness:
         self.rng = random.Random(seed)
         self.state_db = self.root / ".memhtml" / "state.db"
         self.expected_state: dict[str, tuple] = {}
-        self.moves: dict[str, str] = {}  # original path -> where the file lives now
+        self.names: dict[str, list[str]] = {}  # seeded path -> every name its file has had, in order
         self._reference: tuple[set, set] | None = None
         self._counter = 0
         self.cold_seconds = self._index_in_process(self.index, rebuild=True)
@@ -281,49 +281,48 @@ class CrashHarness:
     # -- store mutations (warm trials) ----------------------------------------------------------
 
     def _memory_files(self) -> list[str]:
-        return sorted(p.relative_to(self.root).as_posix() for p in self.root.glob("[pa]*/**/*.html")
-                      if p.relative_to(self.root).parts[0] in ("projects", "areas", "archive")) + sorted(
-            p.relative_to(self.root).as_posix() for p in (self.root / "resources").rglob("*.html"))
+        from memhtml_desktop.domain.paths import is_indexable
+
+        found = (p.relative_to(self.root).as_posix() for p in self.root.rglob("*.html"))
+        return sorted(p for p in found if is_indexable(p))
+
+    def _where(self, origin: str) -> str:
+        return self.names[origin][-1] if origin in self.names else origin
 
     def mutate(self, *, moves: int = 250, edits: int = 250, deletes: int = 40, adds: int = 40, twins: int = 20) -> None:
-        """Change the tree the way agents and `git mv` do; every move is remembered for the state check."""
+        """Change the tree the way agents and `git mv` do; every name a seeded file had is remembered."""
         files = self._memory_files()
         self.rng.shuffle(files)
-        stateful = [p for p in files if p in self._current_state_paths()]
-        picked_moves = stateful[: moves // 2] + [p for p in files if p not in stateful][: moves - moves // 2]
-        rest = [p for p in files if p not in set(picked_moves)]
+        holders = {self._where(o): o for o in self.expected_state}
+        with_state = [p for p in files if p in holders]
+        without = [p for p in files if p not in holders]
+        picked = with_state[: moves // 2] + without[: moves - moves // 2]
+        taken = set(picked)
+        rest = [p for p in files if p not in taken]
         self._counter += 1
         tag = self._counter
-        for src in picked_moves:
+        for src in picked:
             bucket, _, tail = src.partition("/")
             dst = f"{bucket}/moved{tag}/{tail}"
             (self.root / dst).parent.mkdir(parents=True, exist_ok=True)
             os.replace(self.root / src, self.root / dst)
-            origin = next((o for o, now in self.moves.items() if now == src), src)
-            self.moves[origin] = dst
-        for path in rest[:edits]:
+            if src in holders:
+                self.names.setdefault(holders[src], [holders[src]]).append(dst)
+        for path in rest[:edits]:  # a new paragraph: a changed body that stays valid
             target = self.root / path
-            data = target.read_bytes()
-            # A new sentence inside the article's last paragraph: a changed body, still valid.
-            data = data.replace(b"</p>\n</article>", f" Edited in trial {tag}.</p>\n</article>".encode(), 1)
-            target.write_bytes(data)
+            target.write_bytes(target.read_bytes().replace(
+                b"</article>", f"<p>Edited in trial {tag}.</p>\n</article>".encode(), 1))
         for path in rest[edits : edits + deletes]:
-            (self.root / path).unlink()
-            origin = next((o for o, now in self.moves.items() if now == path), path)
-            self.moves[origin] = ""  # gone: its state row stays where it is
-        sources = rest[edits + deletes : edits + deletes + adds + twins]
-        for i, path in enumerate(sources):
+            (self.root / path).unlink()  # a deleted memory's state row stays where it is
+        for i, path in enumerate(rest[edits + deletes : edits + deletes + adds + twins]):
             bucket, _, tail = path.partition("/")
             new = self.root / f"{bucket}/added{tag}/{i}-{tail.replace('/', '-')}"
             new.parent.mkdir(parents=True, exist_ok=True)
             data = (self.root / path).read_bytes()
-            if i < adds:  # a new memory; the rest are byte-identical twins (shared chunk rows)
-                data = data.replace(b"</p>\n</article>", f" Added copy {tag}-{i}.</p>\n</article>".encode(), 1)
+            if i < adds:  # a new memory; the rest are byte-identical twins (chunk rows are shared)
+                data = data.replace(b"</article>", f"<p>Added copy {tag}-{i}.</p>\n</article>".encode(), 1)
             new.write_bytes(data)
         self._reference = None
-
-    def _current_state_paths(self) -> set[str]:
-        return {self.moves.get(p, p) for p in self.expected_state if self.moves.get(p, p)}
 
     # -- the reference ------------------------------------------------------------------------
 
@@ -399,26 +398,26 @@ class CrashHarness:
         return result
 
     def _state_problems(self, *, before_follow_up: bool) -> list[str]:
-        """The state plane is never damaged: integrity ok, every seeded row intact (at its path or its file's new one)."""
+        """The state plane is never damaged: integrity ok, every seeded row intact under one of its file's names."""
         check, rows = read_state(self.state_db)
         found = [] if check == ["ok"] else [f"state integrity_check: {check[:3]}"]
         for origin, values in self.expected_state.items():
-            now = self.moves.get(origin, origin) or origin
-            row = rows.get(now) or rows.get(origin)
-            if row is None:
-                # A move may have been applied under yet another name only if memhtml's rule allowed it.
+            holders = [name for name in self.names.get(origin, [origin]) if name in rows]
+            if not holders:
                 found.append(f"state row for {origin} lost")
-            elif row != values:
-                found.append(f"state row for {origin} changed: {values} -> {row}")
-        if len(rows) < len(self.expected_state):
-            found.append(f"state rows: {len(rows)} < {len(self.expected_state)} seeded")
+            elif len(holders) > 1:
+                found.append(f"state row for {origin} duplicated at {holders}")
+            elif rows[holders[0]] != values:
+                found.append(f"state row for {origin} changed: {values} -> {rows[holders[0]]}")
+        if len(rows) != len(self.expected_state):
+            found.append(f"state rows: {len(rows)}, seeded {len(self.expected_state)}")
         return found
 
     def _stranded(self) -> int:
-        """Rows still at a path whose file moved away (the move committed, the row did not follow)."""
+        """Rows left under an old name while their file lives on under a new one (did not follow)."""
         _, rows = read_state(self.state_db)
-        return sum(1 for origin, now in self.moves.items() if now and origin in self.expected_state
-                   and origin in rows and now not in rows)
+        return sum(1 for origin, names in self.names.items()
+                   if (self.root / names[-1]).exists() and names[-1] not in rows)
 
 
 def _group_alive(pgid: int) -> bool:
