@@ -1,6 +1,6 @@
 """Cold index of a generated store, then a no-op rescan. Prints figures and a final JSON line.
 
-    python bench/index_bench.py [--count 20000] [--seed 11] [--dir /tmp/bench-store]
+    python bench/index_bench.py [--count 20000] [--seed 11] [--dir /tmp/bench-store] [--embedder hash|minilm]
 
 Targets on the 2-core reference machine: cold >= 1,000 files/s; no-op rescan <= 2 s.
 The store is generated once per (count, seed) and reused; the index is always built from scratch.
@@ -42,10 +42,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "memhtml-bench-store")
+    parser.add_argument("--embedder", default="hash", choices=("hash", "minilm"))
     args = parser.parse_args(argv)
     root = ensure_store(args.dir.with_name(f"{args.dir.name}-{args.count}"), args.count, args.seed)
     index = Path(tempfile.mkdtemp()) / "index.db"
-    store = Store(root, index_path=index, create_state=False)
+    from memhtml_desktop.embedders.registry import make_embedder
+
+    embedder = make_embedder(args.embedder)
+    store = Store(root, index_path=index, create_state=False, embedder=embedder)
 
     cpu0, wall0 = time.process_time(), time.perf_counter()
     cold = store.index()
@@ -64,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"index size: {size / 1_048_576:.1f} MB")
     print(json.dumps({
         "files": cold.seen,
+        "embedder": store.embedder.space,
         "cold_seconds": round(cold_wall, 3),
         "cold_files_per_s": round(rate, 1),
         "noop_rescan_seconds": round(noop_wall, 3),

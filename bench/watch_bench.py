@@ -1,6 +1,6 @@
 """Live watching: write-to-search latency, and a 5,000-change burst. Prints figures and a final JSON line.
 
-    python bench/watch_bench.py [--count 2000] [--edits 100] [--burst 5000] [--seed 11] [--dir DIR]
+    python bench/watch_bench.py [--count 2000] [--edits 100] [--burst 5000] [--max-batch 5000] [--seed 11] [--dir DIR]
 
 1. Latency: on a generated store (`--count` memories) under a live Watcher, `--edits` edits one
    at a time, each putting a fresh nonsense word in a memory's claim. A second thread polls
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edits", type=int, default=100)
     parser.add_argument("--burst", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--max-batch", type=int, default=1000, help="the Watcher's max_batch")
+    parser.add_argument("--max-batch", type=int, default=5000, help="the Watcher's max_batch (paths per pass)")
     parser.add_argument("--dir", type=Path, default=None, help="work here (default: a temp dir, removed after)")
     parser.add_argument("--write-burst", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -19,26 +19,38 @@ SCHEMA_VERSION = 1
 
 @dataclass(frozen=True)
 class Setting:
+    """One row of the table. The settings dialog builds its editor from this row alone.
+
+    `kind` says what a text value names: "dir" and "file" get a Browse button, "text" does not.
+    `bounds` is `(minimum, maximum, step)` for an integer setting's spin box, `unit` its suffix.
+    """
+
     name: str
     default: Any
     help: str
     env: str | None = None
     choices: tuple[str, ...] = ()
+    kind: str = "text"
+    bounds: tuple[int, int, int] | None = None
+    unit: str = ""
 
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("store", "", "The memhtml store to open (a directory). Empty: $MEMHTML_ROOT, then ~/memhtml.",
-            env="MEMHTML_ROOT"),
+            env="MEMHTML_ROOT", kind="dir"),
     Setting("index", "", "The index file. Empty: one file per store under the user cache directory.",
-            env="MEMHTML_DESKTOP_INDEX"),
+            env="MEMHTML_DESKTOP_INDEX", kind="file"),
     Setting("embedder", "hash", "The embedding model for the vector arm: hash (built in) or minilm (optional extra).",
             env="MEMHTML_DESKTOP_EMBEDDER", choices=("hash", "minilm")),
     Setting("vector_backend", "numpy",
             "How the vector arm searches: numpy (in-memory matrix, fastest) or sqlite-vec (SQL over the BLOBs).",
             env="MEMHTML_DESKTOP_VECTOR_BACKEND", choices=("numpy", "sqlite-vec")),
-    Setting("recall_budget", 16000, "Characters the recall pack may spend on memories (arcs have their own 9,000)."),
-    Setting("search_limit", 10, "Hits a search returns (the fused pool is three times this)."),
-    Setting("debounce_ms", 150, "Quiet time after typing before the search runs, in milliseconds."),
+    Setting("recall_budget", 16000, "Characters the recall pack may spend on memories (arcs have their own 9,000).",
+            bounds=(0, 32000, 250), unit="chars"),
+    Setting("search_limit", 10, "Hits a search returns (the fused pool is three times this).",
+            bounds=(1, 200, 1), unit="hits"),
+    Setting("debounce_ms", 150, "Quiet time after typing before the search runs, in milliseconds.",
+            bounds=(0, 2000, 10), unit="ms"),
     Setting("theme", "system", "Colours: system (follow the desktop), light or dark.", choices=("system", "light", "dark")),
     Setting("watch", True, "Follow changes on disk (inotify, or polling where events are unavailable)."),
 )

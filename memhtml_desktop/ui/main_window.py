@@ -47,8 +47,9 @@ log = logging.getLogger(__name__)
 MAX_RECENT = 8
 REOPEN_GUARD_S = 0.8
 """A click then a double-click on one row is one read, not two jobs."""
-INDEXING_REFRESH_S = 3.0
-"""While a long first index runs, re-run the search this often so hits appear as files commit."""
+INDEXING_REFRESH_S = 1.0
+"""While a first index runs and the list is still empty, re-run the search this often, so hits
+appear as soon as files are committed (once there are some, the list waits for the batch's end)."""
 TAB_NAMES = ("reader", "recall", "problems")
 
 
@@ -153,7 +154,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setStretchFactor(2, 2)
-        self.splitter.setSizes([220, 760, 420])
+        self.splitter.setSizes([260, 720, 420])
         central = QWidget(self)
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -282,7 +283,7 @@ class MainWindow(QMainWindow):
             else:
                 store = Store(path, embedder=self.store.embedder, vector_backend=self.settings.vector_backend)
         except (StoreError, OSError, ValueError) as exc:
-            QMessageBox.warning(self, "Cannot open this store", str(exc))
+            self.notify("Cannot open this store", str(exc), QMessageBox.Icon.Warning)
             return False
         self.set_store(store)
         self.remember_store(store.root)
@@ -552,7 +553,7 @@ class MainWindow(QMainWindow):
     def why(self, path: str) -> None:
         store, query, scope = self.store, self._query, self._scope
         self.runner.submit("why", lambda c, p: workers.why(store, query, scope, path, c), self._why_done,
-                           on_error=lambda msg: QMessageBox.warning(self, "Why not this one?", msg))
+                           on_error=lambda msg: self.notify("Why not this one?", msg, QMessageBox.Icon.Warning))
 
     def ask_why(self) -> None:
         path, ok = QInputDialog.getText(self, "Why not this one?", "Memory path (store-relative):",
@@ -582,8 +583,10 @@ class MainWindow(QMainWindow):
     def _watch_status(self, status: Any) -> None:
         self.status.set_watch(status)
         busy = getattr(status, "busy", False) and getattr(status, "progress", None)
-        if busy and time.monotonic() - self._last_refresh > INDEXING_REFRESH_S and not self._debounce.isActive():
-            self.refresh(counts=False)  # hits appear as the first index commits; counts wait for its end
+        empty = self._result is None or not self._result.hits
+        if busy and empty and time.monotonic() - self._last_refresh > INDEXING_REFRESH_S \
+                and not self._debounce.isActive():
+            self.refresh(counts=False)  # a first index: show hits as soon as some are committed
             self._refresh_stats()
 
     def _batch_indexed(self, summary: Any) -> None:
@@ -602,21 +605,34 @@ class MainWindow(QMainWindow):
     def show_about(self) -> None:
         store = self.store
         self.runner.submit("versions", lambda c, p: workers.versions(store, c), self._about_done,
-                           on_error=lambda msg: QMessageBox.warning(self, "About", msg))
+                           on_error=lambda msg: self.notify("About", msg, QMessageBox.Icon.Warning))
 
     def _about_done(self, versions: dict[str, str]) -> None:
-        rows = "".join(f"<tr><td>{k}</td><td>&nbsp;&nbsp;{v}</td></tr>" for k, v in versions.items())
-        QMessageBox.about(self, "About memhtml desktop",
-                          "<p><b>memhtml desktop</b> \u2014 browse and search an agent's memory, and see why "
-                          f"each memory ranked where it did.</p><table>{rows}</table>")
+        import html
+
+        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>&nbsp;&nbsp;{html.escape(str(v))}</td></tr>"
+                       for k, v in versions.items())
+        self.notify("About memhtml desktop",
+                    "<p><b>memhtml desktop</b> \u2014 browse and search an agent's memory, and see why each "
+                    f"memory ranked where it did.</p><table>{rows}</table>", rich=True)
 
     def show_shortcuts(self) -> None:
-        QMessageBox.information(
-            self, "Keyboard shortcuts",
+        self.notify(
+            "Keyboard shortcuts",
             "Ctrl+L / Ctrl+F\tfocus the search field\nUp / Down\tmove in the results\nEnter\topen the "
             "current result (counts as a read)\nCtrl+R\ttoggle recall mode\nEsc\tclear the query, then the "
             "filters\nCtrl+1/2/3\treader, recall pack, problems\nAlt+Left / Alt+Right\tback, forward\n"
             "F5\tre-index now\nCtrl+O\topen a store")
+
+    def notify(self, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Information, *,
+               rich: bool = False) -> QMessageBox:
+        """A window-modal message that does not block the caller (`open`, never `exec`)."""
+        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)
+        box.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        box.open()
+        self._message = box
+        return box
 
     # -- persistence and shutdown ----------------------------------------------------------------
 

@@ -25,6 +25,13 @@ from memhtml_desktop.ui.chips import ChipBar, tooltip_text
 from memhtml_desktop.ui.filters_panel import active_filters
 
 MODES = ("search", "recall")
+MODE_STYLE = (
+    "QToolButton { border: 1px solid palette(mid); padding: 3px 12px; background: palette(button); }"
+    " QToolButton:checked { background: palette(highlight); color: palette(highlighted-text);"
+    " border-color: palette(highlight); }"
+    " QToolButton#searchMode { border-top-left-radius: 4px; border-bottom-left-radius: 4px; border-right: none; }"
+    " QToolButton#recallMode { border-top-right-radius: 4px; border-bottom-right-radius: 4px; }"
+)
 SPIN_MS = 80
 FORM_TEXT = {"all": "all terms", "any": "any term"}
 
@@ -107,6 +114,15 @@ class SearchBar(QWidget):
             self.modes.addButton(button)
         self.search_button.setChecked(True)
         self.modes.buttonToggled.connect(self._mode_toggled)
+        switch = QWidget(self)
+        switch.setObjectName("modeSwitch")
+        switch.setStyleSheet(MODE_STYLE)
+        switch_layout = QHBoxLayout(switch)
+        switch_layout.setContentsMargins(0, 0, 0, 0)
+        switch_layout.setSpacing(0)
+        for button in (self.search_button, self.recall_button):
+            button.setParent(switch)
+            switch_layout.addWidget(button)
 
         self.field = QLineEdit(self)
         self.field.setObjectName("queryField")
@@ -137,8 +153,7 @@ class SearchBar(QWidget):
 
         top = QHBoxLayout()
         top.setSpacing(6)
-        top.addWidget(self.search_button)
-        top.addWidget(self.recall_button)
+        top.addWidget(switch)
         top.addSpacing(4)
         top.addWidget(self.field, 1)
         top.addSpacing(6)

@@ -94,7 +94,7 @@ class Watcher:
         quiet_s: float = 0.2,
         max_delay_s: float = 1.0,
         pair_s: float = 0.6,
-        max_batch: int = 1000,
+        max_batch: int = 5000,
         poll_interval_s: float = 0.5,
         root_check_s: float = 1.0,
         health_after_s: float = 1.0,

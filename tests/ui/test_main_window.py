@@ -156,8 +156,8 @@ def test_toggling_a_facet_narrows(qtbot, window):
 def test_zero_count_values_are_greyed_not_hidden(qtbot, window):
     window.set_query("writer")
     wait_for_query(qtbot, window, "writer")
-    qtbot.waitUntil(lambda: window.filters.model.count("type", "semantic") > 0, timeout=WAIT)
-    qtbot.waitUntil(window.filters.model.settled, timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.runner.is_busy() and window.filters.model.settled(), timeout=WAIT)
+    assert window.filters.model.count("type", "semantic") > 0
     procedural = window.filters.model.item_for("type", "procedural")
     assert procedural is not None  # still listed
     assert window.filters.model.count("type", "procedural") == 0
@@ -372,3 +372,25 @@ def test_geometry_splitter_and_columns_persist(qtbot, make_window, store, qsetti
     assert second.results.table.horizontalHeader().sectionSize(Column.Type) == 140
     assert second.splitter.sizes() == sizes
     assert (second.width(), second.height()) == (1111, 777)
+
+
+def test_about_lists_versions_without_blocking(qtbot, window):
+    window.show_about()
+    qtbot.waitUntil(lambda: getattr(window, "_message", None) is not None and window._message.isVisible(),
+                    timeout=WAIT)
+    text = window._message.text()
+    for name in ("Qt", "PySide6", "SQLite", "sqlite-vec", "embedder", "memhtml-desktop-hash-v1"):
+        assert name in text
+    window._message.close()
+
+
+def test_a_bad_store_is_refused_with_a_message(qtbot, window, tmp_path):
+    root = window.store.root
+    assert not window.open_store_path(tmp_path / "missing")
+    assert window.store.root == root
+    assert "not a directory" in window._message.text() or "not found" in window._message.text()
+    window._message.close()
+
+
+def test_menus_are_file_view_go_help(window):
+    assert [a.text().replace("&", "") for a in window.menuBar().actions()] == ["File", "View", "Go", "Help"]

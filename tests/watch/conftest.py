@@ -183,6 +183,5 @@ def start_watcher(threads_before):
     yield start
     for watcher in started:
         watcher.stop()
-    leaked = wait_until(lambda: not [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
-                        or None, 10, what="watcher threads to end") if started else True
-    assert leaked
+        assert not watcher.running
+    wait_until(lambda: set(threading.enumerate()) <= threads_before, 10, what="every watcher thread to end")
