@@ -29,7 +29,14 @@ from pathlib import Path
 
 from memhtml_desktop.domain.paths import is_indexable
 from memhtml_desktop.index.scanner import stat_one
-from memhtml_desktop.watch.events import DIR_GONE, DIR_MOVE, DIR_NEW, MOVE, UPDATE, RawChange
+from memhtml_desktop.watch.events import (
+    DIR_GONE,
+    DIR_MOVE,
+    DIR_NEW,
+    MOVE,
+    UPDATE,
+    RawChange,
+)
 
 KnownUnder = Callable[[str], list[str]]  # Store.paths_under
 

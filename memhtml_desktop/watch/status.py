@@ -26,7 +26,7 @@ SAMPLE = 20
 
 
 def now_iso() -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class BatchSummary:
     report: IndexReport | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def of(cls, report: IndexReport, ms: float, *, paths: int = 0, kind: str = "batch") -> "BatchSummary":
+    def of(cls, report: IndexReport, ms: float, *, paths: int = 0, kind: str = "batch") -> BatchSummary:
         return cls(report.added, report.changed, report.moved, report.removed, report.failed, round(ms, 1),
                    now_iso(), paths, kind, report)
 

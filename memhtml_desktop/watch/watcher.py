@@ -40,7 +40,13 @@ from watchdog.observers.api import BaseObserver
 from memhtml_desktop.index.indexer import IndexReport
 from memhtml_desktop.watch import observers, presence
 from memhtml_desktop.watch.changes import ChangeSet
-from memhtml_desktop.watch.events import DIR_NEW, ROOT, UPDATE, ChangeCollector, RawChange
+from memhtml_desktop.watch.events import (
+    DIR_NEW,
+    ROOT,
+    UPDATE,
+    ChangeCollector,
+    RawChange,
+)
 from memhtml_desktop.watch.status import (
     LIVE,
     POLLING,
@@ -140,7 +146,7 @@ class Watcher:
 
     # -- public -------------------------------------------------------------------------------
 
-    def start(self) -> "Watcher":
+    def start(self) -> Watcher:
         """Start the worker thread; the reconciliation and the observer start on it."""
         if self._thread is not None:
             raise RuntimeError("a Watcher starts once")
@@ -156,7 +162,7 @@ class Watcher:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
 
-    def __enter__(self) -> "Watcher":
+    def __enter__(self) -> Watcher:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

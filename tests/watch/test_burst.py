@@ -1,6 +1,6 @@
 """A `git checkout`-sized burst: 5,000 changes at once, search answering throughout, nothing lost.
 
-Slow-ish (about 20 s here) but part of the normal suite: a burst is where watchers lose events.
+Slow-ish (15-30 s on the 2-core container) but part of the normal suite: a burst is where watchers lose events.
 """
 
 from __future__ import annotations
@@ -124,6 +124,5 @@ def test_burst_of_5000_changes(tmp_path, make_store, start_watcher):
     assert watched["problems"] == fresh["problems"]
     assert not watched["unembedded"]
     assert len(watched["files"]) + len([p for p in watched["problems"] if p[1] != "warnings"]) == BASE - DELETE + CREATE
-    print([(b.kind, b.paths, b.ms, b.added, b.changed, b.removed) for b in batches])
     print(f"burst: {took:.1f} s to catch up, {len(passes)} passes, {len(latencies)} searches, "
           f"longest search {max(latencies) * 1000:.0f} ms")

@@ -23,7 +23,16 @@ from watchdog.events import (
 )
 
 from memhtml_desktop.watch.changes import ChangeSet, walk_dir
-from memhtml_desktop.watch.events import DIR_GONE, DIR_MOVE, DIR_NEW, MOVE, ROOT, UPDATE, RawChange, classify
+from memhtml_desktop.watch.events import (
+    DIR_GONE,
+    DIR_MOVE,
+    DIR_NEW,
+    MOVE,
+    ROOT,
+    UPDATE,
+    RawChange,
+    classify,
+)
 
 ROOT_DIR = "/s"
 
