@@ -273,7 +273,9 @@ def attach_state(
             return None
     elif create:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # Only `.memhtml/` itself: a store root that is gone (unmounted, deleted) must stay
+            # gone rather than be recreated by a search.
+            path.parent.mkdir(exist_ok=True)
         except OSError as exc:
             log.info("state plane not created (%s): salience stays off", exc)
             return None

@@ -12,10 +12,12 @@ picked up by the next run.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import logging
 import multiprocessing
 import os
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -109,8 +111,13 @@ class _Parsed:
     error: str | None = None
 
 
-def parse_file(root: Path, disk: DiskFile, indexed_at: str) -> _Parsed:
-    """Read and project one file; never raises (a worker-process entry point too)."""
+def parse_file(root: Path, disk: DiskFile, indexed_at: str, unchanged_sha: str | None = None) -> _Parsed:
+    """Read and project one file; never raises (a worker-process entry point too).
+
+    When the bytes hash to `unchanged_sha` (what the index already holds for this path), the
+    projection is skipped: a touch, a duplicate event or a rewrite of identical bytes costs a read
+    and a hash, not a parse.
+    """
     try:
         data = read_bytes(root, disk.path)
     except FileNotFoundError:
@@ -118,36 +125,68 @@ def parse_file(root: Path, disk: DiskFile, indexed_at: str) -> _Parsed:
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return _Parsed(disk, "", None, error=f"unreadable: {reason}")
-    return _Parsed(disk, blob_sha(data), project(disk.path, data, indexed_at))
+    sha = blob_sha(data)
+    if unchanged_sha is not None and sha == unchanged_sha:
+        return _Parsed(disk, sha, None, error="unchanged")
+    return _Parsed(disk, sha, project(disk.path, data, indexed_at))
 
 
-def _parse_chunk(root: str, disks: list[DiskFile], indexed_at: str) -> list[_Parsed]:
-    return [parse_file(Path(root), disk, indexed_at) for disk in disks]
+def _parse_chunk(root: str, jobs: list[tuple[DiskFile, str | None]], indexed_at: str) -> list[_Parsed]:
+    return [parse_file(Path(root), disk, indexed_at, sha) for disk, sha in jobs]
 
 
 # Parsing is pure CPU and the writer is one thread, so a large run parses in worker processes while
-# this process writes. Below this many files the pool's start-up (spawned interpreters importing
-# selectolax) costs more than it saves.
+# this process writes. Below this many files the work is done inline: a pool's first start (spawned
+# interpreters importing selectolax) costs more than it saves.
 POOL_THRESHOLD = 400
+_POOL_LOCK = threading.Lock()
+_POOL: ProcessPoolExecutor | None = None
+
+
+def _workers() -> int:
+    return min(os.cpu_count() or 1, 4)
+
+
+def _shared_pool() -> ProcessPoolExecutor:
+    """One pool per process, started on first need and kept: a watcher's bursts reuse it.
+
+    Measured: starting a fresh pool for every 400+-file pass was most of a pass's fixed cost.
+    Shut down at interpreter exit.
+    """
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ProcessPoolExecutor(max_workers=_workers(), mp_context=multiprocessing.get_context("spawn"))
+            atexit.register(shutdown_pool)
+        return _POOL
+
+
+def shutdown_pool() -> None:
+    global _POOL
+    with _POOL_LOCK:
+        pool, _POOL = _POOL, None
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 @contextmanager
-def parse_pool(root: Path, total: int):
+def parse_pool(root: Path, total: int, known: dict[str, str] | None = None):
     """Yields `parse_batch(disks, indexed_at) -> list[_Parsed]`, in input order.
 
-    With a pool, the NEXT batch is already being parsed while the caller writes this one.
+    `known` maps a path to the blob sha the index holds for it, so unchanged bytes skip the
+    projection. With a pool, the NEXT batch is already being parsed while the caller writes this one.
     """
-    workers = min(os.cpu_count() or 1, 4)
-    if total < POOL_THRESHOLD or workers < 2 or os.environ.get("MEMHTML_DESKTOP_NO_POOL"):
-        yield lambda disks, at: [parse_file(root, d, at) for d in disks]
+    known = known or {}
+    if total < POOL_THRESHOLD or _workers() < 2 or os.environ.get("MEMHTML_DESKTOP_NO_POOL"):
+        yield lambda disks, at: [parse_file(root, d, at, known.get(d.path)) for d in disks]
         return
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    pool = _shared_pool()
     ahead: dict[tuple[str, ...], list] = {}
 
     def submit(disks: Sequence[DiskFile], at: str) -> list:
-        size = max(8, len(disks) // (workers * 4))
-        return [pool.submit(_parse_chunk, str(root), list(disks[i : i + size]), at) for i in range(0, len(disks), size)]
+        jobs = [(d, known.get(d.path)) for d in disks]
+        size = max(8, len(jobs) // (_workers() * 4))
+        return [pool.submit(_parse_chunk, str(root), jobs[i : i + size], at) for i in range(0, len(jobs), size)]
 
     def parse_batch(disks: Sequence[DiskFile], at: str) -> list[_Parsed]:
         key = tuple(d.path for d in disks)
@@ -164,7 +203,9 @@ def parse_pool(root: Path, total: int):
     try:
         yield parse_batch
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        for futures in ahead.values():  # a cancelled run leaves no work queued behind it
+            for future in futures:
+                future.cancel()
 
 
 class Indexer:
@@ -242,8 +283,12 @@ class Indexer:
         started = time.perf_counter()
         report = IndexReport()
         known = self._sources()
-        wanted = list(dict.fromkeys(list(paths) + [dst for _, dst in moves]))
+        # Both ends of every move are re-examined. A move counts only while its source is gone: a
+        # new file written at the old path since must be indexed as itself, not have its rows
+        # carried off to the destination.
+        wanted = list(dict.fromkeys([*paths, *(p for move in moves for p in move)]))
         candidates: list[DiskFile] = []
+        moves = [(src, dst) for src, dst in moves if stat_one(self.root, src) is None]
         vanished: list[str] = [src for src, _ in moves if src in known]
         for path in wanted:
             disk = stat_one(self.root, path)
@@ -342,7 +387,8 @@ class Indexer:
                     by_hash.setdefault(content_hash, []).append(path)
         total = len(candidates)
         batches = [candidates[i : i + self.batch_files] for i in range(0, total, self.batch_files)]
-        with parse_pool(self.root, total) as parse_batch:
+        unchanged = {path: old[2] for path, old in known.items() if old[3] == "indexed"}
+        with parse_pool(self.root, total, unchanged) as parse_batch:
             prefetch = getattr(parse_batch, "prefetch", None)
             for number, batch in enumerate(batches):
                 if cancelled is not None and cancelled():
@@ -382,6 +428,10 @@ class Indexer:
         disk, conn = item.disk, self.conn
         old = known.get(disk.path)
         if item.projection is None:
+            if item.error == "unchanged":
+                writer.record_source(conn, disk.path, disk.size, disk.mtime_ns, item.sha, "indexed", at)
+                report.unchanged += 1
+                return
             if item.error == "vanished":
                 if old is not None:
                     pending_vanished.add(disk.path)

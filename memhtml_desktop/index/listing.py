@@ -154,3 +154,16 @@ def store_stats(conn: apsw.Connection) -> dict[str, Any]:
         "updated_at": state[4],
         "vectors_version": state[5],
     }
+
+
+def source_states(conn: apsw.Connection) -> tuple[dict[str, tuple[int, int, str]], list[str]]:
+    """What the index last saw on disk (path -> size, mtime_ns, status) and every indexed path.
+
+    One read transaction, so the two agree: the watcher's health check compares them with a walk
+    of the tree.
+    """
+    with conn:
+        sources = {row[0]: (row[1], row[2], row[3]) for row in conn.execute(
+            "SELECT path, size, mtime_ns, status FROM sources")}
+        files = [row[0] for row in conn.execute("SELECT path FROM files")]
+    return sources, files

@@ -128,13 +128,33 @@ class Store:
 
     # -- operations ---------------------------------------------------------------------------
 
+    def check_present(self) -> None:
+        """Refuse to index a store that is not there: a scan would empty the index.
+
+        A deleted or unmounted store root, or a root that has lost every bucket while the index
+        still holds memories (an empty mount point), raises StoreError instead.
+        """
+        from memhtml_desktop.domain.paths import BUCKETS
+
+        if not self.root.is_dir():
+            raise StoreError(f"store not found: {self.root} is gone (deleted or unmounted)")
+        if not any((self.root / bucket).is_dir() for bucket in BUCKETS):
+            has_rows = self.reader().execute("SELECT 1 FROM sources LIMIT 1").fetchone() is not None
+            if has_rows:
+                raise StoreError(
+                    f"{self.root} has none of projects/, areas/, resources/, archive/ any more; "
+                    "refusing to empty the index (is the store unmounted?)"
+                )
+
     def index(self, *, rebuild: bool = False, progress=None, cancelled=None) -> IndexReport:
         """Bring the index in step with the tree (the one writer, serialised by a lock)."""
+        self.check_present()
         with self._write_lock:
             indexer = Indexer(self.reader(), self.root, self.embedder, clock=self.clock)
             return indexer.scan(rebuild=rebuild, progress=progress, cancelled=cancelled)
 
     def update_paths(self, paths, moves=(), *, progress=None, cancelled=None) -> IndexReport:
+        self.check_present()
         with self._write_lock:
             indexer = Indexer(self.reader(), self.root, self.embedder, clock=self.clock)
             return indexer.update_paths(paths, moves, progress=progress, cancelled=cancelled)

@@ -16,6 +16,7 @@ from typing import Any
 import apsw
 
 from memhtml_desktop.index.indexer import IndexReport
+from memhtml_desktop.index.listing import source_states
 from memhtml_desktop.index.scanner import walk_store
 
 STARTING, LIVE, POLLING, STOPPED = "starting", "live", "polling", "stopped"
@@ -98,9 +99,7 @@ class Health:
 def measure_health(conn: apsw.Connection, root: Path, cancelled=None) -> Health:
     """Walk the buckets and compare with `sources` and `files` (one read transaction)."""
     on_disk = {disk.path: disk for disk in walk_store(root, cancelled=cancelled)}
-    with conn:  # one snapshot of both tables
-        sources = {row[0]: row[1:] for row in conn.execute("SELECT path, size, mtime_ns, status FROM sources")}
-        files = [row[0] for row in conn.execute("SELECT path FROM files")]
+    sources, files = source_states(conn)
     unindexed = sorted(
         path for path, disk in on_disk.items()
         if (known := sources.get(path)) is None or known[0] != disk.size or known[1] != disk.mtime_ns

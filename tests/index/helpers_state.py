@@ -60,6 +60,9 @@ def memhtml_reinforce(conn: apsw.Connection, paths: list[str], signal: str, when
 
 
 def state_paths(tmp_path: Path, store: str = "store") -> tuple[Path, Path]:
+    """The index and state-plane paths of a store directory (created: a missing store root is
+    never created by opening the index)."""
+    (tmp_path / store).mkdir(parents=True, exist_ok=True)
     return tmp_path / f"{store}-index.db", tmp_path / store / ".memhtml" / "state.db"
 
 

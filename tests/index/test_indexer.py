@@ -353,3 +353,50 @@ def test_failing_embedder_leaves_a_searchable_index(store_root, make_store):
     assert "ConnectionError" in report.embed_error
     result = store.search("alpha")
     assert result.hits[0].path == "areas/a.html" and result.degraded
+
+
+def test_a_vanished_store_is_not_recreated_nor_emptied(store_root, make_store, tmp_path):
+    write_memory(store_root, "areas/a.html", title="A", claim="Alpha.")
+    store = make_store(store_root)
+    store.index()
+    from memhtml_desktop.index.store import StoreError
+
+    moved = tmp_path / "away"
+    store_root.rename(moved)
+    with pytest.raises(StoreError, match="gone"):
+        store.index()
+    store.close_thread_connection()
+    store.reader()  # reopening must not bring the directory back
+    assert not store_root.exists()
+    moved.rename(store_root)
+    for bucket in ("areas",):
+        shutil.move(str(store_root / bucket), str(tmp_path / "aside"))
+    with pytest.raises(StoreError, match="unmounted"):
+        store.index()
+    assert store.reader().execute("SELECT count(*) FROM files").fetchone() == (1,)
+
+
+def test_unchanged_bytes_skip_the_parse(store_root, make_store, monkeypatch):
+    path = write_memory(store_root, "areas/a.html", title="A", claim="Alpha.")
+    store = make_store(store_root)
+    store.index()
+    from memhtml_desktop.index import indexer as indexer_module
+
+    calls = []
+    real = indexer_module.project
+    monkeypatch.setattr(indexer_module, "project", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    os.utime(path, ns=(5, 5))
+    report = store.update_paths(["areas/a.html"])
+    assert report.unchanged == 1 and calls == []
+
+
+def test_an_explicit_move_whose_source_came_back_is_not_a_move(store_root, make_store):
+    write_memory(store_root, "areas/a.html", title="A", claim="First alpha.")
+    store = make_store(store_root)
+    store.index()
+    shutil.copy(store_root / "areas/a.html", store_root / "areas/b.html")
+    write_memory(store_root, "areas/a.html", title="A2", claim="A different file now lives here.")
+    report = store.update_paths([], moves=[("areas/a.html", "areas/b.html")])
+    titles = dict(store.reader().execute("SELECT path, title FROM files").fetchall())
+    assert titles == {"areas/a.html": "A2", "areas/b.html": "A"}
+    assert report.moved == 0
