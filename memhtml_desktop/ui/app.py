@@ -165,14 +165,20 @@ def import_sidecar(store: Any) -> Any:
     return import_file(store.reader(), store.root)
 
 
+def temporary_index(root: Path) -> Path | None:
+    """A fresh demo copy (in a temp directory) keeps its index beside it, not in the user's cache."""
+    marker = root.parent.name
+    return root.parent / "index.db" if marker.startswith("memhtml-demo-") else None
+
+
 def open_store(root: Path, settings: Settings) -> Any:
     """A Store for `root` with the configured embedder (or the default, with a notice why)."""
     from memhtml_desktop.embedders.registry import make_embedder_or_default
     from memhtml_desktop.index.store import Store
 
     embedder, notice = make_embedder_or_default(settings.embedder)
-    store = Store(root, index_path=resolve_index(settings, root) if settings.index else None,
-                  embedder=embedder, vector_backend=settings.vector_backend)
+    index_path = resolve_index(settings, root) if settings.index else temporary_index(Path(root))
+    store = Store(root, index_path=index_path, embedder=embedder, vector_backend=settings.vector_backend)
     if notice:
         store.notices.append(f"Embedder: {notice}")
     return store
@@ -185,13 +191,15 @@ def dark_palette() -> QPalette:
     pal = QPalette()
     roles = {
         QPalette.ColorRole.Window: "#2b2b2b", QPalette.ColorRole.WindowText: "#e6e6e6",
-        QPalette.ColorRole.Base: "#1f1f1f", QPalette.ColorRole.AlternateBase: "#262626",
-        QPalette.ColorRole.Text: "#e6e6e6", QPalette.ColorRole.Button: "#333333",
+        # Base a little LIGHTER than Window: Fusion outlines check boxes with Window.darker(140),
+        # which vanishes on a Base darker than the window.
+        QPalette.ColorRole.Base: "#333333", QPalette.ColorRole.AlternateBase: "#3a3a3a",
+        QPalette.ColorRole.Text: "#e6e6e6", QPalette.ColorRole.Button: "#3a3a3a",
         QPalette.ColorRole.ButtonText: "#e6e6e6", QPalette.ColorRole.Highlight: "#2f65ca",
         QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: "#333333",
         QPalette.ColorRole.ToolTipText: "#e6e6e6", QPalette.ColorRole.PlaceholderText: "#9a9a9a",
-        QPalette.ColorRole.Link: "#6ea8ff", QPalette.ColorRole.Mid: "#555555",
-        QPalette.ColorRole.Midlight: "#444444", QPalette.ColorRole.Dark: "#1a1a1a",
+        QPalette.ColorRole.Link: "#6ea8ff", QPalette.ColorRole.Mid: "#5a5a5a",
+        QPalette.ColorRole.Midlight: "#4a4a4a", QPalette.ColorRole.Dark: "#1a1a1a",
     }
     for role, color in roles.items():
         pal.setColor(role, QColor(color))
@@ -201,11 +209,23 @@ def dark_palette() -> QPalette:
 
 
 def apply_theme(app: QApplication, theme: str) -> None:
-    """`system` keeps the platform palette (light or dark); `light`/`dark` force Fusion's."""
+    """`system` keeps the platform's palette (light or dark); `light`/`dark` ask Qt for that scheme.
+
+    Qt 6.8+ lets an application pick the colour scheme, and Fusion then draws its own palette for
+    it (check boxes and frames included); older Qt gets our dark palette.
+    """
     if theme == "system":
         return
+    from PySide6.QtCore import Qt
+
     app.setStyle("Fusion")
-    app.setPalette(dark_palette() if theme == "dark" else app.style().standardPalette())
+    hints = app.styleHints()
+    if hasattr(hints, "setColorScheme"):
+        hints.setColorScheme(Qt.ColorScheme.Dark if theme == "dark" else Qt.ColorScheme.Light)
+    palette = app.style().standardPalette()
+    if theme == "dark" and palette.color(QPalette.ColorRole.Window).lightness() >= 128:
+        palette = dark_palette()  # the platform cannot switch schemes (e.g. offscreen, Qt < 6.8)
+    app.setPalette(palette)
 
 
 def ensure_app(argv: list[str] | None = None) -> QApplication:
@@ -244,7 +264,7 @@ def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False
     apply_theme(app, merge_persisted(settings, qsettings).theme)
     try:
         window = build_window(settings, demo=demo, explicit_store=explicit_store, qsettings=qsettings)
-    except Exception as exc:  # noqa: BLE001 - a dialog, not a traceback
+    except Exception as exc:
         log.debug("could not open the store", exc_info=True)
         QMessageBox.critical(None, "memhtml desktop", f"Could not open the store: {exc}")
         return 1

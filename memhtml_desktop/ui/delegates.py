@@ -8,14 +8,25 @@ from the palette roles (so the light/dark theme follows the system) and from `pa
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
-from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import (
+    QApplication,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+)
 
 from memhtml_desktop.ui import palette
-from memhtml_desktop.ui.results_model import ARM_NAMES, DASH, Role, arm_for_column, moved_text
+from memhtml_desktop.ui.results_model import (
+    ARM_NAMES,
+    DASH,
+    Role,
+    arm_for_column,
+    moved_text,
+)
 
 PAD = 6
 BAR_HEIGHT_RATIO = 0.34
@@ -40,10 +51,10 @@ def highlight_spans(text: str, words: Iterable[str]) -> list[tuple[int, int]]:
     prefix = [re.escape(w) for w in words if len(w) >= PREFIX_MIN]
     parts = []
     if prefix:
-        parts.append(r"(?:%s)\w*" % "|".join(sorted(prefix, key=len, reverse=True)))
+        parts.append(r"(?:" + "|".join(sorted(prefix, key=len, reverse=True)) + r")\w*")
     if exact:
-        parts.append(r"(?:%s)(?!\w)" % "|".join(sorted(exact, key=len, reverse=True)))
-    pattern = re.compile(r"(?<!\w)(?:%s)" % "|".join(parts), re.IGNORECASE)
+        parts.append(r"(?:" + "|".join(sorted(exact, key=len, reverse=True)) + r")(?!\w)")
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(parts) + ")", re.IGNORECASE)
     return [(m.start(), m.end()) for m in pattern.finditer(text)]
 
 

@@ -304,9 +304,9 @@ class FiltersModel(QStandardItemModel):
             self._shown[key] = n
             count_item.setText(str(n))
             if before is None or (before == 0) != (n == 0):
-                brush = muted if n == 0 else QBrush()
-                item.setForeground(brush)
-                count_item.setForeground(brush)
+                for target in (item, count_item):
+                    # a zero greyed; otherwise NO foreground, so the palette's text colour applies
+                    target.setData(muted if n == 0 else None, Qt.ItemDataRole.ForegroundRole)
         if self._queue:
             self._pace.start()
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
@@ -672,10 +673,12 @@ class MainWindow(QMainWindow):
         self.qsettings.sync()
 
     def shutdown(self) -> None:
-        """Stop the watcher and the workers (idempotent)."""
+        """Stop the watcher, the workers and the timers (idempotent)."""
+        self._debounce.stop()
         if self.bridge is not None:
             self.bridge.stop()
         self.runner.shutdown()
+        self.search_bar.set_busy(False)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()

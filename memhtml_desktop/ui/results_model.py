@@ -32,6 +32,7 @@ A fixed scale (not "the best hit of this query") lets bars compare across querie
 means weak agreement between arms, whatever else was found.
 """
 DASH = "\u2014"
+_ROOT = QModelIndex()
 
 
 class Role(IntEnum):
@@ -151,10 +152,10 @@ class ResultsModel(QAbstractTableModel):
 
     # -- Qt model API ----------------------------------------------------------------------------
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(self._hits)
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else COLUMN_COUNT
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:

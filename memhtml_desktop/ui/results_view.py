@@ -13,7 +13,6 @@ from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, Qt, Sig
 from PySide6.QtGui import QColor, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -26,7 +25,11 @@ from PySide6.QtWidgets import (
 from memhtml_desktop.domain.types import SearchResult
 from memhtml_desktop.ui import palette
 from memhtml_desktop.ui.archived_banner import ArchivedBanner
-from memhtml_desktop.ui.delegates import ArmRankDelegate, ScoreBarDelegate, TitleDelegate
+from memhtml_desktop.ui.delegates import (
+    ArmRankDelegate,
+    ScoreBarDelegate,
+    TitleDelegate,
+)
 from memhtml_desktop.ui.results_model import (
     ARM_NAMES,
     ARM_WEIGHTS,
@@ -174,7 +177,7 @@ class ResultsView(QWidget):
         else:
             self.stack.setCurrentWidget(self.table)
             row = self.model.row_of(current) if current else -1
-            self.set_current_row(row if row >= 0 else 0)
+            self.set_current_row(max(row, 0))
 
     def _show_degraded(self, result: SearchResult) -> None:
         if not result.degraded_reasons:

@@ -8,6 +8,7 @@ pumped until every job has answered. It never bumps salience (the memory shown i
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -34,7 +35,13 @@ def take_screenshot(settings: Settings, args: Any) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings
 
-    from memhtml_desktop.ui.app import apply_theme, ensure_app, fresh_demo_copy, import_sidecar, open_store
+    from memhtml_desktop.ui.app import (
+        apply_theme,
+        ensure_app,
+        fresh_demo_copy,
+        import_sidecar,
+        open_store,
+    )
     from memhtml_desktop.ui.main_window import MainWindow
 
     try:
@@ -43,14 +50,18 @@ def take_screenshot(settings: Settings, args: Any) -> int:
         print(f"memhtml-desktop: {exc}", file=sys.stderr)
         return 2
     demo = bool(getattr(args, "demo", False))
-    root = fresh_demo_copy() if demo else resolve_store(settings)
+    try:
+        root = fresh_demo_copy() if demo else resolve_store(settings)
+    except FileNotFoundError as exc:
+        print(f"memhtml-desktop: {exc}", file=sys.stderr)
+        return 1
     if not root.is_dir():
         print(f"memhtml-desktop: store not found: {root} (use --store DIR or --demo)", file=sys.stderr)
         return 1
     app = ensure_app()
     apply_theme(app, settings.theme)
-    qsettings = QSettings(str(Path(tempfile.mkdtemp(prefix="memhtml-shot-")) / "settings.ini"),
-                          QSettings.Format.IniFormat)
+    scratch = Path(tempfile.mkdtemp(prefix="memhtml-shot-"))
+    qsettings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
     store = open_store(root, settings)
     if demo:
         import_sidecar(store)
@@ -83,5 +94,9 @@ def take_screenshot(settings: Settings, args: Any) -> int:
             return 1
     finally:
         window.close()
+        store.close_thread_connection()
+        shutil.rmtree(scratch, ignore_errors=True)
+        if demo:
+            shutil.rmtree(root.parent, ignore_errors=True)
     print(f"wrote {args.out}")
     return 0

@@ -79,7 +79,7 @@ class FilterChips(QWidget):
         self.clear_button.setVisible(len(filters) > 1)
 
     def keys(self) -> list[tuple[str, str]]:
-        return [tuple(key.split(self.SEP, 1)) for key in self.bar.keys()]
+        return [tuple(key.split(self.SEP, 1)) for key in self.bar.keys()]  # noqa: SIM118 - ChipBar.keys()
 
     def _closed(self, key: str) -> None:
         axis, _, value = key.partition(self.SEP)

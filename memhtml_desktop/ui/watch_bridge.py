@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
@@ -153,7 +154,7 @@ class WatchBridge(QObject):
             watcher, self.watcher = self.watcher, None
             try:
                 watcher.stop(timeout)
-            except Exception:  # noqa: BLE001 - closing must go on
+            except Exception:
                 log.warning("stopping the watcher failed", exc_info=True)
 
     def wait_idle(self, timeout: float) -> bool:

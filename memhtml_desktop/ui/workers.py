@@ -22,8 +22,9 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
@@ -148,14 +149,14 @@ class _Job(QRunnable):
             outcome.ok = True
         except Cancelled:
             outcome.cancelled = True
-        except Exception as exc:  # noqa: BLE001 - reported to the window, which shows it
+        except Exception as exc:
             log.warning("%s job failed", self.kind, exc_info=True)
             outcome.error = str(exc) or type(exc).__name__
         finally:
             for close in self.closers:  # before PySide drops this call's thread state (see the docstring)
                 try:
                     close()
-                except Exception:  # noqa: BLE001
+                except Exception:
                     log.debug("closing a job's connection failed", exc_info=True)
         self.channel.finished.emit(outcome)
 
@@ -265,7 +266,10 @@ class Runner(QObject):
         self.read_pool.clear()
         self.write_pool.clear()
         done = self.read_pool.waitForDone(timeout_ms) and self.write_pool.waitForDone(timeout_ms)
+        kinds = {p.kind for p in self._pending.values()}
         self._pending.clear()
+        for kind in sorted(kinds):  # nothing is running any more: spinners stop
+            self.busy_changed.emit(kind, False)
         return done
 
 
@@ -355,13 +359,14 @@ def reconcile(store, cancelled, progress, *, import_sidecar: bool = False) -> An
 
 
 def versions(store, cancelled) -> dict[str, str]:
-    """Library versions for Help → About (SQLite and sqlite-vec as the index connection sees them)."""
+    """Library versions for Help → About (SQLite and sqlite-vec from the index layer's helper)."""
     import sys
 
     from PySide6 import __version__ as pyside_version
     from PySide6.QtCore import qVersion
 
     from memhtml_desktop import __version__
+    from memhtml_desktop.index.versions import library_versions
 
     out = {
         "memhtml desktop": __version__,
@@ -369,22 +374,7 @@ def versions(store, cancelled) -> dict[str, str]:
         "Qt": qVersion(),
         "PySide6": pyside_version,
     }
-    helper = None
-    try:
-        from memhtml_desktop.index import db as dbmod
-
-        helper = getattr(dbmod, "library_versions", None)
-    except ImportError:
-        pass
-    if helper is not None:
-        out.update(helper(store.reader()))
-    else:
-        conn = store.reader()
-        out["SQLite"] = str(conn.execute("SELECT sqlite_version()").fetchone()[0])
-        if getattr(conn, "has_vec", False):
-            out["sqlite-vec"] = str(conn.execute("SELECT vec_version()").fetchone()[0])
-        else:
-            out["sqlite-vec"] = "not loaded"
+    out.update(library_versions())
     embedder = store.embedder
     out["embedder"] = f"{getattr(embedder, 'model_id', type(embedder).__name__)} ({getattr(embedder, 'dim', '?')} dims)"
     return out

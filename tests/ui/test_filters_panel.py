@@ -8,7 +8,12 @@ from PySide6.QtCore import Qt
 from memhtml_desktop.domain.types import ArchivedPointer, Scope, SearchResult
 from memhtml_desktop.index.facets import filter_counts
 from memhtml_desktop.ui.archived_banner import ArchivedBanner, banner_html
-from memhtml_desktop.ui.filters_panel import FiltersPanel, active_filters, is_on, set_filter
+from memhtml_desktop.ui.filters_panel import (
+    FiltersPanel,
+    active_filters,
+    is_on,
+    set_filter,
+)
 from memhtml_desktop.ui.search_bar import SearchBar, form_text
 from memhtml_desktop.ui.status_bar import StatusBar, batch_text
 

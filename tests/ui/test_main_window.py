@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.state import access_stats
-from memhtml_desktop.ui.results_model import BAR_COLUMN, FIRST_ARM_COLUMN, ARM_NAMES, Column, Role
+from memhtml_desktop.ui.results_model import (
+    ARM_NAMES,
+    BAR_COLUMN,
+    FIRST_ARM_COLUMN,
+    Column,
+    Role,
+)
 from tests.ui.conftest import ARCHIVED, INFRA, PROCEDURAL
 
 WAIT = 15000

@@ -73,7 +73,7 @@ def index_with_window_open(qtbot, make_window, root, index_path) -> tuple[float,
     assert store.stats()["memories"] >= FILES - 10  # the whole store was indexed (minus invalid files)
     assert window.results.model.rowCount() > 0
     assert "memories" in window.status.count_label.text()
-    window.shutdown()
+    window.close()
     store.close_thread_connection()
     return worst, meter.gaps
 

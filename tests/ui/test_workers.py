@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -64,9 +65,9 @@ def test_reconcile_seeds_salience_from_the_sidecar(store_dir, tmp_path):
 
     sidecar = store_dir / ".memhtml" / "state" / "access.jsonl"
     sidecar.parent.mkdir(parents=True)
-    sidecar.write_text('{"path":"%s","accessCount":7,"reinforcementCount":0,"outcomeScore":0,'
-                       '"lastAccessedAt":"2026-08-01T00:00:00Z","lastReinforcedAt":null,'
-                       '"updatedAt":"2026-08-01T00:00:00Z"}\n' % INFRA, encoding="utf-8")
+    row = {"path": INFRA, "accessCount": 7, "reinforcementCount": 0, "outcomeScore": 0,
+           "lastAccessedAt": "2026-08-01T00:00:00Z", "lastReinforcedAt": None, "updatedAt": "2026-08-01T00:00:00Z"}
+    sidecar.write_text(json.dumps(row) + "\n", encoding="utf-8")
     fresh = Store(store_dir, index_path=tmp_path / "fresh.db")
     report = workers.reconcile(fresh, never, lambda *a: None, import_sidecar=True)
     assert report.added > 0
