@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memhtml_desktop import __version__
 from memhtml_desktop.settings import SETTINGS, Settings, load_settings, resolve_index
+from memhtml_desktop.ui.pyside_fixes import guard_none_refcount
 
 log = logging.getLogger(__name__)
 
@@ -36,27 +37,6 @@ APP = "memhtml-desktop"
 SETTINGS_ENV = "MEMHTML_DESKTOP_SETTINGS"
 NO_USER_CONFIG_ENV = "MEMHTML_DESKTOP_NO_USER_CONFIG"
 DEMO_IGNORE = shutil.ignore_patterns("index.db*", "state.db*", ".git")
-
-
-# -- a PySide6 workaround -------------------------------------------------------------------------
-
-
-def guard_none_refcount() -> None:
-    """Make `None` impossible to deallocate on CPython < 3.12 (idempotent).
-
-    PySide6 6.12 drops one reference to `None` each time it hands Python an invalid QVariant:
-    `index.data(role)` for a role with no value, `QSettings.value()` of a missing key, ... A window
-    does that thousands of times, and when None's count reaches zero the interpreter aborts with
-    "none_dealloc: deallocating None" (measured: 1,000 `index.data()` calls cost 1,000 references).
-    CPython 3.12 made None immortal; on 3.11 we give it a count no session can exhaust. Our own
-    code also avoids the conversion where it can (delegates read the model's Python objects).
-    """
-    if sys.version_info >= (3, 12) or getattr(guard_none_refcount, "done", False):
-        return
-    import ctypes
-
-    ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40
-    guard_none_refcount.done = True  # type: ignore[attr-defined]
 
 
 GUI_SWITCH_INTERVAL_S = 0.0005
@@ -258,7 +238,27 @@ def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool
     return window
 
 
+def missing_display(environ: dict[str, str] | None = None, platform: str | None = None) -> str | None:
+    """Why no window can open here, or None: Qt would otherwise abort with a terse plugin error."""
+    env = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    if not platform.startswith("linux") or env.get("QT_QPA_PLATFORM"):
+        return None
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return None
+    return (
+        "no display: this machine has no desktop session (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
+        "  Run it inside a desktop session, or on a virtual display: xvfb-run memhtml-desktop --demo\n"
+        "  Headless, the same library answers from the command line: memhtml-desktop search \"drain the vip\" --store DIR\n"
+        "  and the window renders offscreen: memhtml-desktop screenshot --demo --out window.png"
+    )
+
+
 def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False) -> int:
+    reason = missing_display()
+    if reason is not None:
+        print(f"memhtml-desktop: {reason}", file=sys.stderr)
+        return 1
     app = ensure_app()
     qsettings = make_qsettings()
     apply_theme(app, merge_persisted(settings, qsettings).theme)

@@ -197,7 +197,7 @@ class FiltersModel(QStandardItemModel):
 
     def _plain(self, text: str = "", *, key: tuple[str, str] | str = "", section: str = "") -> QStandardItem:
         """An item with BOTH roles set, so reading either never yields an invalid QVariant
-        (PySide6 6.12 drops a reference to None on each such read; see app.guard_none_refcount)."""
+        (PySide6 6.12 drops a reference to None on each such read; see ui.pyside_fixes.guard_none_refcount)."""
         item = QStandardItem(text)
         item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemNeverHasChildren)
         item.setData(key, self.KeyRole)

@@ -638,7 +638,7 @@ class MainWindow(QMainWindow):
     # -- persistence and shutdown ----------------------------------------------------------------
 
     def _setting(self, key: str, default: Any) -> Any:
-        """A persisted value, or `default` (missing keys are never read: see app.guard_none_refcount)."""
+        """A persisted value, or `default` (missing keys are never read: see ui.pyside_fixes.guard_none_refcount)."""
         if self.qsettings is None or not self.qsettings.contains(key):
             return default
         value = self.qsettings.value(key)

@@ -14,7 +14,6 @@ from PySide6.QtCore import QEvent, QModelIndex, QRectF, QSize, Qt, QTimer, Signa
 from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,

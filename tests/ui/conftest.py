@@ -23,7 +23,8 @@ from PySide6.QtWidgets import QApplication
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.settings import Settings
-from memhtml_desktop.ui.app import guard_none_refcount, tune_for_gui
+from memhtml_desktop.ui.app import tune_for_gui
+from memhtml_desktop.ui.pyside_fixes import guard_none_refcount
 
 guard_none_refcount()  # before any widget exists: see its docstring (a PySide6 6.12 refcount bug)
 tune_for_gui()  # what app.ensure_app does for the real window

@@ -104,3 +104,13 @@ def test_screenshot_of_a_missing_store_fails_cleanly(tmp_path, capsys):
     assert take_screenshot(Settings(store=str(tmp_path / "nope")), args) == 1
     assert "store not found" in capsys.readouterr().err
     assert not Path(tmp_path / "x.png").exists()
+
+
+def test_a_missing_display_is_explained_not_aborted():
+    from memhtml_desktop.ui.app import missing_display
+
+    assert "xvfb-run" in missing_display({}, "linux")
+    assert missing_display({"DISPLAY": ":0"}, "linux") is None
+    assert missing_display({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
+    assert missing_display({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
+    assert missing_display({}, "darwin") is None
