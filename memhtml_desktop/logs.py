@@ -40,6 +40,12 @@ def log_file() -> Path:
     return log_dir() / LOG_NAME
 
 
+def _plain_stderr(handler: logging.Handler) -> bool:
+    """A `logging.basicConfig` stderr handler (cli.main installs one): ours replaces it, or every
+    warning would be printed twice."""
+    return type(handler) is logging.StreamHandler and getattr(handler, "stream", None) in (sys.stderr, sys.__stderr__)
+
+
 def _mark(handler: logging.Handler) -> logging.Handler:
     setattr(handler, _OURS, True)
     return handler
@@ -48,16 +54,18 @@ def _mark(handler: logging.Handler) -> logging.Handler:
 def setup_logging(verbose: bool = False, *, capture_exceptions: bool = True) -> Path:
     """Log INFO and up to the rotating file; WARNING and up (INFO with `verbose`) to stderr.
 
-    Idempotent: a second call replaces the handlers of the first. Returns the log file's path.
+    Idempotent: a second call replaces the handlers of the first, and a plain stderr handler left
+    by `logging.basicConfig` is replaced too. Returns the log file's path.
     When the folder cannot be made (a read-only home), only stderr is used and a warning says
     why; the window must still open. With `capture_exceptions`, an exception nobody caught (on
     any thread, or in a Qt slot, which PySide reports through `sys.excepthook`) is logged with its
     traceback before the previous hook runs.
     """
     root = logging.getLogger()
-    for handler in [h for h in root.handlers if getattr(h, _OURS, False)]:
+    for handler in [h for h in root.handlers if getattr(h, _OURS, False) or _plain_stderr(h)]:
         root.removeHandler(handler)
-        handler.close()
+        if getattr(handler, _OURS, False):
+            handler.close()
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
 
     stderr = _mark(logging.StreamHandler(sys.stderr))

@@ -156,9 +156,29 @@ def _shared_pool() -> ProcessPoolExecutor:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = ProcessPoolExecutor(max_workers=_workers(), mp_context=multiprocessing.get_context("spawn"))
+            _POOL = ProcessPoolExecutor(
+                max_workers=_workers(),
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
+            )
             atexit.register(shutdown_pool)
         return _POOL
+
+
+PARSE_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    """In each parse worker: yield the CPU to interactive work (the window's GUI thread).
+
+    On a machine with few cores the parse processes keep every core busy and a window stutters
+    though it does little; niced, they still get every cycle nobody else wants.
+    """
+    if hasattr(os, "nice"):
+        try:
+            os.nice(PARSE_NICENESS)
+        except OSError:
+            pass
 
 
 def shutdown_pool() -> None:

@@ -24,7 +24,6 @@ from memhtml_desktop.ui import workers
 
 log = logging.getLogger(__name__)
 
-RENICE_EVERY_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -86,8 +85,6 @@ class WatchBridge(QObject):
         self._status_from_thread.connect(self._on_status)
         self._batch_from_thread.connect(self._on_batch)
         self._stopped = False
-        self._last_renice = 0.0
-        self._reniced: set[int] = set()
 
     def status(self) -> Any:
         return self._status
@@ -114,11 +111,7 @@ class WatchBridge(QObject):
         self._reconcile_once()
 
     def _status_from_watcher(self, status: Any) -> None:
-        """The watcher's thread: pass the status on; while it indexes, renice its parse processes."""
-        now = time.monotonic()
-        if getattr(status, "busy", False) and now - self._last_renice > RENICE_EVERY_S:
-            self._last_renice = now
-            workers.lower_children_priority(self._reniced)
+        """The watcher's thread: pass the status on to the GUI thread."""
         self._status_from_thread.emit(status)
 
     def _reconcile_once(self) -> None:

@@ -19,7 +19,6 @@ deallocated during that teardown crashes the process. Opening one costs about 2 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -35,41 +34,6 @@ JobFn = Callable[[Callable[[], bool], Progress], Any]
 
 PROGRESS_INTERVAL_S = 0.05
 """At most one progress signal per 50 ms per job: the GUI thread redraws, it must not drown."""
-
-
-CHILD_NICENESS = 10
-
-
-def lower_children_priority(done: set[int], niceness: int = CHILD_NICENESS) -> None:
-    """Renice this process's child processes (the indexer's parse workers) once each. Linux only.
-
-    On a machine with few cores the parse processes keep every core busy and the GUI thread waits
-    for a time slice: the window stutters although it does little. Niced, they still get every
-    cycle the GUI does not want. Threads of THIS process are left alone on purpose: a niced thread
-    that holds the GIL when preempted makes the GUI thread wait for it (measured: worse stalls).
-    `done` remembers the pids already handled.
-    """
-    if not hasattr(os, "setpriority"):
-        return
-    try:
-        tasks = os.listdir(f"/proc/{os.getpid()}/task")
-    except OSError:
-        return
-    for tid in tasks:
-        try:
-            with open(f"/proc/{os.getpid()}/task/{tid}/children", encoding="ascii") as handle:
-                children = [int(pid) for pid in handle.read().split()]
-        except (OSError, ValueError):
-            continue
-        for pid in children:
-            if pid in done:
-                continue
-            done.add(pid)
-            try:
-                if os.getpriority(os.PRIO_PROCESS, pid) < niceness:
-                    os.setpriority(os.PRIO_PROCESS, pid, niceness)
-            except OSError:
-                pass
 
 
 class Cancelled(Exception):

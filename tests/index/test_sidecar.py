@@ -29,7 +29,7 @@ from memhtml_desktop.index.sidecar import (
     write_export,
 )
 from memhtml_desktop.index.state import StateReadOnly, StateUnavailable, access_stats_many, reinforce
-from tests.index.helpers_state import at, open_plane, open_readonly_plane, row, state_paths
+from tests.index.helpers_state import at, open_plane, open_readonly_plane, row
 
 A = "areas/oncall/vip-drain-before-rollback.html"
 B = "areas/oncall/rollback-runbook.html"
