@@ -65,6 +65,21 @@ def _grouped(conn: apsw.Connection, query: str, scope: Scope, select: str) -> di
     return {str(k): int(n) for k, n in conn.execute(sql, params) if k is not None}
 
 
+def _facet_rows(conn: apsw.Connection, query: str, scope: Scope, names: list[str]) -> list[tuple[str, str, int]]:
+    """(name, value, files) for the given facet names over the query's matches in `scope`."""
+    if not names:
+        return []
+    base, params = _candidates(conn, query, scope)
+    marker = highest_marker(base) + 1
+    sql = (
+        f"WITH cand AS ({base}) SELECT ff.name, ff.value, count(DISTINCT cand.path) FROM cand "
+        f"JOIN file_facets ff ON ff.path = cand.path WHERE ff.name IN carray(?{marker}) "
+        f"GROUP BY ff.name, ff.value ORDER BY ff.name, ff.value"
+    )
+    padded = tuple(params) + (None,) * (marker - 1 - len(params)) + (apsw.carray(tuple(names)),)
+    return [(str(a), str(b), int(c)) for a, b, c in conn.execute(sql, padded)]
+
+
 def filter_counts(conn: apsw.Connection, query: str, scope: Scope) -> FilterCounts:
     counts = FilterCounts()
     with conn:
@@ -91,17 +106,17 @@ def filter_counts(conn: apsw.Connection, query: str, scope: Scope) -> FilterCoun
             "JOIN file_entities e ON e.path = cand.path GROUP BY ref ORDER BY count(DISTINCT cand.path) DESC, ref",
         )
         names = [r[0] for r in conn.execute("SELECT DISTINCT name FROM file_facets ORDER BY name LIMIT 200")]
+        selected = {n.strip() for n, _ in scope.live_facets}
+        # Names with no selected value share one base (the scope as it is): one grouped query for
+        # all of them. Each name with a selection is counted with that selection relaxed.
         for name in names:
+            counts.facets[name] = {}
+        for name, value, n in _facet_rows(conn, query, scope, [n for n in names if n not in selected]):
+            counts.facets[name][value] = n
+        for name in sorted(selected & set(names)):
             relaxed = scope.with_(facets=tuple((n, v) for n, v in scope.facets if n.strip() != name))
-            base, params = _candidates(conn, query, relaxed)
-            marker = highest_marker(base) + 1
-            sql = (
-                f"WITH cand AS ({base}) SELECT ff.value, count(DISTINCT cand.path) FROM cand "
-                f"JOIN file_facets ff ON ff.path = cand.path WHERE ff.name = ?{marker} "
-                f"GROUP BY ff.value ORDER BY ff.value LIMIT {MAX_VALUES}"
-            )
-            padded = tuple(params) + (None,) * (marker - 1 - len(params)) + (name,)
-            counts.facets[name] = {str(v): int(n) for v, n in conn.execute(sql, padded)}
+            for _, value, n in _facet_rows(conn, query, relaxed, [name]):
+                counts.facets[name][value] = n
         if not scope.include_archived:
             base, params = _candidates(conn, query, scope.with_(include_archived=True))
             counts.archived = conn.execute(
