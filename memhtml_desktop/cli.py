@@ -371,7 +371,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
     from memhtml_desktop.ui.app import run_app
 
     return run_app(_settings(args), demo=getattr(args, "demo", False),
-                   explicit_store=getattr(args, "store", None) is not None)
+                   explicit_store=getattr(args, "store", None) is not None,
+                   verbose=getattr(args, "verbose", False))
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:

@@ -27,7 +27,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memhtml_desktop import __version__
-from memhtml_desktop.settings import SETTINGS, Settings, load_settings, resolve_index
+from memhtml_desktop.settings import Settings, load_settings, resolve_index
 from memhtml_desktop.ui.pyside_fixes import guard_none_refcount
 
 log = logging.getLogger(__name__)
@@ -83,9 +83,10 @@ def make_qsettings() -> QSettings:
 
 
 def persisted(qsettings: QSettings) -> dict[str, Any]:
-    keys = [(s.name, f"settings/{s.name}") for s in SETTINGS]
-    values = {name: qsettings.value(key) for name, key in keys if qsettings.contains(key)}
-    return {name: value for name, value in values.items() if value not in (None, "")}
+    """The user's saved settings, read through the settings schema version (migrated if older)."""
+    from memhtml_desktop.ui.settings_store import load_persisted
+
+    return load_persisted(qsettings)
 
 
 def merge_persisted(settings: Settings, qsettings: QSettings) -> Settings:
@@ -218,6 +219,10 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName(APP)
     app.setApplicationDisplayName("memhtml desktop")
     app.setApplicationVersion(__version__)
+    app.setDesktopFileName(APP)  # matches packaging/memhtml-desktop.desktop (Wayland app id)
+    from memhtml_desktop.ui.about_dialog import app_icon
+
+    app.setWindowIcon(app_icon())
     return app
 
 
@@ -231,8 +236,10 @@ def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool
     root, seed = resolve_initial_store(settings, demo=demo, explicit_store=explicit_store)
     store = open_store(root, settings)
     window = MainWindow(store, settings, qsettings=qsettings, watch=watch,
-                        store_opener=lambda path: open_store(path, settings),
+
                         prepare=import_sidecar if seed else None)
+    # Reads the window's CURRENT settings, so a changed embedder or backend applies on reopen.
+    window.store_opener = lambda path: open_store(path, window.settings)
     if not demo:
         window.remember_store(store.root)
     return window
@@ -254,7 +261,11 @@ def missing_display(environ: dict[str, str] | None = None, platform: str | None 
     )
 
 
-def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False) -> int:
+def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False, verbose: bool = False) -> int:
+    from memhtml_desktop.logs import setup_logging
+
+    log_path = setup_logging(verbose)
+    log.info("log file: %s", log_path)
     reason = missing_display()
     if reason is not None:
         print(f"memhtml-desktop: {reason}", file=sys.stderr)

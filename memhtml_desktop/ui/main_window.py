@@ -188,6 +188,10 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "Re-&index now", self.reindex, ["F5"],
                      tip="Compare the whole store with the index and catch up")
         file_menu.addSeparator()
+        settings_action = self._action(file_menu, "&Settings\u2026", self.show_settings, ["Ctrl+,"],
+                                       tip="Store, index, embedder, recall budget, debounce, theme, watching")
+        settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, [QKeySequence.StandardKey.Quit])
 
         view = bar.addMenu("&View")
@@ -215,6 +219,9 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&About memhtml desktop", self.show_about)
         self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts)
+        help_menu.addSeparator()
+        self._action(help_menu, "Open &log folder", self.open_log_folder,
+                     tip="The folder of memhtml-desktop.log, to attach to a bug report")
         self.escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.clear_search)
 
     def _connect(self) -> None:
@@ -275,7 +282,7 @@ class MainWindow(QMainWindow):
         if path:
             self.open_store_path(Path(path))
 
-    def open_store_path(self, path: Path) -> bool:
+    def open_store_path(self, path: Path, *, remember: bool = True) -> bool:
         from memhtml_desktop.index.store import Store, StoreError
 
         try:
@@ -287,7 +294,8 @@ class MainWindow(QMainWindow):
             self.notify("Cannot open this store", str(exc), QMessageBox.Icon.Warning)
             return False
         self.set_store(store)
-        self.remember_store(store.root)
+        if remember:
+            self.remember_store(store.root)
         return True
 
     def remember_store(self, root: Path) -> None:
@@ -604,18 +612,69 @@ class MainWindow(QMainWindow):
     # -- help ------------------------------------------------------------------------------------
 
     def show_about(self) -> None:
-        store = self.store
-        self.runner.submit("versions", lambda c, p: workers.versions(store, c), self._about_done,
+        from memhtml_desktop.logs import log_file
+        from memhtml_desktop.ui.about_dialog import about_facts
+
+        store, path = self.store, log_file()
+        self.runner.submit("versions", lambda c, p: about_facts(store, log_file=path), self._about_done,
                            on_error=lambda msg: self.notify("About", msg, QMessageBox.Icon.Warning))
 
-    def _about_done(self, versions: dict[str, str]) -> None:
-        import html
+    def _about_done(self, rows: list[tuple[str, str]]) -> None:
+        from memhtml_desktop.ui.about_dialog import AboutDialog
 
-        rows = "".join(f"<tr><td>{html.escape(k)}</td><td>&nbsp;&nbsp;{html.escape(str(v))}</td></tr>"
-                       for k, v in versions.items())
-        self.notify("About memhtml desktop",
-                    "<p><b>memhtml desktop</b> \u2014 browse and search an agent's memory, and see why each "
-                    f"memory ranked where it did.</p><table>{rows}</table>", rich=True)
+        dialog = AboutDialog(rows, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        self._about_dialog = dialog
+
+    def open_log_folder(self) -> None:
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+
+        from memhtml_desktop.logs import log_dir
+
+        folder = log_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
+            self.notify("Log folder", f"The log files are in {folder}")
+
+    def show_settings(self) -> None:
+        from memhtml_desktop.embedders.registry import available_embedders
+        from memhtml_desktop.settings import load_settings
+        from memhtml_desktop.ui import settings_store
+        from memhtml_desktop.ui.settings_dialog import edit_settings
+
+        notes = {"embedder": {name: why for name, why in available_embedders().items() if why}}
+        changes = edit_settings(self.settings, self, choice_notes=notes)
+        if not changes:
+            return
+        if self.qsettings is not None:
+            saved = load_settings(persisted=settings_store.load_persisted(self.qsettings), environ={})
+            settings_store.save_persisted(self.qsettings, saved.with_(**changes))
+        self.apply_settings(changes)
+
+    def apply_settings(self, changes: dict[str, Any]) -> None:
+        """Apply what changed now; what shapes the store (index, embedder, backend) reopens it."""
+        from memhtml_desktop.ui.settings_dialog import APPLY_ON_REOPEN
+
+        self.settings = self.settings.with_(**changes)
+        if "debounce_ms" in changes:
+            self._debounce.setInterval(max(0, self.settings.debounce_ms))
+        if "recall_budget" in changes:
+            self._budget_changed(self.settings.recall_budget)
+            self.recall.set_budget(self._budget)
+        if "theme" in changes:
+            from memhtml_desktop.ui.app import apply_theme
+
+            apply_theme(QApplication.instance(), self.settings.theme)  # back to "system" needs a restart
+        if "watch" in changes:
+            self.watch_enabled = self.settings.watch
+        if "store" in changes and self.settings.store:
+            self.open_store_path(Path(self.settings.store).expanduser())
+        elif APPLY_ON_REOPEN & changes.keys():
+            self.open_store_path(self.store.root, remember=False)
+        else:
+            self.refresh()
 
     def show_shortcuts(self) -> None:
         self.notify(

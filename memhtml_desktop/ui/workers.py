@@ -320,25 +320,3 @@ def reconcile(store, cancelled, progress, *, import_sidecar: bool = False) -> An
         except Exception as exc:  # noqa: BLE001 - salience seed is a nicety; indexing must go on
             log.warning("could not import the access sidecar: %s", exc)
     return store.index(progress=progress, cancelled=cancelled)
-
-
-def versions(store, cancelled) -> dict[str, str]:
-    """Library versions for Help → About (SQLite and sqlite-vec from the index layer's helper)."""
-    import sys
-
-    from PySide6 import __version__ as pyside_version
-    from PySide6.QtCore import qVersion
-
-    from memhtml_desktop import __version__
-    from memhtml_desktop.index.versions import library_versions
-
-    out = {
-        "memhtml desktop": __version__,
-        "Python": sys.version.split()[0],
-        "Qt": qVersion(),
-        "PySide6": pyside_version,
-    }
-    out.update(library_versions())
-    embedder = store.embedder
-    out["embedder"] = f"{getattr(embedder, 'model_id', type(embedder).__name__)} ({getattr(embedder, 'dim', '?')} dims)"
-    return out

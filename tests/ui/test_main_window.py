@@ -378,13 +378,15 @@ def test_geometry_splitter_and_columns_persist(qtbot, make_window, store, qsetti
 
 
 def test_about_lists_versions_without_blocking(qtbot, window):
+    from memhtml_desktop.ui.about_dialog import AboutDialog
+
     window.show_about()
-    qtbot.waitUntil(lambda: getattr(window, "_message", None) is not None and window._message.isVisible(),
-                    timeout=WAIT)
-    text = window._message.text()
-    for name in ("Qt", "PySide6", "SQLite", "sqlite-vec", "embedder", "memhtml-desktop-hash-v1"):
+    qtbot.waitUntil(lambda: isinstance(getattr(window, "_about_dialog", None), AboutDialog)
+                    and window._about_dialog.isVisible(), timeout=WAIT)
+    text = window._about_dialog.text()
+    for name in ("Qt", "PySide6", "SQLite", "sqlite-vec", "Embedder", "memhtml-desktop-hash-v1", str(window.store.root)):
         assert name in text
-    window._message.close()
+    window._about_dialog.close()
 
 
 def test_a_bad_store_is_refused_with_a_message(qtbot, window, tmp_path):
