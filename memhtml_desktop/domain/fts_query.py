@@ -73,6 +73,13 @@ class FtsQuery:
         return tuple(seen)
 
     @property
+    def highlight_words(self) -> tuple[str, ...]:
+        """The words worth marking in a snippet or the reader: no function words ("the", "of")
+        unless the query has nothing else."""
+        content = tuple(w for w in self.words if w not in STOPWORD_SET)
+        return content or self.words
+
+    @property
     def text(self) -> str:
         """The sanitized words joined by spaces, as `sanitize` would give for a quote-free query."""
         return " ".join(word for term in self.terms for word in term)

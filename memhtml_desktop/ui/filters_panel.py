@@ -39,7 +39,7 @@ STEP_ROWS = 60
 thousands of memories has hundreds of tags and facet values: listing them all would bury the
 panel and cost the GUI thread a rebuild it cannot afford while typing."""
 NOTE = ("Values under one name broaden (any of them); different names narrow (all must hold). "
-        "Counts are for the current query.")
+        "Counts: memories whose words match the query (all of them, when it has none).")
 
 
 # -- scope edits (pure) ----------------------------------------------------------------------------
@@ -219,7 +219,7 @@ class FiltersModel(QStandardItemModel):
         if axis == "type" and value == "task":
             item.setToolTip("Tasks are left out unless this is ticked.")
         count = self._plain(key=(axis, value))
-        count.setToolTip("Matches for the current query")
+        count.setToolTip("Memories in this scope whose words match the query (every memory when the query has no words)")
         count.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self._rows[(axis, value)] = (item, count)
         return [item, count]

@@ -509,7 +509,7 @@ class MainWindow(QMainWindow):
             self._history_at = len(self._history) - 1
         self.tabs.setCurrentWidget(self.reader)
         self.reader.show_loading(path)
-        store, terms = self.store, parse_fts_query(self._query).words
+        store, terms = self.store, parse_fts_query(self._query).highlight_words
         self.runner.submit("open", lambda c, p: workers.open_memory(store, path, terms, bump, c),
                            self._opened, on_error=lambda msg: self.reader.show_error(path, msg))
 
@@ -523,7 +523,7 @@ class MainWindow(QMainWindow):
         path = getattr(self.reader, "current_path", lambda: None)()
         if not path or getattr(self.reader, "state", lambda: "detail")() != "detail":
             return
-        store, terms = self.store, parse_fts_query(self._query).words
+        store, terms = self.store, parse_fts_query(self._query).highlight_words
         self.runner.submit("reread", lambda c, p: workers.open_memory(store, path, terms, False, c),
                            self._reread_done, on_error=lambda msg: None)
 
@@ -546,7 +546,7 @@ class MainWindow(QMainWindow):
 
     def reinforce(self, path: str, signal: str) -> None:
         """Helpful / not helpful: record it, then re-read WITHOUT counting a read."""
-        store, terms = self.store, parse_fts_query(self._query).words
+        store, terms = self.store, parse_fts_query(self._query).highlight_words
         self.runner.submit("reinforce", lambda c, p: workers.reinforce(store, path, signal, terms, c),
                            self._reinforced, replace=False,
                            on_error=lambda msg: self.status.showMessage(f"Not recorded: {msg}", 10000))

@@ -122,7 +122,7 @@ class ResultsModel(QAbstractTableModel):
         self.beginResetModel()
         self._result = result
         self._hits = list(result.hits) if result else []
-        self._terms = parse_fts_query(result.query).words if result else ()
+        self._terms = parse_fts_query(result.query).highlight_words if result else ()
         self._active = frozenset(result.arms) if result else frozenset(ARM_NAMES)
         self._degraded = {}
         if result:

@@ -173,3 +173,8 @@ def test_a_phrase_demands_its_word_order(fts: apsw.Connection) -> None:
 def test_sanitized_words_match_what_unicode61_indexed(fts: apsw.Connection) -> None:
     assert _match(fts, parse_fts_query("service:checkout-API").all_form) == [3]
     assert _match(fts, parse_fts_query("DÉPLOYÉ").all_form) == [4]
+
+
+def test_highlight_words_skip_function_words() -> None:
+    assert parse_fts_query("drain the VIP").highlight_words == ("drain", "vip")
+    assert parse_fts_query("the of").highlight_words == ("the", "of")
