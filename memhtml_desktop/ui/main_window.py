@@ -571,20 +571,18 @@ class MainWindow(QMainWindow):
             self.why(path.strip())
 
     def _why_done(self, report: Any) -> None:
-        try:
-            from memhtml_desktop.ui.why_dialog import WhyDialog
-        except ImportError:
-            box = QMessageBox(self)
-            box.setWindowTitle("Why not this one?")
-            box.setTextFormat(Qt.TextFormat.PlainText)
-            box.setText("\n".join([f"{report.path}: {report.status}", *report.reasons]))
-            box.show()
-            self._why_dialog = box
-        else:
+        """One dialog, reused: "Open memory" opens in the reader, a typed path asks again."""
+        from memhtml_desktop.ui.why_dialog import WhyDialog
+
+        dialog = getattr(self, "_why_dialog", None)
+        if not isinstance(dialog, WhyDialog):
             dialog = WhyDialog(self)
-            dialog.show_report(report)
-            dialog.show()
+            dialog.open_requested.connect(self.open_memory)
+            dialog.why_requested.connect(self.why)
             self._why_dialog = dialog
+        dialog.show_report(report)
+        dialog.show()
+        dialog.raise_()
         self.why_shown.emit(report)
 
     # -- following the disk ----------------------------------------------------------------------

@@ -399,3 +399,20 @@ def test_a_bad_store_is_refused_with_a_message(qtbot, window, tmp_path):
 
 def test_menus_are_file_view_go_help(window):
     assert [a.text().replace("&", "") for a in window.menuBar().actions()] == ["File", "View", "Go", "Help"]
+
+
+def test_why_dialog_opens_memories_and_asks_again(qtbot, window):
+    from memhtml_desktop.ui.why_dialog import WhyDialog
+
+    target = "areas/oncall/format-md-procedural.html"
+    window.why(target)
+    qtbot.waitUntil(lambda: isinstance(getattr(window, "_why_dialog", None), WhyDialog), timeout=WAIT)
+    dialog = window._why_dialog
+    with qtbot.waitSignal(window.why_shown, timeout=WAIT) as shown:
+        dialog.why_requested.emit("resources/infra/one-writer-and-many-readers-share-the-index.html")
+    assert shown.args[0].path == "resources/infra/one-writer-and-many-readers-share-the-index.html"
+    assert window._why_dialog is dialog, "the dialog is reused"
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT) as opened:
+        dialog.open_requested.emit(target)
+    assert opened.args[0].path == target
+    dialog.close()
