@@ -112,7 +112,8 @@ class MainWindow(QMainWindow):
         self.runner.busy_changed.connect(self._busy_changed)
         self._query = ""
         self._scope = Scope()
-        self._budget = int(self._setting("recall/budget", settings.recall_budget))
+        # The slider IS the recall_budget setting: one persisted value, not two that disagree.
+        self._budget = int(settings.recall_budget)
         self._last_open: tuple[str, float] = ("", 0.0)
         self._history: list[str] = []
         self._history_at = -1
@@ -466,8 +467,9 @@ class MainWindow(QMainWindow):
 
     def _budget_changed(self, chars: int) -> None:
         self._budget = int(chars)
+        self.settings = self.settings.with_(recall_budget=self._budget)
         if self.qsettings is not None:
-            self.qsettings.setValue("recall/budget", self._budget)
+            self.qsettings.setValue("settings/recall_budget", self._budget)
         self._run_recall()
 
     def _run_problems(self) -> None:
@@ -726,7 +728,7 @@ class MainWindow(QMainWindow):
         self.qsettings.setValue("window/splitter", self.splitter.saveState())
         self.qsettings.setValue("results/header", self.results.save_state())
         self.qsettings.setValue("window/filters", "true" if self.filters.isVisible() else "false")
-        self.qsettings.setValue("recall/budget", self._budget)
+        self.qsettings.setValue("settings/recall_budget", self._budget)
         self.qsettings.sync()
 
     def shutdown(self) -> None:
