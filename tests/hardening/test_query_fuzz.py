@@ -13,23 +13,22 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from hardening_support import (
+from hardening_support import copy_demo, run_cli
+from hostile_queries import (
     AS_OF,
     ENTITIES,
     FACETS,
     FIXED_QUERIES,
     PARAS,
     TYPES,
-    copy_demo,
     hostile_query,
     hostile_scope_kwargs,
     json_roundtrip,
-    run_cli,
     run_query_case,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.store import Store
 
