@@ -318,12 +318,16 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from memhtml_desktop import cli_output
 
     store = open_store(args)
+    sound = store.verify()  # a full integrity check of the index; damage is moved aside and rebuilt
     store.index()
     problems = store.problems()
     stats = store.stats()
+    for notice in store.notices:
+        print(f"note: {notice}", file=sys.stderr)
     if args.json:
-        _print_json({"stats": stats, "problems": [p.to_json() for p in problems]})
+        _print_json({"index_sound": sound, "stats": stats, "problems": [p.to_json() for p in problems]})
     else:
+        print(f"index integrity: {'ok' if sound else 'damaged, moved aside and rebuilt'}")
         cli_output.print_problems(problems, stats)
     return EXIT_OK
 
@@ -396,14 +400,40 @@ COMMANDS = {
 }
 
 
+def decode_argv(argv: list[str]) -> list[str]:
+    """Arguments as UTF-8 text: undecodable bytes (which Python keeps as lone surrogates) become
+    U+FFFD, so nothing downstream (SQLite, JSON, the terminal) meets an unencodable string."""
+    import os
+
+    out = []
+    for arg in argv:
+        try:
+            out.append(os.fsencode(arg).decode("utf-8", "replace"))
+        except (UnicodeError, TypeError):
+            out.append(str(arg).encode("utf-8", "replace").decode("utf-8"))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(decode_argv(sys.argv[1:] if argv is None else list(argv)))
     logging.basicConfig(
         level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
     command = COMMANDS[args.command or "gui"]
+    streams = sys.stdout, sys.stderr
+    if not getattr(args, "json", False):
+        from memhtml_desktop.cli_output import PrintableStream
+
+        sys.stdout, sys.stderr = PrintableStream(sys.stdout), PrintableStream(sys.stderr)
+    try:
+        return _run(command, args)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(command, args: argparse.Namespace) -> int:
     try:
         return command(args)
     except CliError as exc:

@@ -12,6 +12,40 @@ from memhtml_desktop.domain.rrf import RANK_ARMS
 ARM_SHORT = {"fts": "fts", "vector": "vec", "recency": "rec", "salience": "sal"}
 
 
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)] if c not in (0x09, 0x0A, 0x0D)}
+
+
+def printable(text: str) -> str:
+    """Agent-written text made inert for a terminal: C0/C1 controls (ESC, BEL, CSI…) as visible escapes.
+
+    File names, titles and echoed meta values are written by agents; `\x1b]0;…\x07` would retitle
+    the terminal and `\x1b[2J` clear it. Newlines, tabs and carriage returns (the progress bar)
+    pass.
+    """
+    return text.translate(_CONTROLS)
+
+
+class PrintableStream:
+    """A text stream that passes everything through `printable` (human output only; JSON is data)."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(printable(text))
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
+MAX_LINE = 400
+
+
+def _line(text: str) -> str:
+    """One echoed violation or reason, clipped: a file can echo a 100,000-character attribute."""
+    return text if len(text) <= MAX_LINE else text[: MAX_LINE - 1] + "…"
+
+
 def _width() -> int:
     return max(60, min(shutil.get_terminal_size((100, 20)).columns, 160))
 
@@ -58,7 +92,7 @@ def print_index_report(report, store) -> None:
     if report.embed_error:
         print(f"  vectors: embedding stopped ({report.embed_error}); search runs without them until fixed")
     for path, reason in report.failures[:50]:
-        print(f"  failed  {path}: {reason}")
+        print(f"  failed  {path}: {_line(reason)}")
     if len(report.failures) > 50:
         print(f"  … and {len(report.failures) - 50} more (memhtml-desktop doctor lists them all)")
     for skipped in report.skipped[:20]:
@@ -99,7 +133,7 @@ def print_search(result) -> None:
 def print_why(report) -> None:
     print(f"{report.path} for {report.query!r}: {report.status}")
     for reason in report.reasons:
-        print(f"  - {reason}")
+        print(f"  - {_line(reason)}")
     if report.arms:
         note = " (ranks computed with the excluding filters relaxed)" if report.ranks_relaxed else ""
         print(f"  ranks in each arm, no candidate window{note}:")
@@ -134,9 +168,9 @@ def print_detail(detail) -> None:
     if detail.gist:
         print(f"\n  {detail.gist}\n")
     for violation in detail.violations:
-        print(f"  violation: {violation}")
+        print(f"  violation: {_line(violation)}")
     for warning in detail.warnings:
-        print(f"  warning: {warning}")
+        print(f"  warning: {_line(warning)}")
     if detail.facets:
         print("facets:")
         for name, value, _ in detail.facets:
@@ -173,6 +207,6 @@ def print_problems(problems, stats) -> None:
     for problem in problems:
         print(f"{problem.kind:<10} {problem.path}")
         for line in problem.violations:
-            print(f"    ✗ {line}")
+            print(f"    ✗ {_line(line)}")
         for line in problem.warnings:
-            print(f"    ! {line}")
+            print(f"    ! {_line(line)}")

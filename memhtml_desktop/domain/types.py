@@ -6,18 +6,46 @@ can print them as JSON (`to_json()`), and the Qt models can hold them without co
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from memhtml_desktop.domain.paths import MEMORY_TYPES
 
 
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+# Past these, a scope is not a filter a person made: it is refused with a clear message rather than
+# handed to SQLite (32,766 bound variables at most; ~300 nested facet subqueries is too deep).
+MAX_TAGS = 1000
+MAX_FACET_NAMES = 64
+MAX_FACET_VALUES = 1000
+
+
+def clean_text(value: Any) -> str:
+    """Caller text made safe to bind, store and print: a string, lone surrogates as U+FFFD.
+
+    Python turns undecodable argv bytes and broken pastes into lone surrogates, which no UTF-8
+    encoder (SQLite's, a JSON writer's, a terminal's) accepts.
+    """
+    text = value if isinstance(value, str) else str(value)
+    return _SURROGATES.sub("\ufffd", text)
+
+
+def _optional(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = clean_text(value)
+    return text if text.strip() else None
+
+
 def _clean(values: Any) -> tuple[str, ...]:
+    """A list of caller strings; a bare string is one item, a non-iterable is a TypeError."""
     if values is None:
         return ()
-    if isinstance(values, str):
+    if isinstance(values, (str, bytes)):
         values = (values,)
-    return tuple(str(v) for v in values)
+    return tuple(clean_text(v) for v in values)
 
 
 @dataclass(frozen=True)
@@ -39,6 +67,25 @@ class Scope:
     as_of: str | None = None
     para: str | None = None
 
+    def __post_init__(self) -> None:
+        """Every Scope is safe to hand to SQL: strings only, no lone surrogates, bounded lists."""
+        set_ = object.__setattr__
+        set_(self, "memory_types", _clean(self.memory_types))
+        set_(self, "tags", _clean(self.tags))
+        set_(self, "facets", tuple((clean_text(n), clean_text(v)) for n, v in self.facets))
+        for name in ("workspace", "entity", "as_of", "para"):
+            set_(self, name, _optional(getattr(self, name)))
+        set_(self, "include_archived", bool(self.include_archived))
+        if len(set(self.live_tags)) > MAX_TAGS:
+            raise ValueError(f"at most {MAX_TAGS} tags in one filter ({len(set(self.tags))} given)")
+        names: dict[str, set[str]] = {}
+        for name, value in self.live_facets:
+            names.setdefault(name.strip(), set()).add(value.strip())
+        if len(names) > MAX_FACET_NAMES:
+            raise ValueError(f"at most {MAX_FACET_NAMES} facet names in one filter ({len(names)} given)")
+        if any(len(values) > MAX_FACET_VALUES for values in names.values()):
+            raise ValueError(f"at most {MAX_FACET_VALUES} values under one facet name")
+
     @classmethod
     def build(
         cls,
@@ -54,7 +101,7 @@ class Scope:
     ) -> "Scope":
         """A scope from loose caller input; `facets` may be `name=value` strings or pairs."""
         pairs: list[tuple[str, str]] = []
-        for facet in facets or ():
+        for facet in _clean(facets) if isinstance(facets, str) else (facets or ()):
             if isinstance(facet, str):
                 name, sep, value = facet.partition("=")
                 if not sep:
@@ -62,16 +109,16 @@ class Scope:
                 pairs.append((name.strip(), value.strip()))
             else:
                 name, value = facet
-                pairs.append((str(name).strip(), str(value).strip()))
+                pairs.append((clean_text(name).strip(), clean_text(value).strip()))
         return cls(
             memory_types=_clean(memory_types),
-            workspace=workspace or None,
+            workspace=workspace,
             tags=_clean(tags),
-            entity=entity or None,
+            entity=entity,
             facets=tuple(pairs),
             include_archived=bool(include_archived),
-            as_of=as_of or None,
-            para=para or None,
+            as_of=as_of,
+            para=para,
         )
 
     @property

@@ -205,6 +205,7 @@ class Connection(apsw.Connection):
     clock: "ClockBox"
     has_vec: bool = False
     state_mode: str | None = None
+    state_error: str | None = None
 
 
 def open_index(
@@ -250,6 +251,32 @@ def open_index(
 
 
 def attach_state(
+    conn: Connection,
+    state_path: str | os.PathLike[str],
+    *,
+    create: bool = True,
+    clock: Clock = utc_now,
+) -> str | None:
+    """ATTACH the state plane, or run without one when its file is damaged (and say why).
+
+    The state plane is the one thing that cannot be rebuilt, so a damaged state.db is never moved,
+    repaired or recreated here: it is detached and left exactly as found, salience drops out, and
+    `conn.state_error` carries the reason for a notice.
+    """
+    try:
+        return _attach_state(conn, state_path, create=create, clock=clock)
+    except (apsw.NotADBError, apsw.CorruptError) as exc:
+        try:
+            conn.execute("DETACH state")
+        except apsw.Error:
+            pass
+        conn.state_mode = None
+        conn.state_error = f"{state_path} is damaged ({exc}); salience is off and the file is left untouched"
+        log.warning(conn.state_error)
+        return None
+
+
+def _attach_state(
     conn: Connection,
     state_path: str | os.PathLike[str],
     *,

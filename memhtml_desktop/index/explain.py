@@ -20,7 +20,7 @@ from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.paths import MEMORY_TYPES, is_indexable
 from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT, RANK_ARMS, RRF_K, active_arms
-from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.domain.types import Scope, clean_text
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval_sql import bind_params, build_arm_sql, build_rrf_sql
 from memhtml_desktop.index.scope import assemble_scope
@@ -93,6 +93,7 @@ def _excluding_axes(conn, scope: Scope, path: str) -> list[str]:
 
 
 def why_not(store, query: str, scope: Scope, path: str) -> WhyNot:
+    query = clean_text(query)
     conn = store.reader()
     report = WhyNot(path=path, query=query, status="indexed")
     with conn:

@@ -248,6 +248,7 @@ class Indexer:
         self.batch_files = batch_files
         self._state_moves: list[tuple[str, str]] = []
         self._cold = False
+        self._force = False
         self.embed_error: str | None = None
 
     # -- public entry points ------------------------------------------------------------------
@@ -259,11 +260,14 @@ class Indexer:
         progress: Progress | None = None,
         cancelled: Cancelled | None = None,
     ) -> IndexReport:
-        """Bring the whole index in step with the tree."""
+        """Bring the whole index in step with the tree.
+
+        `rebuild` re-reads and re-projects every file IN PLACE, then drops every row whose file is
+        gone and rebuilds the FTS index. It never empties the index first: a reader (the window,
+        memhtml's CLI counting a read) meanwhile sees the old rows, never a hole.
+        """
         started = time.perf_counter()
         report = IndexReport()
-        if rebuild:
-            self._clear()
         known = self._sources()
         on_disk: dict[str, DiskFile] = {}
         for disk in walk_store(self.root, on_skip=report.skipped.append, cancelled=cancelled):
@@ -278,12 +282,18 @@ class Indexer:
         candidates = []
         for path, disk in on_disk.items():
             old = known.get(path)
-            if old is not None and old[0] == disk.size and old[1] == disk.mtime_ns:
+            if not rebuild and old is not None and old[0] == disk.size and old[1] == disk.mtime_ns:
                 report.unchanged += 1
             else:
                 candidates.append(disk)
-        vanished = sorted(set(known) - set(on_disk))
-        self._apply(candidates, vanished, (), report, progress, cancelled)
+        indexed = set(known)
+        if rebuild:
+            indexed |= {row[0] for row in self.conn.execute("SELECT path FROM files")}
+        vanished = sorted(indexed - set(on_disk))
+        self._apply(candidates, vanished, (), report, progress, cancelled, force=rebuild)
+        if rebuild and not report.cancelled:
+            with self.conn:
+                self.conn.execute("INSERT INTO files_fts (files_fts) VALUES ('rebuild')")
         if not report.cancelled:
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
             report.embed_error = self.embed_error
@@ -376,13 +386,6 @@ class Indexer:
             for row in self.conn.execute("SELECT path, size, mtime_ns, blob_sha, status FROM sources")
         }
 
-    def _clear(self) -> None:
-        with self.conn:
-            for table in ("file_citations", "file_facets", "file_entities", "file_tags", "embeddings",
-                          "chunks", "edges", "files", "sources", "problems"):
-                self.conn.execute(f"DELETE FROM {table}")
-            self._bump_version()
-
     def _bump_version(self) -> None:
         self.conn.execute("UPDATE index_state SET vectors_version = vectors_version + 1 WHERE id = 1")
 
@@ -394,8 +397,11 @@ class Indexer:
         report: IndexReport,
         progress: Progress | None,
         cancelled: Cancelled | None,
+        *,
+        force: bool = False,
     ) -> None:
         known = self._sources()
+        self._force = force
         # A cold run (nothing indexed yet) writes without first deleting what cannot be there.
         self._cold = not known and self.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
         pending_vanished = set(vanished)
@@ -407,7 +413,7 @@ class Indexer:
                     by_hash.setdefault(content_hash, []).append(path)
         total = len(candidates)
         batches = [candidates[i : i + self.batch_files] for i in range(0, total, self.batch_files)]
-        unchanged = {path: old[2] for path, old in known.items() if old[3] == "indexed"}
+        unchanged = {} if force else {path: old[2] for path, old in known.items() if old[3] == "indexed"}
         with parse_pool(self.root, total, unchanged) as parse_batch:
             prefetch = getattr(parse_batch, "prefetch", None)
             for number, batch in enumerate(batches):
@@ -463,7 +469,7 @@ class Indexer:
             report.failures.append((disk.path, item.error or "unreadable"))
             return
         projection = item.projection
-        if old is not None and old[2] == item.sha and old[3] == "indexed" and disk.path not in moved_from:
+        if not self._force and old is not None and old[2] == item.sha and old[3] == "indexed" and disk.path not in moved_from:
             writer.record_source(conn, disk.path, disk.size, disk.mtime_ns, item.sha, "indexed", at)
             report.unchanged += 1
             return

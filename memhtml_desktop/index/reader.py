@@ -29,6 +29,14 @@ def read_memory(store: "Store", path: str, *, bump: bool = True) -> MemoryDetail
     data = store.file_bytes(path)
     conn = store.reader()
     if data is None:
+        from memhtml_desktop.index.scanner import MAX_FILE_BYTES, stat_one
+
+        disk = stat_one(store.root, path)
+        if disk is not None and disk.size > MAX_FILE_BYTES:
+            raise MemoryNotFound(
+                f"{path} is {disk.size / 1_048_576:.1f} MB; memory files over "
+                f"{MAX_FILE_BYTES // 1_048_576} MB are not read"
+            )
         archived_copy = conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone()
         if archived_copy is None:
             raise MemoryNotFound(f"no memory file at {path}")
@@ -40,7 +48,9 @@ def read_memory(store: "Store", path: str, *, bump: bool = True) -> MemoryDetail
         backlinks = _incoming(conn, path)
         successor = hydrate.superseded_by(conn, [path]).get(path)
     bump_result = None
-    if bump and row is not None:
+    # A valid memory counts when read, indexed yet or not (mid-rebuild, before the watcher's
+    # batch): the state plane is keyed by path, as in memhtml. A broken file is not a memory.
+    if bump and (row is not None or doc.ok):
         try:
             bump_result = store.reinforce([path], "neutral")
         except Exception as exc:  # noqa: BLE001 - a failed bump must never stop the read

@@ -24,7 +24,7 @@ from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
 from memhtml_desktop.domain.mmr import MmrCandidate, apply_mmr
 from memhtml_desktop.domain.polarity import PolarityCandidate, polarity_reorder
 from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT, RANK_ARMS, active_arms
-from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult
+from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult, clean_text
 from memhtml_desktop.index import hydrate
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, build_rrf_sql
@@ -96,6 +96,7 @@ class Retriever:
 
     def search(self, query: str, scope: Scope | None = None, *, limit: int = DEFAULT_SEARCH_LIMIT) -> SearchResult:
         started = time.perf_counter()
+        query = clean_text(query)
         scope = scope or Scope()
         limit = max(0, min(int(limit), MAX_LIMIT))
         with self.conn:  # one read transaction: every statement sees the same snapshot
@@ -129,6 +130,7 @@ class Retriever:
     ) -> RecallPack:
         """The pack an agent would receive: same candidates as search, folded into three tiers."""
         started = time.perf_counter()
+        query = clean_text(query)
         scope = scope or Scope()
         budget = disclosure.MEMORY_BODY_BUDGET if budget is None else max(0, int(budget))
         with self.conn:
@@ -198,7 +200,8 @@ class Retriever:
             reasons.append(why)
         state = has_state(self.conn)
         if not state:
-            reasons.append("salience: no state plane (.memhtml/state.db) attached")
+            damaged = getattr(self.conn, "state_error", None)
+            reasons.append(f"salience: {damaged}" if damaged else "salience: no state plane (.memhtml/state.db) attached")
         snapshot = None
         if qvec is not None and self.embedder is not None:
             coverage = self._coverage_reason()

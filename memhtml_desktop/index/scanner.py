@@ -64,6 +64,11 @@ def walk_store(
                 skip(Skipped(rel_dir, f"directory unreadable: {exc.strerror or exc}"))
                 continue
             for entry in entries:
+                if not _utf8(entry.name):
+                    # Agents can write any bytes; such a name could never be bound, stored or shown.
+                    skip(Skipped(f"{rel_dir}/{entry.name.encode('utf-8', 'replace').decode('utf-8')}",
+                                 "file name is not valid UTF-8; not indexed"))
+                    continue
                 rel = f"{rel_dir}/{entry.name}"
                 try:
                     is_link = entry.is_symlink()
@@ -94,17 +99,36 @@ def walk_store(
                 yield DiskFile(rel, st.st_size, st.st_mtime_ns)
 
 
-def stat_one(root: Path, path: str) -> DiskFile | None:
-    """The disk state of one store path, or None when it is gone or not an indexable file."""
-    if not is_indexable(path):
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def resolve_inside(root: Path, path: str) -> str | None:
+    """The real file a store path names, or None when any component leads out of the store.
+
+    Every component counts, not only the last: `areas/linkdir/x.html` with `areas/linkdir` a link
+    to /elsewhere must not be read.
+    """
+    if not _utf8(path):
         return None
     full = os.path.join(root, *path.split("/"))
+    target = os.path.realpath(full)
+    return target if _inside(os.path.realpath(root), target) else None
+
+
+def stat_one(root: Path, path: str) -> DiskFile | None:
+    """The disk state of one store path, or None when it is gone, outside, or not an indexable file."""
+    if not is_indexable(path):
+        return None
+    target = resolve_inside(root, path)
+    if target is None:
+        return None
     try:
-        if os.path.islink(full):
-            target = os.path.realpath(full)
-            if not _inside(os.path.realpath(root), target):
-                return None
-        st = os.stat(full)
+        st = os.stat(target)
     except OSError:
         return None
     if not _stat.S_ISREG(st.st_mode):
@@ -114,11 +138,16 @@ def stat_one(root: Path, path: str) -> DiskFile | None:
 
 def read_bytes(root: Path, path: str) -> bytes:
     """Read a store file, refusing anything over MAX_FILE_BYTES (raises ValueError)."""
-    full = os.path.join(root, *path.split("/"))
-    with open(full, "rb") as handle:
+    target = resolve_inside(root, path)
+    if target is None:
+        raise ValueError("the path leads out of the store; not read")
+    # O_NOFOLLOW closes the window between the check and the open: a link swapped in meanwhile
+    # makes the open fail instead of being followed.
+    fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
         data = handle.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
-        size = os.path.getsize(full)
+        size = os.path.getsize(target)
         raise ValueError(
             f"file is {size / 1_048_576:.1f} MB; memory files over {MAX_FILE_BYTES // 1_048_576} MB are not indexed"
         )

@@ -330,6 +330,8 @@ def _count(obj: dict[str, Any], key: str) -> int:
         value = int(value)
     if value < 0:
         raise _Invalid(f"{key} is negative")
+    if value > 2**63 - 1:  # SQLite's INTEGER range: past it the bind itself would fail
+        raise _Invalid(f"{key} is out of range")
     return value
 
 

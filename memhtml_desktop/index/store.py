@@ -34,7 +34,9 @@ class StoreError(Exception):
 
 def safe_store_path(path: str) -> str:
     """A store-relative memory path, or StoreError: no absolute paths, no `..`, no backslashes."""
-    clean = path.strip().replace("\\", "/")
+    from memhtml_desktop.domain.types import clean_text
+
+    clean = clean_text(path).strip().replace("\\", "/")
     if clean.startswith("memhtml:"):
         clean = clean[len("memhtml:") :]
     clean = clean.lstrip("/")
@@ -73,6 +75,7 @@ class Store:
         self.clock = clock
         self.create_state = create_state
         self.notices: list[str] = []
+        self._generation = 0
         self._local = threading.local()
         self._write_lock = threading.Lock()
 
@@ -83,17 +86,29 @@ class Store:
         try:
             conn = self._open()
         except dbmod.CorruptIndex as exc:
-            aside = self.index_path.with_name(f"{self.index_path.name}.corrupt-{int(time.time())}")
-            for suffix in ("", "-wal", "-shm"):
-                src = Path(str(self.index_path) + suffix)
-                if src.exists():
-                    os.replace(src, Path(str(aside) + suffix))
-            notice = f"The index was damaged ({exc}); it was moved to {aside.name} and will be rebuilt."
-            log.warning(notice)
-            self.notices.append(notice)
-            CACHE.clear()
+            self._move_aside(exc)
             conn = self._open()
+        if conn.state_error and conn.state_error not in self.notices:
+            self.notices.append(conn.state_error)
         return conn
+
+    def _move_aside(self, exc: Exception) -> None:
+        """Move the damaged index (and its WAL) aside under a name no other copy has, with a notice."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = self.index_path.with_name(f"{self.index_path.name}.corrupt-{stamp}")
+        counter = 1
+        while aside.exists():
+            counter += 1
+            aside = self.index_path.with_name(f"{self.index_path.name}.corrupt-{stamp}-{counter}")
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(str(self.index_path) + suffix)
+            if src.exists():
+                os.replace(src, Path(str(aside) + suffix))
+        notice = f"The index was damaged ({exc}); it was moved to {aside.name} and rebuilt."
+        log.warning(notice)
+        self.notices.append(notice)
+        self._generation += 1  # every thread reopens on its next use
+        CACHE.clear()
 
     def _open(self) -> dbmod.Connection:
         conn = dbmod.open_index(
@@ -108,18 +123,58 @@ class Store:
         return conn
 
     def reader(self) -> dbmod.Connection:
-        """This thread's connection (opened on first use)."""
+        """This thread's connection (opened on first use, reopened after a recovery)."""
         conn = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "generation", None) != self._generation:
+            self.close_thread_connection()
+            conn = None
         if conn is None:
             conn = self.connect()
             self._local.conn = conn
+            self._local.generation = self._generation
         return conn
 
     def close_thread_connection(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
-            conn.close()
+            try:
+                conn.close()
+            except apsw.Error:
+                pass
             self._local.conn = None
+
+    # -- damage ------------------------------------------------------------------------------
+
+    def verify(self) -> bool:
+        """`PRAGMA quick_check` of the index; damage is moved aside and rebuilt. True when it was sound.
+
+        A full check reads every page (seconds on a large store), so it runs where that is
+        affordable: the window after start-up, `doctor`, after any operation met a damaged page.
+        """
+        try:
+            rows = self.reader().execute("PRAGMA main.quick_check").fetchall()
+            sound = rows == [("ok",)]
+            reason = "; ".join(str(r[0]) for r in rows[:3])
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            sound, reason = False, str(exc)
+        if not sound:
+            self._recover(dbmod.CorruptIndex(f"integrity check: {reason}"))
+        return sound
+
+    def _recover(self, exc: Exception) -> None:
+        with self._write_lock:
+            self.close_thread_connection()
+            self._move_aside(exc)
+            Indexer(self.reader(), self.root, self.embedder, clock=self.clock).scan()
+
+    def _recovering(self, operation, *args, **kwargs):
+        """Run an index operation; a damaged page found on the way is recovered from, once."""
+        try:
+            return operation(*args, **kwargs)
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            log.warning("damaged index met during %s: %s", getattr(operation, "__name__", "an operation"), exc)
+            self._recover(exc)
+            return operation(*args, **kwargs)
 
     def retriever(self) -> Retriever:
         return Retriever(
@@ -149,24 +204,28 @@ class Store:
     def index(self, *, rebuild: bool = False, progress=None, cancelled=None) -> IndexReport:
         """Bring the index in step with the tree (the one writer, serialised by a lock)."""
         self.check_present()
+        return self._recovering(self._scan, rebuild=rebuild, progress=progress, cancelled=cancelled)
+
+    def _scan(self, **kwargs) -> IndexReport:
         with self._write_lock:
-            indexer = Indexer(self.reader(), self.root, self.embedder, clock=self.clock)
-            return indexer.scan(rebuild=rebuild, progress=progress, cancelled=cancelled)
+            return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).scan(**kwargs)
 
     def update_paths(self, paths, moves=(), *, progress=None, cancelled=None) -> IndexReport:
         self.check_present()
+        return self._recovering(self._update, list(paths), list(moves), progress=progress, cancelled=cancelled)
+
+    def _update(self, paths, moves, **kwargs) -> IndexReport:
         with self._write_lock:
-            indexer = Indexer(self.reader(), self.root, self.embedder, clock=self.clock)
-            return indexer.update_paths(paths, moves, progress=progress, cancelled=cancelled)
+            return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).update_paths(paths, moves, **kwargs)
 
     def paths_under(self, prefix: str) -> list[str]:
         return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).paths_under(prefix)
 
     def search(self, query: str, scope: Scope | None = None, *, limit: int = 10) -> SearchResult:
-        return self.retriever().search(query, scope, limit=limit)
+        return self._recovering(lambda: self.retriever().search(query, scope, limit=limit))
 
     def recall(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10) -> RecallPack:
-        return self.retriever().recall(query, scope, budget=budget, limit=limit)
+        return self._recovering(lambda: self.retriever().recall(query, scope, budget=budget, limit=limit))
 
     def reinforce(self, paths, signal: str) -> ReinforceResult:
         from memhtml_desktop.index.state import reinforce
@@ -177,27 +236,29 @@ class Store:
     def read(self, path: str, *, bump: bool = True):
         from memhtml_desktop.index.reader import read_memory
 
-        return read_memory(self, safe_store_path(path), bump=bump)
+        path = safe_store_path(path)
+        return self._recovering(lambda: read_memory(self, path, bump=bump))
 
     def why(self, query: str, scope: Scope | None, path: str):
         from memhtml_desktop.index.explain import why_not
 
-        return why_not(self, query, scope or Scope(), safe_store_path(path))
+        path = safe_store_path(path)
+        return self._recovering(lambda: why_not(self, query, scope or Scope(), path))
 
     def list(self, scope: Scope | None = None, *, limit: int = 50, cursor: str | None = None):
         from memhtml_desktop.index.listing import list_memories
 
-        return list_memories(self.reader(), scope or Scope(), limit=limit, cursor=cursor)
+        return self._recovering(lambda: list_memories(self.reader(), scope or Scope(), limit=limit, cursor=cursor))
 
     def problems(self):
         from memhtml_desktop.index.listing import problems
 
-        return problems(self.reader())
+        return self._recovering(lambda: problems(self.reader()))
 
     def stats(self) -> dict[str, Any]:
         from memhtml_desktop.index.listing import store_stats
 
-        return store_stats(self.reader())
+        return self._recovering(lambda: store_stats(self.reader()))
 
     def file_bytes(self, path: str) -> bytes | None:
         """A memory file's bytes, read only from inside the store (symlinks out are refused)."""

@@ -83,6 +83,10 @@ class _Placeholder(QLabel):
         raise AttributeError(name)
 
 
+VERIFY_AFTER_MS = 20_000
+"""How long after opening a store its index gets a full integrity check (PRAGMA quick_check)."""
+
+
 class MainWindow(QMainWindow):
     """The composition of panes over one Store (see the module docstring)."""
 
@@ -275,7 +279,23 @@ class MainWindow(QMainWindow):
         self._universe_stale = True
         self.refresh()
         self._refresh_stats()
+        # A full integrity check reads every page: run it once, off the GUI thread, after the
+        # start-up work has had its turn. A damaged index is moved aside and rebuilt by the store.
+        QTimer.singleShot(VERIFY_AFTER_MS, lambda s=store: self._verify(s))
         self.store_changed.emit(store)
+
+    def _verify(self, store: Any) -> None:
+        if store is not self.store:
+            return
+        seen = len(store.notices)
+
+        def done(sound: bool) -> None:
+            for notice in store.notices[seen:]:
+                self.notify("The index was rebuilt", notice, QMessageBox.Icon.Warning)
+            if not sound:
+                self.refresh()
+
+        self.runner.submit("verify", lambda cancelled, progress: store.verify(), done, writer=True)
 
     def choose_store(self) -> None:
         start = str(self.store.root.parent) if self.store is not None else str(Path.home())

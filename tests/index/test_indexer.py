@@ -265,13 +265,21 @@ def test_cancelled_run_leaves_a_consistent_index(store_root, make_store):
     ).fetchone()[0] == 0
 
 
-def test_rebuild_starts_from_scratch(store_root, make_store):
+def test_rebuild_reprojects_everything_in_place(store_root, make_store):
     write_memory(store_root, "areas/a.html", title="A", claim="Alpha.")
+    write_memory(store_root, "areas/b.html", title="B", claim="Beta.")
     store = make_store(store_root)
     store.index()
+    conn = store.reader()
+    with conn:  # rows the tree does not explain: a stale file row, a tampered title, orphan FTS
+        conn.execute("UPDATE files SET title = 'tampered' WHERE path = 'areas/a.html'")
+        conn.execute("DELETE FROM sources WHERE path = 'areas/b.html'")
+    (store_root / "areas/b.html").unlink()
     report = store.index(rebuild=True)
-    assert report.added == 1 and report.unchanged == 0
-    assert store.reader().execute("SELECT rebuilt_at IS NOT NULL FROM index_state").fetchone() == (1,)
+    assert report.changed == 1 and report.unchanged == 0 and report.removed == 1
+    assert conn.execute("SELECT path, title FROM files").fetchall() == [("areas/a.html", "A")]
+    assert conn.execute("SELECT count(*) FROM files_fts").fetchone() == (1,)
+    assert conn.execute("SELECT rebuilt_at IS NOT NULL FROM index_state").fetchone() == (1,)
 
 
 def test_changing_the_embedder_re_embeds(store_root, make_store, tmp_path):
