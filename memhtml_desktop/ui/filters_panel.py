@@ -124,6 +124,7 @@ class FiltersModel(QStandardItemModel):
         self._universe: Any = None
         self._counts: Any = None
         self._scope = Scope()
+        self._values_memo: dict[tuple, tuple[Any, list[str]]] = {}
         self._rows: dict[tuple[str, str], tuple[QStandardItem, QStandardItem]] = {}
         self._groups: dict[str, tuple[QStandardItem, QStandardItem, list[str]]] = {}
         self._shown: dict[Any, int] = {}  # the count each row shows now
@@ -176,9 +177,23 @@ class FiltersModel(QStandardItemModel):
         """Values to list for `axis`: the store's most common (capped), plus any selected one.
 
         The list comes from the store's counts, not the query's, so rows do not come and go while
-        typing; the query only changes the numbers (0 shows greyed).
+        typing; the query only changes the numbers (0 shows greyed). Memoised per (source, scope):
+        sorting every facet value of a 100,000-file store on each keystroke cost the GUI thread
+        tens of milliseconds.
         """
-        source = _axis_counts(self._universe if self._universe is not None else self._counts, axis)
+        source_counts = self._universe if self._universe is not None else self._counts
+        key = (axis, id(source_counts), self._scope)
+        cached = self._values_memo.get(key)
+        if cached is not None and cached[0] is source_counts:
+            return cached[1]
+        values = self._compute_values(axis, source_counts)
+        if len(self._values_memo) > 64:
+            self._values_memo.clear()
+        self._values_memo[key] = (source_counts, values)
+        return values
+
+    def _compute_values(self, axis: str, source_counts: Any) -> list[str]:
+        source = _axis_counts(source_counts, axis)
         selected = [v for a, v, _ in active_filters(self._scope) if a == axis]
         if axis == "type":
             order = [t for t in MEMORY_TYPES if t in source]
