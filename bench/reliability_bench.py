@@ -267,7 +267,8 @@ def corrupt(args, work: Path) -> dict:
         index.write_bytes(damaged)
         store = Store(root, index_path=index)
         errors = []
-        for op in (store.reader, store.index, lambda: store.search("deploy rollback"), store.list):
+        # store.verify is the pass the window runs after opening a store (and doctor runs)
+        for op in (store.reader, store.index, lambda: store.search("deploy rollback"), store.list, store.verify):
             try:
                 op()
             except Exception as exc:  # noqa: BLE001

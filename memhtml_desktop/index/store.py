@@ -218,6 +218,16 @@ class Store:
         with self._write_lock:
             return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).update_paths(paths, moves, **kwargs)
 
+    def warm(self) -> int:
+        """Load the vector snapshot now (a background job on opening a store), so the first search
+        does not pay for it: ~3 s at 100,000 files. Returns the number of vectors loaded."""
+        from memhtml_desktop.domain.embedder import space_of
+
+        conn = self.reader()
+        with conn:
+            snapshot = CACHE.snapshot(conn, str(self.index_path), space_of(self.embedder), self.embedder.dim)
+        return snapshot.size
+
     def paths_under(self, prefix: str) -> list[str]:
         return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).paths_under(prefix)
 

@@ -282,6 +282,7 @@ class MainWindow(QMainWindow):
         # A full integrity check reads every page: run it once, off the GUI thread, after the
         # start-up work has had its turn. A damaged index is moved aside and rebuilt by the store.
         QTimer.singleShot(VERIFY_AFTER_MS, lambda s=store: self._verify(s))
+        self.runner.submit("warm", lambda cancelled, progress, s=store: s.warm())
         self.store_changed.emit(store)
 
     def _verify(self, store: Any) -> None:

@@ -286,3 +286,13 @@ def test_why_not_names_the_excluding_axis_and_ranks(store):
     filler = store.why("drain the VIP", Scope(), "areas/filler/filler-03.html")
     assert filler.excluded_by == [] and filler.arms["recency"]["rank"] >= 1
     assert filler.arms["fts"]["rank"] is None
+
+
+def test_warm_loads_the_vector_snapshot(store):
+    from memhtml_desktop.index.vectors import CACHE
+
+    CACHE.clear()
+    assert store.warm() >= 20
+    before = CACHE._snapshots.copy()
+    store.search("drain the vip")
+    assert CACHE._snapshots == before, "the first search reused the warmed snapshot"
