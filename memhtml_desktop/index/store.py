@@ -146,13 +146,15 @@ class Store:
     # -- damage ------------------------------------------------------------------------------
 
     def verify(self) -> bool:
-        """`PRAGMA quick_check` of the index; damage is moved aside and rebuilt. True when it was sound.
+        """`PRAGMA integrity_check` of the index; damage is moved aside and rebuilt. True when sound.
 
-        A full check reads every page (seconds on a large store), so it runs where that is
-        affordable: the window after start-up, `doctor`, after any operation met a damaged page.
+        integrity_check rather than quick_check: only it compares every index with its table, and a
+        damaged index b-tree (a row missing from an index) is damage too. It reads every page
+        (seconds on a large store), so it runs where that is affordable: in the background after
+        the window opens a store, and in `doctor`.
         """
         try:
-            rows = self.reader().execute("PRAGMA main.quick_check").fetchall()
+            rows = self.reader().execute("PRAGMA main.integrity_check").fetchall()
             sound = rows == [("ok",)]
             reason = "; ".join(str(r[0]) for r in rows[:3])
         except (apsw.CorruptError, apsw.NotADBError) as exc:

@@ -82,7 +82,7 @@ class _Placeholder(QLabel):
 
 
 VERIFY_AFTER_MS = 20_000
-"""How long after opening a store its index gets a full integrity check (PRAGMA quick_check)."""
+"""How long after opening a store its index gets a full integrity check (PRAGMA integrity_check)."""
 
 
 class MainWindow(WindowMenus, QMainWindow):
