@@ -31,28 +31,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memhtml_desktop.devtools.gen_store import generate_store  # noqa: E402
+from memhtml_desktop.devtools.store_render import minimal_memory  # noqa: E402
 from memhtml_desktop.index.db import open_index  # noqa: E402
 from memhtml_desktop.index.store import Store  # noqa: E402
 from memhtml_desktop.watch.status import measure_health  # noqa: E402
 from memhtml_desktop.watch.watcher import Watcher  # noqa: E402
 
-NEW_MEMORY = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Branch change {n}</title>
-<meta name="memhtml-type" content="semantic">
-<meta name="memhtml-status" content="active">
-<meta name="memhtml-created" content="2026-08-02T00:00:00Z">
-<meta name="memhtml-updated" content="2026-08-02T00:00:00Z">
-</head>
-<body>
-<article>
-<p><mark>Branch change {n} renames the queue q{n}.</mark></p>
-</article>
-</body>
-</html>
-"""
 
 
 def nonce(n: int) -> str:
@@ -133,7 +117,7 @@ def write_burst(root: Path, rewrite: list[str], delete: list[str], create: int) 
     for i in range(create):
         target = root / f"projects/branch/{i // 250:03d}/change-{i}.html"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(NEW_MEMORY.format(n=i), encoding="utf-8")
+        target.write_text(minimal_memory(f"Branch change {i}", f"Branch change {i} renames the queue q{i}."), encoding="utf-8")
 
 
 def burst_run(store: Store, root: Path, watcher: Watcher, paths: list[str], total: int, work: Path) -> dict:

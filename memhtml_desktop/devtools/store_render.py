@@ -174,3 +174,30 @@ def render_invalid(spec: Spec, family: str) -> tuple[bytes, tuple[str, ...]]:
     lines = _head(spec, title, skip, extra)
     lines += ["<body>", f"<{article_tag}>", lead, *body, f"</{article_tag}>", "</body>", "</html>", ""]
     return "\n".join(lines).encode("utf-8"), (expected,)
+
+
+MINIMAL_MEMORY = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<meta name="memhtml-type" content="semantic">
+<meta name="memhtml-status" content="active">
+<meta name="memhtml-created" content="2026-08-02T00:00:00Z">
+<meta name="memhtml-updated" content="2026-08-02T00:00:00Z">
+</head>
+<body>
+<article>
+<p><mark>{claim}</mark></p>
+</article>
+</body>
+</html>
+"""
+
+
+def minimal_memory(title: str, claim: str) -> str:
+    """The smallest valid memory (golden case `areas__edge__minimal` with a title and a claim):
+    what benches and tests write when the content does not matter, only that it changed."""
+    import html
+
+    return MINIMAL_MEMORY.format(title=html.escape(title), claim=html.escape(claim))

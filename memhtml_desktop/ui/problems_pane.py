@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.ui.chips import tooltip_text
+from memhtml_desktop.ui.two_level_model import TwoLevelModel
 from memhtml_desktop.ui.palette import muted_color
 
 if TYPE_CHECKING:  # index/ imports apsw; the ui layer only needs the shape
@@ -59,7 +60,7 @@ def _lines_of(problem: "Problem") -> list[tuple[str, str, str]]:
     return lines
 
 
-class ProblemsModel(QAbstractItemModel):
+class ProblemsModel(TwoLevelModel):
     """Problems as a two-level tree. Internal id 0 is a problem row, n+1 a line under problem n.
 
     A line row shows its label and text in the first column, which the view spans across the row.
@@ -86,18 +87,6 @@ class ProblemsModel(QAbstractItemModel):
 
     def problems(self) -> list["Problem"]:
         return list(self._problems)
-
-    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:
-        if not self.hasIndex(row, column, parent):
-            return QModelIndex()
-        if not parent.isValid():
-            return self.createIndex(row, column, 0)
-        return self.createIndex(row, column, parent.row() + 1)
-
-    def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
-        if not index.isValid() or index.internalId() == 0:
-            return QModelIndex()
-        return self.createIndex(index.internalId() - 1, 0, 0)
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
         if not parent.isValid():

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTreeView
 
 from memhtml_desktop.domain.disclosure import MAX_PER_ENTITY
 from memhtml_desktop.domain.types import RecallItem, RecallSection
 from memhtml_desktop.ui.chips import tooltip_text
+from memhtml_desktop.ui.two_level_model import TwoLevelModel
 from memhtml_desktop.ui.palette import TIER_COLORS, muted_color
 
 TIER_LABELS = {"quote": "QUOTE", "disclosure": "LINE", "index": "INDEX"}
@@ -39,7 +40,7 @@ def reason_text(item: RecallItem) -> str:
     return item.reason
 
 
-class RecallModel(QAbstractItemModel):
+class RecallModel(TwoLevelModel):
     """One recall section (memories or arcs). Internal id 0 marks an item row, n+1 the text of item n."""
 
     COLUMNS = ("#", "Tier", "Memory", "Cost", "Why here")
@@ -68,18 +69,6 @@ class RecallModel(QAbstractItemModel):
         return self._items
 
     # -- structure ----------------------------------------------------------------------------
-
-    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:
-        if not self.hasIndex(row, column, parent):
-            return QModelIndex()
-        if not parent.isValid():
-            return self.createIndex(row, column, 0)
-        return self.createIndex(row, column, parent.row() + 1)
-
-    def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
-        if not index.isValid() or index.internalId() == 0:
-            return QModelIndex()
-        return self.createIndex(index.internalId() - 1, 0, 0)
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
         if not parent.isValid():

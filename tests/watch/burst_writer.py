@@ -11,23 +11,9 @@ import json
 import sys
 from pathlib import Path
 
-NEW = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Branch change {n}</title>
-<meta name="memhtml-type" content="semantic">
-<meta name="memhtml-status" content="active">
-<meta name="memhtml-created" content="2026-08-02T00:00:00Z">
-<meta name="memhtml-updated" content="2026-08-02T00:00:00Z">
-</head>
-<body>
-<article>
-<p><mark>Branch change {n} renames the queue q{n}.</mark></p>
-</article>
-</body>
-</html>
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script from any directory
+
+from memhtml_desktop.devtools.store_render import minimal_memory  # noqa: E402
 
 
 def write_burst(root: Path, rewrite: list[str], delete: list[str], create: int) -> None:
@@ -40,7 +26,8 @@ def write_burst(root: Path, rewrite: list[str], delete: list[str], create: int) 
     for i in range(create):
         target = root / f"projects/branch/{i // 250:03d}/change-{i}.html"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(NEW.format(n=i), encoding="utf-8")
+        claim = f"Branch change {i} renames the queue q{i}."
+        target.write_text(minimal_memory(f"Branch change {i}", claim), encoding="utf-8")
 
 
 if __name__ == "__main__":
