@@ -239,38 +239,7 @@ class ArchivedPointer:
     superseded_by: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "title": self.title, "superseded_by": self.superseded_by}
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    query: str
-    scope: Scope
-    fts_form: str | None
-    arms: tuple[str, ...]
-    degraded: bool
-    degraded_reasons: tuple[str, ...]
-    scope_empty: bool
-    archived_matches: int
-    archived: tuple[ArchivedPointer, ...]
-    hits: tuple[Hit, ...]
-    elapsed_ms: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "scope": self.scope.to_json(),
-            "fts_form": self.fts_form,
-            "arms": list(self.arms),
-            "degraded": self.degraded,
-            "degraded_reasons": list(self.degraded_reasons),
-            "scope_empty": self.scope_empty,
-            "archived_matches": self.archived_matches,
-            "archived": [a.to_json() for a in self.archived],
-            "entity_scope": self.scope.entity,
-            "hits": [h.to_json() for h in self.hits],
-            "elapsed_ms": round(self.elapsed_ms, 3),
-        }
+        return asdict(self)
 
 
 TIERS = ("quote", "disclosure", "index")
@@ -296,16 +265,7 @@ class RecallItem:
     rank: int
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "title": self.title,
-            "memory_type": self.memory_type,
-            "tier": self.tier,
-            "chars": self.chars,
-            "text": self.text,
-            "reason": self.reason,
-            "rank": self.rank,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -404,14 +364,7 @@ class Link:
     title: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "rel": self.rel,
-            "path": self.path,
-            "edge_class": self.edge_class,
-            "exists": self.exists,
-            "archived": self.archived,
-            "title": self.title,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
