@@ -242,6 +242,37 @@ class ArchivedPointer:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    scope: Scope
+    fts_form: str | None
+    arms: tuple[str, ...]
+    degraded: bool
+    degraded_reasons: tuple[str, ...]
+    scope_empty: bool
+    archived_matches: int
+    archived: tuple[ArchivedPointer, ...]
+    hits: tuple[Hit, ...]
+    elapsed_ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "scope": self.scope.to_json(),
+            "fts_form": self.fts_form,
+            "arms": list(self.arms),
+            "degraded": self.degraded,
+            "degraded_reasons": list(self.degraded_reasons),
+            "scope_empty": self.scope_empty,
+            "archived_matches": self.archived_matches,
+            "archived": [a.to_json() for a in self.archived],
+            "entity_scope": self.scope.entity,
+            "hits": [h.to_json() for h in self.hits],
+            "elapsed_ms": round(self.elapsed_ms, 3),
+        }
+
+
 TIERS = ("quote", "disclosure", "index")
 REASONS = ("fits", "over_budget", "entity_cap")
 
