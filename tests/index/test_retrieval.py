@@ -296,3 +296,19 @@ def test_warm_loads_the_vector_snapshot(store):
     before = CACHE._snapshots.copy()
     store.search("drain the vip")
     assert CACHE._snapshots == before, "the first search reused the warmed snapshot"
+
+
+def test_a_search_of_ten_hits_and_a_recall_move_no_state_row(store):
+    conn = store.reader()
+    before = conn.execute("SELECT count(*), coalesce(sum(access_count), 0) FROM state.access").fetchone()
+    result = store.search("filler fact cafeteria", limit=10)
+    assert len(result.hits) == 10
+    store.recall("filler fact cafeteria")
+    store.list()
+    store.why("filler", Scope(), result.hits[0].path)
+    store.read(result.hits[0].path, bump=False)  # a preview
+    after = conn.execute("SELECT count(*), coalesce(sum(access_count), 0) FROM state.access").fetchone()
+    assert after == before
+    first = store.read(result.hits[0].path)
+    second = store.read(result.hits[0].path)
+    assert first.access["access_count"] == second.access["access_count"] == 1, "two reads inside 900 s count once"
