@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import threading
 import time
 from collections.abc import Callable
@@ -10,37 +9,29 @@ from pathlib import Path
 
 import pytest
 
+from memhtml_desktop.devtools.store_render import MINIMAL_MEMORY, minimal_memory
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.index.db import open_index
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.watch.watcher import Watcher
 
-# The structure of /work/shared/spec/store-format-golden/cases/areas__edge__minimal.html, with the
-# title and the claim (the <mark>) as the parts a test varies.
-MINIMAL = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>{title}</title>
-<meta name="memhtml-type" content="semantic">
-<meta name="memhtml-status" content="active">
-<meta name="memhtml-created" content="2026-08-02T00:00:00Z">
-<meta name="memhtml-updated" content="2026-08-02T00:00:00Z">
-</head>
-<body>
-<article>
-<p><mark>{claim}</mark></p>
-</article>
-</body>
-</html>
-"""
+# The smallest valid memory (golden `areas__edge__minimal`), and the same file with no <mark>:
+# memhtml refuses that one (no claim), so the index lists it as a problem.
+INVALID = MINIMAL_MEMORY.replace("<p><mark>{claim}</mark></p>", "<p>{claim}</p>")
 
-# The same file with no <mark>: memhtml refuses it (no claim), so the index lists it as a problem.
-INVALID = MINIMAL.replace("<p><mark>{claim}</mark></p>", "<p>{claim}</p>")
+
+def live_threads() -> set[threading.Thread]:
+    """Threads now, minus the indexer's shared parse pool's own (its manager and its call queue's
+    feeder): the pool is process-wide infrastructure kept alive on purpose (index/indexer.py), not
+    something a watcher left behind."""
+    from concurrent.futures.process import _ExecutorManagerThread
+
+    return {t for t in threading.enumerate()
+            if not isinstance(t, _ExecutorManagerThread) and t.name != "QueueFeederThread"}
 
 
 def memory(title: str, claim: str) -> str:
-    return MINIMAL.format(title=html.escape(title), claim=html.escape(claim))
+    return minimal_memory(title, claim)
 
 
 def write(root: Path, path: str, title: str, claim: str) -> Path:
@@ -58,7 +49,8 @@ def wait_until(predicate: Callable[[], object], timeout: float = 10.0, interval:
         if value:
             return value
         if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or predicate}")
+            said = what() if callable(what) else what
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {said or predicate}")
         time.sleep(interval)
 
 
@@ -162,7 +154,7 @@ def make_store(tmp_path: Path, embedder: CountingEmbedder):
 
 @pytest.fixture
 def threads_before():
-    return set(threading.enumerate())
+    return live_threads()
 
 
 @pytest.fixture
@@ -184,4 +176,5 @@ def start_watcher(threads_before):
     for watcher in started:
         watcher.stop()
         assert not watcher.running
-    wait_until(lambda: set(threading.enumerate()) <= threads_before, 10, what="every watcher thread to end")
+    wait_until(lambda: live_threads() <= threads_before, 10,
+               what=lambda: f"every watcher thread to end (left: {sorted(t.name for t in live_threads() - threads_before)})")

@@ -18,7 +18,7 @@ import pytest
 
 from memhtml_desktop.watch.headless import run_headless
 
-from .conftest import wait_until, write
+from .conftest import live_threads, wait_until, write
 
 ROOT = Path(__file__).resolve().parents[2]
 LINE = re.compile(r"^\S+Z (batch|reconcile): added (\d+), changed (\d+), moved (\d+), removed (\d+), failed (\d+) "
@@ -103,6 +103,6 @@ def test_run_headless_in_process_stops_on_request(store_root, make_store, thread
     stop.set()
     runner.join(20)
     assert code == [0]
-    wait_until(lambda: set(threading.enumerate()) <= threads_before, 10, what="every watcher thread to end")
+    wait_until(lambda: live_threads() <= threads_before, 10, what="every watcher thread to end")
     assert LINE.match(out.getvalue().splitlines()[0])
     assert ": live" in err.getvalue() and ": stopped (watching was stopped)" in err.getvalue()
