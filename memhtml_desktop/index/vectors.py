@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 import apsw
 import numpy as np
 
-VECTOR_BACKENDS = ("numpy", "sqlite-vec")
-
 
 def decode_vec(blob: bytes | None, dim: int | None = None) -> np.ndarray | None:
     """A float32 LE BLOB as a vector; None when NULL, empty or not a whole number of floats."""
@@ -97,10 +95,6 @@ class VectorSnapshot:
         if self.file_rowids.shape[0] == self.size:
             return sims
         return np.maximum.reduceat(sims, self.file_starts)
-
-    def file_distances(self, query: np.ndarray) -> np.ndarray:
-        """Best-chunk cosine distance per file (memhtml's `vector_distance_cos`), in [0, 2]."""
-        return 1.0 - np.clip(self.file_similarities(query), -1.0, 1.0)
 
     def ranked_files(self, query: np.ndarray, top: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """File rowids ordered by (distance, path) and their distances; the first `top` only if set.

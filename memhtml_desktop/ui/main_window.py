@@ -23,7 +23,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QInputDialog,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QSplitter,
@@ -36,6 +35,9 @@ from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.settings import Settings
 from memhtml_desktop.ui import workers
+from memhtml_desktop.ui.problems_pane import ProblemsPane
+from memhtml_desktop.ui.reader_pane import ReaderPane
+from memhtml_desktop.ui.recall_pane import RecallPane
 from memhtml_desktop.ui.filters_panel import FiltersPanel, active_filters, set_filter
 from memhtml_desktop.ui.results_view import ResultsView
 from memhtml_desktop.ui.search_bar import SearchBar
@@ -50,35 +52,6 @@ REOPEN_GUARD_S = 0.8
 INDEXING_REFRESH_S = 1.0
 """While a first index runs and the list is still empty, re-run the search this often, so hits
 appear as soon as files are committed (once there are some, the list waits for the batch's end)."""
-
-
-def _pane(module: str, name: str, fallback_text: str) -> QWidget:
-    """One of the right-hand panes, or a placeholder while its module is missing."""
-    try:
-        cls = getattr(__import__(f"memhtml_desktop.ui.{module}", fromlist=[name]), name)
-        return cls()
-    except ImportError:
-        log.warning("%s is not available yet; showing a placeholder", name)
-        return _Placeholder(fallback_text)
-
-
-class _Placeholder(QLabel):
-    """Stands in for a pane that is not written yet: the pane contracts' signals, no-op methods."""
-
-    open_requested = Signal(str)
-    filter_requested = Signal(str, str)
-    reinforce_requested = Signal(str, str)
-    why_requested = Signal(str)
-    budget_changed = Signal(int)
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-
-    def __getattr__(self, name: str) -> Callable[..., None]:
-        if name.startswith(("show_", "set_", "clear")):
-            return lambda *args, **kwargs: None
-        raise AttributeError(name)
 
 
 VERIFY_AFTER_MS = 20_000
@@ -140,9 +113,9 @@ class MainWindow(WindowMenus, QMainWindow):
         self.search_bar = SearchBar(self)
         self.filters = FiltersPanel(self)
         self.results = ResultsView(self)
-        self.reader = _pane("reader_pane", "ReaderPane", "The reader pane is not available yet.")
-        self.recall = _pane("recall_pane", "RecallPane", "The recall pane is not available yet.")
-        self.problems = _pane("problems_pane", "ProblemsPane", "The problems pane is not available yet.")
+        self.reader = ReaderPane()
+        self.recall = RecallPane()
+        self.problems = ProblemsPane()
         self.recall.set_budget(self._budget)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("rightTabs")

@@ -99,15 +99,12 @@ class WatchBridge(QObject):
             return
         self._on_status(self._status)
         if self.enabled:
-            try:
-                from memhtml_desktop.watch.watcher import Watcher
-            except ImportError as exc:  # pragma: no cover - the watcher ships with the app
-                log.warning("no watcher (%s): one reconciliation only", exc)
-            else:
-                self.watcher = Watcher(self.store, on_status=self._status_from_watcher,
-                                       on_batch=self._batch_from_thread.emit, **self.watcher_options)
-                self.watcher.start()
-                return
+            from memhtml_desktop.watch.watcher import Watcher
+
+            self.watcher = Watcher(self.store, on_status=self._status_from_watcher,
+                                   on_batch=self._batch_from_thread.emit, **self.watcher_options)
+            self.watcher.start()
+            return
         self._reconcile_once()
 
     def _status_from_watcher(self, status: Any) -> None:

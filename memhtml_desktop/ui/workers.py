@@ -27,6 +27,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
+from memhtml_desktop.html.render import render_safe_html
+
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
@@ -266,23 +268,12 @@ def recall(store, query: str, scope, budget: int, limit: int, cancelled) -> Any:
     return store.recall(query, scope, budget=budget, limit=limit)
 
 
-def render_safe(data: bytes | None, terms: tuple[str, ...], fallback_text: str) -> str:
-    """The reader's HTML: scripts and remote loads stripped, query terms marked."""
-    try:
-        from memhtml_desktop.html.render import render_safe_html
-    except ImportError:  # the renderer is not there yet: plain, escaped text is still safe
-        import html
-
-        return f"<pre>{html.escape(fallback_text)}</pre>"
-    return render_safe_html(data or b"", highlight_terms=terms)
-
-
 def open_memory(store, path: str, terms: tuple[str, ...], bump: bool, cancelled) -> Opened:
     """Read one memory. With `bump` this is a read: salience moves once (cooldown respected)."""
     check(cancelled)
     detail = store.read(path, bump=bump)
     data = store.file_bytes(path)
-    return Opened(detail, render_safe(data, terms, detail.text))
+    return Opened(detail, render_safe_html(data or b"", highlight_terms=terms))
 
 
 def reinforce(store, path: str, signal: str, terms: tuple[str, ...], cancelled) -> tuple[Any, Opened]:
