@@ -1,0 +1,94 @@
+"""The `memhtml-desktop` command: the window, and headless commands over the same library.
+
+Exit codes: 0 success (an index run that skipped broken files still succeeds and lists them),
+1 runtime failure (a clear one-line message on stderr, never a traceback), 2 usage.
+This package never imports Qt unless the window or a screenshot is asked for, so `--help` and
+every headless command start fast.
+
+Each group of verbs lives in its own module with `add_parsers(sub, common)` and a `COMMANDS`
+table; this module only assembles them, decodes argv and turns failures into messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from memhtml_desktop import __version__
+from memhtml_desktop.cli import read_commands, store_commands, window_commands
+from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CliError, common_parser
+
+__all__ = ["COMMANDS", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "CliError", "build_parser", "main"]
+
+# Help lists the groups in this order: the window first, then reading, then maintenance.
+_GROUPS = (window_commands, read_commands, store_commands)
+
+COMMANDS = {name: fn for group in _GROUPS for name, fn in group.COMMANDS.items()}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = common_parser()
+    parser = argparse.ArgumentParser(
+        prog="memhtml-desktop",
+        description="Browse and search a memhtml store, and see why each memory ranked where it did. "
+        "With no command, the window opens.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"memhtml-desktop {__version__}")
+    parser.add_argument("--demo", action="store_true", help="open a fresh copy of the bundled demo store")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for group in _GROUPS:
+        group.add_parsers(sub, common)
+    return parser
+
+
+def decode_argv(argv: list[str]) -> list[str]:
+    """Arguments as UTF-8 text: undecodable bytes (which Python keeps as lone surrogates) become
+    U+FFFD, so nothing downstream (SQLite, JSON, the terminal) meets an unencodable string."""
+    import os
+
+    out = []
+    for arg in argv:
+        try:
+            out.append(os.fsencode(arg).decode("utf-8", "replace"))
+        except (UnicodeError, TypeError):
+            out.append(str(arg).encode("utf-8", "replace").decode("utf-8"))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(decode_argv(sys.argv[1:] if argv is None else list(argv)))
+    logging.basicConfig(
+        level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    command = COMMANDS[args.command or "gui"]
+    streams = sys.stdout, sys.stderr
+    if not getattr(args, "json", False):
+        from memhtml_desktop.cli.output import PrintableStream
+
+        sys.stdout, sys.stderr = PrintableStream(sys.stdout), PrintableStream(sys.stderr)
+    try:
+        return _run(command, args)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(command, args: argparse.Namespace) -> int:
+    try:
+        return command(args)
+    except CliError as exc:
+        print(f"memhtml-desktop: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        print("memhtml-desktop: interrupted", file=sys.stderr)
+        return EXIT_FAIL
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: a message, not a traceback
+        logging.getLogger("memhtml_desktop").debug("unexpected failure", exc_info=True)
+        print(f"memhtml-desktop: unexpected error: {type(exc).__name__}: {exc} (run with -v for details)",
+              file=sys.stderr)
+        return EXIT_FAIL

@@ -1,0 +1,118 @@
+"""What every command shares: exit codes, the user-facing error, the store flags and the store opener.
+
+Each command module (`read_commands`, `store_commands`, `window_commands`, …) adds its own
+subparsers through `add_parsers(sub, common)` and names its handlers in `COMMANDS`; `cli/__init__`
+only assembles them. A new verb is a new module, not new branches here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class CliError(Exception):
+    """A runtime failure with a message meant for the user (exit 1)."""
+
+
+def common_parser() -> argparse.ArgumentParser:
+    """The flags every command accepts, before or after the verb."""
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("store")
+    group.add_argument("--store", metavar="DIR", default=argparse.SUPPRESS,
+                       help="the memhtml store (default: $MEMHTML_ROOT, then ~/memhtml)")
+    group.add_argument("--index", metavar="FILE", default=argparse.SUPPRESS,
+                       help="the index file (default: one per store in the user cache directory)")
+    group.add_argument("--embedder", choices=("hash", "minilm"), default=argparse.SUPPRESS,
+                       help="embedding model for the vector arm (default: hash)")
+    group.add_argument("--vector-backend", choices=("numpy", "sqlite-vec"), default=argparse.SUPPRESS,
+                       help="how the vector arm searches (default: numpy)")
+    group.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log to stderr")
+    return common
+
+
+def add_scope_flags(parser: argparse.ArgumentParser, *, para: bool = False) -> None:
+    group = parser.add_argument_group(
+        "scope",
+        "Axes combine with AND. Tags are any-of. Facets: values under one name broaden (OR), "
+        "different names narrow (AND). Archived files and tasks are out unless asked for.",
+    )
+    group.add_argument("--type", dest="types", action="append", default=[], metavar="T",
+                       help="memory type (repeatable; naming 'task' opts tasks in)")
+    group.add_argument("--workspace", metavar="W", help="strict workspace (projects/<W>/...)")
+    group.add_argument("--tag", dest="tags", action="append", default=[], metavar="T", help="tag (repeatable, any-of)")
+    group.add_argument("--entity", metavar="TYPE:NAME", help="one entity reference, case-insensitive")
+    group.add_argument("--facet", dest="facets", action="append", default=[], metavar="NAME=VALUE",
+                       help="facet filter (repeatable; same NAME broadens, different NAMEs narrow)")
+    group.add_argument("--include-archived", action="store_true", help="include archived memories")
+    group.add_argument("--as-of", metavar="ISO", help="memories valid at this instant (archived included)")
+    if para:
+        group.add_argument("--para", choices=("projects", "areas", "resources", "archive"), help="PARA bucket")
+
+
+def settings_from(args: argparse.Namespace):
+    from memhtml_desktop.settings import load_settings
+
+    return load_settings(
+        {
+            "store": getattr(args, "store", None),
+            "index": getattr(args, "index", None),
+            "embedder": getattr(args, "embedder", None),
+            "vector_backend": getattr(args, "vector_backend", None),
+        }
+    )
+
+
+def open_store(args: argparse.Namespace):
+    """The Store the flags name. Raises CliError with a clear message when it cannot be used."""
+    from memhtml_desktop.embedders.registry import make_embedder_or_default
+    from memhtml_desktop.index.store import Store, StoreError
+    from memhtml_desktop.settings import resolve_index, resolve_store
+
+    settings = settings_from(args)
+    root = resolve_store(settings)
+    if not root.exists():
+        raise CliError(f"store not found: {root} does not exist (use --store DIR or set MEMHTML_ROOT)")
+    embedder, notice = make_embedder_or_default(settings.embedder, load=settings.embedder != "hash")
+    if notice:
+        print(f"note: {notice}", file=sys.stderr)
+    try:
+        return Store(root, index_path=resolve_index(settings, root), embedder=embedder,
+                     vector_backend=settings.vector_backend)
+    except StoreError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def scope_from(args: argparse.Namespace):
+    from memhtml_desktop.domain.types import Scope
+
+    try:
+        return Scope.build(
+            memory_types=args.types,
+            workspace=args.workspace,
+            tags=args.tags,
+            entity=args.entity,
+            facets=args.facets,
+            include_archived=args.include_archived,
+            as_of=args.as_of,
+            para=getattr(args, "para", None),
+        )
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def print_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+
+
+def refresh(store, args: argparse.Namespace) -> None:
+    """Bring the index in step with the store first, unless `--no-refresh`."""
+    if getattr(args, "no_refresh", False):
+        return
+    from memhtml_desktop.cli import output
+
+    store.index(progress=output.progress_printer() if sys.stderr.isatty() else None)

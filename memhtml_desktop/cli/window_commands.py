@@ -1,0 +1,42 @@
+"""Commands that load Qt: the window itself and offscreen screenshots of it."""
+
+from __future__ import annotations
+
+import argparse
+
+from memhtml_desktop.cli.common import settings_from
+
+
+def add_parsers(sub, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("gui", parents=[common], help="open the window (the default)")
+    p.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
+                   help="open a fresh copy of the bundled demo store")
+
+    p = sub.add_parser("screenshot", parents=[common], help="render the window offscreen to a PNG")
+    p.add_argument("--out", required=True, metavar="FILE.png")
+    p.add_argument("--query", default="")
+    p.add_argument("--view", choices=("results", "reader", "recall", "problems"), default="results")
+    p.add_argument("--open", metavar="PATH", help="the memory to show in the reader")
+    p.add_argument("--size", default="1400x900", metavar="WxH")
+    p.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
+                   help="use a fresh copy of the demo store")
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    from memhtml_desktop.ui.app import run_app
+
+    return run_app(settings_from(args), demo=getattr(args, "demo", False),
+                   explicit_store=getattr(args, "store", None) is not None,
+                   verbose=getattr(args, "verbose", False))
+
+
+def cmd_screenshot(args: argparse.Namespace) -> int:
+    from memhtml_desktop.ui.screenshot import take_screenshot
+
+    return take_screenshot(settings_from(args), args)
+
+
+COMMANDS = {
+    "gui": cmd_gui,
+    "screenshot": cmd_screenshot,
+}
