@@ -201,3 +201,47 @@ def test_hostile_queries_print_json(cli_store, query):
     store, index = cli_store
     proc = run("search", "--store", str(store), "--index", str(index), "--json", "--no-refresh", "--", query)
     assert isinstance(json.loads(proc.stdout)["hits"], list)
+
+
+def test_state_export_out_keeps_the_mode_and_leaves_no_temp_file(cli_store, tmp_path):
+    """Defect (issue 12): `--out` went through mkstemp: mode 0600, no fsync, a temp file left on error."""
+    store, index = cli_store
+    base = ["--store", str(store), "--index", str(index)]
+    run("read", "areas/oncall/drain.html", *base)
+    fresh = tmp_path / "exports" / "fresh.jsonl"
+    fresh.parent.mkdir()
+    run("state", "export", "--out", str(fresh), *base)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask  # what `open()` gives a new file, not 0600
+    shared = tmp_path / "exports" / "shared.jsonl"
+    shared.write_text("")
+    shared.chmod(0o664)
+    run("state", "export", "--out", str(shared), *base)
+    assert shared.stat().st_mode & 0o777 == 0o664 and shared.read_bytes() == fresh.read_bytes()
+    # a target that cannot be replaced (a directory): a clear failure, and nothing left beside it
+    blocked = tmp_path / "exports" / "blocked.jsonl"
+    blocked.mkdir()
+    proc = run("state", "export", "--out", str(blocked), *base, check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert sorted(p.name for p in blocked.parent.iterdir()) == ["blocked.jsonl", "fresh.jsonl", "shared.jsonl"]
+
+
+def test_state_export_out_is_fsynced(cli_store, tmp_path, monkeypatch):
+    """The export's bytes reach the disk before the rename (file and directory fsynced)."""
+    from memhtml_desktop.cli import main
+
+    store, index = cli_store
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def spy(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    out = tmp_path / "out" / "access.jsonl"
+    out.parent.mkdir()
+    assert main(["state", "export", "--out", str(out), "--store", str(store), "--index", str(index)]) == 0
+    assert any(Path(p).parent == out.parent and Path(p).name.startswith(".access.jsonl") for p in synced)
+    assert str(out.parent) in synced

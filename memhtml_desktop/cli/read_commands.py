@@ -67,7 +67,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         from memhtml_desktop.index.store import StoreError
 
         try:
-            report = store.why(args.query, scope, args.why)
+            report = store.why(args.query, scope, args.why, limit=args.limit)
         except StoreError as exc:
             raise CliError(str(exc)) from exc
         print_json(report.to_json()) if args.json else output.print_why(report)
@@ -96,8 +96,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 def cmd_read(args: argparse.Namespace) -> int:
     from memhtml_desktop.cli import output
-    from memhtml_desktop.index.reader import MemoryNotFound
-    from memhtml_desktop.index.store import StoreError, safe_store_path
+    from memhtml_desktop.index.store import MemoryNotFound, StoreError, safe_store_path
 
     store = open_store(args)
     try:

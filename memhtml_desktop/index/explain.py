@@ -10,18 +10,15 @@ the 40 the fusion looks at.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
-import apsw
-import numpy as np
-
-from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.paths import MEMORY_TYPES, is_indexable
 from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT, RANK_ARMS, RRF_K, active_arms
+from memhtml_desktop.domain.results import WhyNot
 from memhtml_desktop.domain.types import Scope, clean_text
 from memhtml_desktop.index.db import has_state
+from memhtml_desktop.index.retrieval import DEFAULT_SEARCH_LIMIT, Retriever
 from memhtml_desktop.index.retrieval_sql import bind_params, build_arm_sql, build_rrf_sql
 from memhtml_desktop.index.scope import assemble_scope
 
@@ -35,24 +32,6 @@ _AXIS_TEXT = {
     "tags": "it carries none of the selected tags",
     "entity": "it does not name the selected entity",
 }
-
-
-@dataclass
-class WhyNot:
-    path: str
-    query: str
-    status: str  # "indexed", "invalid", "unreadable", "not_indexed", "not_a_memory"
-    problems: list[str] = field(default_factory=list)
-    excluded_by: list[str] = field(default_factory=list)
-    reasons: list[str] = field(default_factory=list)
-    arms: dict[str, dict[str, Any]] = field(default_factory=dict)
-    fused_position: int | None = None
-    fused_score: float | None = None
-    search_position: int | None = None
-    ranks_relaxed: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def relax(scope: Scope, axes: list[str]) -> Scope:
@@ -92,9 +71,15 @@ def _excluding_axes(conn, scope: Scope, path: str) -> list[str]:
     return [name for (name, _), ok in zip(scope_sql.axes, row) if not ok]
 
 
-def why_not(store, query: str, scope: Scope, path: str) -> WhyNot:
+def why_not(retriever: Retriever, query: str, scope: Scope, path: str, *, limit: int = DEFAULT_SEARCH_LIMIT) -> WhyNot:
+    """Explain `path` for `query` in `scope`, against the page a search of `limit` hits shows.
+
+    `retriever` is the reader's (Store.why hands it over); everything here goes through its public
+    face (`fts_form`, `vector_param`, `space`, `search`), so the explanation ranks exactly as the
+    search does, and a page longer than ten is the page asked about.
+    """
     query = clean_text(query)
-    conn = store.reader()
+    conn = retriever.conn
     report = WhyNot(path=path, query=query, status="indexed")
     with conn:
         if not is_indexable(path):
@@ -118,8 +103,8 @@ def why_not(store, query: str, scope: Scope, path: str) -> WhyNot:
             report.reasons.append("excluded by the scope: " + text)
         effective = relax(scope, report.excluded_by)
         report.ranks_relaxed = bool(report.excluded_by)
-        _arm_ranks(store, conn, query, effective, path, report)
-    result = store.search(query, scope, limit=10)
+        _arm_ranks(retriever, query, effective, path, report)
+    result = retriever.search(query, scope, limit=limit)
     for hit in result.hits:
         if hit.path == path:
             report.search_position = hit.position
@@ -128,32 +113,24 @@ def why_not(store, query: str, scope: Scope, path: str) -> WhyNot:
             report.reasons.append(f"no arm ranked it inside its {DEFAULT_ARM_LIMIT}-candidate window")
         else:
             report.reasons.append(
-                f"fused position {report.fused_position}: below the pool the page is chosen from"
+                f"fused position {report.fused_position}: below the pool the {limit}-hit page is chosen from"
                 " (or set aside by polarity/MMR for a near-duplicate)"
             )
     return report
 
 
-def _arm_ranks(store, conn, query: str, scope: Scope, path: str, report: WhyNot) -> None:
-    retriever = store.retriever()
+def _arm_ranks(retriever: Retriever, query: str, scope: Scope, path: str, report: WhyNot) -> None:
+    conn = retriever.conn
     fts = parse_fts_query(query)
     qvec, _ = retriever.query_vector(query)
     arms = active_arms(RANK_ARMS, has_vector=qvec is not None, has_state=has_state(conn), has_terms=not fts.empty)
     scope_sql = assemble_scope(scope)
-    match, form = retriever._fts_form(fts, scope_sql)
-    snapshot = None
-    vector_param = None
-    dists = None
-    if qvec is not None:
-        if retriever.vector_backend == "numpy":
-            snapshot = retriever.cache.snapshot(conn, retriever.cache_key, space_of(store.embedder), store.embedder.dim)
-            rowids, dists = snapshot.ranked_files(qvec)
-            vector_param = apsw.carray(np.ascontiguousarray(rowids if rowids.size else np.array([-1]), dtype=np.int64))
-        else:
-            vector_param = np.ascontiguousarray(qvec, dtype="<f4").tobytes()
+    match, form = retriever.fts_form(fts, scope_sql)
+    snapshot = retriever.vector_snapshot() if qvec is not None else None
+    vector_param, dists = retriever.vector_param(qvec, snapshot, scope_sql, whole=True)
     prefix = (match, -1, -1, vector_param)
     for arm in arms:
-        sql = build_arm_sql(arm.name, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever._space())
+        sql = build_arm_sql(arm.name, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space())
         params = bind_params(sql, prefix, scope_sql.params)
         total = 0
         found = None
@@ -177,7 +154,7 @@ def _arm_ranks(store, conn, query: str, scope: Scope, path: str, report: WhyNot)
             else:
                 entry["raw"] = raw
         report.arms[arm.name] = entry
-    sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever._space())
+    sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space())
     if sql is None:
         return
     params = bind_params(sql, (match, DEFAULT_ARM_LIMIT, -1, vector_param), scope_sql.params)

@@ -12,32 +12,18 @@ relaxed and every other axis applied, so ticking `doc-type = runbook` does not g
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import apsw
 
 from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.paths import MEMORY_TYPES
+from memhtml_desktop.domain.results import FilterCounts
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, highest_marker
 from memhtml_desktop.index.scope import assemble_scope
 
 MAX_VALUES = 500
-
-
-@dataclass
-class FilterCounts:
-    query_matches: int = 0
-    types: dict[str, int] = field(default_factory=dict)
-    workspaces: dict[str, int] = field(default_factory=dict)
-    tags: dict[str, int] = field(default_factory=dict)
-    entities: dict[str, int] = field(default_factory=dict)
-    facets: dict[str, dict[str, int]] = field(default_factory=dict)
-    archived: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def _candidates(conn: apsw.Connection, query: str, scope: Scope) -> tuple[str, tuple[Any, ...]]:

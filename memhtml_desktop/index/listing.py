@@ -7,43 +7,15 @@ memory through search finds it through list, and the other way round.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import apsw
 
+from memhtml_desktop.domain.results import ListedMemory, ListPage, Problem
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.scope import assemble_scope
 
 MAX_LIST_LIMIT = 500
-
-
-@dataclass(frozen=True)
-class ListedMemory:
-    path: str
-    title: str
-    memory_type: str
-    gist: str
-    workspace: str | None
-    para: str
-    confidence: float
-    importance: int
-    archived: bool
-    updated_at: str
-    task_status: str | None
-    due_at: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-@dataclass(frozen=True)
-class ListPage:
-    files: tuple[ListedMemory, ...]
-    next_cursor: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"files": [f.to_json() for f in self.files], "next_cursor": self.next_cursor}
 
 
 def list_memories(conn: apsw.Connection, scope: Scope, *, limit: int = 50, cursor: str | None = None) -> ListPage:
@@ -70,28 +42,6 @@ def list_memories(conn: apsw.Connection, scope: Scope, *, limit: int = 50, curso
         for r in rows
     )
     return ListPage(files, files[-1].path if more and files else None)
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A file the user should look at: `invalid`, `unreadable`, `warnings` or `duplicate`."""
-
-    path: str
-    kind: str
-    violations: tuple[str, ...]
-    warnings: tuple[str, ...]
-    detected_at: str
-    duplicates: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "kind": self.kind,
-            "violations": list(self.violations),
-            "warnings": list(self.warnings),
-            "detected_at": self.detected_at,
-            "duplicates": list(self.duplicates),
-        }
 
 
 def duplicate_bodies(conn: apsw.Connection) -> list[tuple[str, ...]]:

@@ -8,15 +8,16 @@ recall packs, listings and previews never come through here with `bump=True`.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import apsw
 
 from memhtml_desktop.domain.types import Link, MemoryDetail
 from memhtml_desktop.html.detail import read_document
 from memhtml_desktop.html.project import decode
 from memhtml_desktop.index import hydrate
-
-if TYPE_CHECKING:
-    from memhtml_desktop.index.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -25,13 +26,17 @@ class MemoryNotFound(LookupError):
     pass
 
 
-def read_memory(store: "Store", path: str, *, bump: bool = True) -> MemoryDetail:
-    data = store.file_bytes(path)
-    conn = store.reader()
+def read_memory(conn: apsw.Connection, root: Path, path: str, data: bytes | None, *,
+                bump: Callable[[], Any] | None = None) -> MemoryDetail:
+    """The detail of `path` parsed from `data` (its bytes, read once by the caller; None: unreadable).
+
+    `bump` records the read (Store passes its neutral reinforce); None reads without counting.
+    The Store hands everything in, so this module never calls back into it.
+    """
     if data is None:
         from memhtml_desktop.index.scanner import MAX_FILE_BYTES, stat_one
 
-        disk = stat_one(store.root, path)
+        disk = stat_one(root, path)
         if disk is not None and disk.size > MAX_FILE_BYTES:
             raise MemoryNotFound(
                 f"{path} is {disk.size / 1_048_576:.1f} MB; memory files over "
@@ -50,9 +55,9 @@ def read_memory(store: "Store", path: str, *, bump: bool = True) -> MemoryDetail
     bump_result = None
     # A valid memory counts when read, indexed yet or not (mid-rebuild, before the watcher's
     # batch): the state plane is keyed by path, as in memhtml. A broken file is not a memory.
-    if bump and (row is not None or doc.ok):
+    if bump is not None and (row is not None or doc.ok):
         try:
-            bump_result = store.reinforce([path], "neutral")
+            bump_result = bump()
         except Exception as exc:  # noqa: BLE001 - a failed bump must never stop the read
             log.warning("read of %s not counted: %s", path, exc)
     access = None

@@ -207,35 +207,41 @@ class Retriever:
             coverage = self._coverage_reason()
             if coverage:
                 reasons.append(coverage)
-            if self.vector_backend == "numpy":
-                snapshot = self.cache.snapshot(self.conn, self.cache_key, space_of(self.embedder), self.embedder.dim)
+            snapshot = self.vector_snapshot()
         arms = active_arms(RANK_ARMS, has_vector=qvec is not None, has_state=state, has_terms=not fts.empty)
         scope_sql = assemble_scope(scope)
         pool = Pool(query, scope, None, tuple(a.name for a in arms), tuple(reasons), [], {}, qvec, snapshot)
         if limit <= 0:
             return pool
-        match, pool.fts_form = self._fts_form(fts, scope_sql)
-        sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self._space())
+        match, pool.fts_form = self.fts_form(fts, scope_sql)
+        sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self.space())
         if sql is None:
             return pool
-        vector_param, dists = self._vector_param(qvec, snapshot, scope_sql)
+        vector_param, dists = self.vector_param(qvec, snapshot, scope_sql)
         params = bind_params(sql, (match, self.arm_limit, limit * MMR_POOL_FACTOR, vector_param), scope_sql.params)
         fused = self._run_fused(sql, params, dists)
         self._attach_vectors(fused, snapshot)
         pool.ordered, pool.moved = self._diversify(query, fused, limit)
         return pool
 
-    def _space(self) -> str:
+    def vector_snapshot(self) -> VectorSnapshot | None:
+        """The in-memory vectors of this index (numpy backend), or None (sqlite-vec, no embedder)."""
+        if self.vector_backend != "numpy" or self.embedder is None:
+            return None
+        return self.cache.snapshot(self.conn, self.cache_key, space_of(self.embedder), self.embedder.dim)
+
+    def space(self) -> str:
+        """The embedding space the vector arm compares in (`model@dim`), or "" without an embedder."""
         return space_of(self.embedder) if self.embedder is not None else ""
 
     def _coverage_reason(self) -> str | None:
         """Say so when some chunks still lack a vector in this space (re-embedding under way)."""
-        total, done = self.cache.coverage(self.conn, self.cache_key, self._space())
+        total, done = self.cache.coverage(self.conn, self.cache_key, self.space())
         if total and done < total:
-            return f"vector: {done} of {total} chunks embedded with {self._space()} (re-embedding under way)"
+            return f"vector: {done} of {total} chunks embedded with {self.space()} (re-embedding under way)"
         return None
 
-    def _fts_form(self, fts: FtsQuery, scope_sql: ScopeSql) -> tuple[str | None, str | None]:
+    def fts_form(self, fts: FtsQuery, scope_sql: ScopeSql) -> tuple[str | None, str | None]:
         if fts.empty:
             return None, None
         if len(fts.terms) == 1:
@@ -246,13 +252,14 @@ class Retriever:
             return fts.all_form, "all"
         return fts.any_form_without(common_words(self.conn, fts.words)), "any"
 
-    def _vector_param(
-        self, qvec: np.ndarray | None, snapshot: VectorSnapshot | None, scope_sql: ScopeSql
+    def vector_param(
+        self, qvec: np.ndarray | None, snapshot: VectorSnapshot | None, scope_sql: ScopeSql, *, whole: bool = False
     ) -> tuple[Any, np.ndarray | None]:
         """What `?4` binds: the query BLOB (sqlite-vec) or the nearest-first rowid carray (numpy).
 
         For numpy, the carray holds the top files by distance, widened until it holds at least
         `arm_limit` in-scope files (or all of them): a narrow scope must still see its 40 nearest.
+        `whole` ranks every file (the explanation's `LIMIT -1`: where a memory stood past the window).
         """
         if qvec is None:
             return None, None
@@ -261,7 +268,7 @@ class Retriever:
         total = int(snapshot.file_rowids.shape[0])
         if total == 0:
             return apsw.carray(np.array([-1], dtype=np.int64)), np.zeros(1, dtype=np.float32)
-        top = min(total, self.arm_limit * 4)
+        top = total if whole else min(total, self.arm_limit * 4)
         while True:
             rowids, dists = snapshot.ranked_files(qvec, top)
             if top >= total or self._count_in_scope(rowids, scope_sql) >= self.arm_limit:
@@ -302,7 +309,7 @@ class Retriever:
             for c in fused:
                 c.vector = snapshot.file_vector(c.rowid)
             return
-        vectors = hydrate.first_vectors(self.conn, [c.path for c in fused], self._space())
+        vectors = hydrate.first_vectors(self.conn, [c.path for c in fused], self.space())
         for c in fused:
             c.vector = decode_vec(vectors.get(c.path))
 

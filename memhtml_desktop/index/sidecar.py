@@ -26,14 +26,15 @@ import logging
 import math
 import os
 import re
-import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import apsw
 
+from memhtml_desktop.atomic import write_atomically
+from memhtml_desktop.domain.results import ImportReport
 from memhtml_desktop.index.state import (
     StateError,
     StateUnavailable,
@@ -238,65 +239,13 @@ def write_export(conn: apsw.Connection, store_root: str | os.PathLike[str], *, f
             f"the state plane is empty but {SIDECAR_RELPATH} holds rows; import it first "
             "(or force the export to empty it)"
         )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    # os.open with 0o666 lets the umask decide the mode, as node's writeFile does (not mkstemp's 0600).
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(target.parent)
+    write_atomically(target, data)
     log.info("exported %d access rows to %s", data.count(b"\n"), target)
     return target
 
 
-def _fsync_dir(directory: Path) -> None:
-    if os.name != "posix":  # pragma: no cover - Windows cannot open a directory for fsync
-        return
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # pragma: no cover
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover - some filesystems refuse; the rename is still done
-        pass
-    finally:
-        os.close(fd)
-
-
 # --------------------------------------------------------------------------------------------------
 # Import
-
-
-@dataclass(frozen=True)
-class ImportReport:
-    """What an import did.
-
-    `imported`: rows inserted or changed. `unchanged`: valid lines the plane already held at least as
-    fresh (re-importing a file is a no-op, so this is everything the second time).
-    `skipped_lines`: lines that did not parse or were invalid; `errors` says why, one
-    `line N: reason` each (the first MAX_REPORTED_ERRORS of them).
-    """
-
-    imported: int
-    skipped_lines: int
-    errors: list[str] = field(default_factory=list)
-    unchanged: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "imported": self.imported,
-            "unchanged": self.unchanged,
-            "skipped_lines": self.skipped_lines,
-            "errors": list(self.errors),
-        }
 
 
 @dataclass(frozen=True)

@@ -383,21 +383,3 @@ def move_access(conn: apsw.Connection, src: str, dst: str, *, retries: int = BUS
     if moved:
         log.info("state.access row followed %s -> %s", src, dst)
     return moved
-
-
-# --------------------------------------------------------------------------------------------------
-# The sidecar lives in sidecar.py (it imports this module); its API is reachable from here too, so
-# a caller can treat "the state plane" as one module. Resolved lazily (PEP 562) to keep the import
-# acyclic whichever of the two modules is imported first.
-
-_SIDECAR_NAMES = frozenset(
-    {"export_access", "write_export", "import_access", "import_file", "ImportReport", "SidecarWouldEmpty", "SIDECAR_RELPATH"}
-)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _SIDECAR_NAMES:
-        from memhtml_desktop.index import sidecar
-
-        return getattr(sidecar, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,8 +2,13 @@
 
 `Store` knows where the store, its index and its state plane live, opens connections (one per
 thread: an apsw connection never crosses threads), and offers the operations every front end
-uses: index, search, recall, why-not, read, reinforce, list, problems. The CLI and the GUI workers
-both call these, so the window and `memhtml-desktop search` can never disagree.
+uses: index, search, recall, why-not, read, reinforce, list, problems, filter counts, the state
+sidecar, health. The CLI, the watcher and the GUI's jobs all call these, so the window and
+`memhtml-desktop search` can never disagree.
+
+It is the only door into `index/` from `ui/` and `cli/` (an import contract in pyproject.toml
+holds them to it): what crosses it are the plain values of `domain/types.py` and
+`domain/results.py`, never a connection a caller keeps.
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ from typing import Any
 import apsw
 
 from memhtml_desktop.domain.embedder import Embedder
-from memhtml_desktop.domain.types import RecallPack, ReinforceResult, Scope, SearchResult
+from memhtml_desktop.domain.results import FilterCounts, Health, ImportReport, ListPage, Problem, WhyNot
+from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.index import db as dbmod
 from memhtml_desktop.index.indexer import Indexer, IndexReport
+from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
 from memhtml_desktop.index.retrieval import Retriever
 from memhtml_desktop.index.vectors import CACHE
 
@@ -245,27 +252,91 @@ class Store:
         at = dbmod.iso_z(self.clock())
         return reinforce(self.reader(), [safe_store_path(p) for p in paths], signal, at)
 
-    def read(self, path: str, *, bump: bool = True):
+    def read(self, path: str, *, bump: bool = True) -> MemoryDetail:
+        """One memory in full; with `bump` this is a read (salience moves once, cooldown respected)."""
+        return self.read_with_bytes(path, bump=bump)[0]
+
+    def read_with_bytes(self, path: str, *, bump: bool = True) -> tuple[MemoryDetail, bytes]:
+        """`read`, plus the very bytes the detail was parsed from (the reader renders them).
+
+        The file is read once: details and rendered article come from one version even when an
+        editor saves in between.
+        """
         from memhtml_desktop.index.reader import read_memory
 
         path = safe_store_path(path)
-        return self._recovering(lambda: read_memory(self, path, bump=bump))
 
-    def why(self, query: str, scope: Scope | None, path: str):
+        def run() -> tuple[MemoryDetail, bytes]:
+            data = self.file_bytes(path)
+            count = (lambda: self.reinforce([path], "neutral")) if bump else None
+            return read_memory(self.reader(), self.root, path, data, bump=count), data or b""
+
+        return self._recovering(run)
+
+    def why(self, query: str, scope: Scope | None, path: str, *, limit: int = 10) -> WhyNot:
+        """Where `path` stood for `query` and what kept it off a page of `limit` hits."""
         from memhtml_desktop.index.explain import why_not
 
         path = safe_store_path(path)
-        return self._recovering(lambda: why_not(self, query, scope or Scope(), path))
+        return self._recovering(lambda: why_not(self.retriever(), query, scope or Scope(), path, limit=limit))
 
-    def list(self, scope: Scope | None = None, *, limit: int = 50, cursor: str | None = None):
+    def counts(self, query: str, scope: Scope | None = None) -> FilterCounts:
+        """The count beside every filter value for `query` (see index/facets.py)."""
+        from memhtml_desktop.index.facets import filter_counts
+
+        return self._recovering(lambda: filter_counts(self.reader(), query, scope or Scope()))
+
+    def list(self, scope: Scope | None = None, *, limit: int = 50, cursor: str | None = None) -> ListPage:
         from memhtml_desktop.index.listing import list_memories
 
         return self._recovering(lambda: list_memories(self.reader(), scope or Scope(), limit=limit, cursor=cursor))
 
-    def problems(self):
+    def problems(self) -> list[Problem]:
         from memhtml_desktop.index.listing import problems
 
         return self._recovering(lambda: problems(self.reader()))
+
+    def health(self, *, cancelled: Callable[[], bool] | None = None) -> Health:
+        """The tree compared with the index (a directory walk: the watcher runs it when quiet)."""
+        from memhtml_desktop.index.health import measure_health
+
+        return measure_health(self.reader(), self.root, cancelled)
+
+    # -- the state sidecar (.memhtml/state/access.jsonl) ----------------------------------------
+
+    def export_state(self) -> bytes:
+        """The state plane as sidecar bytes (one consistent snapshot)."""
+        from memhtml_desktop.index.sidecar import export_access
+
+        return export_access(self.reader())
+
+    def write_state_export(self, out: str | os.PathLike[str] | None = None, *, force: bool = False) -> Path:
+        """Write the export atomically: to the store's own sidecar, or to `out` (mode kept, fsynced)."""
+        from memhtml_desktop.atomic import write_atomically
+        from memhtml_desktop.index.sidecar import write_export
+
+        if out is None:
+            return write_export(self.reader(), self.root, force=force)
+        return write_atomically(Path(out), self.export_state())
+
+    def import_state(self, data: bytes) -> ImportReport:
+        """Merge sidecar bytes into the state plane (newer facts win, see index/sidecar.py)."""
+        from memhtml_desktop.index.sidecar import import_access
+
+        return import_access(self.reader(), data)
+
+    def import_sidecar(self) -> ImportReport | None:
+        """Import the store's own `.memhtml/state/access.jsonl`; None when it has none."""
+        from memhtml_desktop.index.sidecar import import_file
+
+        return import_file(self.reader(), self.root)
+
+    @staticmethod
+    def library_versions() -> dict[str, str]:
+        """SQLite's, sqlite-vec's and apsw's versions (Help → About), without a caller's apsw import."""
+        from memhtml_desktop.index.versions import library_versions
+
+        return library_versions()
 
     def stats(self) -> dict[str, Any]:
         from memhtml_desktop.index.listing import store_stats

@@ -2,29 +2,23 @@
 
 `WatchStatus` is rebuilt (never mutated) whenever something changes, so a GUI thread holding one
 never sees it change under it. `BatchSummary` is one index pass as the user sees it.
-`Health` is the comparison of the tree with the index that the health panel needs; `measure_health`
-computes it by walking the buckets, so the watcher runs it only when the store has been quiet.
+`Health` (domain/results.py) is the comparison of the tree with the index that the health panel
+needs; `Store.health` computes it by walking the buckets, so the watcher runs it only when the
+store has been quiet.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import apsw
-
+from memhtml_desktop.domain.results import SAMPLE, Health  # noqa: F401  (re-exported: the watcher's vocabulary)
+from memhtml_desktop.index.health import measure_health  # noqa: F401  (re-exported for tests and benches)
 from memhtml_desktop.index.indexer import IndexReport
-from memhtml_desktop.index.listing import source_states
-from memhtml_desktop.index.scanner import walk_store
 
 STARTING, LIVE, POLLING, STOPPED = "starting", "live", "polling", "stopped"
 MODES = (STARTING, LIVE, POLLING, STOPPED)
-
-#: How many example paths a Health carries per list (the counts are exact).
-SAMPLE = 20
-
 
 def now_iso() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
@@ -71,43 +65,6 @@ class BatchSummary:
             out["failures"] = [{"path": p, "reason": r} for p, r in self.report.failures]
             out["moves"] = [{"from": s, "to": d} for s, d in self.report.moves]
         return out
-
-
-@dataclass(frozen=True)
-class Health:
-    """The tree compared with the index: what the health panel lists.
-
-    `unindexed`: memory files on disk the index has not caught up with (no row, or a row for an
-    older size/mtime). `orphans`: index rows whose file is gone. `failed`: files on disk that were
-    read and failed to parse or validate (they are in `Store.problems()` with the reasons).
-    Each list holds at most SAMPLE paths; the counts are exact.
-    """
-
-    unindexed: int = 0
-    orphans: int = 0
-    failed: int = 0
-    unindexed_paths: tuple[str, ...] = ()
-    orphan_paths: tuple[str, ...] = ()
-    failed_paths: tuple[str, ...] = ()
-    checked_at: str = ""
-
-    @property
-    def in_step(self) -> bool:
-        return not self.unindexed and not self.orphans
-
-
-def measure_health(conn: apsw.Connection, root: Path, cancelled=None) -> Health:
-    """Walk the buckets and compare with `sources` and `files` (one read transaction)."""
-    on_disk = {disk.path: disk for disk in walk_store(root, cancelled=cancelled)}
-    sources, files = source_states(conn)
-    unindexed = sorted(
-        path for path, disk in on_disk.items()
-        if (known := sources.get(path)) is None or known[0] != disk.size or known[1] != disk.mtime_ns
-    )
-    orphans = sorted({p for p in sources if p not in on_disk} | {p for p in files if p not in on_disk})
-    failed = sorted(p for p, (_, _, status) in sources.items() if status == "failed" and p in on_disk)
-    return Health(len(unindexed), len(orphans), len(failed), tuple(unindexed[:SAMPLE]), tuple(orphans[:SAMPLE]),
-                  tuple(failed[:SAMPLE]), now_iso())
 
 
 @dataclass(frozen=True)

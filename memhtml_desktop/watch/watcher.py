@@ -21,7 +21,7 @@ then content) with progress, then the mode turns "live" (or "polling") and the q
 Self-healing. Events can be lost in ways no handler sees: the kernel's inotify queue overflows
 in a large burst (watchdog rebuilds its watches and drops the queue), a new folder cannot get a
 watch. So a while after each burst, and every `audit_every_s` seconds, the worker compares the
-tree with the index (`status.measure_health`); if they disagree it runs a full reconciliation.
+tree with the index (`Store.health`); if they disagree it runs a full reconciliation.
 The store directory vanishing (deleted, moved away, unmounted) stops the watcher with a reason;
 it checks every `root_check_s` for the directory's return and then reconciles and resumes.
 """
@@ -55,7 +55,6 @@ from memhtml_desktop.watch.status import (
     BatchSummary,
     Health,
     WatchStatus,
-    measure_health,
     now_iso,
 )
 
@@ -395,7 +394,7 @@ class Watcher:
             if self._pending:
                 return None  # a burst is arriving: the comparison would only show it
         try:
-            health = measure_health(self.store.reader(), self.store.root, cancelled=self._stopping.is_set)
+            health = self.store.health(cancelled=self._stopping.is_set)
         except Exception as exc:  # noqa: BLE001
             log.warning("health check failed: %s", exc, exc_info=True)
             return None

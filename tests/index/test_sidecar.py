@@ -390,11 +390,19 @@ def test_import_file_without_a_sidecar(conn, tmp_path: Path) -> None:
     assert import_file(conn, tmp_path / "nowhere") is None
 
 
-def test_the_sidecar_api_is_reachable_from_the_state_module() -> None:
-    """The CLI treats the state plane as one module (`index.state`); the sidecar lives beside it."""
-    from memhtml_desktop.index import sidecar, state
+def test_the_store_is_the_door_to_the_sidecar(tmp_path: Path) -> None:
+    """The CLI and the window reach the sidecar through Store methods, not through index modules."""
+    from memfiles import write_memory
+    from memhtml_desktop.domain.hash_embedder import HashEmbedder
+    from memhtml_desktop.index.store import Store
 
-    for name in ("export_access", "write_export", "import_access", "import_file", "ImportReport"):
-        assert getattr(state, name) is getattr(sidecar, name)
-    with pytest.raises(AttributeError):
-        state.no_such_thing  # noqa: B018
+    write_memory(tmp_path / "s", "areas/a/one.html", title="One", claim="The first memory.")
+    store = Store(tmp_path / "s", index_path=tmp_path / "i.db", embedder=HashEmbedder())
+    store.index()
+    store.read("areas/a/one.html")
+    data = store.export_state()
+    assert b'"path":"areas/a/one.html","accessCount":1' in data
+    assert store.import_sidecar() is None  # nothing written yet
+    assert store.write_state_export() == tmp_path / "s" / SIDECAR_RELPATH
+    assert store.import_sidecar().unchanged == 1 and store.import_state(data).imported == 0
+    store.close_thread_connection()

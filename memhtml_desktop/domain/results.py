@@ -1,0 +1,150 @@
+"""The answers the index gives besides search and recall: one home for the result types.
+
+`types.py` holds what a search or a recall returns; this module holds everything else a front end
+shows: why a memory was not on the page (`WhyNot`), what needs a person's eye (`Problem`), the
+counts beside every filter value (`FilterCounts`), a page of the plain listing, what a sidecar
+import did, and how far the index is behind the tree (`Health`). They are plain values built by
+`index/` and read by `ui/`, `cli/` and `watch/`, so none of those has to import an index module
+(and with it apsw) to name the type it holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: How many example paths a Health carries per list (the counts are exact).
+SAMPLE = 20
+
+
+@dataclass
+class WhyNot:
+    """Where one memory stood for a query and what kept it off the page (see index/explain.py)."""
+
+    path: str
+    query: str
+    status: str  # "indexed", "invalid", "unreadable", "not_indexed", "not_a_memory"
+    problems: list[str] = field(default_factory=list)
+    excluded_by: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    arms: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fused_position: int | None = None
+    fused_score: float | None = None
+    search_position: int | None = None
+    ranks_relaxed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class FilterCounts:
+    """The count beside every filter value for the current query (see index/facets.py)."""
+
+    query_matches: int = 0
+    types: dict[str, int] = field(default_factory=dict)
+    workspaces: dict[str, int] = field(default_factory=dict)
+    tags: dict[str, int] = field(default_factory=dict)
+    entities: dict[str, int] = field(default_factory=dict)
+    facets: dict[str, dict[str, int]] = field(default_factory=dict)
+    archived: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ListedMemory:
+    path: str
+    title: str
+    memory_type: str
+    gist: str
+    workspace: str | None
+    para: str
+    confidence: float
+    importance: int
+    archived: bool
+    updated_at: str
+    task_status: str | None
+    due_at: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ListPage:
+    files: tuple[ListedMemory, ...]
+    next_cursor: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"files": [f.to_json() for f in self.files], "next_cursor": self.next_cursor}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file the user should look at: `invalid`, `unreadable`, `warnings` or `duplicate`."""
+
+    path: str
+    kind: str
+    violations: tuple[str, ...]
+    warnings: tuple[str, ...]
+    detected_at: str
+    duplicates: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "violations": list(self.violations),
+            "warnings": list(self.warnings),
+            "detected_at": self.detected_at,
+            "duplicates": list(self.duplicates),
+        }
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did.
+
+    `imported`: rows inserted or changed. `unchanged`: valid lines the plane already held at least as
+    fresh (re-importing a file is a no-op, so this is everything the second time).
+    `skipped_lines`: lines that did not parse or were invalid; `errors` says why, one
+    `line N: reason` each (the first MAX_REPORTED_ERRORS of them).
+    """
+
+    imported: int
+    skipped_lines: int
+    errors: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "imported": self.imported,
+            "unchanged": self.unchanged,
+            "skipped_lines": self.skipped_lines,
+            "errors": list(self.errors),
+        }
+
+
+@dataclass(frozen=True)
+class Health:
+    """The tree compared with the index: what the health panel lists.
+
+    `unindexed`: memory files on disk the index has not caught up with (no row, or a row for an
+    older size/mtime). `orphans`: index rows whose file is gone. `failed`: files on disk that were
+    read and failed to parse or validate (they are in `Store.problems()` with the reasons).
+    Each list holds at most SAMPLE paths; the counts are exact.
+    """
+
+    unindexed: int = 0
+    orphans: int = 0
+    failed: int = 0
+    unindexed_paths: tuple[str, ...] = ()
+    orphan_paths: tuple[str, ...] = ()
+    failed_paths: tuple[str, ...] = ()
+    checked_at: str = ""
+
+    @property
+    def in_step(self) -> bool:
+        return not self.unindexed and not self.orphans
