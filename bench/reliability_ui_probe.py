@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
     from memhtml_desktop.index.store import Store
     from memhtml_desktop.settings import Settings
     from memhtml_desktop.ui.app import guard_none_refcount, settle_gc, tune_for_gui
-    from memhtml_desktop.ui.main_window import MainWindow
+    from memhtml_desktop.ui.shell.main_window import MainWindow
 
     store_dir, index = argv[0], argv[1]
     queries = tuple(argv[2:]) or QUERIES

@@ -41,13 +41,13 @@ FLOW = {
     "changes.ChangeSet": ("watch/changes.py", "class ChangeSet"),
     "Store.update_paths": ("index/store.py", "def update_paths"),
     "on_batch": ("watch/watcher.py", "on_batch"),
-    "WatchBridge": ("ui/watch_bridge.py", "class WatchBridge"),
-    "MainWindow._batch_indexed": ("ui/main_window.py", "def _batch_indexed"),
-    'Runner.submit("search")': ("ui/workers.py", "def submit"),
-    "workers.search": ("ui/workers.py", "def search"),
-    "Runner._finished": ("ui/workers.py", "def _finished"),
-    "ResultsView.set_result": ("ui/results_view.py", "def set_result"),
-    "ResultsModel": ("ui/results_model.py", "class ResultsModel"),
+    "WatchBridge": ("ui/session/watch_bridge.py", "class WatchBridge"),
+    "MainWindow._batch_indexed": ("ui/shell/main_window.py", "def _batch_indexed"),
+    'Runner.submit("search")': ("ui/session/runner.py", "def submit"),
+    "workers.search": ("ui/session/runner.py", "def search"),
+    "Runner._finished": ("ui/session/runner.py", "def _finished"),
+    "ResultsView.set_result": ("ui/results/results_view.py", "def set_result"),
+    "ResultsModel": ("ui/results/results_model.py", "class ResultsModel"),
 }
 
 

@@ -107,7 +107,7 @@ def test_the_sqlite_vec_library_goes_where_the_frozen_package_looks():
 
 def test_modules_loaded_by_name_are_hidden_imports():
     hidden = set(bundle.hiddenimports())
-    for name in ("memhtml_desktop.ui.reader_pane", "memhtml_desktop.ui.recall_pane", "memhtml_desktop.ui.problems_pane",
+    for name in ("memhtml_desktop.ui.reader.reader_pane", "memhtml_desktop.ui.recall.recall_pane", "memhtml_desktop.ui.problems.problems_pane",
                  "memhtml_desktop.domain.hash_embedder", "memhtml_desktop.embedders.minilm", "memhtml_desktop.cli",
                  "watchdog.observers.inotify", "watchdog.observers.polling"):
         assert name in hidden, name

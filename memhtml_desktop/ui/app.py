@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings
-from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memhtml_desktop import __version__
 from memhtml_desktop.settings import Settings, load_settings, resolve_index
-from memhtml_desktop.ui.pyside_fixes import guard_none_refcount
+from memhtml_desktop.ui.shell.theme import apply_theme
+from memhtml_desktop.ui.kit.pyside_fixes import guard_none_refcount
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def make_qsettings() -> QSettings:
 
 def persisted(qsettings: QSettings) -> dict[str, Any]:
     """The user's saved settings, read through the settings schema version (migrated if older)."""
-    from memhtml_desktop.ui.settings_store import load_persisted
+    from memhtml_desktop.ui.shell.settings_store import load_persisted
 
     return load_persisted(qsettings)
 
@@ -141,9 +141,7 @@ def resolve_initial_store(settings: Settings, *, demo: bool, explicit_store: boo
 
 def import_sidecar(store: Any) -> Any:
     """Seed the state plane from `.memhtml/state/access.jsonl` (a demo copy's recorded reads)."""
-    from memhtml_desktop.index.sidecar import import_file
-
-    return import_file(store.reader(), store.root)
+    return store.import_sidecar()
 
 
 def temporary_index(root: Path) -> Path | None:
@@ -168,47 +166,6 @@ def open_store(root: Path, settings: Settings) -> Any:
 # -- the application -------------------------------------------------------------------------------
 
 
-def dark_palette() -> QPalette:
-    pal = QPalette()
-    roles = {
-        QPalette.ColorRole.Window: "#2b2b2b", QPalette.ColorRole.WindowText: "#e6e6e6",
-        # Base a little LIGHTER than Window: Fusion outlines check boxes with Window.darker(140),
-        # which vanishes on a Base darker than the window.
-        QPalette.ColorRole.Base: "#333333", QPalette.ColorRole.AlternateBase: "#3a3a3a",
-        QPalette.ColorRole.Text: "#e6e6e6", QPalette.ColorRole.Button: "#3a3a3a",
-        QPalette.ColorRole.ButtonText: "#e6e6e6", QPalette.ColorRole.Highlight: "#2f65ca",
-        QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: "#333333",
-        QPalette.ColorRole.ToolTipText: "#e6e6e6", QPalette.ColorRole.PlaceholderText: "#9a9a9a",
-        QPalette.ColorRole.Link: "#6ea8ff", QPalette.ColorRole.Mid: "#5a5a5a",
-        QPalette.ColorRole.Midlight: "#4a4a4a", QPalette.ColorRole.Dark: "#1a1a1a",
-    }
-    for role, color in roles.items():
-        pal.setColor(role, QColor(color))
-    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#777777"))
-    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText, QColor("#777777"))
-    return pal
-
-
-def apply_theme(app: QApplication, theme: str) -> None:
-    """`system` keeps the platform's palette (light or dark); `light`/`dark` ask Qt for that scheme.
-
-    Qt 6.8+ lets an application pick the colour scheme, and Fusion then draws its own palette for
-    it (check boxes and frames included); older Qt gets our dark palette.
-    """
-    if theme == "system":
-        return
-    from PySide6.QtCore import Qt
-
-    app.setStyle("Fusion")
-    hints = app.styleHints()
-    if hasattr(hints, "setColorScheme"):
-        hints.setColorScheme(Qt.ColorScheme.Dark if theme == "dark" else Qt.ColorScheme.Light)
-    palette = app.style().standardPalette()
-    if theme == "dark" and palette.color(QPalette.ColorRole.Window).lightness() >= 128:
-        palette = dark_palette()  # the platform cannot switch schemes (e.g. offscreen, Qt < 6.8)
-    app.setPalette(palette)
-
-
 def ensure_app(argv: list[str] | None = None) -> QApplication:
     guard_none_refcount()
     tune_for_gui()
@@ -220,7 +177,7 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationDisplayName("memhtml desktop")
     app.setApplicationVersion(__version__)
     app.setDesktopFileName(APP)  # matches packaging/memhtml-desktop.desktop (Wayland app id)
-    from memhtml_desktop.ui.about_dialog import app_icon
+    from memhtml_desktop.ui.shell.about_dialog import app_icon
 
     app.setWindowIcon(app_icon())
     return app
@@ -229,7 +186,7 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
 def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool = False,
                  qsettings: QSettings | None = None, watch: bool | None = None):
     """The window over the resolved store (the one place that wires store, workers and window)."""
-    from memhtml_desktop.ui.main_window import MainWindow
+    from memhtml_desktop.ui.shell.main_window import MainWindow
 
     qsettings = qsettings if qsettings is not None else make_qsettings()
     settings = merge_persisted(settings, qsettings)
@@ -239,9 +196,9 @@ def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool
 
                         prepare=import_sidecar if seed else None)
     # Reads the window's CURRENT settings, so a changed embedder or backend applies on reopen.
-    window.store_opener = lambda path: open_store(path, window.settings)
+    window.stores.opener = lambda path: open_store(path, window.settings)
     if not demo:
-        window.remember_store(store.root)
+        window.stores.remember(store.root)
     return window
 
 

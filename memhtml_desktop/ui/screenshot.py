@@ -42,7 +42,7 @@ def take_screenshot(settings: Settings, args: Any) -> int:
         import_sidecar,
         open_store,
     )
-    from memhtml_desktop.ui.main_window import MainWindow
+    from memhtml_desktop.ui.shell.main_window import MainWindow
 
     try:
         size = parse_size(getattr(args, "size", None))

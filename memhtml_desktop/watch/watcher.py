@@ -176,6 +176,16 @@ class Watcher:
         with self._cond:
             return replace(self._status, queue_depth=len(self._pending) + self._in_flight)
 
+    def request_reconcile(self, reason: str = "asked for") -> None:
+        """Ask the worker for a full comparison of tree and index (File → Re-index); any thread.
+
+        The worker runs it at its next turn (after a burst already queued), as a 'reconcile'
+        batch like the start-up one; watching goes on throughout.
+        """
+        with self._cond:
+            self._needs_reconcile = self._needs_reconcile or reason
+            self._cond.notify_all()
+
     def wait_idle(self, timeout: float) -> bool:
         """Wait until nothing is queued or running and the watcher is watching (or stopped).
 
@@ -290,7 +300,7 @@ class Watcher:
                         self._in_flight = len(taken)
                         return taken
                     self._cond.wait(due - now)
-                elif now >= tick:
+                elif now >= tick or self._needs_reconcile:
                     return []
                 else:
                     self._cond.wait(tick - now)

@@ -3,7 +3,7 @@
 A TCP listener on 127.0.0.1 is named in every URL the hostile file holds (img, srcset, iframe,
 script, link rel=stylesheet, @import, CSS url(), base, meta refresh, object, embed, video, svg,
 form, table background, on* handlers, javascript:). The file goes the way a person's click takes
-it: `Store.read` -> `workers.open_memory` (the sanitiser) -> the real `ReaderPane` shown offscreen
+it: `Store.read_with_bytes` -> `jobs.open_memory` (the sanitiser) -> the real `ReaderPane` shown offscreen
 and painted. The listener must record no connection, and every resource Qt asks `loadResource` for
 must be answered with nothing (a blank 1x1 image or an empty byte array). The same raw HTML also
 goes straight into a `SafeTextBrowser` with no sanitiser in front, so the second wall holds alone.
@@ -27,9 +27,10 @@ from PySide6.QtCore import QByteArray, QUrl
 from PySide6.QtGui import QColor, QImage, QTextDocument
 
 from memhtml_desktop.index.store import Store
-from memhtml_desktop.ui import reader_parts, workers
+from memhtml_desktop.ui.reader import reader_parts
+from memhtml_desktop.ui.session import jobs
 from memhtml_desktop.ui.app import guard_none_refcount
-from memhtml_desktop.ui.reader_pane import ReaderPane, SafeTextBrowser
+from memhtml_desktop.ui.reader.reader_pane import ReaderPane, SafeTextBrowser
 
 guard_none_refcount()  # what the app does before any widget exists (a PySide6 refcount workaround)
 
@@ -231,7 +232,7 @@ def test_the_reader_renders_hostile_memories_inert_and_fetches_nothing(qtbot, mo
     store, fields = hostile_store
     recorder = Recorder(monkeypatch)
     started = time.perf_counter()
-    opened = workers.open_memory(store, path, ("deploy",), True, lambda: False)  # what the window runs
+    opened = jobs.open_memory(store, path, ("deploy",), True, lambda: False)  # what the window runs
     render_s = time.perf_counter() - started
     assert render_s < 5, f"rendering took {render_s:.1f} s"
     html = opened.safe_html

@@ -24,7 +24,7 @@ from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.settings import Settings
 from memhtml_desktop.ui.app import tune_for_gui
-from memhtml_desktop.ui.pyside_fixes import guard_none_refcount
+from memhtml_desktop.ui.kit.pyside_fixes import guard_none_refcount
 
 guard_none_refcount()  # before any widget exists: see its docstring (a PySide6 6.12 refcount bug)
 tune_for_gui()  # what app.ensure_app does for the real window
@@ -126,7 +126,7 @@ def qsettings(tmp_path: Path) -> QSettings:
 @pytest.fixture
 def make_window(qtbot, qsettings):
     """`make_window(store, **options)`: a shown MainWindow whose first answers have arrived."""
-    from memhtml_desktop.ui.main_window import MainWindow
+    from memhtml_desktop.ui.shell.main_window import MainWindow
 
     made = []
 

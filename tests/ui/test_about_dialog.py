@@ -12,7 +12,7 @@ from PySide6.QtGui import QGuiApplication
 
 from memhtml_desktop import __version__
 from memhtml_desktop.index.versions import library_versions
-from memhtml_desktop.ui.about_dialog import ICON_SIZES, AboutDialog, about_facts, app_icon, facts_text
+from memhtml_desktop.ui.shell.about_dialog import ICON_SIZES, AboutDialog, about_facts, app_icon, facts_text
 
 UI = Path(__file__).resolve().parents[2] / "memhtml_desktop" / "ui"
 

@@ -63,7 +63,7 @@ def test_a_first_run_window_opens_the_demo_copy_with_salience(qtbot, tmp_path, m
     conn = window.store.reader()
     seeded = [p for (p,) in conn.execute("SELECT path FROM files").fetchall() if access_stats(conn, p)]
     assert seeded  # the sidecar was imported: salience has something to say
-    assert window.recent_stores()[0] == str(window.store.root)
+    assert window.stores.recent()[0] == str(window.store.root)
     window.shutdown()
     window.store.close_thread_connection()
 

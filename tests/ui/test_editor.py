@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from memhtml_desktop.ui.editor import editor_command
+from memhtml_desktop.ui.kit.editor import editor_command
 
 
 def test_visual_wins_then_editor_then_nothing():

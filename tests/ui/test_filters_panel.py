@@ -6,16 +6,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from memhtml_desktop.domain.types import ArchivedPointer, Scope, SearchResult
-from memhtml_desktop.index.facets import filter_counts
-from memhtml_desktop.ui.archived_banner import ArchivedBanner, banner_html
-from memhtml_desktop.ui.filters_panel import (
-    FiltersPanel,
-    active_filters,
-    is_on,
-    set_filter,
-)
-from memhtml_desktop.ui.search_bar import SearchBar, form_text
-from memhtml_desktop.ui.status_bar import StatusBar, batch_text
+from memhtml_desktop.ui.filters.filters_panel import FiltersPanel
+from memhtml_desktop.ui.results.archived_banner import ArchivedBanner, banner_html
+from memhtml_desktop.ui.session.scope_edits import active_filters, is_on, set_filter
+from memhtml_desktop.ui.search.search_bar import SearchBar, form_text
+from memhtml_desktop.ui.shell.status_bar import StatusBar, batch_text
 
 
 def test_set_filter_edits_one_axis_at_a_time():
@@ -44,9 +39,8 @@ def test_the_filters_model_passes_the_model_tester_and_shows_counts(qtbot, qtmod
     panel = FiltersPanel()
     qtbot.addWidget(panel)
     qtmodeltester.check(panel.model)
-    conn = store.reader()
-    panel.set_universe(filter_counts(conn, "", Scope()))
-    panel.set_counts(filter_counts(conn, "drain the vip", Scope()))
+    panel.set_universe(store.counts("", Scope()))
+    panel.set_counts(store.counts("drain the vip", Scope()))
     qtmodeltester.check(panel.model)
     model = panel.model
     assert model.count("type", "procedural") == 1 and model.count("type", "semantic") == 0
@@ -63,7 +57,7 @@ def test_a_click_on_a_value_row_asks_for_the_filter_once(qtbot, store):
     qtbot.addWidget(panel)
     panel.resize(300, 700)
     panel.show()
-    panel.set_universe(filter_counts(store.reader(), "", Scope()))
+    panel.set_universe(store.counts("", Scope()))
     item = panel.model.item_for("tag", "infra")
     rect = panel.tree.visualRect(item.index())
     with qtbot.waitSignal(panel.filter_toggled) as toggled:

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.state import access_stats
-from memhtml_desktop.ui.results_model import (
+from memhtml_desktop.ui.results.results_model import (
     ARM_NAMES,
     BAR_COLUMN,
     FIRST_ARM_COLUMN,
@@ -97,14 +97,17 @@ def test_late_results_are_dropped(qtbot, window):
     """Two searches in flight: the first one's answer, arriving last, never replaces the second's."""
     import threading
 
-    from memhtml_desktop.ui import workers
+    from memhtml_desktop.ui.session.jobs import SearchJob
+
+    class SlowSearch(SearchJob):
+        def run(self, store, cancelled, progress):
+            release.wait(5)
+            return super().run(store, lambda: False, progress)
 
     release = threading.Event()
     shown = []
     window.search_shown.connect(lambda r: shown.append(r.query))
-    store = window.store
-    window.runner.submit("search", lambda c, p: (release.wait(5), workers.search(store, "slow", Scope(), 10, c))[1],
-                         window._search_done)
+    window.runner.run(SlowSearch("slow", Scope(), 10).success(window.driver.searched.emit))
     window.set_query("writer")
     qtbot.waitUntil(lambda: "writer" in shown, timeout=WAIT)
     release.set()
@@ -152,7 +155,7 @@ def test_toggling_a_facet_narrows(qtbot, window):
     assert [c.label for c in window.search_bar.chips.bar.chips()] == ["Owner = alice"]
     # values under the same name broaden: ticking Owner=bob keeps the one file (it has both)
     with qtbot.waitSignal(window.search_shown, timeout=WAIT) as shown:
-        window.toggle_filter("facet", "Owner=bob", True)
+        window.session.toggle_filter("facet", "Owner=bob", True)
     assert [h.path for h in shown.args[0].hits] == ["areas/x/self.html"]
 
 
@@ -169,17 +172,17 @@ def test_zero_count_values_are_greyed_not_hidden(qtbot, window):
 
 def test_a_chip_removes_its_filter(qtbot, window):
     with qtbot.waitSignal(window.search_shown, timeout=WAIT):
-        window.toggle_filter("tag", "infra", True)
-    assert window.scope().tags == ("infra",)
+        window.session.toggle_filter("tag", "infra", True)
+    assert window.session.scope.tags == ("infra",)
     chip = window.search_bar.chips.bar.chips()[0]
     with qtbot.waitSignal(window.search_shown, timeout=WAIT):
         qtbot.mouseClick(chip.close_button, Qt.MouseButton.LeftButton)
-    assert window.scope() == Scope()
+    assert window.session.scope == Scope()
 
 
 def test_an_emptying_filter_shows_the_archived_banner(qtbot, window):
     with qtbot.waitSignal(window.search_shown, timeout=WAIT) as shown:
-        window.toggle_filter("facet", "Applies to=ALB/NLB target-group deploys", True)
+        window.session.toggle_filter("facet", "Applies to=ALB/NLB target-group deploys", True)
     result = shown.args[0]
     assert result.scope_empty and result.archived_matches == 1
     assert result.archived[0].path == ARCHIVED and result.archived[0].superseded_by == PROCEDURAL
@@ -223,7 +226,7 @@ def test_opening_a_memory_bumps_once_and_a_search_bumps_nothing(qtbot, window):
     with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
         window.open_memory(INFRA)
     with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
-        window.go_back()
+        window.session.back()
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)
     assert reads(store, PROCEDURAL) == reads_before(before, PROCEDURAL) + 1
     changed = {p for p, a in all_access(store).items() if a != before.get(p)}
@@ -274,7 +277,7 @@ def test_why_not_this_one(qtbot, window):
         window.reader.why_requested.emit(ARCHIVED)
     assert why.args[0].path == ARCHIVED
     assert why.args[0].excluded_by
-    window._why_dialog.close()
+    window.controllers["why"].dialog.close()
 
 
 def test_recall_mode_fills_the_recall_tab_within_its_budget(qtbot, window):
@@ -282,14 +285,14 @@ def test_recall_mode_fills_the_recall_tab_within_its_budget(qtbot, window):
     wait_for_query(qtbot, window, "drain the vip")
     with qtbot.waitSignal(window.recall_shown, timeout=WAIT) as shown:
         qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
-    assert window.mode() == "recall" and window.tabs.currentWidget() is window.recall
+    assert window.session.mode == "recall" and window.tabs.currentWidget() is window.recall
     pack = shown.args[0]
     assert pack.query == "drain the vip" and pack.memories.spent <= pack.memories.budget
     with qtbot.waitSignal(window.recall_shown, timeout=WAIT) as shown:
         window.recall.budget_changed.emit(300)
     assert shown.args[0].memories.budget == 300 and shown.args[0].memories.spent <= 300
     qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
-    assert window.mode() == "search"
+    assert window.session.mode == "search"
 
 
 def test_problems_tab_lists_the_invalid_file(qtbot, window):
@@ -311,12 +314,12 @@ def test_keyboard_focus_and_escape(qtbot, window):
     type_query(qtbot, window, "drain")
     wait_for_query(qtbot, window, "drain")
     with qtbot.waitSignal(window.search_shown, timeout=WAIT):
-        window.toggle_filter("tag", "deploy", True)
+        window.session.toggle_filter("tag", "deploy", True)
     qtbot.keyClick(window.search_bar.field, Qt.Key.Key_Escape)
-    assert window.search_bar.text() == "" and window.query() == ""
-    assert window.scope().tags == ("deploy",)
+    assert window.search_bar.text() == "" and window.session.query == ""
+    assert window.session.scope.tags == ("deploy",)
     qtbot.keyClick(window.search_bar.field, Qt.Key.Key_Escape)
-    assert window.scope() == Scope()
+    assert window.session.scope == Scope()
 
 
 # -- the store, the disk, the status bar ------------------------------------------------------------
@@ -355,9 +358,9 @@ def test_open_store_switches_and_remembers(qtbot, window, tmp_path, qsettings):
 
     other = write_golden_store(tmp_path / "other")
     with qtbot.waitSignal(window.store_changed, timeout=WAIT):
-        assert window.open_store_path(other)
+        assert window.stores.open_path(other)
     assert window.store.root == other.resolve()
-    assert window.recent_stores()[0] == str(other.resolve())
+    assert window.stores.recent()[0] == str(other.resolve())
     qtbot.waitUntil(lambda: window.results.model.result() is not None
                     and window.results.model.rowCount() > 0, timeout=WAIT)
 
@@ -378,23 +381,23 @@ def test_geometry_splitter_and_columns_persist(qtbot, make_window, store, qsetti
 
 
 def test_about_lists_versions_without_blocking(qtbot, window):
-    from memhtml_desktop.ui.about_dialog import AboutDialog
+    from memhtml_desktop.ui.shell.about_dialog import AboutDialog
 
-    window.show_about()
-    qtbot.waitUntil(lambda: isinstance(getattr(window, "_about_dialog", None), AboutDialog)
-                    and window._about_dialog.isVisible(), timeout=WAIT)
-    text = window._about_dialog.text()
+    window.dialogs.show_about()
+    qtbot.waitUntil(lambda: isinstance(window.dialogs.about, AboutDialog)
+                    and window.dialogs.about.isVisible(), timeout=WAIT)
+    text = window.dialogs.about.text()
     for name in ("Qt", "PySide6", "SQLite", "sqlite-vec", "Embedder", "memhtml-desktop-hash-v1", str(window.store.root)):
         assert name in text
-    window._about_dialog.close()
+    window.dialogs.about.close()
 
 
 def test_a_bad_store_is_refused_with_a_message(qtbot, window, tmp_path):
     root = window.store.root
-    assert not window.open_store_path(tmp_path / "missing")
+    assert not window.stores.open_path(tmp_path / "missing")
     assert window.store.root == root
-    assert "not a directory" in window._message.text() or "not found" in window._message.text()
-    window._message.close()
+    assert "not a directory" in window._message_box.text() or "not found" in window._message_box.text()
+    window._message_box.close()
 
 
 def test_menus_are_file_view_go_help(window):
@@ -402,17 +405,40 @@ def test_menus_are_file_view_go_help(window):
 
 
 def test_why_dialog_opens_memories_and_asks_again(qtbot, window):
-    from memhtml_desktop.ui.why_dialog import WhyDialog
+    from memhtml_desktop.ui.reader.why_dialog import WhyDialog
 
     target = "areas/oncall/format-md-procedural.html"
-    window.why(target)
-    qtbot.waitUntil(lambda: isinstance(getattr(window, "_why_dialog", None), WhyDialog), timeout=WAIT)
-    dialog = window._why_dialog
+    window.session.why(target)
+    qtbot.waitUntil(lambda: isinstance(window.controllers["why"].dialog, WhyDialog), timeout=WAIT)
+    dialog = window.controllers["why"].dialog
     with qtbot.waitSignal(window.why_shown, timeout=WAIT) as shown:
         dialog.why_requested.emit("resources/infra/one-writer-and-many-readers-share-the-index.html")
     assert shown.args[0].path == "resources/infra/one-writer-and-many-readers-share-the-index.html"
-    assert window._why_dialog is dialog, "the dialog is reused"
+    assert window.controllers["why"].dialog is dialog, "the dialog is reused"
     with qtbot.waitSignal(window.memory_shown, timeout=WAIT) as opened:
         dialog.open_requested.emit(target)
     assert opened.args[0].path == target
     dialog.close()
+
+
+def test_f5_while_watching_asks_the_watcher_and_watching_goes_on(qtbot, make_window, store):
+    """Defect (issue 12): F5 looked for a `Watcher.request_reconcile` that did not exist, ran a second
+    reconciliation beside the watcher and showed "watching is off" while watching went on."""
+    window = make_window(store, watch=True, watcher_options={"quiet_s": 0.05})
+    qtbot.waitUntil(lambda: window.bridge.status().mode in ("live", "polling") and not window.bridge.status().busy,
+                    timeout=WAIT)
+    before = window.bridge.watcher.status().batches
+    kinds = []
+    window.runner.busy_changed.connect(lambda kind, busy: kinds.append(kind) if busy else None)
+    texts = []
+    window.bridge.status_changed.connect(lambda status: texts.append(window.status.watch.label.text()))
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: window.bridge.watcher.status().batches > before, timeout=WAIT)
+    last = window.bridge.watcher.status().last_batch
+    assert last.kind == "reconcile"
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)
+    qtbot.wait(200)
+    assert "reconcile" not in kinds  # no second reconciliation on the runner's writer pool
+    assert window.bridge.status().mode in ("live", "polling")
+    assert not any("off" in text or "stopped" in text for text in texts + [window.status.watch.label.text()])

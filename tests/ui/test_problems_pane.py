@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from memhtml_desktop.index.listing import Problem
-from memhtml_desktop.ui.problems_pane import ProblemsModel, ProblemsPane, stats_line
+from memhtml_desktop.ui.problems.problems_pane import ProblemsModel, ProblemsPane, stats_line
 
 GOLDEN = pathlib.Path("/work/shared/spec/store-format-golden/cases")
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QByteArray, QUrl, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QTextDocument
 
 from memhtml_desktop.domain.types import Link, MemoryDetail, ReinforceResult
-from memhtml_desktop.ui.reader_pane import (
+from memhtml_desktop.ui.reader.reader_pane import (
     ReaderPane,
     SafeTextBrowser,
     access_line,

@@ -14,8 +14,8 @@ from PySide6.QtGui import QGuiApplication
 
 from memhtml_desktop.domain.disclosure import ARC_BODY_BUDGET, FoldCandidate, fold, render_pack_text
 from memhtml_desktop.domain.types import RecallPack, RecallSection, Scope
-from memhtml_desktop.ui.recall_model import RecallModel, reason_text
-from memhtml_desktop.ui.recall_pane import DEBOUNCE_MS, RecallPane
+from memhtml_desktop.ui.recall.recall_model import RecallModel, reason_text
+from memhtml_desktop.ui.recall.recall_pane import DEBOUNCE_MS, RecallPane
 
 GOLDEN = pathlib.Path("/work/shared/spec/store-format-golden")
 
@@ -108,7 +108,7 @@ def test_tier_badges_are_drawn(pane, qtbot):
     qtbot.waitExposed(pane)
     view = pane.memories_box.view
     image = view.viewport().grab().toImage()
-    from memhtml_desktop.ui.palette import TIER_COLORS
+    from memhtml_desktop.ui.kit.palette import TIER_COLORS
 
     wanted = {TIER_COLORS[t].lower() for t in ("quote", "disclosure", "index")}
     found = set()

@@ -6,8 +6,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from memhtml_desktop.domain.types import Scope
-from memhtml_desktop.ui.delegates import highlight_spans, runs, snippet_window
-from memhtml_desktop.ui.results_model import (
+from memhtml_desktop.ui.results.delegates import highlight_spans, runs, snippet_window
+from memhtml_desktop.ui.results.results_model import (
     ARM_NAMES,
     BAR_COLUMN,
     COLUMN_COUNT,
@@ -18,7 +18,7 @@ from memhtml_desktop.ui.results_model import (
     Role,
     moved_text,
 )
-from memhtml_desktop.ui.results_view import ResultsView
+from memhtml_desktop.ui.results.results_view import ResultsView
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QFileDialog, QLabel, QLineEdit, QPushButton, QSpinBox
 
 from memhtml_desktop.settings import SCHEMA_VERSION, SETTINGS, Setting, Settings, load_settings
-from memhtml_desktop.ui import settings_store
-from memhtml_desktop.ui.settings_dialog import APPLY_ON_REOPEN, SettingsDialog, edit_settings, label_for
+from memhtml_desktop.ui.shell import settings_store
+from memhtml_desktop.ui.shell.settings_dialog import APPLY_ON_REOPEN, SettingsDialog, edit_settings, label_for
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The runner (generations, cancelling, progress) and the plain job functions (no Qt needed)."""
+"""The typed jobs (plain objects, no Qt needed) and the runner (generations, cancelling, progress)."""
 
 from __future__ import annotations
 
@@ -9,66 +9,98 @@ import pytest
 
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.state import access_stats
-from memhtml_desktop.ui import workers
+from memhtml_desktop.index.store import Store
+from memhtml_desktop.ui.session import jobs
+from memhtml_desktop.ui.session import runner as workers
+from memhtml_desktop.ui.session.changes import StoreChange
 from tests.ui.conftest import INFRA, PROCEDURAL
 
 WAIT = 10000
 
 
-# -- the jobs, as plain functions ------------------------------------------------------------------
+# -- the jobs, as plain objects --------------------------------------------------------------------
 
 
 def never() -> bool:
     return False
 
 
+def quiet(*_) -> None:
+    return None
+
+
 def test_search_and_counts_jobs_bump_nothing(store):
-    result = workers.search(store, "drain the vip", Scope(), 10, never)
+    result = jobs.SearchJob("drain the vip", Scope(), 10).run(store, never, quiet)
     assert result.hits[0].path == PROCEDURAL
-    counts = workers.counts(store, "drain the vip", Scope(), never)
+    counts = jobs.CountsJob("drain the vip", Scope()).run(store, never, quiet)
     assert counts.types.get("procedural") == 1 and counts.query_matches >= 1
     assert access_stats(store.reader(), PROCEDURAL) is None
 
 
 def test_a_cancelled_job_stops_before_it_starts(store):
-    with pytest.raises(workers.Cancelled):
-        workers.search(store, "drain", Scope(), 10, lambda: True)
+    with pytest.raises(jobs.Cancelled):
+        jobs.SearchJob("drain", Scope(), 10).run(store, lambda: True, quiet)
 
 
-def test_open_bumps_only_when_asked(store):
-    opened = workers.open_memory(store, PROCEDURAL, ("drain",), False, never)
+def test_open_bumps_only_when_asked_and_says_what_it_changed(store):
+    job = jobs.OpenJob(PROCEDURAL, ("drain",), bump=False)
+    opened = job.run(store, never, quiet)
     assert opened.detail.path == PROCEDURAL and access_stats(store.reader(), PROCEDURAL) is None
-    assert "drain" in opened.safe_html
-    opened = workers.open_memory(store, PROCEDURAL, ("drain",), True, never)
+    assert "drain" in opened.safe_html and job.changes(opened) is None
+    job = jobs.OpenJob(PROCEDURAL, ("drain",))
+    opened = job.run(store, never, quiet)
     assert opened.detail.access["access_count"] == 1
+    assert job.changes(opened) == StoreChange(state=frozenset({PROCEDURAL}))
+
+
+class SavedBetweenReads(Store):
+    """A store whose file is saved by "an editor" right after each read of it (a real write on disk)."""
+
+    def file_bytes(self, path):
+        data = super().file_bytes(path)
+        target = self.root / path
+        target.write_bytes(target.read_bytes().replace(b"Zebra-v1", b"Zebra-v2"))
+        return data
+
+
+def test_opening_reads_the_file_once_so_details_and_article_agree(store_dir, tmp_path):
+    """Defect (issue 12): the detail and the rendered article came from two reads of the file."""
+    target = store_dir / PROCEDURAL
+    target.write_bytes(target.read_bytes().replace(b"<mark>", b"<mark>Zebra-v1 ", 1))
+    store = SavedBetweenReads(store_dir, index_path=tmp_path / "saved.db")
+    store.index()
+    opened = jobs.open_memory(store, PROCEDURAL, (), False, never)
+    assert "Zebra-v1" in opened.detail.text and "Zebra-v1" in opened.safe_html
+    assert "Zebra-v2" not in opened.safe_html
+    assert b"Zebra-v2" in target.read_bytes()  # the editor's save did happen
+    store.close_thread_connection()
 
 
 def test_reinforce_rereads_without_a_bump(store):
-    workers.open_memory(store, INFRA, (), True, never)
-    result, opened = workers.reinforce(store, INFRA, "positive", (), never)
+    jobs.OpenJob(INFRA).run(store, never, quiet)
+    result, opened = jobs.ReinforceJob(INFRA, "positive").run(store, never, quiet)
     assert INFRA in result.signal_applied
     assert opened.detail.access["access_count"] == 1 and opened.detail.access["reinforcement_count"] == 1
 
 
 def test_problems_stats_why_recall(store):
-    problems, stats = workers.problems(store, never)
+    problems, stats = jobs.ProblemsJob().run(store, never, quiet)
     assert "areas/bad/no-article.html" in {p.path for p in problems} and stats["memories"] > 0
-    assert workers.why(store, "drain", Scope(), INFRA, never).path == INFRA
-    pack = workers.recall(store, "drain the vip", Scope(), 500, 10, never)
+    assert jobs.WhyJob("drain", Scope(), INFRA).run(store, never, quiet).path == INFRA
+    pack = jobs.RecallJob("drain the vip", Scope(), 500, 10).run(store, never, quiet)
     assert pack.memories.spent <= 500
 
 
 def test_reconcile_seeds_salience_from_the_sidecar(store_dir, tmp_path):
-    from memhtml_desktop.index.store import Store
-
     sidecar = store_dir / ".memhtml" / "state" / "access.jsonl"
     sidecar.parent.mkdir(parents=True)
     row = {"path": INFRA, "accessCount": 7, "reinforcementCount": 0, "outcomeScore": 0,
            "lastAccessedAt": "2026-08-01T00:00:00Z", "lastReinforcedAt": None, "updatedAt": "2026-08-01T00:00:00Z"}
     sidecar.write_text(json.dumps(row) + "\n", encoding="utf-8")
     fresh = Store(store_dir, index_path=tmp_path / "fresh.db")
-    report = workers.reconcile(fresh, never, lambda *a: None, import_sidecar=True)
-    assert report.added > 0
+    job = jobs.ReconcileJob(import_sidecar=True)
+    report = job.run(fresh, never, quiet)
+    assert report.added > 0 and job.changes(report).index
     assert access_stats(fresh.reader(), INFRA)["access_count"] == 7
 
 
@@ -141,12 +173,48 @@ def test_progress_is_throttled_and_busy_is_signalled(qtbot):
 
 
 def test_thread_closers_run_after_every_job(qtbot, store):
-    """Connections never outlive a job (PySide drops a QRunnable's Python thread state after run)."""
+    """Connections never outlive a job (PySide drops a QRunnable's Python thread state after run).
+
+    Defect (issue 12): this test only checked the answers, so it passed with closers never run.
+    It now checks that a closer ran on every job's own thread, after the job, and that the
+    connection the job opened is closed when it ends.
+    """
     runner = workers.Runner()
-    runner.thread_closers = [store.close_thread_connection]
+    ran: list[tuple[int, bool]] = []  # (thread id, whether the job's connection was open when closing)
+    lock = threading.Lock()
+
+    def closer():
+        had = getattr(store._local, "conn", None) is not None
+        store.close_thread_connection()
+        with lock:
+            ran.append((threading.get_ident(), had and getattr(store._local, "conn", None) is None))
+
+    runner.thread_closers = [closer]
     got = []
+
+    def job(cancelled, progress):
+        stats = store.stats()
+        return threading.get_ident(), stats
+
     for _ in range(6):
-        runner.submit("stats", lambda c, p: workers.stats(store, c), got.append, replace=False)
+        runner.submit("stats", job, got.append, replace=False)
     qtbot.waitUntil(lambda: len(got) == 6, timeout=WAIT)
-    assert all(s["memories"] == got[0]["memories"] for s in got)
+    assert all(s["memories"] == got[0][1]["memories"] for _, s in got)
+    assert len(ran) == 6 and all(closed for _, closed in ran)
+    assert sorted(t for t, _ in ran) == sorted(t for t, _ in got)
+    runner.shutdown()
+
+
+def test_a_typed_job_runs_its_handlers_and_announces_its_change(qtbot, store):
+    runner = workers.Runner()
+    runner.store = store
+    runner.thread_closers = [store.close_thread_connection]
+    order, changes, errors = [], [], []
+    runner.events.changed.connect(lambda change: (changes.append(change), order.append("changed")))
+    runner.run(jobs.OpenJob(INFRA, bump=True).success(lambda opened: order.append("success")))
+    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=WAIT)
+    runner.run(jobs.OpenJob("areas/nowhere.html").failure(errors.append))  # (a second open replaces a first)
+    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=WAIT)
+    assert order == ["success", "changed"] and changes == [StoreChange(state=frozenset({INFRA}))]
+    assert errors and "nowhere" in errors[0]
     runner.shutdown()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QStatusBar, QWidget
 
-from memhtml_desktop.ui import icons
+from memhtml_desktop.ui.kit import icons
+
+log = logging.getLogger(__name__)
 
 STATE_COLORS = {"live": "#009E73", "polling": "#E69F00", "starting": "#56B4E9", "stopped": "#999999"}
 PHASES = {"scan": "scanning", "index": "indexing", "embed": "embedding"}
@@ -124,3 +127,25 @@ class StatusBar(QStatusBar):
 
     def clear_progress(self) -> None:
         self.progress.setVisible(False)
+
+
+class StatusController(QObject):
+    """The status bar's wiring: recount after every change, follow the watcher's status."""
+
+    def __init__(self, ctx: Any, bar: StatusBar) -> None:
+        super().__init__(bar)
+        self.ctx, self.bar = ctx, bar
+        ctx.events.changed.connect(self._store_changed)
+
+    def recount(self) -> None:
+        from memhtml_desktop.ui.session.jobs import StatsJob
+
+        job = StatsJob().success(self.bar.set_stats)
+        self.ctx.runner.run(job.failure(lambda msg: log.warning("stats failed: %s", msg)))
+
+    def _store_changed(self, change: Any) -> None:
+        if change.reopened:
+            self.bar.set_store(change.store.root)
+            for notice in change.store.notices:
+                self.bar.showMessage(notice, 15000)
+        self.recount()

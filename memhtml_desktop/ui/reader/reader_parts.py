@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.types import Link
-from memhtml_desktop.ui.chips import tooltip_text
-from memhtml_desktop.ui.palette import muted_color, warning_color
+from memhtml_desktop.ui.kit.chips import tooltip_text
+from memhtml_desktop.ui.kit.palette import muted_color, warning_color
 
 
 EXTERNAL_SCHEMES = ("http", "https", "mailto")

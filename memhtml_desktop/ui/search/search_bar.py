@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.types import Scope
-from memhtml_desktop.ui import icons
-from memhtml_desktop.ui.chips import ChipBar, tooltip_text
-from memhtml_desktop.ui.filters_panel import active_filters
+from memhtml_desktop.ui.kit import icons
+from memhtml_desktop.ui.kit.chips import ChipBar, tooltip_text
+from memhtml_desktop.ui.session.scope_edits import active_filters
 
 MODES = ("search", "recall")
 MODE_STYLE = (

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem,
 
 from memhtml_desktop.domain.disclosure import MAX_PER_ENTITY
 from memhtml_desktop.domain.types import RecallItem, RecallSection
-from memhtml_desktop.ui.chips import tooltip_text
-from memhtml_desktop.ui.two_level_model import TwoLevelModel
-from memhtml_desktop.ui.palette import TIER_COLORS, muted_color
+from memhtml_desktop.ui.kit.chips import tooltip_text
+from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
+from memhtml_desktop.ui.kit.palette import TIER_COLORS, muted_color
 
 TIER_LABELS = {"quote": "QUOTE", "disclosure": "LINE", "index": "INDEX"}
 TIER_HELP = {

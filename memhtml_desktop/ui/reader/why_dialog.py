@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT
-from memhtml_desktop.ui import palette
-from memhtml_desktop.ui.chips import tooltip_text
+from memhtml_desktop.ui.kit import palette
+from memhtml_desktop.ui.kit.chips import tooltip_text
 
 if TYPE_CHECKING:  # index/ imports apsw; the ui layer only needs the shape
     from memhtml_desktop.index.explain import WhyNot

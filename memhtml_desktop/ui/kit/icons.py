@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 
-from memhtml_desktop.ui import palette
+from memhtml_desktop.ui.kit import palette
 
 SIZE = 16
 

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memhtml_desktop.ui.chips import tooltip_text
-from memhtml_desktop.ui.two_level_model import TwoLevelModel
-from memhtml_desktop.ui.palette import muted_color
+from memhtml_desktop.ui.kit.chips import tooltip_text
+from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
+from memhtml_desktop.ui.kit.palette import muted_color
 
 if TYPE_CHECKING:  # index/ imports apsw; the ui layer only needs the shape
     from memhtml_desktop.index.listing import Problem

@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
 
 from memhtml_desktop.domain.disclosure import ARC_BODY_BUDGET, MEMORY_BODY_BUDGET, ledger_line, render_pack_text
 from memhtml_desktop.domain.types import RecallPack, RecallSection
-from memhtml_desktop.ui.chips import tooltip_text
-from memhtml_desktop.ui.palette import TIER_COLORS, warning_color
-from memhtml_desktop.ui.recall_model import PackTextDelegate, RecallModel, TierBadgeDelegate
+from memhtml_desktop.ui.kit.chips import tooltip_text
+from memhtml_desktop.ui.kit.palette import TIER_COLORS, warning_color
+from memhtml_desktop.ui.recall.recall_model import PackTextDelegate, RecallModel, TierBadgeDelegate
 
 BUDGET_STEP = 250
 BUDGET_MAX = 32_000

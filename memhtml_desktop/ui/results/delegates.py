@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem,
 )
 
-from memhtml_desktop.ui import palette
-from memhtml_desktop.ui.results_model import (
+from memhtml_desktop.ui.kit import palette
+from memhtml_desktop.ui.results.results_model import (
     ARM_NAMES,
     DASH,
     Role,

@@ -20,8 +20,8 @@ from PySide6.QtGui import QBrush
 from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.rrf import RANK_ARMS, RRF_K
 from memhtml_desktop.domain.types import Hit, SearchResult
-from memhtml_desktop.ui import palette
-from memhtml_desktop.ui.chips import tooltip_text
+from memhtml_desktop.ui.kit import palette
+from memhtml_desktop.ui.kit.chips import tooltip_text
 
 ARM_NAMES: tuple[str, ...] = tuple(arm.name for arm in RANK_ARMS)
 ARM_WEIGHTS: dict[str, float] = {arm.name: arm.weight for arm in RANK_ARMS}

@@ -38,12 +38,12 @@ from PySide6.QtWidgets import (
 
 from memhtml_desktop.domain.paths import workspace_of
 from memhtml_desktop.domain.types import MemoryDetail, ReinforceResult
-from memhtml_desktop.ui.chips import ChipBar, FlowLayout, tooltip_text
-from memhtml_desktop.ui.editor import editor_command
-from memhtml_desktop.ui.editor import launch as launch_editor
-from memhtml_desktop.ui.palette import mark_color
+from memhtml_desktop.ui.kit.chips import ChipBar, FlowLayout, tooltip_text
+from memhtml_desktop.ui.kit.editor import editor_command
+from memhtml_desktop.ui.kit.editor import launch as launch_editor
+from memhtml_desktop.ui.kit.palette import mark_color
 
-from memhtml_desktop.ui.reader_parts import (  # noqa: F401  (re-exported for tests and callers)
+from memhtml_desktop.ui.reader.reader_parts import (  # noqa: F401  (re-exported for tests and callers)
     EXTERNAL_SCHEMES,
     _SHOWN_ELSEWHERE,
     _blank_image,

@@ -23,14 +23,14 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.types import SearchResult
-from memhtml_desktop.ui import palette
-from memhtml_desktop.ui.archived_banner import ArchivedBanner
-from memhtml_desktop.ui.delegates import (
+from memhtml_desktop.ui.kit import palette
+from memhtml_desktop.ui.results.archived_banner import ArchivedBanner
+from memhtml_desktop.ui.results.delegates import (
     ArmRankDelegate,
     ScoreBarDelegate,
     TitleDelegate,
 )
-from memhtml_desktop.ui.results_model import (
+from memhtml_desktop.ui.results.results_model import (
     ARM_NAMES,
     ARM_WEIGHTS,
     BAR_COLUMN,

@@ -1,9 +1,11 @@
-"""Work off the GUI thread: a runner over two thread pools, and the plain jobs it runs.
+"""Work off the GUI thread: a runner over two thread pools.
 
-Every Store call the window makes goes through `Runner.submit`. A job is a plain function
-`fn(cancelled, progress) -> value`; `cancelled()` says the caller no longer wants the answer and
-`progress(phase, done, total)` reports headway. The jobs at the bottom of this module are such
-functions, so they are testable without Qt.
+Every Store call the window makes is a typed job (`ui/session/jobs.py`) handed to `Runner.run`,
+which runs its `run(store, cancelled, progress)` on a pool thread, calls its success or failure
+handler back on the GUI thread, then announces the StoreChange the job made on `StoreEvents`.
+Underneath, `Runner.submit` takes a plain function `fn(cancelled, progress) -> value`;
+`cancelled()` says the caller no longer wants the answer and `progress(phase, done, total)`
+reports headway.
 
 Each job has a kind ("search", "counts", "open", ...) and each kind has a generation number. A
 new job of a replacing kind cancels the previous one, and a result whose generation is no longer
@@ -27,7 +29,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
-from memhtml_desktop.html.render import render_safe_html
+from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ui.session.jobs import Cancelled, Job, check  # noqa: F401  (check: re-exported)
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +39,6 @@ JobFn = Callable[[Callable[[], bool], Progress], Any]
 
 PROGRESS_INTERVAL_S = 0.05
 """At most one progress signal per 50 ms per job: the GUI thread redraws, it must not drown."""
-
-
-class Cancelled(Exception):
-    """A job noticed its cancel flag and stopped; its result is not wanted."""
 
 
 class CancelFlag:
@@ -53,11 +52,6 @@ class CancelFlag:
 
     def __call__(self) -> bool:
         return self._event.is_set()
-
-
-def check(cancelled: Callable[[], bool]) -> None:
-    if cancelled():
-        raise Cancelled()
 
 
 @dataclass
@@ -127,13 +121,26 @@ class _Job(QRunnable):
         self.channel.finished.emit(outcome)
 
 
+class StoreEvents(QObject):
+    """The one "store changed" signal every pane listens to (see ui/session/changes.py)."""
+
+    changed = Signal(object)  # StoreChange
+
+    def announce(self, change: StoreChange | None) -> None:
+        if change is not None:
+            self.changed.emit(change)
+
+
 class Runner(QObject):
     """Submits jobs, numbers them per kind, and delivers only the answers still wanted."""
 
     busy_changed = Signal(str, bool)  # kind, whether a job of that kind is now pending
 
-    def __init__(self, parent: QObject | None = None, *, readers: int = 2) -> None:
+    def __init__(self, parent: QObject | None = None, *, readers: int = 2, events: StoreEvents | None = None) -> None:
         super().__init__(parent)
+        self.events = events or StoreEvents(self)
+        self.store: Any = None
+        """The store typed jobs run against (the window sets it when it opens one)."""
         self.read_pool = QThreadPool(self)
         self.read_pool.setMaxThreadCount(max(1, readers))
         self.write_pool = QThreadPool(self)
@@ -182,6 +189,23 @@ class Runner(QObject):
         if not was_busy:
             self.busy_changed.emit(kind, True)
         return generation
+
+    def run(self, job: Job, store: Any = None) -> int:
+        """Run a typed job against `store` (default: the runner's); returns its generation.
+
+        On success its `on_success` runs on the GUI thread, then the StoreChange its `changes`
+        names is announced on `events.changed`; on failure its `on_failure` (else a warning).
+        """
+        store = self.store if store is None else store
+
+        def done(value: Any) -> None:
+            if job.on_success is not None:
+                job.on_success(value)
+            self.events.announce(job.changes(value))
+
+        return self.submit(job.kind, lambda cancelled, progress: job.run(store, cancelled, progress), done,
+                           on_error=job.on_failure, on_progress=job.on_progress, writer=job.writer,
+                           replace=job.replace)
 
     def is_busy(self, kind: str | None = None) -> bool:
         if kind is None:
@@ -237,77 +261,3 @@ class Runner(QObject):
         for kind in sorted(kinds):  # nothing is running any more: spinners stop
             self.busy_changed.emit(kind, False)
         return done
-
-
-# -- the jobs: plain functions over a Store ------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Opened:
-    """A memory read for the reader: the detail and its sanitised HTML."""
-
-    detail: Any  # MemoryDetail
-    safe_html: str
-
-
-def search(store, query: str, scope, limit: int, cancelled) -> Any:
-    """A search never bumps anything: it only ranks."""
-    check(cancelled)
-    return store.search(query, scope, limit=limit)
-
-
-def counts(store, query: str, scope, cancelled) -> Any:
-    from memhtml_desktop.index.facets import filter_counts
-
-    check(cancelled)
-    return filter_counts(store.reader(), query, scope)
-
-
-def recall(store, query: str, scope, budget: int, limit: int, cancelled) -> Any:
-    check(cancelled)
-    return store.recall(query, scope, budget=budget, limit=limit)
-
-
-def open_memory(store, path: str, terms: tuple[str, ...], bump: bool, cancelled) -> Opened:
-    """Read one memory. With `bump` this is a read: salience moves once (cooldown respected)."""
-    check(cancelled)
-    detail = store.read(path, bump=bump)
-    data = store.file_bytes(path)
-    return Opened(detail, render_safe_html(data or b"", highlight_terms=terms))
-
-
-def reinforce(store, path: str, signal: str, terms: tuple[str, ...], cancelled) -> tuple[Any, Opened]:
-    """Record helpful / not helpful, then re-read the memory WITHOUT counting another read."""
-    result = store.reinforce([path], signal)
-    return result, open_memory(store, path, terms, False, cancelled)
-
-
-def why(store, query: str, scope, path: str, cancelled) -> Any:
-    check(cancelled)
-    return store.why(query, scope, path)
-
-
-def problems(store, cancelled) -> tuple[list, dict]:
-    check(cancelled)
-    return store.problems(), store.stats()
-
-
-def stats(store, cancelled) -> dict:
-    check(cancelled)
-    return store.stats()
-
-
-def reconcile(store, cancelled, progress, *, import_sidecar: bool = False) -> Any:
-    """Bring the index in step with the tree (start-up, or a poll); optionally seed salience first.
-
-    The store's `.memhtml/state/access.jsonl` (memhtml's shareable export of the state plane) is
-    imported first when asked, so a fresh copy of the demo store opens with reads to rank by.
-    """
-    if import_sidecar:
-        from memhtml_desktop.index.sidecar import import_file
-
-        try:
-            import_file(store.reader(), store.root)
-        except Exception as exc:  # noqa: BLE001 - salience seed is a nicety; indexing must go on
-            log.warning("could not import the access sidecar: %s", exc)
-    return store.index(progress=progress, cancelled=cancelled)

@@ -1,0 +1,166 @@
+"""The left pane: every filter value with its count for the current query (the model is in
+filters_model.py), the entity field and "include archived".
+
+Ticking a value asks the session (`SearchSession.toggle_filter`); the scope edits themselves are
+pure functions in `ui/session/scope_edits.py`, shared with the chips and the reader's links.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QCompleter,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.ui.filters.filters_model import NOTE, FiltersModel
+from memhtml_desktop.ui.session.scope_edits import is_on
+
+
+class _FiltersTree(QTreeView):
+    """A tree whose value rows toggle on a click anywhere in the row, once."""
+
+    row_clicked = Signal(object)
+
+    def mouseReleaseEvent(self, event) -> None:
+        index = self.indexAt(event.position().toPoint())
+        if (event.button() == Qt.MouseButton.LeftButton and index.isValid()
+                and index.siblingAtColumn(0).data(FiltersModel.KeyRole)):
+            event.accept()
+            self.row_clicked.emit(index)
+            return
+        super().mouseReleaseEvent(event)
+
+
+class FiltersPanel(QWidget):
+    """The filters pane. The window owns the scope; the panel shows it and asks for changes."""
+
+    filter_toggled = Signal(str, str, bool)  # axis, value, on
+    include_archived_toggled = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("filtersPanel")
+        self.model = FiltersModel(self)
+        self.model.toggled.connect(self.filter_toggled)
+        title = QLabel("Filters", self)
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        self.note = QLabel(NOTE, self)
+        self.note.setWordWrap(True)
+        self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        small = self.note.font()
+        small.setPointSizeF(small.pointSizeF() * 0.9)
+        self.note.setFont(small)
+        self.entity_edit = QLineEdit(self)
+        self.entity_edit.setObjectName("entityFilter")
+        self.entity_edit.setPlaceholderText("Filter by entity (type:name)\u2026")
+        self.entity_edit.setClearButtonEnabled(True)
+        self.entity_names = QStringListModel(self)
+        self.completer = QCompleter(self.entity_names, self)
+        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.completer.setMaxVisibleItems(12)
+        self.entity_edit.setCompleter(self.completer)
+        self.completer.activated.connect(self._entity_chosen)
+        self.entity_edit.returnPressed.connect(lambda: self._entity_chosen(self.entity_edit.text()))
+        self.tree = _FiltersTree(self)
+        self.tree.setObjectName("filtersTree")
+        self.tree.setModel(self.model)
+        self.tree.setHeaderHidden(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setIndentation(14)
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.tree.header().setStretchLastSection(False)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.row_clicked.connect(self._row_clicked)
+        self.archived = QCheckBox("Include archived", self)
+        self.archived.setObjectName("includeArchived")
+        self.archived.toggled.connect(self._archived_toggled)
+        self._open_choice: dict[str, bool] = {}  # what the person expanded or collapsed
+        self._restoring = False
+        self.tree.collapsed.connect(lambda i: self._expansion_chosen(i, False))
+        self.tree.expanded.connect(lambda i: self._expansion_chosen(i, True))
+        self.model.modelReset.connect(self._restore_expansion)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 4, 6)
+        layout.addWidget(title)
+        layout.addWidget(self.note)
+        layout.addWidget(self.entity_edit)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(self.archived)
+        self._scope = Scope()
+        self._syncing = False
+
+    def set_universe(self, counts: Any) -> None:
+        self.model.set_universe(counts)
+        self.entity_names.setStringList(sorted(counts.entities, key=str.casefold) if counts else [])
+        self._restore_expansion()
+
+    def set_counts(self, counts: Any) -> None:
+        self.model.set_counts(counts)
+        archived = getattr(counts, "archived", 0)
+        noun = "match" if archived == 1 else "matches"
+        self.archived.setText(f"Include archived ({archived} {noun})" if archived else "Include archived")
+        self._restore_expansion()
+
+    def set_scope(self, scope: Scope) -> None:
+        self._scope = scope
+        self.model.set_scope(scope)
+        self._syncing = True
+        self.archived.setChecked(scope.include_archived)
+        self._syncing = False
+        self._restore_expansion()
+
+    def _expansion_chosen(self, index, open_: bool) -> None:
+        key = index.data(FiltersModel.SectionRole)
+        if key and not self._restoring:
+            self._open_choice[key] = open_
+
+    def _is_open(self, key: str) -> bool:
+        return self._open_choice.get(key, self.model.default_open.get(key, True))
+
+    def _restore_expansion(self) -> None:
+        self._restoring = True
+        try:
+            for row in range(self.model.rowCount()):
+                index = self.model.index(row, 0)
+                self.tree.setExpanded(index, self._is_open(index.data(FiltersModel.SectionRole)))
+                for sub in range(self.model.rowCount(index)):
+                    child = self.model.index(sub, 0, index)
+                    child_key = child.data(FiltersModel.SectionRole)
+                    if child_key:
+                        self.tree.setExpanded(child, self._is_open(child_key))
+        finally:
+            self._restoring = False
+
+    def _row_clicked(self, index) -> None:
+        """A click anywhere on a value row (box or label) toggles it."""
+        key = index.siblingAtColumn(0).data(FiltersModel.KeyRole)
+        if key:
+            axis, value = key
+            self.filter_toggled.emit(axis, value, not is_on(self._scope, axis, value))
+
+    def _entity_chosen(self, text: str) -> None:
+        text = text.strip()
+        if ":" in text:
+            self.filter_toggled.emit("entity", text, True)
+            self.entity_edit.clear()
+
+    def _archived_toggled(self, on: bool) -> None:
+        if not self._syncing:
+            self.include_archived_toggled.emit(on)

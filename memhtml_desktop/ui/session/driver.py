@@ -1,0 +1,92 @@
+"""The session's Qt side: the debounce timer and the search job for every ask.
+
+`SearchSession` says what is asked; the driver decides when to run it (typing waits for
+`debounce_ms` of quiet, everything else searches now), runs `SearchJob` on the runner (a newer
+search replaces the older one, so "drai" never lands after "drain"), and re-runs it when a
+StoreChange says what a search sees has moved. The list keeps its last answer until the next one
+arrives. Panes listen to `searched` (the results, the search bar's form, the filter counts) and
+to `asked` (the recall pack follows the same ask).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ui.session.jobs import SearchJob
+from memhtml_desktop.ui.session.runner import Runner
+from memhtml_desktop.ui.session.search import SearchSession
+
+INDEXING_REFRESH_S = 1.0
+"""While a first index runs and the list is still empty, re-run the search this often, so hits
+appear as soon as files are committed (once there are some, the list waits for the batch's end)."""
+
+
+class SessionDriver(QObject):
+    """Runs the session's searches (see the module docstring)."""
+
+    asked = Signal(object)  # Ask: a refresh started
+    searched = Signal(object)  # SearchResult: the answer now listed
+    search_failed = Signal(str)
+    indexing_refreshed = Signal()  # a quick refresh while a first index runs (the counts follow it)
+
+    def __init__(self, session: SearchSession, runner: Runner, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.runner = runner
+        self.result: Any = None
+        self.counts_wanted = True  # False for the quick refreshes of a first index
+        self._last_refresh = 0.0
+        self.debounce = QTimer(self)
+        self.debounce.setSingleShot(True)
+        self.debounce.setInterval(session.debounce_ms)
+        self.debounce.timeout.connect(self.refresh)
+        session.on("query", self._query_changed)
+        for event in ("scope", "limit"):
+            session.on(event, lambda *_: self.refresh())
+        runner.events.changed.connect(self._store_changed)
+
+    def set_debounce(self, ms: int) -> None:
+        self.session.debounce_ms = max(0, int(ms))
+        self.debounce.setInterval(self.session.debounce_ms)
+
+    def pending(self) -> bool:
+        """A search is waiting for the debounce or running."""
+        return self.debounce.isActive() or self.runner.is_busy("search")
+
+    def refresh(self, *, counts: bool = True) -> None:
+        """Search for what the session asks now; the filter counts follow unless `counts` is False."""
+        self.debounce.stop()
+        self._last_refresh = time.monotonic()
+        self.counts_wanted = counts
+        ask = self.session.ask()
+        self.runner.run(SearchJob(ask.query, ask.scope, ask.limit).success(self._searched).failure(self.search_failed.emit))
+        self.asked.emit(ask)
+
+    def _searched(self, result: Any) -> None:
+        self.result = result
+        self.searched.emit(result)
+
+    def _query_changed(self, text: str, immediate: bool) -> None:
+        if immediate:
+            self.refresh()
+        else:
+            self.debounce.start()
+
+    def _store_changed(self, change: StoreChange) -> None:
+        if change.reopened or (change.content and not self.debounce.isActive()):
+            self.refresh()
+
+    def follow_indexing(self, status: Any) -> None:
+        """A first index (the watcher busy, the list empty): show hits as soon as some are committed."""
+        empty = self.result is None or not self.result.hits
+        if status.busy and status.progress and empty and not self.debounce.isActive() \
+                and time.monotonic() - self._last_refresh > INDEXING_REFRESH_S:
+            self.refresh(counts=False)
+            self.indexing_refreshed.emit()
+
+    def stop(self) -> None:
+        self.debounce.stop()

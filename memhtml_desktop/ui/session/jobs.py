@@ -1,0 +1,277 @@
+"""Typed background jobs: one small object per kind of work, with its success and failure handlers.
+
+In the spirit of Anki's `aqt/operations` (`CollectionOp(...).success(...).failure(...)`): a job
+names its kind (its generation line in the Runner), whether it writes (the one-thread writer
+pool), whether a newer job of its kind replaces it, the work itself as a plain method
+`run(store, cancelled, progress)` that never touches Qt, and the StoreChange it made, which the
+Runner announces on `StoreEvents.changed` after the success handler ran.
+
+So a job is testable without Qt (`SearchJob("drain", Scope(), 10).run(store, never, quiet)`), and
+a new pane adds its own job class beside its view instead of another `runner.submit` lambda in
+the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from memhtml_desktop.domain.results import FilterCounts, WhyNot
+from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
+from memhtml_desktop.html.render import render_safe_html
+from memhtml_desktop.ui.session.changes import StoreChange
+
+T = TypeVar("T")
+Cancelled_ = Callable[[], bool]
+Progress = Callable[[str, int, int], None]
+
+
+class Cancelled(Exception):
+    """A job noticed its cancel flag and stopped; its result is not wanted."""
+
+
+def check(cancelled: Cancelled_) -> None:
+    if cancelled():
+        raise Cancelled()
+
+
+@dataclass(kw_only=True)
+class Job(Generic[T]):
+    """Base of every job. Subclasses set the class attributes and implement `run`."""
+
+    kind: ClassVar[str] = "job"
+    writer: ClassVar[bool] = False  # runs on the one-thread writer pool
+    replace: ClassVar[bool] = True  # a newer job of this kind cancels this one and drops its answer
+
+    on_success: Callable[[T], Any] | None = field(default=None, repr=False, compare=False)
+    on_failure: Callable[[str], Any] | None = field(default=None, repr=False, compare=False)
+    on_progress: Callable[[str, int, int], Any] | None = field(default=None, repr=False, compare=False)
+
+    def success(self, handler: Callable[[T], Any]) -> Job[T]:
+        self.on_success = handler
+        return self
+
+    def failure(self, handler: Callable[[str], Any]) -> Job[T]:
+        self.on_failure = handler
+        return self
+
+    def progress(self, handler: Callable[[str, int, int], Any]) -> Job[T]:
+        self.on_progress = handler
+        return self
+
+    def run(self, store: Any, cancelled: Cancelled_, progress: Progress) -> T:  # pool thread
+        raise NotImplementedError
+
+    def changes(self, value: T) -> StoreChange | None:
+        """What this job changed in the store (announced after `on_success`); None: nothing."""
+        return None
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A memory read for the reader: the detail and its sanitised HTML, from ONE read of the file."""
+
+    detail: MemoryDetail
+    safe_html: str
+
+
+def open_memory(store: Any, path: str, terms: tuple[str, ...], bump: bool, cancelled: Cancelled_) -> Opened:
+    """Read one memory. With `bump` this is a read: salience moves once (cooldown respected).
+
+    The detail and the rendered article come from the same bytes (`Store.read_with_bytes`): an
+    editor saving between two reads cannot put one version's facts over another's text.
+    """
+    check(cancelled)
+    detail, data = store.read_with_bytes(path, bump=bump)
+    return Opened(detail, render_safe_html(data, highlight_terms=terms))
+
+
+# -- reads --------------------------------------------------------------------------------------
+
+
+@dataclass
+class SearchJob(Job[SearchResult]):
+    """A search never bumps anything: it only ranks."""
+
+    kind: ClassVar[str] = "search"
+    query: str
+    scope: Scope
+    limit: int
+
+    def run(self, store, cancelled, progress) -> SearchResult:
+        check(cancelled)
+        return store.search(self.query, self.scope, limit=self.limit)
+
+
+@dataclass
+class CountsJob(Job[FilterCounts]):
+    """The count beside every filter value for the query (`universe`: the store's own values)."""
+
+    kind: ClassVar[str] = "counts"
+    query: str
+    scope: Scope
+
+    def run(self, store, cancelled, progress) -> FilterCounts:
+        check(cancelled)
+        return store.counts(self.query, self.scope)
+
+
+@dataclass
+class UniverseJob(CountsJob):
+    """Every filter value the store has (empty query, empty scope): fixes the panel's row order."""
+
+    kind: ClassVar[str] = "universe"
+    query: str = ""
+    scope: Scope = field(default_factory=Scope)
+
+
+@dataclass
+class RecallJob(Job[RecallPack]):
+    kind: ClassVar[str] = "recall"
+    query: str
+    scope: Scope
+    budget: int
+    limit: int
+
+    def run(self, store, cancelled, progress) -> RecallPack:
+        check(cancelled)
+        return store.recall(self.query, self.scope, budget=self.budget, limit=self.limit)
+
+
+@dataclass
+class OpenJob(Job[Opened]):
+    """Open a memory in the reader; `bump` (a person's open) counts a read, a re-read does not."""
+
+    kind: ClassVar[str] = "open"
+    path: str
+    terms: tuple[str, ...] = ()
+    bump: bool = True
+
+    def run(self, store, cancelled, progress) -> Opened:
+        return open_memory(store, self.path, self.terms, self.bump, cancelled)
+
+    def changes(self, value: Opened) -> StoreChange | None:
+        return StoreChange(state=frozenset({self.path})) if self.bump else None
+
+
+@dataclass
+class RereadJob(OpenJob):
+    """The open memory again after a change on disk: never a read."""
+
+    kind: ClassVar[str] = "reread"
+    bump: bool = False
+
+
+@dataclass
+class ReinforceJob(Job[tuple[ReinforceResult, Opened]]):
+    """Helpful / not helpful: record it, then re-read the memory WITHOUT counting another read."""
+
+    kind: ClassVar[str] = "reinforce"
+    replace: ClassVar[bool] = False  # every click is recorded
+    path: str
+    signal: str
+    terms: tuple[str, ...] = ()
+
+    def run(self, store, cancelled, progress) -> tuple[ReinforceResult, Opened]:
+        result = store.reinforce([self.path], self.signal)
+        return result, open_memory(store, self.path, self.terms, False, cancelled)
+
+    def changes(self, value) -> StoreChange | None:
+        return StoreChange(state=frozenset({self.path}))
+
+
+@dataclass
+class WhyJob(Job[WhyNot]):
+    kind: ClassVar[str] = "why"
+    query: str
+    scope: Scope
+    path: str
+    limit: int = 10
+
+    def run(self, store, cancelled, progress) -> WhyNot:
+        check(cancelled)
+        return store.why(self.query, self.scope, self.path, limit=self.limit)
+
+
+@dataclass
+class ProblemsJob(Job[tuple[list, dict]]):
+    kind: ClassVar[str] = "problems"
+
+    def run(self, store, cancelled, progress) -> tuple[list, dict]:
+        check(cancelled)
+        return store.problems(), store.stats()
+
+
+@dataclass
+class StatsJob(Job[dict]):
+    kind: ClassVar[str] = "stats"
+
+    def run(self, store, cancelled, progress) -> dict:
+        check(cancelled)
+        return store.stats()
+
+
+@dataclass
+class WarmJob(Job[int]):
+    """Load the vector snapshot in the background on opening a store (the first search is fast)."""
+
+    kind: ClassVar[str] = "warm"
+
+    def run(self, store, cancelled, progress) -> int:
+        return store.warm()
+
+
+# -- writes -------------------------------------------------------------------------------------
+
+
+@dataclass
+class ReconcileJob(Job[Any]):
+    """Bring the index in step with the tree (watching off, or asked for); optionally seed salience first.
+
+    The store's `.memhtml/state/access.jsonl` (memhtml's shareable export of the state plane) is
+    imported first when asked, so a fresh copy of the demo store opens with reads to rank by.
+    """
+
+    kind: ClassVar[str] = "reconcile"
+    writer: ClassVar[bool] = True
+    import_sidecar: bool = False
+
+    def run(self, store, cancelled, progress) -> Any:
+        if self.import_sidecar:
+            try:
+                store.import_sidecar()
+            except Exception as exc:  # noqa: BLE001 - salience seed is a nicety; indexing must go on
+                import logging
+
+                logging.getLogger(__name__).warning("could not import the access sidecar: %s", exc)
+        return store.index(progress=progress, cancelled=cancelled)
+
+    def changes(self, value) -> StoreChange | None:
+        return StoreChange.of_report(value)
+
+
+@dataclass
+class VerifyJob(Job[bool]):
+    """A full integrity check; damage is moved aside and rebuilt by the store (a change of everything)."""
+
+    kind: ClassVar[str] = "verify"
+    writer: ClassVar[bool] = True
+
+    def run(self, store, cancelled, progress) -> bool:
+        return store.verify()
+
+    def changes(self, sound: bool) -> StoreChange | None:
+        return None if sound else StoreChange(index=True, problems=True)
+
+
+@dataclass(kw_only=True)
+class CallJob(Job[Any]):
+    """A one-off function of the store under its own kind (a caller's `prepare`, About's facts)."""
+
+    kind: str  # type: ignore[misc]  - per instance: each call names its own generation line
+    fn: Callable[[Any], Any]
+    writer: bool = False  # type: ignore[misc]
+
+    def run(self, store, cancelled, progress) -> Any:
+        return self.fn(store)

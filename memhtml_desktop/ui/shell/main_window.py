@@ -1,0 +1,282 @@
+"""The main window: a thin composition of panes over one Store and one search session.
+
+filters | ranked results | Reader · Recall pack · Problems, under the search bar. The window builds
+the session (`ui/session/search.py`: what is asked), the runner and its store events
+(`ui/session/runner.py`: where work runs and how a change is announced), the driver (the debounce
+and the search job), and one controller per pane; each controller observes the session, the
+driver and the store events and runs its own typed jobs. So a pane never reaches into another,
+and a new pane is a new package under `ui/` with a controller, added here in one line.
+
+What stays here: the layout, switching stores (the watcher, the background integrity check, the
+vector warm-up), persistence of geometry and splitter, and shutdown. Nothing here touches the disk
+or SQLite.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from memhtml_desktop.settings import Settings
+from memhtml_desktop.ui.filters.controller import FiltersController
+from memhtml_desktop.ui.filters.filters_panel import FiltersPanel
+from memhtml_desktop.ui.problems.controller import ProblemsController
+from memhtml_desktop.ui.problems.problems_pane import ProblemsPane
+from memhtml_desktop.ui.reader.controller import ReaderController, WhyController
+from memhtml_desktop.ui.reader.reader_pane import ReaderPane
+from memhtml_desktop.ui.recall.controller import RecallController
+from memhtml_desktop.ui.recall.recall_pane import RecallPane
+from memhtml_desktop.ui.results.controller import ResultsController
+from memhtml_desktop.ui.results.results_view import ResultsView
+from memhtml_desktop.ui.search.controller import SearchController
+from memhtml_desktop.ui.search.search_bar import SearchBar
+from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ui.session.context import PaneContext
+from memhtml_desktop.ui.session.driver import SessionDriver
+from memhtml_desktop.ui.session.jobs import VerifyJob, WarmJob
+from memhtml_desktop.ui.session.runner import Runner
+from memhtml_desktop.ui.session.search import SearchSession
+from memhtml_desktop.ui.session.watch_bridge import WatchBridge
+from memhtml_desktop.ui.shell.dialogs import ShellDialogs
+from memhtml_desktop.ui.shell.menus import WindowMenus
+from memhtml_desktop.ui.shell.status_bar import StatusBar, StatusController
+from memhtml_desktop.ui.shell.stores import StoreChooser
+
+VERIFY_AFTER_MS = 20_000
+"""How long after opening a store its index gets a full integrity check (PRAGMA integrity_check)."""
+
+
+class MainWindow(QMainWindow):
+    """The composition of panes over one Store (see the module docstring)."""
+
+    def __init__(self, store: Any, settings: Settings, *, qsettings: QSettings | None = None,
+                 store_opener: Callable[[Path], Any] | None = None, watch: bool | None = None,
+                 prepare: Callable[[Any], Any] | None = None, watcher_options: dict | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("MainWindow")
+        self.settings, self.qsettings = settings, qsettings
+        self.watch_enabled = settings.watch if watch is None else watch
+        self.watcher_options = watcher_options
+        self.store: Any = None
+        self.bridge: WatchBridge | None = None
+        self.runner = Runner(self)
+        # The recall slider IS the recall_budget setting: one persisted value, not two that disagree.
+        self.session = SearchSession(limit=settings.search_limit, budget=settings.recall_budget,
+                                     debounce_ms=settings.debounce_ms)
+        self.driver = SessionDriver(self.session, self.runner, self)
+        self.ctx = PaneContext(self.session, self.runner, status=self._message, notify=self.notify,
+                               reveal=self.reveal)
+        self.stores = StoreChooser(self, store_opener)
+        self.dialogs = ShellDialogs(self)
+        self._build()
+        self.menus = WindowMenus(self)
+        self.session.on("mode", self._mode_changed)
+        self.session.on("budget", self._budget_changed)
+        self._restore_state()
+        self.set_store(store, prepare=prepare)
+
+    def _build(self) -> None:
+        ctx, driver = self.ctx, self.driver
+        self.search_bar, self.filters, self.results = SearchBar(self), FiltersPanel(self), ResultsView(self)
+        self.reader, self.recall, self.problems = ReaderPane(), RecallPane(), ProblemsPane()
+        self.status = StatusBar(self)
+        self.controllers = {
+            "search": SearchController(ctx, driver, self.search_bar),
+            "filters": FiltersController(ctx, driver, self.filters),
+            "results": ResultsController(ctx, driver, self.results),
+            "reader": ReaderController(ctx, self.reader),
+            "why": WhyController(ctx, self),
+            "recall": RecallController(ctx, driver, self.recall),
+            "problems": ProblemsController(ctx, self.problems),
+            "status": StatusController(ctx, self.status),
+        }
+        # What the window shows, by event (tests and batch tools wait on these).
+        self.search_shown, self.memory_shown = driver.searched, self.controllers["reader"].shown
+        self.recall_shown, self.problems_shown = self.controllers["recall"].shown, self.controllers["problems"].shown
+        self.why_shown, self.store_changed = self.controllers["why"].shown, self.runner.events.changed
+        self.search_bar.submitted.connect(self._submitted)
+        self.search_bar.navigate.connect(self.results.move_current)
+        driver.indexing_refreshed.connect(self.controllers["status"].recount)
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("rightTabs")
+        self.tabs.setDocumentMode(True)
+        for pane, title in ((self.reader, "Reader"), (self.recall, "Recall pack"), (self.problems, "Problems")):
+            self.tabs.addTab(pane, title)
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        for i, (widget, stretch) in enumerate(((self.filters, 0), (self.results, 3), (self.tabs, 2))):
+            self.splitter.addWidget(widget)
+            self.splitter.setStretchFactor(i, stretch)
+        self.splitter.setSizes([260, 720, 420])
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.search_bar)
+        layout.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
+        self.setStatusBar(self.status)
+        self.resize(1400, 900)
+
+    # -- the store -------------------------------------------------------------------------------
+
+    def set_store(self, store: Any, *, prepare: Callable[[Any], Any] | None = None) -> None:
+        """Show `store`: stop following the old one, start following this one, search it."""
+        if self.bridge is not None:
+            self.bridge.stop()
+            self.bridge.deleteLater()
+        for kind in ("search", "counts", "universe", "open", "reread", "recall", "problems", "stats", "why"):
+            self.runner.cancel(kind)
+        self.store = self.runner.store = store
+        self.runner.thread_closers = [store.close_thread_connection]
+        self.session.reset()
+        self.setWindowTitle(f"{store.root.name} \u2014 memhtml desktop")
+        self.bridge = WatchBridge(store, self.runner, enabled=self.watch_enabled, prepare=prepare,
+                                  watcher_options=self.watcher_options, parent=self)
+        self.bridge.status_changed.connect(self.status.set_watch)
+        self.bridge.status_changed.connect(self.driver.follow_indexing)
+        self.bridge.failed.connect(lambda msg: self._message(f"Indexing failed: {msg}", 15000))
+        self.bridge.start()
+        self.runner.events.announce(StoreChange(index=True, problems=True, reopened=True, store=store))
+        # A full integrity check reads every page: run it once, off the GUI thread, after the
+        # start-up work has had its turn. A damaged index is moved aside and rebuilt by the store.
+        QTimer.singleShot(VERIFY_AFTER_MS, lambda s=store: self._verify(s))
+        self.runner.run(WarmJob(), store)
+
+    def _verify(self, store: Any) -> None:
+        if store is not self.store:
+            return
+        seen = len(store.notices)
+
+        def done(sound: bool) -> None:
+            for notice in store.notices[seen:]:
+                self.notify("The index was rebuilt", notice, QMessageBox.Icon.Warning)
+
+        self.runner.run(VerifyJob().success(done), store)
+
+    def reindex(self) -> None:
+        """F5: a full comparison of tree and index (by the watcher when one runs)."""
+        if self.bridge is not None:
+            self.bridge.reconcile_now()
+
+    # -- the shell's own reactions ---------------------------------------------------------------
+
+    def set_query(self, text: str, *, immediate: bool = True) -> None:
+        """Put `text` in the field and search (now, or after the usual debounce)."""
+        self.session.set_query(text, immediate=immediate)
+
+    def open_memory(self, path: str, *, bump: bool = True) -> None:
+        self.session.open(path, bump=bump)
+
+    def _submitted(self) -> None:
+        """Enter in the field: run a pending search now, else open the current result."""
+        if self.driver.pending():
+            self.driver.refresh()
+        else:
+            self.results.open_current()
+
+    def _mode_changed(self, mode: str) -> None:
+        if mode != "recall" and self.tabs.currentWidget() is self.recall:
+            self.tabs.setCurrentWidget(self.reader)
+
+    def _budget_changed(self, chars: int) -> None:
+        self.settings = self.settings.with_(recall_budget=chars)
+        if self.qsettings is not None:
+            self.qsettings.setValue("settings/recall_budget", chars)
+
+    def _tab_changed(self, index: int) -> None:
+        widget = self.tabs.widget(index)
+        for name in ("recall", "problems"):
+            if widget is getattr(self, name):
+                self.controllers[name].pane_shown()
+
+    def show_view(self, name: str) -> None:
+        """Switch the right-hand pane: reader, recall or problems ("results" leaves it as is)."""
+        target = {"reader": self.reader, "recall": self.recall, "problems": self.problems}.get(name)
+        if target is not None:
+            self.reveal(target)
+
+    def reveal(self, pane: QWidget) -> None:
+        if self.tabs.indexOf(pane) >= 0:
+            self.tabs.setCurrentWidget(pane)
+
+    def _message(self, text: str, ms: int = 10000) -> None:
+        self.status.showMessage(text, ms)
+
+    def notify(self, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Information, *,
+               rich: bool = False) -> QMessageBox:
+        """A window-modal message that does not block the caller (`open`, never `exec`)."""
+        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)
+        box.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        box.open()
+        self._message_box = box
+        return box
+
+    # -- persistence and shutdown ----------------------------------------------------------------
+
+    def setting(self, key: str, default: Any) -> Any:
+        """A persisted value, or `default` (missing keys are never read: see ui.kit.pyside_fixes.guard_none_refcount)."""
+        if self.qsettings is None or not self.qsettings.contains(key):
+            return default
+        value = self.qsettings.value(key)
+        return default if value in (None, "") else value
+
+    def _restore_state(self) -> None:
+        for key, restore in (("window/geometry", self.restoreGeometry), ("window/state", self.restoreState),
+                             ("window/splitter", self.splitter.restoreState)):
+            value = self.setting(key, None)
+            if value:
+                restore(value)
+        self.results.restore_state(self.setting("results/header", None))
+        filters_visible = str(self.setting("window/filters", "true")).lower() != "false"
+        self.filters.setVisible(filters_visible)
+        self.menus.filters_action.setChecked(filters_visible)
+
+    def save_state(self) -> None:
+        if self.qsettings is None:
+            return
+        for key, value in (("window/geometry", self.saveGeometry()), ("window/state", self.saveState()),
+                           ("window/splitter", self.splitter.saveState()), ("results/header", self.results.save_state()),
+                           ("window/filters", "true" if self.filters.isVisible() else "false"),
+                           ("settings/recall_budget", self.session.budget)):
+            self.qsettings.setValue(key, value)
+        self.qsettings.sync()
+
+    def shutdown(self) -> None:
+        """Stop the watcher, the workers and the timers (idempotent)."""
+        self.driver.stop()
+        if self.bridge is not None:
+            self.bridge.stop()
+        self.runner.shutdown()
+        self.search_bar.set_busy(False)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
+        self.shutdown()
+        super().closeEvent(event)
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """For batch tools (screenshots): pump events until no job and no watcher pass is pending."""
+        deadline = time.monotonic() + timeout
+        app = QApplication.instance()
+        while time.monotonic() < deadline:
+            app.processEvents()
+            watching = self.bridge is not None and self.bridge.watcher is not None
+            if not self.runner.is_busy() and not self.driver.debounce.isActive() and (
+                    not watching or self.bridge.wait_idle(0.01)):
+                for _ in range(5):
+                    app.processEvents()
+                if not self.runner.is_busy():
+                    return True
+            time.sleep(0.005)
+        return False

@@ -1,0 +1,84 @@
+"""The window's menu bar: File, View, Go, Help, each action a one-line call into the session, a
+pane or the shell's dialogs. Built once by MainWindow; holds no state but the actions it made."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import QMenu, QWidget
+
+TAB_NAMES = ("reader", "recall", "problems")
+SHORTCUTS_TEXT = (
+    "Ctrl+L / Ctrl+F\tfocus the search field\nUp / Down\tmove in the results\nEnter\topen the "
+    "current result (counts as a read)\nCtrl+R\ttoggle recall mode\nEsc\tclear the query, then the "
+    "filters\nCtrl+1/2/3\treader, recall pack, problems\nAlt+Left / Alt+Right\tback, forward\n"
+    "F5\tre-index now\nCtrl+O\topen a store")
+
+
+def action(owner: QWidget, menu: QMenu, text: str, slot: Callable[..., Any], shortcuts=(), *,
+           checkable: bool = False, tip: str = "") -> QAction:
+    made = QAction(text, owner)
+    if shortcuts:
+        made.setShortcuts([QKeySequence(s) for s in shortcuts])
+    made.setCheckable(checkable)
+    if tip:
+        made.setStatusTip(tip)
+    made.triggered.connect(slot)
+    menu.addAction(made)
+    return made
+
+
+class WindowMenus:
+    """The menu bar of `window` (a MainWindow); `filters_action`, `archived_action`, `recall_action`
+    are the checkable ones the window keeps in step with the session."""
+
+    def __init__(self, window: Any) -> None:
+        w, session, dialogs = window, window.session, window.dialogs
+        bar = w.menuBar()
+        file_menu = bar.addMenu("&File")
+        action(w, file_menu, "&Open store\u2026", w.stores.choose, [QKeySequence.StandardKey.Open])
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(lambda: w.stores.fill_recent(self.recent_menu))
+        file_menu.addSeparator()
+        action(w, file_menu, "Re-&index now", w.reindex, ["F5"], tip="Compare the whole store with the index and catch up")
+        file_menu.addSeparator()
+        settings = action(w, file_menu, "&Settings\u2026", dialogs.show_settings, ["Ctrl+,"],
+                          tip="Store, index, embedder, recall budget, debounce, theme, watching")
+        settings.setMenuRole(QAction.MenuRole.PreferencesRole)
+        file_menu.addSeparator()
+        action(w, file_menu, "&Quit", w.close, [QKeySequence.StandardKey.Quit])
+
+        view = bar.addMenu("&View")
+        self.filters_action = action(w, view, "&Filters panel", lambda on: w.filters.setVisible(on), ["Ctrl+\\"],
+                                     checkable=True)
+        self.filters_action.setChecked(True)
+        view.addSeparator()
+        for i, (name, label) in enumerate(zip(TAB_NAMES, ("&Reader", "Recall &pack", "&Problems")), start=1):
+            action(w, view, label, lambda _=False, n=name: w.show_view(n), [f"Ctrl+{i}"])
+        view.addSeparator()
+        self.archived_action = action(w, view, "Include &archived",
+                                      lambda on: session.toggle_filter("archived", "", on), checkable=True)
+        session.on("scope", lambda scope: self.archived_action.setChecked(scope.include_archived))
+
+        go = bar.addMenu("&Go")
+        action(w, go, "&Search", w.search_bar.focus_query, ["Ctrl+L", "Ctrl+F"])
+        self.recall_action = action(w, go, "Recall &mode", w.search_bar.toggle_mode, ["Ctrl+R"], checkable=True)
+        session.on("mode", lambda mode: self.recall_action.setChecked(mode == "recall"))
+        action(w, go, "&Clear search", session.clear, tip="Esc: clear the query (then the filters)")
+        go.addSeparator()
+        action(w, go, "&Open selected result", w.results.open_current, tip="Enter")
+        action(w, go, "&Back", session.back, [QKeySequence.StandardKey.Back])
+        action(w, go, "&Forward", session.forward, [QKeySequence.StandardKey.Forward])
+        go.addSeparator()
+        action(w, go, "&Why not this one?\u2026", dialogs.ask_why, ["Ctrl+Shift+W"])
+
+        help_menu = bar.addMenu("&Help")
+        action(w, help_menu, "&About memhtml desktop", dialogs.show_about)
+        action(w, help_menu, "&Keyboard shortcuts", lambda: w.notify("Keyboard shortcuts", SHORTCUTS_TEXT))
+        help_menu.addSeparator()
+        action(w, help_menu, "Open &log folder", dialogs.open_log_folder,
+               tip="The folder of memhtml-desktop.log, to attach to a bug report")
+        self.escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), w, w.search_bar.escape_pressed.emit)
