@@ -85,11 +85,25 @@ def test_typing_is_debounced_into_one_search(qtbot, make_window, store):
 
 
 def test_the_list_keeps_its_answer_until_the_next_one_arrives(qtbot, window):
+    """Defect (issue 12): this test asserted before the debounce fired, so no search was running yet.
+
+    Both reader threads are held busy, so the new search is submitted (the debounce has fired) but
+    cannot finish; only then is the list checked.
+    """
+    import threading
+
     type_query(qtbot, window, "drain")
-    wait_for_query(qtbot, window, "drain")
+    before = wait_for_query(qtbot, window, "drain")
     rows = window.results.model.rowCount()
+    release = threading.Event()
+    for n in range(2):  # occupy the read pool (2 threads)
+        window.runner.submit(f"hold-{n}", lambda c, p: release.wait(10))
     type_query(qtbot, window, "writer")
-    assert window.results.model.rowCount() == rows  # nothing cleared while the search runs
+    qtbot.waitUntil(lambda: window.runner.is_busy("search") and not window.driver.debounce.isActive(), timeout=WAIT)
+    qtbot.wait(50)
+    assert window.results.model.rowCount() == rows > 0  # nothing cleared while the search runs
+    assert window.results.model.result() is before
+    release.set()
     wait_for_query(qtbot, window, "writer")
 
 
