@@ -27,8 +27,8 @@ from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
 from memhtml_desktop.ui.kit.palette import muted_color
 
-if TYPE_CHECKING:  # index/ imports apsw; the ui layer only needs the shape
-    from memhtml_desktop.index.listing import Problem
+if TYPE_CHECKING:
+    from memhtml_desktop.domain.results import Problem
 
 KINDS = ("invalid", "unreadable", "duplicate", "warnings")
 KIND_LABELS = {"invalid": "Invalid", "unreadable": "Unreadable", "duplicate": "Duplicate", "warnings": "Warnings"}

@@ -30,8 +30,8 @@ from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.chips import tooltip_text
 
-if TYPE_CHECKING:  # index/ imports apsw; the ui layer only needs the shape
-    from memhtml_desktop.index.explain import WhyNot
+if TYPE_CHECKING:
+    from memhtml_desktop.domain.results import WhyNot
 
 ARM_ORDER = ("fts", "vector", "recency", "salience")
 STATUS_TEXT = {

@@ -58,7 +58,7 @@ def build_kind() -> str:
 
 def about_facts(store: Any = None, *, log_file: Path | str | None = None) -> list[tuple[str, str]]:
     """`(name, value)` rows: versions, the embedder, the store's files. Safe on a worker thread."""
-    from memhtml_desktop.index.versions import library_versions
+    from memhtml_desktop.index.store import Store
 
     rows: list[tuple[str, str]] = [
         ("memhtml desktop", __version__),
@@ -67,7 +67,7 @@ def about_facts(store: Any = None, *, log_file: Path | str | None = None) -> lis
         ("Qt", qVersion()),
         ("PySide6", PYSIDE_VERSION),
     ]
-    rows += list(library_versions().items())
+    rows += list(Store.library_versions().items())
     if store is not None:
         embedder = getattr(store, "embedder", None)
         if embedder is not None:

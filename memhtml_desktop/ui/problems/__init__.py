@@ -1,0 +1,1 @@
+"""The Problems tab: files that fail memhtml's constraints, duplicates and warnings."""

@@ -1,0 +1,1 @@
+"""The search bar: the query field, the search/recall switch, the chips of the active filters."""
