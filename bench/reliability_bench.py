@@ -9,8 +9,9 @@ cases through search, recall and list plus 100 through the CLI; 20 kill -9 trial
 index corruptions; 20 s of a second process bumping state.access (twice: every 2 ms and in a
 tight loop); the hostile-content and path-safety tests; a 50 MB memory, an 8 MB one just under the
 cap, and a 100,000-file store (generate, index, search; peak RSS; the window's event-loop gaps).
-Known bugs are pinned as strict xfails in tests/hardening; here they are counted, not hidden, so an
-item that has one reports FAIL until it is fixed. Figures go to docs/reliability.md.
+A known bug would be pinned as a strict xfail in tests/hardening (there are none now); here it is
+counted, not hidden, so an item that has one reports FAIL until it is fixed. Figures go to
+docs/reliability.md.
 """
 
 from __future__ import annotations
@@ -149,7 +150,7 @@ def queries(args, work: Path) -> dict:
     log(f"  in-process: {cases} cases, {ops} operations, {sum(failures.values())} failures, "
         f"{in_process['seconds']} s")
 
-    # The known-bug classes, counted separately (strict xfails in tests/hardening/test_query_fuzz.py).
+    # The classes that once failed (surrogates, odd scope values), counted separately so a regression shows.
     known: dict[str, dict] = {}
     srng = random.Random(args.seed + 1)
     surrogate_cases = [(hq.hostile_query(srng, surrogates=True), {}) for _ in range(50)]

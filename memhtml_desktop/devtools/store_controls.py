@@ -78,10 +78,6 @@ def variant_divergent(a: str, b: str) -> bool:
 PREDICATES = {"negation": negation_divergent, "numeric": numeric_divergent, "variant": variant_divergent}
 
 
-def has_marker(text: str) -> bool:
-    return any(t in NEGATION_MARKERS or t in VARIANT_QUALIFIERS for t in tokens(text))
-
-
 def negation_flip(claim: str) -> str:
     for anchor in _NEGATION_ANCHORS:
         at = claim.find(anchor)

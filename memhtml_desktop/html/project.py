@@ -66,10 +66,14 @@ def blob_sha_of(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
 
 
-def project(path: str, data: bytes, indexed_at: str) -> Projection:
-    """Validate one memory file and, when valid, build its rows. Never raises."""
+def project(path: str, data: bytes, indexed_at: str, *, blob_sha: str | None = None) -> Projection:
+    """Validate one memory file and, when valid, build its rows. Never raises.
+
+    `blob_sha`: the bytes' git blob id when the caller has it already (the indexer hashes first, to
+    skip unchanged bytes), so a changed file is hashed once, not twice.
+    """
     try:
-        blob_sha = blob_sha_of(bytes(data))
+        blob_sha = blob_sha if blob_sha is not None else blob_sha_of(bytes(data))
     except Exception as exc:  # noqa: BLE001 - not bytes at all; still a per-file failure
         return Projection(path=path, ok=False, violations=[_unreadable(exc)])
     try:

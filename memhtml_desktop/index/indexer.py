@@ -13,7 +13,6 @@ picked up by the next run.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import logging
 import multiprocessing
 import os
@@ -31,6 +30,7 @@ import numpy as np
 
 from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.html.project import Projection, project
+from memhtml_desktop.html.project import blob_sha_of as blob_sha  # git's blob id: the change key
 from memhtml_desktop.index import writer
 from memhtml_desktop.index.db import iso_z, utc_now
 from memhtml_desktop.index.scanner import DiskFile, Skipped, read_bytes, stat_one, walk_store
@@ -43,11 +43,6 @@ BATCH_EMBED = 256
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 Cancelled = Callable[[], bool]
-
-
-def blob_sha(data: bytes) -> str:
-    """git's SHA-1 blob id: the change key (the content hash is the dedup key)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 @dataclass
@@ -128,7 +123,7 @@ def parse_file(root: Path, disk: DiskFile, indexed_at: str, unchanged_sha: str |
     sha = blob_sha(data)
     if unchanged_sha is not None and sha == unchanged_sha:
         return _Parsed(disk, sha, None, error="unchanged")
-    return _Parsed(disk, sha, project(disk.path, data, indexed_at))
+    return _Parsed(disk, sha, project(disk.path, data, indexed_at, blob_sha=sha))
 
 
 def _parse_chunk(root: str, jobs: list[tuple[DiskFile, str | None]], indexed_at: str) -> list[_Parsed]:

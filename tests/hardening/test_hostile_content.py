@@ -9,8 +9,8 @@ must be answered with nothing (a blank 1x1 image or an empty byte array). The sa
 goes straight into a `SafeTextBrowser` with no sanitiser in front, so the second wall holds alone.
 Links that leave the store ask `confirm_external` first; declined, nothing opens.
 
-The terminal is an output too: the last two tests pin what agent-written names and text do to
-the CLI's human output and to an index run (strict xfails, see their reasons).
+The terminal is an output too: the last tests pin what agent-written names and text do to the
+CLI's human output and to an index run, and an out-of-range sidecar count.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from memhtml_desktop.index.store import Store
 from memhtml_desktop.ui.reader import reader_parts
 from memhtml_desktop.ui.session import jobs
 from memhtml_desktop.ui.app import guard_none_refcount
-from memhtml_desktop.ui.reader.reader_pane import ReaderPane, SafeTextBrowser
+from memhtml_desktop.ui.reader.reader_pane import ReaderPane
+from memhtml_desktop.ui.reader.reader_parts import SafeTextBrowser
 
 guard_none_refcount()  # what the app does before any widget exists (a PySide6 refcount workaround)
 

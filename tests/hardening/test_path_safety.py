@@ -167,7 +167,8 @@ def test_cli_read_why_reinforce_never_print_outside_content(indexed):
 
 
 def test_rendered_links_never_point_out_of_the_store(indexed, qtbot):
-    from memhtml_desktop.ui.reader.reader_pane import ReaderPane, memory_path_of
+    from memhtml_desktop.ui.reader.reader_pane import ReaderPane
+    from memhtml_desktop.ui.reader.reader_parts import memory_path_of
 
     layout, store = indexed
     data = (layout.root / "areas/x/links.html").read_bytes()

@@ -2,9 +2,8 @@
 
 In-process through `Store` (hypothesis plus a fixed list) and a sample through the CLI (`--json`,
 `--` before a query that starts with '-'). `bench/reliability_bench.py --only queries` runs the
-full 1,000 generated cases over a 3,000-file store. Known failures are pinned one per bug as strict
-xfails at the bottom; the generated corpus leaves those classes out so that this file stays green
-for everything else.
+full 1,000 generated cases over a 3,000-file store. The bugs this found (lone surrogates, odd scope
+types, huge tag and facet lists, undecodable argv) are fixed; the tests at the bottom pin each fix.
 """
 
 from __future__ import annotations

@@ -408,3 +408,29 @@ def test_an_explicit_move_whose_source_came_back_is_not_a_move(store_root, make_
     titles = dict(store.reader().execute("SELECT path, title FROM files").fetchall())
     assert titles == {"areas/a.html": "A2", "areas/b.html": "A"}
     assert report.moved == 0
+
+
+def test_a_changed_file_is_hashed_once(store_root, make_store, monkeypatch):
+    """The indexer hashes first (to skip unchanged bytes) and hands the blob id to the projection."""
+    import hashlib
+
+    from memhtml_desktop.index import indexer
+
+    target = write_memory(store_root, "areas/a/one.html", title="One", claim="The first claim.")
+    store = make_store(store_root)
+    store.index()
+    target.write_text(memory_html(title="One", claim="The first claim, edited."), encoding="utf-8")
+    blob_hashes = []
+    real_sha1 = hashlib.sha1
+
+    def counting_sha1(data=b"", **kwargs):
+        if bytes(data[:5]) == b"blob ":
+            blob_hashes.append(len(data))
+        return real_sha1(data, **kwargs)
+
+    monkeypatch.setattr(hashlib, "sha1", counting_sha1)
+    disk = next(d for d in indexer.walk_store(store_root) if d.path == "areas/a/one.html")
+    parsed = indexer.parse_file(store_root, disk, "2026-08-02T00:00:00Z", unchanged_sha="0" * 40)
+    assert parsed.projection is not None and parsed.projection.ok
+    assert parsed.projection.blob_sha == parsed.sha
+    assert len(blob_hashes) == 1

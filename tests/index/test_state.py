@@ -96,7 +96,7 @@ def test_existing_state_db_is_never_dropped_or_recreated(tmp_path: Path) -> None
 # memhtml's cases (retrieval.md section 12, items 34-36)
 
 
-def test_34_neutral_bumps_once_per_cooldown(conn) -> None:
+def test_neutral_bumps_once_per_cooldown(conn) -> None:
     first = reinforce(conn, [A], "neutral", at(0))
     assert first.bumped == (A,) and first.cooled_down == ()
     assert first.signal_applied == () and first.signal_cooled == ()
@@ -116,7 +116,7 @@ def test_34_neutral_bumps_once_per_cooldown(conn) -> None:
     assert row(conn, A)["last_accessed_at"] == at(900)
 
 
-def test_35_outcome_average(conn) -> None:
+def test_outcome_average(conn) -> None:
     r = reinforce(conn, [A], "positive", at(0))
     assert r.bumped == (A,) and r.signal_applied == (A,)
     assert row(conn, A)["outcome_score"] == pytest.approx(1.0)  # a new row takes the value itself
@@ -138,7 +138,7 @@ def test_35_outcome_average(conn) -> None:
     assert -1.0 <= score < -0.9
 
 
-def test_36_mixed_batch_duplicates_and_empty(conn) -> None:
+def test_mixed_batch_duplicates_and_empty(conn) -> None:
     hot, cold, new = "areas/x/hot.html", "areas/x/cold.html", "areas/x/new.html"
     reinforce(conn, [cold], "neutral", at(-3600))
     reinforce(conn, [hot], "neutral", at(0))
@@ -156,7 +156,7 @@ def test_36_mixed_batch_duplicates_and_empty(conn) -> None:
     assert reinforce(conn, ["", ""], "neutral", at(0)).bumped == ()
 
 
-def test_36_no_state_plane_cools_everything(tmp_path: Path) -> None:
+def test_no_state_plane_cools_everything(tmp_path: Path) -> None:
     c = open_index(tmp_path / "index.db")  # no state_path: no state plane
     assert c.state_mode is None
     r = reinforce(c, [A, B, A], "positive", at(0))
@@ -172,7 +172,7 @@ def test_36_no_state_plane_cools_everything(tmp_path: Path) -> None:
 OFFSETS = [0, 1, 898, 899, 900, 901, 1800, -1, -900] + random.Random(36).sample(range(-5000, 5000), 191)
 
 
-def test_36_sql_guard_agrees_with_the_pure_twin(tmp_path: Path) -> None:
+def test_sql_guard_agrees_with_the_pure_twin(tmp_path: Path) -> None:
     """200 offsets: the SQL's bumped-vs-cooled equals domain.reinforce.should_bump, for both guards."""
     assert len(OFFSETS) == 200
     c = open_plane(tmp_path)

@@ -10,13 +10,8 @@ from PySide6.QtCore import QByteArray, QUrl, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QTextDocument
 
 from memhtml_desktop.domain.types import Link, MemoryDetail, ReinforceResult
-from memhtml_desktop.ui.reader.reader_pane import (
-    ReaderPane,
-    SafeTextBrowser,
-    access_line,
-    humanize_ago,
-    memory_path_of,
-)
+from memhtml_desktop.ui.reader.reader_pane import ReaderPane
+from memhtml_desktop.ui.reader.reader_parts import SafeTextBrowser, access_line, humanize_ago, memory_path_of
 
 NOW = datetime(2026, 8, 4, 14, 0, 0, tzinfo=timezone.utc)
 PATH = "projects/checkout-api/oncall/rollback-drains-vip.html"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap
 
-from memhtml_desktop.ui.kit import palette
 
 SIZE = 16
 
@@ -46,10 +45,6 @@ def swatch_icon(color: QColor, size: int = 12) -> QIcon:
     painter.drawRoundedRect(QRectF(1, 1, size - 2, size - 2), 2, 2)
     painter.end()
     return QIcon(pixmap)
-
-
-def arm_icon(arm: str) -> QIcon:
-    return swatch_icon(palette.arm_color(arm))
 
 
 def dot_icon(color: QColor, hollow: bool = False, size: int = 10) -> QIcon:

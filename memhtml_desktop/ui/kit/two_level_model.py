@@ -25,7 +25,3 @@ class TwoLevelModel(QAbstractItemModel):
         if not index.isValid() or index.internalId() == 0:
             return QModelIndex()
         return self.createIndex(index.internalId() - 1, 0, 0)
-
-    @staticmethod
-    def is_top(index: Index) -> bool:
-        return index.isValid() and index.internalId() == 0

@@ -13,56 +13,42 @@ file in an editor, revealing its folder, copying its path, and following a confi
 
 from __future__ import annotations
 
-import html
 import pathlib
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QDesktopServices, QFont, QGuiApplication, QPalette
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
-    QFrame,
-    QGridLayout,
-    QHBoxLayout,
-    QMenu,
     QMessageBox,
-    QScrollArea,
-    QSizePolicy,
     QStackedWidget,
-    QToolButton,
     QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
-from memhtml_desktop.domain.paths import workspace_of
 from memhtml_desktop.domain.types import MemoryDetail, ReinforceResult
-from memhtml_desktop.ui.kit.chips import ChipBar, FlowLayout, tooltip_text
 from memhtml_desktop.ui.kit.editor import editor_command
 from memhtml_desktop.ui.kit.editor import launch as launch_editor
 from memhtml_desktop.ui.kit.palette import mark_color
-
-from memhtml_desktop.ui.reader.reader_parts import (  # noqa: F401  (re-exported for tests and callers)
+from memhtml_desktop.ui.reader.detail_page import (
+    build_detail_page,
+    build_footer,
+    fill_citations,
+    fill_facets,
+    fill_header,
+    fill_metas,
+    fill_strips,
+)
+from memhtml_desktop.ui.reader.reader_parts import (
     EXTERNAL_SCHEMES,
-    _SHOWN_ELSEWHERE,
-    _blank_image,
-    SafeTextBrowser,
-    LinksModel,
-    relation_text,
-    _link_markers,
-    _LinkList,
-    _Strip,
-    _plain_label,
-    _link_label,
-    _shrinkable,
     _muted,
-    _section_title,
-    _clear_layout,
-    humanize_ago,
+    _plain_label,
+    _Strip,
     access_line,
-    safe_relative,
     memory_path_of,
+    safe_relative,
 )
 
 
@@ -108,177 +94,16 @@ class ReaderPane(QWidget):
         self.stack.addWidget(self.empty_label)
         self.stack.addWidget(self.loading_label)
         self.stack.addWidget(error_page)
-        self.stack.addWidget(self._build_detail_page())
+        self.stack.addWidget(build_detail_page(self))
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.stack, 1)
-        layout.addWidget(self._build_footer())
+        layout.addWidget(build_footer(self))
         self.clear()
 
     # -- construction -------------------------------------------------------------------------
-
-    def _build_detail_page(self) -> QWidget:
-        self.scroll = QScrollArea(self)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        page = QWidget()
-        page.setBackgroundRole(QPalette.ColorRole.Base)
-        page.setAutoFillBackground(True)
-        self.page_layout = body = QVBoxLayout(page)
-        body.setContentsMargins(16, 14, 16, 14)
-        body.setSpacing(8)
-
-        self.title_label = _shrinkable(_plain_label(page, wrap=True, selectable=True))
-        font = self.title_label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.35)
-        font.setWeight(QFont.Weight.DemiBold)
-        self.title_label.setFont(font)
-        body.addWidget(self.title_label)
-
-        meta_row = QHBoxLayout()
-        meta_row.setSpacing(6)
-        self.kind_chips = ChipBar(page)
-        self.kind_chips.chip_clicked.connect(self._on_kind_chip)
-        self.archived_badge = _plain_label(page)
-        self.archived_badge.setText("ARCHIVED")
-        self.archived_badge.setStyleSheet(
-            "QLabel { border: 1px solid palette(mid); border-radius: 3px; padding: 0px 5px; font-weight: bold; }"
-        )
-        meta_row.addWidget(self.kind_chips, 0)
-        meta_row.addWidget(self.archived_badge, 0)
-        meta_row.addStretch(1)
-        body.addLayout(meta_row)
-        self.path_label = _shrinkable(_muted(_plain_label(page, wrap=True, selectable=True)))
-        self.path_label.setFont(QFont("monospace", max(self.font().pointSize() - 1, 7)))
-        body.addWidget(self.path_label)
-        self.chain_label = _shrinkable(_link_label(page, self._on_header_link))
-        body.addWidget(self.chain_label)
-
-        self.violation_strip = _Strip(page, accent="violation")
-        self.warning_strip = _Strip(page)
-        body.addWidget(self.violation_strip)
-        body.addWidget(self.warning_strip)
-
-        self.claim_label = _shrinkable(_plain_label(page, wrap=True, selectable=True))
-        self.claim_label.setObjectName("claim")
-        font = self.claim_label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.1)
-        self.claim_label.setFont(font)
-        body.addWidget(self.claim_label)
-
-        self.facets_title = _section_title("Facets", page)
-        self.facets_box = QWidget(page)
-        self.facets_grid = QGridLayout(self.facets_box)
-        self.facets_grid.setContentsMargins(0, 0, 0, 0)
-        self.facets_grid.setHorizontalSpacing(14)
-        self.facets_grid.setVerticalSpacing(2)
-        body.addWidget(self.facets_title)
-        body.addWidget(self.facets_box)
-
-        self.entities_title = _section_title("Entities", page)
-        self.entity_chips = ChipBar(page)
-        self.entity_chips.chip_clicked.connect(lambda key: self.filter_requested.emit("entity", key))
-        self.tags_title = _section_title("Tags", page)
-        self.tag_chips = ChipBar(page)
-        self.tag_chips.chip_clicked.connect(lambda key: self.filter_requested.emit("tag", key))
-        for widget in (self.entities_title, self.entity_chips, self.tags_title, self.tag_chips):
-            body.addWidget(widget)
-
-        self.links_model = LinksModel("→", self)
-        self.backlinks_model = LinksModel("←", self)
-        self.links_title = _section_title("Links", page)
-        self.links_view = _LinkList(self.links_model, page)
-        self.backlinks_title = _section_title("Linked from", page)
-        self.backlinks_view = _LinkList(self.backlinks_model, page)
-        for view in (self.links_view, self.backlinks_view):
-            view.open_path.connect(self.open_requested)
-        for widget in (self.links_title, self.links_view, self.backlinks_title, self.backlinks_view):
-            body.addWidget(widget)
-
-        self.article_title = _section_title("Memory", page)
-        self.article = SafeTextBrowser(page)
-        self.article.anchorClicked.connect(self._on_anchor)
-        self.article.highlighted.connect(self._on_hover_link)
-        body.addWidget(self.article_title)
-        body.addWidget(self.article)
-        self.hover_label = _muted(_plain_label(page))
-        body.addWidget(self.hover_label)
-
-        self.citations_title = _section_title("Citations", page)
-        self.citations_label = _shrinkable(_link_label(page, self._on_citation_link))
-        body.addWidget(self.citations_title)
-        body.addWidget(self.citations_label)
-
-        self.metas_title = _section_title("Metadata", page)
-        self.metas_box = QWidget(page)
-        self.metas_grid = QGridLayout(self.metas_box)
-        self.metas_grid.setContentsMargins(0, 0, 0, 0)
-        self.metas_grid.setHorizontalSpacing(14)
-        self.metas_grid.setVerticalSpacing(1)
-        body.addWidget(self.metas_title)
-        body.addWidget(self.metas_box)
-        body.addStretch(1)
-
-        self.scroll.setWidget(page)
-        self._restyle()
-        return self.scroll
-
-    def _build_footer(self) -> QWidget:
-        footer = QFrame(self)
-        footer.setFrameShape(QFrame.Shape.NoFrame)
-        layout = QVBoxLayout(footer)
-        layout.setContentsMargins(12, 6, 12, 8)
-        layout.setSpacing(4)
-        top = QFrame(footer)
-        top.setFrameShape(QFrame.Shape.HLine)
-        top.setForegroundRole(QPalette.ColorRole.Mid)
-        layout.addWidget(top)
-        self.stats_label = _muted(_plain_label(footer, wrap=True))
-        self.note_label = _plain_label(footer, wrap=True)
-        layout.addWidget(self.stats_label)
-        layout.addWidget(self.note_label)
-
-        self.helpful_action = QAction("✓ Helpful", self)
-        self.helpful_action.setToolTip("This memory helped: a positive reinforcement signal")
-        self.helpful_action.triggered.connect(lambda: self._reinforce("positive"))
-        self.not_helpful_action = QAction("✗ Not helpful", self)
-        self.not_helpful_action.setToolTip("This memory misled or was useless: a negative reinforcement signal")
-        self.not_helpful_action.triggered.connect(lambda: self._reinforce("negative"))
-        self.why_action = QAction("Why not?", self)
-        self.why_action.setToolTip("Where this memory stood for the current query, arm by arm")
-        self.why_action.triggered.connect(self._why)
-        self.editor_action = QAction("Open in editor", self)
-        self.editor_action.triggered.connect(self.open_in_editor)
-        self.reveal_action = QAction("Reveal in file manager", self)
-        self.reveal_action.triggered.connect(self.reveal_in_file_manager)
-        self.copy_path_action = QAction("Copy path", self)
-        self.copy_path_action.triggered.connect(self.copy_path)
-
-        buttons = QWidget(footer)
-        row = FlowLayout(buttons, spacing=4)  # wraps, so a narrow reader never forces the splitter wider
-        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        policy.setHeightForWidth(True)
-        buttons.setSizePolicy(policy)
-        for action in (self.helpful_action, self.not_helpful_action, self.why_action, self.editor_action):
-            button = QToolButton(footer)
-            button.setDefaultAction(action)
-            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-            row.addWidget(button)
-        self.more_button = QToolButton(footer)
-        self.more_button.setText("⋯")
-        self.more_button.setToolTip("More")
-        self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.more_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
-        menu = QMenu(self.more_button)
-        menu.addAction(self.reveal_action)
-        menu.addAction(self.copy_path_action)
-        self.more_button.setMenu(menu)
-        row.addWidget(self.more_button)
-        layout.addWidget(buttons)
-        return footer
 
     # -- contract -----------------------------------------------------------------------------
 
@@ -300,11 +125,11 @@ class ReaderPane(QWidget):
         self._path = detail.path
         self._detail = detail
         self._state = "detail"
-        self._fill_header(detail)
-        self._fill_strips(detail)
+        fill_header(self, detail)
+        fill_strips(self, detail)
         self.claim_label.setText(detail.gist)
         self.claim_label.setVisible(bool(detail.gist))
-        self._fill_facets(detail)
+        fill_facets(self, detail)
         self.entity_chips.set_chips([(e, e) for e in detail.entities])
         self.tag_chips.set_chips([(t, t) for t in detail.tags])
         self.entities_title.setVisible(bool(detail.entities))
@@ -323,8 +148,8 @@ class ReaderPane(QWidget):
         self.article.setVisible(bool(safe_html or detail.text))
         self.hover_label.setText("")
         self.hover_label.hide()
-        self._fill_citations(detail)
-        self._fill_metas(detail)
+        fill_citations(self, detail)
+        fill_metas(self, detail)
         self.stats_label.setText(access_line(detail.access, self.clock(), indexed=detail.indexed))
         self.note_label.setText(_bump_note(detail))
         self.note_label.setVisible(bool(self.note_label.text()))
@@ -356,9 +181,6 @@ class ReaderPane(QWidget):
 
     def current_path(self) -> str | None:
         return self._path
-
-    def current_detail(self) -> MemoryDetail | None:
-        return self._detail
 
     def state(self) -> str:
         """`empty`, `loading`, `error` or `detail`."""
@@ -420,98 +242,6 @@ class ReaderPane(QWidget):
             self.article.setHtml(self._safe_html)
         else:
             self.article.setPlainText(detail.text)
-
-    def _fill_header(self, detail: MemoryDetail) -> None:
-        self.title_label.setText(detail.title or detail.path)
-        chips = []
-        if detail.memory_type:
-            chips.append((f"type:{detail.memory_type}", detail.memory_type))
-        workspace = workspace_of(detail.path)
-        if workspace:
-            chips.append((f"workspace:{workspace}", f"workspace: {workspace}"))
-        self.kind_chips.set_chips(chips)
-        self.kind_chips.setVisible(bool(chips))
-        self.archived_badge.setVisible(detail.archived)
-        self.path_label.setText(detail.path)
-        self._header_targets = []
-        parts = []
-        if detail.superseded_by:
-            parts.append("Superseded by " + self._header_anchor(detail.superseded_by))
-        for link in detail.backlinks:
-            if relation_text(link.rel) == "supersedes" and link.path != detail.superseded_by:
-                parts.append("Superseded by " + self._header_anchor(link.path))
-        older = [link.path for link in detail.links if relation_text(link.rel) == "supersedes"]
-        if older:
-            parts.append("Supersedes " + ", ".join(self._header_anchor(p) for p in older))
-        self.chain_label.setText("<br>".join(parts))
-        self.chain_label.setVisible(bool(parts))
-
-    def _header_anchor(self, path: str) -> str:
-        self._header_targets.append(path)
-        return f'<a href="#{len(self._header_targets) - 1}">{html.escape(path)}</a>'
-
-    def _fill_strips(self, detail: MemoryDetail) -> None:
-        if detail.violations:
-            count = len(detail.violations)
-            self.violation_strip.set_lines(
-                f"Invalid file: {count} violation{'s' if count != 1 else ''}. "
-                "It is not in the index, so search and recall never return it.",
-                detail.violations,
-            )
-        elif not detail.indexed:
-            self.violation_strip.set_lines("Not in the index yet.", [])
-        self.violation_strip.setVisible(bool(detail.violations) or not detail.indexed)
-        count = len(detail.warnings)
-        self.warning_strip.set_lines(f"{count} warning{'s' if count != 1 else ''}", detail.warnings)
-        self.warning_strip.setVisible(bool(detail.warnings))
-
-    def _fill_facets(self, detail: MemoryDetail) -> None:
-        _clear_layout(self.facets_grid)
-        self._facet_keys = []
-        for row, (name, value, number) in enumerate(detail.facets):
-            name_label = _muted(_plain_label(self.facets_box, wrap=True))
-            name_label.setText(name)
-            value_label = _shrinkable(_link_label(self.facets_box, self._on_facet_link))
-            self._facet_keys.append(f"{name}={value}")
-            value_label.setText(f'<a href="#{row}">{html.escape(value)}</a>')
-            value_label.setToolTip(tooltip_text(f"Filter by {name} = {value}"))
-            number_label = _muted(_plain_label(self.facets_box))
-            number_label.setText("" if number is None else f"{number:g}")
-            number_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
-            self.facets_grid.addWidget(name_label, row, 0, Qt.AlignmentFlag.AlignTop)
-            self.facets_grid.addWidget(value_label, row, 1, Qt.AlignmentFlag.AlignTop)
-            self.facets_grid.addWidget(number_label, row, 2, Qt.AlignmentFlag.AlignTop)
-        self.facets_grid.setColumnStretch(1, 1)
-        self.facets_title.setVisible(bool(detail.facets))
-        self.facets_box.setVisible(bool(detail.facets))
-
-    def _fill_citations(self, detail: MemoryDetail) -> None:
-        self._citation_hrefs = []
-        lines = []
-        for text, href in detail.citations:
-            line = html.escape(text or "")
-            if href:
-                self._citation_hrefs.append(href)
-                line += f' — <a href="#{len(self._citation_hrefs) - 1}">{html.escape(href)}</a>'
-            lines.append(line)
-        self.citations_label.setText("<br>".join(lines))
-        self.citations_title.setVisible(bool(lines))
-        self.citations_label.setVisible(bool(lines))
-
-    def _fill_metas(self, detail: MemoryDetail) -> None:
-        _clear_layout(self.metas_grid)
-        rows = [(n, v) for n, v in detail.metas if n not in _SHOWN_ELSEWHERE]
-        for row, (name, value) in enumerate(rows):
-            name_label = _muted(_plain_label(self.metas_box))
-            name_label.setText(name.removeprefix("memhtml-"))
-            value_label = _shrinkable(_plain_label(self.metas_box, wrap=True, selectable=True))
-            value_label.setText(value)
-            value_label.setToolTip(tooltip_text(value))
-            self.metas_grid.addWidget(name_label, row, 0, Qt.AlignmentFlag.AlignTop)
-            self.metas_grid.addWidget(value_label, row, 1, Qt.AlignmentFlag.AlignTop)
-        self.metas_grid.setColumnStretch(1, 1)
-        self.metas_title.setVisible(bool(rows))
-        self.metas_box.setVisible(bool(rows))
 
     # -- reactions ----------------------------------------------------------------------------
 

@@ -38,12 +38,8 @@ _ROOT = QModelIndex()
 class Role(IntEnum):
     Hit = Qt.ItemDataRole.UserRole + 1
     Path = Qt.ItemDataRole.UserRole + 2
-    Score = Qt.ItemDataRole.UserRole + 3
     ArmScores = Qt.ItemDataRole.UserRole + 4  # tuple[ArmScore, ...] in RANK_ARMS order, ranked arms only
-    Arm = Qt.ItemDataRole.UserRole + 5  # the arm name of an arm column (also on the header)
     Terms = Qt.ItemDataRole.UserRole + 6  # the query's words, for highlighting
-    Snippet = Qt.ItemDataRole.UserRole + 7
-    Moved = Qt.ItemDataRole.UserRole + 8  # "moved by MMR from 1", or None
     MaxScore = Qt.ItemDataRole.UserRole + 9
     Contribution = Qt.ItemDataRole.UserRole + 10  # this arm column's contribution (float) or None
 
@@ -190,21 +186,13 @@ class ResultsModel(QAbstractTableModel):
             return hit
         if role == Role.Path:
             return hit.path
-        if role == Role.Score:
-            return hit.score
         if role == Role.ArmScores:
             return tuple(s for name in ARM_NAMES if (s := hit.arm(name)) is not None)
-        if role == Role.Arm:
-            return arm
         if role == Role.Contribution:
             score = hit.arm(arm) if arm else None
             return score.contribution if score else None
         if role == Role.Terms:
             return self._terms
-        if role == Role.Snippet:
-            return hit.snippet or hit.gist
-        if role == Role.Moved:
-            return moved_text(hit)
         if role == Role.MaxScore:
             return MAX_SCORE
         return None
@@ -279,6 +267,4 @@ class ResultsModel(QAbstractTableModel):
             if section in (Column.Title, Column.Type, BAR_COLUMN):
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Role.Arm:
-            return arm
         return None

@@ -30,7 +30,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from memhtml_desktop.ui.session.changes import StoreChange
-from memhtml_desktop.ui.session.jobs import Cancelled, Job, check  # noqa: F401  (check: re-exported)
+from memhtml_desktop.ui.session.jobs import Cancelled, Job
 
 log = logging.getLogger(__name__)
 
