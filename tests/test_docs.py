@@ -40,14 +40,26 @@ FLOW = {
     "max_delay_s": ("watch/watcher.py", "max_delay_s: float = 1.0"),
     "changes.ChangeSet": ("watch/changes.py", "class ChangeSet"),
     "Store.update_paths": ("index/store.py", "def update_paths"),
+    "IndexReport": ("index/indexer.py", "class IndexReport"),
     "on_batch": ("watch/watcher.py", "on_batch"),
     "WatchBridge": ("ui/session/watch_bridge.py", "class WatchBridge"),
-    "MainWindow._batch_indexed": ("ui/shell/main_window.py", "def _batch_indexed"),
+    "WatchBridge._on_batch": ("ui/session/watch_bridge.py", "def _on_batch"),
+    "StoreChange.of_batch": ("ui/session/changes.py", "def of_batch"),
+    "StoreEvents.changed": ("ui/session/runner.py", "changed = Signal(object)"),
+    "SessionDriver._store_changed": ("ui/session/driver.py", "def _store_changed"),
+    "FiltersController": ("ui/filters/controller.py", "class FiltersController"),
+    "ReaderController": ("ui/reader/controller.py", "class ReaderController"),
+    "ProblemsController": ("ui/problems/controller.py", "class ProblemsController"),
+    "StatusController": ("ui/shell/status_bar.py", "class StatusController"),
+    "Runner.run(SearchJob)": ("ui/session/runner.py", "def run(self, job: Job"),
     'Runner.submit("search")': ("ui/session/runner.py", "def submit"),
-    "workers.search": ("ui/session/runner.py", "def search"),
+    "SearchJob.run": ("ui/session/jobs.py", "class SearchJob"),
     "Runner._finished": ("ui/session/runner.py", "def _finished"),
+    "SessionDriver.searched": ("ui/session/driver.py", "searched = Signal(object)"),
     "ResultsView.set_result": ("ui/results/results_view.py", "def set_result"),
     "ResultsModel": ("ui/results/results_model.py", "class ResultsModel"),
+    "Watcher.request_reconcile": ("watch/watcher.py", "def request_reconcile"),
+    "ReconcileJob": ("ui/session/jobs.py", "class ReconcileJob"),
 }
 
 
@@ -63,7 +75,7 @@ def test_architecture_names_every_layer(layer):
 
 def test_architecture_points_at_layering_tests_that_exist():
     named = set(re.findall(r"`(tests/[\w/]+\.py)`", ARCHITECTURE))
-    assert {"tests/domain/test_layering.py", "tests/watch/test_layering.py"} <= named
+    assert {"tests/domain/test_layering.py", "tests/watch/test_layering.py", "tests/test_import_contracts.py"} <= named
     for path in named:
         assert (ROOT / path).is_file(), path
 
@@ -73,6 +85,12 @@ def test_architecture_describes_the_threads():
     for needle in ("GUI thread", "read pool", "write pool", "memhtml-watch", "observer thread", "One writer",
                    "never crosses threads", "never waits", "generation", "spawn"):
         assert needle in threads, needle
+
+
+def test_architecture_names_every_ui_package_and_they_exist():
+    window = _section(ARCHITECTURE, "## The window")
+    packages = {p.name for p in (PACKAGE / "ui").iterdir() if (p / "__init__.py").is_file()}
+    assert packages == set(re.findall(r"`ui/(\w+)/`", window))
 
 
 @pytest.mark.parametrize("step", FLOW)
