@@ -83,6 +83,7 @@ def _numpy_bert(weights: dict[str, np.ndarray], ids: np.ndarray, mask: np.ndarra
     return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
 
 
+@pytest.mark.slow
 def test_matches_an_independent_numpy_forward_pass(minilm) -> None:
     from tokenizers import Tokenizer
 

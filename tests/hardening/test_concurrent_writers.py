@@ -41,6 +41,7 @@ def test_app_reads_searches_and_indexes_while_memhtml_bumps(tmp_path):
     assert figures["standin_rounds"] > 10 and figures["app_rounds"] >= 40
 
 
+@pytest.mark.slow
 def test_a_read_during_a_rebuild_is_counted(tmp_path):
     """A rebuild re-projects in place: mid-rebuild every memory is still there and a read counts.
 

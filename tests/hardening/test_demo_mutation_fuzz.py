@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from hardening_support import demo_memories
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -34,6 +36,7 @@ def test_mutated_demo_memories_never_raise(seed):
     check_memory(path, data, render=True)
 
 
+@pytest.mark.slow
 def test_a_seeded_run_of_2000_mutations():
     rng = random.Random(20260901)
     accepted = rejected = 0

@@ -152,6 +152,7 @@ CLI_PATHS = ("../../outside/secret.html", "areas/../../outside/secret.html", "me
              "areas/x/leak.html", "areas/x/relative-leak.html", "../../../../../../etc/passwd")
 
 
+@pytest.mark.slow
 def test_cli_read_why_reinforce_never_print_outside_content(indexed):
     layout, _ = indexed
     args = ["--store", str(layout.root), "--index", str(layout.index)]

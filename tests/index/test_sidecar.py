@@ -199,6 +199,7 @@ _row = st.tuples(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(rows=st.dictionaries(_paths, _row, max_size=25))
 def test_round_trip_property(tmp_path_factory, rows) -> None:
