@@ -27,10 +27,10 @@ DATA_PREFIX = "memhtml_desktop/_data"
 #: Never shipped: databases a test or a demo run left in the tree, caches, VCS data.
 SKIP = ("index.db*", "state.db*", "*.pyc", "__pycache__", ".git", ".DS_Store")
 
-#: Modules the app finds by name at run time, which PyInstaller's import scan cannot see:
-#: the right-hand panes (`main_window._pane` imports them by name) and the default embedder
-#: (`embedders.registry` imports it with importlib). Every package module is listed, so a pane
-#: added later is bundled too; only the developer tools (test-store generators) stay out.
+#: Modules the app finds by name at run time, which PyInstaller's import scan cannot see: the
+#: default embedder (`embedders.registry` imports it with importlib), and modules imported inside
+#: functions. Every package module is listed, so a pane added later (a new package under ui/) is
+#: bundled too; only the developer tools (test-store generators) stay out.
 NOT_BUNDLED_PACKAGES = ("memhtml_desktop.devtools",)
 
 #: The optional neural embedder's stack (about 100 MB) stays out unless asked for with
