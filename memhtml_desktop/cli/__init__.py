@@ -16,13 +16,13 @@ import logging
 import sys
 
 from memhtml_desktop import __version__
-from memhtml_desktop.cli import read_commands, store_commands, window_commands
+from memhtml_desktop.cli import read_commands, store_commands, window_commands, write_commands
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CliError, common_parser
 
 __all__ = ["COMMANDS", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "CliError", "build_parser", "main"]
 
-# Help lists the groups in this order: the window first, then reading, then maintenance.
-_GROUPS = (window_commands, read_commands, store_commands)
+# Help lists the groups in this order: the window first, then reading, then maintenance, then writing.
+_GROUPS = (window_commands, read_commands, store_commands, write_commands)
 
 COMMANDS = {name: fn for group in _GROUPS for name, fn in group.COMMANDS.items()}
 
@@ -58,8 +58,13 @@ def decode_argv(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = decode_argv(sys.argv[1:] if argv is None else list(argv))
+    # memhtml's write verbs keep memhtml's own grammar (cli/memhtml_argv.py), not argparse's.
+    handled = _run_memhtml_verb(arguments)
+    if handled is not None:
+        return handled
     parser = build_parser()
-    args = parser.parse_args(decode_argv(sys.argv[1:] if argv is None else list(argv)))
+    args = parser.parse_args(arguments)
     logging.basicConfig(
         level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
@@ -72,6 +77,23 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = PrintableStream(sys.stdout), PrintableStream(sys.stderr)
     try:
         return _run(command, args)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run_memhtml_verb(arguments: list[str]) -> int | None:
+    if write_commands.find_verb(arguments) is None:
+        return None
+    verbose = "-v" in arguments or "--verbose" in arguments
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
+    streams = sys.stdout, sys.stderr
+    if "--json" not in arguments:
+        from memhtml_desktop.cli.output import PrintableStream
+
+        sys.stdout, sys.stderr = PrintableStream(sys.stdout), PrintableStream(sys.stderr)
+    try:
+        return _run(lambda _: write_commands.intercept(arguments), None)
     finally:
         sys.stdout, sys.stderr = streams
 

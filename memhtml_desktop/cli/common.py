@@ -23,8 +23,8 @@ def common_parser() -> argparse.ArgumentParser:
     """The flags every command accepts, before or after the verb."""
     common = argparse.ArgumentParser(add_help=False)
     group = common.add_argument_group("store")
-    group.add_argument("--store", metavar="DIR", default=argparse.SUPPRESS,
-                       help="the memhtml store (default: $MEMHTML_ROOT, then ~/memhtml)")
+    group.add_argument("--store", "--repo", dest="store", metavar="DIR", default=argparse.SUPPRESS,
+                       help="the memhtml store (default: $MEMHTML_ROOT, then ~/memhtml); --repo is memhtml's name")
     group.add_argument("--index", metavar="FILE", default=argparse.SUPPRESS,
                        help="the index file (default: one per store in the user cache directory)")
     group.add_argument("--embedder", choices=("hash", "minilm"), default=argparse.SUPPRESS,

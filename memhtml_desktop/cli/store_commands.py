@@ -1,4 +1,4 @@
-"""Commands that maintain the index and the state plane: index, doctor, state, watch."""
+"""Commands that maintain the index: index, doctor, watch. (`state` and `doctor --fix` write: write_commands.)"""
 
 from __future__ import annotations
 
@@ -14,14 +14,9 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON summary")
 
     p = sub.add_parser("doctor", parents=[common], help="files with violations, warnings, duplicate bodies")
+    p.add_argument("--fix", action="store_true",
+                   help="repair dangling links and prune orphan state rows, in one commit (memhtml's doctor --fix)")
     p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("state", parents=[common], help="export or import the shared state plane")
-    state_sub = p.add_subparsers(dest="state_command", metavar="ACTION", required=True)
-    e = state_sub.add_parser("export", parents=[common], help="write .memhtml/state/access.jsonl (or --out)")
-    e.add_argument("--out", metavar="FILE", help="write here instead ('-' for stdout)")
-    i = state_sub.add_parser("import", parents=[common], help="merge an access.jsonl into the state plane")
-    i.add_argument("file", metavar="FILE")
 
     p = sub.add_parser("watch", parents=[common], help="keep the index in step with the disk (headless)")
     p.add_argument("--json", action="store_true", help="one JSON object per batch")
@@ -45,6 +40,11 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from memhtml_desktop.cli import output
 
+    if args.fix:
+        from memhtml_desktop.cli.write_commands import cmd_doctor_fix
+
+        return cmd_doctor_fix(args)
+
     store = open_store(args)
     sound = store.verify()  # a full integrity check of the index; damage is moved aside and rebuilt
     store.index()
@@ -60,24 +60,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_state(args: argparse.Namespace) -> int:
-    """Export or import the sidecar, through the Store (an `--out` file is replaced atomically)."""
-    from pathlib import Path
-
-    store = open_store(args)
-    if args.state_command == "export":
-        if args.out == "-":
-            sys.stdout.buffer.write(store.export_state())
-        else:
-            print(f"wrote {store.write_state_export(Path(args.out) if args.out else None)}")
-        return EXIT_OK
-    report = store.import_state(Path(args.file).read_bytes())
-    print(f"imported {report.imported} rows; skipped {report.skipped_lines} unparseable lines")
-    for error in report.errors[:20]:
-        print(f"  {error}", file=sys.stderr)
-    return EXIT_OK
-
-
 def cmd_watch(args: argparse.Namespace) -> int:
     from memhtml_desktop.watch.headless import run_headless
 
@@ -88,6 +70,5 @@ def cmd_watch(args: argparse.Namespace) -> int:
 COMMANDS = {
     "index": cmd_index,
     "doctor": cmd_doctor,
-    "state": cmd_state,
     "watch": cmd_watch,
 }

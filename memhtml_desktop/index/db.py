@@ -315,7 +315,9 @@ def _attach_state(
     if mode == "rw":
         with _migrate_lock:
             run_migrations(conn, migrations_dir() / "state", schema="state.", clock=clock)
-            conn.execute("PRAGMA state.journal_mode=WAL")
+        # The journal mode is left as memhtml set it (rollback journal when memhtml created the
+        # file; a new file is created the same way). Switching it to WAL is persistent: it would
+        # change the file memhtml's CLI opens for good, and leave -wal/-shm files in its folder.
         # The pragma on `main` does not reach an attached schema: without this every bump fsyncs.
         conn.execute("PRAGMA state.synchronous=NORMAL")
     conn.state_mode = mode

@@ -1,0 +1,107 @@
+"""What every planner reads through: the store's files, its index connection, one clock instant.
+
+A planner never writes. It reads memory files from inside the store only (a symlink out of the
+store is neither read nor written), asks the index through `index/curation.py`, and stamps
+every time with the one instant the context was made at, so a command's stamps agree with each
+other (memhtml reads its clock twice and could straddle a second).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import apsw
+
+from memhtml_desktop.domain.paths import normalize_path
+from memhtml_desktop.html.jsnum import JS_SPACE_RUN, js_slice_units, js_trim, utf16_len
+from memhtml_desktop.html.project import blob_sha_of, project
+from memhtml_desktop.index.db import iso_z
+from memhtml_desktop.index.scanner import MAX_FILE_BYTES, resolve_inside
+from memhtml_desktop.write.errors import Conflict, PathNotFound, Refused
+
+SUBJECT_LIMIT = 72
+_HEX40 = re.compile(r"[0-9a-f]{40}")
+
+
+def commit_subject(op: str, text: str) -> str:
+    """memhtml's subject: whitespace runs folded, trimmed, cut to 72 UTF-16 units with `…`."""
+    s = js_trim(JS_SPACE_RUN.sub(" ", text))
+    if utf16_len(s) > SUBJECT_LIMIT:
+        s = js_trim(js_slice_units(s, SUBJECT_LIMIT - 1)) + "\u2026"
+    return f"memhtml({op}): {s or '(untitled)'}"
+
+
+def clean_path(path: str) -> str:
+    """A store path as git-tree text; refuses absolute escapes, `.`/`..` and empty segments."""
+    from memhtml_desktop.index.store import StoreError, safe_store_path
+
+    try:
+        return normalize_path(safe_store_path(path))
+    except StoreError as exc:
+        raise Refused(str(exc)) from exc
+
+
+@dataclass
+class PlanContext:
+    root: Path
+    conn: apsw.Connection
+    now: _dt.datetime
+
+    @property
+    def now_text(self) -> str:
+        return iso_z(self.now)
+
+    @property
+    def year(self) -> int:
+        return self.now.astimezone(_dt.timezone.utc).year
+
+    def real(self, path: str) -> str:
+        target = resolve_inside(self.root, path)
+        if target is None:
+            raise Refused(f"{path} leads out of the store (a symbolic link?); not written")
+        return target
+
+    def exists(self, path: str) -> bool:
+        return os.path.lexists(self.real(path))
+
+    def read(self, path: str) -> bytes:
+        """A file's bytes, or PathNotFound."""
+        target = self.real(path)
+        try:
+            fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            raise PathNotFound(path) from None
+        except IsADirectoryError:
+            raise PathNotFound(path) from None
+        except OSError as exc:
+            raise Refused(f"{path} cannot be read: {exc.strerror or exc}") from exc
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise Refused(f"{path} is larger than a memory file may be; not edited")
+        return data
+
+    def read_optional(self, path: str) -> bytes | None:
+        try:
+            return self.read(path)
+        except PathNotFound:
+            return None
+
+    def check_expected(self, path: str, data: bytes, expected: str | None) -> None:
+        """Refuse when the file is not the one the caller saw (see `requests.py`)."""
+        if not expected:
+            return
+        if _HEX40.fullmatch(expected):
+            actual = blob_sha_of(data)
+        else:
+            projection = project(path, data, self.now_text)
+            actual = projection.tables["files"][0]["content_hash"] if projection.ok else None
+        if actual != expected:
+            raise Conflict(
+                f"{path} changed on disk since it was opened (someone else edited it); "
+                "nothing was written: reopen it and try again"
+            )

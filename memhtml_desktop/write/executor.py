@@ -1,0 +1,186 @@
+"""Carrying out a plan: files, git, state rows, one commit; or, on any failure, none of it.
+
+Order (memhtml's, write-paths §1.3–§1.4): write and stage each file (`git mv` for a move), let the
+moved memory's `state.access` row follow it, commit, then bring the index current for the touched
+paths. Everything before the commit is journalled (`journal.py`) and undone on failure: files get
+their recorded bytes and modes back, git's index entries for our paths go back to HEAD (nothing
+else was staged: preflight refused that), state rows move back, directories we created go.
+memhtml has no rollback for single writes (G-43, G-44) and leaves the file written and staged.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memhtml_desktop.index import curation
+from memhtml_desktop.index.state import StateError, move_access
+from memhtml_desktop.write.errors import Conflict, GitFailed, WriteError
+from memhtml_desktop.write.git import Git, GitError
+from memhtml_desktop.write.journal import Entry, Journal, JournalState
+from memhtml_desktop.write.plan import Plan
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Outcome:
+    """What a write did: the commit (None for a no-op) and anything the user should know."""
+
+    commit_sha: str | None
+    notices: list[str] = field(default_factory=list)
+
+
+def _write_file(full: Path, data: bytes, mode: int | None) -> None:
+    """Replace `full` with `data` atomically; a new file gets the umask's mode, an old one keeps its own."""
+    temp = full.with_name(f".{full.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, full)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def _mkdirs(root: Path, path: str, created: list[str]) -> None:
+    missing = []
+    parent = (root / path).parent
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    for directory in reversed(missing):
+        directory.mkdir()
+        created.append(directory.relative_to(root).as_posix())
+
+
+class Executor:
+    def __init__(self, root: Path, git: Git, conn, journal: Journal) -> None:
+        self.root = root
+        self.git = git
+        self.conn = conn
+        self.journal = journal
+
+    def run(self, plan: Plan, base_head: str | None) -> str:
+        """Write, stage, move rows and commit; returns the commit sha. All or nothing."""
+        paths = list(plan.paths)
+        state = JournalState(
+            base_head=base_head,
+            subject=plan.subject,
+            entries=[Entry(p, (self.root / p).exists()) for p in paths],
+            paths=paths,
+            moves=[[c.source, c.path] for c in plan.changes if c.action == "move"],
+        )
+        self.journal.begin(self.root, state)
+        try:
+            self._stage(plan, state)
+            self._move_rows(plan, state)
+            staged = set(self.git.staged())
+            foreign = sorted(staged - set(paths))
+            if foreign:
+                raise Conflict(f"someone staged {', '.join(foreign[:10])} while this change was being written; nothing was committed")
+            sha = self._commit(plan)
+        except BaseException as exc:
+            try:
+                rollback(self.root, self.git, self.conn, self.journal, state)
+            except Exception:  # noqa: BLE001 - report the original failure; the journal stays for recovery
+                log.exception("rollback after a failed write did not complete; the journal is kept")
+                raise exc
+            raise
+        state.commit = sha
+        self.journal.save(state)
+        return sha
+
+    def _stage(self, plan: Plan, state: JournalState) -> None:
+        modes = {e.path: e.mode for e in state.entries}
+        for change in plan.changes:
+            full = self.root / change.path
+            if change.action == "delete":
+                self.git.run("rm", "-q", "--", change.path)
+                continue
+            _mkdirs(self.root, change.path, state.created_dirs)
+            self.journal.save(state)
+            if change.action == "move":
+                self.git.run("mv", "--", change.source, change.path)
+                if change.after != change.before:
+                    _write_file(full, change.after, modes.get(change.source))
+            else:
+                _write_file(full, change.after, modes.get(change.path))
+            self.git.run("add", "--", change.path)
+
+    def _move_rows(self, plan: Plan, state: JournalState) -> None:
+        for src, dst in plan.state_moves:
+            try:
+                if move_access(self.conn, src, dst):
+                    state.state_moves_done.append([src, dst])
+                    self.journal.save(state)
+            except (StateError, Exception) as exc:  # noqa: BLE001 - memhtml only logs this too
+                log.warning("state.access row for %s did not follow to %s: %s", src, dst, exc)
+
+    def _commit(self, plan: Plan) -> str:
+        args = ["commit", "-q", "-m", plan.subject]
+        for key, value in plan.trailers:
+            args += ["--trailer", f"{key}: {value}"]
+        try:
+            self.git.run(*args)
+        except GitError as exc:
+            raise GitFailed(str(exc)) from exc
+        head = self.git.head()
+        if head is None:  # pragma: no cover - git said it committed
+            raise GitFailed("git commit reported success but HEAD has no commit")
+        return head
+
+
+def rollback(root: Path, git: Git, conn, journal: Journal, state: JournalState) -> None:
+    """Put every journalled path, git index entry, state row and directory back as it was."""
+    for src, dst in reversed(state.state_moves_done):
+        try:
+            move_access(conn, dst, src)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("state row did not move back from %s to %s: %s", dst, src, exc)
+    paths = [e.path for e in state.entries]
+    if paths:
+        if state.base_head is not None:
+            git.run("reset", "-q", state.base_head, "--", *paths, check=False)
+        else:
+            git.run("rm", "--cached", "-q", "--ignore-unmatch", "--", *paths, check=False)
+    for entry in state.entries:
+        full = root / entry.path
+        saved = journal.saved_bytes(entry)
+        if saved is None:
+            if full.exists() or full.is_symlink():
+                full.unlink()
+            continue
+        current = full.read_bytes() if full.exists() else None
+        if current != saved or (entry.mode is not None and (os.stat(full).st_mode & 0o7777) != entry.mode):
+            full.parent.mkdir(parents=True, exist_ok=True)
+            _write_file(full, saved, entry.mode)
+    for directory in sorted(state.created_dirs, key=lambda d: d.count("/"), reverse=True):
+        try:
+            (root / directory).rmdir()
+        except OSError:
+            pass
+    journal.clear()
+
+
+def still_staged(git: Git, paths: list[str]) -> list[str]:
+    return [p for p in git.staged() if p in set(paths)]
+
+
+def prune_rows(conn, paths: tuple[str, ...]) -> list[str]:
+    try:
+        return curation.delete_access_rows(conn, list(paths))
+    except Exception as exc:  # noqa: BLE001 - a busy plane: the rows stay for the next doctor run
+        log.warning("orphan access rows were not pruned: %s", exc)
+        return []
+
+
+__all__ = ["Executor", "Outcome", "WriteError", "prune_rows", "rollback"]

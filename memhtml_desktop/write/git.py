@@ -1,0 +1,192 @@
+"""The user's own `git`, called the way memhtml calls it (write-paths §1.3).
+
+Every call is `git -C <root> …` with the caller's environment plus `GIT_TERMINAL_PROMPT=0`,
+`GIT_OPTIONAL_LOCKS=0` and `LC_ALL=C`: no prompt can hang a write, a status never takes an
+optional lock another git is waiting for, and messages are English for the few we read. The app
+sets no author, committer or date, so the user's identity, hooks and signing apply, as they do to
+memhtml's commits.
+
+git's `index.lock` is the one lock a concurrent agent (or memhtml's CLI, or an editor's git
+integration) holds for a moment. A command that meets it is retried briefly; past that, the
+write is refused with a message naming the lock rather than failing halfway.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+#: How long a command waits, in total, for another process's `index.lock` to go away.
+LOCK_WAIT_S = 3.0
+_LOCK_MARKERS = ("index.lock", "cannot lock ref", "Unable to create", "File exists")
+
+
+class GitError(Exception):
+    """A git call failed. `message` is what the user sees (memhtml's wording first)."""
+
+    def __init__(self, message: str, *, subcommand: str = "", exit_code: int | None = None, stderr: str = "") -> None:
+        super().__init__(message)
+        self.subcommand = subcommand
+        self.exit_code = exit_code
+        self.stderr = stderr
+
+
+class GitMissing(GitError):
+    """No `git` executable on PATH."""
+
+
+class GitLocked(GitError):
+    """Another process held git's `index.lock` (or a ref lock) through every retry."""
+
+
+@dataclass(frozen=True)
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+def git_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    return env
+
+
+def _is_lock_failure(err: str) -> bool:
+    return "index.lock" in err or "cannot lock ref" in err or (".lock" in err and "File exists" in err)
+
+
+class Git:
+    """`git -C root`, run synchronously. One object per store; holds no state but the paths."""
+
+    def __init__(self, root: str | os.PathLike[str], *, lock_wait_s: float = LOCK_WAIT_S) -> None:
+        self.root = Path(root)
+        self.lock_wait_s = lock_wait_s
+        self.executable = shutil.which("git")
+
+    def run(self, *args: str, check: bool = True, input_text: str | None = None, retry_lock: bool = True) -> Result:
+        """Run one git command. A lock held by another process is retried for `lock_wait_s`."""
+        if self.executable is None:
+            raise GitMissing("git was not found on PATH: this app writes through your own git", subcommand=args[0] if args else "")
+        deadline = time.monotonic() + self.lock_wait_s
+        delay = 0.05
+        while True:
+            try:
+                proc = subprocess.run(
+                    [self.executable, "-C", str(self.root), *args],
+                    input=input_text,
+                    capture_output=True,
+                    text=True,
+                    encoding="utf-8",
+                    errors="replace",
+                    env=git_env(),
+                    check=False,
+                )
+            except OSError as exc:
+                raise GitMissing(f"git could not be run: {exc}", subcommand=args[0] if args else "") from exc
+            result = Result(proc.returncode, proc.stdout, proc.stderr)
+            if result.code == 0 or not check:
+                return result
+            if retry_lock and _is_lock_failure(result.err) and time.monotonic() < deadline:
+                log.info("git %s met a lock; retrying: %s", args[0], result.err.strip())
+                time.sleep(delay)
+                delay = min(delay * 2, 0.4)
+                continue
+            sub = args[0] if args else "git"
+            log.warning("git %s failed (exit %d): %s", " ".join(args[:3]), result.code, result.err.strip())
+            if _is_lock_failure(result.err):
+                raise GitLocked(
+                    f"git {sub} failed (exit {result.code}): another process holds git's lock "
+                    f"({self.lock_path()}); try again when it is done",
+                    subcommand=sub, exit_code=result.code, stderr=result.err,
+                )  # fmt: skip
+            detail = _first_lines(result.err)
+            raise GitError(
+                f"git {sub} failed (exit {result.code})" + (f": {detail}" if detail else ""),
+                subcommand=sub, exit_code=result.code, stderr=result.err,
+            )  # fmt: skip
+
+    # -- questions --------------------------------------------------------------------------
+
+    def toplevel(self) -> Path | None:
+        result = self.run("rev-parse", "--show-toplevel", check=False)
+        return Path(result.out.strip()) if result.code == 0 and result.out.strip() else None
+
+    def git_dir(self) -> Path:
+        out = self.run("rev-parse", "--absolute-git-dir").out.strip()
+        return Path(out)
+
+    def git_path(self, name: str) -> Path:
+        out = self.run("rev-parse", "--git-path", name).out.strip()
+        path = Path(out)
+        return path if path.is_absolute() else self.root / path
+
+    def lock_path(self) -> Path:
+        try:
+            return self.git_path("index.lock")
+        except GitError:
+            return self.root / ".git" / "index.lock"
+
+    def head(self) -> str | None:
+        """HEAD's commit sha, or None on an unborn branch."""
+        result = self.run("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+        return result.out.strip() or None if result.code == 0 else None
+
+    def branch(self) -> str | None:
+        """The checked-out branch (`refs/heads/…`), or None when HEAD is detached."""
+        result = self.run("symbolic-ref", "-q", "HEAD", check=False)
+        return result.out.strip() if result.code == 0 else None
+
+    def identity_problem(self) -> str | None:
+        """Why git would refuse to commit for lack of an identity, or None."""
+        for var in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+            result = self.run("var", var, check=False)
+            if result.code != 0:
+                return _first_lines(result.err) or f"git var {var} failed"
+        return None
+
+    def staged(self) -> list[str]:
+        """Paths whose index entry differs from HEAD (what a plain `git commit` would take)."""
+        args = ("diff", "--cached", "--name-only", "-z", "--no-renames")
+        if self.head() is None:
+            out = self.run("ls-files", "-z").out
+        else:
+            out = self.run(*args).out
+        return [p for p in out.split("\0") if p]
+
+    def unstaged(self, paths: list[str]) -> list[str]:
+        """Of `paths`, those whose working-tree bytes differ from the index."""
+        if not paths:
+            return []
+        out = self.run("diff", "--name-only", "-z", "--no-renames", "--", *paths).out
+        return [p for p in out.split("\0") if p]
+
+    def tracked(self, paths: list[str]) -> set[str]:
+        if not paths:
+            return set()
+        out = self.run("ls-files", "-z", "--", *paths).out
+        return {p for p in out.split("\0") if p}
+
+    def dirty_tracked(self) -> list[str]:
+        """`git status --porcelain` lines for tracked files (staged or not); untracked ignored."""
+        out = self.run("status", "--porcelain=v1", "-z", "--untracked-files=no").out
+        return [entry[3:] for entry in out.split("\0") if len(entry) > 3]
+
+    def commit_subject(self, rev: str = "HEAD") -> str:
+        return self.run("log", "-1", "--format=%s", rev).out.rstrip("\n")
+
+    def parent(self, rev: str = "HEAD") -> str | None:
+        result = self.run("rev-parse", "-q", "--verify", f"{rev}^", check=False)
+        return result.out.strip() or None if result.code == 0 else None
+
+
+def _first_lines(text: str, limit: int = 3) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return " / ".join(lines[:limit])

@@ -1,0 +1,230 @@
+"""Planning edits of existing memories: `correct`, `archive`, `task status`, `link` (§5–§8).
+
+memhtml's bytes and subjects, with the refusals memhtml does not make: archiving a non-memory or an
+archived file (memhtml nests it under `archive/<Y>/archive/<Y>/`), correcting an archived memory,
+a correction whose text duplicates another active memory, and a file changed since the caller saw
+it. A correction also keeps its reason (a `Memhtml-Reason` trailer; memhtml drops it).
+"""
+
+from __future__ import annotations
+
+from memhtml_desktop.domain.paths import TASK_STATUSES, archive_path_for, is_archived, is_indexable
+from memhtml_desktop.html.constraints import read_head
+from memhtml_desktop.html.jsnum import js_trim
+from memhtml_desktop.html.project import decode, project
+from memhtml_desktop.html.tree import parse_html
+from memhtml_desktop.html.vocabulary import MEMORY_RELS, TASK_RELS
+from memhtml_desktop.index import curation
+from memhtml_desktop.write import head_edit
+from memhtml_desktop.write.context import PlanContext, clean_path, commit_subject
+from memhtml_desktop.write.errors import InvalidMemory, PathNotFound, Refused
+from memhtml_desktop.write.plan import FileChange, Plan
+from memhtml_desktop.write.planner_new import WRITABLE_TYPES, choose_path, rendered
+from memhtml_desktop.write.requests import ArchiveRequest, CorrectRequest, LinkRequest, TaskStatusRequest, WriteRequest
+from memhtml_desktop.write.template import NewMemory
+
+LINK_RELS = (*MEMORY_RELS, *TASK_RELS)
+
+
+def _edit(path: str, text: str, edits) -> str:
+    """Apply head edits; a head that cannot be edited safely is refused with the path named."""
+    try:
+        for edit in edits:
+            text = edit(text)
+    except head_edit.HeadNotEditable as exc:
+        raise Refused(f"{path}: {exc}") from exc
+    return text
+
+
+def _text(path: str, data: bytes) -> str:
+    """The file as text for a splice: strict UTF-8, a BOM kept, so every other byte survives."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(f"{path} is not valid UTF-8: its head cannot be edited without changing other bytes") from None
+
+
+def _memory_path(path: str) -> str:
+    clean = clean_path(path)
+    if not is_indexable(clean):
+        raise PathNotFound(clean)
+    return clean
+
+
+def archive_stamps(ctx: PlanContext, extra=()) -> list:
+    """memhtml's archive stamps, in its order: status, updated, archived (then any extra)."""
+    now = ctx.now_text
+    return [
+        lambda t: head_edit.set_meta(t, "memhtml-status", "archived"),
+        lambda t: head_edit.set_meta(t, "memhtml-updated", now),
+        lambda t: head_edit.set_meta(t, "memhtml-archived", now),
+        *extra,
+    ]
+
+
+def _archive_target(ctx: PlanContext, path: str) -> str:
+    target = archive_path_for(path, ctx.year)
+    if ctx.exists(target):
+        raise Refused(f"{target} already exists: archive it by hand or move that file first")
+    return target
+
+
+def _parsed(path: str, data: bytes, ctx: PlanContext):
+    projection = project(path, data, ctx.now_text)
+    if not projection.ok:
+        raise InvalidMemory(projection.reason)
+    return projection.tables["files"][0]
+
+
+def plan_correct(ctx: PlanContext, req: CorrectRequest) -> Plan:
+    target = _memory_path(req.target)
+    data = ctx.read(target)
+    if is_archived(target):
+        raise Refused(f"{target} is already archived: correct the memory that superseded it")
+    ctx.check_expected(target, data, req.expected)
+    row = _parsed(target, data, ctx)
+    memory_type = req.memory_type or row["memory_type"]
+    if req.memory_type is not None and req.memory_type not in WRITABLE_TYPES:
+        raise InvalidMemory(f"unknown memory type: {req.memory_type}. One of: {', '.join(WRITABLE_TYPES)}")
+    if (req.claim is None) == (req.article_html is None):
+        raise InvalidMemory("a correction needs exactly one of a claim or an article")
+    memory = NewMemory(
+        title=req.title, memory_type=memory_type, claim=req.claim, article_html=req.article_html,
+        bodies=tuple(req.bodies), tags=tuple(req.tags), entities=tuple(req.entities),
+        importance=req.importance, confidence=req.confidence, session=req.session or None,
+        task_status=row.get("task_status") if memory_type == "task" else None,
+    )  # fmt: skip
+    text, content_hash, projection = rendered(memory, ctx)
+    twins = [p for p in curation.active_twins_of(ctx.conn, content_hash) if p != target]
+    if twins:
+        raise Refused(f"the corrected text is the same as {twins[0]}: link to it or archive {target} instead")
+    valid_from = projection.tables["files"][0]["event_at"] or ctx.now_text
+    archived = _archive_target(ctx, target)
+    as_write = WriteRequest(title=req.title, memory_type=memory_type, workspace=req.workspace,
+                            tags=tuple(req.tags), entities=tuple(req.entities))  # fmt: skip
+    path, _ = choose_path(ctx, memory, as_write, taken=frozenset({target, archived}))
+    new_text = _edit(path, text, [
+        lambda t: head_edit.add_link(t, "supersedes", "/" + archived),
+        lambda t: head_edit.set_meta(t, "memhtml-valid-from", valid_from),
+    ])  # fmt: skip
+    old_text = _text(target, data)
+    try:
+        until = head_edit.get_meta(old_text, "memhtml-valid-until")
+    except head_edit.HeadNotEditable as exc:
+        raise Refused(f"{target}: {exc}") from exc
+    keep_until = bool(until) and until < valid_from  # min-wins: an earlier end stays (G-11)
+    stamps = archive_stamps(ctx, [lambda t: head_edit.set_meta(t, "memhtml-superseded-by", "/" + path)])
+    if not keep_until:
+        stamps.append(lambda t: head_edit.set_meta(t, "memhtml-valid-until", valid_from))
+    moved = _edit(target, old_text, stamps)
+    trailers = [("Memhtml-Session", req.session)] if req.session else []
+    if req.reason and js_trim(req.reason):
+        trailers.append(("Memhtml-Reason", js_trim(req.reason)))
+    return Plan(
+        op="correct", request=req, now=ctx.now_text,
+        changes=(FileChange("create", path, None, new_text.encode("utf-8")),
+                 FileChange("move", archived, data, moved.encode("utf-8"), source=target)),
+        subject=commit_subject("correct", req.title), trailers=tuple(trailers),
+        state_moves=((target, archived),),
+        result={"path": path, "archived_path": archived, "commit_sha": None, "content_hash": content_hash},
+    )  # fmt: skip
+
+
+def plan_archive(ctx: PlanContext, req: ArchiveRequest) -> Plan:
+    if not req.reason or not js_trim(req.reason):
+        raise Refused("an archive needs a reason (it is the commit's subject)")
+    path = clean_path(req.path)
+    if not is_indexable(path):
+        if ctx.exists(path):
+            raise Refused(f"{path} is not a memory: only memory files are archived")
+        raise PathNotFound(path)
+    data = ctx.read(path)
+    if is_archived(path):
+        raise Refused(f"{path} is already archived (memhtml would nest it under archive/{ctx.year}/archive/)")
+    ctx.check_expected(path, data, req.expected)
+    target = _archive_target(ctx, path)
+    moved = _edit(path, _text(path, data), archive_stamps(ctx))
+    return Plan(
+        op="archive", request=req, now=ctx.now_text,
+        changes=(FileChange("move", target, data, moved.encode("utf-8"), source=path),),
+        subject=commit_subject("archive", f"{path} \u2014 {req.reason}"),
+        state_moves=((path, target),),
+        result={"path": path, "archive_path": target, "commit_sha": None},
+    )  # fmt: skip
+
+
+def plan_task_status(ctx: PlanContext, req: TaskStatusRequest) -> Plan:
+    if req.status not in TASK_STATUSES:
+        raise InvalidMemory(f"unknown task status: {req.status}. One of: {', '.join(TASK_STATUSES)}")
+    path = _memory_path(req.path)
+    data = ctx.read(path)
+    row = _parsed(path, data, ctx)
+    if row["memory_type"] != "task":
+        raise InvalidMemory(f"{path} is a {row['memory_type']} memory, not a task: only a task carries memhtml-task-status")
+    if is_archived(path):
+        raise Refused(f"{path} is archived: a finished task stays finished")
+    ctx.check_expected(path, data, req.expected)
+    result = {"path": path, "task_status": req.status, "archived": False, "commit_sha": None,
+              "unchanged": False, "archive_path": None}  # fmt: skip
+    if row["task_status"] == req.status:
+        return Plan(op="task.status", request=req, now=ctx.now_text, result={**result, "unchanged": True},
+                    notes=(f"{path} is already {req.status}: nothing to write",))  # fmt: skip
+    edited = _edit(path, _text(path, data), [
+        lambda t: head_edit.set_meta(t, "memhtml-task-status", req.status),
+        lambda t: head_edit.set_meta(t, "memhtml-updated", ctx.now_text),
+    ])  # fmt: skip
+    if req.status != "done":
+        return Plan(
+            op="task.status", request=req, now=ctx.now_text,
+            changes=(FileChange("modify", path, data, edited.encode("utf-8")),),
+            subject=commit_subject("task", f"{req.status} {path}"), result=result,
+        )  # fmt: skip
+    target = _archive_target(ctx, path)
+    moved = _edit(path, edited, archive_stamps(ctx))
+    reason = req.reason if req.reason and js_trim(req.reason) else "task done"
+    return Plan(
+        op="task.status", request=req, now=ctx.now_text,
+        changes=(FileChange("move", target, data, moved.encode("utf-8"), source=path),),
+        subject=commit_subject("archive", f"{path} \u2014 {reason}"),
+        state_moves=((path, target),),
+        result={**result, "archived": True, "archive_path": target},
+    )  # fmt: skip
+
+
+def _type_of(ctx: PlanContext, path: str) -> tuple[bytes, str | None]:
+    """memhtml's `readMeta`: the file's first `memhtml-type`, without validating the file."""
+    data = ctx.read(path)
+    head = read_head(parse_html(decode(data)))
+    return data, head.single("memhtml-type")
+
+
+def plan_link(ctx: PlanContext, req: LinkRequest) -> Plan:
+    if req.rel not in LINK_RELS:
+        raise InvalidMemory(f"unknown rel: {req.rel}. One of: {', '.join(LINK_RELS)}")
+    src, dst = clean_path(req.src), clean_path(req.dst)
+    if src == dst:
+        raise InvalidMemory(f"a memory cannot link to itself: {src}")
+    for path in (src, dst):
+        if not is_indexable(path):
+            raise PathNotFound(path)
+    src_data, src_type = _type_of(ctx, src)
+    _, dst_type = _type_of(ctx, dst)
+    if req.rel in MEMORY_RELS:
+        for path, kind in ((src, src_type), (dst, dst_type)):
+            if kind == "task":
+                raise InvalidMemory(f"{req.rel} is a memory rel and {path} is a task: a task never enters the memory graph")
+    else:
+        for path, kind in ((src, src_type), (dst, dst_type)):
+            if kind != "task":
+                raise InvalidMemory(f"{req.rel} is a task rel and {path} is not a task: both endpoints must be tasks")
+    ctx.check_expected(src, src_data, req.expected)
+    linked = _edit(src, _text(src, src_data), [lambda t: head_edit.add_link(t, req.rel, "/" + dst)])
+    result = {"commit_sha": None, "src_path": src, "dst_path": dst, "rel": req.rel}
+    if linked.encode("utf-8") == src_data:
+        return Plan(op="link", request=req, now=ctx.now_text, result=result,
+                    notes=(f"{src} already links {req.rel} to {dst}: nothing to write",))  # fmt: skip
+    return Plan(
+        op="link", request=req, now=ctx.now_text,
+        changes=(FileChange("modify", src, src_data, linked.encode("utf-8")),),
+        subject=commit_subject("link", f"{req.rel} {src} -> {dst}"), result=result,
+    )  # fmt: skip

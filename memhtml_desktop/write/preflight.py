@@ -1,0 +1,104 @@
+"""What must hold before a write touches anything: a git work tree in a state a commit can land in.
+
+Each check names the problem and what to do about it. They run before the first byte is written
+(and again, cheaply, under the write lock), so a refusal never leaves anything behind: memhtml
+instead writes the file first and fails at `git add` (not a repository, G-44) or `git commit` (no
+identity, G-43), leaving the file behind, staged.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from memhtml_desktop.write.errors import Conflict, GitFailed, Refused
+from memhtml_desktop.write.git import Git, GitError
+
+IN_PROGRESS = (
+    ("MERGE_HEAD", "a merge"),
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase or `git am`"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+)
+MAX_NAMED = 10
+
+
+def check_repository(git: Git) -> str | None:
+    """Refuse a store git cannot commit to now; returns HEAD's sha (None on an unborn branch)."""
+    try:
+        top = git.toplevel()
+    except GitError as exc:
+        raise GitFailed(str(exc)) from exc
+    if top is None:
+        raise GitFailed(
+            f"not a git repository: {git.root} (memhtml-desktop commits every change through git; "
+            "run `git init` there, or `memhtml init`)"
+        )
+    if os.path.realpath(top) != os.path.realpath(git.root):
+        raise GitFailed(
+            f"{git.root} is inside the git repository {top}, not its root: a memory written here would "
+            "be committed to that repository under another path"
+        )
+    if git.branch() is None:
+        raise GitFailed("HEAD is detached: check out a branch first (git switch <branch>), then try again")
+    for name, what in IN_PROGRESS:
+        if git.git_path(name).exists():
+            raise GitFailed(f"{what} is in progress in this repository: finish or abort it first")
+    problem = git.identity_problem()
+    if problem:
+        raise GitFailed(
+            f"git has no identity to commit with ({problem}): set one with "
+            "`git config user.name …` and `git config user.email …`"
+        )
+    return git.head()
+
+
+def wait_for_index_lock(git: Git) -> None:
+    """Another git holding `index.lock`: wait briefly for it, then refuse (nothing touched yet)."""
+    lock = git.lock_path()
+    deadline = time.monotonic() + git.lock_wait_s
+    while lock.exists():
+        if time.monotonic() >= deadline:
+            raise GitFailed(
+                f"git's index is locked ({lock} exists): another git command is running. "
+                "Try again when it is done (or remove the file if no git process is running)"
+            )
+        time.sleep(0.05)
+
+
+def check_staged(git: Git, ours: tuple[str, ...] = ()) -> None:
+    """Refuse when anything is staged: memhtml's commit would sweep it in under its subject (G-08)."""
+    staged = [p for p in git.staged() if p not in ours]
+    if staged:
+        named = ", ".join(staged[:MAX_NAMED]) + (f" and {len(staged) - MAX_NAMED} more" if len(staged) > MAX_NAMED else "")
+        raise Conflict(
+            f"other changes are staged in git's index ({named}); a commit now would carry them too. "
+            "Commit or unstage them first (git restore --staged <path>)"
+        )
+
+
+def check_paths(git: Git, root: Path, existing: list[str], created: list[str]) -> None:
+    """Files to edit, move or delete: tracked, no unsaved-to-git edits, writable; new ones: free."""
+    untracked = sorted(set(existing) - git.tracked(existing))
+    if untracked:
+        raise Refused(f"{', '.join(untracked)} is not tracked by git: add and commit it first")
+    dirty = git.unstaged(existing)
+    if dirty:
+        raise Conflict(
+            f"{', '.join(dirty)} has changes git has not committed; they would be committed under this "
+            "change's subject. Commit or discard them first"
+        )
+    if not os.access(root, os.W_OK) or not os.access(git.git_dir(), os.W_OK):
+        raise Refused(f"the store is read-only ({root}): nothing can be written")
+    for path in existing:
+        full = root / path
+        if not os.access(full, os.W_OK) or not os.access(full.parent, os.W_OK):
+            raise Refused(f"{path} is read-only: nothing was written")
+    for path in created:
+        parent = (root / path).parent
+        while not parent.exists():
+            parent = parent.parent
+        if not os.access(parent, os.W_OK):
+            raise Refused(f"{parent.relative_to(root) if parent != root else 'the store'} is read-only: {path} cannot be written")

@@ -1,0 +1,84 @@
+"""What each command is asked to do: one frozen record per command, the input to its planner.
+
+Optional `expected` fields carry the hash of a file as the caller last saw it (the window passes
+the one it displayed): either the git blob id of the file's bytes (40 hex, `blob_sha` in the index)
+or its content hash (`sha256:…`, the article only). A file that no longer matches is refused as
+changed on disk, and nothing is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    title: str
+    memory_type: str
+    claim: str | None = None
+    article_html: str | None = None
+    bodies: tuple[str, ...] = ()
+    path: str | None = None
+    workspace: str | None = None
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    importance: str | None = None
+    confidence: str | None = None
+    session: str | None = None
+    prompt: str | None = None
+    turn: str | None = None
+    task_status: str | None = None
+    due: str | None = None
+    force: bool = False  # replace an existing file named by `path` (memhtml does so silently)
+
+
+@dataclass(frozen=True)
+class CorrectRequest:
+    target: str
+    title: str
+    claim: str | None = None
+    article_html: str | None = None
+    bodies: tuple[str, ...] = ()
+    memory_type: str | None = None
+    reason: str | None = None
+    session: str | None = None
+    # memhtml's `correct` carries none of these over; the window passes them explicitly.
+    workspace: str | None = None
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    importance: str | None = None
+    confidence: str | None = None
+    expected: str | None = None
+
+
+@dataclass(frozen=True)
+class ArchiveRequest:
+    path: str
+    reason: str
+    expected: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskStatusRequest:
+    path: str
+    status: str
+    reason: str | None = None
+    expected: str | None = None
+
+
+@dataclass(frozen=True)
+class LinkRequest:
+    src: str
+    rel: str
+    dst: str
+    expected: str | None = None
+
+
+@dataclass(frozen=True)
+class DoctorFixRequest:
+    pass
+
+
+@dataclass(frozen=True)
+class StateExportRequest:
+    force: bool = False  # replace a sidecar holding rows with an empty export
