@@ -69,12 +69,12 @@ def clock_at(text: str):
     return lambda: moment
 
 
-def open_store(root: Path, tmp_path: Path, now: str = "2026-12-01T12:00:00Z", *, index: bool = True, state: bool = True):
+def open_store(root: Path, tmp_path: Path | None = None, now: str = "2026-12-01T12:00:00Z", *, index: bool = True, state: bool = True):
     """This app's Store over `root` (its index under tmp), indexed and with the sidecar imported."""
     from memhtml_desktop.index.sidecar import import_file
     from memhtml_desktop.index.store import Store
 
-    store = Store(root, index_path=tmp_path / "cache" / f"{root.name}.db", clock=clock_at(now))
+    store = Store(root, clock=clock_at(now))  # the default index path: the one the CLI opens too
     if state:
         import_file(store.reader(), root)
     if index:
