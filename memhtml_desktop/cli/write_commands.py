@@ -111,6 +111,8 @@ def intercept(argv: list[str]) -> int | None:
 
     try:
         result, notices = handler(parsed)
+    except UsageError as exc:  # found while reading the input (apply's JSONL): still before any write
+        return _fail(str(exc), exc.code, EXIT_USAGE, json_out, exc.suggestions)
     except WriteError as exc:
         return _fail(str(exc), exc.code, EXIT_FAIL, json_out)
     except CliError as exc:

@@ -131,3 +131,16 @@ def active_claims(conn: apsw.Connection) -> list[tuple[int, str, str, str]]:
         "ORDER BY path"
     )
     return [tuple(r) for r in rows]
+
+
+def frame_key_holders(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+    """Active non-task memories stating each frame key: key -> [(path, gist)] in path order."""
+    wanted = json.dumps(list(dict.fromkeys(keys)), ensure_ascii=False)
+    out: dict[str, list[tuple[str, str]]] = {}
+    for key, path, gist in conn.execute(
+        "SELECT frame_key, path, gist FROM files WHERE frame_key IN (SELECT value FROM json_each(?)) "
+        "AND archived = 0 AND memory_type <> 'task' ORDER BY path",
+        (wanted,),
+    ):
+        out.setdefault(key, []).append((path, gist))
+    return out

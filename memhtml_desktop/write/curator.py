@@ -20,6 +20,7 @@ from typing import Any, Callable
 from memhtml_desktop.domain.paths import is_indexable
 from memhtml_desktop.index.state import move_access
 from memhtml_desktop.write import journal as journal_mod
+from memhtml_desktop.write.batch import ApplyRequest, plan_apply
 from memhtml_desktop.write.context import PlanContext
 from memhtml_desktop.write.errors import Conflict, GitFailed, Refused, WriteError
 from memhtml_desktop.write.executor import Executor, prune_rows, rollback
@@ -50,6 +51,7 @@ PLANNERS: dict[type, Callable[[PlanContext, Any], Plan]] = {
     LinkRequest: plan_link,
     DoctorFixRequest: plan_doctor_fix,
     StateExportRequest: plan_state_export,
+    ApplyRequest: plan_apply,
 }
 
 
@@ -136,19 +138,33 @@ class Curator:
         if plan.noop:
             pruned = prune_rows(self.store.reader(), plan.state_deletes) if plan.state_deletes else []
             return Applied(plan, None, self._result(plan, None, pruned), notices)
+        sha, notices = self._commit(plan, base)
+        pruned = prune_rows(self.store.reader(), plan.state_deletes) if plan.state_deletes else []
+        result = self._result(plan, sha, pruned)
+        if plan.followup is not None:
+            try:
+                follow_sha, more = self._commit(plan.followup, sha)
+                notices += more
+            except (WriteError, GitError, OSError) as exc:
+                # memhtml logs a failed consolidation and only drops superseded_path; same here.
+                notices.append(f"the batch is committed, but its consolidation was not: {exc}")
+                for item in result.get("results", []):
+                    item["superseded_path"] = None
+        return Applied(plan, sha, result, notices)
+
+    def _commit(self, plan: Plan, base: str | None) -> tuple[str, list[str]]:
+        """Check the paths, write, commit, reindex, remember the commit for undo."""
         existing = [c.source or c.path for c in plan.changes if c.action in ("modify", "move", "delete")]
         created = [c.path for c in plan.changes if c.action in ("create", "move")]
         check_paths(self.git, self.root, existing, created)
-        conn = self.store.reader()
-        sha = Executor(self.root, self.git, conn, self.journal).run(plan, base)
-        pruned = prune_rows(conn, plan.state_deletes) if plan.state_deletes else []
-        notices += self._reindex(plan)
+        sha = Executor(self.root, self.git, self.store.reader(), self.journal).run(plan, base)
+        notices = self._reindex(plan)
         journal_mod.write_last(self.directory, {
             "sha": sha, "subject": plan.subject, "paths": list(plan.paths),
             "moves": [[c.source, c.path] for c in plan.changes if c.action == "move"],
         })  # fmt: skip
         self.journal.clear()
-        return Applied(plan, sha, self._result(plan, sha, pruned), notices)
+        return sha, notices
 
     @staticmethod
     def _result(plan: Plan, sha: str | None, pruned: list[str]) -> dict[str, Any]:

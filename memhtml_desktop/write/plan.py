@@ -59,6 +59,8 @@ class Plan:
     result: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     now: str = ""
+    #: A second commit made after this one (apply's consolidation); it may fail on its own.
+    followup: "Plan | None" = None
 
     @property
     def noop(self) -> bool:
@@ -91,6 +93,7 @@ class Plan:
             tuple((c.action, c.path, c.source, c.before) for c in self.changes),
             self.state_moves,
             self.state_deletes,
+            self.followup.shape() if self.followup is not None else None,
         )
 
     def describe(self) -> list[str]:
@@ -99,6 +102,8 @@ class Plan:
             lines.append(f"commit {self.subject}")
         lines += [f"state  {src} -> {dst}" for src, dst in self.state_moves]
         lines += [f"state  prune {path}" for path in self.state_deletes]
+        if self.followup is not None:
+            lines += ["then:"] + ["  " + line for line in self.followup.describe()]
         return lines + list(self.notes)
 
     def to_json(self) -> dict[str, Any]:
@@ -111,4 +116,5 @@ class Plan:
             "state_deletes": list(self.state_deletes),
             "result": self.result,
             "notes": list(self.notes),
+            "followup": self.followup.to_json() if self.followup is not None else None,
         }

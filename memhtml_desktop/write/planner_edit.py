@@ -94,29 +94,15 @@ def plan_correct(ctx: PlanContext, req: CorrectRequest) -> Plan:
         importance=req.importance, confidence=req.confidence, session=req.session or None,
         task_status=row.get("task_status") if memory_type == "task" else None,
     )  # fmt: skip
-    text, content_hash, projection = rendered(memory, ctx)
+    text, content_hash, _ = rendered(memory, ctx)
     twins = [p for p in curation.active_twins_of(ctx.conn, content_hash) if p != target]
     if twins:
         raise Refused(f"the corrected text is the same as {twins[0]}: link to it or archive {target} instead")
-    valid_from = projection.tables["files"][0]["event_at"] or ctx.now_text
-    archived = _archive_target(ctx, target)
+    archived = archive_path_for(target, ctx.year)
     as_write = WriteRequest(title=req.title, memory_type=memory_type, workspace=req.workspace,
                             tags=tuple(req.tags), entities=tuple(req.entities))  # fmt: skip
     path, _ = choose_path(ctx, memory, as_write, taken=frozenset({target, archived}))
-    new_text = _edit(path, text, [
-        lambda t: head_edit.add_link(t, "supersedes", "/" + archived),
-        lambda t: head_edit.set_meta(t, "memhtml-valid-from", valid_from),
-    ])  # fmt: skip
-    old_text = _text(target, data)
-    try:
-        until = head_edit.get_meta(old_text, "memhtml-valid-until")
-    except head_edit.HeadNotEditable as exc:
-        raise Refused(f"{target}: {exc}") from exc
-    keep_until = bool(until) and until < valid_from  # min-wins: an earlier end stays (G-11)
-    stamps = archive_stamps(ctx, [lambda t: head_edit.set_meta(t, "memhtml-superseded-by", "/" + path)])
-    if not keep_until:
-        stamps.append(lambda t: head_edit.set_meta(t, "memhtml-valid-until", valid_from))
-    moved = _edit(target, old_text, stamps)
+    new_text, moved, archived = supersede_edits(ctx, target, data, path, text)
     trailers = [("Memhtml-Session", req.session)] if req.session else []
     if req.reason and js_trim(req.reason):
         trailers.append(("Memhtml-Reason", js_trim(req.reason)))
@@ -128,6 +114,34 @@ def plan_correct(ctx: PlanContext, req: CorrectRequest) -> Plan:
         state_moves=((target, archived),),
         result={"path": path, "archived_path": archived, "commit_sha": None, "content_hash": content_hash},
     )  # fmt: skip
+
+
+def supersede_edits(ctx: PlanContext, loser: str, loser_data: bytes, winner: str, winner_text: str) -> tuple[str, str, str]:
+    """memhtml's `supersedeMemories` for one pair: (winner's new text, loser's archived text, its path).
+
+    The winner links `supersedes` to the loser's archive path and gets `valid-from` (its first
+    `<time datetime>`, else now) unless it has one; the loser gets the archive stamps, then
+    `superseded-by` and `valid-until` = that valid-from, except that an earlier `valid-until` it
+    already carries stays (min-wins, G-11).
+    """
+    archived = _archive_target(ctx, loser)
+    projection = project(winner, winner_text.encode("utf-8"), ctx.now_text)
+    event_at = projection.tables["files"][0]["event_at"] if projection.ok else None
+    try:
+        own_from = head_edit.get_meta(winner_text, "memhtml-valid-from")
+        valid_from = own_from or event_at or ctx.now_text
+        old_text = _text(loser, loser_data)
+        until = head_edit.get_meta(old_text, "memhtml-valid-until")
+    except head_edit.HeadNotEditable as exc:
+        raise Refused(f"{loser}: {exc}") from exc
+    edits = [lambda t: head_edit.add_link(t, "supersedes", "/" + archived)]
+    if not own_from:
+        edits.append(lambda t: head_edit.set_meta(t, "memhtml-valid-from", valid_from))
+    new_text = _edit(winner, winner_text, edits)
+    stamps = archive_stamps(ctx, [lambda t: head_edit.set_meta(t, "memhtml-superseded-by", "/" + winner)])
+    if not (until and until < valid_from):
+        stamps.append(lambda t: head_edit.set_meta(t, "memhtml-valid-until", valid_from))
+    return new_text, _edit(loser, old_text, stamps), archived
 
 
 def plan_archive(ctx: PlanContext, req: ArchiveRequest) -> Plan:

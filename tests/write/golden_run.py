@@ -206,8 +206,15 @@ def to_snake(value):
 def golden_data(exp: Expected) -> dict:
     """memhtml's envelope as this app prints it: `data` with snake_case keys, or the error."""
     if "error" in exp.stdout:
-        return {"error": exp.stdout["error"], "code": exp.stdout["code"]}
+        # memhtml prefixes apply's input errors with its program name; this app's messages do not.
+        error = re.sub(r"^memhtml apply:", "apply:", exp.stdout["error"])
+        return {"error": parser_text_masked(error), "code": exp.stdout["code"]}
     return to_snake(exp.stdout["data"])
+
+
+def parser_text_masked(error: str) -> str:
+    """A JSON parser's own words (node's in the golden, Python's here) replaced by `…`."""
+    return re.sub(r"not valid JSON \(.*\)\. Every line", "not valid JSON (…). Every line", error)
 
 
 def state_changes(run: Run) -> tuple[list[dict], list[dict]]:

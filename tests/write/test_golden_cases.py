@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from write.golden_run import expected, golden_data, run_case, state_changes
+from write.golden_run import expected, golden_data, parser_text_masked, run_case, state_changes
 from write.support import GOLDEN, pin_git
 
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir() and p.name[:2].isdigit())
@@ -43,7 +43,8 @@ def assert_conforms(run, exp) -> None:
     assert run.exit_code == exp.exit_code, run.stderr
     data = golden_data(exp)
     if "error" in data:
-        assert run.stdout is not None and {k: run.stdout[k] for k in ("error", "code")} == data
+        assert run.stdout is not None
+        assert {"error": parser_text_masked(run.stdout["error"]), "code": run.stdout["code"]} == data
     else:
         assert run.stdout == data
     assert run.before == exp.before
