@@ -117,6 +117,9 @@ def intercept(argv: list[str]) -> int | None:
         return _fail(str(exc), exc.code, EXIT_FAIL, json_out)
     except CliError as exc:
         return _fail(str(exc), "ERR_STORAGE", EXIT_FAIL, json_out)
+    except OSError as exc:
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        return _fail(f"storage operation failed: {exc.strerror or exc}{where}", "ERR_STORAGE", EXIT_FAIL, json_out)
     for notice in notices:
         print(f"note: {notice}", file=sys.stderr)
     if json_out:

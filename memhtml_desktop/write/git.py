@@ -25,7 +25,6 @@ log = logging.getLogger(__name__)
 
 #: How long a command waits, in total, for another process's `index.lock` to go away.
 LOCK_WAIT_S = 3.0
-_LOCK_MARKERS = ("index.lock", "cannot lock ref", "Unable to create", "File exists")
 
 
 class GitError(Exception):
@@ -115,9 +114,12 @@ class Git:
 
     # -- questions --------------------------------------------------------------------------
 
-    def toplevel(self) -> Path | None:
+    def toplevel(self) -> tuple[Path | None, str]:
+        """The work tree's root, or None with git's reason (not a repository, dubious ownership…)."""
         result = self.run("rev-parse", "--show-toplevel", check=False)
-        return Path(result.out.strip()) if result.code == 0 and result.out.strip() else None
+        if result.code == 0 and result.out.strip():
+            return Path(result.out.strip()), ""
+        return None, result.err
 
     def git_dir(self) -> Path:
         out = self.run("rev-parse", "--absolute-git-dir").out.strip()

@@ -28,9 +28,14 @@ MAX_NAMED = 10
 def check_repository(git: Git) -> str | None:
     """Refuse a store git cannot commit to now; returns HEAD's sha (None on an unborn branch)."""
     try:
-        top = git.toplevel()
+        top, why = git.toplevel()
     except GitError as exc:
         raise GitFailed(str(exc)) from exc
+    if top is None and "dubious ownership" in why:
+        raise GitFailed(
+            f"git refuses to work in {git.root}: it belongs to another user (dubious ownership). "
+            f"If you trust it: git config --global --add safe.directory {git.root}"
+        )
     if top is None:
         raise GitFailed(
             f"not a git repository: {git.root} (memhtml-desktop commits every change through git; "

@@ -41,8 +41,11 @@ def pin_git(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.delenv("MEMHTML_DESKTOP_NOW", raising=False)
 
 
+GIT = shutil.which("git") or "git"  # resolved once: a test may empty PATH to hide git from the app
+
+
 def git(root: Path, *args: str, check: bool = True, env: dict | None = None) -> str:
-    proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+    proc = subprocess.run([GIT, "-C", str(root), *args], capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, check=False)  # fmt: skip
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
@@ -103,3 +106,17 @@ def access_rows(store) -> dict[str, tuple]:
 
 def argv_of(case: Path, root: Path) -> list[str]:
     return [str(root) if a == "$STORE" else a for a in json.loads((case / "argv.json").read_text(encoding="utf-8"))]
+
+
+def snapshot(root: Path, store=None) -> dict:
+    """Everything a refused write must leave exactly as it was: files, git's index, HEAD, state rows."""
+    shot = {
+        "files": tree_bytes(root),
+        "status": status(root),
+        "cached": git(root, "diff", "--cached"),
+        "index": git(root, "ls-files", "-s"),
+        "head": git(root, "rev-parse", "HEAD", check=False).strip(),
+    }
+    if store is not None and (root / ".memhtml" / "state.db").exists():
+        shot["state"] = access_rows(store)
+    return shot
