@@ -75,6 +75,23 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("undo", parents=[common], help="revert this app's last commit (while it is still HEAD)")
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("supersede", parents=[common],
+                       help="WINNER supersedes LOSER: archive LOSER, link them, one commit")  # fmt: skip
+    p.add_argument("winner")
+    p.add_argument("loser")
+    p.add_argument("--reason", help="why (kept as a Memhtml-Reason trailer)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("conflicts", parents=[common],
+                       help="near-twin memories whose claims disagree (a negation, a number, a qualifier)")  # fmt: skip
+    p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("history", parents=[common], help="a memory's supersession chain, oldest first")
+    p.add_argument("path")
+    p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("state", parents=[common], help="export or import the shared state plane")
     state_sub = p.add_subparsers(dest="state_command", metavar="ACTION", required=True)
     e = state_sub.add_parser("export", parents=[common],
@@ -383,6 +400,61 @@ def cmd_doctor_fix(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_supersede(args: argparse.Namespace) -> int:
+    from memhtml_desktop.write.errors import WriteError
+    from memhtml_desktop.write.requests import SupersedeRequest
+
+    try:
+        curator = open_curator(vars(args))
+        applied = curator.run(SupersedeRequest(args.winner, args.loser, args.reason))
+    except WriteError as exc:
+        return _fail(str(exc), exc.code, EXIT_FAIL, args.json)
+    r = applied.result
+    if args.json:
+        print_json(r)
+    else:
+        print(f"{r['winner']} supersedes {r['loser']}, archived as {r['superseded_path']}{_sha(r['commit_sha'])}")
+    return EXIT_OK
+
+
+def cmd_conflicts(args: argparse.Namespace) -> int:
+    from memhtml_desktop.write.conflicts import scan_conflicts
+
+    store = open_store(args)
+    if not args.no_refresh:
+        store.index()
+    report = scan_conflicts(store)
+    if args.json:
+        print_json(report.to_json())
+        return EXIT_OK
+    for pair in report.pairs:
+        print(f"{', '.join(pair.diff.kinds)} (cosine {pair.cosine:.3f})")
+        print(f"  {pair.a.path}\n    {pair.a.claim}")
+        print(f"  {pair.b.path}\n    {pair.b.claim}")
+    print(f"{len(report.pairs)} conflicting pair(s) among {report.compared} memories ({report.seconds:.2f} s)")
+    return EXIT_OK
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from memhtml_desktop.write.errors import WriteError
+
+    try:
+        curator = open_curator(vars(args), refresh=not args.no_refresh)
+        chain = curator.history(args.path)
+    except WriteError as exc:
+        return _fail(str(exc), exc.code, EXIT_FAIL, args.json)
+    if args.json:
+        print_json(chain.to_json())
+        return EXIT_OK
+    replaced = {older: newer for newer, older in chain.edges}
+    for v in chain.versions:
+        mark = "*" if v.path == chain.focus else " "
+        span = f"{v.start or '?'} .. {v.valid_until or ('archived ' + v.archived_at if v.archived_at else 'now')}"
+        after = f"  -> superseded by {replaced[v.path]}" if v.path in replaced else ""
+        print(f"{mark} {span:<45} {v.path}{after}")
+    return EXIT_OK
+
+
 def cmd_memhtml_verb(args: argparse.Namespace) -> int:  # pragma: no cover - argparse reaches it only for help
     raise CliError(f"{args.command}: run it with memhtml's arguments, e.g. memhtml-desktop {args.command} --help")
 
@@ -390,5 +462,8 @@ def cmd_memhtml_verb(args: argparse.Namespace) -> int:  # pragma: no cover - arg
 COMMANDS = {
     **{verb: cmd_memhtml_verb for verb in ("write", "correct", "archive", "link", "apply", "task")},
     "undo": cmd_undo,
+    "supersede": cmd_supersede,
+    "conflicts": cmd_conflicts,
+    "history": cmd_history,
     "state": cmd_state,
 }

@@ -27,7 +27,7 @@ from memhtml_desktop.write.executor import Executor, prune_rows, rollback
 from memhtml_desktop.write.git import Git, GitError
 from memhtml_desktop.write.journal import Journal, LockTimeout, WriteLock
 from memhtml_desktop.write.plan import Plan
-from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_task_status
+from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_supersede, plan_task_status
 from memhtml_desktop.write.planner_new import plan_write
 from memhtml_desktop.write.planner_repair import plan_doctor_fix, plan_state_export
 from memhtml_desktop.write.preflight import check_paths, check_repository, check_staged, wait_for_index_lock
@@ -37,6 +37,7 @@ from memhtml_desktop.write.requests import (
     DoctorFixRequest,
     LinkRequest,
     StateExportRequest,
+    SupersedeRequest,
     TaskStatusRequest,
     WriteRequest,
 )
@@ -52,6 +53,7 @@ PLANNERS: dict[type, Callable[[PlanContext, Any], Plan]] = {
     DoctorFixRequest: plan_doctor_fix,
     StateExportRequest: plan_state_export,
     ApplyRequest: plan_apply,
+    SupersedeRequest: plan_supersede,
 }
 
 
@@ -189,6 +191,21 @@ class Curator:
             log.warning("the index was not brought up to date after the write: %s", exc)
             return [f"the write is committed, but the index was not updated ({exc}); run `memhtml-desktop index`"]
         return []
+
+    # -- reading for the curation views -------------------------------------------------------
+
+    def conflicts(self, **kwargs):
+        """Every conflicting near-twin pair in the store (see `conflicts.scan_conflicts`)."""
+        from memhtml_desktop.write.conflicts import scan_conflicts
+
+        return scan_conflicts(self.store, **kwargs)
+
+    def history(self, path: str):
+        """The supersession chain around one memory (see `history.supersession_chain`)."""
+        from memhtml_desktop.write.context import clean_path
+        from memhtml_desktop.write.history import supersession_chain
+
+        return supersession_chain(self.store, clean_path(path))
 
     # -- undo ----------------------------------------------------------------------------------
 

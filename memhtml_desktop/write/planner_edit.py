@@ -20,7 +20,14 @@ from memhtml_desktop.write.context import PlanContext, clean_path, commit_subjec
 from memhtml_desktop.write.errors import InvalidMemory, PathNotFound, Refused
 from memhtml_desktop.write.plan import FileChange, Plan
 from memhtml_desktop.write.planner_new import WRITABLE_TYPES, choose_path, rendered
-from memhtml_desktop.write.requests import ArchiveRequest, CorrectRequest, LinkRequest, TaskStatusRequest, WriteRequest
+from memhtml_desktop.write.requests import (
+    ArchiveRequest,
+    CorrectRequest,
+    LinkRequest,
+    SupersedeRequest,
+    TaskStatusRequest,
+    WriteRequest,
+)
 from memhtml_desktop.write.template import NewMemory
 
 LINK_RELS = (*MEMORY_RELS, *TASK_RELS)
@@ -207,7 +214,10 @@ def plan_task_status(ctx: PlanContext, req: TaskStatusRequest) -> Plan:
 
 def _type_of(ctx: PlanContext, path: str) -> tuple[bytes, str | None]:
     """memhtml's `readMeta`: the file's first `memhtml-type`, without validating the file."""
-    data = ctx.read(path)
+    return _type_of_data(ctx.read(path))
+
+
+def _type_of_data(data: bytes) -> tuple[bytes, str | None]:
     head = read_head(parse_html(decode(data)))
     return data, head.single("memhtml-type")
 
@@ -241,4 +251,31 @@ def plan_link(ctx: PlanContext, req: LinkRequest) -> Plan:
         op="link", request=req, now=ctx.now_text,
         changes=(FileChange("modify", src, src_data, linked.encode("utf-8")),),
         subject=commit_subject("link", f"{req.rel} {src} -> {dst}"), result=result,
+    )  # fmt: skip
+
+
+def plan_supersede(ctx: PlanContext, req: SupersedeRequest) -> Plan:
+    """`winner` supersedes `loser` in one commit: memhtml's consolidation edits for one pair."""
+    winner, loser = _memory_path(req.winner), _memory_path(req.loser)
+    if winner == loser:
+        raise InvalidMemory(f"a memory cannot supersede itself: {winner}")
+    winner_data, loser_data = ctx.read(winner), ctx.read(loser)
+    for path in (winner, loser):
+        if is_archived(path):
+            raise Refused(f"{path} is already archived")
+    ctx.check_expected(winner, winner_data, req.expected_winner)
+    ctx.check_expected(loser, loser_data, req.expected_loser)
+    for path, data in ((winner, winner_data), (loser, loser_data)):
+        _, kind = _type_of_data(data)
+        if kind == "task":
+            raise InvalidMemory(f"supersedes is a memory rel and {path} is a task: a task never enters the memory graph")
+    new_text, moved, archived = supersede_edits(ctx, loser, loser_data, winner, _text(winner, winner_data))
+    trailers = (("Memhtml-Reason", js_trim(req.reason)),) if req.reason and js_trim(req.reason) else ()
+    return Plan(
+        op="supersede", request=req, now=ctx.now_text,
+        changes=(FileChange("modify", winner, winner_data, new_text.encode("utf-8")),
+                 FileChange("move", archived, loser_data, moved.encode("utf-8"), source=loser)),
+        subject=commit_subject("consolidate", f"{winner} supersedes {loser}"), trailers=trailers,
+        state_moves=((loser, archived),),
+        result={"winner": winner, "loser": loser, "superseded_path": archived, "commit_sha": None},
     )  # fmt: skip

@@ -82,3 +82,18 @@ class DoctorFixRequest:
 @dataclass(frozen=True)
 class StateExportRequest:
     force: bool = False  # replace a sidecar holding rows with an empty export
+
+
+@dataclass(frozen=True)
+class SupersedeRequest:
+    """`winner` supersedes `loser`: the conflicts view's "this one is right", one commit.
+
+    memhtml makes this change inside `apply --consolidate` (`memhtml(consolidate): …`); here it is
+    also a command of its own, so a pair found by the conflicts scan resolves in one step.
+    """
+
+    winner: str
+    loser: str
+    reason: str | None = None
+    expected_winner: str | None = None
+    expected_loser: str | None = None

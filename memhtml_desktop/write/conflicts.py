@@ -1,0 +1,123 @@
+"""The conflicts scan: every pair of near-twin memories in the store whose claims disagree.
+
+A pair conflicts when both are active, non-task memories, their vectors are near-twins (cosine at
+or above polarity's `TWIN_COSINE`, the threshold the ranking's twin step uses) and their claims
+differ in a negation, a number or a variant qualifier (`domain/claim_diff.py`). One of them is
+probably stale; the conflicts view offers to supersede one by the other or to link them.
+
+The scan compares every pair exactly (no approximate index): the file vectors (each memory's first
+chunk, as the ranking compares them) form one unit-norm matrix, and blocks of rows are multiplied
+against the rows after them, so each pair is computed once and memory stays at one block of
+similarities. It is plain Python taking `cancelled` and `progress` callables, so the window runs
+it on a worker and tests run it directly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memhtml_desktop.domain.claim_diff import ClaimDiff, claim_diff
+from memhtml_desktop.domain.embedder import space_of
+from memhtml_desktop.domain.polarity import TWIN_COSINE
+from memhtml_desktop.index import curation
+from memhtml_desktop.index.vectors import CACHE
+
+BLOCK_ROWS = 2048
+
+
+@dataclass(frozen=True)
+class ConflictSide:
+    path: str
+    title: str
+    claim: str
+
+
+@dataclass(frozen=True)
+class ConflictPair:
+    """Two memories stating one fact two ways. `a` sorts before `b` by path."""
+
+    a: ConflictSide
+    b: ConflictSide
+    cosine: float
+    diff: ClaimDiff
+
+    def to_json(self) -> dict:
+        return {
+            "a": vars(self.a),
+            "b": vars(self.b),
+            "cosine": round(self.cosine, 4),
+            "diff": self.diff.to_json(),
+        }
+
+
+@dataclass
+class ConflictReport:
+    pairs: list[ConflictPair] = field(default_factory=list)
+    memories: int = 0  # active non-task memories with a claim
+    compared: int = 0  # of those, the ones with a vector (a memory without one has no twins)
+    twins: int = 0  # near-twin pairs examined (conflicting or not)
+    seconds: float = 0.0
+    cancelled: bool = False
+
+    def to_json(self) -> dict:
+        return {
+            "pairs": [p.to_json() for p in self.pairs],
+            "memories": self.memories,
+            "compared": self.compared,
+            "twins": self.twins,
+            "seconds": round(self.seconds, 3),
+            "cancelled": self.cancelled,
+        }
+
+
+def scan_conflicts(
+    store,
+    *,
+    threshold: float = TWIN_COSINE,
+    cancelled: Callable[[], bool] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    block_rows: int = BLOCK_ROWS,
+) -> ConflictReport:
+    """Every conflicting near-twin pair in `store`'s index, sorted by (a.path, b.path)."""
+    started = time.perf_counter()
+    conn = store.reader()
+    claims = curation.active_claims(conn)
+    report = ConflictReport(memories=len(claims))
+    with conn:  # one read snapshot for the claims' vectors
+        snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(store.embedder), store.embedder.dim)
+    rows, kept = [], []
+    for rowid, path, gist, title in claims:
+        index = snapshot.rowid_to_file.get(int(rowid))
+        if index is not None:
+            rows.append(int(snapshot.first_chunk_row[index]))
+            kept.append((path, gist, title))
+    report.compared = n = len(kept)
+    if n < 2:
+        report.seconds = time.perf_counter() - started
+        return report
+    matrix = np.ascontiguousarray(snapshot.matrix[np.asarray(rows, dtype=np.int64)])
+    for start in range(0, n, block_rows):
+        if cancelled is not None and cancelled():
+            report.cancelled = True
+            break
+        end = min(start + block_rows, n)
+        sims = matrix[start:end] @ matrix[start:].T
+        local_i, local_j = np.nonzero(sims >= threshold)
+        for li, lj in zip(local_i.tolist(), local_j.tolist()):
+            i, j = start + li, start + lj
+            if j <= i:
+                continue  # the diagonal (a memory and itself) and pairs counted in an earlier block
+            report.twins += 1
+            diff = claim_diff(kept[i][1], kept[j][1])
+            if diff is not None:
+                a, b = ConflictSide(kept[i][0], kept[i][2], kept[i][1]), ConflictSide(kept[j][0], kept[j][2], kept[j][1])
+                report.pairs.append(ConflictPair(a, b, float(sims[li, lj]), diff))
+        if progress is not None:
+            progress("conflicts", end, n)
+    report.pairs.sort(key=lambda p: (p.a.path, p.b.path))
+    report.seconds = time.perf_counter() - started
+    return report
