@@ -67,9 +67,27 @@ def test_absent_state_db_is_created_with_memhtmls_ledger(tmp_path: Path) -> None
     assert ledger == ["S0001_access.sql", "S0002_entity_corroboration.sql"]
     tables = {r[0] for r in c.execute("SELECT name FROM state.sqlite_schema WHERE type = 'table'")}
     assert {"access", "edge_corroboration", "entity_corroboration", "schema_migrations"} <= tables
-    # memhtml's journal mode, so its node:sqlite connection and ours share the file without blocking
-    assert c.execute("PRAGMA state.journal_mode").fetchone()[0] == "wal"
+    # memhtml creates state.db with a rollback journal; a file this app creates is the same
+    assert c.execute("PRAGMA state.journal_mode").fetchone()[0] == "delete"
     c.close()
+    assert not Path(str(state_db) + "-wal").exists()
+
+
+def test_the_journal_mode_memhtml_chose_is_left_alone(tmp_path: Path) -> None:
+    """Opening, reading, bumping and moving rows never switch memhtml's state.db to WAL (for good)."""
+    _, state_db = state_paths(tmp_path)
+    c = open_plane(tmp_path)  # created as memhtml creates it
+    c.close()
+    for _ in range(2):
+        c = open_plane(tmp_path)
+        reinforce(c, [A], "positive", at(0))
+        move_access(c, A, B)
+        assert c.execute("PRAGMA state.journal_mode").fetchone()[0] == "delete"
+        c.close()
+    raw = apsw.Connection(str(state_db))
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    raw.close()
+    assert [p.name for p in state_db.parent.iterdir()] == ["state.db"]  # no -wal, no -shm
 
 
 def test_existing_state_db_is_never_dropped_or_recreated(tmp_path: Path) -> None:
