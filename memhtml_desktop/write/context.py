@@ -31,7 +31,9 @@ def commit_subject(op: str, text: str) -> str:
     """memhtml's subject: whitespace runs folded, trimmed, cut to 72 UTF-16 units with `…`."""
     s = js_trim(JS_SPACE_RUN.sub(" ", text))
     if utf16_len(s) > SUBJECT_LIMIT:
-        s = js_trim(js_slice_units(s, SUBJECT_LIMIT - 1)) + "\u2026"
+        # memhtml cuts at 71 UTF-16 units even inside a surrogate pair (node then writes U+FFFD);
+        # the broken half is dropped here instead.
+        s = js_trim(js_slice_units(s, SUBJECT_LIMIT - 1).rstrip("\ufffd")) + "\u2026"
     return f"memhtml({op}): {s or '(untitled)'}"
 
 
