@@ -100,21 +100,25 @@ class Executor:
         return sha
 
     def _stage(self, plan: Plan, state: JournalState) -> None:
+        """Write every file, then stage them all with ONE `git add -A` (one rewrite of git's index).
+
+        A move is the new bytes written at the target and the source removed; git records it as
+        the rename memhtml's `git mv` + `git add` produce (the commit is the same tree), at a third
+        of the cost on a large repository, where each index rewrite takes ~0.1 s.
+        """
         modes = {e.path: e.mode for e in state.entries}
         for change in plan.changes:
             full = self.root / change.path
             if change.action == "delete":
-                self.git.run("rm", "-q", "--", change.path)
+                full.unlink()
                 continue
             _mkdirs(self.root, change.path, state.created_dirs)
             self.journal.save(state)
+            source_mode = modes.get(change.source) if change.action == "move" else None
+            _write_file(full, change.after, source_mode if change.action == "move" else modes.get(change.path))
             if change.action == "move":
-                self.git.run("mv", "--", change.source, change.path)
-                if change.after != change.before:
-                    _write_file(full, change.after, modes.get(change.source))
-            else:
-                _write_file(full, change.after, modes.get(change.path))
-            self.git.run("add", "--", change.path)
+                (self.root / change.source).unlink()
+        self.git.run("add", "-A", "--", *plan.paths)
 
     def _move_rows(self, plan: Plan, state: JournalState) -> None:
         for src, dst in plan.state_moves:

@@ -115,20 +115,27 @@ class Git:
     # -- questions --------------------------------------------------------------------------
 
     def toplevel(self) -> tuple[Path | None, str]:
-        """The work tree's root, or None with git's reason (not a repository, dubious ownership…)."""
-        result = self.run("rev-parse", "--show-toplevel", check=False)
-        if result.code == 0 and result.out.strip():
-            return Path(result.out.strip()), ""
+        """The work tree's root, or None with git's reason (not a repository, dubious ownership…).
+
+        Asks for the git directory in the same call and remembers it (`git_dir`)."""
+        result = self.run("rev-parse", "--show-toplevel", "--absolute-git-dir", check=False)
+        lines = result.out.splitlines()
+        if result.code == 0 and len(lines) == 2:
+            self._git_dir = Path(lines[1])
+            return Path(lines[0]), ""
         return None, result.err
 
+    _git_dir: Path | None = None
+
     def git_dir(self) -> Path:
-        out = self.run("rev-parse", "--absolute-git-dir").out.strip()
-        return Path(out)
+        """This work tree's git directory (a linked worktree's own, where its index and MERGE_HEAD live)."""
+        if self._git_dir is None:
+            self._git_dir = Path(self.run("rev-parse", "--absolute-git-dir").out.strip())
+        return self._git_dir
 
     def git_path(self, name: str) -> Path:
-        out = self.run("rev-parse", "--git-path", name).out.strip()
-        path = Path(out)
-        return path if path.is_absolute() else self.root / path
+        """A per-worktree file of the git directory (`index.lock`, `MERGE_HEAD`, `rebase-merge`)."""
+        return self.git_dir() / name
 
     def lock_path(self) -> Path:
         try:
