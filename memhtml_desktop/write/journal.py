@@ -20,6 +20,7 @@ import fcntl
 import json
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,32 +41,40 @@ def write_dir(store_root: Path) -> Path:
 
 
 class WriteLock:
-    """An exclusive advisory lock on one store's writes; reentrant within one object."""
+    """An exclusive lock on one store's writes: across processes (`flock`) and across the threads
+    sharing this object (an RLock, so one thread may nest it, as apply nests recover)."""
 
     def __init__(self, directory: Path, *, wait_s: float = LOCK_WAIT_S) -> None:
         self.directory = directory
         self.wait_s = wait_s
         self._fd: int | None = None
         self._depth = 0
+        self._threads = threading.RLock()
 
     def __enter__(self) -> "WriteLock":
+        deadline = time.monotonic() + self.wait_s
+        if not self._threads.acquire(timeout=self.wait_s):
+            raise LockTimeout("another write to this store (from this app) is still running; try again in a moment")
         if self._depth:
             self._depth += 1
             return self
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.directory / "lock", os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + self.wait_s
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise LockTimeout(
-                        "another write to this store (from this app) is still running; try again in a moment"
-                    ) from exc
-                time.sleep(0.05)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.directory / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() >= deadline:
+                        os.close(fd)
+                        raise LockTimeout(
+                            "another write to this store (from this app) is still running; try again in a moment"
+                        ) from exc
+                    time.sleep(0.05)
+        except BaseException:
+            self._threads.release()
+            raise
         self._fd = fd
         self._depth = 1
         return self
@@ -76,6 +85,7 @@ class WriteLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+        self._threads.release()
 
 
 @dataclass

@@ -375,3 +375,32 @@ def test_the_write_lock_times_out_with_a_message(repo) -> None:
             waiter.run(ArchiveRequest(MEMORY, "r"))
         assert time.monotonic() - start < 5
     assert snapshot(root, store) == before
+
+
+def test_two_threads_sharing_one_curator_take_turns(repo) -> None:
+    """The window shares one Curator between its worker threads: their writes must not interleave."""
+    root, store = repo
+    from memhtml_desktop.write.curator import Curator
+    from memhtml_desktop.write.requests import WriteRequest
+
+    curator = Curator(store)
+    errors: list[BaseException] = []
+
+    def write(i: int) -> None:
+        try:
+            curator.run(WriteRequest(f"Threaded {i}", "semantic", claim=f"Threaded write {i} lands alone."))
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            store.close_thread_connection()
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    for back in range(3):
+        files = git(root, "show", "--name-only", "--format=", f"HEAD~{back}").split()
+        assert len(files) == 1 and files[0].startswith("areas/inbox/threaded-")
+    assert git(root, "status", "--porcelain") == ""
