@@ -62,3 +62,12 @@ def test_cancelling_stops_the_scan(generated) -> None:
     store, _ = generated
     report = scan_conflicts(store, cancelled=lambda: True)
     assert report.cancelled and report.pairs == []
+
+
+def test_a_scan_of_a_few_paths_gives_their_pairs(generated) -> None:
+    store, _ = generated
+    whole = scan_conflicts(store)
+    some = {whole.pairs[0].a.path, whole.pairs[-1].b.path}
+    expected = [(p.a.path, p.b.path) for p in whole.pairs if {p.a.path, p.b.path} & some]
+    assert [(p.a.path, p.b.path) for p in scan_conflicts(store, paths=sorted(some)).pairs] == expected
+    assert scan_conflicts(store, paths=["areas/none.html"]).pairs == []
