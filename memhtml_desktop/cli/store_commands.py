@@ -1,4 +1,4 @@
-"""Commands that maintain the index: index, doctor, watch. (`state` and `doctor --fix` write: write_commands.)"""
+"""Commands that maintain the index: index, doctor, watch. (`state` and `doctor --fix` write: curation_commands.)"""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from memhtml_desktop.cli import output
 
     if args.fix:
-        from memhtml_desktop.cli.write_commands import cmd_doctor_fix
+        from memhtml_desktop.cli.curation_commands import cmd_doctor_fix
 
         return cmd_doctor_fix(args)
 

@@ -1,4 +1,4 @@
-"""Commands that change the store: memhtml's write verbs, plus undo, state export and the repairs.
+"""memhtml's write verbs: write, task add|status, correct, archive, link, apply.
 
 `write`, `task add|status`, `correct`, `archive`, `link` and `apply` take memhtml's arguments in
 memhtml's grammar (`memhtml_argv.py`), so `memhtml-desktop --repo DIR correct PATH --claim …` runs
@@ -28,7 +28,7 @@ from memhtml_desktop.cli.memhtml_argv import find_verb as _find_verb
 NOW_ENV = "MEMHTML_DESKTOP_NOW"
 
 
-# -- argparse registration (help text, and the verbs that are this app's own) -------------------
+# -- argparse registration (help text only: the verbs run through memhtml_argv) -----------------
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
@@ -72,36 +72,6 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     s.add_argument("status")
     s.add_argument("--reason")
 
-    p = sub.add_parser("undo", parents=[common], help="revert this app's last commit (while it is still HEAD)")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("supersede", parents=[common],
-                       help="WINNER supersedes LOSER: archive LOSER, link them, one commit")  # fmt: skip
-    p.add_argument("winner")
-    p.add_argument("loser")
-    p.add_argument("--reason", help="why (kept as a Memhtml-Reason trailer)")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("conflicts", parents=[common],
-                       help="near-twin memories whose claims disagree (a negation, a number, a qualifier)")  # fmt: skip
-    p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("history", parents=[common], help="a memory's supersession chain, oldest first")
-    p.add_argument("path")
-    p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("state", parents=[common], help="export or import the shared state plane")
-    state_sub = p.add_subparsers(dest="state_command", metavar="ACTION", required=True)
-    e = state_sub.add_parser("export", parents=[common],
-                             help="write and commit .memhtml/state/access.jsonl (or --out, not committed)")  # fmt: skip
-    e.add_argument("--out", metavar="FILE", help="write here instead, without committing ('-' for stdout)")
-    e.add_argument("--force", action="store_true", help="replace a sidecar holding rows with an empty export")
-    e.add_argument("--json", action="store_true")
-    i = state_sub.add_parser("import", parents=[common], help="merge an access.jsonl into the state plane")
-    i.add_argument("file", metavar="FILE")
-
 
 # -- running memhtml's verbs ---------------------------------------------------------------------
 
@@ -121,7 +91,7 @@ def intercept(argv: list[str]) -> int | None:
     try:
         parsed = parse(argv)
     except UsageError as exc:
-        return _fail(str(exc), exc.code, EXIT_USAGE, json_out, exc.suggestions)
+        return fail(str(exc), exc.code, EXIT_USAGE, json_out, exc.suggestions)
     json_out = bool(parsed.globals.get("json"))
     handler = HANDLERS[parsed.verb.name]
     from memhtml_desktop.write.errors import WriteError
@@ -129,14 +99,14 @@ def intercept(argv: list[str]) -> int | None:
     try:
         result, notices = handler(parsed)
     except UsageError as exc:  # found while reading the input (apply's JSONL): still before any write
-        return _fail(str(exc), exc.code, EXIT_USAGE, json_out, exc.suggestions)
+        return fail(str(exc), exc.code, EXIT_USAGE, json_out, exc.suggestions)
     except WriteError as exc:
-        return _fail(str(exc), exc.code, EXIT_FAIL, json_out)
+        return fail(str(exc), exc.code, EXIT_FAIL, json_out)
     except CliError as exc:
-        return _fail(str(exc), "ERR_STORAGE", EXIT_FAIL, json_out)
+        return fail(str(exc), "ERR_STORAGE", EXIT_FAIL, json_out)
     except OSError as exc:
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-        return _fail(f"storage operation failed: {exc.strerror or exc}{where}", "ERR_STORAGE", EXIT_FAIL, json_out)
+        return fail(f"storage operation failed: {exc.strerror or exc}{where}", "ERR_STORAGE", EXIT_FAIL, json_out)
     for notice in notices:
         print(f"note: {notice}", file=sys.stderr)
     if json_out:
@@ -146,7 +116,7 @@ def intercept(argv: list[str]) -> int | None:
     return EXIT_OK
 
 
-def _fail(message: str, code: str, exit_code: int, json_out: bool, suggestions: list[str] | None = None) -> int:
+def fail(message: str, code: str, exit_code: int, json_out: bool, suggestions: list[str] | None = None) -> int:
     print(f"memhtml-desktop: {message}", file=sys.stderr)
     if json_out:
         print_json({"error": message, "code": code, "suggestions": suggestions or []})
@@ -274,7 +244,7 @@ HANDLERS: dict[str, Callable[[Parsed], tuple[dict[str, Any], list[str]]]] = {
 }
 
 
-def _sha(sha: str | None) -> str:
+def commit_note(sha: str | None) -> str:
     return f" (commit {sha[:12]})" if sha else ""
 
 
@@ -283,176 +253,25 @@ def describe(verb: str, r: dict[str, Any]) -> str:
     if verb in ("write", "task add"):
         if r.get("deduped"):
             return f"already stored as {r['existing_path']} (the same text): nothing written"
-        return f"wrote {r['path']}{_sha(r.get('commit_sha'))}"
+        return f"wrote {r['path']}{commit_note(r.get('commit_sha'))}"
     if verb == "correct":
-        return f"wrote {r['path']}\narchived the old version as {r['archived_path']}{_sha(r.get('commit_sha'))}"
+        return f"wrote {r['path']}\narchived the old version as {r['archived_path']}{commit_note(r.get('commit_sha'))}"
     if verb == "archive":
-        return f"archived {r['path']} -> {r['archive_path']}{_sha(r.get('commit_sha'))}"
+        return f"archived {r['path']} -> {r['archive_path']}{commit_note(r.get('commit_sha'))}"
     if verb == "task status":
         if r.get("unchanged"):
             return f"{r['path']} is already {r['task_status']}: nothing written"
         where = f"; archived as {r['archive_path']}" if r.get("archived") else ""
-        return f"{r['path']}: {r['task_status']}{where}{_sha(r.get('commit_sha'))}"
+        return f"{r['path']}: {r['task_status']}{where}{commit_note(r.get('commit_sha'))}"
     if verb == "link":
         if not r.get("commit_sha"):
             return f"{r['src_path']} already links {r['rel']} to {r['dst_path']}: nothing written"
-        return f"linked {r['src_path']} {r['rel']} {r['dst_path']}{_sha(r['commit_sha'])}"
+        return f"linked {r['src_path']} {r['rel']} {r['dst_path']}{commit_note(r['commit_sha'])}"
     if verb == "apply":
         from memhtml_desktop.cli.apply_input import describe_batch
 
         return describe_batch(r)
     return str(r)
-
-
-# -- argparse-routed verbs ------------------------------------------------------------------------
-
-
-def cmd_undo(args: argparse.Namespace) -> int:
-    from memhtml_desktop.write.errors import WriteError
-
-    try:
-        curator = open_curator(vars(args), refresh=False)
-        applied = curator.undo()
-    except WriteError as exc:
-        return _fail(str(exc), exc.code, EXIT_FAIL, args.json)
-    for notice in applied.notices:
-        print(f"note: {notice}", file=sys.stderr)
-    if args.json:
-        print_json(applied.result)
-    else:
-        print(f"reverted {applied.result['reverted'][:12]}: {applied.plan.subject}{_sha(applied.commit_sha)}")
-    return EXIT_OK
-
-
-def cmd_state(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from memhtml_desktop.index import state as state_plane
-
-    if args.state_command == "export" and not args.out:
-        return _state_export_commit(args)
-    store = open_store(args)
-    conn = store.reader()
-    if args.state_command == "export":
-        if args.out == "-":
-            sys.stdout.buffer.write(state_plane.export_access(conn))
-            return EXIT_OK
-        import tempfile
-
-        target = Path(args.out)
-        fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(state_plane.export_access(conn))
-        os.replace(tmp, target)  # never a half-written export
-        print(f"wrote {args.out}")
-        return EXIT_OK
-    data = Path(args.file).read_bytes()
-    report = state_plane.import_access(conn, data)
-    print(f"imported {report.imported} rows; skipped {report.skipped_lines} unparseable lines")
-    for error in report.errors[:20]:
-        print(f"  {error}", file=sys.stderr)
-    return EXIT_OK
-
-
-def _state_export_commit(args: argparse.Namespace) -> int:
-    from memhtml_desktop.write.errors import WriteError
-    from memhtml_desktop.write.requests import StateExportRequest
-
-    try:
-        curator = open_curator(vars(args), refresh=False)
-        applied = curator.run(StateExportRequest(force=args.force))
-    except WriteError as exc:
-        return _fail(str(exc), exc.code, EXIT_FAIL, args.json)
-    r = applied.result
-    if args.json:
-        print_json(r)
-    elif r["written"]:
-        print(f"exported {r['rows']} access rows to {r['path']}{_sha(r['commit_sha'])}")
-    else:
-        print(f"{r['path']} already holds these {r['rows']} rows: nothing written")
-    return EXIT_OK
-
-
-def cmd_doctor_fix(args: argparse.Namespace) -> int:
-    """`doctor --fix`: repair dangling links and prune orphan state rows, in one commit."""
-    from memhtml_desktop.write.errors import WriteError
-    from memhtml_desktop.write.requests import DoctorFixRequest
-
-    try:
-        curator = open_curator(vars(args))
-        applied = curator.run(DoctorFixRequest())
-    except WriteError as exc:
-        return _fail(str(exc), exc.code, EXIT_FAIL, getattr(args, "json", False))
-    for notice in [*applied.plan.notes, *applied.notices]:
-        print(f"note: {notice}", file=sys.stderr)
-    r = applied.result
-    if getattr(args, "json", False):
-        print_json(r)
-        return EXIT_OK
-    for item in r["dangling"]:
-        fix = f"rewritten to {item['rewrite_to']}" if item["rewrite_to"] else "dropped"
-        print(f"dangling  {item['src_path']} {item['rel']} {item['dst_path']}: {fix}")
-    for path in r["orphan_access_rows"]:
-        print(f"orphan    state row {path}: pruned")
-    rep = r["repaired"]
-    print(f"repaired: {rep['rewritten']} rewritten, {rep['dropped']} dropped, "
-          f"{rep['pruned_access_rows']} state rows pruned{_sha(rep['commit_sha'])}")  # fmt: skip
-    return EXIT_OK
-
-
-def cmd_supersede(args: argparse.Namespace) -> int:
-    from memhtml_desktop.write.errors import WriteError
-    from memhtml_desktop.write.requests import SupersedeRequest
-
-    try:
-        curator = open_curator(vars(args))
-        applied = curator.run(SupersedeRequest(args.winner, args.loser, args.reason))
-    except WriteError as exc:
-        return _fail(str(exc), exc.code, EXIT_FAIL, args.json)
-    r = applied.result
-    if args.json:
-        print_json(r)
-    else:
-        print(f"{r['winner']} supersedes {r['loser']}, archived as {r['superseded_path']}{_sha(r['commit_sha'])}")
-    return EXIT_OK
-
-
-def cmd_conflicts(args: argparse.Namespace) -> int:
-    from memhtml_desktop.write.conflicts import scan_conflicts
-
-    store = open_store(args)
-    if not args.no_refresh:
-        store.index()
-    report = scan_conflicts(store)
-    if args.json:
-        print_json(report.to_json())
-        return EXIT_OK
-    for pair in report.pairs:
-        print(f"{', '.join(pair.diff.kinds)} (cosine {pair.cosine:.3f})")
-        print(f"  {pair.a.path}\n    {pair.a.claim}")
-        print(f"  {pair.b.path}\n    {pair.b.claim}")
-    print(f"{len(report.pairs)} conflicting pair(s) among {report.compared} memories ({report.seconds:.2f} s)")
-    return EXIT_OK
-
-
-def cmd_history(args: argparse.Namespace) -> int:
-    from memhtml_desktop.write.errors import WriteError
-
-    try:
-        curator = open_curator(vars(args), refresh=not args.no_refresh)
-        chain = curator.history(args.path)
-    except WriteError as exc:
-        return _fail(str(exc), exc.code, EXIT_FAIL, args.json)
-    if args.json:
-        print_json(chain.to_json())
-        return EXIT_OK
-    replaced = {older: newer for newer, older in chain.edges}
-    for v in chain.versions:
-        mark = "*" if v.path == chain.focus else " "
-        span = f"{v.start or '?'} .. {v.valid_until or ('archived ' + v.archived_at if v.archived_at else 'now')}"
-        after = f"  -> superseded by {replaced[v.path]}" if v.path in replaced else ""
-        print(f"{mark} {span:<45} {v.path}{after}")
-    return EXIT_OK
 
 
 def cmd_memhtml_verb(args: argparse.Namespace) -> int:  # pragma: no cover - argparse reaches it only for help
@@ -461,9 +280,4 @@ def cmd_memhtml_verb(args: argparse.Namespace) -> int:  # pragma: no cover - arg
 
 COMMANDS = {
     **{verb: cmd_memhtml_verb for verb in ("write", "correct", "archive", "link", "apply", "task")},
-    "undo": cmd_undo,
-    "supersede": cmd_supersede,
-    "conflicts": cmd_conflicts,
-    "history": cmd_history,
-    "state": cmd_state,
 }

@@ -20,16 +20,15 @@ Validation all happens here, before anything is written; an op naming an existin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from memhtml_desktop.html.frame import frame_key_of
 from memhtml_desktop.index import curation
-from memhtml_desktop.write import head_edit
 from memhtml_desktop.write.context import PlanContext, commit_subject
 from memhtml_desktop.write.errors import INVALID_MEMORY, WriteError
 from memhtml_desktop.write.plan import FileChange, Plan
-from memhtml_desktop.write.planner_edit import archive_stamps, supersede_edits
+from memhtml_desktop.write.planner_edit import supersede_edits
 from memhtml_desktop.write.planner_new import check_request, choose_path, memory_of, rendered
 from memhtml_desktop.write.requests import WriteRequest
 
@@ -198,5 +197,3 @@ def _consolidation(ctx: PlanContext, req: ApplyRequest, written: list[_Slot], st
     return Plan(op="consolidate", request=req, now=ctx.now_text, changes=tuple(changes), subject=subject,
                 state_moves=tuple(state_moves))  # fmt: skip
 
-
-__all__ = ["ApplyRequest", "BatchOp", "plan_apply", "archive_stamps", "replace", "head_edit"]

@@ -13,25 +13,16 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from memhtml_desktop.index import curation
 from memhtml_desktop.index.state import StateError, move_access
-from memhtml_desktop.write.errors import Conflict, GitFailed, WriteError
+from memhtml_desktop.write.errors import Conflict, GitFailed
 from memhtml_desktop.write.git import Git, GitError
 from memhtml_desktop.write.journal import Entry, Journal, JournalState
 from memhtml_desktop.write.plan import Plan
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Outcome:
-    """What a write did: the commit (None for a no-op) and anything the user should know."""
-
-    commit_sha: str | None
-    notices: list[str] = field(default_factory=list)
 
 
 def _write_file(full: Path, data: bytes, mode: int | None) -> None:
@@ -175,10 +166,6 @@ def rollback(root: Path, git: Git, conn, journal: Journal, state: JournalState) 
     journal.clear()
 
 
-def still_staged(git: Git, paths: list[str]) -> list[str]:
-    return [p for p in git.staged() if p in set(paths)]
-
-
 def prune_rows(conn, paths: tuple[str, ...]) -> list[str]:
     try:
         return curation.delete_access_rows(conn, list(paths))
@@ -186,5 +173,3 @@ def prune_rows(conn, paths: tuple[str, ...]) -> list[str]:
         log.warning("orphan access rows were not pruned: %s", exc)
         return []
 
-
-__all__ = ["Executor", "Outcome", "WriteError", "prune_rows", "rollback"]

@@ -536,6 +536,10 @@ def test_no_lost_update_against_a_concurrent_memhtml_process(tmp_path: Path, bus
     ours_only = [f"areas/desktop/{i}.html" for i in range(2)]
     c = open_plane(tmp_path)
     c.set_busy_timeout(busy_timeout_ms)
+    # state.db keeps memhtml's rollback journal, where a reader waits while a writer commits (under
+    # WAL it never did); the interleaved reads use their own connection with the default wait, so
+    # the 1 ms timeout above exercises the writes' retries only.
+    reader = open_plane(tmp_path)
     _, state_db = state_paths(tmp_path)
 
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
@@ -562,7 +566,7 @@ def test_no_lost_update_against_a_concurrent_memhtml_process(tmp_path: Path, bus
             bumped[p] = bumped.get(p, 0) + 1
         for p in r.signal_applied:
             applied[p] = applied.get(p, 0) + 1
-        access_stats_many(c, shared + theirs_only)  # reads interleave with both writers
+        access_stats_many(reader, shared + theirs_only)  # reads interleave with both writers
         rounds += 1
     out, _ = child.communicate(timeout=60)
     assert child.returncode == 0
@@ -575,4 +579,5 @@ def test_no_lost_update_against_a_concurrent_memhtml_process(tmp_path: Path, bus
         assert final[p]["access_count"] == want_access, p
         assert final[p]["reinforcement_count"] == want_reinforced, p
     assert sum(theirs["bumped"].values()) > 0 and rounds > 0
+    reader.close()
     c.close()

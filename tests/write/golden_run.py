@@ -9,13 +9,12 @@ case's `now.txt`, and returns every observable: exit code, stdout, files changed
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from write.support import GOLDEN, access_rows, argv_of, clock_at, copy_base, git, open_store, seed, tree_bytes
+from write.support import GOLDEN, access_rows, argv_of, git, open_store, seed, tree_bytes
 
 SHA = re.compile(r"\b[0-9a-f]{40}\b")
 

@@ -1,0 +1,204 @@
+"""Curation commands of this app's own: undo, supersede, conflicts, history; `state` and `doctor --fix`.
+
+They change the store through the same write core as memhtml's verbs (`write_commands.py`) but
+take argparse arguments, since memhtml has no such verbs (or, for `state` and `doctor`, its flags
+are argparse-compatible already).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, open_store, print_json
+from memhtml_desktop.cli.write_commands import commit_note, fail, open_curator
+
+
+def add_parsers(sub, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("undo", parents=[common], help="revert this app's last commit (while it is still HEAD)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("supersede", parents=[common],
+                       help="WINNER supersedes LOSER: archive LOSER, link them, one commit")  # fmt: skip
+    p.add_argument("winner")
+    p.add_argument("loser")
+    p.add_argument("--reason", help="why (kept as a Memhtml-Reason trailer)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("conflicts", parents=[common],
+                       help="near-twin memories whose claims disagree (a negation, a number, a qualifier)")  # fmt: skip
+    p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("history", parents=[common], help="a memory's supersession chain, oldest first")
+    p.add_argument("path")
+    p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("state", parents=[common], help="export or import the shared state plane")
+    state_sub = p.add_subparsers(dest="state_command", metavar="ACTION", required=True)
+    e = state_sub.add_parser("export", parents=[common],
+                             help="write and commit .memhtml/state/access.jsonl (or --out, not committed)")  # fmt: skip
+    e.add_argument("--out", metavar="FILE", help="write here instead, without committing ('-' for stdout)")
+    e.add_argument("--force", action="store_true", help="replace a sidecar holding rows with an empty export")
+    e.add_argument("--json", action="store_true")
+    i = state_sub.add_parser("import", parents=[common], help="merge an access.jsonl into the state plane")
+    i.add_argument("file", metavar="FILE")
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    from memhtml_desktop.write.errors import WriteError
+
+    try:
+        curator = open_curator(vars(args), refresh=False)
+        applied = curator.undo()
+    except WriteError as exc:
+        return fail(str(exc), exc.code, EXIT_FAIL, args.json)
+    for notice in applied.notices:
+        print(f"note: {notice}", file=sys.stderr)
+    if args.json:
+        print_json(applied.result)
+    else:
+        print(f"reverted {applied.result['reverted'][:12]}: {applied.plan.subject}{commit_note(applied.commit_sha)}")
+    return EXIT_OK
+
+
+def cmd_state(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from memhtml_desktop.index import state as state_plane
+
+    if args.state_command == "export" and not args.out:
+        return _state_export_commit(args)
+    store = open_store(args)
+    conn = store.reader()
+    if args.state_command == "export":
+        if args.out == "-":
+            sys.stdout.buffer.write(state_plane.export_access(conn))
+            return EXIT_OK
+        import tempfile
+
+        target = Path(args.out)
+        fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(state_plane.export_access(conn))
+        os.replace(tmp, target)  # never a half-written export
+        print(f"wrote {args.out}")
+        return EXIT_OK
+    data = Path(args.file).read_bytes()
+    report = state_plane.import_access(conn, data)
+    print(f"imported {report.imported} rows; skipped {report.skipped_lines} unparseable lines")
+    for error in report.errors[:20]:
+        print(f"  {error}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _state_export_commit(args: argparse.Namespace) -> int:
+    from memhtml_desktop.write.errors import WriteError
+    from memhtml_desktop.write.requests import StateExportRequest
+
+    try:
+        curator = open_curator(vars(args), refresh=False)
+        applied = curator.run(StateExportRequest(force=args.force))
+    except WriteError as exc:
+        return fail(str(exc), exc.code, EXIT_FAIL, args.json)
+    r = applied.result
+    if args.json:
+        print_json(r)
+    elif r["written"]:
+        print(f"exported {r['rows']} access rows to {r['path']}{commit_note(r['commit_sha'])}")
+    else:
+        print(f"{r['path']} already holds these {r['rows']} rows: nothing written")
+    return EXIT_OK
+
+
+def cmd_doctor_fix(args: argparse.Namespace) -> int:
+    """`doctor --fix`: repair dangling links and prune orphan state rows, in one commit."""
+    from memhtml_desktop.write.errors import WriteError
+    from memhtml_desktop.write.requests import DoctorFixRequest
+
+    try:
+        curator = open_curator(vars(args))
+        applied = curator.run(DoctorFixRequest())
+    except WriteError as exc:
+        return fail(str(exc), exc.code, EXIT_FAIL, getattr(args, "json", False))
+    for notice in [*applied.plan.notes, *applied.notices]:
+        print(f"note: {notice}", file=sys.stderr)
+    r = applied.result
+    if getattr(args, "json", False):
+        print_json(r)
+        return EXIT_OK
+    for item in r["dangling"]:
+        fix = f"rewritten to {item['rewrite_to']}" if item["rewrite_to"] else "dropped"
+        print(f"dangling  {item['src_path']} {item['rel']} {item['dst_path']}: {fix}")
+    for path in r["orphan_access_rows"]:
+        print(f"orphan    state row {path}: pruned")
+    rep = r["repaired"]
+    print(f"repaired: {rep['rewritten']} rewritten, {rep['dropped']} dropped, "
+          f"{rep['pruned_access_rows']} state rows pruned{commit_note(rep['commit_sha'])}")  # fmt: skip
+    return EXIT_OK
+
+
+def cmd_supersede(args: argparse.Namespace) -> int:
+    from memhtml_desktop.write.errors import WriteError
+    from memhtml_desktop.write.requests import SupersedeRequest
+
+    try:
+        curator = open_curator(vars(args))
+        applied = curator.run(SupersedeRequest(args.winner, args.loser, args.reason))
+    except WriteError as exc:
+        return fail(str(exc), exc.code, EXIT_FAIL, args.json)
+    r = applied.result
+    if args.json:
+        print_json(r)
+    else:
+        print(f"{r['winner']} supersedes {r['loser']}, archived as {r['superseded_path']}{commit_note(r['commit_sha'])}")
+    return EXIT_OK
+
+
+def cmd_conflicts(args: argparse.Namespace) -> int:
+    from memhtml_desktop.write.conflicts import scan_conflicts
+
+    store = open_store(args)
+    if not args.no_refresh:
+        store.index()
+    report = scan_conflicts(store)
+    if args.json:
+        print_json(report.to_json())
+        return EXIT_OK
+    for pair in report.pairs:
+        print(f"{', '.join(pair.diff.kinds)} (cosine {pair.cosine:.3f})")
+        print(f"  {pair.a.path}\n    {pair.a.claim}")
+        print(f"  {pair.b.path}\n    {pair.b.claim}")
+    print(f"{len(report.pairs)} conflicting pair(s) among {report.compared} memories ({report.seconds:.2f} s)")
+    return EXIT_OK
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from memhtml_desktop.write.errors import WriteError
+
+    try:
+        curator = open_curator(vars(args), refresh=not args.no_refresh)
+        chain = curator.history(args.path)
+    except WriteError as exc:
+        return fail(str(exc), exc.code, EXIT_FAIL, args.json)
+    if args.json:
+        print_json(chain.to_json())
+        return EXIT_OK
+    replaced = {older: newer for newer, older in chain.edges}
+    for v in chain.versions:
+        mark = "*" if v.path == chain.focus else " "
+        span = f"{v.start or '?'} .. {v.valid_until or ('archived ' + v.archived_at if v.archived_at else 'now')}"
+        after = f"  -> superseded by {replaced[v.path]}" if v.path in replaced else ""
+        print(f"{mark} {span:<45} {v.path}{after}")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "undo": cmd_undo,
+    "supersede": cmd_supersede,
+    "conflicts": cmd_conflicts,
+    "history": cmd_history,
+    "state": cmd_state,
+}
