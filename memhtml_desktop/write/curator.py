@@ -68,8 +68,17 @@ class Applied:
 
 
 class Curator:
-    def __init__(self, store, *, lock_wait_s: float = journal_mod.LOCK_WAIT_S, git_lock_wait_s: float | None = None) -> None:
+    """The write core for one open Store. Share it between threads; its writes take turns.
+
+    `refresh_index`: bring the whole index in step with the tree before each plan (the duplicate
+    check and the link checks read it). The CLI does this once per command; the window keeps the
+    index current with its watcher and leaves it off (a full pass costs ~0.7 s at 20,000 files).
+    """
+
+    def __init__(self, store, *, lock_wait_s: float = journal_mod.LOCK_WAIT_S, git_lock_wait_s: float | None = None,
+                 refresh_index: bool = False) -> None:  # fmt: skip
         self.store = store
+        self.refresh_index = refresh_index
         self.root = Path(store.root)
         self.git = Git(self.root) if git_lock_wait_s is None else Git(self.root, lock_wait_s=git_lock_wait_s)
         self.directory = journal_mod.write_dir(self.root)
@@ -131,6 +140,8 @@ class Curator:
         base = check_repository(self.git)
         wait_for_index_lock(self.git)
         check_staged(self.git)
+        if self.refresh_index:
+            self.store.index()
         planner = PLANNERS[type(request)]
         return planner(self.context(), request), base
 

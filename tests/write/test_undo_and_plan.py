@@ -143,3 +143,18 @@ def test_a_correction_shows_up_in_the_chain(curator) -> None:
     assert [v.path for v in chain.versions] == ["archive/2026/" + MEMORY, applied.result["path"]]
     old, new = chain.versions
     assert old.archived and old.valid_until == new.valid_from == "2026-12-01T12:00:00Z"
+
+
+def test_refresh_index_catches_a_duplicate_the_index_has_not_seen(curator) -> None:
+    from memhtml_desktop.write.curator import Curator
+    from memhtml_desktop.write.requests import WriteRequest
+
+    root = curator.root
+    request = WriteRequest("Fresh fact", "semantic", claim="A fact written behind the index's back.")
+    first = Curator(curator.store).plan(request).changes[0].after
+    (root / "areas" / "inbox" / "behind-the-back.html").write_bytes(first)  # same article, not indexed yet
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "written by another tool")
+    applied = Curator(curator.store, refresh_index=True).run(request)
+    assert applied.result["deduped"] is True and applied.commit_sha is None
+    assert applied.result["existing_path"] == "areas/inbox/behind-the-back.html"
