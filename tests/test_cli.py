@@ -190,8 +190,19 @@ def test_state_export_import_roundtrip(cli_store, tmp_path):
     line = json.loads(out.read_text().splitlines()[0])
     assert list(line) == ["path", "accessCount", "reinforcementCount", "outcomeScore", "lastAccessedAt",
                           "lastReinforcedAt", "updatedAt"]
-    run("state", "export", *base)
+    # Without --out the export is committed, as memhtml's is: the store must be a git repository.
+    refused = run("state", "export", *base, check=False)
+    assert refused.returncode == 1 and "not a git repository" in refused.stderr
+    assert not (store / ".memhtml/state/access.jsonl").exists()
+    identity = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+                "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}  # fmt: skip
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "seed"]):
+        subprocess.run(["git", "-C", str(store), *args], check=True, env={**os.environ, **identity})
+    proc = run("state", "export", *base, env_extra=identity)
+    assert "exported" in proc.stdout and "(commit " in proc.stdout
     assert (store / ".memhtml/state/access.jsonl").read_bytes() == out.read_bytes()
+    log = subprocess.run(["git", "-C", str(store), "log", "-1", "--format=%s"], capture_output=True, text=True).stdout
+    assert log.startswith("memhtml(state): export 1 access rows to the committed sidecar")
     proc = run("state", "import", str(out), *base)
     assert "imported" in proc.stdout
 
