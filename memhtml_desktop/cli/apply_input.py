@@ -51,7 +51,7 @@ def _strings(value: Any, name: str, line: int) -> list[str]:
 
 def _number(value: Any, name: str, line: int) -> str | None:
     from memhtml_desktop.html.jsnum import js_number
-    from memhtml_desktop.index.sidecar import js_number as js_print
+    from memhtml_desktop.write.template import js_number_text as js_print
 
     if value is None:
         return None

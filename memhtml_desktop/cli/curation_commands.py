@@ -8,7 +8,6 @@ are argparse-compatible already).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, open_store, print_json
@@ -65,29 +64,20 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
 
 def cmd_state(args: argparse.Namespace) -> int:
+    """`state export` commits the sidecar (through the write core); `--out` and `import` go
+    through the Store (an `--out` file is replaced atomically)."""
     from pathlib import Path
-
-    from memhtml_desktop.index import state as state_plane
 
     if args.state_command == "export" and not args.out:
         return _state_export_commit(args)
     store = open_store(args)
-    conn = store.reader()
     if args.state_command == "export":
         if args.out == "-":
-            sys.stdout.buffer.write(state_plane.export_access(conn))
-            return EXIT_OK
-        import tempfile
-
-        target = Path(args.out)
-        fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(state_plane.export_access(conn))
-        os.replace(tmp, target)  # never a half-written export
-        print(f"wrote {args.out}")
+            sys.stdout.buffer.write(store.export_state())
+        else:
+            print(f"wrote {store.write_state_export(Path(args.out))}")
         return EXIT_OK
-    data = Path(args.file).read_bytes()
-    report = state_plane.import_access(conn, data)
+    report = store.import_state(Path(args.file).read_bytes())
     print(f"imported {report.imported} rows; skipped {report.skipped_lines} unparseable lines")
     for error in report.errors[:20]:
         print(f"  {error}", file=sys.stderr)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
+import stat
 from pathlib import Path
 
+from memhtml_desktop.atomic import write_atomically
 from memhtml_desktop.index import curation
 from memhtml_desktop.index.state import StateError, move_access
 from memhtml_desktop.write.errors import Conflict, GitFailed
@@ -26,20 +27,11 @@ log = logging.getLogger(__name__)
 
 
 def _write_file(full: Path, data: bytes, mode: int | None) -> None:
-    """Replace `full` with `data` atomically; a new file gets the umask's mode, an old one keeps its own."""
-    temp = full.with_name(f".{full.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, full)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    """Replace `full` with `data` atomically (`atomic.write_atomically`: an existing file keeps its
+    mode, a new one gets the umask's); `mode`, when given, is set after (a moved file keeps its own)."""
+    write_atomically(full, data)
+    if mode is not None and stat.S_IMODE(os.stat(full).st_mode) != mode:
+        os.chmod(full, mode)
 
 
 def _mkdirs(root: Path, path: str, created: list[str]) -> None:

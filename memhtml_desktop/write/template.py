@@ -76,12 +76,17 @@ def js_parse_int(text: str) -> float:
     return float(-value if sign == "-" else value)
 
 
+def js_number_text(value: float) -> str:
+    """A number as JavaScript prints it (`String(x)`): `7`, not `7.0`."""
+    from memhtml_desktop.index.sidecar import js_number
+
+    return js_number(value)
+
+
 def js_to_fixed_2(value: float) -> str:
     """`Number.prototype.toFixed(2)`: half rounds away from zero on the exact binary value."""
     if abs(value) >= 1e21:
-        from memhtml_desktop.index.sidecar import js_number
-
-        return js_number(value)
+        return js_number_text(value)
     if value == 0:
         return "0.00"  # -0 prints as 0
     return str(Decimal(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
