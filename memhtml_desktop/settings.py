@@ -45,6 +45,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("vector_backend", "numpy",
             "How the vector arm searches: numpy (in-memory matrix, fastest) or sqlite-vec (SQL over the BLOBs).",
             env="MEMHTML_DESKTOP_VECTOR_BACKEND", choices=("numpy", "sqlite-vec")),
+    Setting("ranking", "default",
+            "The ranking profile: default (the seeds' design with measured improvements) or memhtml "
+            "(what memhtml 0.4 does, so you see what an agent on memhtml receives).",
+            env="MEMHTML_DESKTOP_RANKING", choices=("default", "memhtml")),
     Setting("recall_budget", 16000, "Characters the recall pack may spend on memories (arcs have their own 9,000).",
             bounds=(0, 32000, 250), unit="chars"),
     Setting("search_limit", 10, "Hits a search returns (the fused pool is three times this).",
@@ -62,6 +66,7 @@ class Settings:
     index: str = ""
     embedder: str = "hash"
     vector_backend: str = "numpy"
+    ranking: str = "default"
     recall_budget: int = 16000
     search_limit: int = 10
     debounce_ms: int = 150

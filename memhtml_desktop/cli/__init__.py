@@ -16,13 +16,16 @@ import logging
 import sys
 
 from memhtml_desktop import __version__
-from memhtml_desktop.cli import curation_commands, read_commands, store_commands, window_commands, write_commands
+from memhtml_desktop.cli import (
+    curation_commands, eval_command, read_commands, store_commands, window_commands, write_commands,
+)
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CliError, common_parser
 
 __all__ = ["COMMANDS", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "CliError", "build_parser", "main"]
 
-# Help lists the groups in this order: the window first, then reading, then maintenance, then writing.
-_GROUPS = (window_commands, read_commands, store_commands, write_commands, curation_commands)
+# Help lists the groups in this order: the window first, then reading, then maintenance, then writing,
+# then measuring the ranking.
+_GROUPS = (window_commands, read_commands, store_commands, write_commands, curation_commands, eval_command)
 
 COMMANDS = {name: fn for group in _GROUPS for name, fn in group.COMMANDS.items()}
 

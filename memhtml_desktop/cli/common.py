@@ -54,6 +54,37 @@ def add_scope_flags(parser: argparse.ArgumentParser, *, para: bool = False) -> N
         group.add_argument("--para", choices=("projects", "areas", "resources", "archive"), help="PARA bucket")
 
 
+def add_ranking_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ranking", metavar="PROFILE",
+        help="ranking profile: default (the seeds' design, measured) or memhtml (what memhtml 0.4 does), "
+        "or a JSON file of knobs over the default (docs/ranking.md)",
+    )
+
+
+def ranking_from(args: argparse.Namespace):
+    """The ranking profile the flags (or the `ranking` setting) name; CliError when unknown."""
+    import json
+    from pathlib import Path
+
+    from memhtml_desktop.domain.ranking import RankingProfile, profile_named
+
+    name = getattr(args, "ranking", None) or settings_from(args).ranking
+    if name.endswith(".json"):
+        try:
+            data = json.loads(Path(name).read_text(encoding="utf-8"))
+            base = profile_named(data.pop("base", None)) if isinstance(data, dict) else None
+            return RankingProfile.from_json(data, base=base)
+        except OSError as exc:
+            raise CliError(f"cannot read {name}: {exc.strerror or exc}") from exc
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{name}: {exc}") from exc
+    try:
+        return profile_named(name)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+
+
 def settings_from(args: argparse.Namespace):
     from memhtml_desktop.settings import load_settings
 
@@ -82,7 +113,7 @@ def open_store(args: argparse.Namespace):
         print(f"note: {notice}", file=sys.stderr)
     try:
         return Store(root, index_path=resolve_index(settings, root), embedder=embedder,
-                     vector_backend=settings.vector_backend)
+                     vector_backend=settings.vector_backend, ranking=ranking_from(args))
     except StoreError as exc:
         raise CliError(str(exc)) from exc
 

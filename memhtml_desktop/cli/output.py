@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 
 from memhtml_desktop.domain.rrf import RANK_ARMS
+from memhtml_desktop.domain.signals import STEP_NAMES
 
 ARM_SHORT = {"fts": "fts", "vector": "vec", "recency": "rec", "salience": "sal"}
 
@@ -99,11 +100,38 @@ def print_index_report(report, store) -> None:
         print(f"  skipped {skipped.path}: {skipped.reason}")
 
 
+def _matches_line(result) -> str:
+    m = result.matches
+    if m.form is None:
+        return "no query words: ranked by the other arms"
+    words = "every word" if m.form == "all" else "any of the words"
+    if not m.any:
+        return f"no memory in scope holds {words} of the query"
+    count = f"more than {m.count}" if m.capped else str(m.count)
+    return f"{count} {'memory' if m.count == 1 else 'memories'} in scope hold {words} of the query"
+
+
+def _relevance_line(result) -> str | None:
+    r = result.relevance
+    if r is None:
+        return None
+    cos = ""
+    if r.top_cosine is not None:
+        cos = f"; raw cosine top {r.top_cosine:.3f}, median {r.median_cosine:.3f} over {r.candidates} candidates"
+    return f"{r.below_floor} below the relevance floor (cosine {r.floor_cosine:g}){cos}"
+
+
 def print_search(result) -> None:
     width = _width()
     arms = ", ".join(result.arms) or "none"
     form = f" · fts: {result.fts_form} terms" if result.fts_form else ""
-    print(f"{len(result.hits)} hits for {result.query!r} · arms: {arms}{form} · {result.elapsed_ms:.1f} ms")
+    steps = ", ".join(STEP_NAMES.get(s, s) for s in result.steps) or "none"
+    print(f"{len(result.hits)} hits for {result.query!r} · ranking: {result.ranking} (after fusion: {steps})"
+          f" · arms: {arms}{form} · {result.elapsed_ms:.1f} ms")
+    print(f"  {_matches_line(result)}")
+    relevance = _relevance_line(result)
+    if relevance and result.hits:
+        print(f"  {relevance}")
     for reason in result.degraded_reasons:
         print(f"  degraded: {reason}")
     if result.scope_empty:
@@ -121,9 +149,10 @@ def print_search(result) -> None:
             ranks.append(f"{score.rank:>4}" if score else "   -")
         title_width = max(20, width - len(header) + 5)
         print(f"{hit.position:>3}  {hit.score:.5f} {' '.join(ranks)}  {_clip(hit.title, title_width)}")
-        print(f"{'':>15}{hit.path}  [{hit.memory_type}]")
-        if hit.moved_by:
-            print(f"{'':>15}moved by {hit.moved_by} from {hit.moved_from}")
+        low = "  · low relevance (no query word, cosine below the floor, nothing named)" if hit.low_relevance else ""
+        print(f"{'':>15}{hit.path}  [{hit.memory_type}]{low}")
+        for move in hit.moves:
+            print(f"{'':>15}{_clip(move.describe(), width - 17)}")
         if hit.superseded_by:
             print(f"{'':>15}superseded by {hit.superseded_by}")
         if hit.snippet:
@@ -140,17 +169,20 @@ def print_why(report) -> None:
         for name, entry in report.arms.items():
             rank = entry.get("rank")
             where = f"{rank} of {entry['ranked']}" if rank else f"not ranked (of {entry['ranked']})"
-            window = " (inside the 40-candidate window)" if entry.get("in_window") else ""
+            window = " (inside the arm's candidate window)" if entry.get("in_window") else ""
             print(f"    {name:<9} {where}{window}")
     if report.fused_position:
         print(f"  fused position {report.fused_position} (score {report.fused_score:.5f})")
     if report.search_position:
-        print(f"  on the first page at position {report.search_position}")
+        print(f"  on the first page at position {report.search_position} (ranking: {report.ranking})")
+        for move in report.moves:
+            print(f"    moved by {move['step']} from {move['from']}: {move['reason']}")
 
 
 def print_recall(pack) -> None:
     print(
-        f"recall {pack.query!r}: spent {pack.spent} chars; memories {pack.memories.spent}/{pack.memories.budget}, "
+        f"recall {pack.query!r} · ranking: {pack.ranking}: spent {pack.spent} chars; "
+        f"memories {pack.memories.spent}/{pack.memories.budget}, "
         f"arcs {pack.arcs.spent}/{pack.arcs.budget}; truncated: {'yes' if pack.truncated else 'no'}"
     )
     for reason in pack.degraded_reasons:

@@ -9,6 +9,7 @@ from memhtml_desktop.cli.common import (
     EXIT_FAIL,
     EXIT_OK,
     CliError,
+    add_ranking_flag,
     add_scope_flags,
     open_store,
     print_json,
@@ -24,6 +25,7 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("query")
     p.add_argument("--limit", type=int, default=10, metavar="N")
     add_scope_flags(p)
+    add_ranking_flag(p)
     p.add_argument("--why", metavar="PATH", help="explain where PATH stood for this query and what excluded it")
     p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
     p.add_argument("--json", action="store_true")
@@ -32,6 +34,7 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("query")
     p.add_argument("--budget", type=int, metavar="CHARS", help="characters for memories (default 16000)")
     p.add_argument("--limit", type=int, default=10, metavar="N", help="memories considered (pool is 3x)")
+    add_ranking_flag(p)
     add_scope_flags(p)
     p.add_argument("--no-refresh", action="store_true")
     out = p.add_mutually_exclusive_group()

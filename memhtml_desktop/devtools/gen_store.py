@@ -19,7 +19,10 @@ What a store holds, mirroring memhtml's `packages/eval/src/corpus.ts` in spirit:
   chain has length 3), and done tasks archived the same way;
 - deliberately invalid files, one violation family each (`store_render.INVALID_FAMILIES`);
 - probes: targets with three near-twin controls each (negation, numeric, variant), in the
-  same folder with the same type, stamped no later than the target.
+  same folder with the same type, stamped no later than the target. `--control-names` decides how
+  the four file names are handed out (`store_build.CONTROL_NAMES`), so a gate can make sure path
+  order never helps a target. `--probes FILE` writes them as JSON lines, the format
+  `memhtml-desktop eval` reads: `query`, `target`, `controls`, plus `kind` and `families`.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
 
-from memhtml_desktop.devtools.store_build import Builder, Probe
+from memhtml_desktop.devtools.store_build import CONTROL_NAMES, Builder, Probe
 from memhtml_desktop.devtools.store_render import Spec, render, render_invalid
 
 DEFAULT_INVALID_RATE = 0.002
@@ -137,8 +140,8 @@ def _prepare(root: Path, force: bool) -> None:
 
 
 def generate_store(root: Path, count: int, seed: int, *, invalid: int | None = None,
-                   probes: int = DEFAULT_PROBES, state: bool = False, force: bool = False
-                   ) -> GeneratedStore:
+                   probes: int = DEFAULT_PROBES, state: bool = False, force: bool = False,
+                   control_names: str = "memhtml") -> GeneratedStore:
     """Write a store of exactly `count` memory files under `root` and describe what was written."""
     started = time.perf_counter()
     if count < MIN_COUNT:
@@ -147,7 +150,7 @@ def generate_store(root: Path, count: int, seed: int, *, invalid: int | None = N
         invalid = max(1, round(count * DEFAULT_INVALID_RATE))
     invalid = max(0, min(invalid, count // 10))
     root = Path(root)
-    builder = Builder(count, seed, invalid, max(0, probes))
+    builder = Builder(count, seed, invalid, max(0, probes), control_names)
     builder.build()
     _prepare(root, force)
 
@@ -189,8 +192,9 @@ def generate_store(root: Path, count: int, seed: int, *, invalid: int | None = N
 
 
 def write_probes(store: GeneratedStore, target: Path) -> None:
-    payload = [probe.to_json() for probe in store.probes]
-    target.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    """One probe a line (JSON lines), the format `memhtml-desktop eval` reads."""
+    lines = [json.dumps(probe.to_json(), ensure_ascii=False) for probe in store.probes]
+    target.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
 def git_commit(root: Path) -> None:
@@ -212,15 +216,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, required=True, help="memory files to write (>= 40)")
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--invalid", type=int, default=None, help="invalid files (default 0.2%%)")
-    parser.add_argument("--probes", type=Path, default=None, help="write the probe list here (JSON)")
+    parser.add_argument("--probes", type=Path, default=None,
+                        help="write the probes here (JSON lines, the format `memhtml-desktop eval` reads)")
     parser.add_argument("--probe-count", type=int, default=DEFAULT_PROBES)
+    parser.add_argument("--control-names", choices=CONTROL_NAMES, default="memhtml",
+                        help="how a probe's target and controls are named (default: memhtml's prefixes)")
     parser.add_argument("--state", action="store_true", help="write .memhtml/state/access.jsonl")
     parser.add_argument("--git", action="store_true", help="git init and commit the tree")
     parser.add_argument("--force", action="store_true", help="replace an existing store's buckets")
     args = parser.parse_args(argv)
     try:
         store = generate_store(args.dir, args.count, args.seed, invalid=args.invalid,
-                               probes=args.probe_count, state=args.state, force=args.force)
+                               probes=args.probe_count, state=args.state, force=args.force,
+                               control_names=args.control_names)
     except (ValueError, FileExistsError) as error:
         parser.error(str(error))
     if args.probes is not None:

@@ -81,10 +81,22 @@ class Probe:
                 "kind": self.kind, "families": list(self.families)}
 
 
+CONTROL_NAMES = ("memhtml", "target_last", "target_first", "shuffled")
+"""How a probe's four files are named. `memhtml`: the control titles' prefixes (`refuted-reading-…`,
+`restated-quantity-…`, `qualified-variant-…`) as memhtml's generator names them. The others reuse
+the same four names but hand them out so that path order cannot help the target: `target_last`
+gives the target the name that sorts after all three controls (an exact tie then always goes to
+a control), `target_first` the one before, `shuffled` a seeded random assignment."""
+
+
 class Builder:
-    def __init__(self, count: int, seed: int, invalid: int, probes: int) -> None:
+    def __init__(self, count: int, seed: int, invalid: int, probes: int, control_names: str = "memhtml") -> None:
+        if control_names not in CONTROL_NAMES:
+            raise ValueError(f"control_names must be one of {CONTROL_NAMES}, got {control_names!r}")
         self.count = count
         self.seed = seed
+        self.control_names = control_names
+        self.names_rng = Random(seed ^ 0x7A3E)
         self.rng = Random(seed)
         self.n_people = min(len(PEOPLE), max(2, count // 40))
         self.n_arcs = max(2, count // 100)
@@ -413,9 +425,27 @@ class Builder:
                     entities=list(target.entities), tags=list(target.tags))
                 controls.append(control)
                 paths.append(control.path)
+            self.rename(target, controls[-len(paths):])
+            paths = [c.path for c in controls[-len(paths):]]
             self.probes.append(Probe(ctl.query_for(target.claim), target.path, tuple(paths), ctl.FAMILIES))
             target.role = "target"
         return controls
+
+    def rename(self, target: Spec, controls: list[Spec]) -> None:
+        """Hand the probe's four file names out as `control_names` says (the set of names is kept)."""
+        if self.control_names == "memhtml":
+            return
+        names = sorted([target.path, *(c.path for c in controls)])
+        if self.control_names == "target_last":
+            target_name, rest = names[-1], names[:-1]
+        elif self.control_names == "target_first":
+            target_name, rest = names[0], names[1:]
+        else:
+            self.names_rng.shuffle(names)
+            target_name, rest = names[0], names[1:]
+        target.path = target_name
+        for control, name in zip(controls, rest):
+            control.path = name
 
     def make_losers(self, base: list[Spec]) -> list[Spec]:
         pool = [s for s in base if s.role == "base" and s.type in (

@@ -57,6 +57,7 @@ def fold(
     *,
     name: str = "memories",
     max_per_entity: int = MAX_PER_ENTITY,
+    disclosure_tier: bool = True,
 ) -> RecallSection:
     """Fold `candidates` under `budget` UTF-16 units; see the module docstring for the tiers.
 
@@ -64,6 +65,8 @@ def fold(
     in input order, with `rank` its 1-based input position; `truncated` is true exactly when some
     candidate got less than its full quote. An empty disclosure text is quoted at zero cost; an
     empty gist never makes a disclosure line (it would say nothing an index line does not).
+    Without `disclosure_tier` (memhtml 0.4 has only quotes and index lines) a quote that does not
+    fit becomes an index line directly.
     """
     budget = max(0, int(budget))
     spent = 0
@@ -79,7 +82,7 @@ def fold(
             tier, text, cost, reason = "quote", c.disclosure_text, quote_cost, "fits"
             for n in names:
                 quotes[n] = quotes.get(n, 0) + 1
-        elif c.gist and spent + claim_cost <= budget:
+        elif disclosure_tier and c.gist and spent + claim_cost <= budget:
             tier, text, cost, reason = "disclosure", c.gist, claim_cost, "over_budget"
         else:
             tier, text, cost, reason = "index", index_line(c.path, c.title), 0, "over_budget"

@@ -109,6 +109,15 @@ class FtsQuery:
         )
         return kept or self.terms
 
+    @property
+    def every_word_form(self) -> str | None:
+        """memhtml's lexical form: every word, function words and phrase words alike, ANDed.
+
+        memhtml 0.4 has no phrases and no any-of form: it binds the sanitised words as FTS5's
+        implicit AND, so a file must hold each one. Rendered as literals, so it is just as safe.
+        """
+        return " AND ".join(_literal((w,)) for w in self.words) if self.terms else None
+
     def any_form_without(self, common: frozenset[str]) -> str | None:
         """The any-of form over `content_terms(common)`."""
         return " OR ".join(map(_literal, self.content_terms(common))) if self.terms else None

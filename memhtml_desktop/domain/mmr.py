@@ -56,11 +56,30 @@ def _cos(dot: float, xx: float, yy: float) -> float:
 
 
 class CosineTable:
-    """`cosine` between members of a fixed pool, each vector and squared norm converted once."""
+    """`cosine` between members of a fixed pool, computed once for every pair.
+
+    When the vectors share one length (the normal case: one embedder) the whole table is one
+    matrix product, with `_cos`'s rules applied elementwise (a zero or non-finite magnitude gives
+    0, the result is clamped): the post-fusion steps ask for most of the ~450 pairs of a 30-item
+    pool, and asking numpy one pair at a time cost milliseconds a search. Mixed lengths fall back
+    to `cosine` pair by pair.
+    """
 
     def __init__(self, vectors: Sequence[np.ndarray | None]) -> None:
         self._vecs = [None if v is None else np.asarray(v, dtype=np.float64).ravel() for v in vectors]
-        self._sq = [None if v is None else float((v * v).sum()) for v in self._vecs]
+        present = [i for i, v in enumerate(self._vecs) if v is not None]
+        self.matrix: np.ndarray | None = None  # the whole table, when one length allows it
+        self._table: list[list[float]] | None = None
+        if present and len({self._vecs[i].size for i in present}) == 1:
+            size = self._vecs[present[0]].size
+            stacked = np.zeros((len(self._vecs), size), dtype=np.float64)
+            for i in present:
+                stacked[i] = self._vecs[i]
+            self.matrix = _cosine_matrix(stacked)
+            self._table = self.matrix.tolist()
+
+    def __len__(self) -> int:
+        return len(self._vecs)
 
     def has_vector(self, i: int) -> bool:
         return self._vecs[i] is not None
@@ -69,9 +88,57 @@ class CosineTable:
         x, y = self._vecs[i], self._vecs[j]
         if x is None or y is None:
             return 0.0
-        if x.size != y.size:
-            return cosine(x, y)
-        return _cos(float((x * y).sum()), self._sq[i], self._sq[j])
+        if self._table is not None:
+            return self._table[i][j]
+        return cosine(x, y)
+
+    def view(self, order: Sequence[int], hidden: Sequence[bool] | None = None) -> "CosineView":
+        """The same table seen in another order (position p is item `order[p]`); a `hidden`
+        position has no vector. Lets polarity, twin resolution and MMR share one computation."""
+        return CosineView(self, list(order), list(hidden) if hidden is not None else None)
+
+    def pairs_at_least(self, threshold: float) -> list[tuple[int, int]]:
+        """Every (i, j), i < j, both with vectors, at cosine >= `threshold`."""
+        return self.view(range(len(self))).pairs_at_least(threshold)
+
+
+class CosineView:
+    """A `CosineTable` re-indexed (see `CosineTable.view`)."""
+
+    def __init__(self, base: CosineTable, order: list[int], hidden: list[bool] | None) -> None:
+        self.base, self.order, self.hidden = base, order, hidden
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def has_vector(self, p: int) -> bool:
+        return not (self.hidden and self.hidden[p]) and self.base.has_vector(self.order[p])
+
+    def __call__(self, p: int, q: int) -> float:
+        if self.hidden and (self.hidden[p] or self.hidden[q]):
+            return 0.0
+        return self.base(self.order[p], self.order[q])
+
+    def pairs_at_least(self, threshold: float) -> list[tuple[int, int]]:
+        live = [p for p in range(len(self.order)) if self.has_vector(p)]
+        if self.base.matrix is None:
+            return [(p, q) for a, p in enumerate(live) for q in live[a + 1 :] if self(p, q) >= threshold]
+        index = np.asarray([self.order[p] for p in live], dtype=np.int64)
+        sub = self.base.matrix[np.ix_(index, index)]
+        rows, cols = np.nonzero(np.triu(sub >= threshold, k=1))
+        return [(live[r], live[c]) for r, c in zip(rows.tolist(), cols.tolist())]
+
+
+def _cosine_matrix(matrix: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        squares = np.einsum("ij,ij->i", matrix, matrix)
+        roots = np.sqrt(squares)
+        table = (matrix @ matrix.T) / np.outer(roots, roots)
+    bad = (squares == 0.0) | ~np.isfinite(squares)
+    table[bad, :] = 0.0
+    table[:, bad] = 0.0
+    table[~np.isfinite(table)] = 0.0
+    return np.clip(table, -1.0, 1.0)
 
 
 def _normalised(relevance: Sequence[float]) -> list[float]:
@@ -80,13 +147,40 @@ def _normalised(relevance: Sequence[float]) -> list[float]:
     return [r / top for r in values] if top > 0 else values
 
 
-def apply_mmr(candidates: Sequence[MmrCandidate], limit: int, lam: float = MMR_LAMBDA) -> list[int]:
+def redundancy(similarity: float, floor: float) -> float:
+    """The penalty a similarity earns: the cosine itself (`floor` 0, memhtml), or only the part
+    above `floor`, rescaled to [0, 1] (`(s - floor) / (1 - floor)`), so that two memories merely
+    about the same service (a background cosine of 0.5-0.8 with a bag-of-words embedder) are not
+    read as repeating each other. Never negative."""
+    if floor <= 0.0:
+        return max(0.0, similarity)
+    if floor >= 1.0 or similarity <= floor:
+        return 0.0
+    return (similarity - floor) / (1.0 - floor)
+
+
+def apply_mmr(
+    candidates: Sequence[MmrCandidate],
+    limit: int,
+    lam: float = MMR_LAMBDA,
+    *,
+    floor: float = 0.0,
+    exempt: Sequence[bool] | None = None,
+    fixed: Sequence[bool] | None = None,
+    table: "CosineTable | CosineView | None" = None,
+) -> list[int]:
     """Indexes into `candidates` in selection order, `min(limit, len(candidates))` of them.
 
     `limit <= 0` gives []. At `lam >= 1`, or with at most one candidate, the first `limit` in input
     order come back without any cosine work. An item without a vector takes penalty 0, the honest
     reading of an unknown similarity, so such items keep their relative order. The comparison is a
     strict `>`, so a tie goes to the earliest pool position and the result is deterministic.
+
+    `floor` is passed to `redundancy`. An `exempt` item neither takes a penalty nor gives one
+    (an arc: a synthesis of its evidence, so resembling it is not repeating it). A `fixed` item
+    inside the first `limit` keeps its input position (a known item the query names in full);
+    the greedy choice fills the other slots, and a fixed item still penalises what resembles it.
+    `table` may carry the pool's cosines already computed (in candidate order).
     """
     n = len(candidates)
     if limit <= 0:
@@ -94,20 +188,28 @@ def apply_mmr(candidates: Sequence[MmrCandidate], limit: int, lam: float = MMR_L
     if lam >= 1 or n <= 1:
         return list(range(min(limit, n)))
     relevance = _normalised([c.relevance for c in candidates])
-    sim = CosineTable([c.vector for c in candidates])
+    free = list(exempt) if exempt is not None else [False] * n
+    held = {i for i in range(min(limit, n)) if fixed is not None and fixed[i]}
+    if table is None:
+        sim: CosineTable | CosineView = CosineTable([None if free[i] else c.vector for i, c in enumerate(candidates)])
+    else:
+        sim = table.base.view(table.order, free) if isinstance(table, CosineView) else table.view(range(n), free)
     penalty = [0.0] * n
-    pool = list(range(n))
+    pool = [i for i in range(n) if i not in held]
     picked: list[int] = []
-    while pool and len(picked) < limit:
-        best_at, best_score = 0, -math.inf
-        for at, i in enumerate(pool):
-            score = lam * relevance[i] - (1 - lam) * penalty[i]
-            if score > best_score:
-                best_at, best_score = at, score
-        chosen = pool.pop(best_at)
+    while len(picked) < min(limit, n):
+        if len(picked) in held:
+            chosen = len(picked)
+        else:
+            best_at, best_score = 0, -math.inf
+            for at, i in enumerate(pool):
+                score = lam * relevance[i] - (1 - lam) * penalty[i]
+                if score > best_score:
+                    best_at, best_score = at, score
+            chosen = pool.pop(best_at)
         picked.append(chosen)
         if sim.has_vector(chosen):
             for i in pool:
                 if sim.has_vector(i):
-                    penalty[i] = max(penalty[i], sim(i, chosen))
+                    penalty[i] = max(penalty[i], redundancy(sim(i, chosen), floor))
     return picked

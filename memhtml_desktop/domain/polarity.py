@@ -22,6 +22,7 @@ same set its discrimination gate builds negation controls from.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -29,7 +30,7 @@ from typing import Sequence
 import numpy as np
 import regex
 
-from memhtml_desktop.domain.mmr import CosineTable
+from memhtml_desktop.domain.mmr import CosineTable, CosineView
 
 TWIN_COSINE = 0.9
 POLARITY_DEMOTION = 0.5
@@ -69,8 +70,9 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(normalise(text))
 
 
+@functools.lru_cache(maxsize=8192)
 def is_negated(text: str) -> bool:
-    """At least one negation marker among the tokens."""
+    """At least one negation marker among the tokens (cached: claims recur search after search)."""
     return any(token in NEGATION_MARKERS for token in tokens(text))
 
 
@@ -126,10 +128,18 @@ class PolarityOutcome:
     demoted: dict[int, int] = field(default_factory=dict)
 
 
-def polarity_reorder(query: str, candidates: Sequence[PolarityCandidate]) -> PolarityOutcome:
+def polarity_reorder(
+    query: str,
+    candidates: Sequence[PolarityCandidate],
+    *,
+    cosine: float = TWIN_COSINE,
+    demotion: float = POLARITY_DEMOTION,
+    table: CosineTable | CosineView | None = None,
+) -> PolarityOutcome:
     """Demote near-twins whose polarity disagrees with the query's; see the module docstring.
 
-    The demoted relevance is `relevance * POLARITY_DEMOTION`, and never more than the twin it was
+    `cosine` and `demotion` are the profile's (the seeds' `TWIN_COSINE` and `POLARITY_DEMOTION`
+    by default). The demoted relevance is `relevance * demotion`, and never more than the twin it was
     placed under: MMR reads relevance, not position, and would otherwise hand the top spot straight
     back to a demoted twin that fusion had scored more than twice as high.
     """
@@ -137,14 +147,14 @@ def polarity_reorder(query: str, candidates: Sequence[PolarityCandidate]) -> Pol
     relevance = [float(c.relevance) for c in candidates]
     wanted = is_negated(query)
     agrees = [is_negated(c.claim) == wanted for c in candidates]
-    sim = CosineTable([c.vector for c in candidates])
+    sim = table if table is not None else CosineTable([c.vector for c in candidates])
     agreeing = [j for j in range(n) if agrees[j] and sim.has_vector(j)]
     below: dict[int, list[int]] = {}
     demoted: dict[int, int] = {}
     for i in range(n):
         if agrees[i] or not sim.has_vector(i):
             continue
-        twins = [j for j in agreeing if sim(i, j) >= TWIN_COSINE]
+        twins = [j for j in agreeing if sim(i, j) >= cosine]
         if not twins:
             continue
         lowest = max(twins)
@@ -152,7 +162,7 @@ def polarity_reorder(query: str, candidates: Sequence[PolarityCandidate]) -> Pol
             continue  # fusion already placed it below every agreeing copy
         demoted[i] = lowest
         below.setdefault(lowest, []).append(i)
-        relevance[i] = min(relevance[i] * POLARITY_DEMOTION, relevance[lowest])
+        relevance[i] = min(relevance[i] * demotion, relevance[lowest])
     order: list[int] = []
     for j in range(n):
         if j in demoted:

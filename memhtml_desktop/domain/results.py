@@ -32,6 +32,8 @@ class WhyNot:
     fused_score: float | None = None
     search_position: int | None = None
     ranks_relaxed: bool = False
+    ranking: str = "default"  # the profile the explanation ranked with
+    moves: list[dict[str, Any]] = field(default_factory=list)  # the post-fusion steps that moved it
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -11,6 +11,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from memhtml_desktop.domain.paths import MEMORY_TYPES
+from memhtml_desktop.domain.signals import (  # noqa: F401 - re-exported: the values a result carries
+    STEP_NAMES, HitSignals, IndexStatus, MatchCount, Move, RelevanceSummary,
+)
 
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -199,6 +202,12 @@ class Hit:
     updated_at: str = ""
     archived: bool = False
     moved_from: int | None = None  # the position before the step named by `moved_by`
+    moves: tuple[Move, ...] = ()  # every post-fusion step that moved it, in order
+    signals: HitSignals | None = None
+
+    @property
+    def low_relevance(self) -> bool:
+        return self.signals is not None and self.signals.low
 
     def arm(self, name: str) -> ArmScore | None:
         for score in self.arms:
@@ -217,6 +226,9 @@ class Hit:
             "fused_position": self.fused_position,
             "moved_by": self.moved_by,
             "moved_from": self.moved_from,
+            "moves": [m.to_json() for m in self.moves],
+            "low_relevance": self.low_relevance,
+            "relevance": self.signals.to_json() if self.signals else None,
             "snippet": self.snippet,
             "entities": list(self.entities),
             "superseded_by": self.superseded_by,
@@ -255,12 +267,22 @@ class SearchResult:
     archived: tuple[ArchivedPointer, ...]
     hits: tuple[Hit, ...]
     elapsed_ms: float = 0.0
+    ranking: str = "default"
+    steps: tuple[str, ...] = ()  # the post-fusion steps the profile ran, in order
+    matches: MatchCount = MatchCount(None)
+    index: IndexStatus = IndexStatus()
+    relevance: RelevanceSummary | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "query": self.query,
+            "ranking": self.ranking,
+            "steps": list(self.steps),
             "scope": self.scope.to_json(),
             "fts_form": self.fts_form,
+            "matches": self.matches.to_json(),
+            "index": self.index.to_json(),
+            "relevance": self.relevance.to_json() if self.relevance else None,
             "arms": list(self.arms),
             "degraded": self.degraded,
             "degraded_reasons": list(self.degraded_reasons),
@@ -333,6 +355,7 @@ class RecallPack:
     memories: RecallSection
     arcs: RecallSection
     elapsed_ms: float = 0.0
+    ranking: str = "default"
 
     @property
     def spent(self) -> int:
@@ -345,6 +368,7 @@ class RecallPack:
     def to_json(self) -> dict[str, Any]:
         return {
             "query": self.query,
+            "ranking": self.ranking,
             "scope": self.scope.to_json(),
             "degraded": self.degraded,
             "degraded_reasons": list(self.degraded_reasons),

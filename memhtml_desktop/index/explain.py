@@ -14,8 +14,10 @@ from typing import Any
 
 from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.paths import MEMORY_TYPES, is_indexable
-from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT, RANK_ARMS, RRF_K, active_arms
+from memhtml_desktop.domain.ranking import RankingProfile
+from memhtml_desktop.domain.rrf import active_arms
 from memhtml_desktop.domain.results import WhyNot
+from memhtml_desktop.domain.signals import STEP_NAMES
 from memhtml_desktop.domain.types import Scope, clean_text
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval import DEFAULT_SEARCH_LIMIT, Retriever
@@ -71,16 +73,26 @@ def _excluding_axes(conn, scope: Scope, path: str) -> list[str]:
     return [name for (name, _), ok in zip(scope_sql.axes, row) if not ok]
 
 
-def why_not(retriever: Retriever, query: str, scope: Scope, path: str, *, limit: int = DEFAULT_SEARCH_LIMIT) -> WhyNot:
+def why_not(
+    retriever: Retriever,
+    query: str,
+    scope: Scope,
+    path: str,
+    *,
+    limit: int = DEFAULT_SEARCH_LIMIT,
+    ranking: RankingProfile | None = None,
+) -> WhyNot:
     """Explain `path` for `query` in `scope`, against the page a search of `limit` hits shows.
 
     `retriever` is the reader's (Store.why hands it over); everything here goes through its public
     face (`fts_form`, `vector_param`, `space`, `search`), so the explanation ranks exactly as the
-    search does, and a page longer than ten is the page asked about.
+    search does, and a page longer than ten is the page asked about. `ranking` (default: the
+    retriever's profile) decides the arms, windows and steps, as it does for the search.
     """
     query = clean_text(query)
+    profile = ranking or retriever.profile
     conn = retriever.conn
-    report = WhyNot(path=path, query=query, status="indexed")
+    report = WhyNot(path=path, query=query, status="indexed", ranking=profile.name)
     with conn:
         if not is_indexable(path):
             report.status = "not_a_memory"
@@ -103,31 +115,35 @@ def why_not(retriever: Retriever, query: str, scope: Scope, path: str, *, limit:
             report.reasons.append("excluded by the scope: " + text)
         effective = relax(scope, report.excluded_by)
         report.ranks_relaxed = bool(report.excluded_by)
-        _arm_ranks(retriever, query, effective, path, report)
-    result = retriever.search(query, scope, limit=limit)
+        _arm_ranks(retriever, query, effective, path, report, profile)
+    result = retriever.search(query, scope, limit=limit, ranking=profile)
     for hit in result.hits:
         if hit.path == path:
             report.search_position = hit.position
+            report.moves = [m.to_json() for m in hit.moves]
     if not report.excluded_by and report.search_position is None:
         if report.fused_position is None:
-            report.reasons.append(f"no arm ranked it inside its {DEFAULT_ARM_LIMIT}-candidate window")
+            report.reasons.append(f"no arm ranked it inside its {profile.arm_window}-candidate window")
         else:
+            steps = "/".join(STEP_NAMES.get(s, s) for s in profile.steps)
             report.reasons.append(
                 f"fused position {report.fused_position}: below the pool the {limit}-hit page is chosen from"
-                " (or set aside by polarity/MMR for a near-duplicate)"
+                + (f" (or set aside by {steps} for a near-duplicate)" if steps else "")
             )
     return report
 
 
-def _arm_ranks(retriever: Retriever, query: str, scope: Scope, path: str, report: WhyNot) -> None:
+def _arm_ranks(
+    retriever: Retriever, query: str, scope: Scope, path: str, report: WhyNot, profile: RankingProfile
+) -> None:
     conn = retriever.conn
     fts = parse_fts_query(query)
     qvec, _ = retriever.query_vector(query)
-    arms = active_arms(RANK_ARMS, has_vector=qvec is not None, has_state=has_state(conn), has_terms=not fts.empty)
+    arms = active_arms(profile.arms, has_vector=qvec is not None, has_state=has_state(conn), has_terms=not fts.empty)
     scope_sql = assemble_scope(scope)
-    match, form = retriever.fts_form(fts, scope_sql)
+    match, form = retriever.fts_form(fts, scope_sql, profile)
     snapshot = retriever.vector_snapshot() if qvec is not None else None
-    vector_param, dists = retriever.vector_param(qvec, snapshot, scope_sql, whole=True)
+    vector_param, dists = retriever.vector_param(qvec, snapshot, scope_sql, profile.arm_window, whole=True)
     prefix = (match, -1, -1, vector_param)
     for arm in arms:
         sql = build_arm_sql(arm.name, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space())
@@ -145,8 +161,8 @@ def _arm_ranks(retriever: Retriever, query: str, scope: Scope, path: str, report
             entry.update(rank=None, in_window=False, contribution=0.0)
         else:
             rank, raw = found
-            entry.update(rank=rank, in_window=rank <= DEFAULT_ARM_LIMIT,
-                         contribution=arm.weight / (rank + RRF_K) if rank <= DEFAULT_ARM_LIMIT else 0.0)
+            inside = rank <= profile.arm_window
+            entry.update(rank=rank, in_window=inside, contribution=arm.weight / (rank + profile.rrf_k) if inside else 0.0)
             if arm.name == "vector" and dists is not None:
                 entry["distance"] = float(dists[int(raw) - 1])
             elif arm.name == "salience":
@@ -154,10 +170,11 @@ def _arm_ranks(retriever: Retriever, query: str, scope: Scope, path: str, report
             else:
                 entry["raw"] = raw
         report.arms[arm.name] = entry
-    sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space())
+    sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space(),
+                        k=profile.rrf_k)
     if sql is None:
         return
-    params = bind_params(sql, (match, DEFAULT_ARM_LIMIT, -1, vector_param), scope_sql.params)
+    params = bind_params(sql, (match, profile.arm_window, -1, vector_param), scope_sql.params)
     seen: list[str] = []
     for row_path, score, *_ in conn.execute(sql, params):
         if not seen or seen[-1] != row_path:

@@ -275,6 +275,11 @@ class Indexer:
             report.seconds = time.perf_counter() - started
             return report
         report.seen = len(on_disk)
+        with self.conn:  # readers can tell a first build in progress from a finished index
+            self.conn.execute(
+                "UPDATE index_state SET scan_started_at = ?, scan_seen = ? WHERE id = 1",
+                (iso_z(self.clock()), report.seen),
+            )
         candidates = []
         for path, disk in on_disk.items():
             old = known.get(path)
@@ -293,7 +298,7 @@ class Indexer:
         if not report.cancelled:
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
             report.embed_error = self.embed_error
-        self._finish(report, rebuilt=rebuild)
+        self._finish(report, rebuilt=rebuild, scanned=not report.cancelled)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -530,11 +535,12 @@ class Indexer:
             except (StateError, apsw.Error) as exc:
                 log.warning("state row for %s did not follow to %s: %s", src, dst, exc)
 
-    def _finish(self, report: IndexReport, *, rebuilt: bool) -> None:
+    def _finish(self, report: IndexReport, *, rebuilt: bool, scanned: bool = False) -> None:
         at = iso_z(self.clock())
         with self.conn:
             self.conn.execute(
                 "UPDATE index_state SET store_root = ?, embed_model = ?, embed_dim = ?, updated_at = ?, "
-                "rebuilt_at = CASE WHEN ? THEN ? ELSE rebuilt_at END WHERE id = 1",
-                (str(self.root), self.space, self.embedder.dim, at, int(rebuilt), at),
+                "rebuilt_at = CASE WHEN ? THEN ? ELSE rebuilt_at END, "
+                "scanned_at = CASE WHEN ? THEN ? ELSE scanned_at END WHERE id = 1",
+                (str(self.root), self.space, self.embedder.dim, at, int(rebuilt), at, int(scanned), at),
             )

@@ -21,11 +21,12 @@ import numpy as np
 from memhtml_desktop.domain import disclosure
 from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
-from memhtml_desktop.domain.mmr import MmrCandidate, apply_mmr
-from memhtml_desktop.domain.polarity import PolarityCandidate, polarity_reorder
-from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT, RANK_ARMS, active_arms
+from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
+from memhtml_desktop.domain.reorder import PoolItem, reorder
+from memhtml_desktop.domain.rrf import active_arms
+from memhtml_desktop.domain.signals import IndexStatus, MatchCount, Move, RelevanceSummary
 from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult, clean_text
-from memhtml_desktop.index import hydrate
+from memhtml_desktop.index import hydrate, relevance
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, build_rrf_sql
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
@@ -34,7 +35,6 @@ from memhtml_desktop.index.vectors import CACHE, VectorCache, VectorSnapshot, de
 log = logging.getLogger(__name__)
 
 DEFAULT_SEARCH_LIMIT = 10
-MMR_POOL_FACTOR = 3
 MAX_LIMIT = 500
 # A pasted page must not become a 2,000-term MATCH: past this many terms the rest are dropped
 # (the vector arm still sees the whole text).
@@ -52,8 +52,7 @@ class Candidate:
     arms: list[ArmScore]
     row: dict[str, Any]
     vector: np.ndarray | None = None
-    polarity_position: int = 0
-    relevance: float = 0.0
+    moves: list[Move] = field(default_factory=list)
 
 
 @dataclass
@@ -65,10 +64,15 @@ class Pool:
     fts_form: str | None
     arms: tuple[str, ...]
     degraded_reasons: tuple[str, ...]
-    ordered: list[Candidate]  # final order (after polarity and MMR), already cut to the limit
-    moved: dict[str, tuple[str, int]] = field(default_factory=dict)  # path -> (step, from position)
+    ordered: list[Candidate]  # final order (after the profile's steps), already cut to the limit
+    profile: RankingProfile = DEFAULT
+    fused: list[Candidate] = field(default_factory=list)  # the whole fused pool, fused order
     query_vector: np.ndarray | None = None
     snapshot: VectorSnapshot | None = None
+    fts: FtsQuery | None = None
+    match: str | None = None  # the MATCH text bound to the lexical arm
+    scope_sql: ScopeSql | None = None
+    index: IndexStatus = IndexStatus()
 
 
 class Retriever:
@@ -82,7 +86,7 @@ class Retriever:
         cache_key: str = "",
         cache: VectorCache = CACHE,
         vector_backend: str = "numpy",
-        arm_limit: int = DEFAULT_ARM_LIMIT,
+        profile: RankingProfile = DEFAULT,
     ) -> None:
         self.conn = conn
         self.embedder = embedder
@@ -90,18 +94,29 @@ class Retriever:
         self.cache_key = cache_key
         # sqlite-vec is only an option where the extension loaded; numpy needs nothing.
         self.vector_backend = "sqlite-vec" if vector_backend == "sqlite-vec" and getattr(conn, "has_vec", False) else "numpy"
-        self.arm_limit = arm_limit
+        self.profile = profile
 
     # -- entry points -------------------------------------------------------------------------
 
-    def search(self, query: str, scope: Scope | None = None, *, limit: int = DEFAULT_SEARCH_LIMIT) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        limit: int = DEFAULT_SEARCH_LIMIT,
+        ranking: RankingProfile | None = None,
+    ) -> SearchResult:
         started = time.perf_counter()
         query = clean_text(query)
         scope = scope or Scope()
         limit = max(0, min(int(limit), MAX_LIMIT))
+        profile = ranking or self.profile
         with self.conn:  # one read transaction: every statement sees the same snapshot
-            pool = self._candidates(query, scope, limit)
-            hits = self._hits(pool)
+            pool = self._candidates(query, scope, limit, profile)
+            hits, summary = self._hits(pool)
+            matches = MatchCount(pool.fts_form)
+            if pool.scope_sql is not None and limit > 0:
+                matches = relevance.match_count(self.conn, pool.match, pool.fts_form, pool.scope_sql)
             scope_empty = not hits and scope.narrowed
             archived_count, archived = (0, ())
             if scope_empty:
@@ -118,6 +133,11 @@ class Retriever:
             archived=archived,
             hits=tuple(hits),
             elapsed_ms=(time.perf_counter() - started) * 1000,
+            ranking=profile.name,
+            steps=profile.steps,
+            matches=matches,
+            index=pool.index,
+            relevance=summary,
         )
 
     def recall(
@@ -127,14 +147,22 @@ class Retriever:
         *,
         budget: int | None = None,
         limit: int = DEFAULT_SEARCH_LIMIT,
+        ranking: RankingProfile | None = None,
     ) -> RecallPack:
-        """The pack an agent would receive: same candidates as search, folded into three tiers."""
+        """The pack an agent would receive: the whole pool (`limit` x the pool factor), folded.
+
+        memhtml folds all of its fused candidates, so this does too: under the `default` profile
+        the pool is first reordered by the same steps as search (the seeds: "recall diversifies
+        too"), under `memhtml` it is folded in fused order.
+        """
         started = time.perf_counter()
         query = clean_text(query)
         scope = scope or Scope()
-        budget = disclosure.MEMORY_BODY_BUDGET if budget is None else max(0, int(budget))
+        profile = ranking or self.profile
+        budget = profile.recall_budget if budget is None else max(0, int(budget))
+        limit = max(0, min(int(limit), MAX_LIMIT))
         with self.conn:
-            pool = self._candidates(query, scope, max(0, min(int(limit), MAX_LIMIT)))
+            pool = self._candidates(query, scope, limit, profile, whole_pool=True)
             paths = [c.path for c in pool.ordered]
             names = hydrate.entity_names(self.conn, paths)
         arcs, memories = [], []
@@ -153,9 +181,12 @@ class Retriever:
             scope=scope,
             degraded=bool(pool.degraded_reasons),
             degraded_reasons=pool.degraded_reasons,
-            memories=disclosure.fold(memories, budget, name="memories"),
-            arcs=disclosure.fold(arcs, disclosure.ARC_BODY_BUDGET, name="arcs"),
+            memories=disclosure.fold(memories, budget, name="memories", max_per_entity=profile.max_per_entity,
+                                     disclosure_tier=profile.recall_disclosure_tier),
+            arcs=disclosure.fold(arcs, profile.arc_budget, name="arcs", max_per_entity=profile.max_per_entity,
+                                 disclosure_tier=profile.recall_disclosure_tier),
             elapsed_ms=(time.perf_counter() - started) * 1000,
+            ranking=profile.name,
         )
 
     def archived_pointers(self, scope: Scope, *, limit: int) -> tuple[int, tuple[ArchivedPointer, ...]]:
@@ -190,7 +221,14 @@ class Retriever:
             return None, None
         return vec, None
 
-    def _candidates(self, query: str, scope: Scope, limit: int) -> Pool:
+    def _candidates(
+        self, query: str, scope: Scope, limit: int, profile: RankingProfile, *, whole_pool: bool = False
+    ) -> Pool:
+        """Fuse `limit` x the pool factor, then run the profile's steps over the pool.
+
+        Search keeps `limit` of the reordered pool. Recall (`whole_pool`) keeps all of it: reordered
+        when the profile says so, in fused order otherwise.
+        """
         fts = parse_fts_query(query)
         if len(fts.terms) > MAX_FTS_TERMS:
             fts = FtsQuery(terms=fts.terms[:MAX_FTS_TERMS])
@@ -198,6 +236,9 @@ class Retriever:
         qvec, why = self.query_vector(query)
         if why:
             reasons.append(why)
+        index = relevance.index_status(self.conn)
+        if not index.complete:
+            reasons.append(index.reason())
         state = has_state(self.conn)
         if not state:
             damaged = getattr(self.conn, "state_error", None)
@@ -208,20 +249,28 @@ class Retriever:
             if coverage:
                 reasons.append(coverage)
             snapshot = self.vector_snapshot()
-        arms = active_arms(RANK_ARMS, has_vector=qvec is not None, has_state=state, has_terms=not fts.empty)
+        arms = active_arms(profile.arms, has_vector=qvec is not None, has_state=state, has_terms=not fts.empty)
         scope_sql = assemble_scope(scope)
-        pool = Pool(query, scope, None, tuple(a.name for a in arms), tuple(reasons), [], {}, qvec, snapshot)
+        pool = Pool(query, scope, None, tuple(a.name for a in arms), tuple(reasons), [], profile, [], qvec, snapshot,
+                    fts=fts, scope_sql=scope_sql, index=index)
         if limit <= 0:
             return pool
-        match, pool.fts_form = self.fts_form(fts, scope_sql)
-        sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self.space())
+        match, pool.fts_form = self.fts_form(fts, scope_sql, profile)
+        pool.match = match
+        sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self.space(),
+                            k=profile.rrf_k)
         if sql is None:
             return pool
-        vector_param, dists = self.vector_param(qvec, snapshot, scope_sql)
-        params = bind_params(sql, (match, self.arm_limit, limit * MMR_POOL_FACTOR, vector_param), scope_sql.params)
-        fused = self._run_fused(sql, params, dists)
+        vector_param, dists = self.vector_param(qvec, snapshot, scope_sql, profile.arm_window)
+        size = profile.pool_size(limit)
+        params = bind_params(sql, (match, profile.arm_window, size, vector_param), scope_sql.params)
+        fused = self._run_fused(sql, params, dists, profile)
         self._attach_vectors(fused, snapshot)
-        pool.ordered, pool.moved = self._diversify(query, fused, limit)
+        pool.fused = fused
+        if whole_pool and profile.recall_pool == "fused":
+            pool.ordered = list(fused)
+        else:
+            pool.ordered = self._reorder(query, fused, len(fused) if whole_pool else limit, profile)
         return pool
 
     def vector_snapshot(self) -> VectorSnapshot | None:
@@ -241,9 +290,17 @@ class Retriever:
             return f"vector: {done} of {total} chunks embedded with {self.space()} (re-embedding under way)"
         return None
 
-    def fts_form(self, fts: FtsQuery, scope_sql: ScopeSql) -> tuple[str | None, str | None]:
+    def fts_form(
+        self, fts: FtsQuery, scope_sql: ScopeSql, profile: RankingProfile = DEFAULT
+    ) -> tuple[str | None, str | None]:
+        """The MATCH text to bind and its name (`all` or `any`), or (None, None) without words.
+
+        `all` under the memhtml profile is every sanitised word (memhtml binds no other form).
+        """
         if fts.empty:
             return None, None
+        if profile.fts_forms == "all":
+            return fts.every_word_form, "all"
         if len(fts.terms) == 1:
             return fts.all_form, "all"
         probe = build_fts_probe_sql(scope_sql.filter)
@@ -253,12 +310,18 @@ class Retriever:
         return fts.any_form_without(common_words(self.conn, fts.words)), "any"
 
     def vector_param(
-        self, qvec: np.ndarray | None, snapshot: VectorSnapshot | None, scope_sql: ScopeSql, *, whole: bool = False
+        self,
+        qvec: np.ndarray | None,
+        snapshot: VectorSnapshot | None,
+        scope_sql: ScopeSql,
+        window: int,
+        *,
+        whole: bool = False,
     ) -> tuple[Any, np.ndarray | None]:
         """What `?4` binds: the query BLOB (sqlite-vec) or the nearest-first rowid carray (numpy).
 
         For numpy, the carray holds the top files by distance, widened until it holds at least
-        `arm_limit` in-scope files (or all of them): a narrow scope must still see its 40 nearest.
+        `window` in-scope files (or all of them): a narrow scope must still see its 40 nearest.
         `whole` ranks every file (the explanation's `LIMIT -1`: where a memory stood past the window).
         """
         if qvec is None:
@@ -268,10 +331,10 @@ class Retriever:
         total = int(snapshot.file_rowids.shape[0])
         if total == 0:
             return apsw.carray(np.array([-1], dtype=np.int64)), np.zeros(1, dtype=np.float32)
-        top = total if whole else min(total, self.arm_limit * 4)
+        top = total if whole else min(total, window * 4)
         while True:
             rowids, dists = snapshot.ranked_files(qvec, top)
-            if top >= total or self._count_in_scope(rowids, scope_sql) >= self.arm_limit:
+            if top >= total or self._count_in_scope(rowids, scope_sql) >= window:
                 break
             top = min(total, top * 8)
         return apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64)), dists
@@ -282,8 +345,11 @@ class Retriever:
         params = bind_params(sql, (None, None, None, binding), scope_sql.params)
         return int(self.conn.execute(sql, params).fetchone()[0])
 
-    def _run_fused(self, sql: str, params: tuple[Any, ...], dists: np.ndarray | None) -> list[Candidate]:
-        weights = {arm.name: arm.weight for arm in RANK_ARMS}
+    def _run_fused(
+        self, sql: str, params: tuple[Any, ...], dists: np.ndarray | None, profile: RankingProfile
+    ) -> list[Candidate]:
+        weights = {arm.name: arm.weight for arm in profile.arms}
+        fold_order = profile.arm_names
         fused: dict[str, Candidate] = {}
         for path, score, arm, rank, raw, contribution in self.conn.execute(sql, params):
             candidate = fused.get(path)
@@ -299,7 +365,7 @@ class Retriever:
         for c in order:
             c.row = rows[c.path]
             c.rowid = c.row["rowid"]
-            c.arms.sort(key=lambda a: [arm.name for arm in RANK_ARMS].index(a.arm))
+            c.arms.sort(key=lambda a: fold_order.index(a.arm))
         return order
 
     def _attach_vectors(self, fused: list[Candidate], snapshot: VectorSnapshot | None) -> None:
@@ -313,40 +379,33 @@ class Retriever:
         for c in fused:
             c.vector = decode_vec(vectors.get(c.path))
 
-    def _diversify(self, query: str, fused: list[Candidate], limit: int) -> tuple[list[Candidate], dict[str, tuple[str, int]]]:
+    def _reorder(self, query: str, fused: list[Candidate], limit: int, profile: RankingProfile) -> list[Candidate]:
+        """Polarity, twin resolution and MMR as the profile says (`domain.reorder`), moves kept."""
         if not fused:
-            return [], {}
-        # Fusion RANK stands in for relevance here, as in memhtml (1 / (position + 1)): fused
-        # scores are nearly flat down a pool (1/(rank+60)), so feeding them to MMR would let
-        # similarity outvote the ranking everywhere. Displayed scores stay the real RRF sums.
-        outcome = polarity_reorder(
-            query,
-            [PolarityCandidate(c.path, c.row["gist"], 1.0 / (i + 1), c.vector) for i, c in enumerate(fused)],
-        )
-        ordered = [fused[i] for i in outcome.order]
-        for position, i in enumerate(outcome.order, start=1):
-            fused[i].polarity_position = position
-            fused[i].relevance = outcome.relevance[i]
-        picks = apply_mmr([MmrCandidate(c.path, c.relevance, c.vector) for c in ordered], limit)
-        final = [ordered[i] for i in picks]
-        moved: dict[str, tuple[str, int]] = {}
-        for position, c in enumerate(final, start=1):
-            if position != c.polarity_position:
-                moved[c.path] = ("mmr", c.polarity_position)
-            elif c.polarity_position != c.fused_position:
-                moved[c.path] = ("polarity", c.fused_position)
-        return final, moved
-
-    def _hits(self, pool: Pool) -> list[Hit]:
-        paths = [c.path for c in pool.ordered]
-        if not paths:
             return []
+        items = [PoolItem(c.path, c.row["gist"], c.vector, c.row["memory_type"] == "arc", c.row["title"]) for c in fused]
+        model = getattr(self.embedder, "model_id", None)
+        out = reorder(query, items, profile, model_id=model, limit=limit)
+        for i, moves in out.moves.items():
+            fused[i].moves = moves
+        return [fused[i] for i in out.order]
+
+    def _hits(self, pool: Pool) -> tuple[list[Hit], RelevanceSummary]:
+        """The hits with their explanation, and the relevance floor's header diagnostics."""
+        paths = [c.path for c in pool.ordered]
+        floor = pool.profile.floor_cosine.get(getattr(self.embedder, "model_id", None))
+        cosines = relevance.pool_cosines(
+            self.conn, {c.path: c.rowid for c in pool.fused}, pool.query_vector, pool.snapshot, self.space()
+        )
+        if not paths:
+            return [], relevance.summary({}, cosines, floor)
         snippets = hydrate.snippets(self.conn, paths, pool.query_vector, pool.snapshot)
         entities = hydrate.entity_refs(self.conn, paths)
         successors = hydrate.superseded_by(self.conn, paths)
+        signals = relevance.hit_signals(self.conn, pool.fts or FtsQuery(()), paths, cosines, floor, entities)
         hits = []
         for position, c in enumerate(pool.ordered, start=1):
-            step, before = pool.moved.get(c.path, (None, None))
+            last = c.moves[-1] if c.moves else None
             hits.append(
                 Hit(
                     path=c.path,
@@ -356,8 +415,10 @@ class Retriever:
                     score=c.score,
                     position=position,
                     fused_position=c.fused_position,
-                    moved_by=step,
-                    moved_from=before,
+                    moved_by=last.step if last else None,
+                    moved_from=last.from_position if last else None,
+                    moves=tuple(c.moves),
+                    signals=signals.get(c.path),
                     snippet=snippets.get(c.path, ""),
                     entities=tuple(entities.get(c.path, ())),
                     superseded_by=successors.get(c.path),
@@ -367,7 +428,7 @@ class Retriever:
                     archived=bool(c.row["archived"]),
                 )
             )
-        return hits
+        return hits, relevance.summary(signals, cosines, floor)
 
 
 def common_words(conn: apsw.Connection, words: tuple[str, ...]) -> frozenset[str]:

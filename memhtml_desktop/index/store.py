@@ -24,6 +24,7 @@ from typing import Any
 import apsw
 
 from memhtml_desktop.domain.embedder import Embedder
+from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.results import FilterCounts, Health, ImportReport, ListPage, Problem, WhyNot
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.index import db as dbmod
@@ -64,6 +65,7 @@ class Store:
         vector_backend: str = "numpy",
         clock: Callable[[], Any] = dbmod.utc_now,
         create_state: bool = True,
+        ranking: RankingProfile = DEFAULT,
     ) -> None:
         from memhtml_desktop.settings import default_index_path
 
@@ -79,6 +81,7 @@ class Store:
             embedder = HashEmbedder()
         self.embedder = embedder
         self.vector_backend = vector_backend
+        self.ranking = ranking  # the profile search and recall use unless a call names another
         self.clock = clock
         self.create_state = create_state
         self.notices: list[str] = []
@@ -187,7 +190,8 @@ class Store:
 
     def retriever(self) -> Retriever:
         return Retriever(
-            self.reader(), self.embedder, cache_key=str(self.index_path), vector_backend=self.vector_backend
+            self.reader(), self.embedder, cache_key=str(self.index_path), vector_backend=self.vector_backend,
+            profile=self.ranking,
         )
 
     # -- operations ---------------------------------------------------------------------------
@@ -240,11 +244,23 @@ class Store:
     def paths_under(self, prefix: str) -> list[str]:
         return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).paths_under(prefix)
 
-    def search(self, query: str, scope: Scope | None = None, *, limit: int = 10) -> SearchResult:
-        return self._recovering(lambda: self.retriever().search(query, scope, limit=limit))
+    def search(
+        self, query: str, scope: Scope | None = None, *, limit: int = 10, ranking: RankingProfile | None = None
+    ) -> SearchResult:
+        return self._recovering(lambda: self.retriever().search(query, scope, limit=limit, ranking=ranking))
 
-    def recall(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10) -> RecallPack:
-        return self._recovering(lambda: self.retriever().recall(query, scope, budget=budget, limit=limit))
+    def recall(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        budget: int | None = None,
+        limit: int = 10,
+        ranking: RankingProfile | None = None,
+    ) -> RecallPack:
+        return self._recovering(
+            lambda: self.retriever().recall(query, scope, budget=budget, limit=limit, ranking=ranking)
+        )
 
     def reinforce(self, paths, signal: str) -> ReinforceResult:
         from memhtml_desktop.index.state import reinforce
@@ -273,12 +289,16 @@ class Store:
 
         return self._recovering(run)
 
-    def why(self, query: str, scope: Scope | None, path: str, *, limit: int = 10) -> WhyNot:
+    def why(
+        self, query: str, scope: Scope | None, path: str, *, limit: int = 10, ranking: RankingProfile | None = None
+    ) -> WhyNot:
         """Where `path` stood for `query` and what kept it off a page of `limit` hits."""
         from memhtml_desktop.index.explain import why_not
 
         path = safe_store_path(path)
-        return self._recovering(lambda: why_not(self.retriever(), query, scope or Scope(), path, limit=limit))
+        return self._recovering(
+            lambda: why_not(self.retriever(), query, scope or Scope(), path, limit=limit, ranking=ranking)
+        )
 
     def counts(self, query: str, scope: Scope | None = None) -> FilterCounts:
         """The count beside every filter value for `query` (see index/facets.py)."""

@@ -117,6 +117,31 @@ class VectorSnapshot:
             order = order[:top]
         return self.file_rowids[order], (1.0 - np.clip(sims[order], -1.0, 1.0)).astype(np.float32)
 
+    def best_similarities(self, query: np.ndarray, file_rowids: list[int]) -> dict[int, float]:
+        """Best-chunk cosine for a few files only (the fused pool): their chunks, not the matrix.
+
+        A file with no vector in this snapshot is left out.
+        """
+        q = np.asarray(query, dtype=np.float32)
+        norm = float(np.linalg.norm(q))
+        spans = []
+        for rowid in file_rowids:
+            index = self.rowid_to_file.get(int(rowid))
+            if index is None:
+                continue
+            start = int(self.file_starts[index])
+            stop = int(self.file_starts[index + 1]) if index + 1 < self.file_starts.shape[0] else self.size
+            spans.append((int(rowid), start, stop))
+        if not spans or norm == 0.0:
+            return {rowid: 0.0 for rowid, _, _ in spans}
+        rows = np.concatenate([np.arange(a, b) for _, a, b in spans])
+        sims = np.clip(self.matrix[rows] @ (q / norm), -1.0, 1.0)
+        out, at = {}, 0
+        for rowid, a, b in spans:
+            out[rowid] = float(sims[at : at + (b - a)].max())
+            at += b - a
+        return out
+
     def chunk_distances(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
         q = np.asarray(query, dtype=np.float32)
         norm = float(np.linalg.norm(q))

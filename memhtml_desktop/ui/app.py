@@ -152,12 +152,14 @@ def temporary_index(root: Path) -> Path | None:
 
 def open_store(root: Path, settings: Settings) -> Any:
     """A Store for `root` with the configured embedder (or the default, with a notice why)."""
+    from memhtml_desktop.domain.ranking import profile_named
     from memhtml_desktop.embedders.registry import make_embedder_or_default
     from memhtml_desktop.index.store import Store
 
     embedder, notice = make_embedder_or_default(settings.embedder)
     index_path = resolve_index(settings, root) if settings.index else temporary_index(Path(root))
-    store = Store(root, index_path=index_path, embedder=embedder, vector_backend=settings.vector_backend)
+    store = Store(root, index_path=index_path, embedder=embedder, vector_backend=settings.vector_backend,
+                  ranking=profile_named(settings.ranking))
     if notice:
         store.notices.append(f"Embedder: {notice}")
     return store

@@ -225,6 +225,28 @@ def test_controls_have_no_state_rows(store):
     assert not any(p.startswith("archive/") for p in paths)
 
 
+@pytest.mark.parametrize("names", ["target_last", "target_first", "shuffled"])
+def test_control_names_are_handed_out_without_changing_the_store(tmp_path, names):
+    plain = generate_store(tmp_path / "plain", 400, 7, probes=10)
+    renamed = generate_store(tmp_path / names, 400, 7, probes=10, control_names=names)
+    assert set(renamed.paths) == set(plain.paths), "the same names, handed out differently"
+    assert [p.query for p in renamed.probes] == [p.query for p in plain.probes]
+    for before, after in zip(plain.probes, renamed.probes):
+        group = sorted([after.target, *after.controls])
+        assert group == sorted([before.target, *before.controls])
+        if names == "target_last":
+            assert after.target == group[-1]
+        elif names == "target_first":
+            assert after.target == group[0]
+        # the target's file holds the target's claim, whatever its name
+        claim = re.compile(rb"<mark>(.*?)</mark>", re.S)
+        assert claim.search((renamed.root / after.target).read_bytes()).group(1) == \
+            claim.search((plain.root / before.target).read_bytes()).group(1)
+    if names == "shuffled":
+        assert any(p.target != sorted([p.target, *p.controls])[0] for p in renamed.probes)
+        assert any(p.target != sorted([p.target, *p.controls])[-1] for p in renamed.probes)
+
+
 def test_probe_count_is_configurable_and_capped_by_size(tmp_path):
     assert len(generate_store(tmp_path / "a", 400, 5, probes=10).probes) == 10
     assert len(generate_store(tmp_path / "b", 100, 5).probes) == 10  # 36 asked, 10% of the store
@@ -289,7 +311,7 @@ def test_cli_writes_the_store_the_probes_and_a_summary(tmp_path):
     assert len(out.stdout.strip().splitlines()) == 1
     assert out.stdout.startswith("gen_store: wrote 300 memories (3 invalid")
     assert len(memory_paths(tmp_path / "s")) == 300
-    payload = json.loads(probes.read_text())
+    payload = [json.loads(line) for line in probes.read_text().splitlines()]
     assert len(payload) == 30
     assert set(payload[0]) == {"query", "target", "controls", "kind", "families"}
     api = generate_store(tmp_path / "api", 300, 9, invalid=3, state=True)

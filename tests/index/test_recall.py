@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from memfiles import write_memory
 from memhtml_desktop.domain.types import Scope
 
@@ -62,3 +64,40 @@ def test_same_query_same_pack_and_no_bump(store_root, make_store):
     second = store.recall("rollback", Scope.build(facets=["doc-type=runbook"]), budget=300)
     assert first.to_json() | {"elapsed_ms": 0} == second.to_json() | {"elapsed_ms": 0}
     assert store.reader().execute("SELECT count(*) FROM state.access").fetchone() == (0,)
+
+
+def _many(root):
+    build(root)
+    for i in range(30):
+        write_memory(root, f"areas/misc/note-{i:02d}.html", title=f"Rollback note {i}",
+                     claim=f"Rollback note {i} about drain timing in region {i}.", created=f"2026-0{1 + i % 9}-0{1 + i % 8}T00:00:00Z")
+
+
+def test_recall_folds_the_whole_pool_like_memhtml(store_root, make_store):
+    from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML
+
+    _many(store_root)
+    store = make_store(store_root)
+    store.index()
+    for profile in (DEFAULT, MEMHTML):
+        pack = store.recall("rollback drain", limit=10, ranking=profile)
+        folded = [i.path for i in (*pack.arcs.items, *pack.memories.items)]
+        assert len(folded) == 30 == len(set(folded)), "limit x 3 candidates, as memhtml folds"
+        assert pack.ranking == profile.name
+    fused = store.search("rollback drain", limit=30, ranking=replace(MEMHTML, mmr_lambda=1.0, pool_factor=1))
+    memhtml_pack = store.recall("rollback drain", limit=10, ranking=MEMHTML)
+    assert [i.path for i in memhtml_pack.memories.items] == [h.path for h in fused.hits if h.memory_type != "arc"], \
+        "memhtml folds the fused order"
+    assert not any(i.tier == "disclosure" for i in store.recall("rollback drain", budget=200, ranking=MEMHTML).memories.items), \
+        "memhtml 0.4 has no claim-only tier"
+
+
+def test_default_recall_is_the_reordered_pool(store_root, make_store):
+    from memhtml_desktop.domain.ranking import DEFAULT
+
+    _many(store_root)
+    store = make_store(store_root)
+    store.index()
+    whole = store.search("rollback drain", limit=30, ranking=replace(DEFAULT, pool_factor=1))  # the same 30
+    pack = store.recall("rollback drain", limit=10, ranking=DEFAULT)
+    assert [i.path for i in pack.memories.items] == [h.path for h in whole.hits if h.memory_type != "arc"]

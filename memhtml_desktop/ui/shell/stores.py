@@ -37,7 +37,8 @@ class StoreChooser:
             if self.opener is not None:
                 store = self.opener(Path(path))
             else:
-                store = Store(path, embedder=window.store.embedder, vector_backend=window.settings.vector_backend)
+                store = Store(path, embedder=window.store.embedder, vector_backend=window.settings.vector_backend,
+                              ranking=window.store.ranking)
         except (StoreError, OSError, ValueError) as exc:
             window.notify("Cannot open this store", str(exc), QMessageBox.Icon.Warning)
             return False

@@ -1,0 +1,227 @@
+"""Running ranking probes against a store: the discrimination gate and known-item search.
+
+Qt-free and front-end-free: the `eval` command, the gate in the test suite and a later relevance
+workbench all call `run_probes` and `run_known_items` with a store and a `RankingProfile`, and
+read the figures from `domain.metrics`.
+
+A probe file is JSON lines, one probe a line:
+
+    {"query": "...", "target": "store/path.html", "controls": ["...", ...], "scope": {...}}
+
+`controls` may be empty (a known-item probe: only the corpus rank means anything). `scope` is
+optional, with `Scope.build`'s keys (`memory_types`, `workspace`, `tags`, `entity`, `facets`,
+`include_archived`, `as_of`). Other keys (`kind`, `families`, as `gen_store` writes them) label
+the probe. Blank lines and lines starting with `#` are skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from random import Random
+from typing import Any, Sequence
+
+import numpy as np
+
+from memhtml_desktop.domain.embedder import space_of
+from memhtml_desktop.domain.fts_query import parse_fts_query
+from memhtml_desktop.domain.metrics import (
+    GateSummary, KnownItemSummary, ProbeOutcome, known_item_summary, probe_outcome, summarize,
+)
+from memhtml_desktop.domain.ranking import RankingProfile
+from memhtml_desktop.domain.stopwords import STOPWORD_SET
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.index.vectors import CACHE
+
+EVAL_LIMIT = 40
+"""memhtml's gate searches with `limit 40`."""
+
+KNOWN_ITEM_WORDS = 3
+SCOPE_KEYS = ("memory_types", "workspace", "tags", "entity", "facets", "include_archived", "as_of")
+
+
+class ProbeFileError(ValueError):
+    """A probe file that cannot be read: the message names the line and what is wrong."""
+
+
+@dataclass(frozen=True)
+class EvalProbe:
+    query: str
+    target: str
+    controls: tuple[str, ...] = ()
+    scope: Scope | None = None
+    kind: str = ""
+    families: tuple[str, ...] = ()
+
+
+def parse_probe(line: str, number: int = 1) -> EvalProbe:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ProbeFileError(f"line {number}: not JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise ProbeFileError(f"line {number}: a probe is a JSON object")
+    query, target, controls = data.get("query"), data.get("target"), data.get("controls", [])
+    if not isinstance(query, str):
+        raise ProbeFileError(f"line {number}: 'query' must be a string")
+    if not isinstance(target, str) or not target.strip():
+        raise ProbeFileError(f"line {number}: 'target' must be a store path")
+    if not isinstance(controls, list) or not all(isinstance(c, str) for c in controls):
+        raise ProbeFileError(f"line {number}: 'controls' must be a list of store paths")
+    scope = None
+    if data.get("scope") is not None:
+        raw = data["scope"]
+        if not isinstance(raw, dict) or set(raw) - set(SCOPE_KEYS):
+            raise ProbeFileError(f"line {number}: 'scope' takes only {', '.join(SCOPE_KEYS)}")
+        try:
+            scope = Scope.build(**raw)
+        except (TypeError, ValueError) as exc:
+            raise ProbeFileError(f"line {number}: bad scope ({exc})") from None
+    families = data.get("families") or ()
+    return EvalProbe(
+        query=query, target=target.lstrip("/"), controls=tuple(c.lstrip("/") for c in controls), scope=scope,
+        kind=str(data.get("kind") or ""), families=tuple(str(f) for f in families) if isinstance(families, list) else (),
+    )
+
+
+def load_probes(path: str | Path) -> list[EvalProbe]:
+    """Every probe in a JSON-lines file. A JSON array (the old gen_store format) is read too."""
+    text = Path(path).read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            items = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise ProbeFileError(f"not a JSON array of probes ({exc.msg})") from None
+        return [parse_probe(json.dumps(item), i) for i, item in enumerate(items, start=1)]
+    probes = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            probes.append(parse_probe(line, number))
+    return probes
+
+
+@dataclass
+class GateReport:
+    ranking: str
+    limit: int
+    outcomes: list[ProbeOutcome]
+    summary: GateSummary
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ranking": self.ranking, "limit": self.limit, "summary": self.summary.to_json(),
+                "probes": [o.to_json() for o in self.outcomes]}
+
+
+def run_probes(store, probes: Sequence[EvalProbe], *, ranking: RankingProfile | None = None,
+               limit: int = EVAL_LIMIT) -> GateReport:
+    """Search each probe's query (its scope, `limit` hits) and rank its target among its controls."""
+    outcomes = []
+    profile = ranking or store.ranking
+    for probe in probes:
+        result = store.search(probe.query, probe.scope, limit=limit, ranking=profile)
+        paths = [h.path for h in result.hits]
+        outcomes.append(probe_outcome(probe.query, paths, probe.target, probe.controls, families=probe.families,
+                                      degraded=result.degraded, kind=probe.kind))
+    return GateReport(profile.name, limit, outcomes, summarize([o for o in outcomes if o is not None]))
+
+
+# -- known items ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class KnownItem:
+    source: str  # "claim" or "title"
+    query: str
+    target: str
+    twinned: bool = False  # the target has a near-twin in the store (see KnownItemSummary)
+
+
+def _content_words(text: str) -> list[str]:
+    """Words that are not function words. Negations and qualifiers count: they are the claim's
+    words (a person looking for "the compactor does not merge" may well type "not")."""
+    return [w for w in parse_fts_query(text.replace('"', " ")).words if w not in STOPWORD_SET]
+
+
+def _stable_rng(seed: int, path: str) -> Random:
+    return Random(int.from_bytes(hashlib.sha1(f"{seed}:{path}".encode()).digest()[:8], "big"))
+
+
+def twinned_paths(store, paths: Sequence[str], cosine: float) -> set[str]:
+    """Which of `paths` have another live memory at cosine >= `cosine` (the twin threshold),
+    comparing the vectors twin resolution compares (each file's first embedded chunk)."""
+    conn = store.reader()
+    with conn:
+        snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(store.embedder), store.embedder.dim)
+        rows = conn.execute("SELECT path, rowid FROM files WHERE archived = 0 AND memory_type <> 'task'").fetchall()
+    vectors = {p: snapshot.file_vector(r) for p, r in rows}
+    live = [p for p, v in vectors.items() if v is not None]
+    if not live:
+        return set()
+    matrix = np.stack([vectors[p] for p in live]).astype(np.float64)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    at = {p: i for i, p in enumerate(live)}
+    out = set()
+    for path in paths:
+        if path not in at:
+            continue
+        sims = matrix @ matrix[at[path]]
+        sims[at[path]] = -1.0
+        if float(sims.max(initial=-1.0)) >= cosine:
+            out.add(path)
+    return out
+
+
+def known_items(store, count: int, *, seed: int = 1, words: int = KNOWN_ITEM_WORDS,
+                twin_cosine: float | None = None) -> list[KnownItem]:
+    """`count` memories sampled (seeded) from the default scope, each with a query of `words`
+    content words from its claim and another from its title, kept in their order.
+
+    A memory with fewer content words than that gives no query of that source. With
+    `twin_cosine`, each item says whether its memory has a near-twin in the store.
+    """
+    conn = store.reader()
+    with conn:
+        rows = conn.execute(
+            "SELECT path, gist, title FROM files WHERE archived = 0 AND memory_type <> 'task' ORDER BY path"
+        ).fetchall()
+    picked = Random(seed).sample(rows, min(count, len(rows))) if count < len(rows) else list(rows)
+    twins = twinned_paths(store, [r[0] for r in picked], twin_cosine) if twin_cosine is not None else set()
+    items: list[KnownItem] = []
+    for source, column in (("claim", 1), ("title", 2)):
+        for row in picked:
+            pool = list(dict.fromkeys(_content_words(row[column] or "")))
+            if len(pool) < words:
+                continue
+            rng = _stable_rng(seed, f"{source}:{row[0]}")
+            chosen = sorted(rng.sample(range(len(pool)), words))
+            items.append(KnownItem(source, " ".join(pool[i] for i in chosen), row[0], row[0] in twins))
+    return items
+
+
+@dataclass
+class KnownItemReport:
+    ranking: str
+    summaries: dict[str, KnownItemSummary]
+    ranks: list[tuple[KnownItem, int | None]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ranking": self.ranking, **{k: v.to_json() for k, v in self.summaries.items()}}
+
+
+def run_known_items(store, items: Sequence[KnownItem], *, ranking: RankingProfile | None = None,
+                    k: int = 10) -> KnownItemReport:
+    """Search each query for one page (`k` hits) and note where its memory landed (MRR@k)."""
+    profile = ranking or store.ranking
+    ranks: list[tuple[KnownItem, int | None]] = []
+    for item in items:
+        paths = [h.path for h in store.search(item.query, limit=k, ranking=profile).hits]
+        ranks.append((item, paths.index(item.target) + 1 if item.target in paths else None))
+    sources = sorted({item.source for item in items})
+    summaries = {
+        s: known_item_summary(s, [r for it, r in ranks if it.source == s], k,
+                              [it.twinned for it, _ in ranks if it.source == s])
+        for s in sources
+    }
+    return KnownItemReport(profile.name, summaries, ranks)

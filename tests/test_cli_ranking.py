@@ -1,0 +1,113 @@
+"""`--ranking`, `eval` and the honest header, run as a user runs them: a subprocess, real files."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from test_cli import ROOT, cli_store, run  # noqa: F401 - the fixture is used by name
+
+from memfiles import write_memory
+
+
+def test_search_and_recall_name_their_profile(cli_store):  # noqa: F811
+    store, index = cli_store
+    base = ["--store", str(store), "--index", str(index)]
+    default = json.loads(run("search", "drain the vip", *base, "--json").stdout)
+    assert default["ranking"] == "default" and default["steps"] == ["polarity", "twins", "mmr"]
+    assert default["matches"] == {"form": "all", "count": 1, "capped": False, "any": True}
+    assert default["index"]["complete"] is True
+    assert {"low_relevance", "relevance", "moves"} <= set(default["hits"][0])
+    assert default["relevance"]["floor_cosine"] == 0.45
+    memhtml = json.loads(run("search", "drain the vip", *base, "--json", "--ranking", "memhtml").stdout)
+    assert memhtml["ranking"] == "memhtml" and memhtml["steps"] == ["mmr"]
+    pack = json.loads(run("recall", "drain the vip", *base, "--json", "--ranking", "memhtml").stdout)
+    assert pack["ranking"] == "memhtml"
+    human = run("search", "drain the vip", *base, "--ranking", "memhtml").stdout
+    assert "ranking: memhtml" in human and "1 memory in scope hold" in human
+    bad = run("search", "x", *base, "--ranking", "seeds", check=False)
+    assert bad.returncode == 1 and "choose one of: default, memhtml" in bad.stderr
+
+
+def test_ranking_from_a_json_file_of_knobs(cli_store, tmp_path):  # noqa: F811
+    store, index = cli_store
+    knobs = tmp_path / "what-if.json"
+    knobs.write_text(json.dumps({"base": "memhtml", "name": "what-if", "arms": {"recency": 0.0}}))
+    result = json.loads(run("search", "drain", "--store", str(store), "--index", str(index), "--json",
+                            "--ranking", str(knobs)).stdout)
+    assert result["ranking"] == "what-if" and "recency" not in result["arms"]
+    knobs.write_text(json.dumps({"rrf_kk": 3}))
+    bad = run("search", "drain", "--store", str(store), "--index", str(index), "--ranking", str(knobs), check=False)
+    assert bad.returncode == 1 and "unknown ranking knob(s): rrf_kk" in bad.stderr
+
+
+def test_read_on_a_fresh_index_leaves_search_degraded(cli_store, tmp_path):  # noqa: F811
+    store, _ = cli_store
+    fresh = tmp_path / "fresh.db"
+    base = ["--store", str(store), "--index", str(fresh)]
+    run("read", "areas/oncall/drain.html", *base, "--no-bump")
+    result = json.loads(run("search", "drain", *base, "--json", "--no-refresh").stdout)
+    assert result["degraded"] and result["index"] == {"complete": False, "files": 1, "seen": None}
+    assert any(r.startswith("index: incomplete") for r in result["degraded_reasons"])
+    text = run("search", "drain", *base, "--no-refresh").stdout
+    assert "degraded: index: incomplete" in text
+    after = json.loads(run("search", "drain", *base, "--json").stdout)  # refreshes: a full scan
+    assert after["index"]["complete"] and not any(r.startswith("index:") for r in after["degraded_reasons"])
+
+
+def _generated(tmp_path: Path, names: str = "target_last") -> tuple[Path, Path]:
+    import subprocess
+
+    probes = tmp_path / "probes.jsonl"
+    subprocess.run([sys.executable, "-m", "memhtml_desktop.devtools.gen_store", str(tmp_path / "gen"), "--count", "300",
+                    "--seed", "5", "--probes", str(probes), "--probe-count", "12", "--control-names", names, "--state"],
+                   cwd=ROOT, check=True, capture_output=True)
+    return tmp_path / "gen", probes
+
+
+def test_eval_reads_gen_store_probes(tmp_path):
+    store, probes = _generated(tmp_path)
+    lines = probes.read_text().splitlines()
+    assert len(lines) == 12 and all(set(json.loads(line)) >= {"query", "target", "controls"} for line in lines)
+    base = ["--store", str(store), "--index", str(tmp_path / "i.db")]
+    report = json.loads(run("eval", str(probes), *base, "--json", "--known-items", "20").stdout)
+    gate = report["gate"]
+    assert report["ranking"] == "default" and gate["limit"] == 40 and len(gate["probes"]) == 12
+    assert gate["summary"]["inversions"] == 0 and gate["summary"]["mrr"] == 1.0 and gate["summary"]["passed"]
+    assert {"rank", "corpus_rank", "inversions", "inverted", "degraded"} <= set(gate["probes"][0])
+    for source in ("claim", "title"):
+        assert report["known_items"][source]["n"] > 0 and 0 <= report["known_items"][source]["mrr_at_k"] <= 1
+    memhtml = json.loads(run("eval", str(probes), *base, "--json", "--ranking", "memhtml", "--no-refresh").stdout)
+    assert memhtml["ranking"] == "memhtml" and memhtml["profile"]["fts_forms"] == "all"
+    text = run("eval", str(probes), *base, "--no-refresh", "--limit", "5").stdout
+    assert "12 probes at --limit 5" in text and "MRR" in text and "corpus MRR" in text
+
+
+def test_eval_check_fails_on_an_inversion_and_bad_files_say_where(tmp_path, cli_store):  # noqa: F811
+    store, index = cli_store
+    base = ["--store", str(store), "--index", str(index)]
+    probes = tmp_path / "p.jsonl"
+    probes.write_text(json.dumps({"query": "pager etiquette acknowledge", "target": "areas/oncall/drain.html",
+                                  "controls": ["areas/oncall/other.html"]}) + "\n")
+    proc = run("eval", str(probes), *base, "--json", "--check", check=False)
+    assert proc.returncode == 1 and json.loads(proc.stdout)["gate"]["summary"]["inversions"] == 1
+    assert run("eval", str(probes), *base, "--json", check=False).returncode == 0
+    probes.write_text('{"query": "x", "target": "a.html", "controls": []}\n{"query": 3}\n')
+    bad = run("eval", str(probes), *base, check=False)
+    assert bad.returncode == 1 and "line 2: 'query' must be a string" in bad.stderr
+    missing = run("eval", str(tmp_path / "nope.jsonl"), *base, check=False)
+    assert missing.returncode == 1 and "cannot read" in missing.stderr
+    neither = run("eval", *base, check=False)
+    assert neither.returncode == 1 and "give a probe file" in neither.stderr
+
+
+def test_eval_scope_is_applied(tmp_path):
+    store = tmp_path / "s"
+    write_memory(store, "areas/a/one.html", title="One", claim="The compactor merges intervals.", tags=["x"])
+    write_memory(store, "areas/a/two.html", title="Two", claim="The compactor merges intervals nightly.", tags=["y"])
+    probes = tmp_path / "p.jsonl"
+    probes.write_text(json.dumps({"query": "compactor merges intervals nightly", "target": "areas/a/one.html",
+                                  "controls": ["areas/a/two.html"], "scope": {"tags": ["x"]}}) + "\n")
+    report = json.loads(run("eval", str(probes), "--store", str(store), "--index", str(tmp_path / "i.db"), "--json").stdout)
+    assert report["gate"]["probes"][0]["rank"] == 1, "the control is out of scope"
