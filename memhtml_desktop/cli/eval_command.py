@@ -1,7 +1,7 @@
 """`memhtml-desktop eval PROBES`: the discrimination gate and known-item search over a store.
 
 A probe file is JSON lines (`query`, `target`, `controls`, optional `scope`; see
-`index/evaluate.py`); `gen_store --probes FILE` writes one. Each probe is searched at `--limit`
+`domain/probes.py`); `gen_store --probes FILE` writes one. Each probe is searched at `--limit`
 (40, as memhtml's gate does) under the chosen ranking profile, and the report gives, per probe,
 the target's rank among its controls, its rank in the whole list and the controls that beat it;
 for the set, inversions, MRR, corpus MRR and degraded probes. `--known-items N` adds known-item
@@ -32,9 +32,9 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from memhtml_desktop.index.evaluate import (
-        ProbeFileError, known_items, load_probes, run_known_items, run_probes,
-    )
+    from pathlib import Path
+
+    from memhtml_desktop.domain.probes import ProbeFileError, parse_probes
 
     if not args.probes and not args.known_items:
         raise CliError("give a probe file, --known-items N, or both")
@@ -43,9 +43,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     probes = []
     if args.probes:
         try:
-            probes = load_probes(args.probes)
+            probes = parse_probes(Path(args.probes).read_text(encoding="utf-8"))
         except OSError as exc:
             raise CliError(f"cannot read {args.probes}: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError:
+            raise CliError(f"{args.probes} is not UTF-8 text (a probe file is JSON lines)") from None
         except ProbeFileError as exc:
             raise CliError(f"{args.probes}: {exc}") from exc
         if not probes:
@@ -53,12 +55,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     profile = ranking_from(args)
     store = open_store(args)
     refresh(store, args)
-    gate = run_probes(store, probes, ranking=profile, limit=args.limit) if probes else None
-    known = None
-    if args.known_items:
-        items = known_items(store, args.known_items, seed=args.seed,
-                            twin_cosine=profile.twin_cosine.get(store.embedder.model_id))
-        known = run_known_items(store, items, ranking=profile)
+    gate = store.evaluate(probes, ranking=profile, limit=args.limit) if probes else None
+    known = store.known_item_report(args.known_items, seed=args.seed, ranking=profile) if args.known_items else None
     if args.json:
         payload = {"ranking": profile.name, "profile": profile.to_json(), "embedder": store.embedder.model_id}
         if gate:

@@ -172,3 +172,39 @@ def known_item_summary(
         missing=sum(1 for r in ranks if r is None or r > k),
         twin_free_n=len(free), twin_free_mrr=mean([reciprocal(r, k) for r in free]),
     )
+
+
+@dataclass
+class GateReport:
+    """A probe set run under one profile: each probe's outcome and the set's figures."""
+
+    ranking: str
+    limit: int
+    outcomes: list[ProbeOutcome]
+    summary: GateSummary
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ranking": self.ranking, "limit": self.limit, "summary": self.summary.to_json(),
+                "probes": [o.to_json() for o in self.outcomes]}
+
+
+@dataclass(frozen=True)
+class KnownItem:
+    """A known-item query: words of one memory's claim or title, and that memory."""
+
+    source: str  # "claim" or "title"
+    query: str
+    target: str
+    twinned: bool = False  # the target has a near-twin in the store (see KnownItemSummary)
+
+
+@dataclass
+class KnownItemReport:
+    """Known-item MRR@k per source under one profile, and where each query's memory landed."""
+
+    ranking: str
+    summaries: dict[str, KnownItemSummary]
+    ranks: list[tuple[KnownItem, int | None]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ranking": self.ranking, **{k: v.to_json() for k, v in self.summaries.items()}}

@@ -1,118 +1,39 @@
 """Running ranking probes against a store: the discrimination gate and known-item search.
 
-Qt-free and front-end-free: the `eval` command, the gate in the test suite and a later relevance
-workbench all call `run_probes` and `run_known_items` with a store and a `RankingProfile`, and
-read the figures from `domain.metrics`.
-
-A probe file is JSON lines, one probe a line:
-
-    {"query": "...", "target": "store/path.html", "controls": ["...", ...], "scope": {...}}
-
-`controls` may be empty (a known-item probe: only the corpus rank means anything). `scope` is
-optional, with `Scope.build`'s keys (`memory_types`, `workspace`, `tags`, `entity`, `facets`,
-`include_archived`, `as_of`). Other keys (`kind`, `families`, as `gen_store` writes them) label
-the probe. Blank lines and lines starting with `#` are skipped.
+Qt-free and front-end-free: the `eval` command (through `Store.evaluate` and
+`Store.known_item_report`), the gate in the test suite and a later relevance workbench all run
+`run_probes` and `run_known_items` with a store and a `RankingProfile`, and read the figures from
+`domain.metrics`. Probes are `domain.probes.EvalProbe` values; `load_probes` reads a file of them.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.metrics import (
-    GateSummary, KnownItemSummary, ProbeOutcome, known_item_summary, probe_outcome, summarize,
+    GateReport, KnownItem, KnownItemReport, known_item_summary, probe_outcome, summarize,
 )
+from memhtml_desktop.domain.probes import EvalProbe, ProbeFileError, parse_probes  # noqa: F401 - re-exported
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.stopwords import STOPWORD_SET
-from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.vectors import CACHE
 
 EVAL_LIMIT = 40
 """memhtml's gate searches with `limit 40`."""
 
 KNOWN_ITEM_WORDS = 3
-SCOPE_KEYS = ("memory_types", "workspace", "tags", "entity", "facets", "include_archived", "as_of")
-
-
-class ProbeFileError(ValueError):
-    """A probe file that cannot be read: the message names the line and what is wrong."""
-
-
-@dataclass(frozen=True)
-class EvalProbe:
-    query: str
-    target: str
-    controls: tuple[str, ...] = ()
-    scope: Scope | None = None
-    kind: str = ""
-    families: tuple[str, ...] = ()
-
-
-def parse_probe(line: str, number: int = 1) -> EvalProbe:
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ProbeFileError(f"line {number}: not JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise ProbeFileError(f"line {number}: a probe is a JSON object")
-    query, target, controls = data.get("query"), data.get("target"), data.get("controls", [])
-    if not isinstance(query, str):
-        raise ProbeFileError(f"line {number}: 'query' must be a string")
-    if not isinstance(target, str) or not target.strip():
-        raise ProbeFileError(f"line {number}: 'target' must be a store path")
-    if not isinstance(controls, list) or not all(isinstance(c, str) for c in controls):
-        raise ProbeFileError(f"line {number}: 'controls' must be a list of store paths")
-    scope = None
-    if data.get("scope") is not None:
-        raw = data["scope"]
-        if not isinstance(raw, dict) or set(raw) - set(SCOPE_KEYS):
-            raise ProbeFileError(f"line {number}: 'scope' takes only {', '.join(SCOPE_KEYS)}")
-        try:
-            scope = Scope.build(**raw)
-        except (TypeError, ValueError) as exc:
-            raise ProbeFileError(f"line {number}: bad scope ({exc})") from None
-    families = data.get("families") or ()
-    return EvalProbe(
-        query=query, target=target.lstrip("/"), controls=tuple(c.lstrip("/") for c in controls), scope=scope,
-        kind=str(data.get("kind") or ""), families=tuple(str(f) for f in families) if isinstance(families, list) else (),
-    )
 
 
 def load_probes(path: str | Path) -> list[EvalProbe]:
-    """Every probe in a JSON-lines file. A JSON array (the old gen_store format) is read too."""
-    text = Path(path).read_text(encoding="utf-8")
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            items = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise ProbeFileError(f"not a JSON array of probes ({exc.msg})") from None
-        return [parse_probe(json.dumps(item), i) for i, item in enumerate(items, start=1)]
-    probes = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip() and not line.lstrip().startswith("#"):
-            probes.append(parse_probe(line, number))
-    return probes
-
-
-@dataclass
-class GateReport:
-    ranking: str
-    limit: int
-    outcomes: list[ProbeOutcome]
-    summary: GateSummary
-
-    def to_json(self) -> dict[str, Any]:
-        return {"ranking": self.ranking, "limit": self.limit, "summary": self.summary.to_json(),
-                "probes": [o.to_json() for o in self.outcomes]}
+    """Every probe in a JSON-lines file (see `domain.probes`)."""
+    return parse_probes(Path(path).read_text(encoding="utf-8"))
 
 
 def run_probes(store, probes: Sequence[EvalProbe], *, ranking: RankingProfile | None = None,
@@ -129,14 +50,6 @@ def run_probes(store, probes: Sequence[EvalProbe], *, ranking: RankingProfile | 
 
 
 # -- known items ----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class KnownItem:
-    source: str  # "claim" or "title"
-    query: str
-    target: str
-    twinned: bool = False  # the target has a near-twin in the store (see KnownItemSummary)
-
 
 def _content_words(text: str) -> list[str]:
     """Words that are not function words. Negations and qualifiers count: they are the claim's
@@ -198,16 +111,6 @@ def known_items(store, count: int, *, seed: int = 1, words: int = KNOWN_ITEM_WOR
             chosen = sorted(rng.sample(range(len(pool)), words))
             items.append(KnownItem(source, " ".join(pool[i] for i in chosen), row[0], row[0] in twins))
     return items
-
-
-@dataclass
-class KnownItemReport:
-    ranking: str
-    summaries: dict[str, KnownItemSummary]
-    ranks: list[tuple[KnownItem, int | None]] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"ranking": self.ranking, **{k: v.to_json() for k, v in self.summaries.items()}}
 
 
 def run_known_items(store, items: Sequence[KnownItem], *, ranking: RankingProfile | None = None,

@@ -24,6 +24,7 @@ from typing import Any
 import apsw
 
 from memhtml_desktop.domain.embedder import Embedder
+from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.results import FilterCounts, Health, ImportReport, ListPage, Problem, WhyNot
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
@@ -288,6 +289,24 @@ class Store:
             return read_memory(self.reader(), self.root, path, data, bump=count), data or b""
 
         return self._recovering(run)
+
+    def evaluate(self, probes, *, ranking: RankingProfile | None = None, limit: int = 40) -> GateReport:
+        """Each probe's target ranked against its near-twin controls (index/evaluate.py)."""
+        from memhtml_desktop.index.evaluate import run_probes
+
+        return run_probes(self, probes, ranking=ranking, limit=limit)
+
+    def known_item_report(
+        self, count: int, *, seed: int = 1, ranking: RankingProfile | None = None, k: int = 10
+    ) -> KnownItemReport:
+        """Known-item MRR@k over `count` sampled memories' claim and title words (index/evaluate.py)."""
+        from memhtml_desktop.index.evaluate import known_items, run_known_items
+
+        profile = ranking or self.ranking
+        items = self._recovering(
+            lambda: known_items(self, count, seed=seed, twin_cosine=profile.twin_cosine.get(self.embedder.model_id))
+        )
+        return run_known_items(self, items, ranking=profile, k=k)
 
     def why(
         self, query: str, scope: Scope | None, path: str, *, limit: int = 10, ranking: RankingProfile | None = None
