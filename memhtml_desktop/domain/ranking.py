@@ -21,7 +21,7 @@ embedder's model id, with a fallback for an embedder nobody calibrated.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
 from memhtml_desktop.domain.disclosure import ARC_BODY_BUDGET, MAX_PER_ENTITY, MEMORY_BODY_BUDGET
@@ -69,14 +69,18 @@ class PerEmbedder:
         return {**dict(self.values), "*": self.default}
 
     @classmethod
-    def from_json(cls, data: Any, *, what: str) -> "PerEmbedder":
+    def from_json(cls, data: Any, *, what: str, base: "PerEmbedder | None" = None) -> "PerEmbedder":
+        """A number (one value for every embedder) or `{model id: number, "*": fallback}`. An object
+        with `"*"` is the whole table (what `to_json` writes); one without changes only the models
+        it names, keeping `base`'s other values and fallback."""
         if isinstance(data, (int, float)) and not isinstance(data, bool):
             return cls((), _number(data, what))
         if not isinstance(data, Mapping):
             raise ValueError(f"{what}: expected a number or an object of model id -> number")
-        values = tuple((str(k), _number(v, f"{what}.{k}")) for k, v in data.items() if k != "*")
-        default = _number(data.get("*", 0.0), f"{what}.*")
-        return cls(values, default)
+        values = dict(base.values) if base is not None and "*" not in data else {}
+        values.update({str(k): _number(v, f"{what}.{k}") for k, v in data.items() if k != "*"})
+        default = _number(data["*"], f"{what}.*") if "*" in data else (base.default if base else 0.0)
+        return cls(tuple(values.items()), default)
 
 
 def _number(value: Any, what: str) -> float:
@@ -214,7 +218,7 @@ class RankingProfile:
             if key == "arms":
                 changes["arms"] = _arms_from(value, base.arms)
             elif key in ("twin_cosine", "floor_cosine", "polarity_cosine"):
-                changes[key] = PerEmbedder.from_json(value, what=key)
+                changes[key] = PerEmbedder.from_json(value, what=key, base=getattr(base, key))
             elif key in ("polarity", "twins", "mmr_keeps_known_items"):
                 if not isinstance(value, bool):
                     raise ValueError(f"{key}: expected true or false")

@@ -76,6 +76,9 @@ def test_per_embedder_values():
     assert FLOOR_COSINE.get("someone-elses-model") == FLOOR_COSINE.default
     assert PerEmbedder.from_json({"a": 1, "*": 0.5}, what="x") == PerEmbedder((("a", 1.0),), 0.5)
     assert PerEmbedder.from_json(0.3, what="x").get("anything") == 0.3
+    only_hash = RankingProfile.from_json({"twin_cosine": {HASH_MODEL: 0.9}}).twin_cosine
+    assert only_hash.get(HASH_MODEL) == 0.9, "the named model changes"
+    assert only_hash.get(MINILM_MODEL) == 0.95 and only_hash.default == 0.95, "the others keep the base's"
 
 
 def test_profile_named():
