@@ -46,6 +46,7 @@ def variants() -> dict:
         "default-fused": replace(DEFAULT, **fused),
         "default-no-mmr": replace(DEFAULT, mmr_lambda=1.0),
         "default-no-twins": replace(DEFAULT, twins=False),
+        "default-no-polarity": replace(DEFAULT, polarity=False),
         "default-no-keep": replace(DEFAULT, mmr_keeps_known_items=False),
         "default-cosine-mmr": replace(DEFAULT, mmr_redundancy="cosine"),
         "default-cosine-no-keep": replace(DEFAULT, mmr_redundancy="cosine", mmr_keeps_known_items=False),

@@ -263,7 +263,7 @@ DEFAULT = RankingProfile(
     summary="the seeds' design with the measured improvements: both FTS forms, polarity, twin "
     "resolution, MMR that spares known items, recall over the whole reordered pool",
     fts_forms="all_any",
-    polarity=True,
+    polarity=False,
     polarity_cosine=TWIN_COSINE_BY_EMBEDDER,
     twins=True,
     mmr_redundancy="near_duplicate",

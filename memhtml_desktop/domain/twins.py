@@ -9,12 +9,17 @@ a control named `qualified-variant-…` beat its target `schema-…` on path ord
 
 The rule generalises polarity. Candidates whose vectors are near-identical (cosine at or above
 the embedder's twin threshold) form a twin group. Within a group only the words that differ
-between the claims can decide; each member's deviation from the query is
+between the headlines (title and claim) can decide; each member's deviation from the query is,
+compared in this order,
 
-    |query words a twin has and it lacks| + |its own differing words the query does not say|
+    1. |query words a twin has and it lacks|
+    2. |its own differing words the query does not say|
 
 and the group's members are re-seated in the slots the group already held, least deviation
-first; equal deviations keep their fused order. So:
+first; equal deviations keep their fused order. A missing query word outweighs any number of
+extra words: "worker 90 only" names the twin that says "… on the beta variant only", even though
+that one adds "beta" and "variant" (measured: summing the two counts instead pushed such known
+items off the page for their unqualified twin). So:
 
 - a candidate with no near-twin in the pool never moves, nor does anything outside a group;
 - it is deterministic (positions and words only) and symmetric: a query saying the control's
@@ -185,7 +190,7 @@ def resolve_twins(
             words[i] = frozenset(written[i])
         union = frozenset().union(*(words[i] for i in group))
         common = frozenset.intersection(*(words[i] for i in group))
-        deviation = {i: len((wanted & union) - words[i]) + len((words[i] - common) - wanted) for i in group}
+        deviation = {i: (len((wanted & union) - words[i]), len((words[i] - common) - wanted)) for i in group}
         seated = sorted(group, key=lambda i: (deviation[i], i))
         for slot, i in zip(group, seated):
             order[slot] = i

@@ -25,13 +25,14 @@ def test_the_seeds_constants_are_the_defaults():
 def test_memhtml_is_what_memhtml_does():
     assert MEMHTML.fts_forms == "all"
     assert not MEMHTML.polarity and not MEMHTML.twins
+    assert not DEFAULT.polarity and DEFAULT.twins, "twin resolution generalises the seeds' polarity step"
     assert MEMHTML.mmr_redundancy == "cosine" and not MEMHTML.mmr_keeps_known_items
     assert MEMHTML.recall_pool == "fused" and MEMHTML.recall_tiers == "quote_index"
 
 
 def test_every_difference_between_the_profiles_is_a_documented_knob():
     differing = {f.name for f in fields(RankingProfile) if getattr(DEFAULT, f.name) != getattr(MEMHTML, f.name)}
-    assert differing == {"name", "summary", "fts_forms", "polarity", "polarity_cosine", "twins", "mmr_redundancy",
+    assert differing == {"name", "summary", "fts_forms", "polarity_cosine", "twins", "mmr_redundancy",
                          "mmr_keeps_known_items", "recall_pool", "recall_tiers"}
     from pathlib import Path
 

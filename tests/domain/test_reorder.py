@@ -31,6 +31,18 @@ def test_a_twin_that_fused_first_yields_and_says_why():
     assert up.describe() == "moved by twin resolution from 2: its claim says your query's '2' where its twin has '12'"
 
 
+def test_default_runs_twins_in_place_of_polarity():
+    items = [
+        PoolItem("negated", "The compactor does not merge intervals.", E[0]),
+        PoolItem("affirmed", "The compactor merges intervals.", NEAR0),
+    ]
+    out = reorder("compactor merges intervals", items, TWINS, model_id=None, limit=2)
+    assert out.order == [1, 0] and [m.step for m in out.moves[0]] == ["twins"]
+    assert out.moves[0][0].adds == ("not",)
+    asked = reorder("why does the compactor not merge intervals", items, TWINS, model_id=None, limit=2)
+    assert asked.order == [0, 1]
+
+
 def test_memhtml_profile_runs_no_polarity_and_no_twins():
     items = [
         PoolItem("negated", "The compactor does not merge intervals.", E[0]),
@@ -38,7 +50,8 @@ def test_memhtml_profile_runs_no_polarity_and_no_twins():
     ]
     out = reorder("compactor merges intervals", items, replace(MEMHTML, mmr_lambda=1.0), model_id=None, limit=2)
     assert out.order == [0, 1] and out.moves == {}
-    seeds = reorder("compactor merges intervals", items, replace(DEFAULT, twins=False, mmr_lambda=1.0), model_id=None, limit=2)
+    seeds = reorder("compactor merges intervals", items, replace(DEFAULT, polarity=True, twins=False, mmr_lambda=1.0),
+                    model_id=None, limit=2)
     assert seeds.order == [1, 0] and seeds.moves[0][0].step == "polarity"
 
 
