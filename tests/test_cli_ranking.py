@@ -15,7 +15,7 @@ def test_search_and_recall_name_their_profile(cli_store):  # noqa: F811
     store, index = cli_store
     base = ["--store", str(store), "--index", str(index)]
     default = json.loads(run("search", "drain the vip", *base, "--json").stdout)
-    assert default["ranking"] == "default" and default["steps"] == ["polarity", "twins", "mmr"]
+    assert default["ranking"] == "default" and default["steps"] == ["twins", "mmr"]
     assert default["matches"] == {"form": "all", "count": 1, "capped": False, "any": True}
     assert default["index"]["complete"] is True
     assert {"low_relevance", "relevance", "moves"} <= set(default["hits"][0])

@@ -101,6 +101,10 @@ class CosineTable:
         """Every (i, j), i < j, both with vectors, at cosine >= `threshold`."""
         return self.view(range(len(self))).pairs_at_least(threshold)
 
+    def dense(self) -> np.ndarray:
+        """The whole table as an (n, n) array, 0 where either side has no vector."""
+        return self.view(range(len(self))).dense()
+
 
 class CosineView:
     """A `CosineTable` re-indexed (see `CosineTable.view`)."""
@@ -118,6 +122,19 @@ class CosineView:
         if self.hidden and (self.hidden[p] or self.hidden[q]):
             return 0.0
         return self.base(self.order[p], self.order[q])
+
+    def dense(self) -> np.ndarray:
+        """This view as an (n, n) array, 0 where either side has no vector (or is hidden)."""
+        n = len(self.order)
+        live = np.array([self.has_vector(p) for p in range(n)], dtype=bool)
+        if self.base.matrix is not None:
+            index = np.asarray(self.order, dtype=np.int64)
+            out = self.base.matrix[np.ix_(index, index)].copy() if n else np.zeros((0, 0))
+        else:
+            out = np.array([[self(p, q) for q in range(n)] for p in range(n)], dtype=np.float64).reshape(n, n)
+        out[~live, :] = 0.0
+        out[:, ~live] = 0.0
+        return out
 
     def pairs_at_least(self, threshold: float) -> list[tuple[int, int]]:
         live = [p for p in range(len(self.order)) if self.has_vector(p)]
@@ -194,22 +211,28 @@ def apply_mmr(
         sim: CosineTable | CosineView = CosineTable([None if free[i] else c.vector for i, c in enumerate(candidates)])
     else:
         sim = table.base.view(table.order, free) if isinstance(table, CosineView) else table.view(range(n), free)
-    penalty = [0.0] * n
-    pool = [i for i in range(n) if i not in held]
+    # Vectorised over the pool, with the scalar rules' exact arithmetic: `np.argmax` takes the
+    # first maximum, which is the strict `>` scan's earliest position.
+    sims = sim.dense()
+    if floor <= 0.0:
+        penalties = np.maximum(sims, 0.0)
+    elif floor >= 1.0:
+        penalties = np.zeros_like(sims)
+    else:
+        penalties = np.where(sims <= floor, 0.0, (sims - floor) / (1.0 - floor))
+    rel = np.asarray(relevance, dtype=np.float64)
+    penalty = np.zeros(n, dtype=np.float64)
+    remaining = np.ones(n, dtype=bool)
+    remaining[list(held)] = False
     picked: list[int] = []
     while len(picked) < min(limit, n):
         if len(picked) in held:
             chosen = len(picked)
         else:
-            best_at, best_score = 0, -math.inf
-            for at, i in enumerate(pool):
-                score = lam * relevance[i] - (1 - lam) * penalty[i]
-                if score > best_score:
-                    best_at, best_score = at, score
-            chosen = pool.pop(best_at)
+            score = lam * rel - (1 - lam) * penalty
+            score[~remaining] = -math.inf
+            chosen = int(np.argmax(score))
+            remaining[chosen] = False
         picked.append(chosen)
-        if sim.has_vector(chosen):
-            for i in pool:
-                if sim.has_vector(i):
-                    penalty[i] = max(penalty[i], redundancy(sim(i, chosen), floor))
+        penalty = np.maximum(penalty, penalties[:, chosen])
     return picked

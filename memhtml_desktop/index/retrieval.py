@@ -402,7 +402,8 @@ class Retriever:
         snippets = hydrate.snippets(self.conn, paths, pool.query_vector, pool.snapshot)
         entities = hydrate.entity_refs(self.conn, paths)
         successors = hydrate.superseded_by(self.conn, paths)
-        signals = relevance.hit_signals(self.conn, pool.fts or FtsQuery(()), paths, cosines, floor, entities)
+        lexical = frozenset(c.path for c in pool.ordered if any(a.arm == "fts" for a in c.arms))
+        signals = relevance.hit_signals(self.conn, pool.fts or FtsQuery(()), paths, cosines, floor, entities, lexical)
         hits = []
         for position, c in enumerate(pool.ordered, start=1):
             last = c.moves[-1] if c.moves else None
