@@ -38,7 +38,8 @@ STORES = ("1500:20260802:36:target_last", "600:7:48:target_last", "3000:99:60:ta
 
 def variants() -> dict:
     fused = dict(polarity=False, twins=False, mmr_lambda=1.0)
-    seeds = dict(twins=False, mmr_redundancy="cosine", mmr_keeps_known_items=False)
+    seeds = dict(polarity=True, polarity_cosine=PerEmbedder((), 0.9), twins=False, mmr_redundancy="cosine",
+                 mmr_keeps_known_items=False)
     return {
         "memhtml": MEMHTML,
         "memhtml-fused": replace(MEMHTML, **fused),
@@ -46,7 +47,7 @@ def variants() -> dict:
         "default-fused": replace(DEFAULT, **fused),
         "default-no-mmr": replace(DEFAULT, mmr_lambda=1.0),
         "default-no-twins": replace(DEFAULT, twins=False),
-        "default-no-polarity": replace(DEFAULT, polarity=False),
+        "default+polarity": replace(DEFAULT, polarity=True),
         "default-no-keep": replace(DEFAULT, mmr_keeps_known_items=False),
         "default-cosine-mmr": replace(DEFAULT, mmr_redundancy="cosine"),
         "default-cosine-no-keep": replace(DEFAULT, mmr_redundancy="cosine", mmr_keeps_known_items=False),
