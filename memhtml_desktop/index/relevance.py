@@ -54,10 +54,11 @@ def index_status(conn: apsw.Connection) -> IndexStatus:
     return IndexStatus(complete=False, files=int(files), seen=None if row[1] is None else int(row[1]))
 
 
-MATCH_COUNT_CAP = 200
-"""Counting stops here. Past a few hundred, "how many" no longer changes what a person does with a
-page of ten, while counting costs per match: measured CPU per search over bench/queries.txt at
-100,000 files, p95 4.5 ms with a cap of 1,000 against 1.2 ms at 200 (search p95 is ~20-90 ms)."""
+MATCH_COUNT_CAP = 100
+"""Counting stops here ("more than 100"). Past that, "how many" no longer changes what a person does
+with a page of ten, while counting costs per match: CPU per search over bench/queries.txt at
+20,000 files (measured under shared load), p95 3.7 ms with a cap of 1,000, 1.1 ms at 200, 0.6 ms
+at 50, against a search p95 of ~20 ms."""
 
 
 def match_count(conn: apsw.Connection, match: str | None, form: str | None, scope_sql: ScopeSql) -> MatchCount:

@@ -394,9 +394,16 @@ class Retriever:
         """The hits with their explanation, and the relevance floor's header diagnostics."""
         paths = [c.path for c in pool.ordered]
         floor = pool.profile.floor_cosine.get(getattr(self.embedder, "model_id", None))
-        cosines = relevance.pool_cosines(
-            self.conn, {c.path: c.rowid for c in pool.fused}, pool.query_vector, pool.snapshot, self.space()
-        )
+        # The vector arm already measured the candidates it ranked (raw distance = 1 - cosine).
+        cosines: dict[str, float] = {}
+        for c in pool.fused:
+            arm = next((a for a in c.arms if a.arm == "vector"), None)
+            if arm is not None and arm.raw.get("distance") is not None:
+                cosines[c.path] = 1.0 - float(arm.raw["distance"])
+        cosines.update(relevance.pool_cosines(
+            self.conn, {c.path: c.rowid for c in pool.fused if c.path not in cosines}, pool.query_vector,
+            pool.snapshot, self.space(),
+        ))
         if not paths:
             return [], relevance.summary({}, cosines, floor)
         snippets = hydrate.snippets(self.conn, paths, pool.query_vector, pool.snapshot)
