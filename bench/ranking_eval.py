@@ -12,7 +12,9 @@ plane), and indexed with the chosen embedder.
 
 For every variant (a shipped profile, or the default profile with one knob changed) it prints the
 discrimination gate (`--limit 40`: inversions, MRR, corpus MRR) and known-item MRR@10 for queries
-of three content words from a memory's claim and from its title.
+of three content words from a memory's claim and from its title. With `--redundancy` it also
+prints, for the claim-word queries, the near-duplicate pairs on a page of ten (cosine at or above
+the embedder's twin threshold) and how many hits MMR moved a page.
 """
 
 from __future__ import annotations
@@ -81,12 +83,37 @@ def open_store(spec: str, embedder_name: str):
     return store, probes
 
 
+def redundancy(store, items, profile) -> dict:
+    """Near-duplicate pairs on a page of ten and hits MMR moved, averaged over `items`' queries."""
+    import numpy as np
+
+    from memhtml_desktop.domain.embedder import space_of
+    from memhtml_desktop.index.vectors import CACHE
+
+    conn = store.reader()
+    snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(store.embedder), store.embedder.dim)
+    rowid = dict(conn.execute("SELECT path, rowid FROM files").fetchall())
+    threshold = DEFAULT.twin_cosine.get(store.embedder.model_id)
+    pairs = moves = 0
+    for item in items:
+        hits = store.search(item.query, limit=10, ranking=profile).hits
+        vectors = [v for v in (snapshot.file_vector(rowid[h.path]) for h in hits) if v is not None]
+        if len(vectors) > 1:
+            m = np.stack(vectors).astype(np.float64)
+            m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+            pairs += int((np.triu(m @ m.T, 1) >= threshold).sum())
+        moves += sum(1 for h in hits if any(mv.step == "mmr" for mv in h.moves))
+    n = max(1, len(items))
+    return {"dup_pairs": pairs / n, "mmr_moves": moves / n}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", default="hash", choices=("hash", "minilm"))
     parser.add_argument("--stores", nargs="+", default=list(STORES), metavar="SPEC")
     parser.add_argument("--variants", nargs="+", default=None, metavar="NAME")
     parser.add_argument("--known-items", type=int, default=300, metavar="N")
+    parser.add_argument("--redundancy", action="store_true", help="near-duplicate pairs a page, MMR moves a page")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     table = variants()
@@ -110,13 +137,17 @@ def main(argv: list[str] | None = None) -> int:
                     row[f"known_{source}_missing"] = summary.missing
                     row[f"known_{source}_free_mrr10"] = round(summary.twin_free_mrr, 4)
                     row[f"known_{source}_free_n"] = summary.twin_free_n
+            if args.redundancy and items:
+                row.update(redundancy(store, [it for it in items if it.source == "claim"], profile))
             rows.append(row)
             if not args.json:
                 print(f"{spec:<28} {args.embedder:<6} {name:<20} inv {s.inversions:>3} ({s.inverted_probes:>2} probes) "
                       f"mrr {s.mrr:.3f} corpus {s.corpus_mrr:.3f}  "
                       + "  ".join(f"{k[6:-6]} {v:.3f}" for k, v in row.items()
                                   if k.startswith("known_") and k.endswith("_mrr10"))
-                      + "  " + " ".join(f"{k}:{v}" for k, v in s.by_family.items()), flush=True)
+                      + "  " + " ".join(f"{k}:{v}" for k, v in s.by_family.items())
+                      + (f"  dup-pairs/page {row['dup_pairs']:.2f} mmr-moves/page {row['mmr_moves']:.2f}"
+                         if "dup_pairs" in row else ""), flush=True)
     if args.json:
         print(json.dumps(rows, indent=1))
     return 0
