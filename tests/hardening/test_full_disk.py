@@ -1,0 +1,140 @@
+"""Issue 17, item 1: a full disk behaves like a read-only store, never like a broken one.
+
+With the store's filesystem full, `state.db` cannot get its shared-memory file, and attaching it
+raised `IOError` through every command, reads included. Now: memories are readable, salience is
+read, and bumps are refused with a notice that says why; when the disk holding the index is full
+too, reads answer from the index as it is and a refresh is skipped with a notice.
+
+Two ways to a full disk: a real tmpfs filled to the last byte (needs root with CAP_SYS_ADMIN; a
+clean skip with the reason otherwise) and a child under RLIMIT_FSIZE (no privileges: every write
+past 1 KB fails, the same SQLite error path), so CI always exercises the fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import apsw
+import pytest
+from full_disk import MountUnavailable, fill, free_bytes, full_tmpfs, run_cli_fsize
+from hardening_support import copy_demo, read_state, run_cli
+
+from memhtml_desktop.index.store import Store
+
+PATH = "areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html"
+
+
+def _digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _args(root, index, *extra):
+    return [*extra, "--store", str(root), "--index", str(index)]
+
+
+def _prepare(root, index):
+    """Index the store and read one memory once, so the state plane holds a row to show."""
+    store = Store(root, index_path=index)
+    store.index()
+    assert store.read(PATH).bump.bumped == (PATH,)
+    store.close_thread_connection()
+
+
+@pytest.fixture()
+def mounted(tmp_path):
+    try:
+        with full_tmpfs(tmp_path / "mnt") as where:
+            yield where
+    except MountUnavailable as exc:
+        pytest.skip(f"no real full disk here: {exc}")
+
+
+def _check_reads(root, index, run, *, index_full: bool):
+    state_db = root / ".memhtml" / "state.db"
+    before = _digest(state_db)
+    outcomes = {}
+    for name, argv in {
+        "search-no-refresh": ["search", "drain the vip", "--no-refresh"],
+        "search": ["search", "drain the vip"],
+        "search-json": ["search", "drain the vip", "--json"],
+        "read-no-bump": ["read", PATH, "--no-bump"],
+        "read": ["read", PATH],
+        "read-json": ["read", PATH, "--json"],
+        "list": ["list"],
+        "recall": ["recall", "drain the vip"],
+        "doctor": ["doctor"],
+    }.items():
+        proc = run(_args(root, index, *argv))
+        out, err = proc.stdout.decode(), proc.stderr.decode()
+        outcomes[name] = (proc.returncode, out, err)
+        assert proc.returncode == 0, (name, err)
+        assert "unexpected error" not in err and "Traceback" not in err, (name, err)
+    assert "prod-rollbacks-drain-the-vip" in outcomes["search-no-refresh"][1]
+    assert json.loads(outcomes["search-json"][1])["hits"]
+    assert "salience" in json.loads(outcomes["search-json"][1])["arms"]  # salience is still read
+    detail = json.loads(outcomes["read-json"][1])
+    assert detail["path"] == PATH and detail["access"]["access_count"] == 1
+    assert detail["bump"]["bumped"] == [] and "full" in detail["bump"]["refused"]
+    assert "this read was not counted" in outcomes["read"][1]
+    assert "full" in outcomes["read"][1]
+    if index_full:
+        assert "note: the index was not refreshed" in outcomes["search"][2]
+    proc = run(_args(root, index, "reinforce", PATH, "--signal", "positive"))
+    assert proc.returncode == 1
+    assert "not recorded" in proc.stderr.decode() and "full" in proc.stderr.decode()
+    assert _digest(state_db) == before, "state.db changed on a full disk"
+    return outcomes
+
+
+def test_reads_survive_a_full_store_disk(tmp_path, mounted):
+    root = copy_demo(mounted / "store")
+    index = tmp_path / "index.db"  # the index lives elsewhere, as it does by default (~/.cache)
+    _prepare(root, index)
+    filled = fill(mounted)
+    assert free_bytes(mounted) == 0 and filled > 0
+    _check_reads(root, index, run_cli, index_full=False)
+    # Space comes back: the same store counts reads again, nothing to repair.
+    (mounted / "filler").unlink()
+    proc = run_cli(_args(root, index, "read", PATH, "--json"))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["access"]["access_count"] == 2
+    _, rows = read_state(root / ".memhtml" / "state.db")
+    assert rows[PATH][0] == 2
+
+
+def test_reads_survive_when_the_index_disk_is_full_too(tmp_path, mounted):
+    root = copy_demo(mounted / "store")
+    index = mounted / "cache" / "index.db"
+    _prepare(root, index)
+    (root / PATH).write_bytes((root / PATH).read_bytes().replace(b"</article>", b"<p>edited</p></article>"))
+    fill(mounted)
+    _check_reads(root, index, run_cli, index_full=True)
+    proc = run_cli(_args(root, index, "index"))
+    assert proc.returncode == 1
+    err = proc.stderr.decode()
+    assert "unexpected error" not in err and "full" in err, err
+    (mounted / "filler").unlink()
+    proc = run_cli(_args(root, index, "index", "--json"))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["changed"] == 1
+
+
+@pytest.mark.parametrize("index_open_elsewhere", [False, True], ids=["nothing-open", "index-held-open"])
+def test_reads_survive_a_file_size_limit(tmp_path, index_open_elsewhere):
+    """No mount needed: a child that can write no file past 1 KB meets the same SQLite I/O error.
+    With the index held open by another process its shared memory exists, so only the state
+    plane's attach fails, which is the issue's exact case; otherwise both planes fail."""
+    root = copy_demo(tmp_path / "store")
+    index = tmp_path / "index.db"
+    _prepare(root, index)
+    keeper = None
+    if index_open_elsewhere:
+        keeper = apsw.Connection(str(index))
+        keeper.execute("SELECT count(*) FROM files").fetchall()
+        assert (tmp_path / "index.db-shm").exists()
+    try:
+        _check_reads(root, index, run_cli_fsize, index_full=True)
+    finally:
+        if keeper is not None:
+            keeper.close()
