@@ -35,6 +35,17 @@ def common_parser() -> argparse.ArgumentParser:
     return common
 
 
+def as_of_value(text: str) -> str:
+    """`--as-of` checked as argparse parses it, so bad input is a usage error (exit 2) naming the flag."""
+    from memhtml_desktop.domain.instants import NotAnInstant, as_of_instant
+
+    try:
+        as_of_instant(text)
+    except NotAnInstant as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def add_scope_flags(parser: argparse.ArgumentParser, *, para: bool = False) -> None:
     group = parser.add_argument_group(
         "scope",
@@ -49,7 +60,9 @@ def add_scope_flags(parser: argparse.ArgumentParser, *, para: bool = False) -> N
     group.add_argument("--facet", dest="facets", action="append", default=[], metavar="NAME=VALUE",
                        help="facet filter (repeatable; same NAME broadens, different NAMEs narrow)")
     group.add_argument("--include-archived", action="store_true", help="include archived memories")
-    group.add_argument("--as-of", metavar="ISO", help="memories valid at this instant (archived included)")
+    group.add_argument("--as-of", metavar="ISO", type=as_of_value,
+                       help="memories valid at this instant (archived included), e.g. 2026-03-23T13:00:00+02:00; "
+                       "a date alone is midnight UTC, a time without a zone is UTC")
     if para:
         group.add_argument("--para", choices=("projects", "areas", "resources", "archive"), help="PARA bucket")
 

@@ -10,6 +10,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from memhtml_desktop.domain.instants import as_of_instant
 from memhtml_desktop.domain.paths import MEMORY_TYPES
 from memhtml_desktop.domain.signals import (  # noqa: F401 - re-exported: the values a result carries
     STEP_NAMES, HitSignals, IndexStatus, MatchCount, Move, RelevanceSummary,
@@ -79,6 +80,8 @@ class Scope:
         for name in ("workspace", "entity", "as_of", "para"):
             set_(self, name, _optional(getattr(self, name)))
         set_(self, "include_archived", bool(self.include_archived))
+        if self.as_of is not None:
+            as_of_instant(self.as_of)  # NotAnInstant (a ValueError) says what is wrong with it
         if len(set(self.live_tags)) > MAX_TAGS:
             raise ValueError(f"at most {MAX_TAGS} tags in one filter ({len(set(self.tags))} given)")
         names: dict[str, set[str]] = {}
@@ -204,6 +207,9 @@ class Hit:
     moved_from: int | None = None  # the position before the step named by `moved_by`
     moves: tuple[Move, ...] = ()  # every post-fusion step that moved it, in order
     signals: HitSignals | None = None
+    # A stamp the memory claims (event, updated, created) that lies after now: recency did not
+    # believe it, and the window shows it as suspicious (domain.instants.future_claim).
+    suspicious_date: str | None = None
 
     @property
     def low_relevance(self) -> bool:
@@ -235,6 +241,7 @@ class Hit:
             "confidence": self.confidence,
             "updated_at": self.updated_at,
             "archived": self.archived,
+            "suspicious_date": self.suspicious_date,
             "arms": {
                 a.arm: {"rank": a.rank, "weight": a.weight, "contribution": a.contribution, "raw": a.raw}
                 for a in self.arms
@@ -395,6 +402,9 @@ class ReinforceResult:
     signal_applied: tuple[str, ...] = ()
     signal_cooled: tuple[str, ...] = ()
     refused: str | None = None
+    # True when the write was attempted and failed (the plane stayed locked, the disk filled):
+    # unlike a refusal by design (read-only store), something was lost and `refused` says what.
+    lost: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -404,6 +414,7 @@ class ReinforceResult:
             "signal_applied": list(self.signal_applied),
             "signal_cooled": list(self.signal_cooled),
             "refused": self.refused,
+            "lost": self.lost,
         }
 
 
@@ -446,6 +457,7 @@ class MemoryDetail:
     warnings: tuple[str, ...]
     access: dict[str, Any] | None
     bump: "ReinforceResult | None" = None
+    suspicious_date: str | None = None  # as on Hit: a claimed stamp that lies after now
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -469,4 +481,5 @@ class MemoryDetail:
             "warnings": list(self.warnings),
             "access": self.access,
             "bump": self.bump.to_json() if self.bump else None,
+            "suspicious_date": self.suspicious_date,
         }

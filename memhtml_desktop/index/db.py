@@ -174,9 +174,13 @@ def fold(value: object) -> object:
 
 
 def _register_functions(conn: apsw.Connection, clock: ClockBox) -> None:
+    from memhtml_desktop.domain.instants import instant_text
+
     # Not deterministic: salience decays with the wall clock.
     conn.create_scalar_function("memhtml_now", lambda: clock.now_text(), 0)
     conn.create_scalar_function("memhtml_fold", fold, 1, deterministic=True)
+    # The canonical UTC instant of memhtml's datetime text (migration 0006 backfills with it).
+    conn.create_scalar_function("memhtml_instant", instant_text, 1, deterministic=True)
 
 
 BUSY_POLL_S = 0.002

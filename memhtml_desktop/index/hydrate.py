@@ -19,7 +19,7 @@ SNIPPET_MAX_CHARS = 700
 
 _FILE_FIELDS = (
     "rowid", "path", "title", "gist", "memory_type", "confidence", "importance", "updated_at", "event_at",
-    "archived", "disclosure_text", "workspace", "para", "content_hash",
+    "archived", "disclosure_text", "workspace", "para", "content_hash", "created_at",
 )
 
 
@@ -33,6 +33,22 @@ def file_rows(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, dict[str
     cols = ", ".join(_FILE_FIELDS)
     rows = conn.execute(f"SELECT {cols} FROM files WHERE path IN carray(?1)", (_paths(paths),)).fetchall()
     return {row[1]: dict(zip(_FILE_FIELDS, row)) for row in rows}
+
+
+def suspicious_dates(conn: apsw.Connection, rows: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Per path, the first stamp it claims (event, updated, created) that lies after the
+    connection's clock: recency did not believe it, and a reader should not either."""
+    from memhtml_desktop.domain.instants import CLAIMED_STAMPS, future_claim
+    from memhtml_desktop.index.db import utc_now
+
+    box = getattr(conn, "clock", None)
+    now = box.clock() if box is not None else utc_now()
+    out = {}
+    for path, row in rows.items():
+        claim = future_claim(((name, row.get(name)) for name in CLAIMED_STAMPS), now)
+        if claim is not None:
+            out[path] = claim
+    return out
 
 
 def entity_refs(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, list[str]]:

@@ -48,7 +48,9 @@ def read_memory(conn: apsw.Connection, root: Path, path: str, data: bytes | None
         raise MemoryNotFound(f"{path} is in the index but gone from disk (the next scan removes it)")
     doc = read_document(path, data)
     with conn:
-        row = conn.execute("SELECT memory_type, archived FROM files WHERE path = ?", (path,)).fetchone()
+        row = conn.execute(
+            "SELECT memory_type, archived, event_at, updated_at, created_at FROM files WHERE path = ?", (path,)
+        ).fetchone()
         links = _outgoing(conn, path, doc.links)
         backlinks = _incoming(conn, path)
         successor = hydrate.superseded_by(conn, [path]).get(path)
@@ -68,6 +70,11 @@ def read_memory(conn: apsw.Connection, root: Path, path: str, data: bytes | None
     except Exception as exc:  # noqa: BLE001 - no state plane: no stats, still a read
         log.debug("no access stats for %s: %s", path, exc)
     memory_type = row[0] if row else next((v for n, v in doc.metas if n == "memhtml-type"), None)
+    metas = dict(doc.metas)
+    stamps = (
+        {"event_at": row[2], "updated_at": row[3], "created_at": row[4]} if row
+        else {"updated_at": metas.get("memhtml-updated"), "created_at": metas.get("memhtml-created")}
+    )
     return MemoryDetail(
         path=path,
         title=doc.title,
@@ -89,6 +96,7 @@ def read_memory(conn: apsw.Connection, root: Path, path: str, data: bytes | None
         warnings=tuple(doc.warnings),
         access=access,
         bump=bump_result,
+        suspicious_date=hydrate.suspicious_dates(conn, {path: stamps}).get(path),
     )
 
 

@@ -411,6 +411,7 @@ class Retriever:
         successors = hydrate.superseded_by(self.conn, paths)
         lexical = frozenset(c.path for c in pool.ordered if any(a.arm == "fts" for a in c.arms))
         signals = relevance.hit_signals(self.conn, pool.fts or FtsQuery(()), paths, cosines, floor, entities, lexical)
+        suspicious = hydrate.suspicious_dates(self.conn, {c.path: c.row for c in pool.ordered})
         hits = []
         for position, c in enumerate(pool.ordered, start=1):
             last = c.moves[-1] if c.moves else None
@@ -434,6 +435,7 @@ class Retriever:
                     confidence=float(c.row["confidence"]),
                     updated_at=c.row["updated_at"],
                     archived=bool(c.row["archived"]),
+                    suspicious_date=suspicious.get(c.path),
                 )
             )
         return hits, relevance.summary(signals, cosines, floor)

@@ -61,10 +61,31 @@ VECTOR_CTE_SQLITE_VEC = """SELECT path, ROW_NUMBER() OVER (ORDER BY dist ASC, pa
     ORDER BY dist ASC, path ASC
     LIMIT ?2)"""
 
-# Event time first: a memory about last month's incident sorts by when it happened. TEXT order.
-RECENCY_CTE = """SELECT path, ROW_NUMBER() OVER (ORDER BY t DESC, path ASC) AS rank, t AS raw FROM (
-    SELECT files.path AS path, coalesce(files.event_at, files.updated_at) AS t
-    FROM files WHERE 1 = 1{F}
+# Event time first: a memory about last month's incident sorts by when it happened. Ranked on the
+# UTC instant (files.recency_utc, migration 0006), never on memhtml's verbatim text, whose order is
+# not time's once offsets differ.
+#
+# No claimed future instant can hold the top: a memory whose event (or, without one, its `updated`
+# stamp) lies after now ranks by its own `updated` stamp instead, and by nothing ('' sorts last)
+# when that too lies ahead. Clamping to now would not do: a clamped 9999-12-31 still beats every
+# past date, forever. The test is made against the clock at query time, so a planned date ranks by
+# itself once it has passed. Two halves, each served by the files_recency_utc index: the past-dated
+# walk down from now (the ?2 newest), and the few rows claiming the future, ranked by their
+# fallback; the union is cut to ?2 again.
+_NOW = "(SELECT strftime('%Y-%m-%dT%H:%M:%fZ', memhtml_now()))"
+RECENCY_CTE = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY t DESC, path ASC) AS rank, t AS raw FROM (
+    SELECT path, t FROM (
+      SELECT files.path AS path, files.recency_utc AS t
+      FROM files WHERE files.recency_utc <= {_NOW}{{F}}
+      ORDER BY files.recency_utc DESC, files.path ASC
+      LIMIT ?2)
+    UNION ALL
+    SELECT path, t FROM (
+      SELECT files.path AS path,
+             CASE WHEN files.updated_utc <= {_NOW} THEN files.updated_utc ELSE '' END AS t
+      FROM files WHERE files.recency_utc > {_NOW}{{F}}
+      ORDER BY t DESC, path ASC
+      LIMIT ?2)
     ORDER BY t DESC, path ASC
     LIMIT ?2)"""
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memhtml_desktop.domain.instants import as_of_instant
 from memhtml_desktop.domain.types import Scope
 
 FIRST_SCOPE_PARAM = 5
@@ -99,10 +100,13 @@ def assemble_scope(
     if archived == "flipped":
         axes.append(("archived", "{alias}.archived = 1"))
     elif as_of:
-        first = numbering.bind(as_of)
-        second = numbering.bind(as_of)
-        axes.append(("as_of", f"coalesce({{alias}}.valid_from, {{alias}}.event_at, {{alias}}.created_at) <= {first}"))
-        axes.append(("as_of", f"({{alias}}.valid_until IS NULL OR {{alias}}.valid_until > {second})"))
+        # Instants, not memhtml's text (migration 0006): the same moment written with two offsets
+        # lists the same memories. Scope refused unreadable text at the door.
+        instant = as_of_instant(as_of)
+        first = numbering.bind(instant)
+        second = numbering.bind(instant)
+        axes.append(("as_of", f"{{alias}}.valid_from_utc <= {first}"))
+        axes.append(("as_of", f"({{alias}}.valid_until_utc IS NULL OR {{alias}}.valid_until_utc > {second})"))
     elif not scope.include_archived:
         axes.append(("archived", "{alias}.archived = 0"))
 

@@ -22,10 +22,13 @@ FILE_COLUMNS = (
     "reprieves", "needs_revision", "author", "session_id", "prompt_id", "turn_uuid", "indexed_at",
     "task_status", "due_at", "frame_key",
 )
+# Derived here, not projected: the projection is memhtml's and stays byte-identical (migration 0006).
+INSTANT_COLUMNS = ("recency_utc", "updated_utc", "valid_from_utc", "valid_until_utc")
+_WRITTEN = FILE_COLUMNS + INSTANT_COLUMNS
 _UPSERT_FILE = (
-    f"INSERT INTO files ({', '.join(FILE_COLUMNS)}) VALUES ({', '.join('?' * len(FILE_COLUMNS))}) "
+    f"INSERT INTO files ({', '.join(_WRITTEN)}) VALUES ({', '.join('?' * len(_WRITTEN))}) "
     "ON CONFLICT(path) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in FILE_COLUMNS if c != "path")
+    + ", ".join(f"{c} = excluded.{c}" for c in _WRITTEN if c != "path")
 )
 CHILD_TABLES = ("file_tags", "file_entities", "file_facets", "file_citations")
 
@@ -69,7 +72,7 @@ def write_projection(
             conn.execute(f"DELETE FROM {table} WHERE path = ?", (path,))
         release_chunks(conn, path, keep_hash=file_row["content_hash"])
         conn.execute("DELETE FROM edges WHERE src_path = ? AND derived = 0", (path,))
-    conn.execute(_UPSERT_FILE, tuple(file_row.get(c) for c in FILE_COLUMNS))
+    conn.execute(_UPSERT_FILE, tuple(file_row.get(c) for c in FILE_COLUMNS) + instant_values(file_row))
     _insert(conn, "file_tags", ("path", "tag"), tables.get("file_tags", ()))
     _insert(conn, "file_entities", ("path", "entity_type", "entity_name"), tables.get("file_entities", ()))
     conn.executemany(
@@ -92,6 +95,19 @@ def write_projection(
         or_ignore=True,
     )
     return path
+
+
+def instant_values(row: Mapping[str, Any]) -> tuple[str, str, str, str | None]:
+    """INSTANT_COLUMNS for one `files` row: its stamps read as UTC instants ('' where none is named)."""
+    from memhtml_desktop.domain.instants import first_instant, instant_text
+
+    event = row.get("event_at")
+    return (
+        (instant_text(event) if event is not None else instant_text(row.get("updated_at"))) or "",
+        instant_text(row.get("updated_at")) or "",
+        first_instant(row.get("valid_from"), event, row.get("created_at")) or "",
+        instant_text(row.get("valid_until")),
+    )
 
 
 def _insert(
