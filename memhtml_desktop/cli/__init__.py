@@ -60,6 +60,23 @@ def decode_argv(argv: list[str]) -> list[str]:
     return out
 
 
+class _EscapingFormatter(logging.Formatter):
+    """Log lines carry paths and reasons written by agents: the message is escaped like any value
+    (a traceback keeps its own line breaks)."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        from memhtml_desktop.domain.printable import field
+
+        record.message = field(record.message)
+        return super().formatMessage(record)
+
+
+def _setup_logging(verbose: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_EscapingFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler])
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = decode_argv(sys.argv[1:] if argv is None else list(argv))
     # memhtml's write verbs keep memhtml's own grammar (cli/memhtml_argv.py), not argparse's.
@@ -68,10 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         return handled
     parser = build_parser()
     args = parser.parse_args(arguments)
-    logging.basicConfig(
-        level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    _setup_logging(getattr(args, "verbose", False))
     command = COMMANDS[args.command or "gui"]
     streams = sys.stdout, sys.stderr
     if not getattr(args, "json", False):
@@ -87,9 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run_memhtml_verb(arguments: list[str]) -> int | None:
     if write_commands.find_verb(arguments) is None:
         return None
-    verbose = "-v" in arguments or "--verbose" in arguments
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
+    _setup_logging("-v" in arguments or "--verbose" in arguments)
     streams = sys.stdout, sys.stderr
     if "--json" not in arguments:
         from memhtml_desktop.cli.output import PrintableStream
@@ -102,10 +114,12 @@ def _run_memhtml_verb(arguments: list[str]) -> int | None:
 
 
 def _run(command, args: argparse.Namespace) -> int:
+    from memhtml_desktop.domain.printable import field
+
     try:
         return command(args)
     except CliError as exc:
-        print(f"memhtml-desktop: {exc}", file=sys.stderr)
+        print(f"memhtml-desktop: {field(exc)}", file=sys.stderr)
         return EXIT_FAIL
     except KeyboardInterrupt:
         print("memhtml-desktop: interrupted", file=sys.stderr)
@@ -113,7 +127,27 @@ def _run(command, args: argparse.Namespace) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - the last line of defence: a message, not a traceback
-        logging.getLogger("memhtml_desktop").debug("unexpected failure", exc_info=True)
-        print(f"memhtml-desktop: unexpected error: {type(exc).__name__}: {exc} (run with -v for details)",
-              file=sys.stderr)
+        known = _environment_failure(exc)
+        if known:
+            print(f"memhtml-desktop: {field(known)}", file=sys.stderr)
+            return EXIT_FAIL
+        verbose = getattr(args, "verbose", False)
+        # -v shows what "run with -v for details" promised: the traceback, through the log handler.
+        logging.getLogger("memhtml_desktop").log(logging.ERROR if verbose else logging.DEBUG,
+                                                 "unexpected failure", exc_info=True)
+        advice = "" if verbose else " (run with -v for details)"
+        print(f"memhtml-desktop: unexpected error: {type(exc).__name__}: {field(exc)}{advice}", file=sys.stderr)
         return EXIT_FAIL
+
+
+def _environment_failure(exc: Exception) -> str | None:
+    """A clear sentence for failures of the machine rather than of the program (a full disk, an
+    index that cannot be opened, a state plane that refused), or None for a real surprise."""
+    from memhtml_desktop.index.db import UNWRITABLE, IndexError_
+    from memhtml_desktop.index.state import StateError
+
+    if isinstance(exc, (IndexError_, StateError)):
+        return str(exc)
+    if isinstance(exc, UNWRITABLE):
+        return f"cannot write: {exc} (is the disk full, or the store read-only?)"
+    return None

@@ -123,7 +123,9 @@ def open_store(args: argparse.Namespace):
         raise CliError(f"store not found: {root} does not exist (use --store DIR or set MEMHTML_ROOT)")
     embedder, notice = make_embedder_or_default(settings.embedder, load=settings.embedder != "hash")
     if notice:
-        print(f"note: {notice}", file=sys.stderr)
+        from memhtml_desktop.cli.output import field
+
+        print(f"note: {field(notice)}", file=sys.stderr)
     try:
         return Store(root, index_path=resolve_index(settings, root), embedder=embedder,
                      vector_backend=settings.vector_backend, ranking=ranking_from(args))
@@ -153,10 +155,20 @@ def print_json(payload: Any) -> None:
     sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
 
 
-def refresh(store, args: argparse.Namespace) -> None:
-    """Bring the index in step with the store first, unless `--no-refresh`."""
+def refresh(store, args: argparse.Namespace, paths=None) -> None:
+    """Bring the index in step with the store first, unless `--no-refresh`. When another process is
+    writing the index, or its disk is full, the command answers from the last committed state and
+    says so (`Store.refresh` leaves the notice)."""
     if getattr(args, "no_refresh", False):
         return
     from memhtml_desktop.cli import output
 
-    store.index(progress=output.progress_printer() if sys.stderr.isatty() else None)
+    store.refresh(paths, progress=output.progress_printer() if sys.stderr.isatty() and paths is None else None)
+
+
+def print_notices(store) -> None:
+    """Every notice the store gathered (a refresh skipped, a damaged index rebuilt), on stderr."""
+    from memhtml_desktop.cli.output import field
+
+    for notice in store.notices:
+        print(f"note: {field(notice)}", file=sys.stderr)

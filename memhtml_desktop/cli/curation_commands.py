@@ -68,6 +68,8 @@ def cmd_state(args: argparse.Namespace) -> int:
     through the Store (an `--out` file is replaced atomically)."""
     from pathlib import Path
 
+    from memhtml_desktop.cli.output import field
+
     if args.state_command == "export" and not args.out:
         return _state_export_commit(args)
     store = open_store(args)
@@ -75,12 +77,12 @@ def cmd_state(args: argparse.Namespace) -> int:
         if args.out == "-":
             sys.stdout.buffer.write(store.export_state())
         else:
-            print(f"wrote {store.write_state_export(Path(args.out))}")
+            print(f"wrote {field(store.write_state_export(Path(args.out)))}")
         return EXIT_OK
     report = store.import_state(Path(args.file).read_bytes())
     print(f"imported {report.imported} rows; skipped {report.skipped_lines} unparseable lines")
     for error in report.errors[:20]:
-        print(f"  {error}", file=sys.stderr)
+        print(f"  {field(error)}", file=sys.stderr)  # a sidecar line can carry any text
     return EXIT_OK
 
 

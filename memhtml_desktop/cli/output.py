@@ -7,27 +7,22 @@ import sys
 import time
 from collections.abc import Callable
 
+from memhtml_desktop.domain.printable import field, printable
 from memhtml_desktop.domain.rrf import RANK_ARMS
 from memhtml_desktop.domain.signals import STEP_NAMES
+
+__all__ = ["PrintableStream", "field", "printable"]
 
 ARM_SHORT = {"fts": "fts", "vector": "vec", "recency": "rec", "salience": "sal"}
 
 
-_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)] if c not in (0x09, 0x0A, 0x0D)}
-
-
-def printable(text: str) -> str:
-    """Agent-written text made inert for a terminal: C0/C1 controls (ESC, BEL, CSI…) as visible escapes.
-
-    File names, titles and echoed meta values are written by agents; `\x1b]0;…\x07` would retitle
-    the terminal and `\x1b[2J` clear it. Newlines, tabs and carriage returns (the progress bar)
-    pass.
-    """
-    return text.translate(_CONTROLS)
-
-
 class PrintableStream:
-    """A text stream that passes everything through `printable` (human output only; JSON is data)."""
+    """A text stream that passes everything through `printable` (human output only; JSON is data).
+
+    The second wall: every value is escaped with `field` where it is printed, so a newline in a file
+    name cannot make a line of its own; this catches whatever a print forgot (an ESC still cannot
+    reach the terminal), while the program's own line breaks pass.
+    """
 
     def __init__(self, stream) -> None:
         self.stream = stream
@@ -43,8 +38,9 @@ MAX_LINE = 400
 
 
 def _line(text: str) -> str:
-    """One echoed violation or reason, clipped: a file can echo a 100,000-character attribute."""
-    return text if len(text) <= MAX_LINE else text[: MAX_LINE - 1] + "…"
+    """One echoed violation or reason, clipped (a file can echo a 100,000-character attribute) and
+    escaped."""
+    return field(text if len(text) <= MAX_LINE else text[: MAX_LINE - 1] + "…")
 
 
 def _width() -> int:
@@ -53,7 +49,7 @@ def _width() -> int:
 
 def _clip(text: str, width: int) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+    return field(text if len(text) <= width else text[: max(0, width - 1)] + "…")
 
 
 def progress_printer(stream=None) -> Callable[[str, int, int], None]:
@@ -89,15 +85,15 @@ def print_index_report(report, store) -> None:
         f"{report.removed} removed, {report.unchanged} unchanged, {report.failed} failed; "
         f"{report.embedded} chunks embedded in {report.seconds:.2f}s"
     )
-    print(f"index: {store.index_path}")
+    print(f"index: {field(store.index_path)}")
     if report.embed_error:
-        print(f"  vectors: embedding stopped ({report.embed_error}); search runs without them until fixed")
+        print(f"  vectors: embedding stopped ({field(report.embed_error)}); search runs without them until fixed")
     for path, reason in report.failures[:50]:
-        print(f"  failed  {path}: {_line(reason)}")
+        print(f"  failed  {field(path)}: {_line(reason)}")
     if len(report.failures) > 50:
         print(f"  … and {len(report.failures) - 50} more (memhtml-desktop doctor lists them all)")
     for skipped in report.skipped[:20]:
-        print(f"  skipped {skipped.path}: {skipped.reason}")
+        print(f"  skipped {field(skipped.path)}: {field(skipped.reason)}")
 
 
 def _matches_line(result) -> str:
@@ -133,12 +129,12 @@ def print_search(result) -> None:
     if relevance and result.hits:
         print(f"  {relevance}")
     for reason in result.degraded_reasons:
-        print(f"  degraded: {reason}")
+        print(f"  degraded: {field(reason)}")
     if result.scope_empty:
         print(f"0 live matches — {result.archived_matches} archived memories match these filters:")
         for pointer in result.archived:
-            tail = f"  → superseded by {pointer.superseded_by}" if pointer.superseded_by else ""
-            print(f"  {pointer.path}{tail}")
+            tail = f"  → superseded by {field(pointer.superseded_by)}" if pointer.superseded_by else ""
+            print(f"  {field(pointer.path)}{tail}")
         return
     header = "  #  score    " + " ".join(f"{ARM_SHORT[a.name]:>4}" for a in RANK_ARMS) + "  title"
     print(header)
@@ -150,17 +146,19 @@ def print_search(result) -> None:
         title_width = max(20, width - len(header) + 5)
         print(f"{hit.position:>3}  {hit.score:.5f} {' '.join(ranks)}  {_clip(hit.title, title_width)}")
         low = "  · low relevance (no query word, cosine below the floor, nothing named)" if hit.low_relevance else ""
-        print(f"{'':>15}{hit.path}  [{hit.memory_type}]{low}")
+        print(f"{'':>15}{field(hit.path)}  [{hit.memory_type}]{low}")
         for move in hit.moves:
             print(f"{'':>15}{_clip(move.describe(), width - 17)}")
         if hit.superseded_by:
-            print(f"{'':>15}superseded by {hit.superseded_by}")
+            print(f"{'':>15}superseded by {field(hit.superseded_by)}")
+        if hit.suspicious_date:
+            print(f"{'':>15}dated in the future ({field(hit.suspicious_date)}): recency did not believe it")
         if hit.snippet:
             print(f"{'':>15}“{_clip(hit.snippet, width - 17)}”")
 
 
 def print_why(report) -> None:
-    print(f"{report.path} for {report.query!r}: {report.status}")
+    print(f"{field(report.path)} for {report.query!r}: {report.status}")
     for reason in report.reasons:
         print(f"  - {_line(reason)}")
     if report.arms:
@@ -186,19 +184,19 @@ def print_recall(pack) -> None:
         f"arcs {pack.arcs.spent}/{pack.arcs.budget}; truncated: {'yes' if pack.truncated else 'no'}"
     )
     for reason in pack.degraded_reasons:
-        print(f"  degraded: {reason}")
+        print(f"  degraded: {field(reason)}")
     for section in (pack.arcs, pack.memories):
         counts = section.counts
         print(f"\n{section.name.upper()} — quote {counts['quote']}, disclosure {counts['disclosure']}, index {counts['index']}")
         for item in section.items:
-            print(f"  {item.rank:>2}. [{item.tier.upper():<10}] {item.chars:>5} chars  {item.path}  ({item.reason})")
+            print(f"  {item.rank:>2}. [{item.tier.upper():<10}] {item.chars:>5} chars  {field(item.path)}  ({item.reason})")
 
 
 def print_detail(detail) -> None:
-    print(detail.title)
-    print(f"{detail.path} · {detail.memory_type or '?'}{' · archived' if detail.archived else ''}")
+    print(field(detail.title))
+    print(f"{field(detail.path)} · {field(detail.memory_type or '?')}{' · archived' if detail.archived else ''}")
     if detail.gist:
-        print(f"\n  {detail.gist}\n")
+        print(f"\n  {field(detail.gist)}\n")
     for violation in detail.violations:
         print(f"  violation: {_line(violation)}")
     for warning in detail.warnings:
@@ -206,29 +204,48 @@ def print_detail(detail) -> None:
     if detail.facets:
         print("facets:")
         for name, value, _ in detail.facets:
-            print(f"  {name}: {value}")
+            print(f"  {field(name)}: {field(value)}")
     if detail.entities:
-        print("entities: " + ", ".join(detail.entities))
+        print("entities: " + ", ".join(field(e) for e in detail.entities))
     if detail.tags:
-        print("tags: " + ", ".join(detail.tags))
+        print("tags: " + ", ".join(field(t) for t in detail.tags))
     for link in detail.links:
-        print(f"→ {link.rel} {link.path}{'' if link.exists else ' (missing)'}")
+        print(f"→ {link.rel} {field(link.path)}{'' if link.exists else ' (missing)'}")
     for link in detail.backlinks:
-        print(f"← {link.rel} {link.path}")
+        print(f"← {link.rel} {field(link.path)}")
     if detail.superseded_by:
-        print(f"superseded by {detail.superseded_by}")
+        print(f"superseded by {field(detail.superseded_by)}")
+    if detail.suspicious_date:
+        print(f"dated in the future ({field(detail.suspicious_date)}): recency ranks it by an earlier stamp")
     if detail.access:
         a = detail.access
-        print(f"read {a['access_count']}× · last {a['last_accessed_at']} · outcome {a['outcome_score']:+.2f}")
-    print("\n" + detail.text)
+        print(f"read {a['access_count']}× · last {field(a['last_accessed_at'])} · outcome {a['outcome_score']:+.2f}")
+    if detail.bump is not None and detail.bump.refused:
+        print(f"this read was not counted: {field(detail.bump.refused)}")
+    # The body keeps its own line breaks (it is prose, shown last, after a blank line); every other
+    # control in it is escaped by the stream.
+    print("\n" + detail.text.replace("\r", "\\r"))
+
+
+def print_reinforce(result, signal: str) -> None:
+    for path in result.bumped:
+        print(f"counted     {field(path)}")
+    for path in result.cooled_down:
+        if not result.refused:
+            print(f"cooled down {field(path)} (read within the last 15 minutes)")
+    for path in result.signal_applied:
+        print(f"{signal:<11} {field(path)}")
+    for path in result.signal_cooled:
+        if not result.refused:
+            print(f"signal cooled {field(path)} (a signal within the last 15 minutes)")
 
 
 def print_list(page) -> None:
     for memory in page.files:
         status = f" [{memory.task_status}]" if memory.task_status else ""
-        print(f"{memory.path}  {memory.memory_type}{status}  {_clip(memory.title, 70)}")
+        print(f"{field(memory.path)}  {memory.memory_type}{status}  {_clip(memory.title, 70)}")
     if page.next_cursor:
-        print(f"(more: --cursor {page.next_cursor})")
+        print(f"(more: --cursor {field(page.next_cursor)})")
 
 
 def print_problems(problems, stats) -> None:
@@ -237,7 +254,7 @@ def print_problems(problems, stats) -> None:
         f"{stats['with_warnings']} with warnings; {stats['embedded']}/{stats['chunks']} chunks embedded"
     )
     for problem in problems:
-        print(f"{problem.kind:<10} {problem.path}")
+        print(f"{problem.kind:<10} {field(problem.path)}")
         for line in problem.violations:
             print(f"    ✗ {_line(line)}")
         for line in problem.warnings:

@@ -13,6 +13,7 @@ from memhtml_desktop.cli.common import (
     add_scope_flags,
     open_store,
     print_json,
+    print_notices,
     refresh,
     scope_from,
 )
@@ -74,9 +75,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         except StoreError as exc:
             raise CliError(str(exc)) from exc
         print_json(report.to_json()) if args.json else output.print_why(report)
+        print_notices(store)
         return EXIT_OK
     result = store.search(args.query, scope, limit=args.limit)
     print_json(result.to_json()) if args.json else output.print_search(result)
+    print_notices(store)
     return EXIT_OK
 
 
@@ -94,6 +97,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         sys.stdout.write(render_pack_text(pack) + "\n")
     else:
         output.print_recall(pack)
+    print_notices(store)
     return EXIT_OK
 
 
@@ -103,17 +107,18 @@ def cmd_read(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     try:
-        if not args.no_refresh:
-            # The index's view of this one file (links, backlinks, validity) must be current.
-            store.update_paths([safe_store_path(args.path)])
+        # The index's view of this one file (links, backlinks, validity) should be current.
+        refresh(store, args, [safe_store_path(args.path)])
         detail = store.read(args.path, bump=not args.no_bump)
     except (MemoryNotFound, StoreError) as exc:
         raise CliError(str(exc)) from exc
     print_json(detail.to_json()) if args.json else output.print_detail(detail)
+    print_notices(store)
     return EXIT_OK
 
 
 def cmd_reinforce(args: argparse.Namespace) -> int:
+    from memhtml_desktop.cli import output
     from memhtml_desktop.index.store import StoreError
 
     store = open_store(args)
@@ -124,16 +129,10 @@ def cmd_reinforce(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
     else:
-        for path in result.bumped:
-            print(f"counted     {path}")
-        for path in result.cooled_down:
-            print(f"cooled down {path} (read within the last 15 minutes)")
-        for path in result.signal_applied:
-            print(f"{args.signal:<11} {path}")
-        for path in result.signal_cooled:
-            print(f"signal cooled {path} (a signal within the last 15 minutes)")
-        if result.refused:
-            print(f"not recorded: {result.refused}", file=sys.stderr)
+        output.print_reinforce(result, args.signal)
+    if result.refused:
+        print(f"not recorded: {output.field(result.refused)}", file=sys.stderr)
+    print_notices(store)
     return EXIT_FAIL if result.refused else EXIT_OK
 
 
@@ -145,6 +144,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     refresh(store, args)
     page = store.list(scope, limit=args.limit, cursor=args.cursor)
     print_json(page.to_json()) if args.json else output.print_list(page)
+    print_notices(store)
     return EXIT_OK
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memhtml_desktop.cli.common import EXIT_OK, open_store, print_json
+from memhtml_desktop.cli.common import EXIT_OK, CliError, open_store, print_json, print_notices
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
@@ -25,11 +25,20 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
 def cmd_index(args: argparse.Namespace) -> int:
     from memhtml_desktop.cli import output
 
+    from memhtml_desktop.index.store import UNWRITABLE
+
     store = open_store(args)
     progress = output.progress_printer() if sys.stderr.isatty() and not args.json else None
-    report = store.index(rebuild=args.rebuild, progress=progress)
-    for notice in store.notices:
-        print(f"note: {notice}", file=sys.stderr)
+
+    def waiting(text: str) -> None:
+        print(f"note: {output.field(text)} (Ctrl-C to stop waiting)", file=sys.stderr, flush=True)
+
+    try:
+        # Another writer (the window's watcher, a `watch`, a second `index`) is waited for, not fought.
+        report = store.index(rebuild=args.rebuild, progress=progress, on_wait=waiting)
+    except UNWRITABLE as exc:
+        raise CliError(f"the index could not be written: {exc} (is the disk full? {store.index_path})") from exc
+    print_notices(store)
     if args.json:
         print_json(report.to_json())
     else:
@@ -47,11 +56,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     sound = store.verify()  # a full integrity check of the index; damage is moved aside and rebuilt
-    store.index()
+    store.refresh()
     problems = store.problems()
     stats = store.stats()
-    for notice in store.notices:
-        print(f"note: {notice}", file=sys.stderr)
+    print_notices(store)
     if args.json:
         print_json({"index_sound": sound, "stats": stats, "problems": [p.to_json() for p in problems]})
     else:

@@ -232,12 +232,15 @@ class Connection(apsw.Connection):
         clock: the ClockBox `memhtml_now()` reads.
         has_vec: whether sqlite-vec loaded.
         state_mode: 'rw', 'ro' or None (no state plane attached).
+        state_error, state_note, index_note: reasons for a notice (see each).
     """
 
     clock: "ClockBox"
     has_vec: bool = False
     state_mode: str | None = None
-    state_error: str | None = None
+    state_error: str | None = None  # the state plane is damaged: salience is off
+    state_note: str | None = None  # the state plane is read-only for a reason worth saying (a full disk)
+    index_note: str | None = None  # the index itself could only be opened read-only (a full disk)
 
 
 def open_index(
@@ -268,18 +271,73 @@ def open_index(
         raise CorruptIndex(f"{index_path} is not a SQLite database: {exc}") from exc
     except apsw.CorruptError as exc:
         raise CorruptIndex(f"{index_path} is damaged: {exc}") from exc
+    except UNWRITABLE as exc:
+        # A full disk: WAL needs a shared-memory file beside the index that cannot be made.
+        conn = _open_read_only(index_path, exc)
     box = ClockBox(clock)
     conn.clock = box
     _register_functions(conn, box)
     conn.has_vec = _load_sqlite_vec(conn)
     with _migrate_lock:
         try:
-            run_migrations(conn, migrations_dir() / "index", clock=clock)
+            if conn.index_note is None:
+                run_migrations(conn, migrations_dir() / "index", clock=clock)
+            else:
+                _require_migrated(conn, index_path)
         except (apsw.CorruptError, apsw.NotADBError) as exc:
             raise CorruptIndex(f"{index_path} is damaged: {exc}") from exc
     if state_path is not None:
         attach_state(conn, state_path, create=create_state, clock=clock)
     return conn
+
+
+# What a full or unwritable disk raises through apsw: SQLITE_FULL, SQLITE_IOERR_* (the shared-memory
+# file cannot grow), SQLITE_READONLY, SQLITE_CANTOPEN.
+UNWRITABLE = (apsw.FullError, apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError)
+
+
+def _read_only_uris(path: str | os.PathLike[str]) -> list[str]:
+    """`mode=ro` still needs the WAL's shared memory; `immutable=1` reads the file as it is."""
+    from urllib.parse import quote
+
+    uri = "file:" + quote(str(Path(path).resolve()))
+    return [uri + "?mode=ro", uri + "?mode=ro&immutable=1"]
+
+
+def _open_read_only(index_path: str, exc: Exception) -> Connection:
+    """The index as it is, read-only, when it cannot be opened for writing (its disk is full).
+
+    Searches and reads answer from it; a refresh is skipped with `index_note` as the reason.
+    """
+    last: Exception = exc
+    for uri in _read_only_uris(index_path):
+        try:
+            conn = Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+            configure(conn, readonly=True)
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchall()
+        except (apsw.NotADBError, apsw.CorruptError) as damaged:
+            raise CorruptIndex(f"{index_path} is damaged: {damaged}") from damaged
+        except apsw.Error as failed:
+            last = failed
+            continue
+        conn.index_note = f"{index_path} cannot be written ({exc}; is the disk full?); it is read as it is"
+        log.warning(conn.index_note)
+        return conn
+    raise IndexError_(f"{index_path} cannot be opened ({last}; is its disk full?)") from last
+
+
+def _require_migrated(conn: Connection, index_path: str) -> None:
+    """A read-only index is usable only when no migration is pending (nothing can be applied)."""
+    try:
+        seen = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+    except apsw.SQLError:
+        seen = set()
+    pending = sorted(p.name for p in (migrations_dir() / "index").glob("*.sql") if p.name not in seen)
+    if pending:
+        raise IndexError_(
+            f"{index_path} cannot be written ({conn.index_note}) and needs {', '.join(pending)} applied; "
+            "free some space and run the command again"
+        )
 
 
 def attach_state(
@@ -298,14 +356,29 @@ def attach_state(
     try:
         return _attach_state(conn, state_path, create=create, clock=clock)
     except (apsw.NotADBError, apsw.CorruptError) as exc:
-        try:
-            conn.execute("DETACH state")
-        except apsw.Error:
-            pass
+        _detach(conn)
         conn.state_mode = None
         conn.state_error = f"{state_path} is damaged ({exc}); salience is off and the file is left untouched"
         log.warning(conn.state_error)
         return None
+    except UNWRITABLE as exc:
+        # A full disk: the plane's shared-memory or WAL file cannot be made. Read it as a read-only
+        # store is read (salience on, bumps refused with this reason), never an error for reading.
+        _detach(conn)
+        conn.state_mode = None
+        if not Path(state_path).exists() or _attach_read_only(conn, Path(state_path)) is None:
+            conn.state_error = f"{state_path} cannot be opened ({exc}; is the disk full?); salience is off"
+            return None
+        conn.state_mode = "ro"
+        conn.state_note = f"the store's disk is full or not writable ({exc}): salience is read but not written"
+        return "ro"
+
+
+def _detach(conn: Connection) -> None:
+    try:
+        conn.execute("DETACH state")
+    except apsw.Error:
+        pass
 
 
 def _attach_state(
@@ -362,20 +435,14 @@ def _attach_read_only(conn: Connection, path: Path) -> str | None:
     `mode=ro` still needs the WAL's -shm file; when even that cannot be created (a read-only
     directory), `immutable=1` reads the file as it is. Failing both, there is no state plane.
     """
-    from urllib.parse import quote
-
-    uri = "file:" + quote(str(path.resolve()))
-    for suffix in ("?mode=ro", "?mode=ro&immutable=1"):
+    for uri in _read_only_uris(path):
         try:
-            conn.execute("ATTACH ? AS state", (uri + suffix,))
+            conn.execute("ATTACH ? AS state", (uri,))
             conn.execute("SELECT count(*) FROM state.sqlite_schema").fetchone()
             return "ro"
         except apsw.Error as exc:
-            log.info("read-only attach of %s%s failed: %s", path, suffix, exc)
-            try:
-                conn.execute("DETACH state")
-            except apsw.Error:
-                pass
+            log.info("read-only attach of %s failed: %s", uri, exc)
+            _detach(conn)
     return None
 
 

@@ -18,6 +18,7 @@ from memhtml_desktop.domain.types import Link, MemoryDetail
 from memhtml_desktop.html.detail import read_document
 from memhtml_desktop.html.project import decode
 from memhtml_desktop.index import hydrate
+from memhtml_desktop.index.state import lost
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +60,12 @@ def read_memory(conn: apsw.Connection, root: Path, path: str, data: bytes | None
     # batch): the state plane is keyed by path, as in memhtml. A broken file is not a memory.
     if bump is not None and (row is not None or doc.ok):
         try:
-            bump_result = bump()
+            bump_result = bump()  # a lock or a full disk comes back as `lost`
         except Exception as exc:  # noqa: BLE001 - a failed bump must never stop the read
             log.warning("read of %s not counted: %s", path, exc)
+            bump_result = lost([path], "neutral", f"{type(exc).__name__}: {exc}")
+        if bump_result.lost:
+            log.warning("read of %s not counted: %s", path, bump_result.refused)
     access = None
     try:
         from memhtml_desktop.index.state import access_stats

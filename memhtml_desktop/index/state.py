@@ -282,7 +282,7 @@ def reinforce(
             signal=signal,
             cooled_down=tuple(targets),
             signal_cooled=tuple(targets) if value else (),
-            refused=REFUSED_NO_STATE if mode is None else REFUSED_READ_ONLY,
+            refused=REFUSED_NO_STATE if mode is None else (getattr(conn, "state_note", None) or REFUSED_READ_ONLY),
         )
 
     def work() -> tuple[set[str], set[str]]:
@@ -304,6 +304,19 @@ def reinforce(
         cooled_down=tuple(p for p in targets if p not in bumped),
         signal_applied=tuple(p for p in targets if p in applied) if value else (),
         signal_cooled=tuple(p for p in targets if p not in applied) if value else (),
+    )
+
+
+def lost(paths: Sequence[str], signal: str, reason: str) -> ReinforceResult:
+    """The result of a reinforce whose write failed (the plane stayed locked, the disk filled):
+    nothing moved, and the caller's result says so instead of a log line nobody reads."""
+    targets = tuple(targets_of(paths))
+    return ReinforceResult(
+        signal=signal,
+        cooled_down=targets,
+        signal_cooled=targets if signal != "neutral" else (),
+        refused=reason,
+        lost=True,
     )
 
 

@@ -13,6 +13,7 @@ holds them to it): what crosses it are the plain values of `domain/types.py` and
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -29,6 +30,7 @@ from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.results import FilterCounts, Health, ImportReport, ListPage, Problem, WhyNot
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.index import db as dbmod
+from memhtml_desktop.index import writelock
 from memhtml_desktop.index.indexer import Indexer, IndexReport
 from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
 from memhtml_desktop.index.retrieval import Retriever
@@ -39,6 +41,14 @@ log = logging.getLogger(__name__)
 
 class StoreError(Exception):
     """A store that cannot be used: missing directory, unsafe path. Shown to the user as is."""
+
+
+# A read refreshes the index first; when another process holds the index's write lock it waits this
+# long (and SQLite's lock this long per attempt), then answers from the last committed state.
+REFRESH_WAIT_S = 2.0
+REFRESH_BUSY_MS = 1000
+# What a full or unwritable disk raises through apsw (SQLITE_FULL, SQLITE_IOERR_*, a read-only file).
+UNWRITABLE = (apsw.FullError, apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError)
 
 
 def safe_store_path(path: str) -> str:
@@ -99,9 +109,16 @@ class Store:
         except dbmod.CorruptIndex as exc:
             self._move_aside(exc)
             conn = self._open()
-        if conn.state_error and conn.state_error not in self.notices:
-            self.notices.append(conn.state_error)
+        for note in (conn.state_error, conn.state_note, conn.index_note):
+            if note:
+                self.notice(note)
         return conn
+
+    def notice(self, text: str) -> None:
+        """Something the user should be told once (the CLI prints these; the window shows them)."""
+        if text not in self.notices:
+            log.warning(text)
+            self.notices.append(text)
 
     def _move_aside(self, exc: Exception) -> None:
         """Move the damaged index (and its WAL) aside under a name no other copy has, with a notice."""
@@ -175,7 +192,7 @@ class Store:
         return sound
 
     def _recover(self, exc: Exception) -> None:
-        with self._write_lock:
+        with self._write_lock, writelock.hold(self.index_path, "recovering a damaged index"):
             self.close_thread_connection()
             self._move_aside(exc)
             Indexer(self.reader(), self.root, self.embedder, clock=self.clock).scan()
@@ -215,22 +232,76 @@ class Store:
                     "refusing to empty the index (is the store unmounted?)"
                 )
 
-    def index(self, *, rebuild: bool = False, progress=None, cancelled=None) -> IndexReport:
-        """Bring the index in step with the tree (the one writer, serialised by a lock)."""
+    def index(self, *, rebuild: bool = False, progress=None, cancelled=None, wait: float | None = None,
+              on_wait=None) -> IndexReport:
+        """Bring the index in step with the tree, as THE writer (see `_writing`).
+
+        `wait`: seconds to wait for another writer (None: as long as it takes, until `cancelled`);
+        past it, IndexBusy or apsw.BusyError. `on_wait(text)` is told once that we are waiting.
+        """
         self.check_present()
-        return self._recovering(self._scan, rebuild=rebuild, progress=progress, cancelled=cancelled)
+        what = "index --rebuild" if rebuild else "index"
+        return self._recovering(self._writing, what, lambda indexer: indexer.scan(
+            rebuild=rebuild, progress=progress, cancelled=cancelled), wait=wait, cancelled=cancelled, on_wait=on_wait)
 
-    def _scan(self, **kwargs) -> IndexReport:
-        with self._write_lock:
-            return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).scan(**kwargs)
-
-    def update_paths(self, paths, moves=(), *, progress=None, cancelled=None) -> IndexReport:
+    def update_paths(self, paths, moves=(), *, progress=None, cancelled=None, wait: float | None = None,
+                     on_wait=None) -> IndexReport:
         self.check_present()
-        return self._recovering(self._update, list(paths), list(moves), progress=progress, cancelled=cancelled)
+        paths, moves = list(paths), list(moves)
+        return self._recovering(self._writing, "update", lambda indexer: indexer.update_paths(
+            paths, moves, progress=progress, cancelled=cancelled), wait=wait, cancelled=cancelled, on_wait=on_wait)
 
-    def _update(self, paths, moves, **kwargs) -> IndexReport:
-        with self._write_lock:
-            return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).update_paths(paths, moves, **kwargs)
+    def _writing(self, what: str, work, *, wait: float | None, cancelled, on_wait) -> IndexReport:
+        """Run one index pass as the only writer: this process's thread lock, then the lock file
+        every process takes (index/writelock.py), then SQLite's own lock, which a writer that knows
+        nothing of the file may hold: a pass that meets it is retried whole (its committed
+        batches stand) until the lock frees or the wait is over."""
+        deadline = None if wait is None else time.monotonic() + wait
+        told = []
+
+        def waiting(text: str) -> None:
+            if not told and on_wait is not None:
+                on_wait(text)
+            told.append(text)
+
+        with self._write_lock, writelock.hold(self.index_path, what, deadline=deadline, cancelled=cancelled,
+                                              on_wait=lambda h: waiting(f"waiting for {h} to finish writing")) as held:
+            delay = 0.1
+            while held:
+                try:
+                    return work(Indexer(self.reader(), self.root, self.embedder, clock=self.clock))
+                except apsw.BusyError as exc:
+                    if deadline is not None and time.monotonic() + delay >= deadline:
+                        raise
+                    waiting(f"waiting: the index is locked by another process ({exc})")
+                    time.sleep(delay)
+                    delay = min(delay * 2, 2.0)
+                    held = not (cancelled is not None and cancelled())
+        return IndexReport(cancelled=True)
+
+    def refresh(self, paths=None, *, progress=None) -> IndexReport | None:
+        """Bring the index in step before a read, or say why not and let the read answer from the last
+        committed state (WAL readers are never blocked): another process is writing the index, or its
+        disk is full. `paths` re-examines only those; None, the whole tree. None when skipped."""
+        conn = self.reader()
+        reason = conn.index_note
+        if reason is None:
+            conn.set_busy_timeout(REFRESH_BUSY_MS)
+            try:
+                if paths is None:
+                    return self.index(progress=progress, wait=REFRESH_WAIT_S)
+                return self.update_paths(paths, progress=progress, wait=REFRESH_WAIT_S)
+            except writelock.IndexBusy as exc:
+                reason = str(exc)
+            except apsw.BusyError:
+                reason = "another process holds its write lock"
+            except UNWRITABLE as exc:
+                reason = f"it cannot be written ({exc}; is the disk full?)"
+            finally:
+                with contextlib.suppress(apsw.Error):
+                    conn.set_busy_timeout(dbmod.BUSY_TIMEOUT_MS)
+        self.notice(f"the index was not refreshed: {reason}; answering from the last committed state")
+        return None
 
     def warm(self) -> int:
         """Load the vector snapshot now (a background job on opening a store), so the first search
@@ -264,10 +335,18 @@ class Store:
         )
 
     def reinforce(self, paths, signal: str) -> ReinforceResult:
-        from memhtml_desktop.index.state import reinforce
+        """Record reads or judgements. A plane that stayed locked, or a disk that filled mid-write,
+        comes back as a result with `lost` set and `refused` saying why, never as an exception."""
+        from memhtml_desktop.index.state import StateBusy, lost, reinforce
 
+        targets = [safe_store_path(p) for p in paths]
         at = dbmod.iso_z(self.clock())
-        return reinforce(self.reader(), [safe_store_path(p) for p in paths], signal, at)
+        try:
+            return reinforce(self.reader(), targets, signal, at)
+        except StateBusy as exc:
+            return lost(targets, signal, str(exc))
+        except UNWRITABLE as exc:
+            return lost(targets, signal, f"state.db could not be written ({exc}; is the disk full?)")
 
     def read(self, path: str, *, bump: bool = True) -> MemoryDetail:
         """One memory in full; with `bump` this is a read (salience moves once, cooldown respected)."""

@@ -23,6 +23,7 @@ from hardening_support import copy_demo, read_state, run_cli
 from memhtml_desktop.index.store import Store
 
 PATH = "areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html"
+OTHER = "areas/oncall/page-the-secondary-after-15-minutes-without-an-ack.html"
 
 
 def _digest(path) -> str:
@@ -96,11 +97,12 @@ def test_reads_survive_a_full_store_disk(tmp_path, mounted):
     _check_reads(root, index, run_cli, index_full=False)
     # Space comes back: the same store counts reads again, nothing to repair.
     (mounted / "filler").unlink()
-    proc = run_cli(_args(root, index, "read", PATH, "--json"))
+    proc = run_cli(_args(root, index, "read", OTHER, "--json"))
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["access"]["access_count"] == 2
+    detail = json.loads(proc.stdout)
+    assert detail["bump"]["bumped"] == [OTHER] and detail["bump"]["refused"] is None
     _, rows = read_state(root / ".memhtml" / "state.db")
-    assert rows[PATH][0] == 2
+    assert rows[PATH][0] == 1 and rows[OTHER][0] == 1
 
 
 def test_reads_survive_when_the_index_disk_is_full_too(tmp_path, mounted):
