@@ -36,6 +36,20 @@ def clean_text(value: Any) -> str:
     return _SURROGATES.sub("\ufffd", text)
 
 
+# A query is what a person types or an agent asks; past this it is a paste gone wrong (a 50 MB line
+# took 37 s and 4 GB to tokenise and embed). It is cut, and the result says so.
+MAX_QUERY_CHARS = 10_000
+
+
+def bounded_query(value: Any) -> tuple[str, str | None]:
+    """The query as searched (cut to MAX_QUERY_CHARS, then `clean_text`) and, when cut, the notice."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= MAX_QUERY_CHARS:
+        return clean_text(text), None
+    note = f"query: cut to its first {MAX_QUERY_CHARS:,} characters ({len(text):,} given)"
+    return clean_text(text[:MAX_QUERY_CHARS]), note
+
+
 def _optional(value: Any) -> str | None:
     if value is None:
         return None

@@ -18,7 +18,7 @@ from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.rrf import active_arms
 from memhtml_desktop.domain.results import WhyNot
 from memhtml_desktop.domain.signals import STEP_NAMES
-from memhtml_desktop.domain.types import Scope, clean_text
+from memhtml_desktop.domain.types import Scope, bounded_query
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval import DEFAULT_SEARCH_LIMIT, Retriever
 from memhtml_desktop.index.retrieval_sql import bind_params, build_arm_sql, build_rrf_sql
@@ -89,7 +89,7 @@ def why_not(
     search does, and a page longer than ten is the page asked about. `ranking` (default: the
     retriever's profile) decides the arms, windows and steps, as it does for the search.
     """
-    query = clean_text(query)
+    query = bounded_query(query)[0]  # a 50 MB paste is cut at the door, as search cuts it
     profile = ranking or retriever.profile
     conn = retriever.conn
     report = WhyNot(path=path, query=query, status="indexed", ranking=profile.name)

@@ -25,7 +25,7 @@ from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.reorder import PoolItem, reorder
 from memhtml_desktop.domain.rrf import active_arms
 from memhtml_desktop.domain.signals import IndexStatus, MatchCount, Move, RelevanceSummary
-from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult, clean_text
+from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult, bounded_query
 from memhtml_desktop.index import hydrate, relevance
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, build_rrf_sql
@@ -107,12 +107,13 @@ class Retriever:
         ranking: RankingProfile | None = None,
     ) -> SearchResult:
         started = time.perf_counter()
-        query = clean_text(query)
+        query, cut = bounded_query(query)
         scope = scope or Scope()
         limit = max(0, min(int(limit), MAX_LIMIT))
         profile = ranking or self.profile
         with self.conn:  # one read transaction: every statement sees the same snapshot
             pool = self._candidates(query, scope, limit, profile)
+            pool.degraded_reasons = (cut, *pool.degraded_reasons) if cut else pool.degraded_reasons
             hits, summary = self._hits(pool)
             matches = MatchCount(pool.fts_form)
             if pool.scope_sql is not None and limit > 0:
@@ -156,13 +157,14 @@ class Retriever:
         too"), under `memhtml` it is folded in fused order.
         """
         started = time.perf_counter()
-        query = clean_text(query)
+        query, cut = bounded_query(query)
         scope = scope or Scope()
         profile = ranking or self.profile
         budget = profile.recall_budget if budget is None else max(0, int(budget))
         limit = max(0, min(int(limit), MAX_LIMIT))
         with self.conn:
             pool = self._candidates(query, scope, limit, profile, whole_pool=True)
+            pool.degraded_reasons = (cut, *pool.degraded_reasons) if cut else pool.degraded_reasons
             paths = [c.path for c in pool.ordered]
             names = hydrate.entity_names(self.conn, paths)
         arcs, memories = [], []

@@ -142,12 +142,19 @@ def read_bytes(root: Path, path: str) -> bytes:
     if target is None:
         raise ValueError("the path leads out of the store; not read")
     # O_NOFOLLOW closes the window between the check and the open: a link swapped in meanwhile
-    # makes the open fail instead of being followed.
-    fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    # makes the open fail instead of being followed. O_NONBLOCK and the fstat close the other one:
+    # a FIFO swapped in after the scan's stat would block the open (and the whole index pass)
+    # until some writer appeared, and a device would be read as if it were a file. What was opened
+    # is checked, not what was listed.
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(target, flags)
     with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if not _stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file (it was replaced after the store was listed); not read")
         data = handle.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
-        size = os.path.getsize(target)
+        size = max(st.st_size, len(data))
         raise ValueError(
             f"file is {size / 1_048_576:.1f} MB; memory files over {MAX_FILE_BYTES // 1_048_576} MB are not indexed"
         )

@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 SIDECAR_RELPATH = Path(".memhtml") / "state" / "access.jsonl"
 SIDECAR_PRECISION = 4
 MAX_REPORTED_ERRORS = 100
+MAX_PATH_BYTES = 4096
 
 KEYS = (
     "path",
@@ -323,9 +324,13 @@ def parse_line(line: bytes) -> SidecarEntry | None:
     if not isinstance(path, str) or path == "":
         raise _Invalid("path is missing or not a non-empty string")
     try:
-        path.encode("utf-8")
+        encoded = path.encode("utf-8")
     except UnicodeEncodeError:
         raise _Invalid("path holds a lone surrogate") from None
+    if len(encoded) > MAX_PATH_BYTES:
+        # No file system holds such a path (Linux: 4,096 bytes), so it names no memory; importing it
+        # would put a row of any size into the plane every reader of salience scans.
+        raise _Invalid(f"path is longer than {MAX_PATH_BYTES:,} bytes ({len(encoded):,}); no memory has such a path")
     updated = obj.get("updatedAt")
     if updated is not None and not isinstance(updated, str):
         raise _Invalid("updatedAt is not a string")

@@ -18,6 +18,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from memhtml_desktop.domain.printable import field
 from memhtml_desktop.watch.status import BatchSummary, WatchStatus
 from memhtml_desktop.watch.watcher import Watcher
 
@@ -40,15 +41,15 @@ def run_headless(store: Any, *, as_json: bool = False, out: TextIO | None = None
             print(summary.line(), file=out, flush=True)
         if summary.report is not None:
             for path, reason in summary.report.failures[:50]:
-                print(f"  failed {path}: {reason}", file=err, flush=True)
+                print(f"  failed {field(path)}: {field(reason[:400])}", file=err, flush=True)
 
     def on_status(status: WatchStatus) -> None:
         key = (status.mode, status.reason)
         if last_mode and last_mode[-1] == key:
             return
         last_mode.append(key)
-        text = f"watching {status.store_root}: {status.mode}"
-        print(f"{text} ({status.reason})" if status.reason else text, file=err, flush=True)
+        text = f"watching {field(status.store_root)}: {status.mode}"
+        print(f"{text} ({field(status.reason)})" if status.reason else text, file=err, flush=True)
 
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():

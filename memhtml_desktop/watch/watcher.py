@@ -128,6 +128,7 @@ class Watcher:
         self._first_at = 0.0
         self._last_at = 0.0
         self._new_dir_at = 0.0
+        self._watches_due = False  # a burst made folders: check after it that each got a watch
         self._root_flagged = False
         self._in_flight = 0
         self._status = WatchStatus(store_root=self.root, since=now_iso())
@@ -307,6 +308,8 @@ class Watcher:
             return []
 
     def _process(self, raw: list[RawChange]) -> None:
+        if any(change.kind == DIR_NEW for change in raw):
+            self._watches_due = True  # (a folder moved within the tree keeps its watch)
         try:
             changes = ChangeSet(self.store.root, self.store.paths_under)
             changes.extend(raw)
@@ -375,17 +378,14 @@ class Watcher:
             self._reconcile(self._needs_reconcile)
             self._health_due = now
         audit = now >= self._next_audit
+        health_due = self._health_due is not None and now >= self._health_due
         if audit:
             self._next_audit = now + self.audit_every_s
-            if self._watch_mode == LIVE and self._observer is not None:
-                missing = observers.unwatched_dirs(self._observer, self.root)
-                if missing and observers.settled_unwatched_dirs(self._observer, self.root):
-                    self._switch_to_polling(
-                        f"{len(missing)} folder(s) could not be watched, first {missing[0]} (the inotify watch "
-                        f"limit; raise fs.inotify.max_user_watches for live updates); checking for changes every "
-                        f"{self.poll_interval_s:g} s")
-                    return
-        if audit or (self._health_due is not None and now >= self._health_due):
+        # After a burst that made folders, not only at the next audit: another process may have
+        # taken the last inotify watches meanwhile, and a folder without a watch is silent.
+        if (audit or (health_due and self._watches_due)) and self._lost_watches():
+            return
+        if audit or health_due:
             self._health_due = None
             health = self._measure_health()
             if health is not None and not health.in_step:
@@ -398,6 +398,20 @@ class Watcher:
                     self._measure_health()
             elif health is not None:
                 self._last_drift = None
+
+    def _lost_watches(self) -> bool:
+        """Switch to polling, saying why, when some folder has no watch; True when it did."""
+        self._watches_due = False
+        if self._watch_mode != LIVE or self._observer is None:
+            return False
+        missing = observers.unwatched_dirs(self._observer, self.root)
+        if not missing or not observers.settled_unwatched_dirs(self._observer, self.root):
+            return False
+        self._switch_to_polling(
+            f"{len(missing)} folder(s) could not be watched, first {missing[0]} (the inotify watch "
+            f"limit; raise fs.inotify.max_user_watches for live updates); checking for changes every "
+            f"{self.poll_interval_s:g} s")
+        return True
 
     def _measure_health(self) -> Health | None:
         with self._cond:
