@@ -129,10 +129,10 @@ CLI_CASES = (
     ["search", "--json", "x" * 10_000],
     ["search", "--json", "\x1b[31m😀\x07"],
     ["search", "--json", "--entity", "a'b:%_", "--tag", "%", "--facet", "a=b=c", "--workspace", "..", "--", "-x"],
-    ["search", "--json", "--as-of", "' OR 1=1 --", "--type", "bogus", "--type", "task", "deploy"],
+    ["search", "--json", "--as-of", "2026-01-01T00:00:00+14:00", "--type", "bogus", "--type", "task", "deploy"],
     ["recall", "--json", "--", "-rollback NOT \"vip"],
     ["recall", "--json", "--facet", "=", "--entity", "::", "*^()"],
-    ["list", "--json", "--entity", "service:%", "--tag", "'", "--cursor", "..", "--as-of", "not a date"],
+    ["list", "--json", "--entity", "service:%", "--tag", "'", "--cursor", "..", "--as-of", "2026-02-28"],
     ["list", "--json", "--facet", "tier==1", "--workspace", "%"],
 )
 
@@ -156,6 +156,10 @@ def test_cli_refusals_are_one_line_messages(indexed):
         assert proc.returncode == code and b"NAME=VALUE" in proc.stderr and b"Traceback" not in proc.stderr
     proc = run_cli(["list", "--store", str(root), "--index", str(index), "--no-refresh", "--json", "--para", "junk"])
     assert proc.returncode == 2 and b"invalid choice" in proc.stderr
+    # A junk as-of is a usage error naming the flag (it used to list everything, archived included).
+    for junk in ("' OR 1=1 --", "not a date"):
+        proc = run_cli(["search", "--store", str(root), "--index", str(index), "--json", "--as-of", junk, "deploy"])
+        assert proc.returncode == 2 and b"argument --as-of" in proc.stderr and b"Traceback" not in proc.stderr
 
 
 # -- known failures, one per bug ---------------------------------------------------------------
