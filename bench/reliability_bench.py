@@ -1,6 +1,6 @@
-"""Issue 9's long runs: every hardening item at full size, with its figures. Exits 1 if any item fails.
+"""Issue 9's and 17's long runs: every hardening item at full size, with its figures. Exits 1 if any fails.
 
-    python bench/reliability_bench.py [--only parser,queries,crash,corrupt,concurrent,content,resources]
+    python bench/reliability_bench.py [--only parser,queries,crash,corrupt,concurrent,content,resources,busy,disk]
                                       [--quick] [--out FILE.json] [--big-count 100000]
 
 The checks are the ones tests/hardening/ runs (imported from the modules beside its tests),
@@ -9,6 +9,9 @@ cases through search, recall and list plus 100 through the CLI; 20 kill -9 trial
 index corruptions; 20 s of a second process bumping state.access (twice: every 2 ms and in a
 tight loop); the hostile-content and path-safety tests; a 50 MB memory, an 8 MB one just under the
 cap, and a 100,000-file store (generate, index, search; peak RSS; the window's event-loop gaps).
+Issue 17: `busy` (every read command while another process holds the index's write lock, `index`
+and `--rebuild` waiting for it, rebuilds beside running watchers, a lost bump) and `disk` (every read
+command on a really full tmpfs, store alone and index too, and under a file-size limit).
 A known bug would be pinned as a strict xfail in tests/hardening (there are none now); here it is
 counted, not hidden, so an item that has one reports FAIL until it is fixed. Figures go to
 docs/reliability.md.
@@ -38,7 +41,7 @@ import index_invariants  # noqa: E402
 import memory_mutations  # noqa: E402
 import writer_race  # noqa: E402
 
-SECTIONS = ("parser", "queries", "crash", "corrupt", "concurrent", "content", "resources")
+SECTIONS = ("parser", "queries", "crash", "corrupt", "concurrent", "content", "resources", "busy", "disk")
 
 
 def log(message: str) -> None:
@@ -402,6 +405,77 @@ def resources(args, work: Path) -> dict:
     return out
 
 
+# -- issue 17: busy locks and full disks ----------------------------------------------------------
+
+
+def busy(args, work: Path) -> dict:
+    import busy_scenarios as bs
+    from test_busy_lock import PATH
+
+    from memhtml_desktop.devtools.gen_store import generate_store
+    from memhtml_desktop.index.store import Store
+
+    count = 2_000 if args.quick else 20_000
+    root = work / "busy" / "store"
+    generate_store(root, count, 17)
+    shutil.copytree(hs.DEMO_STORE / "areas" / "oncall", root / "areas" / "oncall", dirs_exist_ok=True)
+    index = work / "busy" / "index.db"
+    started = time.perf_counter()
+    Store(root, index_path=index).index()
+    out: dict = {"files": count + 5, "index_s": round(time.perf_counter() - started, 1), "reads": {}}
+    for name, argv in bs.read_commands(PATH).items():
+        edited = root / PATH
+        edited.write_bytes(edited.read_bytes().replace(b"</article>", b"<p>edited</p></article>", 1))
+        out["reads"][name] = bs.read_under_index_lock(root, index, name, argv, PATH)
+        log(f"  {name} under a held index lock: {out['reads'][name]}")
+    out["index waits"] = bs.index_waits(root, index, hold_s=8, rebuild=False)
+    out["rebuild waits"] = bs.index_waits(root, index, hold_s=8, rebuild=True)
+    log(f"  index: {out['index waits']}\n  index --rebuild: {out['rebuild waits']}")
+    out["lost bump"] = bs.lost_bump(root, index, PATH)
+    log(f"  lost bump: {out['lost bump']}")
+    coord = work / "busy-coord"
+    generate_store(coord / "store", 1_200 if args.quick else 5_000, 41)
+    out["rebuilds beside watchers"] = bs.rebuilds_beside_watchers(coord / "store", coord / "index.db", coord)
+    log(f"  rebuilds beside watchers: {out['rebuilds beside watchers']}")
+    out["ok"] = (all(r["ok"] for r in out["reads"].values()) and out["index waits"]["ok"]
+                 and out["rebuild waits"]["ok"] and out["lost bump"]["ok"] and out["rebuilds beside watchers"]["ok"])
+    return out
+
+
+def disk(args, work: Path) -> dict:
+    import full_disk as fd
+
+    from memhtml_desktop.index.store import Store
+
+    def prepared(root: Path, index: Path) -> None:
+        store = Store(root, index_path=index)
+        store.index()
+        store.read(fd.PATH)
+        store.close_thread_connection()
+
+    out: dict = {}
+    for label, index_on_disk in (("store disk full", False), ("store and index disk full", True)):
+        mnt = work / f"disk-{index_on_disk}"
+        try:
+            with fd.full_tmpfs(mnt, size="32m"):
+                root = hs.copy_demo(mnt / "store")
+                index = (mnt / "cache" / "index.db") if index_on_disk else (work / f"index-{index_on_disk}.db")
+                prepared(root, index)
+                filled = fd.fill(mnt)
+                out[label] = {"tmpfs_filled_bytes": filled, "free_bytes": fd.free_bytes(mnt),
+                              **fd.reads_on_a_full_disk(root, index, hs.run_cli, index_full=index_on_disk)}
+        except fd.MountUnavailable as exc:
+            out[label] = {"skipped": str(exc), "ok": True}
+        log(f"  {label}: {out[label]}")
+    root = hs.copy_demo(work / "fsize" / "store")
+    index = work / "fsize" / "index.db"
+    prepared(root, index)
+    out["file-size limit (1 KB)"] = fd.reads_on_a_full_disk(root, index, fd.run_cli_fsize, index_full=True)
+    log(f"  file-size limit: {out['file-size limit (1 KB)']}")
+    out["ok"] = all(v["ok"] for v in out.values() if isinstance(v, dict))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser_ = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser_.add_argument("--only", default=",".join(SECTIONS), help="comma-separated: " + ", ".join(SECTIONS))
@@ -419,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "cpus": os.cpu_count(),
                     "load_average_at_start": load_average(), "quick": args.quick, "sections": {}}
     functions = {"parser": parser, "queries": queries, "crash": crash, "corrupt": corrupt,
-                 "concurrent": concurrent, "content": content, "resources": resources}
+                 "concurrent": concurrent, "content": content, "resources": resources, "busy": busy, "disk": disk}
     try:
         for name in chosen:
             log(f"== {name} (load {load_average()})")

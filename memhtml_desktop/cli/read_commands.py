@@ -130,9 +130,9 @@ def cmd_reinforce(args: argparse.Namespace) -> int:
         print_json(result.to_json())
     else:
         output.print_reinforce(result, args.signal)
+    print_notices(store)
     if result.refused:
         print(f"not recorded: {output.field(result.refused)}", file=sys.stderr)
-    print_notices(store)
     return EXIT_FAIL if result.refused else EXIT_OK
 
 

@@ -321,7 +321,7 @@ def _open_read_only(index_path: str, exc: Exception) -> Connection:
             last = failed
             continue
         conn.index_note = f"{index_path} cannot be written ({exc}; is the disk full?); it is read as it is"
-        log.warning(conn.index_note)
+        log.info(conn.index_note)
         return conn
     raise IndexError_(f"{index_path} cannot be opened ({last}; is its disk full?)") from last
 

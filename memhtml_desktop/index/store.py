@@ -117,7 +117,7 @@ class Store:
     def notice(self, text: str) -> None:
         """Something the user should be told once (the CLI prints these; the window shows them)."""
         if text not in self.notices:
-            log.warning(text)
+            log.info(text)
             self.notices.append(text)
 
     def _move_aside(self, exc: Exception) -> None:

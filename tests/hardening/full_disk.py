@@ -78,3 +78,75 @@ def run_cli_fsize(args: list[str], *, limit_bytes: int = 1024, timeout: float = 
     """The CLI in a child that can write no file past `limit_bytes` (pipes are not files)."""
     return subprocess.run([PYTHON, "-m", "memhtml_desktop", *args], capture_output=True, timeout=timeout,
                           env=child_env(), preexec_fn=_limit(limit_bytes))
+
+
+# -- the scenario: every read command on a full disk (the test asserts it, the bench prints it) -----
+
+PATH = "areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html"
+COMMANDS = {
+    "search --no-refresh": ["search", "drain the vip", "--no-refresh"],
+    "search": ["search", "drain the vip"],
+    "search --json": ["search", "drain the vip", "--json"],
+    "read --no-bump": ["read", PATH, "--no-bump"],
+    "read": ["read", PATH],
+    "read --json": ["read", PATH, "--json"],
+    "list": ["list"],
+    "recall": ["recall", "drain the vip"],
+    "doctor": ["doctor"],
+}
+
+
+def _digest(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def reads_on_a_full_disk(root: Path, index: Path, run, *, index_full: bool) -> dict:
+    """Each read command (and `reinforce`) through `run` (a CLI runner) on a store whose disk is full.
+
+    `ok`: every read exits 0 without "unexpected error"; search finds the memory with salience still
+    read; `read --json` shows the stored count and a refused bump naming the full disk; `read` says the
+    read was not counted; when the index's disk is full too, a refresh is skipped with a notice;
+    `reinforce` exits 1 with "not recorded"; and state.db is byte for byte what it was.
+    """
+    import json
+    import time
+
+    state_db = root / ".memhtml" / "state.db"
+    before = _digest(state_db)
+    figures: dict = {"index_full": index_full, "commands": {}}
+    outputs = {}
+    ok = True
+    for name, argv in COMMANDS.items():
+        started = time.monotonic()
+        proc = run([*argv, "--store", str(root), "--index", str(index)])
+        out, err = proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
+        outputs[name] = (proc.returncode, out, err)
+        clean = proc.returncode == 0 and "unexpected error" not in err and "Traceback" not in err
+        figures["commands"][name] = {"exit": proc.returncode, "seconds": round(time.monotonic() - started, 2),
+                                     "notes": [line for line in err.splitlines() if line.startswith("note:")][:3]}
+        ok = ok and clean
+    try:
+        hits = json.loads(outputs["search --json"][1])
+        detail = json.loads(outputs["read --json"][1])
+    except ValueError:
+        return {**figures, "ok": False}
+    figures["search_hits"] = len(hits["hits"])
+    figures["salience_read"] = "salience" in hits["arms"]
+    figures["bump"] = detail["bump"]
+    figures["says_not_counted"] = "this read was not counted" in outputs["read"][1]
+    ok = ok and "prod-rollbacks-drain-the-vip" in outputs["search --no-refresh"][1] and figures["search_hits"] > 0
+    ok = ok and figures["salience_read"] and detail["access"]["access_count"] == 1
+    ok = ok and detail["bump"]["bumped"] == [] and "full" in (detail["bump"]["refused"] or "")
+    ok = ok and figures["says_not_counted"] and "full" in outputs["read"][1]
+    if index_full:
+        figures["refresh_skipped"] = "note: the index was not refreshed" in outputs["search"][2]
+        ok = ok and figures["refresh_skipped"]
+    proc = run(["reinforce", PATH, "--signal", "positive", "--store", str(root), "--index", str(index)])
+    err = proc.stderr.decode(errors="replace")
+    figures["reinforce"] = {"exit": proc.returncode, "stderr": err.strip().splitlines()[-1:]}
+    ok = ok and proc.returncode == 1 and "not recorded" in err and "full" in err
+    figures["state_db_unchanged"] = _digest(state_db) == before
+    figures["ok"] = ok and figures["state_db_unchanged"]
+    return figures

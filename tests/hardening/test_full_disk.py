@@ -12,22 +12,16 @@ past 1 KB fails, the same SQLite error path), so CI always exercises the fix.
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import apsw
 import pytest
-from full_disk import MountUnavailable, fill, free_bytes, full_tmpfs, run_cli_fsize
+from full_disk import PATH, MountUnavailable, fill, free_bytes, full_tmpfs, reads_on_a_full_disk, run_cli_fsize
 from hardening_support import copy_demo, read_state, run_cli
 
 from memhtml_desktop.index.store import Store
 
-PATH = "areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html"
 OTHER = "areas/oncall/page-the-secondary-after-15-minutes-without-an-ack.html"
-
-
-def _digest(path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _args(root, index, *extra):
@@ -51,41 +45,17 @@ def mounted(tmp_path):
         pytest.skip(f"no real full disk here: {exc}")
 
 
-def _check_reads(root, index, run, *, index_full: bool):
-    state_db = root / ".memhtml" / "state.db"
-    before = _digest(state_db)
-    outcomes = {}
-    for name, argv in {
-        "search-no-refresh": ["search", "drain the vip", "--no-refresh"],
-        "search": ["search", "drain the vip"],
-        "search-json": ["search", "drain the vip", "--json"],
-        "read-no-bump": ["read", PATH, "--no-bump"],
-        "read": ["read", PATH],
-        "read-json": ["read", PATH, "--json"],
-        "list": ["list"],
-        "recall": ["recall", "drain the vip"],
-        "doctor": ["doctor"],
-    }.items():
-        proc = run(_args(root, index, *argv))
-        out, err = proc.stdout.decode(), proc.stderr.decode()
-        outcomes[name] = (proc.returncode, out, err)
-        assert proc.returncode == 0, (name, err)
-        assert "unexpected error" not in err and "Traceback" not in err, (name, err)
-    assert "prod-rollbacks-drain-the-vip" in outcomes["search-no-refresh"][1]
-    assert json.loads(outcomes["search-json"][1])["hits"]
-    assert "salience" in json.loads(outcomes["search-json"][1])["arms"]  # salience is still read
-    detail = json.loads(outcomes["read-json"][1])
-    assert detail["path"] == PATH and detail["access"]["access_count"] == 1
-    assert detail["bump"]["bumped"] == [] and "full" in detail["bump"]["refused"]
-    assert "this read was not counted" in outcomes["read"][1]
-    assert "full" in outcomes["read"][1]
-    if index_full:
-        assert "note: the index was not refreshed" in outcomes["search"][2]
-    proc = run(_args(root, index, "reinforce", PATH, "--signal", "positive"))
-    assert proc.returncode == 1
-    assert "not recorded" in proc.stderr.decode() and "full" in proc.stderr.decode()
-    assert _digest(state_db) == before, "state.db changed on a full disk"
-    return outcomes
+def _check_reads(root, index, run, *, index_full: bool) -> dict:
+    figures = reads_on_a_full_disk(root, index, run, index_full=index_full)
+    print(figures)
+    for name, command in figures["commands"].items():
+        assert command["exit"] == 0, (name, command)
+    assert figures["bump"]["bumped"] == [] and "full" in figures["bump"]["refused"]
+    assert figures["says_not_counted"] and figures["salience_read"]
+    assert figures["reinforce"]["exit"] == 1
+    assert figures["state_db_unchanged"], "state.db changed on a full disk"
+    assert figures["ok"], figures
+    return figures
 
 
 def test_reads_survive_a_full_store_disk(tmp_path, mounted):

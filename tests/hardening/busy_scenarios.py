@@ -1,0 +1,193 @@
+"""Issue 17's busy-lock and full-disk scenarios as functions that return figures.
+
+`test_busy_lock.py` and `test_full_disk.py` assert on them; `bench/reliability_bench.py --only
+busy,disk` runs them at full size and prints the figures for docs/reliability.md. Every figure
+comes from a real CLI process against a real store and index; `ok` is the same condition the test
+asserts.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from hardening_support import PYTHON, child_env, read_state, run_cli
+from index_invariants import failed_paths, index_problems, path_hashes
+from lock_holder import hold, release
+
+from memhtml_desktop.index.store import Store
+
+REFRESH_NOTE = "note: the index was not refreshed"
+
+
+def args_for(root: Path, index: Path, *extra: str) -> list[str]:
+    return [*extra, "--store", str(root), "--index", str(index)]
+
+
+def read_commands(path: str) -> dict[str, list[str]]:
+    """The read-only commands, each in human and JSON form where it has one."""
+    return {
+        "read": ["read", path], "read --json": ["read", path, "--json"],
+        "list": ["list"], "list --json": ["list", "--json"],
+        "search": ["search", "drain the vip"], "search --json": ["search", "drain the vip", "--json"],
+        "recall": ["recall", "drain the vip"],
+        "doctor": ["doctor"], "doctor --json": ["doctor", "--json"],
+    }
+
+
+def timed(run: Callable, argv: list[str]) -> tuple[subprocess.CompletedProcess, float]:
+    started = time.monotonic()
+    proc = run(argv)
+    return proc, round(time.monotonic() - started, 2)
+
+
+def read_under_index_lock(root: Path, index: Path, name: str, argv: list[str], path: str) -> dict:
+    """One read command while another process holds BEGIN IMMEDIATE on the index."""
+    holder = hold(index, 120)
+    try:
+        proc, seconds = timed(lambda a: run_cli(a, timeout=120), args_for(root, index, *argv))
+    finally:
+        release(holder)
+    out, err = proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
+    figures = {"command": name, "exit": proc.returncode, "seconds": seconds, "noted": REFRESH_NOTE in err,
+               "locked_error": "database is locked" in err or "BusyError" in err}
+    ok = proc.returncode == 0 and figures["noted"] and not figures["locked_error"] and "Traceback" not in err
+    if "--json" in argv:
+        try:
+            json.loads(out)
+        except ValueError:
+            ok = False
+    if argv[0] == "read":
+        _, rows = read_state(root / ".memhtml" / "state.db")
+        figures["read_counted"] = path in rows and rows[path][0] >= 1
+        ok = ok and figures["read_counted"]
+    figures["ok"] = ok
+    figures["stderr_tail"] = err.strip().splitlines()[-2:]
+    return figures
+
+
+def index_waits(root: Path, index: Path, *, hold_s: float, rebuild: bool) -> dict:
+    """`index` (or `index --rebuild`) while another process holds the index longer than the busy timeout."""
+    holder = hold(index, hold_s)
+    try:
+        argv = ["index", "--json"] + (["--rebuild"] if rebuild else [])
+        proc, seconds = timed(lambda a: run_cli(a, timeout=600), args_for(root, index, *argv))
+    finally:
+        release(holder)
+    err = proc.stderr.decode(errors="replace")
+    figures = {"command": " ".join(argv[:1] + argv[2:]), "held_s": hold_s, "exit": proc.returncode,
+               "seconds": seconds, "said_waiting": "waiting" in err}
+    try:
+        figures["report"] = {k: v for k, v in json.loads(proc.stdout).items() if isinstance(v, (int, float))}
+    except ValueError:
+        figures["report"] = None
+    # Whether it had to say "waiting" depends on when its first write came (a rebuild parses first).
+    figures["ok"] = proc.returncode == 0 and figures["report"] is not None
+    return figures
+
+
+def lost_bump(root: Path, index: Path, path: str, *, hold_s: float = 90) -> dict:
+    """`read` (JSON and human) and `reinforce` while state.db stays locked through every retry."""
+    state_db = root / ".memhtml" / "state.db"
+    _, before = read_state(state_db)
+    holder = hold(state_db, hold_s)
+    started = time.monotonic()
+    try:
+        procs = {
+            name: subprocess.Popen([PYTHON, "-m", "memhtml_desktop", *args_for(root, index, *argv)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
+            for name, argv in {
+                "json": ["read", path, "--json", "--no-refresh"],
+                "human": ["read", path, "--no-refresh"],
+                "reinforce": ["reinforce", path, "--signal", "positive"],
+            }.items()
+        }
+        done = {}
+        for name, proc in procs.items():
+            out, err = proc.communicate(timeout=180)
+            done[name] = (proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"),
+                          round(time.monotonic() - started, 1))
+    finally:
+        release(holder)
+    code, out, err, seconds = done["json"]
+    bump = json.loads(out)["bump"] if code == 0 else None
+    human = done["human"]
+    reinforce = done["reinforce"]
+    _, after = read_state(state_db)
+    figures = {
+        "read --json": {"exit": code, "seconds": seconds, "bump": bump},
+        "read": {"exit": human[0], "seconds": human[3], "says_not_counted": "this read was not counted" in human[1]},
+        "reinforce": {"exit": reinforce[0], "seconds": reinforce[3], "stderr": reinforce[2].strip().splitlines()[-1:]},
+        "row_changed": before.get(path) != after.get(path),
+    }
+    figures["ok"] = (code == 0 and bump is not None and bump["lost"] is True and "locked" in (bump["refused"] or "")
+                     and human[0] == 0 and figures["read"]["says_not_counted"]
+                     and reinforce[0] == 1 and "not recorded" in reinforce[2] and "unexpected" not in reinforce[2]
+                     and not figures["row_changed"])
+    return figures
+
+
+def rebuilds_beside_watchers(root: Path, index: Path, work: Path, *, churn_paths: int = 300,
+                             rebuilds: int = 2, watchers: int = 2) -> dict:
+    """`watchers` headless watchers and `rebuilds` concurrent `index --rebuild` runs on one index while
+    files keep changing; then, once quiet, the index must equal a fresh rebuild of the tree."""
+    assert run_cli(args_for(root, index, "index"), timeout=1800).returncode == 0
+    watching = [subprocess.Popen([PYTHON, "-m", "memhtml_desktop", *args_for(root, index, "watch")],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
+                for _ in range(watchers)]
+    stop = threading.Event()
+    paths = sorted(p for p in root.rglob("*.html") if "archive" not in p.parts)[:churn_paths]
+    edits = [0]
+
+    def churn() -> None:
+        while not stop.is_set():
+            target = paths[edits[0] % len(paths)]
+            data = target.read_bytes()
+            target.write_bytes(data.replace(b"</article>", f"<p>churn {edits[0]}</p></article>".encode(), 1))
+            edits[0] += 1
+            time.sleep(0.01)
+
+    churner = threading.Thread(target=churn)
+    outcomes = []
+    try:
+        time.sleep(2)
+        churner.start()
+        started = time.monotonic()
+        runs = [subprocess.Popen([PYTHON, "-m", "memhtml_desktop", *args_for(root, index, "index", "--rebuild")],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
+                for _ in range(rebuilds)]
+        for proc in runs:
+            _, err = proc.communicate(timeout=3600)
+            outcomes.append({"exit": proc.returncode, "seconds": round(time.monotonic() - started, 1),
+                             "waited": "waiting" in err.decode(errors="replace"),
+                             "stderr_tail": err.decode(errors="replace").strip().splitlines()[-2:]})
+    finally:
+        stop.set()
+        if churner.is_alive():
+            churner.join()
+        for watcher in watching:
+            watcher.send_signal(signal.SIGINT)
+        watcher_exits = []
+        for watcher in watching:
+            try:
+                watcher_exits.append(watcher.wait(timeout=120))
+            except subprocess.TimeoutExpired:
+                watcher.kill()
+                watcher_exits.append("killed")
+    final = run_cli(args_for(root, index, "index"), timeout=1800).returncode
+    fresh = Store(root, index_path=work / "fresh.db")
+    fresh.index()
+    mine = Store(root, index_path=index)
+    problems = index_problems(mine.reader())
+    same = path_hashes(mine.reader()) == path_hashes(fresh.reader()) and \
+        failed_paths(mine.reader()) == failed_paths(fresh.reader())
+    figures = {"rebuilds": outcomes, "watcher_exits": watcher_exits, "edits": edits[0], "final_index_exit": final,
+               "index_problems": problems, "equals_fresh_rebuild": same}
+    figures["ok"] = (all(o["exit"] == 0 for o in outcomes) and watcher_exits == [0] * watchers and final == 0
+                     and not problems and same)
+    return figures
