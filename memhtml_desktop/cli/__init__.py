@@ -19,7 +19,7 @@ from memhtml_desktop import __version__
 from memhtml_desktop.cli import (
     curation_commands, eval_command, read_commands, store_commands, window_commands, write_commands,
 )
-from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CliError, common_parser
+from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CliError, common_parser, environment_failure
 
 __all__ = ["COMMANDS", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "CliError", "build_parser", "main"]
 
@@ -127,7 +127,7 @@ def _run(command, args: argparse.Namespace) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - the last line of defence: a message, not a traceback
-        known = _environment_failure(exc)
+        known = environment_failure(exc)
         if known:
             print(f"memhtml-desktop: {field(known)}", file=sys.stderr)
             return EXIT_FAIL
@@ -139,15 +139,3 @@ def _run(command, args: argparse.Namespace) -> int:
         print(f"memhtml-desktop: unexpected error: {type(exc).__name__}: {field(exc)}{advice}", file=sys.stderr)
         return EXIT_FAIL
 
-
-def _environment_failure(exc: Exception) -> str | None:
-    """A clear sentence for failures of the machine rather than of the program (a full disk, an
-    index that cannot be opened, a state plane that refused), or None for a real surprise."""
-    from memhtml_desktop.index.db import UNWRITABLE, IndexError_
-    from memhtml_desktop.index.state import StateError
-
-    if isinstance(exc, (IndexError_, StateError)):
-        return str(exc)
-    if isinstance(exc, UNWRITABLE):
-        return f"cannot write: {exc} (is the disk full, or the store read-only?)"
-    return None

@@ -172,3 +172,15 @@ def print_notices(store) -> None:
 
     for notice in store.notices:
         print(f"note: {field(notice)}", file=sys.stderr)
+
+
+def environment_failure(exc: Exception) -> str | None:
+    """A clear sentence for failures of the machine rather than of the program (a full disk, an
+    index that cannot be opened, a state plane that refused), or None for a real surprise."""
+    from memhtml_desktop.index.store import UNWRITABLE, IndexUnavailable, StateError
+
+    if isinstance(exc, (IndexUnavailable, StateError)):
+        return str(exc)
+    if isinstance(exc, UNWRITABLE):
+        return f"cannot write: {exc} (is the disk full, or the store read-only?)"
+    return None

@@ -34,6 +34,11 @@ class CorruptIndex(IndexError_):
     """The index file exists but is not a usable SQLite database."""
 
 
+# What a full or unwritable disk raises through apsw: SQLITE_FULL, SQLITE_IOERR_* (the shared-memory
+# file cannot grow), SQLITE_READONLY, SQLITE_CANTOPEN.
+UNWRITABLE = (apsw.FullError, apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError)
+
+
 def utc_now() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc)
 
@@ -289,11 +294,6 @@ def open_index(
     if state_path is not None:
         attach_state(conn, state_path, create=create_state, clock=clock)
     return conn
-
-
-# What a full or unwritable disk raises through apsw: SQLITE_FULL, SQLITE_IOERR_* (the shared-memory
-# file cannot grow), SQLITE_READONLY, SQLITE_CANTOPEN.
-UNWRITABLE = (apsw.FullError, apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError)
 
 
 def _read_only_uris(path: str | os.PathLike[str]) -> list[str]:

@@ -33,6 +33,7 @@ from memhtml_desktop.index import db as dbmod
 from memhtml_desktop.index import writelock
 from memhtml_desktop.index.indexer import Indexer, IndexReport
 from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
+from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the door: `import_state` raises it)
 from memhtml_desktop.index.retrieval import Retriever
 from memhtml_desktop.index.vectors import CACHE
 
@@ -48,7 +49,9 @@ class StoreError(Exception):
 REFRESH_WAIT_S = 2.0
 REFRESH_BUSY_MS = 1000
 # What a full or unwritable disk raises through apsw (SQLITE_FULL, SQLITE_IOERR_*, a read-only file).
-UNWRITABLE = (apsw.FullError, apsw.IOError, apsw.ReadOnlyError, apsw.CantOpenError)
+UNWRITABLE = dbmod.UNWRITABLE
+# The index file could not be opened or migrated at all (an environment failure, said as is).
+IndexUnavailable = dbmod.IndexError_
 
 
 def safe_store_path(path: str) -> str:
