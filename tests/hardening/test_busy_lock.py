@@ -56,6 +56,7 @@ def test_read_commands_answer_while_another_process_holds_the_index(indexed, nam
     assert figures["ok"], figures
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rebuild", [False, True], ids=["index", "rebuild"])
 def test_index_waits_for_the_lock_and_then_indexes(indexed, rebuild):
     root, index = indexed

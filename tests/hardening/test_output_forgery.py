@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hardening_support import copy_demo, run_cli
 from memfiles import write_memory
 
@@ -50,6 +51,7 @@ def _assert_unforged(text: str) -> None:
     assert "\u0085" not in text and "\u2028" not in text
 
 
+@pytest.mark.slow
 def test_human_output_escapes_every_control_in_values(tmp_path):
     root, index = _store(tmp_path)
     commands = [
