@@ -36,7 +36,7 @@ import apsw
 from memhtml_desktop.domain import reinforce as twin
 from memhtml_desktop.domain.reinforce import OUTCOME_EWMA_ALPHA, REINFORCE_COOLDOWN_S
 from memhtml_desktop.domain.types import ReinforceResult
-from memhtml_desktop.index.db import iso_z
+from memhtml_desktop.index.db import UNWRITABLE, iso_z
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +131,14 @@ def write_with_retry(
         try:
             with conn:
                 return work()
+        except apsw.SQLError as exc:
+            # A write that met a full disk (SQLITE_FULL, SQLITE_IOERR) can make SQLite roll the
+            # transaction back itself; the savepoint's own rollback then fails with "no transaction
+            # is active" and would hide the real cause. Raise the cause.
+            cause = exc.__context__
+            if isinstance(cause, UNWRITABLE) and "no transaction is active" in str(exc):
+                raise cause from None
+            raise
         except apsw.BusyError as exc:
             if attempt >= attempts:
                 raise StateBusy(

@@ -348,6 +348,8 @@ class Store:
             return reinforce(self.reader(), targets, signal, at)
         except StateBusy as exc:
             return lost(targets, signal, str(exc))
+        except apsw.FullError as exc:
+            return lost(targets, signal, f"the disk holding state.db is full ({exc})")
         except UNWRITABLE as exc:
             return lost(targets, signal, f"state.db could not be written ({exc}; is the disk full?)")
 

@@ -1,7 +1,8 @@
 """Issue 17, item 1: a full disk behaves like a read-only store, never like a broken one.
 
-With the store's filesystem full, `state.db` cannot get its shared-memory file, and attaching it
-raised `IOError` through every command, reads included. Now: memories are readable, salience is
+With the store's filesystem full, a `state.db` in WAL mode cannot get its shared-memory file, and
+attaching it raised `IOError` through every command, reads included (a `state.db` in memhtml's
+rollback journal attaches, and its bump's write fails instead: both are tested). Now: memories are readable, salience is
 read, and bumps are refused with a notice that says why; when the disk holding the index is full
 too, reads answer from the index as it is and a refresh is skipped with a notice.
 
@@ -16,24 +17,21 @@ import json
 
 import apsw
 import pytest
-from full_disk import PATH, MountUnavailable, fill, free_bytes, full_tmpfs, reads_on_a_full_disk, run_cli_fsize
+from full_disk import (
+    FIRST,
+    PATH,
+    MountUnavailable,
+    fill,
+    free_bytes,
+    full_tmpfs,
+    prepare,
+    reads_on_a_full_disk,
+    run_cli_fsize,
+)
 from hardening_support import copy_demo, read_state, run_cli
-
-from memhtml_desktop.index.store import Store
-
-OTHER = "areas/oncall/page-the-secondary-after-15-minutes-without-an-ack.html"
-
 
 def _args(root, index, *extra):
     return [*extra, "--store", str(root), "--index", str(index)]
-
-
-def _prepare(root, index):
-    """Index the store and read one memory once, so the state plane holds a row to show."""
-    store = Store(root, index_path=index)
-    store.index()
-    assert store.read(PATH).bump.bumped == (PATH,)
-    store.close_thread_connection()
 
 
 @pytest.fixture()
@@ -59,28 +57,29 @@ def _check_reads(root, index, run, *, index_full: bool) -> dict:
 
 
 @pytest.mark.slow
-def test_reads_survive_a_full_store_disk(tmp_path, mounted):
+@pytest.mark.parametrize("state_journal", ["rollback", "wal"])
+def test_reads_survive_a_full_store_disk(tmp_path, mounted, state_journal):
     root = copy_demo(mounted / "store")
     index = tmp_path / "index.db"  # the index lives elsewhere, as it does by default (~/.cache)
-    _prepare(root, index)
+    prepare(root, index, state_journal=state_journal)
     filled = fill(mounted)
     assert free_bytes(mounted) == 0 and filled > 0
     _check_reads(root, index, run_cli, index_full=False)
     # Space comes back: the same store counts reads again, nothing to repair.
     (mounted / "filler").unlink()
-    proc = run_cli(_args(root, index, "read", OTHER, "--json"))
+    proc = run_cli(_args(root, index, "read", FIRST, "--json"))
     assert proc.returncode == 0, proc.stderr
     detail = json.loads(proc.stdout)
-    assert detail["bump"]["bumped"] == [OTHER] and detail["bump"]["refused"] is None
+    assert detail["bump"]["bumped"] == [FIRST] and detail["bump"]["refused"] is None
     _, rows = read_state(root / ".memhtml" / "state.db")
-    assert rows[PATH][0] == 1 and rows[OTHER][0] == 1
+    assert rows[PATH][0] == 1 and rows[FIRST][0] == 1
 
 
 @pytest.mark.slow
 def test_reads_survive_when_the_index_disk_is_full_too(tmp_path, mounted):
     root = copy_demo(mounted / "store")
     index = mounted / "cache" / "index.db"
-    _prepare(root, index)
+    prepare(root, index)
     (root / PATH).write_bytes((root / PATH).read_bytes().replace(b"</article>", b"<p>edited</p></article>"))
     fill(mounted)
     _check_reads(root, index, run_cli, index_full=True)
@@ -94,17 +93,19 @@ def test_reads_survive_when_the_index_disk_is_full_too(tmp_path, mounted):
     assert json.loads(proc.stdout)["changed"] == 1
 
 
-@pytest.mark.parametrize("index_open_elsewhere", [
-    pytest.param(False, id="nothing-open", marks=pytest.mark.slow),
-    pytest.param(True, id="index-held-open"),  # the issue's exact case; also in the quick run
+@pytest.mark.parametrize("index_open_elsewhere, state_journal", [
+    pytest.param(False, "rollback", id="nothing-open", marks=pytest.mark.slow),
+    pytest.param(True, "rollback", id="index-held-open", marks=pytest.mark.slow),
+    pytest.param(True, "wal", id="index-held-open-state-wal"),  # the issue's exact case; in the quick run
 ])
-def test_reads_survive_a_file_size_limit(tmp_path, index_open_elsewhere):
+def test_reads_survive_a_file_size_limit(tmp_path, index_open_elsewhere, state_journal):
     """No mount needed: a child that can write no file past 1 KB meets the same SQLite I/O error.
     With the index held open by another process its shared memory exists, so only the state
-    plane's attach fails, which is the issue's exact case; otherwise both planes fail."""
+    plane's attach fails when it is in WAL (the issue's exact case); otherwise both planes fail. A
+    state.db in memhtml's rollback journal attaches, and only a bump's write fails."""
     root = copy_demo(tmp_path / "store")
     index = tmp_path / "index.db"
-    _prepare(root, index)
+    prepare(root, index, state_journal=state_journal)
     keeper = None
     if index_open_elsewhere:
         keeper = apsw.Connection(str(index))
