@@ -293,6 +293,12 @@ def open_index(
             raise CorruptIndex(f"{index_path} is damaged: {exc}") from exc
     if state_path is not None:
         attach_state(conn, state_path, create=create_state, clock=clock)
+        if conn.index_note is not None and conn.state_mode == "rw":
+            # A database attached to a read-only connection is read-only too: say so up front
+            # rather than let a bump fail with "attempt to write a readonly database".
+            conn.state_mode = "ro"
+            conn.state_note = ("the index's disk is full, so it is read as it is and state.db with it: "
+                               "salience is read but not written")
     return conn
 
 
