@@ -445,22 +445,17 @@ def busy(args, work: Path) -> dict:
 def disk(args, work: Path) -> dict:
     import full_disk as fd
 
-    from memhtml_desktop.index.store import Store
-
-    def prepared(root: Path, index: Path) -> None:
-        store = Store(root, index_path=index)
-        store.index()
-        store.read(fd.PATH)
-        store.close_thread_connection()
-
     out: dict = {}
-    for label, index_on_disk in (("store disk full", False), ("store and index disk full", True)):
-        mnt = work / f"disk-{index_on_disk}"
+    cases = (("store disk full, state.db rollback journal", False, "rollback"),
+             ("store disk full, state.db in WAL", False, "wal"),
+             ("store and index disk full", True, "rollback"))
+    for label, index_on_disk, journal in cases:
+        mnt = work / f"disk-{index_on_disk}-{journal}"
         try:
             with fd.full_tmpfs(mnt, size="32m"):
                 root = hs.copy_demo(mnt / "store")
-                index = (mnt / "cache" / "index.db") if index_on_disk else (work / f"index-{index_on_disk}.db")
-                prepared(root, index)
+                index = (mnt / "cache" / "index.db") if index_on_disk else (mnt.parent / f"index-{journal}.db")
+                fd.prepare(root, index, state_journal=journal)
                 filled = fd.fill(mnt)
                 out[label] = {"tmpfs_filled_bytes": filled, "free_bytes": fd.free_bytes(mnt),
                               **fd.reads_on_a_full_disk(root, index, hs.run_cli, index_full=index_on_disk)}
@@ -469,9 +464,10 @@ def disk(args, work: Path) -> dict:
         log(f"  {label}: {out[label]}")
     root = hs.copy_demo(work / "fsize" / "store")
     index = work / "fsize" / "index.db"
-    prepared(root, index)
-    out["file-size limit (1 KB)"] = fd.reads_on_a_full_disk(root, index, fd.run_cli_fsize, index_full=True)
-    log(f"  file-size limit: {out['file-size limit (1 KB)']}")
+    fd.prepare(root, index, state_journal="wal")
+    out["file-size limit (1 KB), state.db in WAL"] = fd.reads_on_a_full_disk(root, index, fd.run_cli_fsize,
+                                                                           index_full=True)
+    log(f"  file-size limit: {out['file-size limit (1 KB), state.db in WAL']}")
     out["ok"] = all(v["ok"] for v in out.values() if isinstance(v, dict))
     return out
 
