@@ -184,7 +184,7 @@ def _register_functions(conn: apsw.Connection, clock: ClockBox) -> None:
     # Not deterministic: salience decays with the wall clock.
     conn.create_scalar_function("memhtml_now", lambda: clock.now_text(), 0)
     conn.create_scalar_function("memhtml_fold", fold, 1, deterministic=True)
-    # The canonical UTC instant of memhtml's datetime text (migration 0006 backfills with it).
+    # The canonical UTC instant of memhtml's datetime text (migration 0007 backfills with it).
     conn.create_scalar_function("memhtml_instant", instant_text, 1, deterministic=True)
 
 

@@ -62,7 +62,7 @@ VECTOR_CTE_SQLITE_VEC = """SELECT path, ROW_NUMBER() OVER (ORDER BY dist ASC, pa
     LIMIT ?2)"""
 
 # Event time first: a memory about last month's incident sorts by when it happened. Ranked on the
-# UTC instant (files.recency_utc, migration 0006), never on memhtml's verbatim text, whose order is
+# UTC instant (files.recency_utc, migration 0007), never on memhtml's verbatim text, whose order is
 # not time's once offsets differ.
 #
 # No claimed future instant can hold the top: a memory whose event (or, without one, its `updated`

@@ -100,7 +100,7 @@ def assemble_scope(
     if archived == "flipped":
         axes.append(("archived", "{alias}.archived = 1"))
     elif as_of:
-        # Instants, not memhtml's text (migration 0006): the same moment written with two offsets
+        # Instants, not memhtml's text (migration 0007): the same moment written with two offsets
         # lists the same memories. Scope refused unreadable text at the door.
         instant = as_of_instant(as_of)
         first = numbering.bind(instant)

@@ -22,7 +22,7 @@ FILE_COLUMNS = (
     "reprieves", "needs_revision", "author", "session_id", "prompt_id", "turn_uuid", "indexed_at",
     "task_status", "due_at", "frame_key",
 )
-# Derived here, not projected: the projection is memhtml's and stays byte-identical (migration 0006).
+# Derived here, not projected: the projection is memhtml's and stays byte-identical (migration 0007).
 INSTANT_COLUMNS = ("recency_utc", "updated_utc", "valid_from_utc", "valid_until_utc")
 _WRITTEN = FILE_COLUMNS + INSTANT_COLUMNS
 _UPSERT_FILE = (

@@ -288,11 +288,11 @@ def test_an_index_from_before_the_instants_is_migrated_and_backfilled(tmp_path):
         "areas/ops/utc-night.html": {"event": "2026-03-24T03:00:00Z"},
     })
     conn = store.reader()
-    # Make it the index of the previous release: no instant columns, no 0006 in the ledger.
+    # Make it the index of the previous release: no instant columns, no 0007 in the ledger.
     conn.execute("DROP INDEX files_recency_utc")
     for column in ("recency_utc", "updated_utc", "valid_from_utc", "valid_until_utc"):
         conn.execute(f"ALTER TABLE files DROP COLUMN {column}")
-    conn.execute("DELETE FROM schema_migrations WHERE name LIKE '0006%'")
+    conn.execute("DELETE FROM schema_migrations WHERE name LIKE '0007%'")
     conn.execute("CREATE INDEX files_recency ON files (coalesce(event_at, updated_at) DESC, path)")
     store.close_thread_connection()
     again = Store(store.root, index_path=store.index_path, clock=lambda: NOW)

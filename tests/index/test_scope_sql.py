@@ -48,7 +48,7 @@ def test_include_archived_and_as_of():
     assert assemble_scope(Scope.build(include_archived=True)).filter == "\n         AND {alias}.memory_type <> 'task'"
     built = assemble_scope(Scope.build(as_of="2024-01-01T00:00:00Z", workspace="w"))
     assert "archived = 0" not in built.filter
-    # Compared as instants (migration 0006), bound in the canonical UTC form.
+    # Compared as instants (migration 0007), bound in the canonical UTC form.
     assert "valid_from_utc <= ?5" in built.filter and "valid_until_utc > ?6)" in built.filter
     assert "workspace = ?7" in built.filter
     assert built.params == ("2024-01-01T00:00:00.000Z", "2024-01-01T00:00:00.000Z", "w")
