@@ -62,7 +62,7 @@ def add_scope_flags(parser: argparse.ArgumentParser, *, para: bool = False) -> N
     group.add_argument("--include-archived", action="store_true", help="include archived memories")
     group.add_argument("--as-of", metavar="ISO", type=as_of_value,
                        help="memories valid at this instant (archived included), e.g. 2026-03-23T13:00:00+02:00; "
-                       "a date alone is midnight UTC, a time without a zone is UTC")
+                       "a date alone is the end of that day (UTC), a time without a zone is UTC")
     if para:
         group.add_argument("--para", choices=("projects", "areas", "resources", "archive"), help="PARA bucket")
 
@@ -134,6 +134,7 @@ def open_store(args: argparse.Namespace):
 
 
 def scope_from(args: argparse.Namespace):
+    from memhtml_desktop.domain.as_of import parse_as_of
     from memhtml_desktop.domain.types import Scope
 
     try:
@@ -144,7 +145,7 @@ def scope_from(args: argparse.Namespace):
             entity=args.entity,
             facets=args.facets,
             include_archived=args.include_archived,
-            as_of=args.as_of,
+            as_of=parse_as_of(args.as_of),
             para=getattr(args, "para", None),
         )
     except ValueError as exc:

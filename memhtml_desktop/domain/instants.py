@@ -8,7 +8,7 @@ milliseconds, fixed width (`YYYY-MM-DDTHH:MM:SS.mmmZ`), so text order IS time or
 
 How text is read (the grammar is memhtml's `isValidDatetime`, twinned in `html/datetime_rule.py`):
 
-- a date alone is midnight UTC; a time without a zone is read as UTC. A zone-less time names no one
+- a date alone is midnight UTC (an as-of date is the end of that day: `as_of_instant`); a time without a zone is read as UTC. A zone-less time names no one
   instant, and UTC is the one reading every machine that opens the store agrees on;
 - `±HH:MM` and `±HHMM` offsets are applied, so the two sides of a daylight-saving change (`-05:00`
   then `-04:00`) land an hour or a minute apart as they should, whatever the wall clock says;
@@ -114,9 +114,22 @@ def first_instant(*texts: object) -> str | None:
     return None
 
 
+_BARE_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def as_of_instant(text: str) -> str:
-    """An `--as-of` value as a canonical instant; NotAnInstant (a ValueError) with the reason."""
-    return canonical(parse_instant(text.strip()))
+    """An as-of value as a canonical instant; NotAnInstant (a ValueError) with the reason.
+
+    The one reading shared by `--as-of`, `Scope.build` and the window's as-of field. A date alone
+    is the END of that day, UTC: "as of June 1" asks what was true on June 1, including what was
+    written that day (a stamp is midnight only where memhtml stores one; here a person is asking).
+    """
+    raw = text.strip()
+    moment = parse_instant(raw)
+    if _BARE_DATE.fullmatch(raw):
+        end = _dt.timedelta(days=1, milliseconds=-1)
+        moment = _MAX if moment > _MAX - end else moment + end
+    return canonical(moment)
 
 
 # The stamps a memory claims about itself. Validity bounds and due dates may lie ahead; these may not.

@@ -150,3 +150,16 @@ class Health:
     @property
     def in_step(self) -> bool:
         return not self.unindexed and not self.orphans
+
+
+@dataclass(frozen=True)
+class MemoryRef:
+    """A memory found by its title or path (the "why not?" chooser's completions)."""
+
+    path: str
+    title: str
+    memory_type: str
+    archived: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)

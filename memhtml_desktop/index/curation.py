@@ -144,3 +144,17 @@ def frame_key_holders(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, l
     ):
         out.setdefault(key, []).append((path, gist))
     return out
+
+
+def links_among(conn: apsw.Connection, paths: Iterable[str]) -> dict[tuple[str, str], list[str]]:
+    """Authored links between any two of `paths`: (src, dst) -> rels (the conflicts view's "both hold")."""
+    wanted = json.dumps(list(dict.fromkeys(paths)), ensure_ascii=False)
+    out: dict[tuple[str, str], list[str]] = {}
+    for src, dst, rel in conn.execute(
+        "SELECT src_path, dst_path, rel FROM edges WHERE derived = 0 "
+        "AND src_path IN (SELECT value FROM json_each(?1)) AND dst_path IN (SELECT value FROM json_each(?1)) "
+        "ORDER BY src_path, dst_path, rel",
+        (wanted,),
+    ):
+        out.setdefault((src, dst), []).append(rel)
+    return out

@@ -11,7 +11,7 @@ from typing import Any
 
 import apsw
 
-from memhtml_desktop.domain.results import ListedMemory, ListPage, Problem
+from memhtml_desktop.domain.results import ListedMemory, ListPage, MemoryRef, Problem
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.scope import assemble_scope
 
@@ -42,6 +42,26 @@ def list_memories(conn: apsw.Connection, scope: Scope, *, limit: int = 50, curso
         for r in rows
     )
     return ListPage(files, files[-1].path if more and files else None)
+
+
+def find_memories(conn: apsw.Connection, text: str, *, limit: int = 20) -> list[MemoryRef]:
+    """Memories whose title or path holds `text` (case-insensitive), titles that start with it first.
+
+    For choosing a memory by name ("why not this one?"): a LIKE over two columns of `files`, with
+    `%`, `_` and `\\` in the text matched literally.
+    """
+    needle = " ".join(str(text).split()).casefold()
+    if not needle:
+        return []
+    limit = max(1, min(int(limit), MAX_LIST_LIMIT))
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    rows = conn.execute(
+        "SELECT path, title, memory_type, archived FROM files "
+        "WHERE lower(title) LIKE ?1 ESCAPE '\\' OR lower(path) LIKE ?1 ESCAPE '\\' "
+        "ORDER BY lower(title) LIKE ?2 ESCAPE '\\' DESC, archived ASC, title, path LIMIT ?3",
+        (f"%{escaped}%", f"{escaped}%", limit),
+    ).fetchall()
+    return [MemoryRef(p, t or "", m, bool(a)) for p, t, m, a in rows]
 
 
 def duplicate_bodies(conn: apsw.Connection) -> list[tuple[str, ...]]:

@@ -27,7 +27,7 @@ import apsw
 from memhtml_desktop.domain.embedder import Embedder
 from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
-from memhtml_desktop.domain.results import FilterCounts, Health, ImportReport, ListPage, Problem, WhyNot
+from memhtml_desktop.domain.results import FilterCounts, Health, ImportReport, ListPage, MemoryRef, Problem, WhyNot
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.index import db as dbmod
 from memhtml_desktop.index import writelock
@@ -408,6 +408,12 @@ class Store:
         from memhtml_desktop.index.facets import filter_counts
 
         return self._recovering(lambda: filter_counts(self.reader(), query, scope or Scope()))
+
+    def find_memories(self, text: str, *, limit: int = 20) -> list[MemoryRef]:
+        """Memories whose title or path holds `text` (choosing one by name)."""
+        from memhtml_desktop.index.listing import find_memories
+
+        return self._recovering(lambda: find_memories(self.reader(), text, limit=limit))
 
     def list(self, scope: Scope | None = None, *, limit: int = 50, cursor: str | None = None) -> ListPage:
         from memhtml_desktop.index.listing import list_memories

@@ -14,6 +14,7 @@ it on a worker and tests run it directly.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ from memhtml_desktop.index import curation
 from memhtml_desktop.index.vectors import CACHE
 
 BLOCK_ROWS = 2048
+#: Links that do not settle a pair: `contradicts` records the disagreement, it does not resolve it.
+UNSETTLING_RELS = frozenset({"contradicts"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,13 @@ class ConflictPair:
     b: ConflictSide
     cosine: float
     diff: ClaimDiff
+    #: Authored links between the two, either way (`contradicts`, `relates_to`, …).
+    links: tuple[str, ...] = ()
+
+    @property
+    def settled(self) -> bool:
+        """Someone linked the two by a relation other than `contradicts`: both hold, as they said."""
+        return any(rel not in UNSETTLING_RELS for rel in self.links)
 
     def to_json(self) -> dict:
         return {
@@ -51,6 +61,7 @@ class ConflictPair:
             "b": vars(self.b),
             "cosine": round(self.cosine, 4),
             "diff": self.diff.to_json(),
+            "links": list(self.links),
         }
 
 
@@ -107,8 +118,7 @@ def scan_conflicts(
     matrix = np.ascontiguousarray(snapshot.matrix[np.asarray(rows, dtype=np.int64)])
     if paths is not None:
         _scan_some(report, matrix, kept, set(paths), threshold)
-        report.pairs.sort(key=lambda p: (p.a.path, p.b.path))
-        report.seconds = time.perf_counter() - started
+        _finish(report, conn, started)
         return report
     transposed = np.ascontiguousarray(matrix.T)
     # One similarity block and one mask, reused: a fresh 160 MB block per step spent more time in
@@ -132,9 +142,19 @@ def scan_conflicts(
                 _consider(report, kept, i, j, float(sims[li, lj]))
         if progress is not None:
             progress("conflicts", end, n)
-    report.pairs.sort(key=lambda p: (p.a.path, p.b.path))
-    report.seconds = time.perf_counter() - started
+    _finish(report, conn, started)
     return report
+
+
+def _finish(report: ConflictReport, conn, started: float) -> None:
+    """Sort the pairs and name the authored links between the two sides of each."""
+    links = curation.links_among(conn, {p for pair in report.pairs for p in (pair.a.path, pair.b.path)})
+    pairs = []
+    for pair in report.pairs:
+        rels = links.get((pair.a.path, pair.b.path), []) + links.get((pair.b.path, pair.a.path), [])
+        pairs.append(dataclasses.replace(pair, links=tuple(dict.fromkeys(rels))) if rels else pair)
+    report.pairs = sorted(pairs, key=lambda p: (p.a.path, p.b.path))
+    report.seconds = time.perf_counter() - started
 
 
 def _consider(report: ConflictReport, kept: list[tuple[str, str, str]], i: int, j: int, cosine: float) -> None:

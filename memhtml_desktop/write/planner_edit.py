@@ -19,7 +19,7 @@ from memhtml_desktop.write import head_edit
 from memhtml_desktop.write.context import PlanContext, clean_path, commit_subject
 from memhtml_desktop.write.errors import InvalidMemory, PathNotFound, Refused
 from memhtml_desktop.write.plan import FileChange, Plan
-from memhtml_desktop.write.planner_new import WRITABLE_TYPES, choose_path, rendered
+from memhtml_desktop.write.planner_new import WRITABLE_TYPES, check_facets, choose_path, rendered
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
     CorrectRequest,
@@ -95,11 +95,12 @@ def plan_correct(ctx: PlanContext, req: CorrectRequest) -> Plan:
         raise InvalidMemory(f"unknown memory type: {req.memory_type}. One of: {', '.join(WRITABLE_TYPES)}")
     if (req.claim is None) == (req.article_html is None):
         raise InvalidMemory("a correction needs exactly one of a claim or an article")
+    check_facets(req.facets)
     memory = NewMemory(
         title=req.title, memory_type=memory_type, claim=req.claim, article_html=req.article_html,
         bodies=tuple(req.bodies), tags=tuple(req.tags), entities=tuple(req.entities),
         importance=req.importance, confidence=req.confidence, session=req.session or None,
-        task_status=row.get("task_status") if memory_type == "task" else None,
+        task_status=row.get("task_status") if memory_type == "task" else None, facets=tuple(req.facets),
     )  # fmt: skip
     text, content_hash, _ = rendered(memory, ctx)
     twins = [p for p in curation.active_twins_of(ctx.conn, content_hash) if p != target]

@@ -53,11 +53,22 @@ def memory_of(req: WriteRequest) -> NewMemory:
         bodies=tuple(req.bodies), tags=tuple(req.tags), entities=tuple(req.entities),
         importance=req.importance, confidence=req.confidence, session=req.session or None,
         prompt=req.prompt or None, turn=req.turn or None, task_status=req.task_status, due=req.due,
+        facets=tuple(req.facets),
     )  # fmt: skip
+
+
+def check_facets(facets) -> None:
+    from memhtml_desktop.write.template import facet_rows
+
+    try:
+        facet_rows(facets)
+    except ValueError as exc:
+        raise InvalidMemory(str(exc)) from None
 
 
 def check_request(req: WriteRequest) -> None:
     """What memhtml checks at its door (usage) and at run time, for callers that skip the CLI."""
+    check_facets(req.facets)
     if req.memory_type not in WRITABLE_TYPES:
         raise InvalidMemory(f"unknown memory type: {req.memory_type}. One of: {', '.join(WRITABLE_TYPES)}")
     if (req.claim is None) == (req.article_html is None):

@@ -4,6 +4,11 @@ Optional `expected` fields carry the hash of a file as the caller last saw it (t
 the one it displayed): either the git blob id of the file's bytes (40 hex, `blob_sha` in the index)
 or its content hash (`sha256:…`, the article only). A file that no longer matches is refused as
 changed on disk, and nothing is written.
+
+`facets` (new memories and corrections) are `(name, value)` or `(name, value, number)` tuples,
+written as one `<dl>` after the claim's paragraph (`<dd><data value="number">value</data></dd>`
+when a number is given): memhtml's CLI has no flag for them, so its `correct` drops a memory's
+facets; the window passes them explicitly. Without facets the bytes are memhtml's.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ class WriteRequest:
     task_status: str | None = None
     due: str | None = None
     force: bool = False  # replace an existing file named by `path` (memhtml does so silently)
+    facets: tuple[tuple, ...] = ()  # (name, value[, number]): a `<dl>` in the article; memhtml has no flag for it
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,7 @@ class CorrectRequest:
     importance: str | None = None
     confidence: str | None = None
     expected: str | None = None
+    facets: tuple[tuple, ...] = ()  # (name, value[, number]), as in WriteRequest
 
 
 @dataclass(frozen=True)

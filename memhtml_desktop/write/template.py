@@ -47,6 +47,7 @@ class NewMemory:
     task_status: str | None = None
     due: str | None = None
     extra_metas: tuple[tuple[str, str], ...] = field(default=())
+    facets: tuple[tuple, ...] = ()  # (name, value[, number]): see `facets_block`
 
 
 # -- JavaScript number parsing (the CLI's `parseInt` / `parseFloat` / `toFixed`) ----------------
@@ -128,8 +129,8 @@ def _figure(lang: str | None, code: str) -> str:
     return f"<figure><pre><code{attr}>{escape_text(code)}</code></pre></figure>"
 
 
-def prose_article(claim: str, bodies: tuple[str, ...] | list[str]) -> str:
-    """`articleHtmlFor`: the claim in a `<mark>` opening the first paragraph, then one block per body."""
+def prose_blocks(claim: str, bodies: tuple[str, ...] | list[str]) -> list[str]:
+    """`articleHtmlFor`'s blocks: the claim in a `<mark>` opening the first paragraph, then one per body."""
     blocks: list[str] = []
     mark = f"<mark>{escape_text(js_trim(claim))}</mark>"
     kept = [b for b in bodies if js_trim(b) != ""]
@@ -141,13 +142,50 @@ def prose_article(claim: str, bodies: tuple[str, ...] | list[str]) -> str:
         blocks.append(f"<p>{mark}</p>")
     for fence, body in rendered:
         blocks.append(_figure(*fence) if fence is not None else f"<p>{escape_text(js_trim(body))}</p>")
-    return "\n".join(blocks)
+    return blocks
+
+
+def prose_article(claim: str, bodies: tuple[str, ...] | list[str]) -> str:
+    """`articleHtmlFor`: the blocks, one per line."""
+    return "\n".join(prose_blocks(claim, bodies))
+
+
+def facet_rows(facets) -> list[tuple[str, str, str | None]]:
+    """Facets as `(name, value, number or None)`, trimmed; an empty name or value is refused."""
+    rows = []
+    for facet in facets:
+        name, value = js_trim(str(facet[0])), js_trim(str(facet[1]))
+        number = js_trim(str(facet[2])) if len(facet) > 2 and facet[2] is not None else ""
+        if not name or not value:
+            raise ValueError(f"a facet needs a name and a value: {name or '(no name)'} = {value or '(no value)'}")
+        if number and not math.isfinite(js_parse_float(number)):
+            raise ValueError(f"facet {name}: {number!r} is not a number")
+        rows.append((name, value, number or None))
+    return rows
+
+
+def facets_block(facets) -> str:
+    """One `<dl>`: a `<dt>` per name (repeated names share it), a `<dd>` per value."""
+    lines = ["<dl>"]
+    last = None
+    for name, value, number in facet_rows(facets):
+        dd = escape_text(value) if number is None else f'<data value="{escape_attr(number)}">{escape_text(value)}</data>'
+        lines.append((f"<dt>{escape_text(name)}</dt>" if name != last else "") + f"<dd>{dd}</dd>")
+        last = name
+    return "\n".join(lines + ["</dl>"])
 
 
 def article_of(memory: NewMemory) -> str:
+    """The article's markup; facets, when given, follow the first block (the claim's paragraph)."""
     if memory.article_html is not None:
-        return canonical_article(memory.article_html)
-    return prose_article(memory.claim or "", memory.bodies)
+        markup = memory.article_html
+        if memory.facets:
+            markup = js_trim(markup) + "\n" + facets_block(memory.facets)
+        return canonical_article(markup)
+    blocks = prose_blocks(memory.claim or "", memory.bodies)
+    if memory.facets:
+        blocks.insert(1, facets_block(memory.facets))
+    return "\n".join(blocks)
 
 
 # -- the document -----------------------------------------------------------------------------
