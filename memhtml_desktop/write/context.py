@@ -21,7 +21,7 @@ from memhtml_desktop.html.jsnum import JS_SPACE_RUN, js_slice_units, js_trim, ut
 from memhtml_desktop.html.project import blob_sha_of, project
 from memhtml_desktop.index.db import iso_z
 from memhtml_desktop.index.scanner import MAX_FILE_BYTES, resolve_inside
-from memhtml_desktop.write.errors import Conflict, PathNotFound, Refused
+from memhtml_desktop.write.errors import PathNotFound, Refused, Stale
 
 SUBJECT_LIMIT = 72
 _HEX40 = re.compile(r"[0-9a-f]{40}")
@@ -103,7 +103,7 @@ class PlanContext:
             projection = project(path, data, self.now_text)
             actual = projection.tables["files"][0]["content_hash"] if projection.ok else None
         if actual != expected:
-            raise Conflict(
+            raise Stale(
                 f"{path} changed on disk since it was opened (someone else edited it); "
                 "nothing was written: reopen it and try again"
             )

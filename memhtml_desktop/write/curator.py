@@ -22,7 +22,7 @@ from memhtml_desktop.index.state import move_access
 from memhtml_desktop.write import journal as journal_mod
 from memhtml_desktop.write.batch import ApplyRequest, plan_apply
 from memhtml_desktop.write.context import PlanContext
-from memhtml_desktop.write.errors import Conflict, GitFailed, Refused, WriteError
+from memhtml_desktop.write.errors import GitFailed, Refused, Stale, WriteError
 from memhtml_desktop.write.executor import Executor, prune_rows, rollback
 from memhtml_desktop.write.git import Git, GitError
 from memhtml_desktop.write.journal import Journal, LockTimeout, WriteLock
@@ -118,7 +118,7 @@ class Curator:
         def work() -> Applied:
             fresh, base = self._checked_plan(plan.request)
             if fresh.shape() != plan.shape():
-                raise Conflict("the store changed since this change was previewed (a file was edited or "
+                raise Stale("the store changed since this change was previewed (a file was edited or "
                                "written meanwhile); nothing was written: review it again")  # fmt: skip
             return self._execute((fresh, base))
 

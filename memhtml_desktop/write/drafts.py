@@ -18,13 +18,22 @@ from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from memhtml_desktop.domain.paths import is_archived, workspace_of
+from memhtml_desktop.domain.paths import TASK_STATUSES, is_archived, workspace_of
 from memhtml_desktop.html.constraints import read_head
 from memhtml_desktop.html.extract import title_of
 from memhtml_desktop.html.project import blob_sha_of, decode, project
 from memhtml_desktop.html.tree import parse_html
+from memhtml_desktop.html.vocabulary import MEMORY_RELS, TASK_RELS
 from memhtml_desktop.write.context import clean_path
 from memhtml_desktop.write.errors import PathNotFound
+from memhtml_desktop.write.planner_new import WRITABLE_TYPES
+from memhtml_desktop.write.prose import paragraphs
+
+# The vocabularies a form offers (the planners refuse anything else).
+FORM_TYPES = WRITABLE_TYPES
+FORM_TASK_STATUSES = TASK_STATUSES
+MEMORY_RELATIONS = MEMORY_RELS
+TASK_RELATIONS = TASK_RELS
 
 _SKIPPED = frozenset({"dl", "script", "style", "template"})
 
@@ -142,3 +151,13 @@ def memory_draft(store, path: str) -> MemoryDraft:
         valid=projection.ok,
         expected=blob_sha_of(data),
     )
+
+
+def split_bodies(text: str) -> tuple[str, ...]:
+    """A form's body text as bodies: blocks between blank lines, a fenced code block kept whole."""
+    return tuple(paragraphs(text))
+
+
+def join_bodies(bodies) -> str:
+    """The inverse for showing a draft: one blank line between bodies."""
+    return "\n\n".join(bodies)

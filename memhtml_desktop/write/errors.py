@@ -65,3 +65,12 @@ class Conflict(WriteError):
     """Someone else's change is in the way: staged files, a file edited since it was opened."""
 
     code = CONFLICT
+
+
+class Stale(Conflict):
+    """The file (or the store) is no longer what the caller read: reading it again may resolve it.
+
+    Raised when an expected hash no longer matches and when a previewed plan no longer matches
+    the store at apply time; a window offers to reload. Staged or uncommitted changes of someone
+    else are a plain `Conflict`: reloading would not help.
+    """

@@ -414,8 +414,8 @@ def test_a_bad_store_is_refused_with_a_message(qtbot, window, tmp_path):
     window._message_box.close()
 
 
-def test_menus_are_file_view_go_help(window):
-    assert [a.text().replace("&", "") for a in window.menuBar().actions()] == ["File", "View", "Go", "Help"]
+def test_menus_are_file_edit_view_go_help(window):
+    assert [a.text().replace("&", "") for a in window.menuBar().actions()] == ["File", "Edit", "View", "Go", "Help"]
 
 
 def test_why_dialog_opens_memories_and_asks_again(qtbot, window):

@@ -43,6 +43,15 @@ from memhtml_desktop.ui.reader.reader_parts import (
     relation_text,
 )
 
+#: The reader's curation actions (ui/curate does the work): key, menu text, tooltip.
+CURATE_ACTIONS = (
+    ("correct", "Correct\u2026", "Write a corrected version; this one is archived and superseded by it"),
+    ("archive", "Archive\u2026", "Move this memory to archive/ with a reason"),
+    ("link", "Link to\u2026", "Add a typed link from this memory to another"),
+    ("doing", "Mark task doing\u2026", "Set this task's status to doing"),
+    ("done", "Mark task done\u2026", "Set this task's status to done (it is archived)"),
+    ("timeline", "Supersession timeline", "What this memory superseded and what superseded it, on a time axis"),
+)
 
 
 def build_detail_page(pane) -> QWidget:
@@ -183,6 +192,13 @@ def build_footer(pane) -> QWidget:
     pane.reveal_action.triggered.connect(pane.reveal_in_file_manager)
     pane.copy_path_action = QAction("Copy path", pane)
     pane.copy_path_action.triggered.connect(pane.copy_path)
+    pane.curate_actions = {}
+    for key, text, tip in CURATE_ACTIONS:
+        made = QAction(text, pane)
+        made.setObjectName(f"curate_{key}")
+        made.setToolTip(tip)
+        made.triggered.connect(lambda _=False, k=key: pane._curate(k))
+        pane.curate_actions[key] = made
 
     buttons = QWidget(footer)
     row = FlowLayout(buttons, spacing=4)  # wraps, so a narrow reader never forces the splitter wider
@@ -194,6 +210,18 @@ def build_footer(pane) -> QWidget:
         button.setDefaultAction(action)
         button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         row.addWidget(button)
+    pane.curate_button = QToolButton(footer)
+    pane.curate_button.setObjectName("curateButton")
+    pane.curate_button.setText("Curate")
+    pane.curate_button.setToolTip("Correct, archive or link this memory; mark a task; its supersession timeline")
+    pane.curate_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+    curate_menu = QMenu(pane.curate_button)
+    for key, made in pane.curate_actions.items():
+        if key in ("doing", "timeline"):
+            curate_menu.addSeparator()
+        curate_menu.addAction(made)
+    pane.curate_button.setMenu(curate_menu)
+    row.addWidget(pane.curate_button)
     pane.more_button = QToolButton(footer)
     pane.more_button.setText("⋯")
     pane.more_button.setToolTip("More")

@@ -64,6 +64,7 @@ class ReaderPane(QWidget):
     filter_requested = Signal(str, str)
     reinforce_requested = Signal(str, str)
     why_requested = Signal(str)
+    curate_requested = Signal(str, str)  # action key (detail_page.CURATE_ACTIONS), path
 
     def __init__(self, parent: QWidget | None = None, *, clock: Callable[[], datetime] | None = None) -> None:
         super().__init__(parent)
@@ -182,6 +183,10 @@ class ReaderPane(QWidget):
     def current_path(self) -> str | None:
         return self._path
 
+    def detail(self) -> MemoryDetail | None:
+        """The memory shown (None while loading, on an error or when empty)."""
+        return self._detail if self._state == "detail" else None
+
     def state(self) -> str:
         """`empty`, `loading`, `error` or `detail`."""
         return self._state
@@ -285,6 +290,10 @@ class ReaderPane(QWidget):
         if self._path:
             self.why_requested.emit(self._path)
 
+    def _curate(self, key: str) -> None:
+        if self._path and self._state == "detail":
+            self.curate_requested.emit(key, self._path)
+
     def _ask_external(self, url: QUrl) -> bool:
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Question)
@@ -312,6 +321,13 @@ class ReaderPane(QWidget):
         can_open = has_path and self._local_file() is not None
         self.editor_action.setEnabled(can_open)
         self.reveal_action.setEnabled(can_open)
+        live = indexed and not self._detail.archived and not str(self._path).startswith("archive/")
+        task = live and self._detail.memory_type == "task"
+        for key, made in self.curate_actions.items():
+            made.setEnabled({"correct": live, "archive": live, "link": live, "doing": task, "done": task,
+                             "timeline": has_detail}[key])  # fmt: skip
+            made.setVisible(key not in ("doing", "done") or task)
+        self.curate_button.setEnabled(has_detail)
 
     def _restyle(self) -> None:
         self.claim_label.setStyleSheet(

@@ -21,6 +21,7 @@ class SearchController(QObject):
         bar.mode_changed.connect(session.set_mode)
         bar.chip_removed.connect(lambda axis, value: session.toggle_filter(axis, value, False))
         bar.clear_filters.connect(lambda: session.set_scope(Scope()))
+        bar.as_of_entered.connect(self._as_of)
         session.on("query", self._query_set)
         session.on("scope", bar.set_scope)
         session.on("mode", self._mode_set)
@@ -32,6 +33,10 @@ class SearchController(QObject):
         """Esc: clear the query; when it is already empty, clear the filters."""
         self.session.clear()
         self.bar.focus_query()
+
+    def _as_of(self, instant: str) -> None:
+        if (self.session.scope.as_of or "") != instant:
+            self.session.set_scope(self.session.scope.with_(as_of=instant or None))
 
     def _query_set(self, text: str, immediate: bool) -> None:
         if self.bar.text() != text:

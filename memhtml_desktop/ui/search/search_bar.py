@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.as_of import EXPECTED, as_of_label, parse_as_of
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.ui.kit import icons
 from memhtml_desktop.ui.kit.chips import ChipBar, tooltip_text
@@ -97,6 +98,7 @@ class SearchBar(QWidget):
     mode_changed = Signal(str)
     chip_removed = Signal(str, str)
     clear_filters = Signal()
+    as_of_entered = Signal(str)  # a checked UTC instant, or "" to search now
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -143,6 +145,18 @@ class SearchBar(QWidget):
         self._spinner.setInterval(SPIN_MS)
         self._spinner.timeout.connect(self._spin)
 
+        self.as_of = QLineEdit(self)
+        self.as_of.setObjectName("asOfField")
+        self.as_of.setPlaceholderText("as of (date)")
+        self.as_of.setClearButtonEnabled(True)
+        self.as_of.setMaximumWidth(self.as_of.fontMetrics().horizontalAdvance("2026-06-01T08:30Z") + 40)
+        self.as_of.setToolTip(tooltip_text(
+            "Search as of a day: what an agent would have recalled then (memories valid at that instant, "
+            "archived ones included). A date means the end of that day, UTC; Enter applies, empty searches now."))
+        self.as_of.setAccessibleName("Search as of a date")
+        self.as_of.editingFinished.connect(self._as_of_edited)
+        self.as_of.textChanged.connect(lambda text: self._as_of_edited() if not text else None)
+
         self.info = QLabel(self)
         self.info.setObjectName("ftsForm")
         self.info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
@@ -156,6 +170,7 @@ class SearchBar(QWidget):
         top.addWidget(switch)
         top.addSpacing(4)
         top.addWidget(self.field, 1)
+        top.addWidget(self.as_of)
         top.addSpacing(6)
         top.addWidget(self.info)
         layout = QVBoxLayout(self)
@@ -208,6 +223,40 @@ class SearchBar(QWidget):
 
     def set_scope(self, scope: Scope) -> None:
         self.chips.set_scope(scope)
+        label = as_of_label(scope.as_of)
+        if label != self.as_of.text() and not (self.as_of.hasFocus() and scope.as_of == self._as_of_value()):
+            self.as_of.blockSignals(True)
+            self.as_of.setText(label)
+            self.as_of.blockSignals(False)
+        self._as_of_error("")
+
+    def _as_of_value(self) -> str | None:
+        try:
+            return parse_as_of(self.as_of.text())
+        except ValueError:
+            return None
+
+    def _as_of_edited(self) -> None:
+        try:
+            value = parse_as_of(self.as_of.text())
+        except ValueError as exc:
+            self._as_of_error(str(exc))
+            return
+        self._as_of_error("")
+        self.as_of_entered.emit(value or "")
+
+    def _as_of_error(self, message: str) -> None:
+        """A red frame and the reason in the tooltip while the as-of text cannot be read."""
+        self.as_of.setProperty("invalid", bool(message))
+        self.as_of.setStyleSheet("QLineEdit#asOfField { border: 1px solid #D55E00; }" if message else "")
+        if message:
+            self.as_of.setToolTip(tooltip_text(f"{message}"))
+            self.as_of.setAccessibleDescription(message)
+        else:
+            self.as_of.setAccessibleDescription(f"A date ({EXPECTED})")
+
+    def as_of_error(self) -> bool:
+        return bool(self.as_of.property("invalid"))
 
     def focus_query(self) -> None:
         self.field.setFocus(Qt.FocusReason.ShortcutFocusReason)

@@ -7,6 +7,7 @@ same way. No Qt.
 
 from __future__ import annotations
 
+from memhtml_desktop.domain.as_of import as_of_label, parse_as_of
 from memhtml_desktop.domain.types import Scope
 
 
@@ -35,6 +36,8 @@ def set_filter(scope: Scope, axis: str, value: str, on: bool) -> Scope:
         return scope.with_(facets=facets + [pair] if on else facets)
     if axis == "archived":
         return scope.with_(include_archived=on)
+    if axis == "as_of":
+        return scope.with_(as_of=parse_as_of(value) if on else None)
     raise ValueError(f"unknown filter axis {axis!r}")
 
 
@@ -63,4 +66,6 @@ def active_filters(scope: Scope) -> list[tuple[str, str, str]]:
     out += [("facet", f"{n}={v}", f"{n} = {v}") for n, v in scope.facets]
     if scope.include_archived:
         out.append(("archived", "", "including archived"))
+    if scope.as_of:
+        out.append(("as_of", scope.as_of, f"as of {as_of_label(scope.as_of)}"))
     return out

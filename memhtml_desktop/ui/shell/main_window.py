@@ -24,6 +24,8 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from memhtml_desktop.settings import Settings
+from memhtml_desktop.ui.conflicts.controller import ConflictsController
+from memhtml_desktop.ui.curate.controller import CurateController
 from memhtml_desktop.ui.filters.controller import FiltersController
 from memhtml_desktop.ui.filters.filters_panel import FiltersPanel
 from memhtml_desktop.ui.problems.controller import ProblemsController
@@ -47,6 +49,7 @@ from memhtml_desktop.ui.shell.dialogs import ShellDialogs
 from memhtml_desktop.ui.shell.menus import WindowMenus
 from memhtml_desktop.ui.shell.status_bar import StatusBar, StatusController
 from memhtml_desktop.ui.shell.stores import StoreChooser
+from memhtml_desktop.ui.timeline.controller import TimelineController
 
 VERIFY_AFTER_MS = 20_000
 """How long after opening a store its index gets a full integrity check (PRAGMA integrity_check)."""
@@ -96,7 +99,13 @@ class MainWindow(QMainWindow):
             "recall": RecallController(ctx, driver, self.recall),
             "problems": ProblemsController(ctx, self.problems),
             "status": StatusController(ctx, self.status),
+            "curate": CurateController(ctx, self, current=self.reader.detail,
+                                       refresh_index=lambda: not self.watch_enabled),
+            "timeline": TimelineController(ctx, self),
         }
+        self.controllers["conflicts"] = ConflictsController(ctx, self, self.controllers["curate"])
+        self.reader.curate_requested.connect(self._curate_requested)
+        self.controllers["reader"].shown.connect(self.controllers["timeline"].follow)
         # What the window shows, by event (tests and batch tools wait on these).
         self.search_shown, self.memory_shown = driver.searched, self.controllers["reader"].shown
         self.recall_shown, self.problems_shown = self.controllers["recall"].shown, self.controllers["problems"].shown
@@ -176,6 +185,13 @@ class MainWindow(QMainWindow):
 
     def open_memory(self, path: str, *, bump: bool = True) -> None:
         self.session.open(path, bump=bump)
+
+    def _curate_requested(self, key: str, path: str) -> None:
+        """The reader's Curate menu: the timeline, or a curation dialog for the memory shown."""
+        if key == "timeline":
+            self.controllers["timeline"].show(path)
+        else:
+            self.controllers["curate"].trigger(key, path)
 
     def _submitted(self) -> None:
         """Enter in the field: run a pending search now, else open the current result."""

@@ -15,7 +15,8 @@ SHORTCUTS_TEXT = (
     "Ctrl+L / Ctrl+F\tfocus the search field\nUp / Down\tmove in the results\nEnter\topen the "
     "current result (counts as a read)\nCtrl+R\ttoggle recall mode\nEsc\tclear the query, then the "
     "filters\nCtrl+1/2/3\treader, recall pack, problems\nAlt+Left / Alt+Right\tback, forward\n"
-    "F5\tre-index now\nCtrl+O\topen a store")
+    "F5\tre-index now\nCtrl+O\topen a store\nCtrl+N\tnew memory\nCtrl+E / Ctrl+K\tcorrect / link the memory "
+    "in the reader\nCtrl+Z\tundo this app's last change\nCtrl+Shift+C\tconflicts\nCtrl+T\tsupersession timeline")
 
 
 def action(owner: QWidget, menu: QMenu, text: str, slot: Callable[..., Any], shortcuts=(), *,
@@ -43,6 +44,10 @@ class WindowMenus:
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(lambda: w.stores.fill_recent(self.recent_menu))
         file_menu.addSeparator()
+        curate = w.controllers["curate"]
+        action(w, file_menu, "&New memory\u2026", curate.new_memory, [QKeySequence.StandardKey.New],
+               tip="Write a new memory (or task) in one commit, previewed first")
+        file_menu.addSeparator()
         action(w, file_menu, "Re-&index now", w.reindex, ["F5"], tip="Compare the whole store with the index and catch up")
         file_menu.addSeparator()
         settings = action(w, file_menu, "&Settings\u2026", dialogs.show_settings, ["Ctrl+,"],
@@ -51,6 +56,18 @@ class WindowMenus:
         file_menu.addSeparator()
         action(w, file_menu, "&Quit", w.close, [QKeySequence.StandardKey.Quit])
 
+        edit = bar.addMenu("&Edit")
+        self.curate_actions = {"undo": action(w, edit, "&Undo last change\u2026", curate.undo,
+                                              [QKeySequence.StandardKey.Undo],
+                                              tip="Revert this app's last commit, if it is still the newest")}
+        edit.addSeparator()
+        for key, text, keys in (("correct", "&Correct\u2026", ["Ctrl+E"]), ("archive", "&Archive\u2026", []),
+                                ("link", "&Link to\u2026", ["Ctrl+K"]), ("doing", "Mark task &doing\u2026", []),
+                                ("done", "Mark task d&one\u2026", [])):  # fmt: skip
+            self.curate_actions[key] = action(w, edit, text, lambda _=False, k=key: curate.trigger(k), keys,
+                                              tip="Acts on the memory in the reader")
+        edit.aboutToShow.connect(lambda: [a.setEnabled(curate.can(k)) for k, a in self.curate_actions.items()])
+
         view = bar.addMenu("&View")
         self.filters_action = action(w, view, "&Filters panel", lambda on: w.filters.setVisible(on), ["Ctrl+\\"],
                                      checkable=True)
@@ -58,6 +75,12 @@ class WindowMenus:
         view.addSeparator()
         for i, (name, label) in enumerate(zip(TAB_NAMES, ("&Reader", "Recall &pack", "&Problems")), start=1):
             action(w, view, label, lambda _=False, n=name: w.show_view(n), [f"Ctrl+{i}"])
+        view.addSeparator()
+        action(w, view, "&Conflicts\u2026", w.controllers["conflicts"].show, ["Ctrl+Shift+C"],
+               tip="Near-twin memories whose claims disagree, side by side")
+        action(w, view, "Supersession &timeline\u2026",
+               lambda: w.controllers["timeline"].show(w.reader.current_path()), ["Ctrl+T"],
+               tip="The memory in the reader: what it superseded and what superseded it")
         view.addSeparator()
         self.archived_action = action(w, view, "Include &archived",
                                       lambda on: session.toggle_filter("archived", "", on), checkable=True)

@@ -1,0 +1,1 @@
+"""The conflicts view: near-twin memories whose claims disagree, side by side, resolved in one step."""

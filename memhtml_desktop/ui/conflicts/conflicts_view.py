@@ -1,0 +1,318 @@
+"""The conflicts window: the pairs on top, the chosen pair below, side by side, the differing words
+highlighted, and the one-step resolutions.
+
+"This one is right" under a side supersedes the other (the write core archives it with
+superseded-by and links this one `supersedes` to it). "Both hold" links them (a relation that
+settles the pair) or corrects one side to give it its own scope. Every act goes through a
+dialog that previews the commit. The window does no I/O: data in, signals out.
+
+Claims come from memory files, so a claim is escaped before the highlight spans (the only markup)
+are wrapped around the differing words.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memhtml_desktop.ui.conflicts.conflicts_model import ConflictsModel
+from memhtml_desktop.ui.kit.palette import mark_color
+
+#: Relations that say "both hold" (`contradicts` records a disagreement, it settles nothing).
+BOTH_HOLD_RELS = ("relates_to", "laterally_related", "supports", "example_of", "part_of")
+
+
+def highlighted(text: str, spans) -> str:
+    """`text` escaped, with each (start, end) span wrapped in a highlight; plain text otherwise."""
+    out, at = [], 0
+    for start, end in sorted(spans):
+        if start < at or end > len(text):
+            continue
+        out.append(html.escape(text[at:start]))
+        out.append(f'<span style="background-color:{mark_color()}; font-weight:600">{html.escape(text[start:end])}</span>')
+        at = end
+    out.append(html.escape(text[at:]))
+    return "".join(out)
+
+
+def _label(parent: QWidget, *, rich: bool = False, muted: bool = False) -> QLabel:
+    label = QLabel(parent)
+    label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if muted:
+        label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    return label
+
+
+class SideCard(QFrame):
+    """One memory of the pair: title, path, the claim with its differing words marked, its acts."""
+
+    open_requested = Signal()
+    right_requested = Signal()
+    scope_requested = Signal()
+
+    def __init__(self, letter: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(f"side{letter}")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.letter = _label(self, muted=True)
+        self.letter.setText(f"Memory {letter}")
+        self.title = _label(self)
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        font.setWeight(QFont.Weight.DemiBold)
+        self.title.setFont(font)
+        self.path = _label(self, muted=True)
+        self.path.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.claim = _label(self, rich=True)
+        self.claim.setObjectName(f"claim{letter}")
+        font = self.claim.font()
+        font.setPointSizeF(font.pointSizeF() * 1.1)
+        self.claim.setFont(font)
+        self.right_button = QPushButton("This one is right", self)
+        self.right_button.setObjectName(f"right{letter}")
+        self.right_button.setToolTip("Supersede the other memory by this one: it is archived, linked and dated")
+        self.scope_button = QPushButton("Give it its own scope\u2026", self)
+        self.scope_button.setObjectName(f"scope{letter}")
+        self.scope_button.setToolTip("Correct this memory so it says where it holds (a qualifier, a workspace, tags)")
+        self.open_button = QPushButton("Open", self)
+        self.open_button.setToolTip("Open it in the reader")
+        self.right_button.clicked.connect(self.right_requested)
+        self.scope_button.clicked.connect(self.scope_requested)
+        self.open_button.clicked.connect(self.open_requested)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.right_button)
+        buttons.addWidget(self.scope_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.open_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.letter)
+        layout.addWidget(self.title)
+        layout.addWidget(self.path)
+        layout.addSpacing(4)
+        layout.addWidget(self.claim)
+        layout.addStretch(1)
+        layout.addLayout(buttons)
+
+    def show_side(self, side, spans) -> None:
+        self.title.setText(side.title or side.path)
+        self.path.setText(side.path)
+        self.claim.setText(highlighted(side.claim, spans))
+
+
+class ConflictsWindow(QDialog):
+    """The pairs (a table), the chosen pair side by side, scan progress, and the resolutions."""
+
+    scan_requested = Signal()
+    cancel_requested = Signal()
+    open_requested = Signal(str)
+    right_requested = Signal(object, object)  # winner (path, title), loser (path, title)
+    link_requested = Signal(object, object, str)  # a (path, title), b (path, title), rel
+    scope_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("conflictsWindow")
+        self.setWindowTitle("Conflicts \u2014 near-twin memories that disagree")
+        self.setWindowFlag(Qt.WindowType.Window, True)
+        self.model = ConflictsModel(self)
+        self.scan_button = QPushButton("Scan", self)
+        self.scan_button.setObjectName("scanButton")
+        self.scan_button.clicked.connect(self.scan_requested)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setObjectName("cancelScanButton")
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.cancel_button.hide()
+        self.progress = QProgressBar(self)
+        self.progress.setMaximumWidth(220)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.summary = _label(self)
+        self.summary.setObjectName("conflictsSummary")
+        self.settled_box = QCheckBox("Show settled pairs", self)
+        self.settled_box.setToolTip("Pairs someone linked as both holding (any relation but contradicts)")
+        self.settled_box.toggled.connect(self._show_settled)
+        top = QHBoxLayout()
+        for widget in (self.scan_button, self.cancel_button, self.progress):
+            top.addWidget(widget)
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.settled_box)
+
+        self.table = QTableView(self)
+        self.table.setObjectName("conflictsTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _: self._show_pair(current.row()))
+        self.model.modelReset.connect(self._after_reset)
+
+        self.pair_box = QWidget(self)
+        self.kinds = _label(self.pair_box)
+        self.kinds.setObjectName("pairKinds")
+        self.side_a, self.side_b = SideCard("A", self.pair_box), SideCard("B", self.pair_box)
+        self.side_a.right_requested.connect(lambda: self._right(True))
+        self.side_b.right_requested.connect(lambda: self._right(False))
+        self.side_a.scope_requested.connect(lambda: self._emit_side(self.scope_requested, True))
+        self.side_b.scope_requested.connect(lambda: self._emit_side(self.scope_requested, False))
+        self.side_a.open_requested.connect(lambda: self._emit_side(self.open_requested, True))
+        self.side_b.open_requested.connect(lambda: self._emit_side(self.open_requested, False))
+        sides = QHBoxLayout()
+        sides.addWidget(self.side_a, 1)
+        sides.addWidget(self.side_b, 1)
+        self.rel = QComboBox(self.pair_box)
+        self.rel.setObjectName("bothHoldRel")
+        self.rel.addItems(list(BOTH_HOLD_RELS))
+        self.link_button = QPushButton("Link them\u2026", self.pair_box)
+        self.link_button.setObjectName("linkPairButton")
+        self.link_button.setToolTip("Both hold: A links to B by this relation, and the pair is settled")
+        self.link_button.clicked.connect(self._link)
+        both = QHBoxLayout()
+        both_label = _label(self.pair_box)
+        both_label.setText("Both hold:")
+        both.addWidget(both_label)
+        both.addWidget(self.rel)
+        both.addWidget(self.link_button)
+        both.addStretch(1)
+        pair_layout = QVBoxLayout(self.pair_box)
+        pair_layout.setContentsMargins(0, 0, 0, 0)
+        pair_layout.addWidget(self.kinds)
+        pair_layout.addLayout(sides, 1)
+        pair_layout.addLayout(both)
+        self.empty = _label(self, muted=True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self.table)
+        lower = QWidget(self)
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.pair_box, 1)
+        lower_layout.addWidget(self.empty, 1)
+        split.addWidget(lower)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        split.setChildrenCollapsible(False)
+        split.setSizes([240, 420])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+        self.resize(1100, 720)
+        self._show_pair(-1)
+
+    # -- state shown ------------------------------------------------------------------------------
+
+    def set_scanning(self, scanning: bool) -> None:
+        self.scan_button.setEnabled(not scanning)
+        self.cancel_button.setVisible(scanning)
+        self.progress.setVisible(scanning)
+        if scanning:
+            self.progress.setRange(0, 0)
+            self.summary.setText("Comparing every pair of memories\u2026")
+
+    def set_progress(self, done: int, total: int) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{done:,} / {total:,}")
+
+    def set_report(self, report, *, keep: tuple[str, str] | None = None) -> None:
+        self.set_scanning(False)
+        self.scan_button.setText("Rescan")
+        self.model.set_pairs(report.pairs)
+        self.set_summary(report)
+        if keep is not None and self.model.row_of(*keep) >= 0:
+            self.select_row(self.model.row_of(*keep))
+
+    def set_summary(self, report, note: str = "") -> None:
+        open_pairs = sum(1 for p in self.model.pairs() if not p.settled)
+        settled = self.model.settled_count()
+        text = (f"{open_pairs} conflicting pair{'s' if open_pairs != 1 else ''}"
+                + (f" (+{settled} settled)" if settled else "")
+                + f" among {report.compared:,} memories \u00b7 {report.seconds:.2f} s")  # fmt: skip
+        self.summary.setText(text + (f" \u00b7 {note}" if note else ""))
+
+    def say(self, text: str) -> None:
+        self.set_scanning(False)
+        self.summary.setText(text)
+
+    def select_row(self, row: int) -> None:
+        if 0 <= row < self.model.rowCount():
+            self.table.selectRow(row)
+            self.table.setCurrentIndex(self.model.index(row, 0))
+
+    def current_pair(self):
+        return self.model.pair(self.table.currentIndex().row()) if self.table.currentIndex().isValid() else None
+
+    # -- reactions --------------------------------------------------------------------------------
+
+    def _after_reset(self) -> None:
+        if self.model.rowCount():
+            self.select_row(0)
+        else:
+            self._show_pair(-1)
+
+    def _show_settled(self, on: bool) -> None:
+        self.model.set_show_settled(on)
+
+    def _show_pair(self, row: int) -> None:
+        pair = self.model.pair(row)
+        self.pair_box.setVisible(pair is not None)
+        self.empty.setVisible(pair is None)
+        if pair is None:
+            self.empty.setText("No conflicting pair." if self.model.pairs() or self.scan_button.text() == "Rescan"
+                               else "Scan the store to list near-twin memories whose claims disagree.")  # fmt: skip
+            return
+        kinds = " and ".join(pair.diff.kinds)
+        linked = f" \u00b7 linked: {', '.join(pair.links)}" if pair.links else ""
+        self.kinds.setText(f"They disagree in {kinds} \u00b7 cosine {pair.cosine:.3f}{linked}")
+        self.side_a.show_side(pair.a, pair.diff.spans_a)
+        self.side_b.show_side(pair.b, pair.diff.spans_b)
+
+    def _sides(self, first: bool):
+        pair = self.current_pair()
+        if pair is None:
+            return None
+        return (pair.a, pair.b) if first else (pair.b, pair.a)
+
+    def _right(self, a_is_right: bool) -> None:
+        sides = self._sides(a_is_right)
+        if sides:
+            winner, loser = sides
+            self.right_requested.emit((winner.path, winner.title), (loser.path, loser.title))
+
+    def _emit_side(self, signal, first: bool) -> None:
+        sides = self._sides(first)
+        if sides:
+            signal.emit(sides[0].path)
+
+    def _link(self) -> None:
+        pair = self.current_pair()
+        if pair is not None:
+            self.link_requested.emit((pair.a.path, pair.a.title), (pair.b.path, pair.b.title), self.rel.currentText())

@@ -1,0 +1,226 @@
+"""The curation dialogs' background work: read a draft, plan a write, apply it, undo, recover.
+
+Every step runs on a pool thread through the write core's one front door (`Curator`), never on
+the GUI thread: planning runs git and reads files, applying commits. A refusal is an answer, not
+a failure: `Attempt.error` carries the write core's message (and `stale` when the file changed on
+disk since the dialog read it), so a dialog shows it in place and the log gets no traceback.
+Unexpected exceptions still fail the job, and the dialog shows their message too.
+
+A write that committed announces `StoreChange(index=True, problems=True, paths=…)`: the list,
+the reader, the filters and the conflicts view follow through the one store-changed signal, as
+they do after a watcher batch.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ui.session.curators import curator_for
+from memhtml_desktop.ui.session.jobs import Job, check
+from memhtml_desktop.write.errors import Stale, WriteError
+
+T = TypeVar("T")
+MAX_DIFF_LINES = 4000
+
+
+@dataclass(frozen=True)
+class Attempt(Generic[T]):
+    """A write step's outcome: its value, or the refusal the write core gave."""
+
+    value: T | None = None
+    error: str = ""
+    code: str = ""
+    stale: bool = False  # Conflict: the file changed on disk since it was read
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    @classmethod
+    def refused(cls, exc: WriteError) -> Attempt:
+        return cls(error=exc.message, code=exc.code, stale=isinstance(exc, Stale))
+
+
+def attempt(work) -> Attempt:
+    try:
+        return Attempt(work())
+    except WriteError as exc:
+        return Attempt.refused(exc)
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """One file of a plan as a reviewer reads it: what happens to it and its unified diff."""
+
+    action: str
+    path: str
+    source: str | None
+    diff: str
+    added: int
+    removed: int
+
+    @property
+    def label(self) -> str:
+        """`create  +31 −0  path`, `move  +3 −1  new path ← old path`: what lands where, first."""
+        counts = f"+{self.added:<3} \u2212{self.removed:<3}"
+        target = f"{self.path} \u2190 {self.source}" if self.action == "move" else self.path
+        return f"{self.action:<6} {counts} {target}"
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A plan and the diffs of its files, computed off the GUI thread."""
+
+    plan: Any
+    files: tuple[FileDiff, ...] = ()
+
+
+def _lines(data: bytes | None) -> list[str]:
+    return [] if data is None else data.decode("utf-8", errors="replace").splitlines(keepends=True)
+
+
+def file_diff(change: Any) -> FileDiff:
+    """The unified diff of one FileChange (three lines of context), with its line counts."""
+    before, after = _lines(change.before), _lines(change.after)
+    old = f"a/{change.source or change.path}" if change.before is not None else "/dev/null"
+    new = f"b/{change.path}" if change.after is not None else "/dev/null"
+    lines = list(difflib.unified_diff(before, after, old, new, n=3))
+    added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+    if len(lines) > MAX_DIFF_LINES:
+        lines = lines[:MAX_DIFF_LINES] + [f"\u2026 {len(lines) - MAX_DIFF_LINES} more lines\n"]
+    text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    if change.action == "move" and change.before == change.after:
+        text = f"(moved unchanged: {change.source} \u2192 {change.path})\n"
+    return FileDiff(change.action, change.path, change.source, text, added, removed)
+
+
+def preview_of(plan: Any) -> Preview:
+    return Preview(plan, tuple(file_diff(change) for change in plan.changes))
+
+
+@dataclass(kw_only=True)
+class DraftJob(Job[Attempt]):
+    """Read a memory into a form's draft (write/drafts.py), with the blob id it was read at."""
+
+    kind: str = "draft"  # type: ignore[misc] - per dialog: each has its own generation line
+    path: str
+
+    def run(self, store, cancelled, progress) -> Attempt:
+        from memhtml_desktop.write.drafts import memory_draft
+
+        check(cancelled)
+        return attempt(lambda: memory_draft(store, self.path))
+
+
+@dataclass(kw_only=True)
+class PlanJob(Job[Attempt]):
+    """Plan a request (touches nothing) and diff its files: what a dialog previews."""
+
+    kind: str = "plan"  # type: ignore[misc]
+    request: Any
+    refresh_index: bool = False
+
+    def run(self, store, cancelled, progress) -> Attempt:
+        check(cancelled)
+        curator = curator_for(store, refresh_index=self.refresh_index)
+        return attempt(lambda: preview_of(curator.plan(self.request)))
+
+
+@dataclass(kw_only=True)
+class ApplyJob(Job[Attempt]):
+    """Carry out a previewed plan on the writer pool (Conflict when the store moved since)."""
+
+    kind: ClassVar[str] = "apply"
+    writer: ClassVar[bool] = True
+    replace: ClassVar[bool] = False  # a confirmed write is never dropped
+    plan: Any
+
+    def run(self, store, cancelled, progress) -> Attempt:
+        return attempt(lambda: curator_for(store).apply(self.plan))
+
+    def changes(self, value: Attempt) -> StoreChange | None:
+        if not value.ok or value.value is None or value.value.commit_sha is None:
+            return None
+        return StoreChange(index=True, problems=True, paths=frozenset(self.plan.paths))
+
+
+@dataclass(kw_only=True)
+class UndoStatusJob(Job[tuple]):
+    """Whether Undo can run now, and what it would revert or why not."""
+
+    kind: ClassVar[str] = "undo-status"
+
+    def run(self, store, cancelled, progress) -> tuple[bool, str]:
+        return curator_for(store).undo_status()
+
+
+@dataclass(kw_only=True)
+class UndoJob(Job[Attempt]):
+    """`git revert` this app's last commit (the write core checks it is still HEAD, tree clean)."""
+
+    kind: ClassVar[str] = "undo"
+    writer: ClassVar[bool] = True
+    replace: ClassVar[bool] = False
+
+    def run(self, store, cancelled, progress) -> Attempt:
+        """Attempt[(Applied, the reverted commit's paths that exist again)]."""
+
+        def work():
+            applied = curator_for(store).undo()
+            paths = applied.result.get("paths", [])
+            return applied, [p for p in paths if store.file_bytes(p) is not None]
+
+        return attempt(work)
+
+    def changes(self, value: Attempt) -> StoreChange | None:
+        if not value.ok or value.value is None:
+            return None
+        return StoreChange(index=True, problems=True, paths=frozenset(value.value[0].result.get("paths", ())))
+
+
+@dataclass(kw_only=True)
+class RecoverJob(Job[Attempt]):
+    """On opening a store: finish or roll back a write a crash interrupted (None: there was none)."""
+
+    kind: ClassVar[str] = "recover"
+    writer: ClassVar[bool] = True
+
+    def run(self, store, cancelled, progress) -> Attempt:
+        return attempt(lambda: curator_for(store).recover())
+
+    def changes(self, value: Attempt) -> StoreChange | None:
+        return StoreChange(index=True, problems=True) if value.ok and value.value else None
+
+
+@dataclass(kw_only=True)
+class FindJob(Job[list]):
+    """Memories whose title or path holds the text: a link target's completions."""
+
+    kind: str = "find"  # type: ignore[misc]
+    text: str
+    limit: int = 12
+
+    def run(self, store, cancelled, progress) -> list:
+        check(cancelled)
+        return store.find_memories(self.text, limit=self.limit)
+
+
+@dataclass(kw_only=True)
+class HashesJob(Job[dict]):
+    """The git blob id of each file as it is now (None: no such file): a dialog's "reload"."""
+
+    kind: str = "hashes"  # type: ignore[misc]
+    paths: tuple[str, ...]
+
+    def run(self, store, cancelled, progress) -> dict:
+        from memhtml_desktop.html.project import blob_sha_of
+
+        out = {}
+        for path in self.paths:
+            data = store.file_bytes(path)
+            out[path] = None if data is None else blob_sha_of(data)
+        return out

@@ -1,0 +1,1 @@
+"""The supersession timeline: a memory's chain of versions on a time axis."""
