@@ -69,6 +69,7 @@ class WriteDialog(QDialog):
         self.expected: dict[str, str | None] = {}
         self._request: Any = None
         self._busy = False
+        self._note = ""  # said again once the next plan arrives (after a reload)
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(PLAN_DELAY_MS)
@@ -170,6 +171,9 @@ class WriteDialog(QDialog):
             preview: Preview = result.value
             self.preview.show_preview(preview)
             self.hide_message()
+            if self._note:
+                self.show_message(self._note, "info")
+                self._note = ""
             self.confirm_button.setEnabled(not preview.plan.noop)
         else:
             self.preview.clear("Nothing will be written:")
@@ -213,7 +217,8 @@ class WriteDialog(QDialog):
         self.reload_button.hide()
         self.expected.update(hashes)
         self.with_expected()
-        self.show_message("Reloaded: the preview below is against the files as they are now.", "info")
+        self._note = "Reloaded: the preview is against the files as they are now."
+        self.show_message(self._note, "info")
         self.replan()
 
     # -- showing ---------------------------------------------------------------------------------
