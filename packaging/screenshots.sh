@@ -13,3 +13,10 @@ mkdir -p "$out"
   --open areas/oncall/postgres-replica-lag-over-30-seconds-is-a-stuck-replication-slot.html
 "${run[@]}" screenshot --demo --out "$out/recall.png" --view recall --query "drain the vip"
 "${run[@]}" screenshot --demo --out "$out/problems.png" --view problems
+"${run[@]}" screenshot --demo --out "$out/correct.png" --view correct --size 1100x720 \
+  --open projects/billing-service/nightly-compactor-merges-overlapping-intervals.html \
+  --claim "The nightly compactor merges overlapping intervals, except on month-end runs." \
+  --reason "month-end runs skip the merge"
+"${run[@]}" screenshot --demo --out "$out/conflicts.png" --view conflicts --size 1100x640
+"${run[@]}" screenshot --demo --out "$out/timeline.png" --view timeline --size 1000x520 \
+  --open areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html

@@ -15,9 +15,15 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("screenshot", parents=[common], help="render the window offscreen to a PNG")
     p.add_argument("--out", required=True, metavar="FILE.png")
     p.add_argument("--query", default="")
-    p.add_argument("--view", choices=("results", "reader", "recall", "problems"), default="results")
+    p.add_argument("--view", choices=("results", "reader", "recall", "problems", "correct", "conflicts", "timeline"),
+                   default="results", help="correct, conflicts, timeline: that dialog or window alone")
     p.add_argument("--open", metavar="PATH", help="the memory to show in the reader")
     p.add_argument("--size", default="1400x900", metavar="WxH")
+    p.add_argument("--theme", choices=("system", "light", "dark"), default=None,
+                   help="the colour theme (default: the theme setting)")
+    p.add_argument("--claim", help="--view correct: the corrected claim typed into the dialog")
+    p.add_argument("--reason", help="--view correct: the reason typed into the dialog")
+    p.add_argument("--file", type=int, metavar="N", help="--view correct: show the diff of the plan's Nth file (0-based)")
     p.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                    help="use a fresh copy of the demo store")
 

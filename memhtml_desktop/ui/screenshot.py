@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memhtml_desktop.settings import Settings, resolve_store
+from memhtml_desktop.ui.curate import shots as curation_views
 
 DEFAULT_SIZE = (1400, 900)
 
@@ -59,9 +60,14 @@ def take_screenshot(settings: Settings, args: Any) -> int:
         print(f"memhtml-desktop: store not found: {root} (use --store DIR or --demo)", file=sys.stderr)
         return 1
     app = ensure_app()
-    apply_theme(app, settings.theme)
+    theme = getattr(args, "theme", None) or settings.theme
+    settings = settings.with_(theme=theme)
+    apply_theme(app, theme)
     scratch = Path(tempfile.mkdtemp(prefix="memhtml-shot-"))
     qsettings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
+    view = getattr(args, "view", "results") or "results"
+    if demo and view in curation_views.VIEWS:
+        curation_views.make_repository(root)
     store = open_store(root, settings)
     if demo:
         import_sidecar(store)
@@ -73,10 +79,9 @@ def take_screenshot(settings: Settings, args: Any) -> int:
         window.wait_idle()
         window.set_query(getattr(args, "query", "") or "")
         window.wait_idle()
-        view = getattr(args, "view", "results") or "results"
         path = getattr(args, "open", None)
         result = window.results.model.result()
-        if not path and view in ("results", "reader") and result is not None and result.hits:
+        if not path and view in ("results", "reader", "correct", "timeline") and result is not None and result.hits:
             path = result.hits[0].path
         if path:
             window.open_memory(path, bump=False)
@@ -87,9 +92,10 @@ def take_screenshot(settings: Settings, args: Any) -> int:
         window.wait_idle()
         for _ in range(10):
             app.processEvents()
+        shown = curation_views.curation_view(window, view, path, args, size) if view in curation_views.VIEWS else window
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        if not window.grab().save(str(out), "PNG"):
+        if not shown.grab().save(str(out), "PNG"):
             print(f"memhtml-desktop: could not write {out}", file=sys.stderr)
             return 1
     finally:

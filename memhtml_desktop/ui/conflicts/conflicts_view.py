@@ -88,6 +88,11 @@ class SideCard(QFrame):
         font = self.claim.font()
         font.setPointSizeF(font.pointSizeF() * 1.1)
         self.claim.setFont(font)
+        self.facts = _label(self, muted=True)
+        self.facts.setObjectName(f"facts{letter}")
+        self.article = _label(self)
+        self.article.setObjectName(f"article{letter}")
+        self.article.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.right_button = QPushButton("This one is right", self)
         self.right_button.setObjectName(f"right{letter}")
         self.right_button.setToolTip("Supersede the other memory by this one: it is archived, linked and dated")
@@ -110,13 +115,21 @@ class SideCard(QFrame):
         layout.addWidget(self.path)
         layout.addSpacing(4)
         layout.addWidget(self.claim)
-        layout.addStretch(1)
+        layout.addWidget(self.facts)
+        layout.addWidget(self.article, 1)
         layout.addLayout(buttons)
 
     def show_side(self, side, spans) -> None:
         self.title.setText(side.title or side.path)
         self.path.setText(side.path)
         self.claim.setText(highlighted(side.claim, spans))
+        self.facts.setText("")
+        self.article.setText("")
+
+    def show_details(self, facts: str, article: str) -> None:
+        """What helps judge which is right: type and dates, and the rest of the article."""
+        self.facts.setText(facts)
+        self.article.setText(article)
 
 
 class ConflictsWindow(QDialog):
@@ -128,6 +141,7 @@ class ConflictsWindow(QDialog):
     right_requested = Signal(object, object)  # winner (path, title), loser (path, title)
     link_requested = Signal(object, object, str)  # a (path, title), b (path, title), rel
     scope_requested = Signal(str)
+    pair_shown = Signal(str, str)  # a path, b path: the pair now side by side (details are asked for)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -294,6 +308,16 @@ class ConflictsWindow(QDialog):
         self.kinds.setText(f"They disagree in {kinds} \u00b7 cosine {pair.cosine:.3f}{linked}")
         self.side_a.show_side(pair.a, pair.diff.spans_a)
         self.side_b.show_side(pair.b, pair.diff.spans_b)
+        self.pair_shown.emit(pair.a.path, pair.b.path)
+
+    def show_details(self, details: dict) -> None:
+        """`{path: (facts, article)}` for the pair shown (a late answer for another pair is ignored)."""
+        pair = self.current_pair()
+        if pair is None:
+            return
+        for side, card in ((pair.a, self.side_a), (pair.b, self.side_b)):
+            if side.path in details:
+                card.show_details(*details[side.path])
 
     def _sides(self, first: bool):
         pair = self.current_pair()

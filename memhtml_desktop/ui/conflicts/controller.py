@@ -20,7 +20,7 @@ from memhtml_desktop.ui.conflicts.conflicts_model import merge_pairs
 from memhtml_desktop.ui.session.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.curators import curator_for
-from memhtml_desktop.ui.session.jobs import Cancelled, Job
+from memhtml_desktop.ui.session.jobs import Cancelled, Job, check
 
 
 @dataclass(kw_only=True)
@@ -41,6 +41,46 @@ class ConflictsJob(Job[Any]):
 @dataclass(kw_only=True)
 class SomeConflictsJob(ConflictsJob):
     kind: ClassVar[str] = "conflicts-some"
+
+
+ARTICLE_CHARS = 700
+#: meta, label, whether it is a stamp (shown as its day)
+_META_LABELS = (("memhtml-created", "created", True), ("memhtml-updated", "updated", True),
+                ("memhtml-confidence", "confidence", False), ("memhtml-author", "by", False))  # fmt: skip
+
+
+def side_details(detail: Any) -> tuple[str, str]:
+    """(a facts line, the article's text without its claim, cut to ARTICLE_CHARS) for a side card."""
+    metas = dict(detail.metas)
+    facts = [detail.memory_type or "?"]
+    for name, label, stamp in _META_LABELS:
+        value = metas.get(name)
+        if value:
+            facts.append(f"{label} {value[:10] if stamp else value}")
+    text = " ".join(detail.text.split())
+    if detail.gist and text.startswith(detail.gist):
+        text = text[len(detail.gist):].lstrip()
+    if len(text) > ARTICLE_CHARS:
+        text = text[:ARTICLE_CHARS].rsplit(" ", 1)[0] + " \u2026"
+    return " \u00b7 ".join(facts), text
+
+
+@dataclass(kw_only=True)
+class SidesJob(Job[dict]):
+    """Both memories of the pair shown, read without counting a read: facts and article text."""
+
+    kind: ClassVar[str] = "conflict-sides"
+    paths: tuple[str, ...]
+
+    def run(self, store, cancelled, progress) -> dict:
+        out = {}
+        for path in self.paths:
+            check(cancelled)
+            try:
+                out[path] = side_details(store.read(path, bump=False))
+            except Exception as exc:  # noqa: BLE001 - a side that cannot be read says so in its card
+                out[path] = ("", f"(could not read it: {exc})")
+        return out
 
 
 class ConflictsController(QObject):
@@ -67,12 +107,16 @@ class ConflictsController(QObject):
             window.scope_requested.connect(self.curate.correct)
             window.link_requested.connect(
                 lambda a, b, rel: self.curate.link(a[0], a[1], target=b[0], rel=rel))
+            window.pair_shown.connect(self._pair_shown)
         self.window.show()
         self.window.raise_()
         self.window.activateWindow()
         if self.report is None and not self.ctx.runner.is_busy(ConflictsJob.kind):
             self.scan()
         return self.window
+
+    def _pair_shown(self, a: str, b: str) -> None:
+        self.ctx.runner.run(SidesJob(paths=(a, b)).success(self.window.show_details).failure(lambda msg: None))
 
     def scan(self) -> None:
         self.window.set_scanning(True)

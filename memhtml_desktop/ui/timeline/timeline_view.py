@@ -25,6 +25,7 @@ from memhtml_desktop.ui.kit.palette import ARM_COLORS, muted_color
 LANE = 58
 AXIS = 40
 MARGIN = 18
+TOP = 34  # the legend's row above the first lane
 BAR = 14
 
 
@@ -110,7 +111,7 @@ class TimelineView(QWidget):
             self.set_chain(self.chain, now=self.now)
 
     def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(640, MARGIN + max(1, len(self.lanes)) * LANE + AXIS + MARGIN)
+        return QSize(640, TOP + max(1, len(self.lanes)) * LANE + AXIS + MARGIN)
 
     # -- geometry -----------------------------------------------------------------------------
 
@@ -125,7 +126,7 @@ class TimelineView(QWidget):
         return low + (high - low) * max(0.0, min(1.0, (x - MARGIN) / width))
 
     def _axis_y(self) -> float:
-        return MARGIN + len(self.lanes) * LANE + 6
+        return TOP + len(self.lanes) * LANE + 6
 
     # -- painting -----------------------------------------------------------------------------
 
@@ -140,6 +141,7 @@ class TimelineView(QWidget):
                              "No dated versions to draw." if self.lanes else "Open a memory to see its timeline.")
             return
         self._paint_axis(painter)
+        self._paint_legend(painter)
         centers: dict[str, tuple[QPointF, QPointF]] = {}
         for i, lane in enumerate(self.lanes):
             centers[lane.version.path] = self._paint_lane(painter, i, lane)
@@ -169,13 +171,40 @@ class TimelineView(QWidget):
                 continue
             x = self._x(when)
             painter.setPen(QPen(color, 1, Qt.PenStyle.DashLine))
-            painter.drawLine(QPointF(x, MARGIN - 6), QPointF(x, y))
+            painter.drawLine(QPointF(x, TOP - 4), QPointF(x, y))
             painter.setPen(color)
-            painter.drawText(QPointF(x + 3, MARGIN - 8 + metrics.ascent()), text)
+            painter.drawText(QPointF(x + 3, TOP - 4 + metrics.ascent()), text)
+
+    def _paint_legend(self, painter: QPainter) -> None:
+        """What the colours mean, in the row above the lanes."""
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.0, small.pointSizeF() * 0.85))
+        painter.setFont(small)
+        metrics = QFontMetrics(small)
+        x = float(MARGIN)
+        y = 8.0
+        for color, text, dashed in ((self.palette().color(QPalette.ColorRole.Highlight), "this memory", False),
+                                    (QColor(ARM_COLORS["recency"]), "still holds", False),
+                                    (muted_color(), "archived", False), (muted_color(), "not in the index", True)):
+            swatch = QRectF(x, y + 2, 18, metrics.ascent() - 2)
+            if dashed:
+                painter.setPen(QPen(color, 1, Qt.PenStyle.DashLine))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+            else:
+                fill = QColor(color)
+                fill.setAlphaF(0.7)
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(fill)
+            painter.drawRoundedRect(swatch, 3, 3)
+            painter.setPen(muted_color())
+            painter.drawText(QPointF(x + 24, y + metrics.ascent()), text)
+            x += 24 + metrics.horizontalAdvance(text) + 18
+        painter.setPen(muted_color())
+        painter.drawText(QPointF(x, y + metrics.ascent()), "\u2192 superseded by")
 
     def _paint_lane(self, painter: QPainter, i: int, lane: Lane) -> tuple[QPointF, QPointF]:
         v = lane.version
-        top = MARGIN + i * LANE
+        top = TOP + i * LANE
         focus = v.path == self.chain.focus
         palette = self.palette()
         if focus:

@@ -1,0 +1,76 @@
+"""The curation views for `memhtml-desktop screenshot --view correct|conflicts|timeline`.
+
+A batch tool, so it may wait (it pumps the event loop until the view has its answer). The Correct
+dialog needs a git repository to preview a write: a fresh demo copy is made one (a throwaway
+commit under a neutral identity); a store named with `--store` is shown as it is, refusal and all.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+VIEWS = ("correct", "conflicts", "timeline")
+IDENTITY = {"GIT_AUTHOR_NAME": "memhtml desktop", "GIT_AUTHOR_EMAIL": "screenshot@memhtml.invalid",
+            "GIT_COMMITTER_NAME": "memhtml desktop", "GIT_COMMITTER_EMAIL": "screenshot@memhtml.invalid"}  # fmt: skip
+
+
+def make_repository(root: Path) -> None:
+    """`git init` + one commit of a throwaway demo copy (the write previews need a repository)."""
+    if (root / ".git").exists():
+        return
+    for key, value in IDENTITY.items():
+        os.environ.setdefault(key, value)
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "demo store")):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+def _pump(window: Any, until, timeout: float = 20.0) -> bool:
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        app.processEvents()
+        if until():
+            window.wait_idle()
+            for _ in range(10):
+                app.processEvents()
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def curation_view(window: Any, view: str, path: str | None, args: Any, size: tuple[int, int]) -> Any:
+    """Open `view` over the window's store (on `path`, the memory shown) and return the widget to grab."""
+    if view == "conflicts":
+        controller = window.controllers["conflicts"]
+        shown = controller.show()
+        _pump(window, lambda: controller.report is not None)
+    elif view == "timeline":
+        controller = window.controllers["timeline"]
+        shown = controller.show(path)
+        _pump(window, lambda: shown.chain is not None)
+    else:
+        curate = window.controllers["curate"]
+        curate.correct(path)
+        _pump(window, lambda: curate.dialog is not None)
+        shown = curate.dialog
+        claim, reason = getattr(args, "claim", None), getattr(args, "reason", None)
+        if claim:
+            shown.fields.claim.setPlainText(claim)
+        if reason:
+            shown.reason.setText(reason)
+        shown.timer.start(0)
+        if claim or reason:
+            _pump(window, lambda: shown.confirm_button.isEnabled() or shown.message_kind() in ("error", "stale"))
+        else:
+            _pump(window, lambda: shown.confirm_button.isEnabled() or shown.message_kind() != "")
+        if getattr(args, "file", None) is not None:
+            shown.preview.select_file(int(args.file))
+    shown.resize(*size)
+    _pump(window, lambda: True)
+    return shown
