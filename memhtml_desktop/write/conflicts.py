@@ -135,11 +135,15 @@ def scan_conflicts(
         np.matmul(matrix[start:end], transposed[:, start:], out=sims)
         mask = mask_buffer[: end - start, : n - start]
         np.greater_equal(sims, threshold, out=mask)
-        local_i, local_j = np.nonzero(mask)
-        for li, lj in zip(local_i.tolist(), local_j.tolist()):
-            i, j = start + li, start + lj
-            if j > i:  # not the diagonal (a memory and itself), nor a pair an earlier block counted
-                _consider(report, kept, i, j, float(sims[li, lj]))
+        diagonal = np.arange(end - start)
+        mask[diagonal, diagonal] = False  # a memory and itself (column `start + li` is row `li`)
+        # Only rows with a near-twin are searched column by column: `np.nonzero` over the whole
+        # block (2,048 x 20,000) cost ~0.3 s a block under load; `any` per row ~7 ms.
+        for li in np.flatnonzero(mask.any(axis=1)).tolist():
+            for lj in np.flatnonzero(mask[li]).tolist():
+                i, j = start + li, start + lj
+                if j > i:  # not the diagonal (a memory and itself), nor a pair an earlier block counted
+                    _consider(report, kept, i, j, float(sims[li, lj]))
         if progress is not None:
             progress("conflicts", end, n)
     _finish(report, conn, started)

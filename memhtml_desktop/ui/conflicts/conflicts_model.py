@@ -33,12 +33,17 @@ class ConflictsModel(QAbstractTableModel):
         super().__init__(parent)
         self._all: list = []
         self._rows: list = []
+        self._cells: list[tuple[str, str, str, str]] = []
         self.show_settled = False
 
     def set_pairs(self, pairs: list) -> None:
         self.beginResetModel()
         self._all = list(pairs)
         self._rows = [p for p in self._all if self.show_settled or not p.settled]
+        # the cells as shown, made once: a view asks for them thousands of times (size hints, paints)
+        self._cells = [(p.a.title or p.a.path, p.b.title or p.b.path,
+                        ", ".join(p.diff.kinds) + (" \u00b7 settled" if p.settled else ""), f"{p.cosine:.3f}")
+                       for p in self._rows]  # fmt: skip
         self.endResetModel()
 
     def set_show_settled(self, on: bool) -> None:
@@ -77,14 +82,7 @@ class ConflictsModel(QAbstractTableModel):
             return None
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return pair.a.title or pair.a.path
-            if col == 1:
-                return pair.b.title or pair.b.path
-            if col == 2:
-                kinds = ", ".join(pair.diff.kinds)
-                return kinds + (" \u00b7 settled" if pair.settled else "")
-            return f"{pair.cosine:.3f}"
+            return self._cells[index.row()][col]
         if role == Qt.ItemDataRole.ToolTipRole:
             side = pair.a if col == 0 else pair.b if col == 1 else None
             if side is not None:

@@ -180,11 +180,15 @@ class ConflictsWindow(QDialog):
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        # Fixed widths: ResizeToContents asks every row for its size at each reset (0.15 s at 200 pairs).
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        metrics = self.table.fontMetrics()
+        for col, sample in ((2, "negation, number, qualifier"), (3, "Alike 0.000")):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
+            header.resizeSection(col, metrics.horizontalAdvance(sample) + 24)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _: self._show_pair(current.row()))
         self.model.modelReset.connect(self._after_reset)
 

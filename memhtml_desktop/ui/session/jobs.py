@@ -42,6 +42,7 @@ class Job(Generic[T]):
 
     kind: ClassVar[str] = "job"
     writer: ClassVar[bool] = False  # runs on the one-thread writer pool
+    pool: ClassVar[str] = ""  # a named one-thread pool of its own instead (Runner._named_pool)
     replace: ClassVar[bool] = True  # a newer job of this kind cancels this one and drops its answer
 
     on_success: Callable[[T], Any] | None = field(default=None, repr=False, compare=False)

@@ -12,7 +12,9 @@ new job of a replacing kind cancels the previous one, and a result whose generat
 the latest is dropped on arrival: typing "drai" then "drain" can never show "drai"'s hits last.
 
 Reads run on a small pool; writes (a one-off reconciliation) on a one-thread pool, so there is
-one writer. Each job opens its own connection (`Store.reader()`) and closes it before it ends
+one writer. A job may name a pool of its own (`Job.pool`): the curation writes run on a one-thread
+"curate" pool, so a person's confirmed write never waits behind an integrity check or a full
+reconciliation (both take the store's write lock only for their own index writes). Each job opens its own connection (`Store.reader()`) and closes it before it ends
 (`Runner.thread_closers`): PySide gives a QRunnable's `run` a fresh Python thread state on every
 call and deletes it afterwards, which takes `threading.local` data with it, and an apsw connection
 deallocated during that teardown crashes the process. Opening one costs about 2 ms.
@@ -145,6 +147,7 @@ class Runner(QObject):
         self.read_pool.setMaxThreadCount(max(1, readers))
         self.write_pool = QThreadPool(self)
         self.write_pool.setMaxThreadCount(1)
+        self.pools: dict[str, QThreadPool] = {}  # named one-thread pools (see `_named_pool`)
         self._channel = _Channel(self)
         self._channel.finished.connect(self._finished)
         self._channel.progressed.connect(self._progressed)
@@ -166,6 +169,7 @@ class Runner(QObject):
         on_progress: Callable[[str, int, int], None] | None = None,
         writer: bool = False,
         replace: bool = True,
+        pool: str = "",
     ) -> int:
         """Queue `fn`; returns its generation within `kind`.
 
@@ -185,10 +189,18 @@ class Runner(QObject):
         was_busy = self.is_busy(kind)
         self._pending[self._next_id] = _Pending(kind, generation, flag, replace, on_done, on_error, on_progress)
         job = _Job(self._next_id, kind, generation, fn, flag, self._channel, tuple(self.thread_closers))
-        (self.write_pool if writer else self.read_pool).start(job)
+        (self._named_pool(pool) if pool else self.write_pool if writer else self.read_pool).start(job)
         if not was_busy:
             self.busy_changed.emit(kind, True)
         return generation
+
+    def _named_pool(self, name: str) -> QThreadPool:
+        """A one-thread pool of its own (curation writes: never queued behind an integrity check)."""
+        pool = self.pools.get(name)
+        if pool is None:
+            pool = self.pools[name] = QThreadPool(self)
+            pool.setMaxThreadCount(1)
+        return pool
 
     def run(self, job: Job, store: Any = None) -> int:
         """Run a typed job against `store` (default: the runner's); returns its generation.
@@ -205,7 +217,7 @@ class Runner(QObject):
 
         return self.submit(job.kind, lambda cancelled, progress: job.run(store, cancelled, progress), done,
                            on_error=job.on_failure, on_progress=job.on_progress, writer=job.writer,
-                           replace=job.replace)
+                           replace=job.replace, pool=getattr(job, "pool", ""))
 
     def is_busy(self, kind: str | None = None) -> bool:
         if kind is None:
@@ -253,9 +265,10 @@ class Runner(QObject):
         self._closed = True
         for pending in self._pending.values():
             pending.flag.cancel()
-        self.read_pool.clear()
-        self.write_pool.clear()
-        done = self.read_pool.waitForDone(timeout_ms) and self.write_pool.waitForDone(timeout_ms)
+        pools = (self.read_pool, self.write_pool, *self.pools.values())
+        for pool in pools:
+            pool.clear()
+        done = all([pool.waitForDone(timeout_ms) for pool in pools])
         kinds = {p.kind for p in self._pending.values()}
         self._pending.clear()
         for kind in sorted(kinds):  # nothing is running any more: spinners stop
