@@ -424,7 +424,7 @@ def test_timeline_draws_the_chain_opens_a_version_and_searches_as_of_a_day(qtbot
     qtbot.waitUntil(lambda: RUNBOOK in hits(win), timeout=WAIT)
     with qtbot.waitSignal(win.search_shown, timeout=WAIT):
         qtbot.mouseClick(view, Qt.MouseButton.LeftButton, pos=QPoint(x, int(view._axis_y()) + 10))
-    assert win.session.scope.as_of == "2026-03-01T23:59:59Z"
+    assert win.session.scope.as_of == "2026-03-01T23:59:59.999Z"
     assert win.search_bar.as_of.text() == "2026-03-01"
     qtbot.waitUntil(lambda: "archive/2026/areas/oncall/rollback-order.html" in hits(win) and RUNBOOK not in hits(win),
                     timeout=WAIT)  # fmt: skip
@@ -443,11 +443,11 @@ def test_the_as_of_field_checks_its_date(qtbot, win):
     with qtbot.waitSignal(win.search_shown, timeout=WAIT):
         qtbot.keyClicks(bar.as_of, "2025-11-01")
         qtbot.keyClick(bar.as_of, Qt.Key.Key_Return)
-    assert not bar.as_of_error() and win.session.scope.as_of == "2025-11-01T23:59:59Z"
-    assert ("as_of", "2025-11-01T23:59:59Z") in bar.chips.keys()
+    assert not bar.as_of_error() and win.session.scope.as_of == "2025-11-01T23:59:59.999Z"
+    assert ("as_of", "2025-11-01T23:59:59.999Z") in bar.chips.keys()
     qtbot.waitUntil(lambda: "archive/2025/areas/oncall/rollback-revert-only.html" in hits(win), timeout=WAIT)
     with qtbot.waitSignal(win.search_shown, timeout=WAIT):
-        bar.chips.chip_removed.emit("as_of", "2025-11-01T23:59:59Z")
+        bar.chips.chip_removed.emit("as_of", "2025-11-01T23:59:59.999Z")
     assert win.session.scope.as_of is None and bar.as_of.text() == ""
 
 
