@@ -24,6 +24,10 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--claim", help="--view correct: the corrected claim typed into the dialog")
     p.add_argument("--reason", help="--view correct: the reason typed into the dialog")
     p.add_argument("--file", type=int, metavar="N", help="--view correct: show the diff of the plan's Nth file (0-based)")
+    p.add_argument("--order", choices=("agent", "fused"), default="agent",
+                   help="the list in the agent's order or the fused order")
+    p.add_argument("--more", type=int, default=0, metavar="N",
+                   help="list N rows of the fused list below the agent's page")
     p.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                    help="use a fresh copy of the demo store")
 

@@ -27,7 +27,16 @@ import apsw
 from memhtml_desktop.domain.embedder import Embedder
 from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
-from memhtml_desktop.domain.results import FilterCounts, Health, ImportReport, ListPage, MemoryRef, Problem, WhyNot
+from memhtml_desktop.domain.results import (
+    FilterCounts,
+    FusedPool,
+    Health,
+    ImportReport,
+    ListPage,
+    MemoryRef,
+    Problem,
+    WhyNot,
+)
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.index import db as dbmod
 from memhtml_desktop.index import writelock
@@ -353,6 +362,21 @@ class Store:
         except UNWRITABLE as exc:
             return lost(targets, signal, f"state.db could not be written ({exc}; is the disk full?)")
 
+    def replace_signal(self, path: str, previous: str, signal: str) -> ReinforceResult:
+        """Within the signal cooldown, `signal` replaces the `previous` one on `path` (see index/state.py)."""
+        from memhtml_desktop.index.state import StateBusy, lost, replace_signal
+
+        target = safe_store_path(path)
+        at = dbmod.iso_z(self.clock())
+        try:
+            return replace_signal(self.reader(), target, previous, signal, at)
+        except StateBusy as exc:
+            return lost([target], signal, str(exc))
+        except apsw.FullError as exc:
+            return lost([target], signal, f"the disk holding state.db is full ({exc})")
+        except UNWRITABLE as exc:
+            return lost([target], signal, f"state.db could not be written ({exc}; is the disk full?)")
+
     def read(self, path: str, *, bump: bool = True) -> MemoryDetail:
         """One memory in full; with `bump` this is a read (salience moves once, cooldown respected)."""
         return self.read_with_bytes(path, bump=bump)[0]
@@ -408,6 +432,28 @@ class Store:
         from memhtml_desktop.index.facets import filter_counts
 
         return self._recovering(lambda: filter_counts(self.reader(), query, scope or Scope()))
+
+    def counts_of(self, paths) -> FilterCounts:
+        """The same counts over exactly `paths` (the hits a list shows; see index/facets.py)."""
+        from memhtml_desktop.index.facets import counts_over
+
+        return self._recovering(lambda: counts_over(self.reader(), tuple(paths)))
+
+    def pool(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        limit: int = 10,
+        depth: int = 30,
+        ranking: RankingProfile | None = None,
+    ) -> FusedPool:
+        """The fused list a search page of `limit` is drawn from, `depth` deep, with its totals."""
+        from memhtml_desktop.index.pool import fused_pool
+
+        return self._recovering(
+            lambda: fused_pool(self.retriever(), query, scope, limit=limit, depth=depth, ranking=ranking)
+        )
 
     def find_memories(self, text: str, *, limit: int = 20) -> list[MemoryRef]:
         """Memories whose title or path holds `text` (choosing one by name)."""

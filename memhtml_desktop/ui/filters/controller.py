@@ -1,9 +1,10 @@
-"""The filters pane's wiring: counts after every search, the store's values after every change.
+"""The filters pane's wiring: the two counts after every search, the store's values after a change.
 
-The counts run after the search, not beside it: on a large store they cost several times a
-search, and the search is what a person waits for. A newer search replaces the whole chain (the
-runner drops a replaced job's answer). The store's own values (empty query, empty scope) fix the
-order of the rows; they are reloaded once after the store changed.
+"In scope" counts (`CountsJob("", scope)`) depend on the scope and the store, never on the words,
+so they run when the scope or the store changed, not on every keystroke; with the empty scope they
+are the store's own values too (which fix the order of the rows). "On page" counts
+(`ListedCountsJob(paths)`) follow every answer: they are cheap, over ten paths or so. Both run
+after the search, not beside it: the search is what a person waits for.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from memhtml_desktop.ui.filters.filters_panel import FiltersPanel
 from memhtml_desktop.ui.session.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
-from memhtml_desktop.ui.session.jobs import CountsJob, UniverseJob
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.ui.session.jobs import CountsJob, ListedCountsJob, UniverseJob
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +29,7 @@ class FiltersController(QObject):
         super().__init__(panel)
         self.ctx, self.driver, self.panel = ctx, driver, panel
         self.universe_stale = True
+        self.counted: Any = None  # the scope the in-scope counts shown were made for (None: stale)
         panel.filter_toggled.connect(self._toggle)
         panel.include_archived_toggled.connect(lambda on: self._toggle("archived", "", on))
         ctx.session.on("scope", panel.set_scope)
@@ -40,13 +43,24 @@ class FiltersController(QObject):
             self.ctx.status(str(exc), 8000)
 
     def _searched(self, result: Any) -> None:
-        if self.driver.counts_wanted:
-            job = CountsJob(result.query, result.scope).success(self._counted)
+        listed = ListedCountsJob(tuple(h.path for h in result.hits)).success(self.panel.set_listed)
+        self.ctx.runner.run(listed.failure(lambda msg: log.warning("page counts failed: %s", msg)))
+        if not self.driver.counts_wanted:
+            if self.universe_stale:
+                self._load_universe()
+            return
+        if self.counted != result.scope:
+            scope = result.scope
+            job = CountsJob("", scope).success(lambda counts, s=scope: self._counted(counts, s))
             self.ctx.runner.run(job.failure(lambda msg: log.warning("filter counts failed: %s", msg)))
         elif self.universe_stale:
             self._load_universe()
 
-    def _counted(self, counts: Any) -> None:
+    def _counted(self, counts: Any, scope: Scope) -> None:
+        self.counted = scope
+        if scope == Scope() and self.universe_stale:
+            self.universe_stale = False
+            self.panel.set_universe(counts)  # the empty scope's counts ARE the store's values
         self.panel.set_counts(counts)
         if self.universe_stale:
             self._load_universe()
@@ -59,3 +73,4 @@ class FiltersController(QObject):
     def _store_changed(self, change: StoreChange) -> None:
         if change.content:
             self.universe_stale = True
+            self.counted = None

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -192,6 +194,24 @@ class ProblemsFilter(QSortFilterProxyModel):
         return not self._text or self._text in (index.data(ProblemsModel.PathRole) or "").lower()
 
 
+class _LineDelegate(QStyledItemDelegate):
+    """A line under a problem spans the row: its height is its text wrapped to the row's width."""
+
+    def __init__(self, view: QTreeView) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
+        size = super().sizeHint(option, index)
+        if not index.parent().isValid():
+            return size
+        width = max(80, self.view.viewport().width() - self.view.indentation() * 2 - 12)
+        text = index.data(Qt.ItemDataRole.DisplayRole) or ""
+        rect = option.fontMetrics.boundingRect(QRect(0, 0, width, 10_000),
+                                               int(Qt.TextFlag.TextWordWrap), text)
+        return QSize(size.width(), max(size.height(), rect.height() + 6))
+
+
 class _ProblemsView(QTreeView):
     """Enter opens; every line row spans the whole width so a violation is read, not elided."""
 
@@ -260,10 +280,16 @@ class ProblemsPane(QWidget):
         self.proxy.setSourceModel(self.model)
         self.view = _ProblemsView(self)
         self.view.setModel(self.proxy)
-        self.view.setUniformRowHeights(True)
+        # Violation lines wrap (a cut "…" hid the part that says what to fix): rows take the height
+        # their text needs, and every line also carries its whole text as a tooltip.
+        self.view.setUniformRowHeights(False)
+        self.view.setWordWrap(True)
         self.view.setAllColumnsShowFocus(True)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.view.setAccessibleName("Problems")
+        self.view.setItemDelegate(_LineDelegate(self.view))
+        self.view.header().sectionResized.connect(lambda *_: self.view.scheduleDelayedItemsLayout())
         header = self.view.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(ProblemsModel.KIND, QHeaderView.ResizeMode.ResizeToContents)

@@ -178,18 +178,22 @@ def build_footer(pane) -> QWidget:
     layout.addWidget(pane.note_label)
 
     pane.helpful_action = QAction("✓ Helpful", pane)
-    pane.helpful_action.setToolTip("This memory helped: a positive reinforcement signal")
+    pane.helpful_action.setToolTip("This memory helped: a positive reinforcement signal "
+                                   "(within 15 minutes, click again to withdraw it or click the other to change it)")
+    pane.helpful_action.setCheckable(True)
     pane.helpful_action.triggered.connect(lambda: pane._reinforce("positive"))
     pane.not_helpful_action = QAction("✗ Not helpful", pane)
-    pane.not_helpful_action.setToolTip("This memory misled or was useless: a negative reinforcement signal")
+    pane.not_helpful_action.setToolTip("This memory misled or was useless: a negative reinforcement signal "
+                                       "(within 15 minutes, click again to withdraw it or click the other to change it)")
+    pane.not_helpful_action.setCheckable(True)
     pane.not_helpful_action.triggered.connect(lambda: pane._reinforce("negative"))
     pane.why_action = QAction("Why not?", pane)
     pane.why_action.setToolTip("Where this memory stood for the current query, arm by arm")
     pane.why_action.triggered.connect(pane._why)
     pane.editor_action = QAction("Open in editor", pane)
-    pane.editor_action.triggered.connect(pane.open_in_editor)
+    pane.editor_action.triggered.connect(lambda: pane.open_in_editor())
     pane.reveal_action = QAction("Reveal in file manager", pane)
-    pane.reveal_action.triggered.connect(pane.reveal_in_file_manager)
+    pane.reveal_action.triggered.connect(lambda: pane.reveal_in_file_manager())
     pane.copy_path_action = QAction("Copy path", pane)
     pane.copy_path_action.triggered.connect(pane.copy_path)
     pane.curate_actions = {}

@@ -20,11 +20,11 @@ from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
 from memhtml_desktop.ui.kit.palette import TIER_COLORS, muted_color
 
-TIER_LABELS = {"quote": "QUOTE", "disclosure": "LINE", "index": "INDEX"}
+TIER_LABELS = {"quote": "QUOTE", "disclosure": "DISCLOSURE", "index": "INDEX"}
 TIER_HELP = {
-    "quote": "Full quote: the claim, summaries, facets and citations, charged at its length",
-    "disclosure": "One line: the claim alone, charged at its length",
-    "index": "Index line: path and title, never charged",
+    "quote": "Quote: the claim, summaries, facets and citations, charged at its length",
+    "disclosure": "Disclosure: the claim alone, charged at its length",
+    "index": "Index: path and title, never charged",
 }
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -159,7 +159,7 @@ def _readable_on(color: QColor) -> QColor:
 
 
 class TierBadgeDelegate(QStyledItemDelegate):
-    """Paints QUOTE / LINE / INDEX as a small rounded badge in the tier's colour."""
+    """Paints QUOTE / DISCLOSURE / INDEX as a small rounded badge in the tier's colour."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         tier = index.data(RecallModel.TierRole)

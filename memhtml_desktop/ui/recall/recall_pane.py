@@ -39,7 +39,7 @@ DEBOUNCE_MS = 300
 
 
 class BudgetMeter(QWidget):
-    """A bar of `spent` against `budget`: the quote part and the one-line part in their tier colours."""
+    """A bar of `spent` against `budget`: the quote part and the disclosure part in their tier colours."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -59,7 +59,7 @@ class BudgetMeter(QWidget):
             self.quote_chars = sum(i.chars for i in section.items if i.tier == "quote")
             self.line_chars = sum(i.chars for i in section.items if i.tier == "disclosure")
         self.setToolTip(tooltip_text(
-            f"{self.spent:,} of {self.budget:,} chars: {self.quote_chars:,} in quotes, {self.line_chars:,} in one-line claims"
+            f"{self.spent:,} of {self.budget:,} chars: {self.quote_chars:,} in quotes, {self.line_chars:,} in disclosures (the claim alone)"
         ))
         self.update()
 
@@ -188,7 +188,7 @@ class _SectionBox(QGroupBox):
                 + (" — over budget!" if section.spent > section.budget else "")
             )
             self.meter_label.setToolTip(tooltip_text(
-                f"{counts['quote']} quote · {counts['disclosure']} line · {counts['index']} index"
+                f"{counts['quote']} quote · {counts['disclosure']} disclosure · {counts['index']} index"
                 + (" · truncated" if section.truncated else "")
             ))
         has_items = bool(section and section.items)
@@ -374,6 +374,6 @@ def person_ledger(pack: RecallPack) -> str:
     budget = sum(s.budget for s in sections)
     return (
         f"Budget {budget:,} (memories {pack.memories.budget:,} + arcs {pack.arcs.budget:,}) · "
-        f"spent {pack.spent:,} · {counts['quote']} quote · {counts['disclosure']} line · "
+        f"spent {pack.spent:,} · {counts['quote']} quote · {counts['disclosure']} disclosure · "
         f"{counts['index']} index · " + ("truncated" if pack.truncated else "nothing cut")
     )

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from memhtml_desktop.domain.results import FilterCounts, WhyNot
+from memhtml_desktop.domain.results import FilterCounts, FusedPool, MemoryRef, WhyNot
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.html.render import render_safe_html
 from memhtml_desktop.ui.session.changes import StoreChange
@@ -119,6 +119,46 @@ class CountsJob(Job[FilterCounts]):
 
 
 @dataclass
+class PoolJob(Job[FusedPool]):
+    """The fused list behind the page, `depth` deep, and the totals (matching, in scope)."""
+
+    kind: ClassVar[str] = "pool"
+    query: str
+    scope: Scope
+    limit: int
+    depth: int
+
+    def run(self, store, cancelled, progress) -> FusedPool:
+        check(cancelled)
+        return store.pool(self.query, self.scope, limit=self.limit, depth=self.depth)
+
+
+@dataclass
+class ListedCountsJob(Job[FilterCounts]):
+    """The filter values of exactly the listed hits (the "on the page" column)."""
+
+    kind: ClassVar[str] = "listed"
+    paths: tuple[str, ...]
+
+    def run(self, store, cancelled, progress) -> FilterCounts:
+        check(cancelled)
+        return store.counts_of(self.paths)
+
+
+@dataclass
+class FindJob(Job[list[MemoryRef]]):
+    """Memories whose title or path holds the text (choosing a memory by name)."""
+
+    kind: ClassVar[str] = "find"
+    text: str
+    limit: int = 20
+
+    def run(self, store, cancelled, progress) -> list[MemoryRef]:
+        check(cancelled)
+        return store.find_memories(self.text, limit=self.limit)
+
+
+@dataclass
 class UniverseJob(CountsJob):
     """Every filter value the store has (empty query, empty scope): fixes the panel's row order."""
 
@@ -166,16 +206,24 @@ class RereadJob(OpenJob):
 
 @dataclass
 class ReinforceJob(Job[tuple[ReinforceResult, Opened]]):
-    """Helpful / not helpful: record it, then re-read the memory WITHOUT counting another read."""
+    """Helpful / not helpful: record it, then re-read the memory WITHOUT counting another read.
+
+    With `previous` (the person's own signal on this memory, still inside the signal cooldown) the
+    new signal replaces it instead (`Store.replace_signal`): a misclick is taken back.
+    """
 
     kind: ClassVar[str] = "reinforce"
     replace: ClassVar[bool] = False  # every click is recorded
     path: str
     signal: str
     terms: tuple[str, ...] = ()
+    previous: str | None = None
 
     def run(self, store, cancelled, progress) -> tuple[ReinforceResult, Opened]:
-        result = store.reinforce([self.path], self.signal)
+        if self.previous is not None:
+            result = store.replace_signal(self.path, self.previous, self.signal)
+        else:
+            result = store.reinforce([self.path], self.signal)
         return result, open_memory(store, self.path, self.terms, False, cancelled)
 
     def changes(self, value) -> StoreChange | None:
