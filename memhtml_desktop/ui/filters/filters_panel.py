@@ -79,6 +79,7 @@ class FiltersPanel(QWidget):
         self.note.setFont(small)
         self.entity_edit = QLineEdit(self)
         self.entity_edit.setObjectName("entityFilter")
+        self.entity_edit.setAccessibleName("Filter by entity")
         self.entity_edit.setPlaceholderText("Filter by entity (type:name)\u2026")
         self.entity_edit.setClearButtonEnabled(True)
         self.entity_names = QStringListModel(self)

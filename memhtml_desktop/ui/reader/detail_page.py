@@ -56,6 +56,7 @@ CURATE_ACTIONS = (
 
 def build_detail_page(pane) -> QWidget:
     pane.scroll = QScrollArea(pane)
+    pane.scroll.setAccessibleName("Memory")
     pane.scroll.setWidgetResizable(True)
     pane.scroll.setFrameShape(QFrame.Shape.NoFrame)
     pane.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -126,8 +127,10 @@ def build_detail_page(pane) -> QWidget:
     pane.backlinks_model = LinksModel("←", pane)
     pane.links_title = _section_title("Links", page)
     pane.links_view = _LinkList(pane.links_model, page)
+    pane.links_view.setAccessibleName("Links")
     pane.backlinks_title = _section_title("Linked from", page)
     pane.backlinks_view = _LinkList(pane.backlinks_model, page)
+    pane.backlinks_view.setAccessibleName("Linked from")
     for view in (pane.links_view, pane.backlinks_view):
         view.open_path.connect(pane.open_requested)
     for widget in (pane.links_title, pane.links_view, pane.backlinks_title, pane.backlinks_view):
@@ -135,6 +138,7 @@ def build_detail_page(pane) -> QWidget:
 
     pane.article_title = _section_title("Memory", page)
     pane.article = SafeTextBrowser(page)
+    pane.article.setAccessibleName("Memory text")
     pane.article.anchorClicked.connect(pane._on_anchor)
     pane.article.highlighted.connect(pane._on_hover_link)
     body.addWidget(pane.article_title)

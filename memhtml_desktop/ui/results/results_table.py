@@ -69,6 +69,10 @@ class ResultsTable(QTableView):
         self.setAlternatingRowColors(True)
         self.setWordWrap(False)
         self.setCornerButtonEnabled(False)
+        # A header click asks the model to sort (see ResultsModel.sort); "#" ascending is the agent's
+        # order (Qt's default indicator is descending, which would list the page upside down).
+        self.horizontalHeader().setSortIndicator(Column.Position, Qt.SortOrder.AscendingOrder)
+        self.setSortingEnabled(True)
         self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -197,10 +201,11 @@ class ResultsTable(QTableView):
             chosen = widths(False)
             if room - sum(chosen.values()) < TITLE_MIN:
                 chosen = widths(True)
+                keep = Column.Fused if order == FUSED else None  # the fused order's own column stays
                 for column in (*(c for c in OPTIONAL if c not in self._chosen), *STEP_ASIDE):
                     if room - sum(chosen.values()) >= TITLE_MIN:
                         break
-                    if column in chosen and column not in self._chosen:
+                    if column in chosen and column not in self._chosen and column != keep:
                         shown[column] = False
                         chosen.pop(column)
             for column in CHOOSABLE:

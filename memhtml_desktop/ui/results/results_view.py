@@ -288,14 +288,14 @@ class ResultsView(QWidget):
         self.more_button.setText(f"Show {step} more")
         self.more_button.setEnabled(can)
         self.more_button.setToolTip("List the next rows of the fused list, below the agent's page")
-        extra = self.model.extra()
+        below = sum(1 for r in range(self.model.rowCount()) if self.model.page_position(r) is None)
+        rows = f"{below} row{'s' if below != 1 else ''} below the dashed line"
         if pool is None:
             note = "Fetching the fused pool\u2026"
-        elif extra:
-            note = (f"{extra} row{'s' if extra != 1 else ''} below the dashed line: the fused list past "
-                    f"the agent's page (not what the agent gets)")
         elif not can:
-            note = "Every candidate the arms returned is listed."
+            note = "Every candidate the arms returned is listed" + (f" ({rows})." if below else ".")
+        elif below and self.model.order() != FUSED:
+            note = f"{rows}: the fused list past the agent's page (not what the agent gets)."
         else:
             note = f"The agent's page: {len(result.hits)} of {pool.pool_size} fused candidates."
         self.more_note.setText(note)

@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
         driver.indexing_refreshed.connect(self.controllers["status"].recount)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("rightTabs")
+        self.tabs.setAccessibleName("Reader, recall pack and problems")
         self.tabs.setDocumentMode(True)
         for pane, title in ((self.reader, "Reader"), (self.recall, "Recall pack"), (self.problems, "Problems")):
             self.tabs.addTab(pane, title)
