@@ -33,7 +33,7 @@ from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.html.project import Projection, project
 from memhtml_desktop.html.project import blob_sha_of as blob_sha  # git's blob id: the change key
 from memhtml_desktop.index import writer
-from memhtml_desktop.index.db import iso_z, utc_now
+from memhtml_desktop.index.db import iso_z, utc_now, writing
 from memhtml_desktop.index.scanner import DiskFile, Skipped, read_bytes, stat_one, walk_store
 from memhtml_desktop.index.vectors import encode_vec
 
@@ -293,7 +293,7 @@ class Indexer:
         vanished = sorted(indexed - set(on_disk))
         self._apply(candidates, vanished, (), report, progress, cancelled, force=rebuild)
         if rebuild and not report.cancelled:
-            with self.conn:
+            with writing(self.conn):
                 self.conn.execute("INSERT INTO files_fts (files_fts) VALUES ('rebuild')")
         if not report.cancelled:
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
@@ -368,7 +368,7 @@ class Indexer:
                 log.warning("embedding stopped after %d chunks: %s", done, self.embed_error)
                 break
             at = iso_z(self.clock())
-            with self.conn:
+            with writing(self.conn):
                 self.conn.executemany(
                     "INSERT INTO embeddings (chunk_id, model, dim, vec, created_at) VALUES (?, ?, ?, ?, ?) "
                     "ON CONFLICT(chunk_id) DO UPDATE SET model = excluded.model, dim = excluded.dim, "
@@ -436,7 +436,7 @@ class Indexer:
                 if prefetch is not None and number + 1 < len(batches):
                     prefetch(batches[number + 1], at)
                 start = number * self.batch_files
-                with self.conn:
+                with writing(self.conn):  # not `with conn:`: its commit holds the GIL (db.writing)
                     for item in parsed:
                         self._write_one(item, known, pending_vanished, moved_from, by_hash, report, at)
                     self._bump_version()
@@ -446,7 +446,7 @@ class Indexer:
         if pending_vanished:
             # A deleted memory's state.access row is left alone: it is not the index's to drop,
             # and memhtml's doctor reports orphans for a human to decide.
-            with self.conn:
+            with writing(self.conn):
                 for path in sorted(pending_vanished):
                     writer.forget_path(self.conn, path)
                     report.removed += 1
@@ -537,7 +537,7 @@ class Indexer:
 
     def _finish(self, report: IndexReport, *, rebuilt: bool, scanned: bool = False) -> None:
         at = iso_z(self.clock())
-        with self.conn:
+        with writing(self.conn):
             self.conn.execute(
                 "UPDATE index_state SET store_root = ?, embed_model = ?, embed_dim = ?, updated_at = ?, "
                 "rebuilt_at = CASE WHEN ? THEN ? ELSE rebuilt_at END, "

@@ -19,9 +19,9 @@ import apsw
 
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
 from memhtml_desktop.domain.results import MATCH_COUNT_CAP, FusedPool
-from memhtml_desktop.domain.types import Scope, clean_text
 from memhtml_desktop.domain.ranking import RankingProfile
-from memhtml_desktop.index.retrieval import MAX_FTS_TERMS, MAX_LIMIT, Retriever
+from memhtml_desktop.domain.types import Scope, SearchResult, clean_text
+from memhtml_desktop.index.retrieval import MAX_FTS_TERMS, MAX_LIMIT, Pool, Retriever
 from memhtml_desktop.index.retrieval_sql import bind_params
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
 
@@ -46,6 +46,24 @@ def scope_count(conn: apsw.Connection, scope_sql: ScopeSql) -> int:
     return int(conn.execute(sql, bind_params(sql, (None, None, None, None), scope_sql.params)).fetchone()[0])
 
 
+def search_with_pool(
+    retriever: Retriever,
+    query: str,
+    scope: Scope | None,
+    *,
+    limit: int,
+    depth: int,
+    ranking: RankingProfile | None = None,
+) -> tuple[SearchResult, FusedPool]:
+    """A search and the pool behind it from ONE run of the pipeline, in one read transaction."""
+    keep: list = []
+    with retriever.conn:
+        result = retriever.search(query, scope, limit=limit, ranking=ranking, keep=keep)
+        pool = fused_pool(retriever, result.query, scope, limit=limit, depth=depth, ranking=ranking,
+                          page=keep[0] if keep else None)
+    return result, pool
+
+
 def fused_pool(
     retriever: Retriever,
     query: str,
@@ -54,11 +72,13 @@ def fused_pool(
     limit: int,
     depth: int,
     ranking: RankingProfile | None = None,
+    page: Pool | None = None,
 ) -> FusedPool:
     """The page's pool and `depth` entries of the fused list (see the module docstring).
 
     `ranking` is the profile the page was ranked with (the store's by default): the pool's size
-    and the page's order follow it as search's do.
+    and the page's order follow it as search's do. `page`: the candidate Pool a search of the same
+    query, scope, limit and profile just made (it is not fused again).
     """
     profile = ranking or retriever.profile
     factor = max(1, profile.pool_factor)
@@ -68,7 +88,8 @@ def fused_pool(
     depth = max(0, min(int(depth), MAX_DEPTH))
     conn = retriever.conn
     with conn:  # one read transaction: the page, the deeper list and the totals see one snapshot
-        page = retriever._candidates(query, scope, limit, profile)
+        if page is None:
+            page = retriever._candidates(query, scope, limit, profile)
         fused = list(page.fused)
         wanted = max(depth, len(fused))
         if wanted > len(fused) and len(fused) >= profile.pool_size(limit):

@@ -455,6 +455,22 @@ class Store:
             lambda: fused_pool(self.retriever(), query, scope, limit=limit, depth=depth, ranking=ranking)
         )
 
+    def search_with_pool(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        limit: int = 10,
+        depth: int = 30,
+        ranking: RankingProfile | None = None,
+    ) -> tuple[SearchResult, FusedPool]:
+        """`search` and `pool` from one run of the pipeline (the window's search job)."""
+        from memhtml_desktop.index.pool import search_with_pool
+
+        return self._recovering(
+            lambda: search_with_pool(self.retriever(), query, scope, limit=limit, depth=depth, ranking=ranking)
+        )
+
     def find_memories(self, text: str, *, limit: int = 20) -> list[MemoryRef]:
         """Memories whose title or path holds `text` (choosing one by name)."""
         from memhtml_desktop.index.listing import find_memories

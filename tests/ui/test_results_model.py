@@ -64,7 +64,7 @@ def test_cells_and_roles_explain_every_hit(result):
     assert model.terms() == ("drain", "vip"), "function words are not highlighted"
 
 
-def test_headers_name_colour_and_explain_each_arm(result):
+def test_headers_name_colour_and_explain_each_arm(qapp, result):
     model = ResultsModel()
     model.set_result(result)
     for offset, arm in enumerate(ARM_NAMES):

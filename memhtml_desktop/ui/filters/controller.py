@@ -1,8 +1,10 @@
 """The filters pane's wiring: the two counts after every search, the store's values after a change.
 
 "In scope" counts (`CountsJob("", scope)`) depend on the scope and the store, never on the words,
-so they run when the scope or the store changed, not on every keystroke; with the empty scope they
-are the store's own values too (which fix the order of the rows). "On page" counts
+so they run when the scope changed, not on every keystroke; with the empty scope they are the
+store's own values too (which fix the order of the rows). They cost a pass over every memory in
+scope (about a second of a worker's time at 20,000 memories), so after the store changed they wait
+until it has been quiet for RECOUNT_QUIET_MS: a burst of edits is counted once, after it. "On page" counts
 (`ListedCountsJob(paths)`) follow every answer: they are cheap, over ten paths or so. Both run
 after the search, not beside it: the search is what a person waits for.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 
 from memhtml_desktop.ui.filters.filters_panel import FiltersPanel
 from memhtml_desktop.ui.session.changes import StoreChange
@@ -23,6 +25,8 @@ from memhtml_desktop.ui.session.jobs import CountsJob, ListedCountsJob, Universe
 
 log = logging.getLogger(__name__)
 
+RECOUNT_QUIET_MS = 1500
+
 
 class FiltersController(QObject):
     def __init__(self, ctx: PaneContext, driver: SessionDriver, panel: FiltersPanel) -> None:
@@ -30,6 +34,10 @@ class FiltersController(QObject):
         self.ctx, self.driver, self.panel = ctx, driver, panel
         self.universe_stale = True
         self.counted: Any = None  # the scope the in-scope counts shown were made for (None: stale)
+        self.quiet = QTimer(self)  # runs while the store is changing: counts wait for it
+        self.quiet.setSingleShot(True)
+        self.quiet.setInterval(RECOUNT_QUIET_MS)
+        self.quiet.timeout.connect(self._recount)
         panel.filter_toggled.connect(self._toggle)
         panel.include_archived_toggled.connect(lambda on: self._toggle("archived", "", on))
         ctx.session.on("scope", panel.set_scope)
@@ -49,10 +57,20 @@ class FiltersController(QObject):
             if self.universe_stale:
                 self._load_universe()
             return
-        if self.counted != result.scope:
-            scope = result.scope
-            job = CountsJob("", scope).success(lambda counts, s=scope: self._counted(counts, s))
-            self.ctx.runner.run(job.failure(lambda msg: log.warning("filter counts failed: %s", msg)))
+        if self.counted != result.scope and not self.quiet.isActive():
+            self._count(result.scope)
+        elif self.universe_stale and not self.quiet.isActive():
+            self._load_universe()
+
+    def _count(self, scope: Scope) -> None:
+        job = CountsJob("", scope).success(lambda counts, s=scope: self._counted(counts, s))
+        self.ctx.runner.run(job.failure(lambda msg: log.warning("filter counts failed: %s", msg)))
+
+    def _recount(self) -> None:
+        """The store has been quiet: count what it holds now (once for a whole burst)."""
+        result = self.driver.result
+        if result is not None and self.counted != result.scope:
+            self._count(result.scope)
         elif self.universe_stale:
             self._load_universe()
 
@@ -71,6 +89,9 @@ class FiltersController(QObject):
         self.ctx.runner.run(job.failure(lambda msg: log.warning("filter values failed: %s", msg)))
 
     def _store_changed(self, change: StoreChange) -> None:
-        if change.content:
-            self.universe_stale = True
-            self.counted = None
+        if change.reopened:
+            self.quiet.stop()  # another store: count it at once
+            self.universe_stale, self.counted = True, None
+        elif change.content:
+            self.universe_stale, self.counted = True, None
+            self.quiet.start()

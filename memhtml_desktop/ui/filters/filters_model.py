@@ -50,6 +50,20 @@ def _axis_counts(counts: Any, axis: str) -> dict:
             "entity": counts.entities, "facet": counts.facets}[axis]
 
 
+def _flatten(counts: Any) -> dict[tuple[str, str], int]:
+    """`FilterCounts` as one dict keyed like the rows, `("facet", "name=value")` for a facet value."""
+    flat: dict[tuple[str, str], int] = {}
+    if counts is None:
+        return flat
+    for axis in ("type", "workspace", "tag", "entity"):
+        for value, n in _axis_counts(counts, axis).items():
+            flat[(axis, value)] = int(n)
+    for name, values in counts.facets.items():
+        for value, n in values.items():
+            flat[("facet", f"{name}={value}")] = int(n)
+    return flat
+
+
 # -- the model ------------------------------------------------------------------------------------
 
 
@@ -71,6 +85,8 @@ class FiltersModel(QStandardItemModel):
         self._universe: Any = None
         self._counts: Any = None
         self._listed: Any = None
+        self._flat_counts: dict[tuple[str, str], int] = {}  # (axis, value) -> n: one lookup per row
+        self._flat_listed: dict[tuple[str, str], int] = {}
         self._scope = Scope()
         self._values_memo: dict[tuple, tuple[Any, list[str]]] = {}
         self._rows: dict[tuple[str, str], tuple[QStandardItem, QStandardItem, QStandardItem]] = {}
@@ -98,6 +114,7 @@ class FiltersModel(QStandardItemModel):
     def set_counts(self, counts: Any) -> None:
         """The in-scope counts (`Store.counts("", scope)`)."""
         self._counts = counts
+        self._flat_counts = _flatten(counts)
         if self._universe is None and any(key not in self._rows for key in self._wanted_keys()):
             self._rebuild()
         else:
@@ -106,6 +123,7 @@ class FiltersModel(QStandardItemModel):
     def set_listed(self, counts: Any) -> None:
         """The counts over the hits listed (`Store.counts_of(paths)`)."""
         self._listed = counts
+        self._flat_listed = _flatten(counts)
         self._refresh()
 
     def set_scope(self, scope: Scope) -> None:
@@ -117,22 +135,16 @@ class FiltersModel(QStandardItemModel):
 
     def count(self, axis: str, value: str) -> int:
         """In scope: memories the scope admits with this value (its own axis relaxed)."""
-        return self._count(self._counts, axis, value)
+        return self._flat_counts.get((axis, value), 0)
 
     def listed(self, axis: str, value: str) -> int:
         """On the page: hits listed now with this value."""
-        return self._count(self._listed, axis, value)
+        return self._flat_listed.get((axis, value), 0)
 
     def tickable(self, axis: str, value: str) -> bool:
         """A value can be ticked when it is ticked already, counts are not known yet, or it has some."""
         return self._counts is None or is_on(self._scope, axis, value) or self.count(axis, value) > 0
 
-    @staticmethod
-    def _count(counts: Any, axis: str, value: str) -> int:
-        if axis == "facet":
-            name, val = split_facet(value)
-            return int(_axis_counts(counts, "facet").get(name, {}).get(val, 0))
-        return int(_axis_counts(counts, axis).get(value, 0))
 
     def item_for(self, axis: str, value: str) -> QStandardItem | None:
         row = self._rows.get((axis, value))
@@ -296,8 +308,9 @@ class FiltersModel(QStandardItemModel):
                 before = self._shown.get(key)
                 self._shown[key] = shown
                 listed, n, tickable = shown
-                listed_item.setText(str(listed) if listed else "")
-                count_item.setText(str(n))
+                for cell, text in ((listed_item, str(listed) if listed else ""), (count_item, str(n))):
+                    if cell.text() != text:  # each set is a dataChanged the view reacts to
+                        cell.setText(text)
                 if before is None or (before[1] == 0) != (n == 0):
                     for target in (item, listed_item, count_item):
                         # a zero greyed; otherwise NO foreground, so the palette's text colour applies

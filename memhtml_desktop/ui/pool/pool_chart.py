@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QPoint, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPalette, QPen
+from PySide6.QtGui import QColor, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from memhtml_desktop.domain.rrf import RANK_ARMS, RRF_K
@@ -78,6 +78,7 @@ class PoolChart(QWidget):
         self.setMinimumHeight(90)
         self._pool: Any = None
         self._focus = -1
+        self._picture: tuple[tuple, QPixmap] | None = None  # the bars, drawn once per pool and size
         self.set_pool(None)
 
     def sizeHint(self) -> QSize:  # noqa: N802
@@ -127,8 +128,28 @@ class PoolChart(QWidget):
     # -- painting ------------------------------------------------------------------------------
 
     def paintEvent(self, event) -> None:  # noqa: N802
+        """Blit the picture (drawn once per pool, size and palette), then the focused bar's frame."""
+        ratio = self.devicePixelRatioF()
+        key = (id(self._pool), self.width(), self.height(), self.palette().cacheKey(), ratio, self.font().key())
+        if self._picture is None or self._picture[0] != key:
+            pixmap = QPixmap(round(self.width() * ratio), round(self.height() * ratio))
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            inner = QPainter(pixmap)
+            self._draw(inner)
+            inner.end()
+            self._picture = (key, pixmap)
         painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.drawPixmap(0, 0, self._picture[1])
+        if 0 <= self._focus < len(self.entries()):
+            pen = QPen(self.palette().color(QPalette.ColorRole.Highlight))
+            pen.setWidth(2)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(self.bar_rect(self._focus).adjusted(-2, -2, 2, 2))
+        painter.end()
+
+    def _draw(self, painter: QPainter) -> None:
         pal = self.palette()
         fm = self.fontMetrics()
         text_color = pal.color(QPalette.ColorRole.WindowText)
@@ -169,12 +190,6 @@ class PoolChart(QWidget):
                 painter.setPen(text_color)
                 painter.drawText(QRectF(rect.left() - 6, plot.bottom() + 1, rect.width() + 12, sfm.height()),
                                  int(Qt.AlignmentFlag.AlignHCenter), str(page[hit.path]))
-            if i == self._focus:
-                pen = QPen(pal.color(QPalette.ColorRole.Highlight))
-                pen.setWidth(2)
-                painter.setPen(pen)
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.drawRect(rect.adjusted(-2, -2, 2, 2))
         if len(entries) > pool.limit:
             cut = (self.bar_rect(pool.limit - 1).right() + self.bar_rect(pool.limit).left()) / 2
             pen = QPen(pal.color(QPalette.ColorRole.Highlight))

@@ -200,16 +200,23 @@ class _LineDelegate(QStyledItemDelegate):
     def __init__(self, view: QTreeView) -> None:
         super().__init__(view)
         self.view = view
+        self._heights: dict[tuple[str, int, str], int] = {}  # (text, width, font) -> height: measured once
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
-        size = super().sizeHint(option, index)
-        if not index.parent().isValid():
-            return size
+        if not index.parent().isValid():  # a problem row: one line, as wide as its column
+            return QSize(self.view.header().sectionSize(index.column()), option.fontMetrics.height() + 8)
+        if index.column() != 0:
+            return QSize(0, 0)  # spanned over by the first column
         width = max(80, self.view.viewport().width() - self.view.indentation() * 2 - 12)
         text = index.data(Qt.ItemDataRole.DisplayRole) or ""
-        rect = option.fontMetrics.boundingRect(QRect(0, 0, width, 10_000),
-                                               int(Qt.TextFlag.TextWordWrap), text)
-        return QSize(size.width(), max(size.height(), rect.height() + 6))
+        key = (text, width, option.font.key())
+        height = self._heights.get(key)
+        if height is None:
+            if len(self._heights) > 5000:
+                self._heights.clear()
+            rect = option.fontMetrics.boundingRect(QRect(0, 0, width, 10_000), int(Qt.TextFlag.TextWordWrap), text)
+            height = self._heights[key] = max(rect.height(), option.fontMetrics.height()) + 6
+        return QSize(width, height)
 
 
 class _ProblemsView(QTreeView):
@@ -224,10 +231,14 @@ class _ProblemsView(QTreeView):
 
     def _span_lines(self, *args: Any) -> None:
         model = self.model()
-        for row in range(model.rowCount()):
-            parent = model.index(row, 0)
-            for line in range(model.rowCount(parent)):
-                self.setFirstColumnSpanned(line, parent, True)
+        self.setUpdatesEnabled(False)  # one layout after every span is set, not one per span
+        try:
+            for row in range(model.rowCount()):
+                parent = model.index(row, 0)
+                for line in range(model.rowCount(parent)):
+                    self.setFirstColumnSpanned(line, parent, True)
+        finally:
+            self.setUpdatesEnabled(True)
 
     def keyPressEvent(self, event: Any) -> None:  # noqa: N802
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentIndex().isValid():
@@ -294,7 +305,9 @@ class ProblemsPane(QWidget):
         self.view.header().sectionResized.connect(lambda *_: self.view.scheduleDelayedItemsLayout())
         header = self.view.header()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(ProblemsModel.KIND, QHeaderView.ResizeMode.ResizeToContents)
+        # Fixed, not sized to its contents: that would measure every row on every update.
+        header.setSectionResizeMode(ProblemsModel.KIND, QHeaderView.ResizeMode.Fixed)
+        header.resizeSection(ProblemsModel.KIND, self.fontMetrics().horizontalAdvance("unreadable") + 56)
         header.setSectionResizeMode(ProblemsModel.FILE, QHeaderView.ResizeMode.Stretch)
         self.view.clicked.connect(self._open_index)
         self.view.open_path.connect(self.open_requested)

@@ -207,6 +207,7 @@ class PackTextDelegate(QStyledItemDelegate):
     def __init__(self, view: QTreeView) -> None:
         super().__init__(view)
         self._view = view
+        self._sizes: dict[tuple, QSize] = {}  # an item row's cell, measured once per text and font
 
     def _text_width(self) -> int:
         # A text row sits one level down: indented once for its depth, once more for the root
@@ -238,7 +239,13 @@ class PackTextDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
         if not index.data(RecallModel.IsTextRole):
-            return super().sizeHint(option, index)
+            key = (index.column(), index.data(Qt.ItemDataRole.DisplayRole), option.font.key())
+            size = self._sizes.get(key)
+            if size is None:
+                if len(self._sizes) > 4000:
+                    self._sizes.clear()
+                size = self._sizes[key] = super().sizeHint(option, index)
+            return size
         if index.column() != 0:
             return QSize(0, 0)
         metrics = QFontMetrics(self._font(option))

@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from collections import OrderedDict
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
     QStyle,
@@ -129,16 +131,26 @@ def over(fill: QColor, base: QColor) -> QColor:
                            fill.blueF() * a + base.blueF() * (1 - a))
 
 
+_PILLS: dict[tuple[str, int, bool], tuple[QColor, QColor]] = {}
+
+
 def rank_pill_colors(arm: str, pal: QPalette, *, selected: bool) -> tuple[QColor, QColor]:
     """(text, fill) of an arm's rank badge; the text is legible on the fill as composited on its row.
 
     The fill is the arm's colour, faint; the text starts as the row's text colour and is pushed
-    lighter or darker until it reads (on a selected row, over the highlight).
+    lighter or darker until it reads (on a selected row, over the highlight). Worked out once per
+    palette: a table paints hundreds of these.
     """
-    fill = palette.arm_tint(arm, 0.28)
-    base = pal.color(QPalette.ColorRole.Highlight if selected else QPalette.ColorRole.Base)
-    text = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
-    return palette.legible(text, over(fill, base)), fill
+    key = (arm, pal.cacheKey(), selected)
+    cached = _PILLS.get(key)
+    if cached is None:
+        if len(_PILLS) > 64:
+            _PILLS.clear()
+        fill = palette.arm_tint(arm, 0.28)
+        base = pal.color(QPalette.ColorRole.Highlight if selected else QPalette.ColorRole.Base)
+        text = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        cached = _PILLS[key] = (palette.legible(text, over(fill, base)), fill)
+    return cached
 
 
 def _badge_width(text: str, fm: QFontMetrics) -> int:
@@ -159,13 +171,81 @@ def _badge(painter: QPainter, opt: QStyleOptionViewItem, text: str, x: int, y: i
     return width
 
 
+_INKS: dict[tuple[int, str], QColor] = {}
+
+
+def _mark_ink(pal: QPalette, mark: QColor) -> QColor:
+    key = (pal.cacheKey(), mark.name())
+    if key not in _INKS:
+        _INKS.clear() if len(_INKS) > 16 else None
+        _INKS[key] = palette.legible(pal.color(QPalette.ColorRole.Text), mark)
+    return _INKS[key]
+
+
+class CachedDelegate(QStyledItemDelegate):
+    """A delegate that paints each distinct cell once, into a pixmap, and blits it after.
+
+    A results table repaints whenever anything moves (a new answer, the pool behind it, a row
+    chosen, the window exposed), and painting ~250 cells through Python took the GUI thread tens
+    of milliseconds, hundreds on a loaded machine, while typing. A cell's look depends only on
+    what `content_key` says it shows, its size, its state (selected, focused, alternate row) and
+    the palette, so that is the cache key; many cells share one (an arm's rank 1, a dash).
+    """
+
+    CACHE = 1500
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._pixmaps: OrderedDict[tuple, QPixmap] = OrderedDict()
+
+    def content_key(self, index) -> tuple | None:
+        """What the cell shows (None: paint it directly, uncached)."""
+        return None
+
+    def draw(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        raise NotImplementedError
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        content = self.content_key(index)
+        size = option.rect.size()
+        if content is None or size.isEmpty():
+            painter.save()
+            painter.setClipRect(option.rect)
+            self.draw(painter, option, index)
+            painter.restore()
+            return
+        view = option.widget
+        epoch = getattr(view, "paint_epoch", None)  # the view's palette/font/ratio, once per paint event
+        if epoch is None:
+            device = painter.device()
+            epoch = (option.palette.cacheKey(), option.font.key(), device.devicePixelRatioF() if device else 1.0)
+        key = (content, size.width(), size.height(), option.state.value, option.features.value, epoch)
+        ratio = epoch[2]
+        pixmap = self._pixmaps.get(key)
+        if pixmap is None:
+            pixmap = QPixmap(round(size.width() * ratio), round(size.height() * ratio))
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            local = QStyleOptionViewItem(option)
+            local.rect = QRect(QPoint(0, 0), size)
+            inner = QPainter(pixmap)
+            self.draw(inner, local, index)
+            inner.end()
+            self._pixmaps[key] = pixmap
+            if len(self._pixmaps) > self.CACHE:
+                self._pixmaps.popitem(last=False)
+        else:
+            self._pixmaps.move_to_end(key)
+        painter.drawPixmap(option.rect.topLeft(), pixmap)
+
+
 SNIPPET_CHARS = 240
 """More than a cell ever shows: the rest of a hit's snippet is never measured or drawn."""
 MIN_SNIPPET_PX = 60
 """Badges give way to the snippet: one that would leave less than this for the text is not drawn."""
 
 
-class TitleDelegate(QStyledItemDelegate):
+class TitleDelegate(CachedDelegate):
     """The title on the first line; under it the badges ("moved by MMR from 3", "below the agent's
     page", "archived", ...) and the snippet with the query's words marked; a third line with the
     path when the row is tall enough.
@@ -212,7 +292,16 @@ class TitleDelegate(QStyledItemDelegate):
         fm = QFontMetrics(option.font)
         return QSize(320, fm.height() * 2 + PAD + 4)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def content_key(self, index) -> tuple | None:
+        model, row = index.model(), index.row()
+        hit = model.hit(row) if hasattr(model, "hit") else index.data(Role.Hit)
+        if hit is None:
+            return None
+        return ("title", hit.path, hit.title, hit.snippet or hit.gist or "", hit.updated_at,
+                tuple(index.data(Role.Terms) or ()), tuple(index.data(Role.Badges) or ()),
+                model.page_position(row) is None if hasattr(model, "page_position") else False)
+
+    def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()
         painter.setClipRect(option.rect)
         opt = _background(painter, option, index)
@@ -264,8 +353,7 @@ class TitleDelegate(QStyledItemDelegate):
                 width = fm.horizontalAdvance(piece)
             if marked and piece:
                 painter.fillRect(QRect(x - 1, y + 1, width + 2, height - 2), mark)
-                painter.setPen(palette.legible(opt.palette.color(QPalette.ColorRole.Text), mark)
-                               if not selected else mark.darker(400))
+                painter.setPen(_mark_ink(opt.palette, mark) if not selected else mark.darker(400))
             else:
                 painter.setPen(_muted(opt))
             painter.drawText(QRect(x, y, width + 1, height),
@@ -273,10 +361,17 @@ class TitleDelegate(QStyledItemDelegate):
             x += width
 
 
-class ArmRankDelegate(QStyledItemDelegate):
+class ArmRankDelegate(CachedDelegate):
     """An arm's rank in a pill of the arm's colour; a muted dash when the arm did not rank the hit."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def content_key(self, index) -> tuple | None:
+        arm = arm_for_column(index.column())
+        model = index.model()
+        hit = model.hit(index.row()) if hasattr(model, "hit") else index.data(Role.Hit)
+        score = hit.arm(arm) if hit is not None and arm else None
+        return ("arm", arm, score.rank if score is not None else None)
+
+    def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()
         painter.setClipRect(option.rect)
         opt = _background(painter, option, index)
@@ -304,13 +399,20 @@ class ArmRankDelegate(QStyledItemDelegate):
         painter.restore()
 
 
-class ScoreBarDelegate(QStyledItemDelegate):
+class ScoreBarDelegate(CachedDelegate):
     """The stacked bar: one segment per arm that ranked the hit, as long as its contribution."""
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         return QSize(160, QFontMetrics(option.font).height() + PAD)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def content_key(self, index) -> tuple | None:
+        model = index.model()
+        hit = model.hit(index.row()) if hasattr(model, "hit") else index.data(Role.Hit)
+        if hit is None:
+            return None
+        return ("bar", tuple((s.arm, round(s.contribution, 7)) for s in hit.arms))
+
+    def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()
         painter.setClipRect(option.rect)
         opt = _background(painter, option, index)

@@ -32,6 +32,7 @@ from memhtml_desktop.ui.results.results_text import (  # noqa: F401 - moved_text
     accessible_bar,
     accessible_title,
     arm_tooltip,
+    badges,
     breakdown_tooltip,
     moved_text,
     title_tooltip,
@@ -46,6 +47,10 @@ means weak agreement between arms, whatever else was found.
 """
 DASH = "\u2014"
 AGENT, FUSED = "agent", "fused"
+_ANSWERED = frozenset({int(Qt.ItemDataRole.DisplayRole), int(Qt.ItemDataRole.ToolTipRole),
+                       int(Qt.ItemDataRole.TextAlignmentRole), int(Qt.ItemDataRole.ForegroundRole),
+                       int(Qt.ItemDataRole.AccessibleTextRole), int(Qt.ItemDataRole.AccessibleDescriptionRole)})
+"""The standard roles this model answers; the view asks for a dozen per cell per paint."""
 _ROOT = QModelIndex()
 
 
@@ -106,6 +111,8 @@ class ResultsModel(QAbstractTableModel):
         self._extra = 0
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._no_word = False
+        self._badges: dict[int, list[str]] = {}  # per row, for the painter (cleared with the rows)
+        self._brush: tuple[int, QBrush] | None = None
 
     # -- content -------------------------------------------------------------------------------
 
@@ -161,7 +168,14 @@ class ResultsModel(QAbstractTableModel):
         self.changePersistentIndexList(before, after)
         self.layoutChanged.emit()
 
+    def _muted_brush(self) -> QBrush:
+        color = palette.muted_color()
+        if self._brush is None or self._brush[0] != color.rgba():
+            self._brush = (color.rgba(), QBrush(color))
+        return self._brush[1]
+
     def _rebuild(self) -> None:
+        self._badges = {}
         result, pool = self._result, self._pool
         if result is None:
             self._rows = []
@@ -277,6 +291,8 @@ class ResultsModel(QAbstractTableModel):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role < Qt.ItemDataRole.UserRole and role not in _ANSWERED:
+            return None
         if not index.isValid() or not (0 <= index.row() < len(self._rows)):
             return None
         hit, page = self._rows[index.row()]
@@ -294,7 +310,7 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             if page is None or (arm is not None and hit.arm(arm) is None) or column in (Column.Type, Column.Path,
                                                                                          Column.Date, Column.Fused):
-                return QBrush(palette.muted_color())
+                return self._muted_brush()
             return None
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return self._accessible(hit, page, column, arm)
@@ -307,9 +323,10 @@ class ResultsModel(QAbstractTableModel):
         if role == Role.Page:
             return page
         if role == Role.Badges:
-            from memhtml_desktop.ui.results.results_text import badges
-
-            return badges(hit, page=page, no_word_matched=self._no_word)
+            row = index.row()
+            if row not in self._badges:
+                self._badges[row] = badges(hit, page=page, no_word_matched=self._no_word)
+            return self._badges[row]
         if role == Role.ArmScores:
             return tuple(s for name in ARM_NAMES if (s := hit.arm(name)) is not None)
         if role == Role.Contribution:

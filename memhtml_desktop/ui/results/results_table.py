@@ -102,6 +102,7 @@ class ResultsTable(QTableView):
         self._chosen: dict[int, bool] = {}  # the person's own column choices (the chooser)
         self._widths: dict[int, int] = {}  # widths the person dragged
         self._fitting = False
+        self.paint_epoch = None
         for column in CHOOSABLE:
             header.setSectionHidden(column, column in OPTIONAL)
         self.clicked.connect(self._emit_open)
@@ -248,7 +249,12 @@ class ResultsTable(QTableView):
     # -- the page cut --------------------------------------------------------------------------
 
     def paintEvent(self, event) -> None:  # noqa: N802
-        super().paintEvent(event)
+        # What every cached cell picture depends on besides its content (see CachedDelegate).
+        self.paint_epoch = (self.palette().cacheKey(), self.font().key(), self.devicePixelRatioF())
+        try:
+            super().paintEvent(event)
+        finally:
+            self.paint_epoch = None
         model = self.model()
         if model.order() != AGENT or model.sorted_by() is not None or not model.extra():
             return

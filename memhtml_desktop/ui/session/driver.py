@@ -7,10 +7,11 @@ StoreChange says what a search sees has moved. The list keeps its last answer un
 arrives. Panes listen to `searched` (the results, the search bar's form, the filter counts) and
 to `asked` (the recall pack follows the same ask).
 
-After each answer the driver asks for the fused pool behind it (`PoolJob`: the fused list deeper
-than the page and the totals, "10 of 1,284 matching"), and emits `pooled`; the list's "show more"
-and fused order and the pool chart follow it. `deepen(depth)` asks for a deeper pool for the same
-answer. A new ask starts at the pool's own depth again; a re-run of the same ask (the store
+Each search also lists the fused pool behind its page (the fused list deeper than the page and
+the totals, "10 of 1,284 matching") from the same run of the pipeline (`SearchJob(depth=...)`),
+and the driver emits `pooled` right after `searched`; the list's "show more" and fused order and
+the pool chart follow it. `deepen(depth)` asks for a deeper pool for the same answer
+(`PoolJob`). A new ask starts at the pool's own depth again; a re-run of the same ask (the store
 changed) keeps the depth the person paged to.
 """
 
@@ -73,17 +74,22 @@ class SessionDriver(QObject):
         self._last_refresh = time.monotonic()
         self.counts_wanted = counts
         ask = self.session.ask()
-        self.runner.run(SearchJob(ask.query, ask.scope, ask.limit).success(self._searched).failure(self.search_failed.emit))
+        key = (ask.query, ask.scope, ask.limit)
+        depth = max(self.depth, ask.limit * 3) if key == self._pool_key else ask.limit * 3
+        job = SearchJob(ask.query, ask.scope, ask.limit, depth)
+        self.runner.run(job.success(lambda result, j=job: self._searched(result, j.pool)).failure(self.search_failed.emit))
         self.asked.emit(ask)
 
-    def _searched(self, result: Any) -> None:
+    def _searched(self, result: Any, pool: Any = None) -> None:
         self.result = result
         key = (result.query, result.scope, self.session.limit)
         if key != self._pool_key:
             self.depth, self.pool = 0, None
         self._pool_key = key
         self.searched.emit(result)
-        if result.hits:
+        if pool is not None and result.hits:
+            self._pooled(pool)
+        elif result.hits:
             self._run_pool()
 
     def pool_depth(self) -> int:

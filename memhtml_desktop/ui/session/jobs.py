@@ -93,15 +93,25 @@ def open_memory(store: Any, path: str, terms: tuple[str, ...], bump: bool, cance
 
 @dataclass
 class SearchJob(Job[SearchResult]):
-    """A search never bumps anything: it only ranks."""
+    """A search never bumps anything: it only ranks.
+
+    With a `depth` it also lists the fused pool behind the page, that deep, from the same run of
+    the pipeline (`Store.search_with_pool`); the pool is left in `self.pool` for the success
+    handler (the answer itself stays a SearchResult).
+    """
 
     kind: ClassVar[str] = "search"
     query: str
     scope: Scope
     limit: int
+    depth: int = 0
+    pool: FusedPool | None = field(default=None, repr=False, compare=False)
 
     def run(self, store, cancelled, progress) -> SearchResult:
         check(cancelled)
+        if self.depth:
+            result, self.pool = store.search_with_pool(self.query, self.scope, limit=self.limit, depth=self.depth)
+            return result
         return store.search(self.query, self.scope, limit=self.limit)
 
 
