@@ -41,12 +41,13 @@ DEMO_IGNORE = shutil.ignore_patterns("index.db*", "state.db*", ".git")
 
 
 GUI_SWITCH_INTERVAL_S = 0.0005
-GC_THRESHOLDS = (20_000, 20, 20)
+GC_THRESHOLDS = (2_000, 10, 1_000)
 """The cyclic collector's thresholds in a window (Python's default: 700, 10, 10). A watcher batch
 or a vector snapshot allocates tens of thousands of row tuples at a time, which with the default
 ran a full collection every few batches; a full collection holds the GIL for as long as it walks
-the heap (50 ms measured mid-burst at 20,000 memories), whichever thread runs it. Young
-collections are rarer and a little longer (a few ms); full ones are rare."""
+the heap (50 ms measured mid-burst at 20,000 memories, 260 ms at 100,000), whichever thread runs
+it. Young collections stay small (a few thousand objects: about a millisecond); automatic full ones all but never
+happen: `ui/shell/idle_gc.py` collects when nobody waits."""
 
 
 def tune_for_gui() -> None:

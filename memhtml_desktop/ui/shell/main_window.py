@@ -48,6 +48,7 @@ from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.ui.session.search import SearchSession
 from memhtml_desktop.ui.session.watch_bridge import WatchBridge
 from memhtml_desktop.ui.shell.dialogs import ShellDialogs
+from memhtml_desktop.ui.shell.idle_gc import IdleCollector
 from memhtml_desktop.ui.shell.menus import WindowMenus
 from memhtml_desktop.ui.shell.status_bar import StatusBar, StatusController
 from memhtml_desktop.ui.shell.stores import StoreChooser
@@ -86,6 +87,7 @@ class MainWindow(QMainWindow):
         self.ctx = PaneContext(self.session, self.runner, status=self._message, notify=self.notify,
                                reveal=self.reveal)
         self.stores = StoreChooser(self, store_opener)
+        self.idle_gc = IdleCollector(self.runner, self.driver, self)
         self.dialogs = ShellDialogs(self)
         self._build()
         self.menus = WindowMenus(self)
