@@ -98,7 +98,7 @@ def test_the_fused_order_shows_what_diversification_did(qtbot, make_window, demo
     assert {h.path: h.position for h in result.hits}.items() <= on_page.items()
     skipped = [r for r in range(rows) if view.model.page_position(r) is None]
     assert skipped, "MMR passed over some of the fused list"
-    assert "below the agent's page" in view.model.index(skipped[0], Column.Title).data(Role.Badges)
+    assert "not on the agent's page" in view.model.index(skipped[0], Column.Title).data(Role.Badges)
     assert not view.table.horizontalHeader().isSectionHidden(Column.Fused)
     qtbot.mouseClick(view.agent_button, Qt.MouseButton.LeftButton)
     assert [view.model.hit(r).path for r in range(view.model.rowCount())] == [h.path for h in result.hits]

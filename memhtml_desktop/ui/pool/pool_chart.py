@@ -192,7 +192,7 @@ class PoolChart(QWidget):
                                  int(Qt.AlignmentFlag.AlignHCenter), str(page[hit.path]))
         if len(entries) > pool.limit:
             cut = (self.bar_rect(pool.limit - 1).right() + self.bar_rect(pool.limit).left()) / 2
-            pen = QPen(pal.color(QPalette.ColorRole.Highlight))
+            pen = QPen(palette.legible(pal.color(QPalette.ColorRole.Highlight), pal.color(QPalette.ColorRole.Window)))
             pen.setStyle(Qt.PenStyle.DashLine)
             painter.setPen(pen)
             painter.drawLine(int(cut), int(plot.top()) - 2, int(cut), int(plot.bottom()))

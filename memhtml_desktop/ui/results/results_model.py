@@ -82,7 +82,7 @@ COLUMN_COUNT = BAR_COLUMN + 1
 COLUMN_TITLES = {Column.Position: "#", Column.Fused: "Fused", Column.Title: "Title", Column.Type: "Type",
                  Column.Path: "Path", Column.Date: "Updated", Column.Score: "Score", BAR_COLUMN: "Contribution"}
 COLUMN_HELP = {
-    Column.Position: "Position on the agent's page, after polarity and MMR (blank below the page).",
+    Column.Position: "Position on the agent's page, after polarity and MMR (blank for a row not on it).",
     Column.Fused: "Position in the fused list, before polarity and MMR reorder it.",
     Column.Path: "The memory's path in the store.",
     Column.Date: "When the memory was last updated.",
@@ -167,6 +167,11 @@ class ResultsModel(QAbstractTableModel):
         after = [self.index(rows[p], i.column()) if p in rows else QModelIndex() for p, i in zip(paths, before)]
         self.changePersistentIndexList(before, after)
         self.layoutChanged.emit()
+
+    def _could_match(self) -> bool:
+        """Whether words or meaning could have placed a hit (with no words only recency and salience rank)."""
+        result = self._result
+        return result is not None and (result.fts_form is not None or "vector" in result.arms)
 
     def _muted_brush(self) -> QBrush:
         color = palette.muted_color()
@@ -325,7 +330,8 @@ class ResultsModel(QAbstractTableModel):
         if role == Role.Badges:
             row = index.row()
             if row not in self._badges:
-                self._badges[row] = badges(hit, page=page, no_word_matched=self._no_word)
+                self._badges[row] = badges(hit, page=page, no_word_matched=self._no_word,
+                                           could_match=self._could_match())
             return self._badges[row]
         if role == Role.ArmScores:
             return tuple(s for name in ARM_NAMES if (s := hit.arm(name)) is not None)
@@ -366,10 +372,10 @@ class ResultsModel(QAbstractTableModel):
         if column in (BAR_COLUMN, Column.Score):
             return breakdown_tooltip(hit)
         if column in (Column.Title, Column.Path):
-            return title_tooltip(hit, page=page, no_word_matched=self._no_word)
+            return title_tooltip(hit, page=page, no_word_matched=self._no_word, could_match=self._could_match())
         if column in (Column.Position, Column.Fused):
             moved = moved_text(hit) if page is not None else None
-            where = f"position {page} on the agent's page" if page is not None else "below the agent's page"
+            where = f"position {page} on the agent's page" if page is not None else "not on the agent's page"
             return f"{where}; fused position {hit.fused_position}" + (f" ({moved})" if moved else "")
         if column == Column.Date:
             return f"updated {hit.updated_at}" if hit.updated_at else None
@@ -377,7 +383,7 @@ class ResultsModel(QAbstractTableModel):
 
     def _accessible(self, hit: Hit, page: int | None, column: int, arm: str | None) -> str | None:
         if column == Column.Title:
-            return accessible_title(hit, page=page, no_word_matched=self._no_word)
+            return accessible_title(hit, page=page, no_word_matched=self._no_word, could_match=self._could_match())
         if arm is not None:
             return accessible_arm(arm, hit.arm(arm))
         if column in (BAR_COLUMN, Column.Score):
@@ -391,7 +397,8 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if arm is not None:
                 label = palette.ARM_LABELS.get(arm, arm)
-                return f"{label} \u26a0" if arm in self._degraded or not self.arm_active(arm) else label
+                # a failure is flagged; an arm that simply had nothing to do (no words) is only muted
+                return f"{label}\u26a0" if arm in self._degraded else label
             return COLUMN_TITLES.get(section, "")
         if role == Qt.ItemDataRole.ForegroundRole and arm is not None:
             return QBrush(palette.arm_text_color(arm) if self.arm_active(arm) else palette.muted_color())

@@ -66,7 +66,7 @@ def breakdown_tooltip(hit: Hit) -> str:
     return "\n".join(lines)
 
 
-def badges(hit: Hit, *, page: int | None, no_word_matched: bool) -> list[str]:
+def badges(hit: Hit, *, page: int | None, no_word_matched: bool, could_match: bool = True) -> list[str]:
     """The small outlined words under a title: what moved it, where it stands, what placed it."""
     out = []
     moved = moved_text(hit) if page is not None else None
@@ -74,26 +74,26 @@ def badges(hit: Hit, *, page: int | None, no_word_matched: bool) -> list[str]:
         arrow = "\u2193" if hit.moved_from is not None and page > hit.moved_from else "\u2191"
         out.append(f"{arrow} {moved}")
     if page is None:
-        out.append("below the agent's page")
+        out.append("not on the agent's page")
     if getattr(hit, "low_relevance", False):
         out.append("low relevance")
-    if only_defaults(hit):
+    if could_match and only_defaults(hit):
         out.append("recency & salience only")
     if hit.archived:
         out.append("archived")
     return out
 
 
-def title_tooltip(hit: Hit, *, page: int | None, no_word_matched: bool) -> str:
+def title_tooltip(hit: Hit, *, page: int | None, no_word_matched: bool, could_match: bool = True) -> str:
     text = hit.path
     if hit.archived:
         text += "\narchived" + (f" \u2014 superseded by {hit.superseded_by}" if hit.superseded_by else "")
     if page is None:
-        text += f"\nbelow the agent's page: fused position {hit.fused_position}, not among the hits it receives"
+        text += f"\nnot on the agent's page: fused position {hit.fused_position}, not among the hits it receives"
     moved = moved_text(hit) if page is not None else None
     if moved:
         text += f"\n{moved}"
-    if only_defaults(hit):
+    if could_match and only_defaults(hit):
         text += f"\n{PLACED_BY_DEFAULTS}"
     elif no_word_matched:
         text += "\nno memory holds the query's words: placed by meaning, recency and salience"
@@ -102,10 +102,10 @@ def title_tooltip(hit: Hit, *, page: int | None, no_word_matched: bool) -> str:
     return text
 
 
-def accessible_title(hit: Hit, *, page: int | None, no_word_matched: bool) -> str:
+def accessible_title(hit: Hit, *, page: int | None, no_word_matched: bool, could_match: bool = True) -> str:
     """A row's title cell for a screen reader: position, title, type and every badge."""
-    where = f"position {page}" if page is not None else f"below the page, fused position {hit.fused_position}"
-    marks = badges(hit, page=page, no_word_matched=no_word_matched)
+    where = f"position {page}" if page is not None else f"not on the agent's page, fused position {hit.fused_position}"
+    marks = badges(hit, page=page, no_word_matched=no_word_matched, could_match=could_match)
     return ". ".join([f"{where}: {hit.title or hit.path}", hit.memory_type, *marks])
 
 

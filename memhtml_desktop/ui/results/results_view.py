@@ -179,8 +179,18 @@ class ResultsView(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
-        # The legend is a nicety: narrow, the header keeps the count and the two orders.
-        self.legend.setVisible(self.width() >= self._legend_width + 420)
+        self._fit_header()
+
+    def _fit_header(self) -> None:
+        """The legend is a nicety: when the count line and the two orders need the room, it goes."""
+        needed = (self._legend_width + self.summary.fontMetrics().horizontalAdvance(self.summary.text())
+                  + self.agent_button.sizeHint().width() + self.fused_button.sizeHint().width() + 40)
+        self.legend.setVisible(self.width() >= needed)
+
+    def _set_summary(self, text: str) -> None:
+        self.summary.setText(text)
+        self.summary.setToolTip(text)
+        self._fit_header()
 
     def _strip(self, name: str) -> QLabel:
         label = QLabel(self)
@@ -209,7 +219,7 @@ class ResultsView(QWidget):
         same = before is not None and before.query == result.query and before.scope == result.scope
         current = self.current_path() if same else None
         self.model.set_result(result)
-        self.summary.setText(summary_text(result, None))
+        self._set_summary(summary_text(result, None))
         self._warn(self.notice, "")
         self._show_degraded(result)
         if result.scope_empty:
@@ -236,7 +246,7 @@ class ResultsView(QWidget):
         self.model.set_pool(pool)
         if self.model.pool() is not pool:
             return
-        self.summary.setText(summary_text(result, pool))
+        self._set_summary(summary_text(result, pool))
         self._warn(self.notice, NO_WORD_NOTICE if pool.no_word_matched else "")
         if current and self.model.row_of(current) >= 0:
             self.set_current_row(self.model.row_of(current), scroll=False)
