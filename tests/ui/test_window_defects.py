@@ -12,15 +12,14 @@ import stat
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QLabel, QStyleOptionViewItem
 
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
-from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.state import access_stats
 from memhtml_desktop.index.store import Store
-from memhtml_desktop.ui.results.results_model import Column, Role
+from memhtml_desktop.ui.results.results_model import Column
 from tests.ui.conftest import PROCEDURAL
 from tests.ui.test_main_window import WAIT, reads, type_query, wait_for_query
 
