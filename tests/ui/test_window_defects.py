@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QLabel, QStyleOptionViewItem
 
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
+from memhtml_desktop.domain.ranking import MEMHTML
 from memhtml_desktop.index.state import access_stats
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.ui.results.results_model import Column
@@ -106,8 +107,13 @@ def test_titles_stay_readable_at_1024x700(qtbot, make_window, demo_store):
     assert right <= table.viewport().width() + 1
 
 
-def test_the_title_painter_never_paints_outside_its_cell(qtbot, window):
-    """The "moved by MMR from 3" badge was drawn past the Title cell, over the Type text."""
+def test_the_title_painter_never_paints_outside_its_cell(qtbot, make_window, store_dir, tmp_path):
+    """The "moved by MMR from 3" badge was drawn past the Title cell, over the Type text.
+
+    Ranked by the memhtml profile, whose cosine MMR moves hits on this store (the default's spares them)."""
+    store = Store(store_dir, index_path=tmp_path / "mmr.db", embedder=HashEmbedder(), ranking=MEMHTML)
+    store.index()
+    window = make_window(store)
     window.set_query("drain the vip")
     result = wait_for_query(qtbot, window, "drain the vip")
     row = next(i for i, h in enumerate(result.hits) if h.moved_by)

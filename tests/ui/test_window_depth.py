@@ -9,6 +9,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMenu
 
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
+from memhtml_desktop.domain.ranking import MEMHTML
 from memhtml_desktop.index.state import access_stats
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.ui.kit.row_actions import RowAction
@@ -19,6 +20,17 @@ from tests.ui.test_main_window import WAIT, wait_for_query
 @pytest.fixture
 def demo_store(demo_store_dir, tmp_path):
     s = Store(demo_store_dir, index_path=tmp_path / "demo-index.db", embedder=HashEmbedder())
+    s.import_sidecar()
+    s.index()
+    yield s
+    s.close_thread_connection()
+
+
+@pytest.fixture
+def diversified_store(demo_store_dir, tmp_path):
+    """The demo store ranked by the memhtml profile, whose cosine MMR moves hits here (the default
+    profile's MMR spares everything on this store, so its two orders are the same list)."""
+    s = Store(demo_store_dir, index_path=tmp_path / "mmr-index.db", embedder=HashEmbedder(), ranking=MEMHTML)
     s.import_sidecar()
     s.index()
     yield s
@@ -84,8 +96,8 @@ def test_show_more_pages_through_the_fused_pool_below_the_agents_page(qtbot, mak
     assert len(set(view.model.paths())) == view.model.rowCount()
 
 
-def test_the_fused_order_shows_what_diversification_did(qtbot, make_window, demo_store):
-    window = make_window(demo_store)
+def test_the_fused_order_shows_what_diversification_did(qtbot, make_window, diversified_store):
+    window = make_window(diversified_store)
     result = search(qtbot, window, "drain the vip")
     view = window.results
     qtbot.mouseClick(view.fused_button, Qt.MouseButton.LeftButton)

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QApplication, QLineEdit, QTabBar, QWidget
 
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
+from memhtml_desktop.domain.ranking import MEMHTML
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.ui.results.results_model import BAR_COLUMN, FIRST_ARM_COLUMN, Column
 from tests.ui.test_main_window import WAIT, wait_for_query
@@ -16,7 +17,9 @@ from tests.ui.test_main_window import WAIT, wait_for_query
 
 @pytest.fixture
 def demo_store(demo_store_dir, tmp_path):
-    s = Store(demo_store_dir, index_path=tmp_path / "demo-index.db", embedder=HashEmbedder())
+    """The demo store ranked by the memhtml profile: its cosine MMR moves hits on this store (the
+    default profile's spares them all here), so the "moved" badge has a row to describe."""
+    s = Store(demo_store_dir, index_path=tmp_path / "demo-index.db", embedder=HashEmbedder(), ranking=MEMHTML)
     s.import_sidecar()
     s.index()
     yield s

@@ -77,7 +77,7 @@ class SessionDriver(QObject):
         key = (ask.query, ask.scope, ask.limit)
         depth = max(self.depth, ask.limit * 3) if key == self._pool_key else ask.limit * 3
         job = SearchJob(ask.query, ask.scope, ask.limit, depth)
-        self.runner.run(job.success(lambda result, j=job: self._searched(result, j.pool)).failure(self.search_failed.emit))
+        self.runner.run(job.success(lambda result, j=job: self._searched(result, j.fused)).failure(self.search_failed.emit))
         self.asked.emit(ask)
 
     def _searched(self, result: Any, pool: Any = None) -> None:

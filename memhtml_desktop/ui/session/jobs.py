@@ -96,8 +96,8 @@ class SearchJob(Job[SearchResult]):
     """A search never bumps anything: it only ranks.
 
     With a `depth` it also lists the fused pool behind the page, that deep, from the same run of
-    the pipeline (`Store.search_with_pool`); the pool is left in `self.pool` for the success
-    handler (the answer itself stays a SearchResult).
+    the pipeline (`Store.search_with_pool`); the pool is left in `self.fused` for the success
+    handler (the answer itself stays a SearchResult). Not `pool`: that names a job's thread pool.
     """
 
     kind: ClassVar[str] = "search"
@@ -105,12 +105,12 @@ class SearchJob(Job[SearchResult]):
     scope: Scope
     limit: int
     depth: int = 0
-    pool: FusedPool | None = field(default=None, repr=False, compare=False)
+    fused: FusedPool | None = field(default=None, repr=False, compare=False)
 
     def run(self, store, cancelled, progress) -> SearchResult:
         check(cancelled)
         if self.depth:
-            result, self.pool = store.search_with_pool(self.query, self.scope, limit=self.limit, depth=self.depth)
+            result, self.fused = store.search_with_pool(self.query, self.scope, limit=self.limit, depth=self.depth)
             return result
         return store.search(self.query, self.scope, limit=self.limit)
 
