@@ -73,6 +73,7 @@ def take_screenshot(settings: Settings, args: Any) -> int:
         import_sidecar(store)
     store.index()
     window = MainWindow(store, settings, qsettings=qsettings)
+    window.results.table.budgeted = False  # a picture wants every cell drawn in the one paint it grabs
     try:
         window.resize(*size)
         window.show()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QPoint, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
@@ -79,6 +79,7 @@ class PoolChart(QWidget):
         self._pool: Any = None
         self._focus = -1
         self._picture: tuple[tuple, QPixmap] | None = None  # the bars, drawn once per pool and size
+        self._render_pending = False
         self.set_pool(None)
 
     def sizeHint(self) -> QSize:  # noqa: N802
@@ -127,18 +128,38 @@ class PoolChart(QWidget):
 
     # -- painting ------------------------------------------------------------------------------
 
-    def paintEvent(self, event) -> None:  # noqa: N802
-        """Blit the picture (drawn once per pool, size and palette), then the focused bar's frame."""
+    def _key(self) -> tuple:
         ratio = self.devicePixelRatioF()
-        key = (id(self._pool), self.width(), self.height(), self.palette().cacheKey(), ratio, self.font().key())
-        if self._picture is None or self._picture[0] != key:
-            pixmap = QPixmap(round(self.width() * ratio), round(self.height() * ratio))
-            pixmap.setDevicePixelRatio(ratio)
-            pixmap.fill(Qt.GlobalColor.transparent)
-            inner = QPainter(pixmap)
-            self._draw(inner)
-            inner.end()
-            self._picture = (key, pixmap)
+        return (id(self._pool), self.width(), self.height(), self.palette().cacheKey(), ratio, self.font().key())
+
+    def _render(self) -> None:
+        """Draw the picture for the current pool, size and palette (10-30 ms of Python painting)."""
+        self._render_pending = False
+        key = self._key()
+        if self._picture is not None and self._picture[0] == key:
+            return
+        ratio = key[4]
+        pixmap = QPixmap(round(self.width() * ratio), round(self.height() * ratio))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        inner = QPainter(pixmap)
+        self._draw(inner)
+        inner.end()
+        self._picture = (key, pixmap)
+        self.update()
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        """Blit the picture (drawn once per pool, size and palette), then the focused bar's frame.
+
+        A new picture is drawn in an event of its own, after the paint event that found the old one
+        stale (which blits the old one meanwhile): a new answer repaints the results table and this
+        chart in ONE paint of the window, and the two together were the window's longest stall.
+        """
+        if self._picture is None:
+            self._render()
+        elif self._picture[0] != self._key() and not self._render_pending:
+            self._render_pending = True
+            QTimer.singleShot(0, self, self._render)
         painter = QPainter(self)
         painter.drawPixmap(0, 0, self._picture[1])
         if 0 <= self._focus < len(self.entries()):

@@ -15,8 +15,9 @@ is tall enough to hold the whole page that way.
 from __future__ import annotations
 
 import json
+import time
 
-from PySide6.QtCore import QByteArray, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QByteArray, QModelIndex, QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
@@ -34,6 +35,9 @@ from memhtml_desktop.ui.results.results_model import (
 )
 
 TITLE_MIN = 240
+PAINT_BUDGET_S = 0.006
+"""How long one paint event may spend drawing cells not cached yet; the rest follow in the next
+events (CachedDelegate), so a new answer never holds the GUI thread for its whole repaint."""
 NATURAL = {Column.Position: 34, Column.Fused: 50, Column.Type: 92, Column.Path: 260, Column.Date: 88,
            Column.Score: 62, BAR_COLUMN: 124}
 COMPACT = {Column.Position: 30, Column.Fused: 44, Column.Type: 78, Column.Path: 180, Column.Date: 80,
@@ -57,6 +61,8 @@ class ResultsTable(QTableView):
     def __init__(self, model: ResultsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("resultsTable")
+        self._deferred = QRect()  # cells left for a later paint event (defer_cell)
+        self.paint_deadline = None
         self.setAccessibleName("Results")
         self.setAccessibleDescription("The ranked memories for the query: Enter or a click opens one, "
                                       "the Menu key lists what else can be done with it.")
@@ -246,15 +252,43 @@ class ResultsTable(QTableView):
             self._chosen, self._widths = {}, {}  # an older header state: start from the defaults
         self.fit_columns()
 
+    # -- painting in slices (see CachedDelegate) ----------------------------------------------
+
+    budgeted = True
+    """Whether paint events keep to PAINT_BUDGET_S (off: every cell drawn in the event, as a grab
+    for a screenshot wants)."""
+
+    def defer_cell(self, rect: QRect) -> None:
+        """A cell left for a later paint event: repaint its area once the event loop has run."""
+        if self._deferred.isNull():
+            QTimer.singleShot(0, self, self._paint_deferred)
+        self._deferred = self._deferred.united(rect)
+
+    def _paint_deferred(self) -> None:
+        rect, self._deferred = self._deferred, QRect()
+        if not rect.isNull():
+            self.viewport().update(rect)
+
+    def drain_paints(self) -> None:
+        """Draw every pending cell now (a grab or a test that reads pixels wants the whole picture)."""
+        budgeted, self.budgeted = self.budgeted, False
+        try:
+            self.viewport().repaint()
+        finally:
+            self.budgeted = budgeted
+        self._deferred = QRect()
+
     # -- the page cut --------------------------------------------------------------------------
 
     def paintEvent(self, event) -> None:  # noqa: N802
         # What every cached cell picture depends on besides its content (see CachedDelegate).
         self.paint_epoch = (self.palette().cacheKey(), self.font().key(), self.devicePixelRatioF())
+        self.paint_deadline = time.perf_counter() + PAINT_BUDGET_S if self.budgeted else None
+        self.paint_drawn = 0
         try:
             super().paintEvent(event)
         finally:
-            self.paint_epoch = None
+            self.paint_epoch = self.paint_deadline = None
         model = self.model()
         if model.order() != AGENT or model.sorted_by() is not None or not model.extra():
             return

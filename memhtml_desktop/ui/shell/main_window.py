@@ -23,6 +23,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from memhtml_desktop.index.store import preload_modules
 from memhtml_desktop.settings import Settings
 from memhtml_desktop.ui.conflicts.controller import ConflictsController
 from memhtml_desktop.ui.curate.controller import CurateController
@@ -40,6 +41,7 @@ from memhtml_desktop.ui.results.controller import ResultsController
 from memhtml_desktop.ui.results.results_view import ResultsView
 from memhtml_desktop.ui.search.controller import SearchController
 from memhtml_desktop.ui.search.search_bar import SearchBar
+from memhtml_desktop.ui.session import curators
 from memhtml_desktop.ui.session.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
@@ -74,6 +76,9 @@ class MainWindow(QMainWindow):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("MainWindow")
+        # What the workers would import on first use, imported before anything runs beside us.
+        preload_modules()
+        curators.preload()
         self.settings, self.qsettings = settings, qsettings
         self.watch_enabled = settings.watch if watch is None else watch
         self.watcher_options = watcher_options
