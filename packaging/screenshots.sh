@@ -28,4 +28,4 @@ for theme in light dark; do
     --size 1920x1080 --theme "$theme" --more 10
 done
 "${run[@]}" screenshot --demo --out "$out/fused-order.png" --view results --query "drain the vip" \
-  --size 1920x1080 --theme light --order fused
+  --size 1920x1080 --theme light --order fused --ranking memhtml
