@@ -14,6 +14,10 @@ chunks). The machine's load average is printed with every round. The last line i
 
 The "before" row is the embedder as it was: fp32, texts sorted by length and run in batches of at
 most 32 texts and 2,048 padded tokens, one onnxruntime session with 2 intra-op threads.
+
+`--latency` measures instead what a search pays: the time to embed one short query alone, median
+and p95 over 50 queries per round (the queries of bench/embed_compare.py), configurations
+interleaved as above.
 """
 
 from __future__ import annotations
@@ -116,6 +120,34 @@ def overlap_at_10(reference: np.ndarray, vectors: np.ndarray, ref_queries: np.nd
     return float(np.mean([len(set(a) & set(b)) / 10 for a, b in zip(top_ref, top)]))
 
 
+def query_latency(labels: list[str], rounds: int, cache_dir: Path | None) -> int:
+    from bench.embed_compare import query_texts
+
+    queries = query_texts(50 * rounds)
+    runners = {label: _runner(label, cache_dir) for label in labels}
+    for _, embed in runners.values():
+        embed(["warm up"])
+    times: dict[str, list[float]] = {label: [] for label in labels}
+    for round_no in range(rounds):
+        for label in labels:
+            embed = runners[label][1]
+            for query in queries[round_no * 50 : (round_no + 1) * 50]:
+                start = time.perf_counter()
+                embed([query])
+                times[label].append((time.perf_counter() - start) * 1000)
+        print(f"round {round_no + 1}: load average {os.getloadavg()[0]:.2f}", flush=True)
+    print(f"\n{'configuration':<44} {'median ms':>10} {'p95 ms':>8}")
+    results = {}
+    for label in labels:
+        ordered = sorted(times[label])
+        median, p95 = statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
+        results[label] = {"median_ms": round(median, 2), "p95_ms": round(p95, 2)}
+        print(f"{label:<44} {median:>10.2f} {p95:>8.2f}")
+    print(json.dumps({"bench": "minilm_speed", "latency": True, "rounds": rounds,
+                      "loadavg_1m_end": round(os.getloadavg()[0], 2), "results": results}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=2000)
@@ -125,8 +157,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="", help="comma-separated labels (default: all)")
     parser.add_argument("--cache-dir", type=Path, default=None)
+    parser.add_argument("--latency", action="store_true", help="time one query alone instead of the store's chunks")
     args = parser.parse_args(argv)
     labels = [label for label in CONFIGS if not args.only or label in args.only.split(",")]
+    if args.latency:
+        return query_latency(labels, args.rounds, args.cache_dir)
 
     texts = store_chunks(args.dir, args.count, args.seed)
     rng = np.random.default_rng(20260802)
