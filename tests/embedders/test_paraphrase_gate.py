@@ -64,13 +64,17 @@ def test_minilm_ranks_paraphrases_better_than_hashing(tmp_path):
     assert results["minilm"][1] >= 0.0
 
 
-def test_switching_embedders_re_embeds_and_says_so_meanwhile(tmp_path):
+@pytest.mark.parametrize("built_with", ["hash", "minilm-fp32"])
+def test_switching_embedders_re_embeds_and_says_so_meanwhile(tmp_path, built_with):
+    # "minilm-fp32": every MiniLM index built before the int8 graph. Its vectors are another
+    # space, so the int8 embedder re-embeds them rather than comparing int8 queries with them.
     from memhtml_desktop.embedders.minilm import MiniLMEmbedder
 
     root = tmp_path / "store"
     build(root)
     index = tmp_path / "index.db"
-    Store(root, index_path=index, embedder=HashEmbedder(), create_state=False).index()
+    old = HashEmbedder() if built_with == "hash" else MiniLMEmbedder(precision="fp32")
+    Store(root, index_path=index, embedder=old, create_state=False).index()
     switched = Store(root, index_path=index, embedder=MiniLMEmbedder(), create_state=False)
     before = switched.search("what notebook computer do I have")
     assert before.degraded and any("re-embedding" in r for r in before.degraded_reasons)
