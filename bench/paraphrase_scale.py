@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--embedders", default="minilm")
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "memhtml-paraphrase-scale")
-    parser.add_argument("--keep", action="store_true", help="keep the stores and indexes")
+    parser.add_argument("--keep", action="store_true", help="keep the stores and indexes (per-query rows go to DIR/rows.json always)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     embedders = [e.strip() for e in args.embedders.split(",") if e.strip()]
@@ -170,8 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {size: {name: {k: v for k, v in r.items() if k != "rows"} for name, r in by.items()} for size, by in results.items()}
     print(json.dumps({"bench": "paraphrase_scale", "seed": args.seed, "loadavg_1m_end": round(os.getloadavg()[0], 2),
                       "results": summary}))
-    if args.keep:
-        (args.dir / "rows.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    (args.dir / "rows.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
     return 0
 
 

@@ -7,10 +7,11 @@ writes it to the user cache directory, named by the weights' hash, next to a dig
 later loads reuse it once the digest matches.
 
 Two precisions. `int8` (the default) quantises the weights of every linear layer while building the
-graph (a deterministic procedure, `bert_onnx.quantize_columns`): about 2.5x the throughput of `fp32`
-on the measured machine, at a cosine of 0.99 or more to the fp32 vector. Its vectors are not fp32's,
-so it names its own vector space (`all-MiniLM-L6-v2-int8-v1@384`) and an index built with the other
-re-embeds instead of mixing the two. `fp32` reproduces sentence-transformers to 1e-5.
+graph (a deterministic procedure, `bert_onnx.quantize_columns`): 2.3x fewer CPU seconds per text
+than `fp32` on the measured machine, at a mean cosine of 0.99 to the fp32 vector (0.98 at worst
+for a memory; docs/embedders.md). Its vectors are not fp32's, so it names its own vector space
+(`all-MiniLM-L6-v2-int8-v1@384`) and an index built with the other re-embeds instead of mixing the
+two. `fp32` reproduces sentence-transformers to 1e-5.
 
 What `embed` does per call, matching sentence-transformers' `encode(normalize_embeddings=True)`:
 truncation at 256 tokens ([CLS] and [SEP] included), mean pooling over the attention mask, L2
