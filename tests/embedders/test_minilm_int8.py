@@ -66,3 +66,16 @@ def test_the_int8_build_is_byte_for_byte_repeatable(minilm) -> None:
     first = bert_onnx.build_bert_graph(bert_onnx.load_bert_weights(files.weights), config, precision="int8")
     second = bert_onnx.build_bert_graph(bert_onnx.load_bert_weights(files.weights), config, precision="int8")
     assert first.SerializeToString() == second.SerializeToString() == minilm.graph_path.read_bytes()
+
+
+@pytest.mark.parametrize("precision", ["int8", "fp32"])
+def test_every_minilm_space_has_its_own_calibrated_thresholds(precision: str) -> None:
+    """The relevance floor and the twin threshold are raw cosines measured per vector space
+    (bench/floor_scan.py, bench/twin_scan.py). A space without its own entry silently gets the
+    fallback, which was calibrated on nothing: bumping INT8_VERSION must come with a new
+    measurement, and this fails until it does."""
+    from memhtml_desktop.domain.ranking import FLOOR_COSINE, TWIN_COSINE_BY_EMBEDDER
+
+    model_id = MiniLMEmbedder(precision=precision).model_id
+    assert model_id in dict(FLOOR_COSINE.values), f"no relevance floor calibrated for {model_id}"
+    assert model_id in dict(TWIN_COSINE_BY_EMBEDDER.values), f"no twin threshold calibrated for {model_id}"
