@@ -8,7 +8,8 @@ the state plane) of N - 90 memories, plus the 90 memories of `devtools/paraphras
 60 same-topic distractors) written as ordinary semantic memories dated across the corpus year, so N
 memories in all. It is indexed from scratch with each embedder, then each of the 30 paraphrase
 queries is searched as a person would (`Store.search`, limit 10, the default scope) and explained
-(`Store.why`: the target's rank in every arm over the whole store, and its fused position).
+(`Store.why`: the target's rank in every arm over the whole store, and its fused position), once
+per ranking profile (`--rankings`, default both: `default` and `memhtml`) over the same index.
 
 Printed per size and embedder: fused MRR@10 and recall@10 (the list a person sees, after polarity
 and MMR), the vector arm's MRR and recall@10 over the whole store, the median fused position of the
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memhtml_desktop.devtools.gen_store import generate_store  # noqa: E402
 from memhtml_desktop.devtools.paraphrases import DISTRACTORS, PARAPHRASES  # noqa: E402
+from memhtml_desktop.domain.ranking import PROFILES, profile_named  # noqa: E402
 from memhtml_desktop.index.store import Store  # noqa: E402
 
 PROBE_DIR = "areas/notes"
@@ -85,7 +87,8 @@ def make_embedder(name: str):
     return make(name)
 
 
-def measure(root: Path, targets: list[str], embedder_name: str, index: Path) -> dict:
+def measure(root: Path, targets: list[str], embedder_name: str, index: Path, rankings: list[str]) -> dict[str, dict]:
+    """Index once, then search every query under each ranking profile: {profile name: figures}."""
     from memhtml_desktop.index.sidecar import import_file
 
     store = Store(root, index_path=index, embedder=make_embedder(embedder_name))
@@ -93,11 +96,15 @@ def measure(root: Path, targets: list[str], embedder_name: str, index: Path) -> 
     started = time.perf_counter()
     report = store.index()
     index_s = time.perf_counter() - started
+    return {name: _searches(store, targets, profile_named(name), report.seen, index_s) for name in rankings}
+
+
+def _searches(store: Store, targets: list[str], profile, files: int, index_s: float) -> dict:
     rows = []
     for (_, query), target in zip(PARAPHRASES, targets):
-        hits = store.search(query, limit=10).hits
+        hits = store.search(query, limit=10, ranking=profile).hits
         paths = [h.path for h in hits]
-        why = store.why(query, None, target)
+        why = store.why(query, None, target, ranking=profile)
         vector_rank = why.arms.get("vector", {}).get("rank")
         row = {
             "query": query,
@@ -115,11 +122,13 @@ def measure(root: Path, targets: list[str], embedder_name: str, index: Path) -> 
     misses = [r for r in rows if not r["position"]]
     in_pool = [r["fused_position"] for r in rows if r["fused_position"]]
     return {
-        "files": report.seen,
+        "files": files,
         "index_seconds": round(index_s, 1),
-        "index_files_per_s": round(report.seen / index_s, 1) if index_s else None,
+        "index_files_per_s": round(files / index_s, 1) if index_s else None,
         "fused_mrr_at_10": round(statistics.mean(reciprocal), 4),
         "fused_recall_at_10": round(sum(1 for r in rows if r["position"]) / len(rows), 4),
+        "fused_order_mrr_at_10": round(statistics.mean(
+            1.0 / r["fused_position"] if r["fused_position"] and r["fused_position"] <= 10 else 0.0 for r in rows), 4),
         "vector_mrr": round(statistics.mean(vector_rr), 4),
         "vector_recall_at_10": round(sum(1 for r in rows if r["vector_rank"] and r["vector_rank"] <= 10) / len(rows), 4),
         "vector_rank_1": sum(1 for r in rows if r["vector_rank"] == 1),
@@ -140,11 +149,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="300,3000,30000")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--embedders", default="minilm")
+    parser.add_argument("--rankings", default=",".join(PROFILES), help="ranking profiles to search with (one index each size)")
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "memhtml-paraphrase-scale")
     parser.add_argument("--keep", action="store_true", help="keep the stores and indexes (per-query rows go to DIR/rows.json always)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     embedders = [e.strip() for e in args.embedders.split(",") if e.strip()]
+    rankings = [r.strip() for r in args.rankings.split(",") if r.strip()]
+    for name in rankings:
+        profile_named(name)  # an unknown name fails here, before any store is built
     args.dir.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, dict]] = {}
     for size in sizes:
@@ -153,15 +166,16 @@ def main(argv: list[str] | None = None) -> int:
             index = args.dir / f"index-{size}-{name}.db"
             for suffix in ("", "-wal", "-shm"):
                 Path(str(index) + suffix).unlink(missing_ok=True)
-            r = measure(root, targets, name, index)
-            results.setdefault(str(size), {})[name] = r
-            print(f"{size:>6} memories [{name}] indexed in {r['index_seconds']:.1f} s ({r['index_files_per_s']} files/s); "
-                  f"fused MRR@10 {r['fused_mrr_at_10']:.3f} (recall@10 {r['fused_recall_at_10']:.2f}); "
-                  f"vector arm MRR {r['vector_mrr']:.3f} (recall@10 {r['vector_recall_at_10']:.2f}, rank 1: {r['vector_rank_1']}/30); "
-                  f"in the fused pool {r['in_fused_pool']}/30 (median position {r['median_fused_position']}); misses {r['misses']} "
-                  f"({r['misses_with_vector_rank_1']} with vector rank 1; page-one hits ranked by 2+ arms: "
-                  f"{r['miss_page_multi_arm_share']}; 10th hit's score {r['miss_tenth_score_median']} vs target's "
-                  f"{r['miss_target_score_median']}); targets the lexical arm ranks: {r['targets_with_fts_rank']}/30", flush=True)
+            for ranking, r in measure(root, targets, name, index, rankings).items():
+                results.setdefault(str(size), {})[f"{name}/{ranking}"] = r
+                print(f"{size:>6} memories [{name}, ranking {ranking}] indexed in {r['index_seconds']:.1f} s ({r['index_files_per_s']} files/s); "
+                      f"fused MRR@10 {r['fused_mrr_at_10']:.3f} (recall@10 {r['fused_recall_at_10']:.2f}; fused order before the "
+                      f"post-fusion steps {r['fused_order_mrr_at_10']:.3f}); "
+                      f"vector arm MRR {r['vector_mrr']:.3f} (recall@10 {r['vector_recall_at_10']:.2f}, rank 1: {r['vector_rank_1']}/30); "
+                      f"in the fused pool {r['in_fused_pool']}/30 (median position {r['median_fused_position']}); misses {r['misses']} "
+                      f"({r['misses_with_vector_rank_1']} with vector rank 1; page-one hits ranked by 2+ arms: "
+                      f"{r['miss_page_multi_arm_share']}; 10th hit's score {r['miss_tenth_score_median']} vs target's "
+                      f"{r['miss_target_score_median']}); targets the lexical arm ranks: {r['targets_with_fts_rank']}/30", flush=True)
             if not args.keep:
                 for suffix in ("", "-wal", "-shm"):
                     Path(str(index) + suffix).unlink(missing_ok=True)
