@@ -158,23 +158,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated labels (default: all)")
     parser.add_argument("--cache-dir", type=Path, default=None)
     parser.add_argument("--latency", action="store_true", help="time one query alone instead of the store's chunks")
+    parser.add_argument("--sample", type=int, default=0, metavar="N",
+                        help="time N of the chunks (every k-th in path order, so the length mix stays), for a busy machine")
+    parser.add_argument("--no-quality", action="store_true",
+                        help="skip the comparison with fp32 (deterministic, so one full run is enough): timings only")
     args = parser.parse_args(argv)
     labels = [label for label in CONFIGS if not args.only or label in args.only.split(",")]
     if args.latency:
         return query_latency(labels, args.rounds, args.cache_dir)
 
     texts = store_chunks(args.dir, args.count, args.seed)
+    if args.sample and args.sample < len(texts):
+        step = len(texts) / args.sample
+        texts = [texts[int(i * step)] for i in range(args.sample)]
     rng = np.random.default_rng(20260802)
     picks = rng.choice(len(texts), size=min(200, len(texts)), replace=False)
     probe_queries = [" ".join(texts[i].split()[:8]) for i in picks]
-    print(f"{len(texts)} chunks from the generated store ({args.count} memories, seed {args.seed}); "
+    print(f"{len(texts)} chunks from the generated store ({args.count} memories, seed {args.seed}"
+          f"{f'; a sample of {args.sample}' if args.sample else ''}); "
           f"{args.rounds} rounds; cpu count {os.cpu_count()}", flush=True)
 
     runners = {label: _runner(label, args.cache_dir) for label in labels}
-    reference, _ = _runner("fp32, one text per run, 2 runs x 1 thread", args.cache_dir)
-    ref_vectors, ref_queries = embed_all(reference.embed, texts), reference.embed(probe_queries)
-    quality: dict[str, dict[str, float]] = {}
+    quality: dict[str, dict[str, float]] = {label: {"space": runners[label][0].space, "cos_min": float("nan"),
+                                                    "cos_mean": float("nan"), "paraphrase_mrr": float("nan"),
+                                                    "overlap_at_10": float("nan")} for label in labels}
+    if not args.no_quality:
+        reference, _ = _runner("fp32, one text per run, 2 runs x 1 thread", args.cache_dir)
+        ref_vectors, ref_queries = embed_all(reference.embed, texts), reference.embed(probe_queries)
     for label, (embedder, embed) in runners.items():
+        if args.no_quality:
+            embed(texts[:8])  # warm up: the first runs of a session allocate
+            continue
         vectors = embed_all(embed, texts)
         cos = np.sum(vectors * ref_vectors, axis=1)
         quality[label] = {
