@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.domain.ranking import DEFAULT
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.results.delegates import highlight_spans, runs, snippet_window
 from memhtml_desktop.ui.results.results_model import (
@@ -14,7 +17,6 @@ from memhtml_desktop.ui.results.results_model import (
     BAR_COLUMN,
     COLUMN_COUNT,
     FIRST_ARM_COLUMN,
-    MAX_SCORE,
     Column,
     ResultsModel,
     Role,
@@ -60,7 +62,14 @@ def test_cells_and_roles_explain_every_hit(result):
                 assert index.data(Role.Contribution) == pytest.approx(score.contribution)
                 tip = index.data(Qt.ItemDataRole.ToolTipRole)
                 assert f"rank {score.rank}" in tip and "raw signal" in tip
-    assert model.index(0, BAR_COLUMN).data(Role.MaxScore) == pytest.approx(MAX_SCORE)
+    assert model.index(0, BAR_COLUMN).data(Role.MaxScore) == pytest.approx(DEFAULT.max_score)
+    heavy = replace(DEFAULT, name="what-if", rrf_k=5)  # the scale and k are the ACTIVE profile's
+    model.set_profile(heavy)
+    assert model.index(0, BAR_COLUMN).data(Role.MaxScore) == pytest.approx(heavy.max_score) != DEFAULT.max_score
+    ranked = next(i for i, arm in enumerate(ARM_NAMES) if model.hit(0).arm(arm) is not None)
+    assert "+5)" in model.index(0, FIRST_ARM_COLUMN + ranked).data(Qt.ItemDataRole.ToolTipRole)
+    assert "+5)" in model.headerData(FIRST_ARM_COLUMN, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    model.set_profile(DEFAULT)
     assert model.terms() == ("drain", "vip"), "function words are not highlighted"
 
 

@@ -20,12 +20,11 @@ from PySide6.QtCore import QPoint, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from memhtml_desktop.domain.rrf import RANK_ARMS, RRF_K
+from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.chips import tooltip_text
 
-ARM_NAMES = tuple(arm.name for arm in RANK_ARMS)
-MAX_SCORE = sum(arm.weight for arm in RANK_ARMS) / (1 + RRF_K)
+ARM_NAMES = DEFAULT.arm_names  # the arms' drawing order; the scale is the active profile's max_score
 CARRYING = 0.5
 LEGEND_WIDTH = 210
 
@@ -80,6 +79,7 @@ class PoolChart(QWidget):
         self._focus = -1
         self._picture: tuple[tuple, QPixmap] | None = None  # the bars, drawn once per pool and size
         self._render_pending = False
+        self._profile: RankingProfile = DEFAULT
         self.set_pool(None)
 
     def sizeHint(self) -> QSize:  # noqa: N802
@@ -97,6 +97,11 @@ class PoolChart(QWidget):
 
     def pool(self) -> Any:
         return self._pool
+
+    def set_profile(self, profile: RankingProfile | None) -> None:
+        """The active ranking profile: the bars' full height is its `max_score`."""
+        self._profile = profile or DEFAULT
+        self.update()  # the picture's key holds the scale: it is drawn again in its own event
 
     def entries(self) -> tuple:
         pool = self._pool
@@ -130,7 +135,8 @@ class PoolChart(QWidget):
 
     def _key(self) -> tuple:
         ratio = self.devicePixelRatioF()
-        return (id(self._pool), self.width(), self.height(), self.palette().cacheKey(), ratio, self.font().key())
+        return (id(self._pool), self.width(), self.height(), self.palette().cacheKey(), ratio, self.font().key(),
+                self._profile.max_score)
 
     def _render(self) -> None:
         """Draw the picture for the current pool, size and palette (10-30 ms of Python painting)."""
@@ -200,7 +206,7 @@ class PoolChart(QWidget):
             on_page = hit.path in page
             y = rect.bottom()
             for score in sorted(hit.arms, key=lambda s: ARM_NAMES.index(s.arm) if s.arm in ARM_NAMES else 9):
-                h = rect.height() * min(1.0, score.contribution / MAX_SCORE)
+                h = rect.height() * min(1.0, score.contribution / self._profile.max_score)
                 color = palette.arm_color(score.arm)
                 if not on_page:
                     color.setAlphaF(0.35)

@@ -157,8 +157,19 @@ class WhyController(QObject):
         self.ctx.runner.run(job.failure(
             lambda msg: self.ctx.notify("Why not this one?", msg, QMessageBox.Icon.Warning)))
 
+    def ranking_changed(self) -> None:
+        """Another ranking profile: an open report is asked again (its ranks and moves change)."""
+        dialog = self.dialog
+        if dialog is None:
+            return
+        dialog.set_profile(self.ctx.session.ranking)
+        report = dialog.report()
+        if dialog.isVisible() and report is not None and report.status == "indexed":
+            self.why(report.path)
+
     def _done(self, report: Any) -> None:
         dialog = self._dialog()
+        dialog.set_profile(self.ctx.session.ranking)
         dialog.show_report(report)
         dialog.show()
         dialog.raise_()

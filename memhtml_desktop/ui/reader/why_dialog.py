@@ -39,9 +39,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT
+from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
+from memhtml_desktop.domain.signals import STEP_NAMES
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.chips import tooltip_text
+from memhtml_desktop.ui.kit.ranking_text import counterpart, profile_differences, steps_text
 
 if TYPE_CHECKING:
     from memhtml_desktop.domain.results import WhyNot
@@ -92,6 +94,7 @@ class ArmsModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[tuple[str, dict[str, Any]]] = []
+        self.window = DEFAULT.arm_window  # the active profile's candidate window per arm
 
     def set_arms(self, arms: dict[str, dict[str, Any]]) -> None:
         self.beginResetModel()
@@ -110,7 +113,7 @@ class ArmsModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return self.COLUMNS[section]
             if role == Qt.ItemDataRole.ToolTipRole and section == self.WINDOW:
-                return f"Whether the rank is inside the {DEFAULT_ARM_LIMIT} candidates each arm hands to the fusion"
+                return f"Whether the rank is inside the {self.window} candidates each arm hands to the fusion"
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -130,7 +133,7 @@ class ArmsModel(QAbstractTableModel):
             if col == self.WINDOW:
                 if rank is None:
                     return "—"
-                return f"inside the {DEFAULT_ARM_LIMIT}" if entry.get("in_window") else f"outside the {DEFAULT_ARM_LIMIT}"
+                return f"inside the {self.window}" if entry.get("in_window") else f"outside the {self.window}"
             if col == self.WEIGHT:
                 weight = entry.get("weight")
                 return "—" if weight is None else f"{float(weight):g}"
@@ -170,6 +173,28 @@ OPENABLE = ("indexed", "invalid", "unreadable")
 """Statuses with a file to open (an invalid file opens in the reader with its violations)."""
 
 
+def move_text(move: dict[str, Any]) -> str:
+    """A move as `--json` gives it, in the words of `Move.describe()`."""
+    step = STEP_NAMES.get(move.get("step", ""), move.get("step", ""))
+    return f"moved by {step} from {move.get('from')} to {move.get('to')}: {move.get('reason', '')}"
+
+
+def ranking_text(report: "WhyNot", profile: RankingProfile) -> tuple[str, str]:
+    """"Ranked with the default profile (twin resolution, then MMR)." and the steps that differ from
+    the other shipped profile, one per line."""
+    active = profile if profile.name == report.ranking else None
+    head = f"Ranked with the {report.ranking} profile"
+    if active is not None:
+        head += f" (after fusion: {steps_text(active)})"
+    if active is None:
+        return head + ".", ""
+    other = counterpart(active)
+    lines = profile_differences(active, other)
+    if not lines:
+        return head + ".", ""
+    return head + ".", f"What {other.name} does differently:\n" + "\n".join(f"\u2022 {line}" for line in lines)
+
+
 def completion_text(title: str, path: str) -> str:
     return f"{title} \u2014 {path}" if title else path
 
@@ -191,6 +216,7 @@ class WhyDialog(QDialog):
         self.setObjectName("whyDialog")
         self.resize(760, 480)
         self._report: WhyNot | None = None
+        self._profile: RankingProfile = DEFAULT
         self._paths: dict[str, str] = {}  # completion text -> path
         layout = QVBoxLayout(self)
         layout.setSpacing(6)
@@ -263,6 +289,17 @@ class WhyDialog(QDialog):
         layout.addWidget(self.filler, 1)
         self.fused_label = _plain(self)
         layout.addWidget(self.fused_label)
+        self.moves_label = _plain(self)
+        self.moves_label.setObjectName("whyMoves")
+        self.moves_label.setAccessibleName("What moved it after fusion")
+        layout.addWidget(self.moves_label)
+        self.ranking_label = _plain(self)
+        self.ranking_label.setObjectName("whyRanking")
+        self.differs_label = _plain(self)
+        self.differs_label.setObjectName("whyDiffers")
+        self.differs_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        layout.addWidget(self.ranking_label)
+        layout.addWidget(self.differs_label)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         self.open_button = buttons.addButton("Open memory", QDialogButtonBox.ButtonRole.ActionRole)
@@ -313,11 +350,19 @@ class WhyDialog(QDialog):
 
     # -- the report ----------------------------------------------------------------------------
 
+    def set_profile(self, profile: RankingProfile | None) -> None:
+        """The active ranking profile: its arm window and the steps the report names."""
+        self._profile = profile or DEFAULT
+        self.arms_model.window = self._profile.arm_window
+        if self._report is not None:
+            self.show_report(self._report)
+
     def show_loading(self, path: str) -> None:
         """While the window computes the report."""
         self.path_label.setText(path)
         self.status_label.setText("Working it out\u2026")
-        for label in (self.verdict_label, self.reasons_label, self.relaxed_label, self.fused_label):
+        for label in (self.verdict_label, self.reasons_label, self.relaxed_label, self.fused_label,
+                      self.moves_label, self.ranking_label, self.differs_label):
             label.hide()
 
     def _table(self, shown: bool) -> None:
@@ -332,7 +377,7 @@ class WhyDialog(QDialog):
             self.query_label.setText("Type a title or a path above, or right-click a result \u2192 Why not?")
             self.status_label.setText("")
             for label in (self.status_label, self.verdict_label, self.reasons_label, self.relaxed_label,
-                          self.fused_label):
+                          self.fused_label, self.moves_label, self.ranking_label, self.differs_label):
                 label.hide()
             self.arms_model.set_arms({})
             self._table(False)
@@ -375,6 +420,14 @@ class WhyDialog(QDialog):
             search = f"search position: {report.search_position}" if report.search_position is not None else "search position: \u2014"
             self.fused_label.setText(f"{fused} \u00b7 {search}")
         self.fused_label.setVisible(indexed)
+        moves = [move_text(m) for m in (report.moves or [])]
+        self.moves_label.setText("\n".join(f"\u2022 {line}" for line in moves))
+        self.moves_label.setVisible(indexed and bool(moves))
+        head, differs = ranking_text(report, self._profile)
+        self.ranking_label.setText(head)
+        self.ranking_label.setVisible(indexed)
+        self.differs_label.setText(differs)
+        self.differs_label.setVisible(indexed and bool(differs))
 
     def showEvent(self, event: Any) -> None:  # noqa: N802
         super().showEvent(event)

@@ -336,9 +336,10 @@ class TitleDelegate(CachedDelegate):
         lines = 3 if rect.height() >= 3 * line + 4 else 2
         top = rect.top() + max(0, (rect.height() - lines * line) // 2)
         below = index.data(Role.Page) is None
+        low = getattr(hit, "low_relevance", False)  # muted like a row below the page; its badge says why
 
         painter.setFont(bold)
-        painter.setPen(_muted(opt) if below else _text_color(opt))
+        painter.setPen(_muted(opt) if below or low else _text_color(opt))
         title = bfm.elidedText(hit.title or hit.path, Qt.TextElideMode.ElideRight, max(0, rect.width()))
         painter.drawText(QRect(rect.left(), top, rect.width(), line),
                          int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), title)
@@ -432,7 +433,7 @@ class ScoreBarDelegate(CachedDelegate):
         hit = model.hit(index.row()) if hasattr(model, "hit") else index.data(Role.Hit)
         if hit is None:
             return None
-        return ("bar", tuple((s.arm, round(s.contribution, 7)) for s in hit.arms))
+        return ("bar", tuple((s.arm, round(s.contribution, 7)) for s in hit.arms), index.data(Role.MaxScore))
 
     def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()

@@ -22,7 +22,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush
 
 from memhtml_desktop.domain.fts_query import parse_fts_query
-from memhtml_desktop.domain.rrf import RANK_ARMS, RRF_K
+from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.types import Hit, SearchResult
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.chips import tooltip_text
@@ -38,13 +38,9 @@ from memhtml_desktop.ui.results.results_text import (  # noqa: F401 - moved_text
     title_tooltip,
 )
 
-ARM_WEIGHTS: dict[str, float] = {arm.name: arm.weight for arm in RANK_ARMS}
-MAX_SCORE = sum(arm.weight for arm in RANK_ARMS) / (1 + RRF_K)
-"""The fused score of a hit every arm ranked first: the full length of the contribution bar.
-
-A fixed scale (not "the best hit of this query") lets bars compare across queries: a short bar
-means weak agreement between arms, whatever else was found.
-"""
+# The bar's full length is the active profile's `max_score` (every arm ranks the hit first): a
+# scale fixed per profile, not "the best hit of this query", so bars compare across queries and a
+# short bar means weak agreement between arms. Weights and k come from the same profile.
 DASH = "\u2014"
 AGENT, FUSED = "agent", "fused"
 _ANSWERED = frozenset({int(Qt.ItemDataRole.DisplayRole), int(Qt.ItemDataRole.ToolTipRole),
@@ -113,6 +109,20 @@ class ResultsModel(QAbstractTableModel):
         self._no_word = False
         self._badges: dict[int, list[str]] = {}  # per row, for the painter (cleared with the rows)
         self._brush: tuple[int, QBrush] | None = None
+        self._profile: RankingProfile = DEFAULT
+
+    def set_profile(self, profile: RankingProfile | None) -> None:
+        """The active ranking profile: its weights, k and scale are what the cells explain."""
+        profile = profile or DEFAULT
+        if profile == self._profile:
+            return
+        self._profile = profile
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, COLUMN_COUNT - 1))
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, COLUMN_COUNT - 1)
+
+    def profile(self) -> RankingProfile:
+        return self._profile
 
     # -- content -------------------------------------------------------------------------------
 
@@ -313,8 +323,8 @@ class ResultsModel(QAbstractTableModel):
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole:
-            if page is None or (arm is not None and hit.arm(arm) is None) or column in (Column.Type, Column.Path,
-                                                                                         Column.Date, Column.Fused):
+            if page is None or getattr(hit, "low_relevance", False) or (arm is not None and hit.arm(arm) is None) \
+                    or column in (Column.Type, Column.Path, Column.Date, Column.Fused):
                 return self._muted_brush()
             return None
         if role == Qt.ItemDataRole.AccessibleTextRole:
@@ -341,7 +351,7 @@ class ResultsModel(QAbstractTableModel):
         if role == Role.Terms:
             return self._terms
         if role == Role.MaxScore:
-            return MAX_SCORE
+            return self._profile.max_score
         return None
 
     def _display(self, hit: Hit, page: int | None, column: int, arm: str | None) -> str | None:
@@ -368,9 +378,9 @@ class ResultsModel(QAbstractTableModel):
 
     def _tooltip(self, hit: Hit, page: int | None, column: int, arm: str | None) -> str | None:
         if arm is not None:
-            return arm_tooltip(arm, hit.arm(arm))
+            return arm_tooltip(arm, hit.arm(arm), self._profile.rrf_k)
         if column in (BAR_COLUMN, Column.Score):
-            return breakdown_tooltip(hit)
+            return breakdown_tooltip(hit, self._profile.rrf_k)
         if column in (Column.Title, Column.Path):
             return title_tooltip(hit, page=page, no_word_matched=self._no_word, could_match=self._could_match())
         if column in (Column.Position, Column.Fused):
@@ -405,9 +415,10 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if arm is not None:
                 text = (
-                    f"{palette.ARM_TITLES.get(arm, arm)} \u2014 weight {ARM_WEIGHTS[arm]:g}\n"
+                    f"{palette.ARM_TITLES.get(arm, arm)} \u2014 weight {self._profile.weight(arm):g} "
+                    f"({self._profile.name} ranking)\n"
                     f"{palette.ARM_HELP.get(arm, '')}\n"
-                    f"The cell is this arm's rank for the hit; it adds weight/(rank+{RRF_K}) to the score. "
+                    f"The cell is this arm's rank for the hit; it adds weight/(rank+{self._profile.rrf_k}) to the score. "
                     f"A dash: the arm did not rank the hit."
                 )
                 if arm in self._degraded:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from memhtml_desktop.domain.rrf import RANK_ARMS, RRF_K
+from memhtml_desktop.domain.ranking import DEFAULT
 from memhtml_desktop.domain.types import Hit
 
-ARM_NAMES: tuple[str, ...] = tuple(arm.name for arm in RANK_ARMS)
+ARM_NAMES: tuple[str, ...] = DEFAULT.arm_names
+"""The arms the table has a column for (the registry every shipped profile uses). Weights and k are
+read from the ACTIVE profile, which the model is given, never from a module constant."""
 ARM_TITLES: dict[str, str] = {
     "fts": "full text (bm25)",
     "vector": "vector (cosine)",
@@ -20,6 +22,18 @@ ARM_TITLES: dict[str, str] = {
 }
 STEP_NAMES = {"mmr": "MMR", "polarity": "polarity", "twins": "twin resolution"}
 PLACED_BY_DEFAULTS = "placed by recency and salience only (no word or meaning match)"
+FUTURE_BADGE = "future date"
+LOW_BADGE = "low relevance"
+
+
+def future_text(date: str) -> str:
+    return f"dated in the future ({date}): recency ranks it by its updated stamp"
+
+
+def moves_text(hit: Hit) -> list[str]:
+    """Every post-fusion step that moved the hit, with its reason ("moved by twin resolution from 2:
+    its claim has '12' where your query says '2'"): what the code did, from `Hit.moves`."""
+    return [move.describe() for move in getattr(hit, "moves", ())]
 
 
 def moved_text(hit: Hit) -> str | None:
@@ -45,24 +59,26 @@ def raw_text(raw: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def arm_tooltip(arm: str, score) -> str:
+def arm_tooltip(arm: str, score, k: int) -> str:
+    """`k`: the active profile's RRF k (the contribution is weight/(rank+k))."""
     title = ARM_TITLES.get(arm, arm)
     if score is None:
         return f"{title}: did not rank this memory (no contribution)"
     return (
         f"{title}: rank {score.rank} \u00d7 weight {score.weight:g} \u2192 "
-        f"{score.weight:g}/({score.rank}+{RRF_K}) = {score.contribution:.4f}"
+        f"{score.weight:g}/({score.rank}+{k}) = {score.contribution:.4f}"
         + (f"\nraw signal: {raw_text(score.raw)}" if score.raw else "")
     )
 
 
-def breakdown_tooltip(hit: Hit) -> str:
+def breakdown_tooltip(hit: Hit, k: int) -> str:
     lines = [f"fused score {hit.score:.4f} = sum of the arms' contributions"]
     for arm in ARM_NAMES:
-        lines.append(arm_tooltip(arm, hit.arm(arm)))
-    moved = moved_text(hit)
+        lines.append(arm_tooltip(arm, hit.arm(arm), k))
+    moved = moves_text(hit) or ([moved_text(hit)] if moved_text(hit) else [])
     if moved:
-        lines.append(f"{moved} (fused position {hit.fused_position})")
+        lines.extend(moved)
+        lines.append(f"fused position {hit.fused_position}")
     return "\n".join(lines)
 
 
@@ -76,7 +92,9 @@ def badges(hit: Hit, *, page: int | None, no_word_matched: bool, could_match: bo
     if page is None:
         out.append("not on the agent's page")
     if getattr(hit, "low_relevance", False):
-        out.append("low relevance")
+        out.append(LOW_BADGE)
+    if getattr(hit, "suspicious_date", None):
+        out.append(FUTURE_BADGE)
     if could_match and only_defaults(hit):
         out.append("recency & salience only")
     if hit.archived:
@@ -90,22 +108,36 @@ def title_tooltip(hit: Hit, *, page: int | None, no_word_matched: bool, could_ma
         text += "\narchived" + (f" \u2014 superseded by {hit.superseded_by}" if hit.superseded_by else "")
     if page is None:
         text += f"\nnot on the agent's page: fused position {hit.fused_position}, not among the hits it receives"
-    moved = moved_text(hit) if page is not None else None
-    if moved:
-        text += f"\n{moved}"
+    moved = (moves_text(hit) or [moved_text(hit)]) if page is not None and hit.moved_by else []
+    for line in moved:
+        text += f"\n{line}"
     if could_match and only_defaults(hit):
         text += f"\n{PLACED_BY_DEFAULTS}"
     elif no_word_matched:
         text += "\nno memory holds the query's words: placed by meaning, recency and salience"
     if getattr(hit, "low_relevance", False):
-        text += "\nlow relevance: no query word, no close meaning, nothing it names"
+        text += "\n" + low_relevance_text(hit)
+    if getattr(hit, "suspicious_date", None):
+        text += "\n" + future_text(hit.suspicious_date)
     return text
+
+
+def low_relevance_text(hit: Hit) -> str:
+    """Why the relevance floor marks it: none of its raw signals met (the order is not changed)."""
+    signals = getattr(hit, "signals", None)
+    cosine = ""
+    if signals is not None and signals.cosine is not None:
+        cosine = f" (raw cosine {signals.cosine:.3f} < floor {signals.floor:g})"
+    return (f"low relevance: no query word in it, no close meaning{cosine}, no tag or entity the query names; "
+            "left where the ranking put it (an agent receives it too)")
 
 
 def accessible_title(hit: Hit, *, page: int | None, no_word_matched: bool, could_match: bool = True) -> str:
     """A row's title cell for a screen reader: position, title, type and every badge."""
     where = f"position {page}" if page is not None else f"not on the agent's page, fused position {hit.fused_position}"
     marks = badges(hit, page=page, no_word_matched=no_word_matched, could_match=could_match)
+    if page is not None and hit.moves:  # the moves' reasons, not only the badge
+        marks = [m for m in marks if not m.startswith(("\u2191 moved", "\u2193 moved"))] + moves_text(hit)
     return ". ".join([f"{where}: {hit.title or hit.path}", hit.memory_type, *marks])
 
 

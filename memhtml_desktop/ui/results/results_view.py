@@ -29,7 +29,8 @@ from memhtml_desktop.domain.types import SearchResult
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.row_actions import Row, RowActions, build_menu
 from memhtml_desktop.ui.results.archived_banner import ArchivedBanner
-from memhtml_desktop.ui.results.results_model import AGENT, ARM_NAMES, ARM_WEIGHTS, FUSED, Column, ResultsModel, Role
+from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
+from memhtml_desktop.ui.results.results_model import AGENT, ARM_NAMES, FUSED, Column, ResultsModel, Role
 from memhtml_desktop.ui.results.results_table import ResultsTable
 
 ORDER_STYLE = (
@@ -44,24 +45,33 @@ NO_WORD_NOTICE = "No memory contains these words; nearest by meaning, recency an
 EMPTY_INDEX = "No memories to show: the index is empty (or still being built)."
 
 
-def legend_html() -> str:
+def legend_html(profile: RankingProfile = DEFAULT) -> str:
+    """The arms' colours and the active profile's weights."""
     items = []
     for arm in ARM_NAMES:
         color = palette.ARM_COLORS.get(arm, "#777")
         items.append(
             f'<span style="color:{color}">\u25a0</span>&nbsp;{html.escape(palette.ARM_LABELS.get(arm, arm))}'
-            f'&nbsp;<span style="color:{palette.muted_color().name()}">\u00d7{ARM_WEIGHTS[arm]:g}</span>'
+            f'&nbsp;<span style="color:{palette.muted_color().name()}">\u00d7{profile.weight(arm):g}</span>'
         )
     return "&nbsp;&nbsp; ".join(items)
 
 
 def summary_text(result: SearchResult, pool: Any) -> str:
-    """"10 of 1,284 matching all the words · 47 ms", "10 of 47 in scope …", or "10 hits · 47 ms"
-    before the pool arrives (it carries the totals)."""
+    """"10 of 1,284 matching all the words · 47 ms", "10 of 47 in scope …": how many memories in
+    scope hold the query's words (the answer's own count, `SearchResult.matches`, until the pool
+    arrives with the in-scope total)."""
     n = len(result.hits)
     ms = f"{result.elapsed_ms:.0f} ms"
     if pool is None:
-        return f"{n} hit{'s' if n != 1 else ''} \u00b7 {ms}"
+        matches = getattr(result, "matches", None)
+        if matches is None or matches.form is None:
+            return f"{n} hit{'s' if n != 1 else ''} \u00b7 {ms}"
+        form = "all the words" if matches.form == "all" else "any word"
+        if not matches.any:
+            return f"{n} hits \u00b7 no memory holds the words \u00b7 {ms}"
+        more = "+" if matches.capped else ""
+        return f"{n} of {matches.count:,}{more} matching {form} \u00b7 {ms}"
     if pool.matches is None:
         return f"{n} of {pool.in_scope:,} in scope (no words: by recency and salience) \u00b7 {ms}"
     if pool.matches == 0:
@@ -71,6 +81,29 @@ def summary_text(result: SearchResult, pool: Any) -> str:
     if pool.matches < n:
         return f"{n} hits \u00b7 only {pool.matches:,} match {form} \u00b7 {ms}"
     return f"{n} of {pool.matches:,}{more} matching {form} \u00b7 {ms}"
+
+
+def floor_text(result: SearchResult) -> tuple[str, str]:
+    """The relevance floor's diagnostics (seed 003, 6.6) as the header's second line, and its tooltip:
+    "2 of 10 below the relevance floor · top cosine 0.612 · median 0.318"."""
+    summary = getattr(result, "relevance", None)
+    if summary is None or not result.hits:
+        return "", ""
+    n = len(result.hits)
+
+    def c(value: float | None) -> str:
+        return "\u2014" if value is None else f"{value:.3f}"
+
+    below = summary.below_floor
+    head = (f"{below} of {n} below the relevance floor" if below
+            else "every hit meets the relevance floor")
+    text = f"{head} \u00b7 top cosine {c(summary.top_cosine)} \u00b7 median {c(summary.median_cosine)}"
+    tip = (f"The relevance floor marks a hit that meets none of its raw signals: a word of the query in it, "
+           f"a raw cosine of at least {summary.floor_cosine:g} (this embedder's floor), a tag or entity the "
+           "query names. Marked hits stay where the ranking put them (an agent receives them too).\n"
+           f"Top and median raw cosine over the {summary.candidates} fused candidates: a small gap means the "
+           "pool sits in one similarity band.")
+    return text, tip
 
 
 class ResultsView(QWidget):
@@ -142,6 +175,15 @@ class ResultsView(QWidget):
         self.legend.setMinimumWidth(0)
         self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self._legend_width = self.legend.sizeHint().width()
+        self.floor = QLabel(self)
+        self.floor.setObjectName("relevanceFloor")
+        self.floor.setAccessibleName("Relevance floor")
+        self.floor.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.floor.setTextFormat(Qt.TextFormat.PlainText)
+        self.floor.setMinimumWidth(80)
+        self.floor.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.floor.setContentsMargins(6, 0, 6, 0)
+        self.floor.setVisible(False)
         self.notice = self._strip("resultsNotice")
         self.degraded = self._strip("degradedArms")
 
@@ -168,6 +210,7 @@ class ResultsView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(head)
+        layout.addWidget(self.floor)
         layout.addWidget(self.notice)
         layout.addWidget(self.degraded)
         layout.addWidget(self.stack, 1)
@@ -222,6 +265,7 @@ class ResultsView(QWidget):
         self._set_summary(summary_text(result, None))
         self._warn(self.notice, "")
         self._show_degraded(result)
+        self._show_floor(result)
         if result.scope_empty:
             self.banner.show_result(result)
             self.stack.setCurrentWidget(self.banner)
@@ -251,6 +295,23 @@ class ResultsView(QWidget):
         if current and self.model.row_of(current) >= 0:
             self.set_current_row(self.model.row_of(current), scroll=False)
         self._update_footer()
+
+    def set_profile(self, profile: RankingProfile) -> None:
+        """The active ranking profile: the legend's weights and the bars' scale follow it."""
+        self.model.set_profile(profile)
+        self.legend.setText(legend_html(profile))
+        self.legend.setToolTip(f"One colour per arm ({profile.name} ranking). The bar's segments are each "
+                               f"arm's contribution weight/(rank+{profile.rrf_k}) to the fused score; "
+                               "\u00d7 is the arm's weight.")
+        self._legend_width = self.legend.sizeHint().width()
+        self._fit_header()
+
+    def _show_floor(self, result: SearchResult) -> None:
+        text, tip = floor_text(result)
+        self.floor.setText(text)
+        self.floor.setToolTip(tip)
+        self.floor.setAccessibleDescription(tip)
+        self.floor.setVisible(bool(text))
 
     def _show_degraded(self, result: SearchResult) -> None:
         reasons = result.degraded_reasons

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 
+from memhtml_desktop.domain.ranking import profile_named
 from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.ui.kit.ranking_text import profile_help
 from memhtml_desktop.ui.search.search_bar import SearchBar
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
@@ -22,12 +24,27 @@ class SearchController(QObject):
         bar.chip_removed.connect(lambda axis, value: session.toggle_filter(axis, value, False))
         bar.clear_filters.connect(lambda: session.set_scope(Scope()))
         bar.as_of_entered.connect(self._as_of)
+        bar.ranking_chosen.connect(self._ranking_chosen)
+        session.on("ranking", self._ranking_set)
         session.on("query", self._query_set)
         session.on("scope", bar.set_scope)
         session.on("mode", self._mode_set)
         driver.searched.connect(lambda result: bar.set_form(result.fts_form, result.arms, result.degraded_reasons))
         ctx.runner.busy_changed.connect(lambda kind, busy: bar.set_busy(busy) if kind == "search" else None)
         self.session = session
+
+    def _ranking_chosen(self, name: str) -> None:
+        current = self.session.ranking
+        if current is None or current.name != name:
+            self.session.set_ranking(profile_named(name))
+
+    def _ranking_set(self, profile) -> None:
+        self.bar.set_ranking(profile.name, profile_help(profile))
+
+    def show_ranking(self, profile) -> None:
+        """A store opened with its own profile: the selector shows it (nothing re-runs)."""
+        if profile is not None:
+            self._ranking_set(profile)
 
     def _escape(self) -> None:
         """Esc: clear the query; when it is already empty, clear the filters."""

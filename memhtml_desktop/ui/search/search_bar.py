@@ -10,6 +10,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -23,6 +24,7 @@ from memhtml_desktop.domain.as_of import EXPECTED, as_of_label, parse_as_of
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.ui.kit import icons
 from memhtml_desktop.ui.kit.chips import ChipBar, tooltip_text
+from memhtml_desktop.ui.kit.ranking_text import CHOICES, PROFILE_HELP
 from memhtml_desktop.ui.session.scope_edits import active_filters
 
 MODES = ("search", "recall")
@@ -99,6 +101,7 @@ class SearchBar(QWidget):
     chip_removed = Signal(str, str)
     clear_filters = Signal()
     as_of_entered = Signal(str)  # a checked UTC instant, or "" to search now
+    ranking_chosen = Signal(str)  # a profile name the person picked in the selector
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -164,6 +167,16 @@ class SearchBar(QWidget):
         self.info.setObjectName("ftsForm")
         self.info.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.info.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.ranking = QComboBox(self)
+        self.ranking.setObjectName("rankingProfile")
+        self.ranking.setAccessibleName("Ranking profile")
+        self.ranking.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        for name in CHOICES:
+            self.ranking.addItem(f"Ranking: {name}", name)
+            self.ranking.setItemData(self.ranking.count() - 1, tooltip_text(PROFILE_HELP[name]),
+                                     Qt.ItemDataRole.ToolTipRole)
+        self.ranking.activated.connect(lambda index: self.ranking_chosen.emit(self.ranking.itemData(index)))
+        self.set_ranking("default", "")
         self.chips = FilterChips(self)
         self.chips.chip_removed.connect(self.chip_removed)
         self.chips.clear_all.connect(self.clear_filters)
@@ -176,6 +189,7 @@ class SearchBar(QWidget):
         top.addWidget(self.as_of)
         top.addSpacing(6)
         top.addWidget(self.info)
+        top.addWidget(self.ranking)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 4)
         layout.setSpacing(4)
@@ -226,6 +240,21 @@ class SearchBar(QWidget):
         if degraded:
             tip += "\nDegraded: " + "; ".join(degraded)
         self.info.setToolTip(tooltip_text(tip))
+
+    def ranking_name(self) -> str:
+        return self.ranking.currentData() or ""
+
+    def set_ranking(self, name: str, help_text: str) -> None:
+        """Show the active profile (a what-if profile from a file gets an entry of its own)."""
+        index = self.ranking.findData(name)
+        if index < 0:
+            self.ranking.addItem(f"Ranking: {name}", name)
+            index = self.ranking.count() - 1
+        self.ranking.setCurrentIndex(index)
+        tip = (help_text or PROFILE_HELP.get(name, name)) + (
+            "\nSwitch to see what the other profile gives: the search re-runs, and the choice is kept.")
+        self.ranking.setToolTip(tooltip_text(tip))
+        self.ranking.setAccessibleDescription(f"Active ranking profile: {name}")
 
     def set_scope(self, scope: Scope) -> None:
         self.chips.set_scope(scope)

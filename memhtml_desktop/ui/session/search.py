@@ -25,7 +25,7 @@ from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.ui.session.scope_edits import active_filters, set_filter
 
 SEARCH, RECALL = "search", "recall"
-EVENTS = ("query", "scope", "mode", "budget", "limit", "open", "why", "reset")
+EVENTS = ("query", "scope", "mode", "budget", "limit", "ranking", "open", "why", "reset")
 
 REOPEN_GUARD_S = 0.8
 """A click then a double-click on one row is one read, not two jobs."""
@@ -53,6 +53,7 @@ class SearchSession:
         self._mode = SEARCH
         self._limit = int(limit)
         self._budget = int(budget)
+        self._ranking: Any = None  # the RankingProfile the window ranks with (the store's, on opening)
         self.debounce_ms = max(0, int(debounce_ms))
         self.generation = 0
         self._history: list[str] = []
@@ -100,6 +101,11 @@ class SearchSession:
         return self._budget
 
     @property
+    def ranking(self) -> Any:
+        """The active ranking profile (a `RankingProfile`), or None before a store is shown."""
+        return self._ranking
+
+    @property
     def highlight_terms(self) -> tuple[str, ...]:
         """The query's words, for highlighting them in the reader."""
         return parse_fts_query(self._query).highlight_words
@@ -140,6 +146,15 @@ class SearchSession:
     def set_budget(self, chars: int) -> None:
         self._budget = max(0, int(chars))
         self._changed("budget", self._budget)
+
+    def set_ranking(self, profile: Any, *, announce: bool = True) -> None:
+        """Rank with another profile. `announce=False` only records it (a store opening with its
+        own profile: the reopened store is searched anyway)."""
+        if profile is None or profile == self._ranking:
+            return
+        self._ranking = profile
+        if announce:
+            self._changed("ranking", profile)
 
     def set_limit(self, limit: int) -> None:
         self._limit = max(1, int(limit))

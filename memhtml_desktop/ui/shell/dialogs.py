@@ -102,6 +102,10 @@ class ShellDialogs:
         if "recall_budget" in changes:
             window.recall.set_budget(window.settings.recall_budget)
             window.session.set_budget(window.settings.recall_budget)
+        if "ranking" in changes:
+            from memhtml_desktop.domain.ranking import profile_named
+
+            window.session.set_ranking(profile_named(window.settings.ranking))  # re-runs the search
         if "theme" in changes:
             apply_theme(QApplication.instance(), window.settings.theme)  # back to "system" needs a restart
         if "watch" in changes:

@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
         self.menus = WindowMenus(self)
         self.session.on("mode", self._mode_changed)
         self.session.on("budget", self._budget_changed)
+        self.session.on("ranking", self._ranking_changed)
         self._restore_state()
         self.set_store(store, prepare=prepare)
 
@@ -180,6 +181,8 @@ class MainWindow(QMainWindow):
             self.runner.cancel(kind)
         self.store = self.runner.store = store
         self.runner.thread_closers = [store.close_thread_connection]
+        self.session.set_ranking(store.ranking, announce=False)  # the store opens with the active profile
+        self._show_ranking(store.ranking)
         self.session.reset()
         self.setWindowTitle(f"{store.root.name} \u2014 memhtml desktop")
         self.bridge = WatchBridge(store, self.runner, enabled=self.watch_enabled, prepare=prepare,
@@ -242,6 +245,28 @@ class MainWindow(QMainWindow):
         self.settings = self.settings.with_(recall_budget=chars)
         if self.qsettings is not None:
             self.qsettings.setValue("settings/recall_budget", chars)
+
+    def _show_ranking(self, profile: Any) -> None:
+        """Every pane that explains scores reads the ACTIVE profile's weights, k and windows."""
+        self.controllers["search"].show_ranking(profile)
+        self.results.set_profile(profile)
+        self.chart.set_profile(profile)
+
+    def _ranking_changed(self, profile: Any) -> None:
+        """The person chose another ranking profile: the store ranks with it (a plain attribute the
+        next job reads; nothing waits), the choice is kept, and the current search, the recall
+        pack and an open "Why not?" report run again."""
+        from memhtml_desktop.ui.kit.ranking_text import CHOICES
+
+        if self.store is not None:
+            self.store.ranking = profile
+        self._show_ranking(profile)
+        if profile.name in CHOICES:
+            self.settings = self.settings.with_(ranking=profile.name)
+            if self.qsettings is not None:
+                self.qsettings.setValue("settings/ranking", profile.name)
+        self.driver.refresh()
+        self.controllers["why"].ranking_changed()
 
     def _tab_changed(self, index: int) -> None:
         widget = self.tabs.widget(index)
