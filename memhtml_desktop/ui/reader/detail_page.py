@@ -286,9 +286,13 @@ def fill_strips(pane, detail: MemoryDetail) -> None:
     elif not detail.indexed:
         pane.violation_strip.set_lines("Not in the index yet.", [])
     pane.violation_strip.setVisible(bool(detail.violations) or not detail.indexed)
-    count = len(detail.warnings)
-    pane.warning_strip.set_lines(f"{count} warning{'s' if count != 1 else ''}", detail.warnings)
-    pane.warning_strip.setVisible(bool(detail.warnings))
+    lines = list(detail.warnings)
+    future = getattr(detail, "suspicious_date", None)
+    if future:  # a claimed stamp after now: recency did not believe it (domain.instants.future_claim)
+        lines.append(f"dated in the future ({future}): recency ranks it by its updated stamp")
+    count = len(lines)
+    pane.warning_strip.set_lines(f"{count} warning{'s' if count != 1 else ''}", lines)
+    pane.warning_strip.setVisible(bool(lines))
 
 
 def fill_facets(pane, detail: MemoryDetail) -> None:

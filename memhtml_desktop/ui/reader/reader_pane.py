@@ -383,6 +383,10 @@ def _bump_note(detail: MemoryDetail) -> str:
     bump = detail.bump
     if bump is None:
         return ""
+    if bump.refused and getattr(bump, "lost", False):
+        # attempted and failed (the state plane stayed locked, the disk filled): not a refusal by design
+        return (f"This read was not counted (the write was lost): {bump.refused}. "
+                "Nothing was written; opening it again later counts it.")
     if bump.refused:
         return f"This read was not counted: {bump.refused}."
     if detail.path in bump.bumped:

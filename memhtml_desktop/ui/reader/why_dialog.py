@@ -176,7 +176,7 @@ OPENABLE = ("indexed", "invalid", "unreadable")
 def move_text(move: dict[str, Any]) -> str:
     """A move as `--json` gives it, in the words of `Move.describe()`."""
     step = STEP_NAMES.get(move.get("step", ""), move.get("step", ""))
-    return f"moved by {step} from {move.get('from')} to {move.get('to')}: {move.get('reason', '')}"
+    return f"moved by {step} from {move.get('from')}: {move.get('reason', '')}"
 
 
 def ranking_text(report: "WhyNot", profile: RankingProfile) -> tuple[str, str]:

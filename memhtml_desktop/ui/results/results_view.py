@@ -63,24 +63,22 @@ def summary_text(result: SearchResult, pool: Any) -> str:
     arrives with the in-scope total)."""
     n = len(result.hits)
     ms = f"{result.elapsed_ms:.0f} ms"
-    if pool is None:
-        matches = getattr(result, "matches", None)
-        if matches is None or matches.form is None:
+    if pool is not None:
+        matches, capped, form = pool.matches, pool.matches_capped, pool.fts_form
+    else:
+        count = getattr(result, "matches", None)
+        if count is None or count.form is None:
             return f"{n} hit{'s' if n != 1 else ''} \u00b7 {ms}"
-        form = "all the words" if matches.form == "all" else "any word"
-        if not matches.any:
-            return f"{n} hits \u00b7 no memory holds the words \u00b7 {ms}"
-        more = "+" if matches.capped else ""
-        return f"{n} of {matches.count:,}{more} matching {form} \u00b7 {ms}"
-    if pool.matches is None:
+        matches, capped, form = count.count, count.capped, count.form
+    if matches is None:
         return f"{n} of {pool.in_scope:,} in scope (no words: by recency and salience) \u00b7 {ms}"
-    if pool.matches == 0:
+    if matches == 0:
         return f"{n} hits \u00b7 no memory holds the words \u00b7 {ms}"
-    more = "+" if pool.matches_capped else ""
-    form = "all the words" if pool.fts_form == "all" else "any word"
-    if pool.matches < n:
-        return f"{n} hits \u00b7 only {pool.matches:,} match {form} \u00b7 {ms}"
-    return f"{n} of {pool.matches:,}{more} matching {form} \u00b7 {ms}"
+    more = "+" if capped else ""
+    form = "all the words" if form == "all" else "any word"
+    if matches < n:
+        return f"{n} hits \u00b7 only {matches:,} match {form} \u00b7 {ms}"
+    return f"{n} of {matches:,}{more} matching {form} \u00b7 {ms}"
 
 
 def floor_text(result: SearchResult) -> tuple[str, str]:

@@ -143,7 +143,23 @@ class StatusController(QObject):
         self.later.setSingleShot(True)
         self.later.setInterval(RECOUNT_AFTER_MS)
         self.later.timeout.connect(self.recount)
+        self._store: Any = None
+        self._seen = 0  # how many of the store's notices the bar has shown
         ctx.events.changed.connect(self._store_changed)
+        # A notice can be added by any job's connection (a damaged index moved aside, a full disk,
+        # a read-only state plane): look after every job, a list read on the GUI thread, no I/O.
+        ctx.runner.busy_changed.connect(lambda kind, busy: self.show_notices() if not busy else None)
+
+    def show_notices(self) -> None:
+        """Show the store's notices the bar has not shown yet."""
+        store = self._store
+        if store is None:
+            return
+        notices = list(getattr(store, "notices", ()))
+        fresh = notices[self._seen:]
+        self._seen = len(notices)
+        if fresh:
+            self.bar.showMessage(" \u00b7 ".join(fresh), 15000)
 
     def recount(self) -> None:
         from memhtml_desktop.ui.session.jobs import StatsJob
@@ -154,8 +170,9 @@ class StatusController(QObject):
     def _store_changed(self, change: Any) -> None:
         if change.reopened:
             self.bar.set_store(change.store.root)
-            for notice in change.store.notices:
-                self.bar.showMessage(notice, 15000)
+            self._store, self._seen = change.store, 0
+            self.show_notices()
             self.recount()
         else:
+            self.show_notices()
             self.later.start()
