@@ -27,5 +27,8 @@ for theme in light dark; do
   "${run[@]}" screenshot --demo --out "$out/window-1920x1080-$theme.png" --view results --query "drain the vip" \
     --size 1920x1080 --theme "$theme" --more 10
 done
+# The memhtml profile: what an agent on memhtml receives (moves by MMR, low-relevance rows marked).
+"${run[@]}" screenshot --demo --out "$out/ranking-memhtml.png" --view results --query "drain the vip" \
+  --size 1024x700 --theme light --ranking memhtml
 "${run[@]}" screenshot --demo --out "$out/fused-order.png" --view results --query "drain the vip" \
   --size 1920x1080 --theme light --order fused --ranking memhtml

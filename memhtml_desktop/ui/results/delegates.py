@@ -348,7 +348,9 @@ class TitleDelegate(CachedDelegate):
         sfm = QFontMetrics(small)
         for text in index.data(Role.Badges) or ():
             width = _badge_width(text, sfm)
-            if x + width + MIN_SNIPPET_PX > right:
+            # a marker (moved, low relevance, future date) outranks the snippet: every badge that
+            # fits in the cell is drawn, the snippet gets what is left
+            if x + width > right:
                 break
             x += _badge(painter, opt, text, x, top + line, line, small) + 6
         pieces = self._snippet_runs(hit, tuple(index.data(Role.Terms) or ()))
