@@ -323,17 +323,20 @@ def test_a_lost_bump_is_said_in_the_reader(qtbot, make_window, tmp_path, monkeyp
 
 
 def test_store_notices_reach_the_status_bar(qtbot, make_window, store_dir, tmp_path):
-    """A notice added after the store was announced (a damaged index met by the first job's
-    connection) still reaches the status bar."""
+    """A notice added after the store was announced (a damaged index met by a later job's
+    connection) still reaches the status bar, not only those present when the store opened."""
     index = tmp_path / "i.db"
-    Store(store_dir, index_path=index, embedder=HashEmbedder()).index()
+    store = Store(store_dir, index_path=index, embedder=HashEmbedder())
+    store.index()
+    store.close_thread_connection()
+    window = make_window(store)
+    assert store.notices == []
+    window.wait_idle()
     data = bytearray(index.read_bytes())
     data[:100] = b"not a database " * 6 + b"x" * 10  # the header is gone: the file is not SQLite
     index.write_bytes(bytes(data))
     for suffix in ("-wal", "-shm"):
         Path(f"{index}{suffix}").unlink(missing_ok=True)
-    store = Store(store_dir, index_path=index, embedder=HashEmbedder())
-    assert store.notices == []
-    window = make_window(store, settle=False)
+    type_query(qtbot, window, "drain the vip")  # the search job's new connection meets the damage
     qtbot.waitUntil(lambda: "The index was damaged" in window.status.currentMessage(), timeout=WAIT)
     assert any(n.startswith("The index was damaged") for n in store.notices)
