@@ -248,6 +248,7 @@ def test_the_recall_pane_previews_the_pack_recall_json_gives(qtbot, make_window,
         type_query(qtbot, window, query)
     shown = window.recall.pack()
     assert shown.ranking == ranking
+    assert window.recall.query_label.text().endswith(f"({ranking} ranking)")
     window.shutdown()
     store.close_thread_connection()
     proc = subprocess.run(

@@ -317,7 +317,10 @@ class RecallPane(QWidget):
             self.ledger_label.setText("")
             self.degraded_strip.hide()
             return
-        self.query_label.setText(f"The pack an agent gets for “{pack.query}”" if pack.query else "The pack an agent gets")
+        ranking = getattr(pack, "ranking", "")
+        agent = "an agent on memhtml" if ranking == "memhtml" else "an agent"
+        text = f"The pack {agent} gets for “{pack.query}”" if pack.query else f"The pack {agent} gets"
+        self.query_label.setText(text + (f" ({ranking} ranking)" if ranking else ""))
         self.ledger_label.setText(person_ledger(pack))
         self.ledger_label.setToolTip(tooltip_text(ledger_line(pack)))
         if pack.degraded:
