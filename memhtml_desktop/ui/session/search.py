@@ -1,15 +1,16 @@
 """The search session: what the person is asking right now, with no Qt in it.
 
 In the spirit of qutebrowser's `Completer`: one object owns the query, the scope, the mode
-(search or recall), the page size, the recall budget, the debounce policy, a generation number
+(search or recall), the page size, the recall budget, the ranking profile, the debounce policy, a generation number
 per ask, and the history of opened memories. The window and the panes observe it; none of them
 holds a copy or reaches into another pane to learn it. The Qt side (`ui/session/driver.py`)
 turns its events into jobs.
 
 Observers subscribe per event name and are called synchronously on the thread that changed the
 session (the GUI thread): `query` (text, immediate), `scope` (Scope), `mode` (str), `budget`
-(int), `limit` (int), `open` (path, bump), `why` (path), `reset` (). A new pane listens to the
-events it needs and to nothing else.
+(int), `limit` (int), `ranking` (RankingProfile: the window makes the store rank with it and
+searches again), `open` (path, bump), `why` (path), `reset` (). A new pane listens to the events
+it needs and to nothing else.
 """
 
 from __future__ import annotations
