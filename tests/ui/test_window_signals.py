@@ -137,7 +137,7 @@ def test_a_hit_moved_by_twin_resolution_says_so_and_why(qtbot, make_window, tmp_
     dialog = window.controllers["why"].dialog
     assert described in dialog.moves_label.text() and dialog.moves_label.isVisibleTo(dialog)
     assert dialog.ranking_label.text().startswith("Ranked with the default profile")
-    assert "twin resolution: on here, off in memhtml" in dialog.differs_label.text()
+    assert "twin resolution: on here; off in memhtml" in dialog.differs_label.text()
     assert f"inside the {DEFAULT.arm_window}" in "".join(
         str(dialog.arms_model.index(r, 2).data()) for r in range(dialog.arms_model.rowCount()))
     # switching the profile asks the open report again, under memhtml
@@ -145,7 +145,7 @@ def test_a_hit_moved_by_twin_resolution_says_so_and_why(qtbot, make_window, tmp_
         choose_ranking(qtbot, window, "memhtml")
     assert shown.args[0].ranking == "memhtml"
     assert dialog.ranking_label.text().startswith("Ranked with the memhtml profile")
-    assert "twin resolution: off here, on in default" in dialog.differs_label.text()
+    assert "twin resolution: off here; on in default" in dialog.differs_label.text()
     assert "twin resolution" not in dialog.moves_label.text()
     dialog.close()
 
@@ -341,3 +341,19 @@ def test_store_notices_reach_the_status_bar(qtbot, make_window, store_dir, tmp_p
     type_query(qtbot, window, "drain the vip")  # the search job's new connection meets the damage
     qtbot.waitUntil(lambda: "The index was damaged" in window.status.currentMessage(), timeout=WAIT)
     assert any(n.startswith("The index was damaged") for n in store.notices)
+
+
+def test_profile_differences_are_read_from_the_knobs():
+    from dataclasses import replace
+
+    from memhtml_desktop.ui.kit.ranking_text import profile_differences, steps_text
+
+    assert profile_differences(DEFAULT, DEFAULT) == []
+    lines = profile_differences(DEFAULT, MEMHTML)
+    assert "twin resolution: on here; off in memhtml" in lines
+    assert any(line.startswith("known items keep their place: on here; off in memhtml") for line in lines)
+    what_if = replace(DEFAULT, name="what-if", rrf_k=20, twins=False)
+    assert profile_differences(what_if, DEFAULT) == ["twin resolution: off here; on in default",
+                                                     "RRF k: 20 here; 60 in default"]
+    assert steps_text(DEFAULT) == "twin resolution, then MMR" and steps_text(MEMHTML) == "MMR"
+    assert steps_text(replace(MEMHTML, mmr_lambda=1.0)) == "none: the fused order"

@@ -38,13 +38,13 @@ def _on(value: bool) -> str:
 
 
 def profile_differences(active: RankingProfile, other: RankingProfile) -> list[str]:
-    """One line per knob the two profiles set differently: "twin resolution: on here, off in memhtml"."""
+    """One line per knob the two profiles set differently: "twin resolution: on here; off in memhtml"."""
     here, there = "here", f"in {other.name}"
     lines = []
 
     def differ(label: str, mine, theirs) -> None:
         if mine != theirs:
-            lines.append(f"{label}: {mine} {here}, {theirs} {there}")
+            lines.append(f"{label}: {mine} {here}; {theirs} {there}")
 
     differ("lexical arm", FTS_FORM_WORDS.get(active.fts_forms, active.fts_forms),
            FTS_FORM_WORDS.get(other.fts_forms, other.fts_forms))
