@@ -186,8 +186,22 @@ def test_show_texts_expands_every_item(pane):
 
 def test_reason_text_for_every_reason():
     pack = three_tier_pack()
-    assert {reason_text(i) for i in pack.memories.items} == {
+    assert {reason_text(i, 2) for i in pack.memories.items} == {
         "fits", "over budget: claim only", "over budget: index line", "entity cap: 2 quotes per entity already"}
+    assert "entity cap: 3 quotes per entity already" in {reason_text(i, 3) for i in pack.memories.items}
+
+
+def test_the_pane_reads_the_active_profiles_envelope_and_cap(pane):
+    from dataclasses import replace
+
+    from memhtml_desktop.domain.ranking import DEFAULT
+
+    pane.set_profile(replace(DEFAULT, name="what-if", arc_budget=5000, max_per_entity=1))
+    assert pane.arcs_box.title() == "Arcs \u2014 their own 5,000-char envelope"
+    pane.show_pack(three_tier_pack())
+    model = pane.memories_box.model
+    texts = {model.index(r, 4).data() for r in range(model.rowCount())}
+    assert "entity cap: 1 quotes per entity already" in texts, texts
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

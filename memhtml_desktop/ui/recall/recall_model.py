@@ -14,7 +14,6 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTreeView
 
-from memhtml_desktop.domain.disclosure import MAX_PER_ENTITY
 from memhtml_desktop.domain.types import RecallItem, RecallSection
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
@@ -29,12 +28,13 @@ TIER_HELP = {
 _Index = QModelIndex | QPersistentModelIndex
 
 
-def reason_text(item: RecallItem) -> str:
-    """Why an item landed in its tier, phrased for a person."""
+def reason_text(item: RecallItem, cap: int | None = None) -> str:
+    """Why an item landed in its tier, phrased for a person. `cap`: the active profile's quotes
+    per entity (`max_per_entity`)."""
     if item.reason == "fits":
         return "fits"
     if item.reason == "entity_cap":
-        return f"entity cap: {MAX_PER_ENTITY} quotes per entity already"
+        return f"entity cap: {cap} quotes per entity already" if cap else "entity cap: the entity's quotes are used up"
     if item.reason == "over_budget":
         return "over budget: claim only" if item.tier == "disclosure" else "over budget: index line"
     return item.reason
@@ -55,6 +55,7 @@ class RecallModel(TwoLevelModel):
         super().__init__(parent)
         self._items: tuple[RecallItem, ...] = ()
         self._section: RecallSection | None = None
+        self.cap: int | None = None  # the active profile's max_per_entity (RecallPane.set_profile)
 
     def set_section(self, section: RecallSection | None) -> None:
         self.beginResetModel()
@@ -111,12 +112,12 @@ class RecallModel(TwoLevelModel):
                 TIER_LABELS.get(item.tier, item.tier.upper()),
                 item.title or item.path,
                 f"{item.chars:,}",
-                reason_text(item),
+                reason_text(item, self.cap),
             )[col]
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == self.TIER:
                 return tooltip_text(TIER_HELP.get(item.tier, item.tier))
-            return tooltip_text(f"{item.path}\n{item.title}\n{item.memory_type} · {item.chars:,} chars · {reason_text(item)}")
+            return tooltip_text(f"{item.path}\n{item.title}\n{item.memory_type} · {item.chars:,} chars · {reason_text(item, self.cap)}")
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (self.RANK, self.COST):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and (col in (self.RANK, self.REASON) or item.tier == "index"):

@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memhtml_desktop.domain.disclosure import ARC_BODY_BUDGET, MEMORY_BODY_BUDGET, ledger_line, render_pack_text
+from memhtml_desktop.domain.disclosure import MEMORY_BODY_BUDGET, ledger_line, render_pack_text
+from memhtml_desktop.domain.ranking import DEFAULT
 from memhtml_desktop.domain.types import RecallPack, RecallSection
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.palette import TIER_COLORS, warning_color
@@ -156,6 +157,10 @@ class _PackView(QTreeView):
         return super().viewportEvent(event)
 
 
+def arcs_title(budget: int) -> str:
+    return f"Arcs \u2014 their own {budget:,}-char envelope"
+
+
 class _SectionBox(QGroupBox):
     """One section of the pack: a meter row over its items."""
 
@@ -260,7 +265,9 @@ class RecallPane(QWidget):
         layout.addWidget(self.ledger_label)
 
         self.memories_box = _SectionBox("Memories", "No memories in this pack.", self)
-        self.arcs_box = _SectionBox(f"Arcs — their own {ARC_BODY_BUDGET:,}-char envelope", "No arcs in this pack.", self)
+        self.arcs_box = _SectionBox(arcs_title(DEFAULT.arc_budget), "No arcs in this pack.", self)
+        for box in (self.memories_box, self.arcs_box):
+            box.model.cap = DEFAULT.max_per_entity  # until the window names the active profile
         for box in (self.memories_box, self.arcs_box):
             box.view.open_path.connect(self.open_requested)
         layout.addWidget(self.memories_box, 3)
@@ -302,6 +309,12 @@ class RecallPane(QWidget):
 
     def show_loading(self) -> None:
         self.status_label.setText("Updating…")
+
+    def set_profile(self, profile) -> None:
+        """The active ranking profile: its arc envelope and entity cap are what the pane says."""
+        self.arcs_box.setTitle(arcs_title(profile.arc_budget))
+        for box in (self.memories_box, self.arcs_box):
+            box.model.cap = profile.max_per_entity
 
     def show_pack(self, pack: RecallPack | None) -> None:
         self._pack = pack

@@ -251,6 +251,7 @@ class MainWindow(QMainWindow):
         self.controllers["search"].show_ranking(profile)
         self.results.set_profile(profile)
         self.chart.set_profile(profile)
+        self.recall.set_profile(profile)
 
     def _ranking_changed(self, profile: Any) -> None:
         """The person chose another ranking profile: the store ranks with it (a plain attribute the
