@@ -26,8 +26,6 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--file", type=int, metavar="N", help="--view correct: show the diff of the plan's Nth file (0-based)")
     p.add_argument("--order", choices=("agent", "fused"), default="agent",
                    help="the list in the agent's order or the fused order")
-    p.add_argument("--ranking", choices=("default", "memhtml"), default=None,
-                   help="the ranking profile the window starts with (default: the ranking setting)")
     p.add_argument("--more", type=int, default=0, metavar="N",
                    help="list N rows of the fused list below the agent's page")
     add_ranking_flag(p)

@@ -61,7 +61,7 @@ def take_screenshot(settings: Settings, args: Any) -> int:
         return 1
     app = ensure_app()
     theme = getattr(args, "theme", None) or settings.theme
-    settings = settings.with_(theme=theme, ranking=getattr(args, "ranking", None) or settings.ranking)
+    settings = settings.with_(theme=theme)
     apply_theme(app, theme)
     scratch = Path(tempfile.mkdtemp(prefix="memhtml-shot-"))
     qsettings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
