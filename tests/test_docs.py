@@ -152,7 +152,7 @@ SCREENSHOTS = {"results": (1400, 900), "reader": (1400, 900), "recall": (1400, 9
                "correct": (1100, 720), "conflicts": (1100, 640), "timeline": (1000, 520),
                "window-1024x700-light": (1024, 700), "window-1024x700-dark": (1024, 700),
                "window-1920x1080-light": (1920, 1080), "window-1920x1080-dark": (1920, 1080),
-               "fused-order": (1920, 1080)}
+               "ranking-memhtml": (1024, 700), "fused-order": (1920, 1080)}
 
 
 def test_the_readme_shows_the_screenshots_and_they_exist():
@@ -169,5 +169,5 @@ def test_the_screenshot_script_makes_exactly_the_readme_images():
     made = re.findall(r'--out "\$out/([\w$-]+)\.png" --view (\w+)', script)
     views = [(name, name) for name in list(SCREENSHOTS)[:7]]
     assert made == [*views, ("window-1024x700-$theme", "results"), ("window-1920x1080-$theme", "results"),
-                    ("fused-order", "results")]
+                    ("ranking-memhtml", "results"), ("fused-order", "results")]
     assert "for theme in light dark" in script
