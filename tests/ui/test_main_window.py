@@ -374,6 +374,25 @@ def test_a_file_edited_on_disk_changes_the_results(qtbot, make_window, store, st
     qtbot.waitUntil(lambda: "last batch" in window.status.batch_label.text(), timeout=WAIT)
 
 
+def test_the_reader_follows_a_memory_moved_on_disk_and_says_when_it_is_gone(qtbot, make_window, store, store_dir):
+    """An agent archives (or a person `git mv`s) the memory being read: the reader follows it to its
+    new path; when it is deleted, the reader says so instead of showing text that no longer exists."""
+    window = make_window(store, watch=True, watcher_options={"quiet_s": 0.05})
+    qtbot.waitUntil(lambda: window.bridge.status().mode in ("live", "polling"), timeout=WAIT)
+    reader = window.reader
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT, check_params_cb=lambda d: d.path == INFRA):
+        window.open_memory(INFRA, bump=False)
+    moved = "archive/2026/resources/infra/" + INFRA.rsplit("/", 1)[1]
+    (store_dir / moved).parent.mkdir(parents=True, exist_ok=True)
+    (store_dir / INFRA).rename(store_dir / moved)
+    qtbot.waitUntil(lambda: reader.current_path() == moved and reader.state() == "detail", timeout=WAIT)
+    assert reader.note_label.text() == f"Moved on disk from {INFRA}."
+    (store_dir / moved).unlink()
+    qtbot.waitUntil(lambda: reader.state() == "error", timeout=WAIT)
+    assert reader.current_path() == moved
+    assert "moved or deleted" in reader.error_strip.body.text()
+
+
 def test_open_store_switches_and_remembers(qtbot, window, tmp_path, qsettings):
     from tests.ui.conftest import write_golden_store
 

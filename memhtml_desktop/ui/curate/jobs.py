@@ -164,7 +164,8 @@ class ApplyJob(Job[Attempt]):
     def changes(self, value: Attempt) -> StoreChange | None:
         if not value.ok or value.value is None or value.value.commit_sha is None:
             return None
-        return StoreChange(index=True, problems=True, paths=frozenset(self.plan.paths))
+        moves = tuple((c.source, c.path) for c in self.plan.changes if c.action == "move")
+        return StoreChange(index=True, problems=True, paths=frozenset(self.plan.paths), moves=moves)
 
 
 @dataclass(kw_only=True)

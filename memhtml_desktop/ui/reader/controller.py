@@ -111,9 +111,28 @@ class ReaderController(QObject):
             self.pane.set_store_root(change.store.root)
             return
         path = self.pane.current_path()
-        if change.index and path and self.pane.state() == "detail":
-            job = RereadJob(path, self.ctx.session.highlight_terms).success(self._reread_done)
-            self.ctx.runner.run(job.failure(lambda msg: None))
+        if not (change.index and path and self.pane.state() == "detail"):
+            return
+        moved_to = dict(change.moves).get(path)
+        if moved_to:  # moved on disk (archived by an agent, a git mv): the reader follows the memory
+            job = RereadJob(moved_to, self.ctx.session.highlight_terms)
+            job.success(lambda opened: self._followed(path, opened))
+            self.ctx.runner.run(job.failure(lambda msg: self._lost(path, msg)))
+            return
+        job = RereadJob(path, self.ctx.session.highlight_terms).success(self._reread_done)
+        self.ctx.runner.run(job.failure(lambda msg: self._lost(path, msg)))
+
+    def _followed(self, old: str, opened: Opened) -> None:
+        if self.pane.current_path() != old:  # the person opened something else meanwhile
+            return
+        self._opened(opened)
+        self.pane.note_label.setText(f"Moved on disk from {old}.")
+        self.pane.note_label.show()
+
+    def _lost(self, path: str, message: str) -> None:
+        """The open memory could not be read again: say so instead of showing what is gone."""
+        if self.pane.current_path() == path and self.pane.state() == "detail":
+            self.pane.show_error(path, f"It changed on disk and can no longer be read here (moved or deleted?): {message}")
 
 
 class WhyController(QObject):

@@ -25,6 +25,8 @@ class StoreChange:
     reopened: another Store (or the same one reopened): every pane starts over.
     paths: paths the change is known to concern (moves, failures), when it is known; empty means
         "any".
+    moves: (old path, new path) for each file the change moved (a `git mv`, an archive by an agent),
+        so a pane showing the old path can follow it instead of losing it.
     """
 
     index: bool = False
@@ -32,6 +34,7 @@ class StoreChange:
     state: frozenset[str] = field(default_factory=frozenset)
     reopened: bool = False
     paths: frozenset[str] = field(default_factory=frozenset)
+    moves: tuple[tuple[str, str], ...] = ()
     store: Any = field(default=None, compare=False, repr=False)
 
     @property
@@ -45,7 +48,7 @@ class StoreChange:
         if report is None or not report.touched:
             return None
         paths = {dst for _, dst in report.moves} | {src for src, _ in report.moves} | {p for p, _ in report.failures}
-        return cls(index=True, problems=True, paths=frozenset(paths))
+        return cls(index=True, problems=True, paths=frozenset(paths), moves=tuple(report.moves))
 
     @classmethod
     def of_batch(cls, summary: Any) -> StoreChange | None:
