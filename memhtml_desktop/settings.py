@@ -57,6 +57,10 @@ SETTINGS: tuple[Setting, ...] = (
             bounds=(0, 2000, 10), unit="ms"),
     Setting("theme", "system", "Colours: system (follow the desktop), light or dark.", choices=("system", "light", "dark")),
     Setting("watch", True, "Follow changes on disk (inotify, or polling where events are unavailable)."),
+    Setting("implicit_judgments", False,
+            "Relevance workbench: remember a search followed by opening one of its hits (query, memory, "
+            "position) on this computer, never in the store, and offer such pairs as candidate probes.",
+            env="MEMHTML_DESKTOP_IMPLICIT_JUDGMENTS"),
 )
 
 
@@ -72,6 +76,7 @@ class Settings:
     debounce_ms: int = 150
     theme: str = "system"
     watch: bool = True
+    implicit_judgments: bool = False
 
     def with_(self, **changes: Any) -> "Settings":
         clean = {k: v for k, v in changes.items() if v is not None}

@@ -8,14 +8,17 @@ emitted from those three gestures and nothing else.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QStackedWidget,
     QTableView,
     QVBoxLayout,
@@ -120,6 +123,9 @@ class ResultsView(QWidget):
         self.model = ResultsModel(self)
         self.table = ResultsTable(self.model, self)
         self.table.open_requested.connect(self.open_requested)
+        self.row_actions: list[tuple[str, Callable[[str], Any]]] = []
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._row_menu)
         self.banner = ArchivedBanner(self)
         self.banner.open_requested.connect(self.open_requested)
         self.banner.include_archived_requested.connect(self.include_archived_requested)
@@ -222,6 +228,34 @@ class ResultsView(QWidget):
             self.open_requested.emit(path)
             return True
         return False
+
+    # -- the row's context menu ----------------------------------------------------------------
+
+    def add_row_action(self, text: str, slot: Callable[[str], Any]) -> None:
+        """An entry of every result row's context menu; `slot(path)` runs when chosen (another
+        pane's gesture on a row, e.g. the workbench's "Expect this memory for this query")."""
+        self.row_actions.append((text, slot))
+
+    def row_menu(self, path: str) -> QMenu | None:
+        """The context menu of the row of `path` (None when no pane added an entry)."""
+        if not self.row_actions:
+            return None
+        menu = QMenu(self)
+        menu.setObjectName("resultRowMenu")
+        for text, slot in self.row_actions:
+            menu.addAction(text, lambda s=slot: s(path))
+        return menu
+
+    def _row_menu(self, pos: QPoint) -> None:
+        index = self.table.indexAt(pos)
+        if not index.isValid():  # the Menu key: the current row
+            index = self.table.currentIndex()
+            pos = self.table.visualRect(index).center()
+        path = index.data(Role.Path) if index.isValid() else None
+        menu = self.row_menu(path) if path else None
+        if menu is not None:
+            menu.popup(self.table.viewport().mapToGlobal(pos))
+            self._menu = menu
 
     # -- persistence ---------------------------------------------------------------------------
 

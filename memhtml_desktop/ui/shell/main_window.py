@@ -50,6 +50,7 @@ from memhtml_desktop.ui.shell.menus import WindowMenus
 from memhtml_desktop.ui.shell.status_bar import StatusBar, StatusController
 from memhtml_desktop.ui.shell.stores import StoreChooser
 from memhtml_desktop.ui.timeline.controller import TimelineController
+from memhtml_desktop.ui.workbench.controller import WorkbenchController
 
 VERIFY_AFTER_MS = 20_000
 """How long after opening a store its index gets a full integrity check (PRAGMA integrity_check)."""
@@ -104,6 +105,9 @@ class MainWindow(QMainWindow):
             "timeline": TimelineController(ctx, self),
         }
         self.controllers["conflicts"] = ConflictsController(ctx, self, self.controllers["curate"])
+        self.controllers["workbench"] = WorkbenchController(ctx, self, driver, judgments=self.settings.implicit_judgments,
+                                                            on_judgments=self._judgments_changed)
+        self.results.add_row_action("&Expect this memory for this query\u2026", self.controllers["workbench"].pin)
         self.reader.curate_requested.connect(self._curate_requested)
         self.controllers["reader"].shown.connect(self.controllers["timeline"].follow)
         # What the window shows, by event (tests and batch tools wait on these).
@@ -208,6 +212,11 @@ class MainWindow(QMainWindow):
         self.settings = self.settings.with_(recall_budget=chars)
         if self.qsettings is not None:
             self.qsettings.setValue("settings/recall_budget", chars)
+
+    def _judgments_changed(self, on: bool) -> None:
+        self.settings = self.settings.with_(implicit_judgments=on)
+        if self.qsettings is not None:
+            self.qsettings.setValue("settings/implicit_judgments", "true" if on else "false")
 
     def _tab_changed(self, index: int) -> None:
         widget = self.tabs.widget(index)

@@ -16,7 +16,9 @@ SHORTCUTS_TEXT = (
     "current result (counts as a read)\nCtrl+R\ttoggle recall mode\nEsc\tclear the query, then the "
     "filters\nCtrl+1/2/3\treader, recall pack, problems\nAlt+Left / Alt+Right\tback, forward\n"
     "F5\tre-index now\nCtrl+O\topen a store\nCtrl+N\tnew memory\nCtrl+E / Ctrl+K\tcorrect / link the memory "
-    "in the reader\nCtrl+Z\tundo this app's last change\nCtrl+Shift+C\tconflicts\nCtrl+T\tsupersession timeline")
+    "in the reader\nCtrl+Z\tundo this app's last change\nCtrl+Shift+C\tconflicts\nCtrl+T\tsupersession timeline\n"
+    "Ctrl+Shift+B\trelevance workbench\nCtrl+Shift+Y\tthe current search under A and B\nMenu key\ton a "
+    "result: expect this memory for this query")
 
 
 def action(owner: QWidget, menu: QMenu, text: str, slot: Callable[..., Any], shortcuts=(), *,
@@ -81,6 +83,11 @@ class WindowMenus:
         action(w, view, "Supersession &timeline\u2026",
                lambda: w.controllers["timeline"].show(w.reader.current_path()), ["Ctrl+T"],
                tip="The memory in the reader: what it superseded and what superseded it")
+        workbench = w.controllers["workbench"]
+        action(w, view, "Relevance &workbench\u2026", workbench.show, ["Ctrl+Shift+B"],
+               tip="Probe sets, runs, what-if configurations side by side, history, optimizer")
+        action(w, view, "Compare this search &under A and B\u2026", workbench.rerun_search, ["Ctrl+Shift+Y"],
+               tip="The current search under the workbench's two configurations, side by side")
         view.addSeparator()
         self.archived_action = action(w, view, "Include &archived",
                                       lambda on: session.toggle_filter("archived", "", on), checkable=True)
