@@ -291,6 +291,7 @@ class WorkbenchController(QObject):
 
     def _floor(self, scan: Any) -> None:
         self.window.diagnostics.show_floor(scan)
+        self.window.say(f"Floor scan done: suggested {scan.suggested:.2f} (now {scan.current:.2f}).")
         self.floor_scanned.emit(scan)
 
     def _save_floor(self, floor: float) -> None:
@@ -307,6 +308,7 @@ class WorkbenchController(QObject):
     def _crowders(self, crowders: Any) -> None:
         probes = len(self.window.probes._all)
         self.window.diagnostics.show_crowders(crowders, probes)
+        self.window.say(f"{len(crowders)} crowders found.")
         self.crowders_found.emit(crowders)
 
     def unreachable(self) -> None:
@@ -317,6 +319,7 @@ class WorkbenchController(QObject):
 
     def _unreachable(self, reach: Any) -> None:
         self.window.diagnostics.show_unreachable(reach)
+        self.window.say(f"{len(reach.unreachable)} of {reach.checked} memories unreachable by their own claim.")
         self.unreachable_found.emit(reach)
 
     # -- writes --------------------------------------------------------------------------------------

@@ -36,11 +36,12 @@ class DiagnosticsTab(QWidget):
 
         floor_cols = (
             Col("Floor", lambda r: f"{r.floor:.2f}", numeric=True, width=56, background=mark),
-            Col("Targets dropped", lambda r: r.targets_dropped, numeric=True, background=mark,
+            Col("Targets dropped", lambda r: r.targets_dropped, numeric=True, background=mark, width=130,
                 tip=lambda r: "probe targets whose cosine falls below this floor"),
-            Col("Non-targets admitted", lambda r: r.non_targets_admitted, numeric=True, background=mark,
+            Col("Non-targets admitted", lambda r: r.non_targets_admitted, numeric=True, background=mark, width=160,
                 tip=lambda r: "first-page hits that are not targets and clear this floor (an upper bound)"),
-            Col("of them controls", lambda r: r.controls_admitted, numeric=True, background=mark),
+            Col("Of them controls", lambda r: r.controls_admitted, numeric=True, background=mark, width=130),
+            Col("", lambda r: "\u2190 suggested" if mark(r) is not None else "", background=mark),
         )
         self.floor_model = RowsModel(floor_cols, self)
         self.floor_table = rows_table(self.floor_model, self, "floorTable", "Floor calibration: one row per floor")

@@ -7,6 +7,7 @@ y axis MRR from 0 to 1. No I/O here.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -55,6 +56,13 @@ class TrendChart(QWidget):
             out.setdefault(run.config_name, []).append((i, run.figures.mrr))
         return out
 
+    def floor_value(self) -> float:
+        """The chart's lowest MRR: 0, or a tenth below the lowest run, so small moves show."""
+        if not self.runs:
+            return 0.0
+        lowest = min(r.figures.mrr for r in self.runs)
+        return max(0.0, math.floor(lowest * 10) / 10 - 0.1)
+
     def paintEvent(self, event: Any) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -64,11 +72,13 @@ class TrendChart(QWidget):
         fm = painter.fontMetrics()
         left, top, right, bottom = fm.horizontalAdvance("1.00") + 10, 8, 10, fm.height() + 8
         plot = QRectF(left, top, max(10, self.width() - left - right), max(10, self.height() - top - bottom))
+        low = self.floor_value()
+        ticks = [low + (1.0 - low) * i / 4 for i in range(5)]
         grid = QColor(muted)
         grid.setAlphaF(0.35)
         painter.setPen(QPen(grid, 1))
-        for value in (0.0, 0.25, 0.5, 0.75, 1.0):
-            y = plot.bottom() - value * plot.height()
+        for value in ticks:
+            y = plot.bottom() - (value - low) / (1.0 - low) * plot.height()
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
             painter.setPen(QPen(muted))
             painter.drawText(QRectF(0, y - fm.height() / 2, left - 4, fm.height()),
@@ -82,7 +92,7 @@ class TrendChart(QWidget):
 
         def at(i: int, mrr: float) -> QPointF:
             x = plot.left() + (plot.width() * (i + 0.5) / n)
-            return QPointF(x, plot.bottom() - max(0.0, min(1.0, mrr)) * plot.height())
+            return QPointF(x, plot.bottom() - (max(low, min(1.0, mrr)) - low) / (1.0 - low) * plot.height())
 
         legend_x = plot.left() + 4
         for name, pts in sorted(self.points().items()):

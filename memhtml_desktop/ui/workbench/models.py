@@ -139,8 +139,11 @@ def selected_rows(view: QTableView) -> list[Any]:
 
 
 def short(path: str, limit: int = 60) -> str:
-    """A store path shortened from the left (the file name is what tells memories apart)."""
-    return path if len(path) <= limit else "\u2026" + path[-(limit - 1):]
+    """A store path as its file name (what tells memories apart; the tooltip has the path), cut
+    at `limit` characters."""
+    name = path.rsplit("/", 1)[-1]
+    name = name[:-5] if name.endswith(".html") else name
+    return name if len(name) <= limit else name[: limit - 1] + "\u2026"
 
 
 def rank_text(rank: int | None) -> str:

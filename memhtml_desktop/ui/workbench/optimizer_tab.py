@@ -112,6 +112,8 @@ class OptimizerTab(QWidget):
     def show_result(self, result: Any) -> None:
         self.result = result
         self.set_running(False)
+        self.progress.setRange(0, max(1, result.trials))
+        self.progress.setValue(result.trials)
         gain = result.held_out_gain
         c = result.certainty
         color = PASS_COLOR if c.interval[0] > 0 else (FAIL_COLOR if c.interval[1] < 0 else "")

@@ -96,6 +96,8 @@ class ProbesTab(QWidget):
         self.detail = QLabel(self)
         self.detail.setObjectName("probeDetail")
         self.detail.setWordWrap(True)
+        self.detail.setMinimumHeight(self.detail.fontMetrics().lineSpacing() * 3)
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.problems = QListWidget(self)
         self.problems.setObjectName("probeProblems")
