@@ -20,3 +20,7 @@ mkdir -p "$out"
 "${run[@]}" screenshot --demo --out "$out/conflicts.png" --view conflicts --size 1100x640
 "${run[@]}" screenshot --demo --out "$out/timeline.png" --view timeline --size 1000x520 \
   --open areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html
+"${run[@]}" screenshot --demo --out "$out/workbench.png" --view workbench --tab compare --size 1024x700 \
+  --theme light --query "deregistration delay"
+"${run[@]}" screenshot --demo --out "$out/workbench-dark.png" --view workbench --tab probes --size 1024x700 \
+  --theme dark

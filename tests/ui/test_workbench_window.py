@@ -325,3 +325,92 @@ def test_implicit_judgments_are_opt_in_and_become_probes(qtbot, win, repo, tmp_p
     assert line["query"] == "rollback drain" and line["target"] == hits[1]
     assert w.judgments.model.rowCount() == 0
     assert git(repo, "status", "--porcelain").strip() == ""
+
+
+def test_bad_lines_and_missing_memories_are_named_and_the_rest_runs(qtbot, win, repo):
+    good = json.dumps({"query": "deregistration delay", "target": DELAY})
+    folder = repo / ".memhtml-desktop" / "probes"
+    folder.mkdir(parents=True)
+    (folder / "mixed.jsonl").write_text("\n".join([
+        good,
+        "{not json",
+        json.dumps({"query": "gone", "target": "areas/nowhere/deleted-memory.html"}),
+        json.dumps({"query": "compactor overlapping intervals", "target": MERGES, "controls": ["areas/x/gone.html"]}),
+    ]) + "\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a set with bad lines")
+    wb, w = open_workbench(qtbot, win)
+    with qtbot.waitSignal(wb.ran, timeout=WAIT) as ran:
+        qtbot.mouseClick(w.run_button, Qt.MouseButton.LeftButton)
+    run = ran.args[0]
+    assert sorted(v.target for v in run.verdicts) == sorted([DELAY, MERGES])  # the rest still ran
+    problems = [w.probes.problems.item(i).text() for i in range(w.probes.problems.count())]
+    assert w.probes.problems.isVisible()
+    where = ".memhtml-desktop/probes/mixed.jsonl:"
+    assert any(where + "2:" in p and "not JSON" in p for p in problems), problems
+    assert any(where + "3:" in p and "deleted-memory.html" in p for p in problems), problems
+    assert any(where + "4:" in p and "gone.html" in p for p in problems), problems
+
+
+def test_a_refused_pin_says_why_and_commits_nothing(qtbot, win, repo):
+    committed_set(repo, "gate", [EvalProbe("deregistration delay", DELAY)])
+    head = git(repo, "rev-parse", "HEAD").strip()
+    search(qtbot, win, "deregistration delay")
+    dialog = pin_from_menu(qtbot, win, DELAY)
+    dialog.set_name.setCurrentText("sitemap")  # memhtml merges sitemap.xml with 'ours': never a set name
+    qtbot.mouseClick(dialog.pin_button, Qt.MouseButton.LeftButton)
+    assert "reserved" in dialog.error.text() and dialog.isVisible()
+    dialog.set_name.setCurrentText("gate")  # the same probe again: the core refuses it
+    wb = win.controllers["workbench"]
+    with qtbot.waitSignal(wb.failed, timeout=WAIT):
+        qtbot.mouseClick(dialog.pin_button, Qt.MouseButton.LeftButton)
+    assert "already has this probe" in dialog.error.text()
+    assert dialog.isVisible() and dialog.pin_button.isEnabled()
+    assert git(repo, "rev-parse", "HEAD").strip() == head
+    assert git(repo, "status", "--porcelain").strip() == ""
+
+
+def test_keyboard_and_accessible_names(qtbot, win, repo):
+    from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit, QListWidget, QTableView
+
+    committed_set(repo, "gate", [EvalProbe("deregistration delay", DELAY)])
+    search(qtbot, win, "deregistration delay")
+    # The Menu key on the current result opens the same context menu as a right click.
+    win.results.set_current_row(win.results.model.row_of(DELAY))
+    win.results._menu = None
+    QApplication.sendEvent(win.results.table.viewport(), QContextMenuEvent(
+        QContextMenuEvent.Reason.Keyboard, QPoint(-1, -1), QPoint(-1, -1)))
+    assert win.results._menu is not None
+    assert any("Expect this memory" in a.text() for a in win.results._menu.actions())
+    win.results._menu.close()
+    wb, w = open_workbench(qtbot, win)
+    unnamed, checked = [], 0
+    kinds = (QAbstractButton, QComboBox, QLineEdit, QAbstractSpinBox, QTableView, QListWidget)
+    for widget in [x for kind in kinds for x in w.findChildren(kind)]:
+        if widget.objectName().startswith("qt_") or isinstance(widget.parent(), (QComboBox, QAbstractSpinBox)):
+            continue  # Qt's own parts of a combo box or spin box (its line edit, its buttons)
+        checked += 1
+        text = widget.text() if isinstance(widget, QAbstractButton) else ""
+        if not (widget.accessibleName() or text.replace("&", "").strip()):
+            unnamed.append(f"{type(widget).__name__} {widget.objectName()}")
+    assert not unnamed, unnamed
+    assert checked > 50  # the buttons, fields, spin boxes, combos and tables of all seven tabs
+    # Alt+4 shows the history, Alt+1 the probes; Esc with nothing running closes the window.
+    qtbot.keyClick(w, Qt.Key.Key_4, Qt.KeyboardModifier.AltModifier)
+    assert w.tabs.currentWidget() is w.history
+    qtbot.keyClick(w, Qt.Key.Key_1, Qt.KeyboardModifier.AltModifier)
+    assert w.tabs.currentWidget() is w.probes
+    qtbot.keyClick(w, Qt.Key.Key_Escape)
+    assert not w.isVisible()
+
+
+def test_the_workbench_fits_1024_by_700(qtbot, win, repo):
+    committed_set(repo, "gate", [EvalProbe("deregistration delay", DELAY)])
+    wb, w = open_workbench(qtbot, win)
+    w.resize(1024, 700)
+    for tab in (w.probes, w.compare, w.configs, w.history, w.optimizer, w.diagnostics, w.judgments):
+        w.tabs.setCurrentWidget(tab)
+        QApplication.processEvents()
+        assert tab.minimumSizeHint().width() <= 1024 - 16, type(tab).__name__
+        assert tab.minimumSizeHint().height() <= 700 - 100, type(tab).__name__
+    assert w.width() <= 1024 and w.height() <= 700

@@ -134,7 +134,8 @@ class ProbesTab(QWidget):
 
     def show_run(self, run: Any) -> None:
         self.run = run
-        self._all = list(run.verdicts)
+        # Failing probes first (the worst placed first), then the passing ones in the set's order.
+        self._all = sorted(run.verdicts, key=lambda v: (v.passed, -(v.rank or 10 ** 6) if not v.passed else 0))
         failed = run.figures.failed
         self.figures.setText(f"{run.set_name} under {run.config_name}: {figures_text(run.figures)}"
                              f" \u00b7 {failed} failing \u00b7 {run.elapsed_s:.2f} s"
