@@ -414,3 +414,19 @@ def test_the_workbench_fits_1024_by_700(qtbot, win, repo):
         assert tab.minimumSizeHint().width() <= 1024 - 16, type(tab).__name__
         assert tab.minimumSizeHint().height() <= 700 - 100, type(tab).__name__
     assert w.width() <= 1024 and w.height() <= 700
+
+
+def test_stopping_the_optimizer_while_it_reads_the_store_still_answers(qtbot, win, repo, git_store):
+    committed_set(repo, "claims", claim_probes(git_store, 30))
+    wb, w = open_workbench(qtbot, win)
+    tab = w.optimizer
+    from memhtml_desktop.ui.workbench.jobs import existing_workbench
+
+    existing_workbench(git_store).invalidate()  # no cached reading: the search starts by reading the store
+    with qtbot.waitSignal(wb.optimized, timeout=60000) as done:
+        qtbot.mouseClick(tab.start, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(tab.stop, Qt.MouseButton.LeftButton)  # at once: still reading
+    result = done.args[0]
+    assert result is None or result.cancelled
+    assert tab.start.isEnabled() and not tab.stop.isEnabled()
+    assert "stopped" in tab.report.text()

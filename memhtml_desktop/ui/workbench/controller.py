@@ -275,7 +275,10 @@ class WorkbenchController(QObject):
 
     def _optimized(self, result: Any) -> None:
         self._optimize = None
-        self.window.optimizer.show_result(result)
+        if result is None:
+            self.window.optimizer.show_failure("stopped while the probe set was being read; nothing was tried")
+        else:
+            self.window.optimizer.show_result(result)
         self.optimized.emit(result)
 
     def _optimize_failed(self, message: str) -> None:

@@ -154,11 +154,18 @@ class OptimizeJob(WbJob):
     stop: threading.Event = field(default_factory=threading.Event)
 
     def run(self, store, cancelled, progress) -> Any:
+        """The result; None when Stop came while the store was still being read (nothing tried)."""
+        from memhtml_desktop.workbench import Cancelled as CoreCancelled
+
         wb = self.wb(store)
         probe_set = wb.files.read_probe_set(self.set_name)
-        return _core_cancelled(lambda: wb.optimize(
-            probe_set, self.base, trials=self.trials, holdout=self.holdout, progress=progress,
-            cancelled=lambda: cancelled() or self.stop.is_set()))
+        try:
+            return wb.optimize(probe_set, self.base, trials=self.trials, holdout=self.holdout, progress=progress,
+                               cancelled=lambda: cancelled() or self.stop.is_set())
+        except CoreCancelled:
+            if self.stop.is_set() and not cancelled():
+                return None
+            raise Cancelled() from None
 
 
 @dataclass

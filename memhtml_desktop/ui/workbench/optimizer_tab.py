@@ -137,6 +137,7 @@ class OptimizerTab(QWidget):
 
     def show_failure(self, message: str) -> None:
         self.set_running(False)
+        self.progress.setValue(0)
         self.report.setText(f"The optimizer stopped: {message}")
 
     def _save(self) -> None:
