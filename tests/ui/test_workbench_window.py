@@ -430,3 +430,41 @@ def test_stopping_the_optimizer_while_it_reads_the_store_still_answers(qtbot, wi
     assert result is None or result.cancelled
     assert tab.start.isEnabled() and not tab.stop.isEnabled()
     assert "stopped" in tab.report.text()
+
+
+def test_floor_calibration_and_coverage_are_lists_to_act_on(qtbot, win, repo, git_store):
+    committed_set(repo, "claims", claim_probes(git_store, 30))
+    wb, w = open_workbench(qtbot, win)
+    tab = w.diagnostics
+    w.tabs.setCurrentWidget(tab)
+    with qtbot.waitSignal(wb.floor_scanned, timeout=WAIT) as scanned:
+        qtbot.mouseClick(tab.floor_button, Qt.MouseButton.LeftButton)
+    scan = scanned.args[0]
+    assert tab.floor_model.rowCount() == len(scan.rows) == 20
+    chosen = tab.floor_model.row(tab.floor_table.currentIndex().row())
+    assert chosen.floor == scan.suggested and tab.save_floor.text() == f"Save floor {scan.suggested:.2f}"
+    dropped = [r.targets_dropped for r in scan.rows]
+    assert dropped == sorted(dropped)  # a higher floor never drops fewer targets
+    # Saving the floor commits a what-if configuration with it, for this store's embedder.
+    assert scan.current == 0.45  # the hash embedder's shipped floor
+    tab.floor_table.setCurrentIndex(tab.floor_model.index(5, 0))  # 0.25
+    with qtbot.waitSignal(wb.saved, timeout=WAIT) as saved:
+        qtbot.mouseClick(tab.save_floor, Qt.MouseButton.LeftButton)
+    path = next(p for p in saved.args[0].paths if p.startswith(".memhtml-desktop/configs/"))
+    config = json.loads((repo / path).read_text(encoding="utf-8"))
+    assert config["base"] == "memhtml" and config["floor_cosine"][HashEmbedder().model_id] == 0.25
+    assert git(repo, "status", "--porcelain").strip() == ""
+    with qtbot.waitSignal(wb.crowders_found, timeout=WAIT) as found:
+        qtbot.mouseClick(tab.crowders_button, Qt.MouseButton.LeftButton)
+    assert tab.crowders.rowCount() == len(found.args[0])
+    with qtbot.waitSignal(wb.unreachable_found, timeout=WAIT) as found:
+        qtbot.mouseClick(tab.unreachable_button, Qt.MouseButton.LeftButton)
+    reach = found.args[0]
+    assert reach.checked > 30 and tab.unreachable.rowCount() == len(reach.unreachable)
+    table, model = (tab.unreachable_table, tab.unreachable) if reach.unreachable else (tab.crowders_table, tab.crowders)
+    if model.rowCount():  # Enter on a row opens that memory in the reader
+        target = model.row(0).path
+        table.setFocus()
+        table.setCurrentIndex(model.index(0, 0))
+        with qtbot.waitSignal(win.memory_shown, timeout=WAIT, check_params_cb=lambda d: d.path == target):
+            qtbot.keyClick(table, Qt.Key.Key_Return)
