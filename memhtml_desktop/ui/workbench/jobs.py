@@ -1,7 +1,9 @@
 """The workbench's typed jobs: every call into the Qt-free core (`memhtml_desktop/workbench/`)
 runs on a pool thread, because each one reads files, SQLite or git.
 
-Reads (listing, runs, comparisons, the optimizer, the floor scan, coverage) run on the read pool;
+Short reads (listing, a query side by side, a recorded run, a memory's twins) run on the read
+pool; the long ones (runs, comparisons, the optimizer, the floor scan, coverage) on a one-thread
+pool of their own (`LONG_POOL`), so the window's searches never queue behind them;
 writes to the store (a probe pinned, a configuration saved, a probe removed) on the "curate"
 one-thread pool the curation dialogs use, so they take turns with memory writes and never wait
 behind an integrity check. The core's own `Cancelled` becomes the runner's, so a cancelled run's
@@ -18,6 +20,11 @@ from typing import Any, ClassVar
 
 from memhtml_desktop.ui.session.curators import curator_for
 from memhtml_desktop.ui.session.jobs import Cancelled, Job, check
+
+LONG_POOL = "workbench"
+"""The long reads (a run, a comparison, the optimizer, the scans) take turns on a one-thread pool
+of their own, so a 500-probe run or an optimizer search never holds a read-pool thread that a
+search, the counts or the reader wait for."""
 
 _LOCK = threading.Lock()
 _WORKBENCHES: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
@@ -101,6 +108,7 @@ class RunJob(WbJob):
     """One configuration on one probe set, recorded in the history."""
 
     kind: ClassVar[str] = "wb-run"
+    pool: ClassVar[str] = LONG_POOL
     set_name: str = ""
     config: Any = None
 
@@ -115,6 +123,7 @@ class CompareJob(WbJob):
     """Two configurations on one probe set: both runs (recorded) and the probes that moved."""
 
     kind: ClassVar[str] = "wb-compare"
+    pool: ClassVar[str] = LONG_POOL
     set_name: str = ""
     a: Any = None
     b: Any = None
@@ -147,6 +156,7 @@ class OptimizeJob(WbJob):
     search ends and answers with the best so far (the runner's own flag still drops the answer)."""
 
     kind: ClassVar[str] = "wb-optimize"
+    pool: ClassVar[str] = LONG_POOL
     set_name: str = ""
     base: Any = None
     trials: int = 200
@@ -171,6 +181,7 @@ class OptimizeJob(WbJob):
 @dataclass
 class FloorJob(WbJob):
     kind: ClassVar[str] = "wb-floor"
+    pool: ClassVar[str] = LONG_POOL
     set_name: str = ""
     config: Any = None
 
@@ -183,6 +194,7 @@ class FloorJob(WbJob):
 @dataclass
 class CrowdersJob(WbJob):
     kind: ClassVar[str] = "wb-crowders"
+    pool: ClassVar[str] = LONG_POOL
     set_name: str = ""
     config: Any = None
     min_share: float = 0.5
@@ -197,6 +209,7 @@ class CrowdersJob(WbJob):
 @dataclass
 class UnreachableJob(WbJob):
     kind: ClassVar[str] = "wb-unreachable"
+    pool: ClassVar[str] = LONG_POOL
     config: Any = None
     sample: int | None = 500
 
