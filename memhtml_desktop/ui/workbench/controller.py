@@ -369,6 +369,8 @@ class WorkbenchController(QObject):
                                          current_set=self.set_name(), parent=self.parent_widget)
         dialog.pin_requested.connect(self._pin)
         dialog.open()
+        if self.listing is None:  # the workbench was never opened: the store's sets, for the combo
+            self._run(J.ListJob(), lambda listing: (self._listed(listing), dialog.add_sets(listing.sets)))
         self._run(J.TwinsJob(path=path), dialog.set_twins,
                   failure=lambda msg: dialog.twins_note.setText(f"Near-twins could not be read: {msg}"))
         self.pin_dialog_opened.emit(dialog)

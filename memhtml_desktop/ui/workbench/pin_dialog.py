@@ -89,6 +89,18 @@ class PinDialog(QDialog):
         layout.addWidget(self.buttons)
         self.resize(560, 460)
 
+    def add_sets(self, names: Any) -> None:
+        """The store's sets, once listed (the typed or chosen name is kept)."""
+        current = self.set_name.currentText()
+        known = {self.set_name.itemText(i) for i in range(self.set_name.count())}
+        for name in names:
+            if name not in known:
+                self.set_name.addItem(name)
+        if names and current == DEFAULT_SET and DEFAULT_SET not in names:
+            self.set_name.setCurrentText(names[0])
+        else:
+            self.set_name.setCurrentText(current)
+
     def _add_control(self, path: str, text: str, *, checked: bool) -> None:
         for i in range(self.controls.count()):
             item = self.controls.item(i)
