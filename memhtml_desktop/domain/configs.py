@@ -2,8 +2,8 @@
 
 The workbench compares *configurations*. Two are named and read-only, the shipped profiles
 (`memhtml`: what an agent on memhtml receives; `default`: this app's); what-if configurations are
-JSON files saved beside the probe sets (`.memhtml-desktop/probes/NAME.ranking.json`), the very
-format `--ranking FILE.json` reads (docs/ranking.md):
+JSON files saved in the store (`.memhtml-desktop/configs/NAME.json`, see `workbench/locations.py`),
+the very format `--ranking FILE.json` reads (docs/ranking.md):
 
     {"base": "default", "name": "recency-light", "summary": "why", "arms": {"recency": 0.2}, "mmr_lambda": 0.7}
 
@@ -21,8 +21,6 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
 from memhtml_desktop.domain.ranking import DEFAULT, PROFILES, PerEmbedder, RankingProfile, profile_named
-
-CONFIG_SUFFIX = ".ranking.json"
 
 LIMITS: dict[str, tuple[float, float]] = {
     "arms": (0.0, 10.0),
@@ -165,17 +163,21 @@ def differences(profile: RankingProfile, base: RankingProfile) -> dict[str, Any]
     return out
 
 
-def configuration_text(profile: RankingProfile, *, base: RankingProfile = DEFAULT, note: str = "") -> str:
+def configuration_text(profile: RankingProfile, *, base: RankingProfile = DEFAULT, note: str = "",
+                       name: str | None = None) -> str:
     """The file a what-if configuration is saved as: its base, name, note and the knobs that differ."""
-    data: dict[str, Any] = {"base": base.name, "name": profile.name}
+    data: dict[str, Any] = {"base": base.name, "name": name or profile.name}
     if note:
         data["summary"] = note
     data.update(differences(profile, base))
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def with_floor(profile: RankingProfile, model_id: str, floor: float) -> RankingProfile:
-    """The profile with the relevance floor for one embedder set (the floor calibration saves this)."""
+def with_floor(profile: RankingProfile, model_id: str | None, floor: float) -> RankingProfile:
+    """The profile with the relevance floor for one embedder set (the floor calibration saves this);
+    `model_id` None sets the fallback for every embedder not listed."""
     values = dict(profile.floor_cosine.values)
+    if model_id is None or model_id == "*":
+        return replace(profile, floor_cosine=PerEmbedder(tuple(values.items()), float(floor)))
     values[model_id] = float(floor)
     return replace(profile, floor_cosine=PerEmbedder(tuple(values.items()), profile.floor_cosine.default))

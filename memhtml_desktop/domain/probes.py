@@ -122,6 +122,7 @@ class ProbeSet:
     name: str
     probes: tuple[EvalProbe, ...]
     problems: tuple[ProbeProblem, ...] = ()
+    source: str = ""  # the file it came from, as problems name it
 
 
 def scope_to_json(scope: Scope | None) -> dict[str, Any]:
@@ -214,7 +215,7 @@ def read_probe_set(text: str, name: str = "") -> ProbeSet:
         try:
             items = json.loads(stripped)
         except json.JSONDecodeError as exc:
-            return ProbeSet(name, (), (ProbeProblem(exc.lineno, f"not a JSON array of probes ({exc.msg})", name),))
+            return ProbeSet(name, (), (ProbeProblem(exc.lineno, f"not a JSON array of probes ({exc.msg})", name),), name)
         lines = [(i, json.dumps(item)) for i, item in enumerate(items if isinstance(items, list) else [], start=1)]
     else:
         lines = [(n, line) for n, line in enumerate(text.lstrip("\ufeff").splitlines(), start=1)
@@ -231,7 +232,7 @@ def read_probe_set(text: str, name: str = "") -> ProbeSet:
             continue
         seen[probe.key] = number
         probes.append(probe)
-    return ProbeSet(name, tuple(probes), tuple(problems))
+    return ProbeSet(name, tuple(probes), tuple(problems), name)
 
 
 def parse_probes(text: str) -> list[EvalProbe]:

@@ -211,3 +211,17 @@ def existing_paths(store: Any, paths: Sequence[str]) -> set[str]:
         return set()
     with conn:
         return set(hydrate.file_rows(conn, wanted))
+
+
+def live_claims(store: Any, *, sample: int | None = None, seed: int = 1) -> list[tuple[str, str]]:
+    """(path, claim) of live memories (not archived, not tasks), path order; a seeded `sample` of
+    them when given (the coverage diagnostics query each memory's own claim)."""
+    import random
+
+    conn = store.reader()
+    with conn:
+        rows = [(str(p), str(g or "")) for p, g in conn.execute(
+            "SELECT path, gist FROM files WHERE archived = 0 AND memory_type <> 'task' ORDER BY path")]
+    if sample is not None and sample < len(rows):
+        rows = sorted(random.Random(seed).sample(rows, sample))
+    return rows
