@@ -114,7 +114,7 @@ def store_head(root) -> str | None:
         return None
 
 
-def _check_paths(store: Any, probe_set: ProbeSet) -> tuple[list[EvalProbe], list[ProbeProblem], int]:
+def check_probe_paths(store: Any, probe_set: ProbeSet) -> tuple[list[EvalProbe], list[ProbeProblem], int]:
     """Probes whose targets exist (missing controls dropped), and a problem per missing memory."""
     source = probe_set.source or probe_set.name
     wanted = [p for probe in probe_set.probes for p in (*probe.targets, *probe.controls)]
@@ -154,7 +154,7 @@ def prepare_set(
     """Read each probe's arm candidates once (`profile.fts_forms`, arm window `window` or the
     profile's). Raises Cancelled. Runs on a worker thread: it reads SQLite and embeds queries."""
     started = time.perf_counter()
-    probes, problems, skipped = _check_paths(store, probe_set)
+    probes, problems, skipped = check_probe_paths(store, probe_set)
     window = max(window or profile.arm_window, profile.arm_window)
     asks = [(p.query, p.scope, (*p.targets, *p.controls)) for p in probes]
     try:
