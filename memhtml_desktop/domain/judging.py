@@ -125,6 +125,8 @@ def lost_by(target: str, winner: str, trace: FusionTrace) -> str:
         steps = list(trace.moves.get(target, ())) or list(trace.moves.get(winner, ()))
         return steps[-1] if steps else "steps"
     margins = [(trace.contribution(arm, winner) - trace.contribution(arm, target), arm) for arm in trace.weights]
+    if abs(math.fsum(m for m, _ in margins)) <= 1e-15:
+        return "tie"  # equal fused scores: path order decided
     best = max(margins, default=(0.0, ""), key=lambda m: m[0])
     return best[1] if best[0] > 1e-15 else "tie"
 
