@@ -193,7 +193,7 @@ def judge_prepared(prepared: PreparedSet, profile: RankingProfile, *, limit: int
 
 
 def new_run_id(now: datetime) -> str:
-    return now.strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
+    return now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}-" + secrets.token_hex(3)
 
 
 def run_configuration(
@@ -216,7 +216,7 @@ def run_configuration(
     verdicts = judge_prepared(prepared, profile, limit=limit, cancelled=cancelled, progress=progress)
     return Run(
         id=new_run_id(now), set_name=probe_set.name, config_name=config.name, profile=profile.to_json(),
-        started=now.isoformat(timespec="seconds").replace("+00:00", "Z"), head=prepared.head,
+        started=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"), head=prepared.head,
         embedder=prepared.model_id, limit=limit, figures=figures(verdicts, skipped=prepared.skipped),
         verdicts=tuple(verdicts), problems=prepared.problems, elapsed_s=time.perf_counter() - started,
         source=prepared.source,
