@@ -225,3 +225,14 @@ def live_claims(store: Any, *, sample: int | None = None, seed: int = 1) -> list
     if sample is not None and sample < len(rows):
         rows = sorted(random.Random(seed).sample(rows, sample))
     return rows
+
+
+def candidates_of(store: Any, paths: Sequence[str]) -> dict[str, Candidate]:
+    """The post-fusion view (`Candidate`: title, claim, arc flag, vector) of `paths`, whether or not
+    a query listed them (pinning a probe needs its target's even when no arm reached it)."""
+    reader = _Reader(store, store.ranking, 1)
+    with reader.conn:
+        if reader.retriever.embedder is not None:
+            reader.snapshot = reader.retriever.vector_snapshot()
+        reader.hydrate(list(paths))
+    return {p: reader.candidates[p] for p in paths if p in reader.candidates}

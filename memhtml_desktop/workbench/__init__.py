@@ -12,6 +12,7 @@ call here may touch disk, SQLite or git, so the window runs them as jobs, never 
     wb.files.probe_sets()                       # ["gate", "oncall"]
     probe_set = wb.files.read_probe_set("gate") # ProbeSet(probes, problems: file and line)
     wb.files.add_probe("gate", EvalProbe(query, target, controls, note=...))   # one commit
+    wb.suggest_controls(query, target, config); wb.pin("gate", query, target, controls=[...])
     configs = wb.files.configurations()         # memhtml, default, then the store's what-ifs
     run = wb.run(probe_set, configs.named("memhtml"), progress=..., cancelled=...)  # recorded
     wb.history.list(set_name="gate"); wb.history.diff(old_id, new_id)
@@ -37,13 +38,14 @@ from memhtml_desktop.workbench.history import ProbeChange, RunDiff, RunHistory, 
 from memhtml_desktop.workbench.judgments import Judgment, JudgmentLog
 from memhtml_desktop.workbench.locations import store_data_dir
 from memhtml_desktop.workbench.optimizer import OptimizeResult, optimize_prepared, split_probes
+from memhtml_desktop.workbench.pinning import ControlSuggestion, suggest_controls
 from memhtml_desktop.workbench.runs import (
     RUN_LIMIT, Cancelled, PreparedSet, Progress, Run, prepare_set, run_configuration,
 )
 from memhtml_desktop.workbench.store_files import ConfigListing, Saved, WorkbenchFiles, read_config_file, read_probe_file
 
 __all__ = [
-    "Cancelled", "ConfigError", "ConfigListing", "Configuration", "Crowder", "EvalProbe", "FloorRow", "FloorScan",
+    "Cancelled", "ConfigError", "ConfigListing", "Configuration", "ControlSuggestion", "Crowder", "EvalProbe", "FloorRow", "FloorScan",
     "Judgment", "JudgmentLog", "OptimizeResult", "PreparedSet", "ProbeChange", "ProbeProblem", "ProbeSet",
     "ProbeVerdict", "QueryComparison", "Reachability", "Run", "RunDiff", "RunFigures", "RunHistory", "RunSummary",
     "Saved", "SetComparison", "Unreachable", "Workbench", "WorkbenchFiles", "configuration_with_floor",
@@ -98,6 +100,18 @@ class Workbench:
         if record:
             self.history.record(run)
         return run
+
+    def suggest_controls(self, query: str, target: str, config: Configuration, *, scope: Scope | None = None,
+                         limit: int = 5) -> list[ControlSuggestion]:
+        """The target's near-twins among the query's candidates: the controls to offer when a
+        probe is pinned from a search row ("expect this memory for this query")."""
+        return suggest_controls(self.store, query, target, config, scope=scope, limit=limit)
+
+    def pin(self, set_name: str, query: str, target: str, *, controls=(), scope: Scope | None = None,
+            note: str = "") -> Saved:
+        """Add the probe (query, target, the chosen controls) to `set_name`: one commit."""
+        return self.files.add_probe(set_name, EvalProbe(query=query, target=target, controls=tuple(controls),
+                                                        scope=scope, note=note))
 
     def compare(self, probe_set: ProbeSet, a: Configuration, b: Configuration, *, limit: int = RUN_LIMIT,
                 record: bool = True, progress: Progress | None = None,

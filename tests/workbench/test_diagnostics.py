@@ -141,3 +141,16 @@ def test_two_configurations_side_by_side(small):
         assert (at is None) == (a_paths[i] not in b_paths) and (at is None or b_paths[at] == a_paths[i])
     assert set(one.only_b) == set(b_paths) - set(a_paths)
     assert one.a.ranking == "memhtml" and one.b.ranking == "default"
+
+
+def test_pinning_offers_the_targets_planted_twins_as_controls(small):
+    """gen_store plants three near-twin controls per probe target: they are what pinning offers."""
+    store, probes = small
+    workbench = Workbench(store)
+    for probe in probes[:4]:
+        offered = workbench.suggest_controls(probe.query, probe.target, SHIPPED["default"])
+        assert set(probe.controls) <= {s.path for s in offered}, probe.query
+        assert all(s.similarity >= 0.94 for s in offered) and probe.target not in {s.path for s in offered}
+    saved = workbench.pin("pinned", probes[0].query, probes[0].target, controls=probes[0].controls, note="from a row")
+    read = workbench.files.read_probe_set("pinned").probes[0]
+    assert read.controls == probes[0].controls and read.note == "from a row" and saved.commit_sha
