@@ -112,3 +112,16 @@ def test_bad_input_is_named_by_file_and_line_and_the_rest_runs(cli, tmp_path):
     reserved = run("probes", "add", "index", "--query", "q", "--target", "a.html", *base, check=False)
     assert reserved.returncode == 1 and "reserved" in reserved.stderr
     assert git(made.root, "status", "--porcelain") == ""
+
+
+def test_floor_scan_and_coverage_on_the_command_line(cli):
+    made, probes_file, base = cli
+    scan = json.loads(run("eval", str(probes_file), "--floor-scan", "--save-floor", "0.4", "--save", "floor-40",
+                          *base, "--json").stdout)
+    assert scan["targets"] == 10 and len(scan["rows"]) == 20 and scan["current"] == 0.45
+    assert scan["saved"]["paths"][0] == ".memhtml-desktop/configs/floor-40.json"
+    stored = json.loads((made.root / ".memhtml-desktop" / "configs" / "floor-40.json").read_text())
+    assert stored["floor_cosine"]["memhtml-desktop-hash-v1"] == 0.4
+    coverage = json.loads(run("eval", str(probes_file), "--coverage", *base, "--json").stdout)
+    assert coverage["reachability"]["checked"] == 200 and isinstance(coverage["crowders"], list)
+    assert git(made.root, "status", "--porcelain") == ""
