@@ -268,6 +268,7 @@ def _optimize(workbench, probe_set, config, args) -> int:
 
     try:
         result = workbench.optimize(probe_set, config, trials=args.trials, seed=args.seed, holdout=args.holdout,
+                                    limit=args.limit,
                                     progress=progress)
     except ValueError as exc:
         raise CliError(str(exc)) from exc

@@ -126,10 +126,12 @@ class Workbench:
         return compare_query(self.store, query, a, b, scope=scope, limit=limit)
 
     def optimize(self, probe_set: ProbeSet, base: Configuration, *, trials: int = 200, seed: int = 1,
-                 holdout: float = 0.3, progress: Progress | None = None,
+                 holdout: float = 0.3, limit: int = RUN_LIMIT, progress: Progress | None = None,
                  cancelled: Callable[[], bool] | None = None) -> OptimizeResult:
+        """`limit`: the list length MRR is measured on (40 as a run; 10, the first page an agent
+        gets from a default search, makes each trial several times cheaper: a pool of 30, not 120)."""
         prepared = self.prepared(probe_set, base, progress=progress, cancelled=cancelled)
-        return optimize_prepared(prepared, base, trials=trials, seed=seed, holdout=holdout,
+        return optimize_prepared(prepared, base, trials=trials, seed=seed, holdout=holdout, limit=limit,
                                  progress=progress, cancelled=cancelled)
 
     def floor_scan(self, probe_set: ProbeSet, config: Configuration, *, progress: Progress | None = None,
