@@ -205,12 +205,17 @@ def prepare_queries(
 def existing_paths(store: Any, paths: Sequence[str]) -> set[str]:
     """Which of `paths` the index holds (live or archived): a probe naming a memory that no longer
     exists is reported, not run."""
+    return set(path_states(store, paths))
+
+
+def path_states(store: Any, paths: Sequence[str]) -> dict[str, bool]:
+    """Of `paths`, those the index holds, each with whether it is archived."""
     conn = store.reader()
     wanted = list(dict.fromkeys(paths))
     if not wanted:
-        return set()
+        return {}
     with conn:
-        return set(hydrate.file_rows(conn, wanted))
+        return {p: bool(row["archived"]) for p, row in hydrate.file_rows(conn, wanted).items()}
 
 
 def live_claims(store: Any, *, sample: int | None = None, seed: int = 1) -> list[tuple[str, str]]:

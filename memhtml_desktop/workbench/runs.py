@@ -26,7 +26,7 @@ from memhtml_desktop.domain.judging import ProbeVerdict, RunFigures, figures, ju
 from memhtml_desktop.domain.probes import EvalProbe, ProbeProblem, ProbeSet
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.refusion import PreparedQuery, can_rerank, rerank
-from memhtml_desktop.index.arm_lists import PrepareCancelled, existing_paths, prepare_queries
+from memhtml_desktop.index.arm_lists import PrepareCancelled, path_states, prepare_queries
 from memhtml_desktop.write.git import Git, GitError
 
 RUN_LIMIT = 40
@@ -118,7 +118,8 @@ def check_probe_paths(store: Any, probe_set: ProbeSet) -> tuple[list[EvalProbe],
     """Probes whose targets exist (missing controls dropped), and a problem per missing memory."""
     source = probe_set.source or probe_set.name
     wanted = [p for probe in probe_set.probes for p in (*probe.targets, *probe.controls)]
-    present = existing_paths(store, wanted)
+    states = path_states(store, wanted)
+    present = set(states)
     kept: list[EvalProbe] = []
     problems: list[ProbeProblem] = []
     skipped = 0
@@ -131,6 +132,10 @@ def check_probe_paths(store: Any, probe_set: ProbeSet) -> tuple[list[EvalProbe],
         if not targets:
             skipped += 1
             continue
+        for path in targets:
+            if states[path] and not (probe.scope is not None and (probe.scope.include_archived or probe.scope.as_of)):
+                problems.append(ProbeProblem(probe.line, f"target {path} is archived: outside the default scope, "
+                                             "so the probe cannot pass (give it a scope with include_archived)", source))
         lost = [c for c in probe.controls if c not in present]
         for path in lost:
             problems.append(ProbeProblem(probe.line, f"control {path} is not in the store; ignored", where))
