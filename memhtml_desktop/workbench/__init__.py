@@ -85,7 +85,8 @@ class Workbench:
         prepared = prepare_set(self.store, probe_set, config.profile, with_cosines=with_cosines,
                                progress=progress, cancelled=cancelled)
         with self._lock:
-            self._cache = {k: v for k, v in self._cache.items() if k[0] != probe_set.source}
+            # one set at a time (both lexical forms of it): an edited or another set replaces it
+            self._cache = {k: v for k, v in self._cache.items() if k[:2] == key[:2]}
             self._cache[key] = prepared
         return prepared
 
