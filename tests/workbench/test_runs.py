@@ -166,3 +166,17 @@ def test_cancelling_a_run_records_nothing(small):
     with pytest.raises(Cancelled):
         workbench.run(ProbeSet("s", tuple(probes), ()), SHIPPED["default"], cancelled=lambda: True)
     assert workbench.history.list() == []
+
+
+def test_the_workbench_reads_a_set_once_per_lexical_form_until_invalidated(small):
+    store, probes = small
+    workbench = Workbench(store)
+    probe_set = ProbeSet("s", tuple(probes), (), "s")
+    first = workbench.prepared(probe_set, SHIPPED["default"])
+    assert workbench.prepared(probe_set, Configuration("w", WHAT_IFS[0])) is first
+    other = workbench.prepared(probe_set, SHIPPED["memhtml"])
+    assert other is not first and workbench.prepared(probe_set, SHIPPED["default"]) is first
+    workbench.invalidate()
+    assert workbench.prepared(probe_set, SHIPPED["default"]) is not first
+    edited = ProbeSet("s", tuple(probes[:3]), (), "s")
+    assert workbench.prepared(edited, SHIPPED["default"]).probes == tuple(probes[:3])
