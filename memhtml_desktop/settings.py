@@ -58,9 +58,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("theme", "system", "Colours: system (follow the desktop), light or dark.", choices=("system", "light", "dark")),
     Setting("watch", True, "Follow changes on disk (inotify, or polling where events are unavailable)."),
     Setting("implicit_judgments", False,
-            "Relevance workbench: remember a search followed by opening one of its hits (query, memory, "
-            "position) on this computer, never in the store, and offer such pairs as candidate probes.",
-            env="MEMHTML_DESKTOP_IMPLICIT_JUDGMENTS"),
+            "Remember which memory you open after a search (query, memory, position), in this app's data "
+            "directory, never in the store, and offer those pairs as candidate probes in the workbench."),
 )
 
 

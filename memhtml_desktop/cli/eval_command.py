@@ -45,6 +45,12 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     w.add_argument("--history", action="store_true", help="list the recorded runs (of this set) and what broke when")
     w.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), help="with --history: probe by probe between two runs")
     w.add_argument("--no-record", action="store_true", help="do not record this run in the history")
+    w.add_argument("--floor-scan", action="store_true",
+                   help="the relevance floor scan on this set: per candidate floor, targets dropped and non-targets admitted")
+    w.add_argument("--save-floor", type=float, metavar="COSINE",
+                   help="with --floor-scan: save this floor for the store's embedder as configuration --save NAME")
+    w.add_argument("--coverage", action="store_true",
+                   help="crowders (on most probes' first page) and memories their own claim cannot reach")
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

@@ -169,7 +169,8 @@ def _report_problems(problems) -> None:
 # -- eval's workbench modes ----------------------------------------------------------------------
 
 def wants_workbench(args: argparse.Namespace) -> bool:
-    return bool(args.config or args.compare or args.optimize or args.history or args.set)
+    return bool(args.config or args.compare or args.optimize or args.history or args.set or args.floor_scan
+                or args.coverage)
 
 
 def _configuration(files, text: str, store_profile):
@@ -218,6 +219,10 @@ def cmd_workbench_eval(args: argparse.Namespace) -> int:
     record = not args.no_record
     if args.optimize:
         return _optimize(workbench, probe_set, config, args)
+    if args.floor_scan:
+        return _floor(workbench, probe_set, config, args)
+    if args.coverage:
+        return _coverage(workbench, probe_set, config, args)
     if args.compare:
         other = _configuration(workbench.files, args.compare, store.ranking)
         comparison = workbench.compare(probe_set, config, other, limit=args.limit, record=record)
@@ -263,6 +268,7 @@ def _optimize(workbench, probe_set, config, args) -> int:
 
     try:
         result = workbench.optimize(probe_set, config, trials=args.trials, seed=args.seed, holdout=args.holdout,
+                                    limit=args.limit,
                                     progress=progress)
     except ValueError as exc:
         raise CliError(str(exc)) from exc
@@ -285,6 +291,46 @@ def _optimize(workbench, probe_set, config, args) -> int:
           f"{c.wins} better, {c.losses} worse, sign test p = {c.p_value:.3f})")
     if saved:
         print(f"  saved as {args.save}: committed {saved.commit_sha[:12]}")
+    return EXIT_OK
+
+
+def _floor(workbench, probe_set, config, args) -> int:
+    scan = workbench.floor_scan(probe_set, config)
+    saved = None
+    if args.save_floor is not None:
+        if not args.save:
+            raise CliError("--save-floor needs --save NAME: the configuration it is saved in")
+        try:
+            saved = _write(lambda: workbench.save_floor(config, args.save_floor, name=args.save))
+        except ValueError as exc:
+            raise CliError(str(exc)) from exc
+    if args.json:
+        print_json({**scan.to_json(), "saved": saved.to_json() if saved else None})
+        return EXIT_OK
+    print(f"floor scan on {probe_set.name} ({scan.targets} targets, {scan.non_targets} non-target first-page hits), "
+          f"embedder {scan.model_id}: current {scan.current:g}, suggested {scan.suggested:g}")
+    print("  floor  targets dropped  non-targets admitted (controls)")
+    for r in scan.rows:
+        print(f"  {r.floor:5.2f}  {r.targets_dropped:>15}  {r.non_targets_admitted:>20} ({r.controls_admitted})")
+    if saved:
+        print(f"saved as {args.save}: committed {saved.commit_sha[:12]}")
+    return EXIT_OK
+
+
+def _coverage(workbench, probe_set, config, args) -> int:
+    crowd = workbench.crowders(probe_set, config)
+    reach = workbench.unreachable(config, sample=200)
+    if args.json:
+        print_json({"crowders": [c.to_json() for c in crowd], "reachability": reach.to_json()})
+        return EXIT_OK
+    print(f"crowders (first page of at least half of {probe_set.name}'s probes, not as a target):")
+    for c in crowd:
+        print(f"  {c.share:4.0%} {c.path}  arms {c.arms}, {c.without_query_arms} pages by recency/salience alone")
+    if not crowd:
+        print("  none")
+    print(f"unreachable by their own claim ({len(reach.unreachable)} of {reach.checked} sampled memories):")
+    for u in reach.unreachable:
+        print(f"  {u.rank or '-':>3} {u.path}")
     return EXIT_OK
 
 

@@ -15,14 +15,13 @@ the lexical arm reads, so a configuration that changes it needs its own preparat
 The arithmetic is the fused statement's (`index/retrieval_sql.py`): weights are inlined in SQL
 with four decimals, so they are rounded the same way here; sums are exactly rounded (`math.fsum`,
 like `domain.rrf.fused_scores`); the order is score descending, then path. The equality with a
-real `Store.search` is tested on sampled probes (tests/workbench/test_rerank_equals_search.py).
+real `Store.search` is tested on sampled probes (tests/workbench/test_runs.py).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -129,9 +128,3 @@ def rerank(prepared: PreparedQuery, profile: RankingProfile, limit: int, model_i
 def can_rerank(prepared: PreparedQuery, profile: RankingProfile) -> bool:
     """Whether `profile` can be answered from `prepared` (same lexical form, window within reach)."""
     return profile.fts_forms == prepared.fts_forms and profile.arm_window <= prepared.window
-
-
-def first_page(prepared: Sequence[PreparedQuery], profiles: Mapping[str, RankingProfile], limit: int,
-               model_id: str | None) -> dict[str, list[tuple[str, ...]]]:
-    """Each profile's list for each prepared query (a convenience for comparisons and tests)."""
-    return {name: [rerank(p, profile, limit, model_id).paths for p in prepared] for name, profile in profiles.items()}

@@ -59,10 +59,11 @@ class Reordered:
 _WORD = regex.compile(r"[\p{L}\p{N}]+")
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=32768)
 def _content_words(text: str) -> frozenset[str]:
     """The sanitised words (the lexical arm's words) that are not function words; cached, since
-    the same titles and claims come back search after search."""
+    the same titles and claims come back search after search, and a workbench run or optimizer
+    trial meets tens of thousands of them (the three text caches hold 32,768 entries each)."""
     return frozenset(w for w in _WORD.findall(text.lower()) if w not in STOPWORD_SET)
 
 

@@ -205,12 +205,17 @@ def prepare_queries(
 def existing_paths(store: Any, paths: Sequence[str]) -> set[str]:
     """Which of `paths` the index holds (live or archived): a probe naming a memory that no longer
     exists is reported, not run."""
+    return set(path_states(store, paths))
+
+
+def path_states(store: Any, paths: Sequence[str]) -> dict[str, bool]:
+    """Of `paths`, those the index holds, each with whether it is archived."""
     conn = store.reader()
     wanted = list(dict.fromkeys(paths))
     if not wanted:
-        return set()
+        return {}
     with conn:
-        return set(hydrate.file_rows(conn, wanted))
+        return {p: bool(row["archived"]) for p, row in hydrate.file_rows(conn, wanted).items()}
 
 
 def live_claims(store: Any, *, sample: int | None = None, seed: int = 1) -> list[tuple[str, str]]:
@@ -225,3 +230,14 @@ def live_claims(store: Any, *, sample: int | None = None, seed: int = 1) -> list
     if sample is not None and sample < len(rows):
         rows = sorted(random.Random(seed).sample(rows, sample))
     return rows
+
+
+def candidates_of(store: Any, paths: Sequence[str]) -> dict[str, Candidate]:
+    """The post-fusion view (`Candidate`: title, claim, arc flag, vector) of `paths`, whether or not
+    a query listed them (pinning a probe needs its target's even when no arm reached it)."""
+    reader = _Reader(store, store.ranking, 1)
+    with reader.conn:
+        if reader.retriever.embedder is not None:
+            reader.snapshot = reader.retriever.vector_snapshot()
+        reader.hydrate(list(paths))
+    return {p: reader.candidates[p] for p in paths if p in reader.candidates}

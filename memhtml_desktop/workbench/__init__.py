@@ -12,6 +12,7 @@ call here may touch disk, SQLite or git, so the window runs them as jobs, never 
     wb.files.probe_sets()                       # ["gate", "oncall"]
     probe_set = wb.files.read_probe_set("gate") # ProbeSet(probes, problems: file and line)
     wb.files.add_probe("gate", EvalProbe(query, target, controls, note=...))   # one commit
+    wb.suggest_controls(query, target, config); wb.pin("gate", query, target, controls=[...])
     configs = wb.files.configurations()         # memhtml, default, then the store's what-ifs
     run = wb.run(probe_set, configs.named("memhtml"), progress=..., cancelled=...)  # recorded
     wb.history.list(set_name="gate"); wb.history.diff(old_id, new_id)
@@ -37,13 +38,14 @@ from memhtml_desktop.workbench.history import ProbeChange, RunDiff, RunHistory, 
 from memhtml_desktop.workbench.judgments import Judgment, JudgmentLog
 from memhtml_desktop.workbench.locations import store_data_dir
 from memhtml_desktop.workbench.optimizer import OptimizeResult, optimize_prepared, split_probes
+from memhtml_desktop.workbench.pinning import ControlSuggestion, suggest_controls
 from memhtml_desktop.workbench.runs import (
     RUN_LIMIT, Cancelled, PreparedSet, Progress, Run, prepare_set, run_configuration,
 )
 from memhtml_desktop.workbench.store_files import ConfigListing, Saved, WorkbenchFiles, read_config_file, read_probe_file
 
 __all__ = [
-    "Cancelled", "ConfigError", "ConfigListing", "Configuration", "Crowder", "EvalProbe", "FloorRow", "FloorScan",
+    "Cancelled", "ConfigError", "ConfigListing", "Configuration", "ControlSuggestion", "Crowder", "EvalProbe", "FloorRow", "FloorScan",
     "Judgment", "JudgmentLog", "OptimizeResult", "PreparedSet", "ProbeChange", "ProbeProblem", "ProbeSet",
     "ProbeVerdict", "QueryComparison", "Reachability", "Run", "RunDiff", "RunFigures", "RunHistory", "RunSummary",
     "Saved", "SetComparison", "Unreachable", "Workbench", "WorkbenchFiles", "configuration_with_floor",
@@ -83,7 +85,8 @@ class Workbench:
         prepared = prepare_set(self.store, probe_set, config.profile, with_cosines=with_cosines,
                                progress=progress, cancelled=cancelled)
         with self._lock:
-            self._cache = {k: v for k, v in self._cache.items() if k[0] != probe_set.source}
+            # one set at a time (both lexical forms of it): an edited or another set replaces it
+            self._cache = {k: v for k, v in self._cache.items() if k[:2] == key[:2]}
             self._cache[key] = prepared
         return prepared
 
@@ -99,6 +102,18 @@ class Workbench:
             self.history.record(run)
         return run
 
+    def suggest_controls(self, query: str, target: str, config: Configuration, *, scope: Scope | None = None,
+                         limit: int = 5) -> list[ControlSuggestion]:
+        """The target's near-twins among the query's candidates: the controls to offer when a
+        probe is pinned from a search row ("expect this memory for this query")."""
+        return suggest_controls(self.store, query, target, config, scope=scope, limit=limit)
+
+    def pin(self, set_name: str, query: str, target: str, *, controls=(), scope: Scope | None = None,
+            note: str = "") -> Saved:
+        """Add the probe (query, target, the chosen controls) to `set_name`: one commit."""
+        return self.files.add_probe(set_name, EvalProbe(query=query, target=target, controls=tuple(controls),
+                                                        scope=scope, note=note))
+
     def compare(self, probe_set: ProbeSet, a: Configuration, b: Configuration, *, limit: int = RUN_LIMIT,
                 record: bool = True, progress: Progress | None = None,
                 cancelled: Callable[[], bool] | None = None) -> SetComparison:
@@ -112,10 +127,12 @@ class Workbench:
         return compare_query(self.store, query, a, b, scope=scope, limit=limit)
 
     def optimize(self, probe_set: ProbeSet, base: Configuration, *, trials: int = 200, seed: int = 1,
-                 holdout: float = 0.3, progress: Progress | None = None,
+                 holdout: float = 0.3, limit: int = RUN_LIMIT, progress: Progress | None = None,
                  cancelled: Callable[[], bool] | None = None) -> OptimizeResult:
+        """`limit`: the list length MRR is measured on (40 as a run; 10, the first page an agent
+        gets from a default search, makes each trial several times cheaper: a pool of 30, not 120)."""
         prepared = self.prepared(probe_set, base, progress=progress, cancelled=cancelled)
-        return optimize_prepared(prepared, base, trials=trials, seed=seed, holdout=holdout,
+        return optimize_prepared(prepared, base, trials=trials, seed=seed, holdout=holdout, limit=limit,
                                  progress=progress, cancelled=cancelled)
 
     def floor_scan(self, probe_set: ProbeSet, config: Configuration, *, progress: Progress | None = None,

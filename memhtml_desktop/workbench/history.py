@@ -183,7 +183,7 @@ class RunHistory:
             if config_name is not None and summary.config_name != config_name:
                 continue
             out.append(summary)
-        out.sort(key=lambda s: (s.started, s.id))
+        out.sort(key=lambda s: s.started)  # stable: runs of one instant stay in the order recorded
         return out
 
     def load(self, run_id: str) -> Run:

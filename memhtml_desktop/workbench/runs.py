@@ -26,7 +26,7 @@ from memhtml_desktop.domain.judging import ProbeVerdict, RunFigures, figures, ju
 from memhtml_desktop.domain.probes import EvalProbe, ProbeProblem, ProbeSet
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.refusion import PreparedQuery, can_rerank, rerank
-from memhtml_desktop.index.arm_lists import PrepareCancelled, existing_paths, prepare_queries
+from memhtml_desktop.index.arm_lists import PrepareCancelled, path_states, prepare_queries
 from memhtml_desktop.write.git import Git, GitError
 
 RUN_LIMIT = 40
@@ -118,7 +118,8 @@ def check_probe_paths(store: Any, probe_set: ProbeSet) -> tuple[list[EvalProbe],
     """Probes whose targets exist (missing controls dropped), and a problem per missing memory."""
     source = probe_set.source or probe_set.name
     wanted = [p for probe in probe_set.probes for p in (*probe.targets, *probe.controls)]
-    present = existing_paths(store, wanted)
+    states = path_states(store, wanted)
+    present = set(states)
     kept: list[EvalProbe] = []
     problems: list[ProbeProblem] = []
     skipped = 0
@@ -131,6 +132,10 @@ def check_probe_paths(store: Any, probe_set: ProbeSet) -> tuple[list[EvalProbe],
         if not targets:
             skipped += 1
             continue
+        for path in targets:
+            if states[path] and not (probe.scope is not None and (probe.scope.include_archived or probe.scope.as_of)):
+                problems.append(ProbeProblem(probe.line, f"target {path} is archived: outside the default scope, "
+                                             "so the probe cannot pass (give it a scope with include_archived)", source))
         lost = [c for c in probe.controls if c not in present]
         for path in lost:
             problems.append(ProbeProblem(probe.line, f"control {path} is not in the store; ignored", where))
@@ -193,7 +198,7 @@ def judge_prepared(prepared: PreparedSet, profile: RankingProfile, *, limit: int
 
 
 def new_run_id(now: datetime) -> str:
-    return now.strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
+    return now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}-" + secrets.token_hex(3)
 
 
 def run_configuration(
@@ -216,7 +221,7 @@ def run_configuration(
     verdicts = judge_prepared(prepared, profile, limit=limit, cancelled=cancelled, progress=progress)
     return Run(
         id=new_run_id(now), set_name=probe_set.name, config_name=config.name, profile=profile.to_json(),
-        started=now.isoformat(timespec="seconds").replace("+00:00", "Z"), head=prepared.head,
+        started=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"), head=prepared.head,
         embedder=prepared.model_id, limit=limit, figures=figures(verdicts, skipped=prepared.skipped),
         verdicts=tuple(verdicts), problems=prepared.problems, elapsed_s=time.perf_counter() - started,
         source=prepared.source,

@@ -92,17 +92,22 @@ def test_a_run_judges_every_probe_and_the_memhtml_profile_can_fail(tmp_path):
 
 def test_missing_memories_and_bad_lines_are_named_and_the_rest_runs(small, tmp_path):
     store, probes = small
+    from memhtml_desktop.index.arm_lists import path_states
+
+    archived = sorted(p.relative_to(store.root).as_posix() for p in (store.root / "archive").rglob("*.html"))
+    archived = next(p for p in archived if path_states(store, [p]).get(p))
     file = tmp_path / "mixed.jsonl"
     lines = [probes[0].to_line(),
              json.dumps({"query": "gone", "target": "areas/nowhere/gone.html"}),
              "not json at all",
              json.dumps({"query": probes[1].query, "target": probes[1].target,
                          "controls": [*probes[1].controls, "areas/nowhere/old-control.html"]}),
-             json.dumps({"query": "x", "target": "a.html", "controls": ["a.html"]})]
+             json.dumps({"query": "x", "target": "a.html", "controls": ["a.html"]}),
+             json.dumps({"query": "an old one", "target": archived})]
     file.write_text("\n".join(lines) + "\n")
     probe_set = read_probe_file(file)
     run = Workbench(store).run(probe_set, SHIPPED["default"])
-    assert run.figures.probes == 2 and run.figures.skipped == 1
+    assert run.figures.probes == 3 and run.figures.skipped == 1
     messages = [str(p) for p in run.problems]
     where = str(file)
     assert f"{where}:2: target areas/nowhere/gone.html is not in the store (deleted or moved?)" in messages
@@ -110,6 +115,8 @@ def test_missing_memories_and_bad_lines_are_named_and_the_rest_runs(small, tmp_p
     assert f"{where}:4: control areas/nowhere/old-control.html is not in the store; ignored" in messages
     assert any(m.startswith(f"{where}:5: a.html is both a target and a control") for m in messages)
     assert run.verdicts[1].controls == probes[1].controls
+    assert f"{where}:6: target {archived} is archived: outside the default scope" in " ".join(messages)
+    assert not run.verdicts[2].passed
 
 
 def test_history_records_runs_and_names_the_commit_a_probe_broke_at(small):
@@ -159,3 +166,17 @@ def test_cancelling_a_run_records_nothing(small):
     with pytest.raises(Cancelled):
         workbench.run(ProbeSet("s", tuple(probes), ()), SHIPPED["default"], cancelled=lambda: True)
     assert workbench.history.list() == []
+
+
+def test_the_workbench_reads_a_set_once_per_lexical_form_until_invalidated(small):
+    store, probes = small
+    workbench = Workbench(store)
+    probe_set = ProbeSet("s", tuple(probes), (), "s")
+    first = workbench.prepared(probe_set, SHIPPED["default"])
+    assert workbench.prepared(probe_set, Configuration("w", WHAT_IFS[0])) is first
+    other = workbench.prepared(probe_set, SHIPPED["memhtml"])
+    assert other is not first and workbench.prepared(probe_set, SHIPPED["default"]) is first
+    workbench.invalidate()
+    assert workbench.prepared(probe_set, SHIPPED["default"]) is not first
+    edited = ProbeSet("s", tuple(probes[:3]), (), "s")
+    assert workbench.prepared(edited, SHIPPED["default"]).probes == tuple(probes[:3])

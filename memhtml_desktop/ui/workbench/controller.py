@@ -371,7 +371,7 @@ class WorkbenchController(QObject):
         dialog.open()
         if self.listing is None:  # the workbench was never opened: the store's sets, for the combo
             self._run(J.ListJob(), lambda listing: (self._listed(listing), dialog.add_sets(listing.sets)))
-        self._run(J.TwinsJob(path=path), dialog.set_twins,
+        self._run(J.TwinsJob(path=path, query=query, scope=scope), dialog.set_twins,
                   failure=lambda msg: dialog.twins_note.setText(f"Near-twins could not be read: {msg}"))
         self.pin_dialog_opened.emit(dialog)
         return dialog

@@ -251,22 +251,32 @@ class Twin:
 
 @dataclass
 class TwinsJob(WbJob):
-    """The near-twins of one memory whose claims differ from it: the controls a probe offers
-    (the conflicts scan of that one memory, `write/conflicts.py`)."""
+    """The controls a pinned probe offers: the target's near-twins among the query's candidates
+    (the core's `suggest_controls`, under `default`), then its near-twins anywhere in the store
+    whose claims differ from it (the conflicts scan of that one memory, `write/conflicts.py`)."""
 
     kind: ClassVar[str] = "wb-twins"
     path: str = ""
+    query: str = ""
+    scope: Any = None
 
     def run(self, store, cancelled, progress) -> tuple[Twin, ...]:
+        from memhtml_desktop.domain.configs import shipped
+
+        out: dict[str, Twin] = {}
+        if self.query.strip():
+            config = next(c for c in shipped() if c.name == "default")
+            for s in self.wb(store).suggest_controls(self.query, self.path, config, scope=self.scope):
+                out.setdefault(s.path, Twin(s.path, s.title, s.claim))
+        check(cancelled)
         report = curator_for(store).conflicts(cancelled=cancelled, paths=[self.path])
         if report.cancelled:
             raise Cancelled()
-        out = []
         for pair in report.pairs:
             other = pair.b if pair.a.path == self.path else pair.a
             if other.path != self.path:
-                out.append(Twin(other.path, other.title, other.claim))
-        return tuple(out)
+                out.setdefault(other.path, Twin(other.path, other.title, other.claim))
+        return tuple(out.values())
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """"Expect this memory for this query": a probe pinned from a search, in one gesture.
 
 Opened from a result row's context menu with the query, the row's memory and the list it came
-from. The memory's near-twins whose claims differ (asked for in the background: the conflicts
-scan of that one memory) are offered as controls, checked; the hits ranked above it in the list
+from. The memory's near-twins (asked for in the background: the core's suggestions among the query's
+candidates, and the conflicts scan of that one memory) are offered as controls, checked; the hits ranked above it in the list
 are offered too, unchecked. Pin commits the probe to the chosen set (a job; the dialog shows the
 commit or the refusal in the write core's words). No I/O here.
 """
@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.probes import EvalProbe
-from memhtml_desktop.ui.workbench.models import short
 from memhtml_desktop.workbench.locations import BadName, check_name
 
 DEFAULT_SET = "probes"
@@ -118,10 +117,10 @@ class PinDialog(QDialog):
     def set_twins(self, twins: Any) -> None:
         """The near-twins found (checked: a twin is the control a probe is about)."""
         for twin in twins:
-            self._add_control(twin.path, f"{twin.title or twin.path} (near-twin: \u201c{short(twin.claim, 70)}\u201d)",
+            self._add_control(twin.path, f"{twin.title or twin.path} (near-twin: \u201c{_cut(twin.claim, 70)}\u201d)",
                               checked=True)
-        self.twins_note.setText(f"{len(twins)} near-twin{'s' if len(twins) != 1 else ''} with a different claim "
-                                "(checked as controls)." if twins else "No near-twin with a different claim.")
+        self.twins_note.setText(f"{len(twins)} near-twin{'s' if len(twins) != 1 else ''} of it (checked as controls)."
+                                if twins else "No near-twin of it among the candidates or in the store.")
 
     def chosen_controls(self) -> list[str]:
         return [self.controls.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.controls.count())
@@ -152,6 +151,11 @@ class PinDialog(QDialog):
         self.error.setText(text)
         if error:
             self.pin_button.setEnabled(True)
+
+
+def _cut(text: str, limit: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _escape(text: str) -> str:
