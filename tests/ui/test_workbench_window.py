@@ -468,3 +468,15 @@ def test_floor_calibration_and_coverage_are_lists_to_act_on(qtbot, win, repo, gi
         table.setCurrentIndex(model.index(0, 0))
         with qtbot.waitSignal(win.memory_shown, timeout=WAIT, check_params_cb=lambda d: d.path == target):
             qtbot.keyClick(table, Qt.Key.Key_Return)
+
+
+def test_the_settings_dialog_turns_judgments_on_for_the_workbench(qtbot, win):
+    wb = win.controllers["workbench"]
+    _, w = open_workbench(qtbot, win)
+    assert not wb.judgments_on and not w.judgments.enabled.isChecked()
+    win.dialogs.apply_settings({"implicit_judgments": True})
+    assert wb.judgments_on and w.judgments.enabled.isChecked() and win.settings.implicit_judgments
+    search(qtbot, win, "deregistration delay")
+    with qtbot.waitSignal(wb.judged, timeout=WAIT) as judged:
+        win.open_memory(DELAY)
+    assert judged.args[0]

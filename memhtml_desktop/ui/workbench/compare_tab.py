@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget,
+    QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QVBoxLayout, QWidget,
 )
 
 from memhtml_desktop.ui.kit import palette
@@ -54,7 +54,7 @@ CHANGE_COLUMNS = (
 class _Side:
     """One query list of the pair: rows are (position, hit, position in the other list or None)."""
 
-    def __init__(self, owner: "CompareTab", name: str, other_label: str) -> None:
+    def __init__(self, owner: "CompareTab", name: str) -> None:
         self.name = name
         self.selected_path = ""
 
@@ -126,7 +126,7 @@ class CompareTab(QWidget):
         ask = QHBoxLayout()
         ask.addWidget(self.query_field, 1)
         ask.addWidget(self.query_button)
-        self.a, self.b = _Side(self, "A", "B"), _Side(self, "B", "A")
+        self.a, self.b = _Side(self, "A"), _Side(self, "B")
         lists = QHBoxLayout()
         for side in (self.a, self.b):
             column = QVBoxLayout()

@@ -399,6 +399,12 @@ class WorkbenchController(QObject):
         self.ctx.status("Searches followed by an opened memory are " + ("remembered on this computer."
                         if on else "no longer remembered."), 6000)
 
+    def follow_setting(self, on: bool) -> None:
+        """The setting changed in the Settings dialog (already saved): follow it, say it in the tab."""
+        self.judgments_on = bool(on)
+        if self.window is not None:
+            self.window.judgments.set_enabled(self.judgments_on)
+
     def _searched(self, result: Any) -> None:
         self.last_result = result
 
