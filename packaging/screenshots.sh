@@ -20,6 +20,15 @@ mkdir -p "$out"
 "${run[@]}" screenshot --demo --out "$out/conflicts.png" --view conflicts --size 1100x640
 "${run[@]}" screenshot --demo --out "$out/timeline.png" --view timeline --size 1000x520 \
   --open areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html
+# The window from its smallest supported size to a full HD screen, in both themes.
+for theme in light dark; do
+  "${run[@]}" screenshot --demo --out "$out/window-1024x700-$theme.png" --view results --query "drain the vip" \
+    --size 1024x700 --theme "$theme"
+  "${run[@]}" screenshot --demo --out "$out/window-1920x1080-$theme.png" --view results --query "drain the vip" \
+    --size 1920x1080 --theme "$theme" --more 10
+done
+"${run[@]}" screenshot --demo --out "$out/fused-order.png" --view results --query "drain the vip" \
+  --size 1920x1080 --theme light --order fused --ranking memhtml
 "${run[@]}" screenshot --demo --out "$out/workbench.png" --view workbench --tab compare --size 1024x700 \
   --theme light --query "deregistration delay"
 "${run[@]}" screenshot --demo --out "$out/workbench-dark.png" --view workbench --tab probes --size 1024x700 \

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from memhtml_desktop.cli.common import settings_from
+from memhtml_desktop.cli.common import add_ranking_flag, settings_from
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
@@ -27,6 +27,11 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--claim", help="--view correct: the corrected claim typed into the dialog")
     p.add_argument("--reason", help="--view correct: the reason typed into the dialog")
     p.add_argument("--file", type=int, metavar="N", help="--view correct: show the diff of the plan's Nth file (0-based)")
+    p.add_argument("--order", choices=("agent", "fused"), default="agent",
+                   help="the list in the agent's order or the fused order")
+    p.add_argument("--more", type=int, default=0, metavar="N",
+                   help="list N rows of the fused list below the agent's page")
+    add_ranking_flag(p)
     p.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                    help="use a fresh copy of the demo store")
 
@@ -42,7 +47,10 @@ def cmd_gui(args: argparse.Namespace) -> int:
 def cmd_screenshot(args: argparse.Namespace) -> int:
     from memhtml_desktop.ui.screenshot import take_screenshot
 
-    return take_screenshot(settings_from(args), args)
+    settings = settings_from(args)
+    if getattr(args, "ranking", None):
+        settings = settings.with_(ranking=args.ranking)  # a profile's name (the window's `ranking` setting)
+    return take_screenshot(settings, args)
 
 
 COMMANDS = {

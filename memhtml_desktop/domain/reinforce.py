@@ -101,3 +101,29 @@ def _clamp(x: float) -> float:
 def targets(paths: Iterable[str]) -> list[str]:
     """The paths to reinforce: first occurrence order, repeats and empty strings removed."""
     return [p for p in dict.fromkeys(paths) if p]
+
+
+def replace_outcome(score: float, count: int, previous: float, value: float,
+                    alpha: float = OUTCOME_EWMA_ALPHA) -> tuple[float, int]:
+    """`(score, reinforcement_count)` had `previous` never been sent and `value` sent instead.
+
+    A person's second click within the signal cooldown replaces the first (a misclick is taken
+    back; a neutral `value` withdraws it). The EWMA step is undone exactly: `previous` moved the
+    score from `s0` to `s0 * (1 - alpha) + previous * alpha` (never clamped, since |s0| and
+    |previous| are at most 1). A row made by that very signal (count 1, score == previous) had no
+    score before it, and one whose count was 0 before had the default 0.0. A `previous` of 0 means
+    the first click was already withdrawn: the score is the one before it.
+    """
+    if not all(math.isfinite(x) for x in (score, previous, value)):
+        raise ValueError("scores and signal values must be finite")
+    if is_reinforcing(previous):
+        base_count = max(0, count - 1)
+        if base_count == 0:
+            base: float | None = None if score == previous else 0.0
+        else:
+            base = (score - previous * alpha) / (1 - alpha)
+    else:
+        base_count, base = count, score
+    if not is_reinforcing(value):
+        return (0.0 if base is None else _clamp(base)), base_count
+    return next_outcome(None if base is None else _clamp(base), value, alpha), base_count + 1

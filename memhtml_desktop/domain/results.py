@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from memhtml_desktop.domain.types import Hit, Scope
+
 #: How many example paths a Health carries per list (the counts are exact).
 SAMPLE = 20
 
@@ -150,6 +152,56 @@ class Health:
     @property
     def in_step(self) -> bool:
         return not self.unindexed and not self.orphans
+
+
+#: Matching memories are counted up to this many; past it the count says "10,000+".
+MATCH_COUNT_CAP = 10_000
+
+
+@dataclass(frozen=True)
+class FusedPool:
+    """The fused list a search drew its page from, deeper than the page (see index/pool.py).
+
+    `entries` are hits in FUSED order (`position` is the fused position, nothing moved them): the
+    first `depth` of every candidate the arms' windows returned. `page` holds the paths on the
+    agent's page, in the agent's order (after polarity and MMR); `pool_size` is how many of the
+    fused list those steps chose from. `more` says the arms returned candidates past `entries`.
+    `matches` counts in-scope memories holding the query's words in the form the lexical arm bound
+    (None without words; `matches_capped` when it stopped at MATCH_COUNT_CAP); `in_scope` counts
+    every memory the scope admits (what recency and salience rank).
+    """
+
+    query: str
+    scope: Scope
+    limit: int
+    pool_size: int
+    entries: tuple[Hit, ...]
+    page: tuple[str, ...]
+    more: bool
+    fts_form: str | None
+    matches: int | None
+    matches_capped: bool
+    in_scope: int
+
+    @property
+    def no_word_matched(self) -> bool:
+        """The query has words and no memory in scope holds them."""
+        return self.matches == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "scope": self.scope.to_json(),
+            "limit": self.limit,
+            "pool_size": self.pool_size,
+            "entries": [h.to_json() for h in self.entries],
+            "page": list(self.page),
+            "more": self.more,
+            "fts_form": self.fts_form,
+            "matches": self.matches,
+            "matches_capped": self.matches_capped,
+            "in_scope": self.in_scope,
+        }
 
 
 @dataclass(frozen=True)

@@ -109,3 +109,39 @@ def filter_counts(conn: apsw.Connection, query: str, scope: Scope) -> FilterCoun
                 f"SELECT count(*) FROM ({base}) c JOIN files f ON f.path = c.path WHERE f.archived = 1", params
             ).fetchone()[0]
     return counts
+
+
+def counts_over(conn: apsw.Connection, paths: list[str] | tuple[str, ...]) -> FilterCounts:
+    """The same counts over exactly `paths` (the hits a list shows): nothing relaxed, nothing matched.
+
+    "How many of these hits are runbooks" is a different question from "how many runbooks could a
+    search in this scope return" (filter_counts with no words); the filters pane shows both.
+    """
+    counts = FilterCounts()
+    paths = tuple(dict.fromkeys(paths))
+    if not paths:
+        return counts
+    cand = "WITH cand AS (SELECT value AS path FROM carray(?1)) "
+    bound = (apsw.carray(paths),)
+    with conn:
+        counts.query_matches = len(paths)
+        counts.types = {str(t): int(n) for t, n in conn.execute(
+            cand + "SELECT f.memory_type, count(*) FROM cand JOIN files f ON f.path = cand.path "
+            "GROUP BY f.memory_type", bound)}
+        counts.workspaces = {str(w): int(n) for w, n in conn.execute(
+            cand + "SELECT f.workspace, count(*) FROM cand JOIN files f ON f.path = cand.path "
+            "WHERE f.workspace IS NOT NULL GROUP BY f.workspace", bound)}
+        counts.tags = {str(t): int(n) for t, n in conn.execute(
+            cand + "SELECT t.tag, count(DISTINCT cand.path) FROM cand JOIN file_tags t ON t.path = cand.path "
+            "GROUP BY t.tag", bound)}
+        counts.entities = {str(e): int(n) for e, n in conn.execute(
+            cand + "SELECT e.entity_type || ':' || e.entity_name AS ref, count(DISTINCT cand.path) FROM cand "
+            "JOIN file_entities e ON e.path = cand.path GROUP BY ref", bound)}
+        for name, value, n in conn.execute(
+                cand + "SELECT ff.name, ff.value, count(DISTINCT cand.path) FROM cand "
+                "JOIN file_facets ff ON ff.path = cand.path GROUP BY ff.name, ff.value", bound):
+            counts.facets.setdefault(str(name), {})[str(value)] = int(n)
+        counts.archived = int(conn.execute(
+            cand + "SELECT count(*) FROM cand JOIN files f ON f.path = cand.path WHERE f.archived = 1",
+            bound).fetchone()[0])
+    return counts

@@ -33,7 +33,7 @@ from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.html.project import Projection, project
 from memhtml_desktop.html.project import blob_sha_of as blob_sha  # git's blob id: the change key
 from memhtml_desktop.index import writer
-from memhtml_desktop.index.db import iso_z, utc_now
+from memhtml_desktop.index.db import iso_z, utc_now, writing
 from memhtml_desktop.index.scanner import DiskFile, Skipped, read_bytes, stat_one, walk_store
 from memhtml_desktop.index.vectors import encode_vec
 
@@ -163,6 +163,11 @@ def _shared_pool() -> ProcessPoolExecutor:
 
 PARSE_NICENESS = 10
 
+MAX_CHUNK_FILES = 16
+"""Files per task sent to a parse process. A task's result comes back as one pickle that the
+pool's manager thread unpickles in one call, holding the GIL: 62 files (a 500-file batch on two
+cores) held it 15-61 ms on a loaded machine while a window was open; 16 keep it to a quarter."""
+
 
 def _lower_priority() -> None:
     """In each parse worker: yield the CPU to interactive work (the window's GUI thread).
@@ -201,7 +206,7 @@ def parse_pool(root: Path, total: int, known: dict[str, str] | None = None):
 
     def submit(disks: Sequence[DiskFile], at: str) -> list:
         jobs = [(d, known.get(d.path)) for d in disks]
-        size = max(8, len(jobs) // (_workers() * 4))
+        size = max(8, min(MAX_CHUNK_FILES, len(jobs) // (_workers() * 4)))
         return [pool.submit(_parse_chunk, str(root), jobs[i : i + size], at) for i in range(0, len(jobs), size)]
 
     def parse_batch(disks: Sequence[DiskFile], at: str) -> list[_Parsed]:
@@ -293,7 +298,7 @@ class Indexer:
         vanished = sorted(indexed - set(on_disk))
         self._apply(candidates, vanished, (), report, progress, cancelled, force=rebuild)
         if rebuild and not report.cancelled:
-            with self.conn:
+            with writing(self.conn):
                 self.conn.execute("INSERT INTO files_fts (files_fts) VALUES ('rebuild')")
         if not report.cancelled:
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
@@ -368,7 +373,7 @@ class Indexer:
                 log.warning("embedding stopped after %d chunks: %s", done, self.embed_error)
                 break
             at = iso_z(self.clock())
-            with self.conn:
+            with writing(self.conn):
                 self.conn.executemany(
                     "INSERT INTO embeddings (chunk_id, model, dim, vec, created_at) VALUES (?, ?, ?, ?, ?) "
                     "ON CONFLICT(chunk_id) DO UPDATE SET model = excluded.model, dim = excluded.dim, "
@@ -436,7 +441,7 @@ class Indexer:
                 if prefetch is not None and number + 1 < len(batches):
                     prefetch(batches[number + 1], at)
                 start = number * self.batch_files
-                with self.conn:
+                with writing(self.conn):  # not `with conn:`: its commit holds the GIL (db.writing)
                     for item in parsed:
                         self._write_one(item, known, pending_vanished, moved_from, by_hash, report, at)
                     self._bump_version()
@@ -446,7 +451,7 @@ class Indexer:
         if pending_vanished:
             # A deleted memory's state.access row is left alone: it is not the index's to drop,
             # and memhtml's doctor reports orphans for a human to decide.
-            with self.conn:
+            with writing(self.conn):
                 for path in sorted(pending_vanished):
                     writer.forget_path(self.conn, path)
                     report.removed += 1
@@ -537,7 +542,7 @@ class Indexer:
 
     def _finish(self, report: IndexReport, *, rebuilt: bool, scanned: bool = False) -> None:
         at = iso_z(self.clock())
-        with self.conn:
+        with writing(self.conn):
             self.conn.execute(
                 "UPDATE index_state SET store_root = ?, embed_model = ?, embed_dim = ?, updated_at = ?, "
                 "rebuilt_at = CASE WHEN ? THEN ? ELSE rebuilt_at END, "

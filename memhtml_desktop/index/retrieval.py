@@ -105,7 +105,9 @@ class Retriever:
         *,
         limit: int = DEFAULT_SEARCH_LIMIT,
         ranking: RankingProfile | None = None,
+        keep: list | None = None,
     ) -> SearchResult:
+        """`keep`: a list the candidate Pool is appended to (index/pool.py lists it without fusing again)."""
         started = time.perf_counter()
         query, cut = bounded_query(query)
         scope = scope or Scope()
@@ -114,6 +116,8 @@ class Retriever:
         with self.conn:  # one read transaction: every statement sees the same snapshot
             pool = self._candidates(query, scope, limit, profile)
             pool.degraded_reasons = (cut, *pool.degraded_reasons) if cut else pool.degraded_reasons
+            if keep is not None:
+                keep.append(pool)
             hits, summary = self._hits(pool)
             matches = MatchCount(pool.fts_form)
             if pool.scope_sql is not None and limit > 0:

@@ -328,6 +328,60 @@ def lost(paths: Sequence[str], signal: str, reason: str) -> ReinforceResult:
     )
 
 
+def replace_signal(
+    conn: apsw.Connection,
+    path: str,
+    previous: str,
+    signal: str,
+    at: str | _dt.datetime,
+    *,
+    cooldown_s: int = REINFORCE_COOLDOWN_S,
+    retries: int = BUSY_RETRIES,
+) -> ReinforceResult:
+    """Within the signal cooldown, replace the signal `previous` on `path` by `signal` (a misclick
+    taken back; `neutral` withdraws it). The read count never moves.
+
+    The arithmetic is `domain.reinforce.replace_outcome`. The row is read, the new values computed,
+    and the UPDATE is guarded on the very values read (and on the cooldown still running), so the
+    decision is still the writing statement's `RETURNING`: a concurrent memhtml signal in between
+    fails the guard and nothing is replaced (`signal_cooled`). Past the cooldown nothing is
+    replaced either: the caller sends a new signal instead.
+    """
+    old, new = signal_value(previous), signal_value(signal)
+    at_text = normalize_at(at)
+    mode = state_mode(conn)
+    if mode != "rw":
+        return ReinforceResult(signal=signal, cooled_down=(path,), signal_cooled=(path,),
+                               refused=REFUSED_NO_STATE if mode is None
+                               else (getattr(conn, "state_note", None) or REFUSED_READ_ONLY))
+
+    def work() -> bool:
+        row = conn.execute(
+            "SELECT outcome_score, reinforcement_count, last_reinforced_at FROM state.access WHERE path = ?1 "
+            "AND last_reinforced_at IS NOT NULL AND last_reinforced_at <> '' "
+            "AND unixepoch(?2) - unixepoch(last_reinforced_at) BETWEEN 0 AND ?3 - 1",
+            (path, at_text, cooldown_s)).fetchone()
+        if row is None:
+            return False
+        score, count, stamp = float(row[0]), int(row[1]), row[2]
+        if twin.is_reinforcing(old) and count < 1:
+            return False
+        new_score, new_count = twin.replace_outcome(score, count, old, new)
+        done = conn.execute(
+            "UPDATE state.access SET outcome_score = ?1, reinforcement_count = ?2, updated_at = ?3 "
+            "WHERE path = ?4 AND outcome_score = ?5 AND reinforcement_count = ?6 AND last_reinforced_at = ?7 "
+            "RETURNING path", (new_score, new_count, at_text, path, score, count, stamp)).fetchall()
+        return bool(done)
+
+    replaced = write_with_retry(conn, work, what="replace signal", retries=retries)
+    return ReinforceResult(
+        signal=signal,
+        cooled_down=(path,),
+        signal_applied=(path,) if replaced else (),
+        signal_cooled=() if replaced else (path,),
+    )
+
+
 # --------------------------------------------------------------------------------------------------
 # Reading
 

@@ -27,7 +27,16 @@ import apsw
 from memhtml_desktop.domain.embedder import Embedder
 from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
-from memhtml_desktop.domain.results import FilterCounts, Health, ImportReport, ListPage, MemoryRef, Problem, WhyNot
+from memhtml_desktop.domain.results import (
+    FilterCounts,
+    FusedPool,
+    Health,
+    ImportReport,
+    ListPage,
+    MemoryRef,
+    Problem,
+    WhyNot,
+)
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.index import db as dbmod
 from memhtml_desktop.index import writelock
@@ -52,6 +61,35 @@ REFRESH_BUSY_MS = 1000
 UNWRITABLE = dbmod.UNWRITABLE
 # The index file could not be opened or migrated at all (an environment failure, said as is).
 IndexUnavailable = dbmod.IndexError_
+
+
+LAZY_MODULES = (
+    "memhtml_desktop.index.explain",
+    "memhtml_desktop.index.facets",
+    "memhtml_desktop.index.health",
+    "memhtml_desktop.index.listing",
+    "memhtml_desktop.index.pool",
+    "memhtml_desktop.index.reader",
+    "memhtml_desktop.index.scanner",
+    "memhtml_desktop.index.sidecar",
+    "memhtml_desktop.index.state",
+    "memhtml_desktop.index.versions",
+)
+"""The modules the Store's methods import on first use (a headless command loads only its own)."""
+
+
+def preload_modules() -> None:
+    """Import LAZY_MODULES now, for a long-lived process with threads (the window).
+
+    A first import on a worker thread holds the GIL while it runs the module, and while it
+    COMPILES it when there is no bytecode cache (a checkout run with PYTHONDONTWRITEBYTECODE, as in
+    CI): 20-70 ms per module measured with the window open while a store was indexed, during which
+    the GUI thread could not run. Called once before the window shows.
+    """
+    import importlib
+
+    for name in LAZY_MODULES:
+        importlib.import_module(name)
 
 
 def safe_store_path(path: str) -> str:
@@ -353,6 +391,21 @@ class Store:
         except UNWRITABLE as exc:
             return lost(targets, signal, f"state.db could not be written ({exc}; is the disk full?)")
 
+    def replace_signal(self, path: str, previous: str, signal: str) -> ReinforceResult:
+        """Within the signal cooldown, `signal` replaces the `previous` one on `path` (see index/state.py)."""
+        from memhtml_desktop.index.state import StateBusy, lost, replace_signal
+
+        target = safe_store_path(path)
+        at = dbmod.iso_z(self.clock())
+        try:
+            return replace_signal(self.reader(), target, previous, signal, at)
+        except StateBusy as exc:
+            return lost([target], signal, str(exc))
+        except apsw.FullError as exc:
+            return lost([target], signal, f"the disk holding state.db is full ({exc})")
+        except UNWRITABLE as exc:
+            return lost([target], signal, f"state.db could not be written ({exc}; is the disk full?)")
+
     def read(self, path: str, *, bump: bool = True) -> MemoryDetail:
         """One memory in full; with `bump` this is a read (salience moves once, cooldown respected)."""
         return self.read_with_bytes(path, bump=bump)[0]
@@ -408,6 +461,44 @@ class Store:
         from memhtml_desktop.index.facets import filter_counts
 
         return self._recovering(lambda: filter_counts(self.reader(), query, scope or Scope()))
+
+    def counts_of(self, paths) -> FilterCounts:
+        """The same counts over exactly `paths` (the hits a list shows; see index/facets.py)."""
+        from memhtml_desktop.index.facets import counts_over
+
+        return self._recovering(lambda: counts_over(self.reader(), tuple(paths)))
+
+    def pool(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        limit: int = 10,
+        depth: int = 30,
+        ranking: RankingProfile | None = None,
+    ) -> FusedPool:
+        """The fused list a search page of `limit` is drawn from, `depth` deep, with its totals."""
+        from memhtml_desktop.index.pool import fused_pool
+
+        return self._recovering(
+            lambda: fused_pool(self.retriever(), query, scope, limit=limit, depth=depth, ranking=ranking)
+        )
+
+    def search_with_pool(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        limit: int = 10,
+        depth: int = 30,
+        ranking: RankingProfile | None = None,
+    ) -> tuple[SearchResult, FusedPool]:
+        """`search` and `pool` from one run of the pipeline (the window's search job)."""
+        from memhtml_desktop.index.pool import search_with_pool
+
+        return self._recovering(
+            lambda: search_with_pool(self.retriever(), query, scope, limit=limit, depth=depth, ranking=ranking)
+        )
 
     def find_memories(self, text: str, *, limit: int = 20) -> list[MemoryRef]:
         """Memories whose title or path holds `text` (choosing one by name)."""

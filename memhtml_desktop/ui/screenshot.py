@@ -73,12 +73,22 @@ def take_screenshot(settings: Settings, args: Any) -> int:
         import_sidecar(store)
     store.index()
     window = MainWindow(store, settings, qsettings=qsettings)
+    window.results.table.budgeted = False  # a picture wants every cell drawn in the one paint it grabs
     try:
         window.resize(*size)
         window.show()
         window.wait_idle()
         window.set_query(getattr(args, "query", "") or "")
         window.wait_idle()
+        if getattr(args, "order", "agent") == "fused":
+            window.results.set_order("fused")
+            window.wait_idle()
+        more = max(0, int(getattr(args, "more", 0) or 0))
+        while more > 0 and window.results.model.result() is not None:
+            before = window.results.model.rowCount()
+            window.controllers["results"].show_more()
+            window.wait_idle()
+            more -= max(1, window.results.model.rowCount() - before)
         path = getattr(args, "open", None)
         result = window.results.model.result()
         if not path and view in ("results", "reader", "correct", "timeline") and result is not None and result.hits:

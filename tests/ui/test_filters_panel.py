@@ -40,12 +40,13 @@ def test_the_filters_model_passes_the_model_tester_and_shows_counts(qtbot, qtmod
     qtbot.addWidget(panel)
     qtmodeltester.check(panel.model)
     panel.set_universe(store.counts("", Scope()))
+    assert panel.model.item_for("facet", "Owner=alice").toolTip() == "Owner = alice"
     panel.set_counts(store.counts("drain the vip", Scope()))
     qtmodeltester.check(panel.model)
     model = panel.model
     assert model.count("type", "procedural") == 1 and model.count("type", "semantic") == 0
     assert model.item_for("type", "semantic") is not None  # zero, greyed, still there
-    assert model.item_for("facet", "Owner=alice").text() == "Owner = alice"
+    assert model.item_for("facet", "Owner=alice").text() == "alice"  # under the "Owner" row
     assert "Include archived" in panel.archived.text()
     panel.set_scope(Scope.build(facets=["Owner=alice"]))
     assert model.item_for("facet", "Owner=alice").checkState() == Qt.CheckState.Checked

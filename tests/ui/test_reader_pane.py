@@ -165,7 +165,11 @@ def test_buttons_send_reinforce_and_why(pane, qtbot):
     assert down.args == [PATH, "negative"]
     assert why.args == [PATH]
     pane.show_reinforce(ReinforceResult("positive", signal_applied=(PATH,)))
-    assert pane.note_label.text() == "Recorded as helpful."
+    assert pane.note_label.text().startswith("Recorded as helpful.")
+    pane.show_reinforce(ReinforceResult("negative", signal_applied=(PATH,)), previous="positive")
+    assert pane.note_label.text().startswith("Recorded as not helpful, replacing “helpful”")
+    pane.show_reinforce(ReinforceResult("neutral", signal_applied=(PATH,)), previous="negative")
+    assert pane.note_label.text() == "“not helpful” withdrawn."
     pane.show_reinforce(ReinforceResult("negative", signal_cooled=(PATH,)))
     assert "cooldown" in pane.note_label.text()
 

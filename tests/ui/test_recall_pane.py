@@ -71,7 +71,7 @@ def test_three_tiers_with_badges_costs_and_reasons(pane, qtmodeltester):
     qtmodeltester.check(model)
     qtmodeltester.check(pane.arcs_box.model)
     tiers = [model.index(r, RecallModel.TIER).data() for r in range(model.rowCount())]
-    assert tiers == ["QUOTE", "LINE", "INDEX", "QUOTE", "INDEX", "INDEX"]
+    assert tiers == ["QUOTE", "DISCLOSURE", "INDEX", "QUOTE", "INDEX", "INDEX"]
     assert [model.index(r, RecallModel.RANK).data() for r in range(6)] == ["1", "2", "3", "4", "5", "6"]
     reasons = [model.index(r, RecallModel.REASON).data() for r in range(6)]
     assert reasons == ["fits", "over budget: claim only", "over budget: index line", "fits",
@@ -99,7 +99,7 @@ def test_meter_agrees_with_the_pack(pane):
     assert pane.arcs_box.meter.budget == ARC_BODY_BUDGET
     assert pane.arcs_box.meter_label.text() == f"26 / {ARC_BODY_BUDGET:,} chars"
     ledger = pane.ledger_label.text()
-    assert "spent 316" in ledger and "3 quote · 1 line · 3 index" in ledger and "truncated" in ledger
+    assert "spent 316" in ledger and "3 quote · 1 disclosure · 3 index" in ledger and "truncated" in ledger
 
 
 def test_tier_badges_are_drawn(pane, qtbot):
@@ -231,4 +231,4 @@ def test_a_real_pack_from_a_store(pane, tmp_path, qtmodeltester):
     assert model.rowCount() == len(pack.memories.items) > 0
     assert meter.spent == pack.memories.spent == sum(i.chars for i in pack.memories.items) <= 200
     shown = {model.index(r, RecallModel.TIER).data() for r in range(model.rowCount())}
-    assert shown <= {"QUOTE", "LINE", "INDEX"} and len(shown) >= 2  # 200 chars cannot quote them all
+    assert shown <= {"QUOTE", "DISCLOSURE", "INDEX"} and len(shown) >= 2  # 200 chars cannot quote them all

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 
 from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.results.delegates import highlight_spans, runs, snippet_window
 from memhtml_desktop.ui.results.results_model import (
     ARM_NAMES,
@@ -62,7 +64,7 @@ def test_cells_and_roles_explain_every_hit(result):
     assert model.terms() == ("drain", "vip"), "function words are not highlighted"
 
 
-def test_headers_name_colour_and_explain_each_arm(result):
+def test_headers_name_colour_and_explain_each_arm(qapp, result):
     model = ResultsModel()
     model.set_result(result)
     for offset, arm in enumerate(ARM_NAMES):
@@ -70,8 +72,10 @@ def test_headers_name_colour_and_explain_each_arm(result):
         tip = model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
         assert "weight" in tip
         brush = model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.ForegroundRole)
-        assert brush.color().name().lower() == {"fts": "#0072b2", "vector": "#cc79a7", "recency": "#009e73",
-                                                "salience": "#e69f00"}[arm]
+        # the arm's hue, at a lightness that reads as text on the window (issue 14: 4.5:1)
+        expected = QColor({"fts": "#0072b2", "vector": "#cc79a7", "recency": "#009e73", "salience": "#e69f00"}[arm])
+        assert abs(brush.color().hslHue() - expected.hslHue()) <= 2
+        assert palette.contrast(brush.color(), palette.window_color()) >= 4.5
 
 
 def test_moved_hits_say_so(result):

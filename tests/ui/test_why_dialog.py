@@ -75,9 +75,9 @@ def test_open_and_ask_about_another_path(dialog, qtbot):
     with qtbot.waitSignal(dialog.open_requested, timeout=1000) as blocker:
         dialog.open_button.click()
     assert blocker.args == ["areas/oncall/rollback-order.html"]
-    dialog.other_path.setText("  areas/x/self.html ")
+    dialog.memory_field.setText("  areas/x/self.html ")
     with qtbot.waitSignal(dialog.why_requested, timeout=1000) as blocker:
-        dialog.other_button.click()
+        dialog.ask_button.click()
     assert blocker.args == ["areas/x/self.html"]
 
 

@@ -378,8 +378,8 @@ def test_keyboard_and_accessible_names(qtbot, win, repo):
     # The Menu key on the current result opens the same context menu as a right click.
     win.results.set_current_row(win.results.model.row_of(DELAY))
     win.results._menu = None
-    QApplication.sendEvent(win.results.table.viewport(), QContextMenuEvent(
-        QContextMenuEvent.Reason.Keyboard, QPoint(-1, -1), QPoint(-1, -1)))
+    win.results.table.setFocus()
+    qtbot.keyClick(win.results.table, Qt.Key.Key_Menu)
     assert win.results._menu is not None
     assert any("Expect this memory" in a.text() for a in win.results._menu.actions())
     win.results._menu.close()

@@ -218,3 +218,42 @@ def test_a_typed_job_runs_its_handlers_and_announces_its_change(qtbot, store):
     assert order == ["success", "changed"] and changes == [StoreChange(state=frozenset({INFRA}))]
     assert errors and "nowhere" in errors[0]
     runner.shutdown()
+
+
+def test_the_idle_collector_waits_for_a_quiet_window_then_collects_and_freezes(qtbot):
+    """Issue 14: full collections happen when nobody waits (a full pass held the GIL 260 ms mid-burst)."""
+    import gc
+    import threading
+
+    from memhtml_desktop.ui.shell import idle_gc
+    from memhtml_desktop.ui.shell.idle_gc import IdleCollector
+
+    class Driver:
+        def __init__(self) -> None:
+            self.waiting = False
+
+        def pending(self) -> bool:
+            return self.waiting
+
+    runner, driver = workers.Runner(), Driver()
+    collector = IdleCollector(runner, driver)
+    collector.timer.stop()
+    collector._busy_at -= idle_gc.QUIET_S + 1
+    release = threading.Event()
+    runner.submit("hold", lambda c, p: release.wait(10))
+    assert not collector.maybe_collect()  # a job runs
+    release.set()
+    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=5000)
+    assert not collector.maybe_collect()  # it just finished: not quiet yet
+    collector._busy_at -= idle_gc.QUIET_S + 1
+    driver.waiting = True
+    assert not collector.maybe_collect()  # a search waits for its debounce
+    driver.waiting = False
+    frozen = gc.get_freeze_count()
+    garbage = [[] for _ in range(1000)]
+    for a, b in zip(garbage, garbage[1:]):
+        a.append(b), b.append(a)  # cycles only the collector frees
+    del garbage, a, b
+    assert collector.maybe_collect() and collector.collections == 1
+    assert gc.get_freeze_count() >= frozen
+    runner.shutdown()

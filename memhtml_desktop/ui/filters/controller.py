@@ -1,9 +1,12 @@
-"""The filters pane's wiring: counts after every search, the store's values after every change.
+"""The filters pane's wiring: the two counts after every search, the store's values after a change.
 
-The counts run after the search, not beside it: on a large store they cost several times a
-search, and the search is what a person waits for. A newer search replaces the whole chain (the
-runner drops a replaced job's answer). The store's own values (empty query, empty scope) fix the
-order of the rows; they are reloaded once after the store changed.
+"In scope" counts (`CountsJob("", scope)`) depend on the scope and the store, never on the words,
+so they run when the scope changed, not on every keystroke; with the empty scope they are the
+store's own values too (which fix the order of the rows). They cost a pass over every memory in
+scope (about a second of a worker's time at 20,000 memories), so after the store changed they wait
+until it has been quiet for RECOUNT_QUIET_MS: a burst of edits is counted once, after it. "On page" counts
+(`ListedCountsJob(paths)`) follow every answer: they are cheap, over ten paths or so. Both run
+after the search, not beside it: the search is what a person waits for.
 """
 
 from __future__ import annotations
@@ -11,15 +14,18 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 
 from memhtml_desktop.ui.filters.filters_panel import FiltersPanel
 from memhtml_desktop.ui.session.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
-from memhtml_desktop.ui.session.jobs import CountsJob, UniverseJob
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.ui.session.jobs import CountsJob, ListedCountsJob, UniverseJob
 
 log = logging.getLogger(__name__)
+
+RECOUNT_QUIET_MS = 1500
 
 
 class FiltersController(QObject):
@@ -27,6 +33,11 @@ class FiltersController(QObject):
         super().__init__(panel)
         self.ctx, self.driver, self.panel = ctx, driver, panel
         self.universe_stale = True
+        self.counted: Any = None  # the scope the in-scope counts shown were made for (None: stale)
+        self.quiet = QTimer(self)  # runs while the store is changing: counts wait for it
+        self.quiet.setSingleShot(True)
+        self.quiet.setInterval(RECOUNT_QUIET_MS)
+        self.quiet.timeout.connect(self._recount)
         panel.filter_toggled.connect(self._toggle)
         panel.include_archived_toggled.connect(lambda on: self._toggle("archived", "", on))
         ctx.session.on("scope", panel.set_scope)
@@ -40,13 +51,34 @@ class FiltersController(QObject):
             self.ctx.status(str(exc), 8000)
 
     def _searched(self, result: Any) -> None:
-        if self.driver.counts_wanted:
-            job = CountsJob(result.query, result.scope).success(self._counted)
-            self.ctx.runner.run(job.failure(lambda msg: log.warning("filter counts failed: %s", msg)))
+        listed = ListedCountsJob(tuple(h.path for h in result.hits)).success(self.panel.set_listed)
+        self.ctx.runner.run(listed.failure(lambda msg: log.warning("page counts failed: %s", msg)))
+        if not self.driver.counts_wanted:
+            if self.universe_stale:
+                self._load_universe()
+            return
+        if self.counted != result.scope and not self.quiet.isActive():
+            self._count(result.scope)
+        elif self.universe_stale and not self.quiet.isActive():
+            self._load_universe()
+
+    def _count(self, scope: Scope) -> None:
+        job = CountsJob("", scope).success(lambda counts, s=scope: self._counted(counts, s))
+        self.ctx.runner.run(job.failure(lambda msg: log.warning("filter counts failed: %s", msg)))
+
+    def _recount(self) -> None:
+        """The store has been quiet: count what it holds now (once for a whole burst)."""
+        result = self.driver.result
+        if result is not None and self.counted != result.scope:
+            self._count(result.scope)
         elif self.universe_stale:
             self._load_universe()
 
-    def _counted(self, counts: Any) -> None:
+    def _counted(self, counts: Any, scope: Scope) -> None:
+        self.counted = scope
+        if scope == Scope() and self.universe_stale:
+            self.universe_stale = False
+            self.panel.set_universe(counts)  # the empty scope's counts ARE the store's values
         self.panel.set_counts(counts)
         if self.universe_stale:
             self._load_universe()
@@ -57,5 +89,9 @@ class FiltersController(QObject):
         self.ctx.runner.run(job.failure(lambda msg: log.warning("filter values failed: %s", msg)))
 
     def _store_changed(self, change: StoreChange) -> None:
-        if change.content:
-            self.universe_stale = True
+        if change.reopened:
+            self.quiet.stop()  # another store: count it at once
+            self.universe_stale, self.counted = True, None
+        elif change.content:
+            self.universe_stale, self.counted = True, None
+            self.quiet.start()

@@ -1,8 +1,17 @@
-"""The filters pane's model: sections of checkable filter values with their counts.
+"""The filters pane's model: sections of checkable filter values with two counts each.
 
-Values come from two `FilterCounts`: the store's (empty query, empty scope: every value that
-exists, which fixes the order of the rows so they do not jump while typing) and the current
-query's (the counts shown). A value the current query does not reach shows 0, greyed, not hidden.
+Values come from the store's `FilterCounts` (empty query, empty scope: every value that exists,
+which fixes the order of the rows so they do not jump while typing). Two numbers stand beside
+each value, and they describe the two sets a person compares:
+
+- "in scope": the memories the current scope admits that carry the value, counted with the
+  value's own axis relaxed (values under one name broaden). The list is drawn from these: recency
+  and salience rank every one of them, so ticking a value with N gives hits exactly when N > 0.
+  A value at 0 is greyed and cannot be ticked: it could only empty the list.
+- "on page": how many of the hits listed now carry it.
+
+The query's words do not change "in scope" (they change the ranking, not what may be ranked); how
+many memories hold the words is said above the list ("10 of 1,284 matching").
 """
 
 from __future__ import annotations
@@ -25,8 +34,13 @@ STEP_ROWS = 60
 """Caps on listed values (the most common first; a selected value is always listed). A store of
 thousands of memories has hundreds of tags and facet values: listing them all would bury the
 panel and cost the GUI thread a rebuild it cannot afford while typing."""
-NOTE = ("Values under one name broaden (any of them); different names narrow (all must hold). "
-        "Counts: memories whose words match the query (all of them, when it has none).")
+NOTE = "Numbers: hits in the list \u00b7 memories in scope (what ticking narrows to)."
+NOTE_HELP = ("Values under one name broaden (any of them); different names narrow (all must hold).\n"
+             "First number: hits in the list now that carry the value.\n"
+             "Second: memories in scope that carry it, the set the list is drawn from (recency and "
+             "salience rank every one of them), counted with the value's own axis relaxed. Ticking a "
+             "value narrows the list to those; a value at 0 cannot be ticked, it could only empty the list.")
+PAGE, SCOPE = 1, 2
 
 
 def _axis_counts(counts: Any, axis: str) -> dict:
@@ -34,6 +48,20 @@ def _axis_counts(counts: Any, axis: str) -> dict:
         return {}
     return {"type": counts.types, "workspace": counts.workspaces, "tag": counts.tags,
             "entity": counts.entities, "facet": counts.facets}[axis]
+
+
+def _flatten(counts: Any) -> dict[tuple[str, str], int]:
+    """`FilterCounts` as one dict keyed like the rows, `("facet", "name=value")` for a facet value."""
+    flat: dict[tuple[str, str], int] = {}
+    if counts is None:
+        return flat
+    for axis in ("type", "workspace", "tag", "entity"):
+        for value, n in _axis_counts(counts, axis).items():
+            flat[(axis, value)] = int(n)
+    for name, values in counts.facets.items():
+        for value, n in values.items():
+            flat[("facet", f"{name}={value}")] = int(n)
+    return flat
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -48,14 +76,22 @@ class FiltersModel(QStandardItemModel):
     toggled = Signal(str, str, bool)
 
     def __init__(self, parent=None) -> None:
-        super().__init__(0, 2, parent)
+        super().__init__(0, 3, parent)
+        self.setHorizontalHeaderLabels(["Value", "list", "scope"])
+        self.setHeaderData(PAGE, Qt.Orientation.Horizontal, "Hits in the list now that carry the value",
+                           Qt.ItemDataRole.ToolTipRole)
+        self.setHeaderData(SCOPE, Qt.Orientation.Horizontal,
+                           "Memories in scope that carry it: what the list is drawn from", Qt.ItemDataRole.ToolTipRole)
         self._universe: Any = None
         self._counts: Any = None
+        self._listed: Any = None
+        self._flat_counts: dict[tuple[str, str], int] = {}  # (axis, value) -> n: one lookup per row
+        self._flat_listed: dict[tuple[str, str], int] = {}
         self._scope = Scope()
         self._values_memo: dict[tuple, tuple[Any, list[str]]] = {}
-        self._rows: dict[tuple[str, str], tuple[QStandardItem, QStandardItem]] = {}
-        self._groups: dict[str, tuple[QStandardItem, QStandardItem, list[str]]] = {}
-        self._shown: dict[Any, int] = {}  # the count each row shows now
+        self._rows: dict[tuple[str, str], tuple[QStandardItem, QStandardItem, QStandardItem]] = {}
+        self._groups: dict[str, tuple[QStandardItem, QStandardItem, QStandardItem, list[str]]] = {}
+        self._shown: dict[Any, tuple[int, int, bool]] = {}  # (on page, in scope, can tick) each row shows now
         self._checked: dict[tuple[str, str], bool] = {}
         self._queue: list[tuple[Any, QStandardItem, QStandardItem, int]] = []
         self._pace = QTimer(self)
@@ -76,11 +112,19 @@ class FiltersModel(QStandardItemModel):
             self._refresh()
 
     def set_counts(self, counts: Any) -> None:
+        """The in-scope counts (`Store.counts("", scope)`)."""
         self._counts = counts
+        self._flat_counts = _flatten(counts)
         if self._universe is None and any(key not in self._rows for key in self._wanted_keys()):
             self._rebuild()
         else:
             self._refresh()
+
+    def set_listed(self, counts: Any) -> None:
+        """The counts over the hits listed (`Store.counts_of(paths)`)."""
+        self._listed = counts
+        self._flat_listed = _flatten(counts)
+        self._refresh()
 
     def set_scope(self, scope: Scope) -> None:
         self._scope = scope
@@ -90,10 +134,17 @@ class FiltersModel(QStandardItemModel):
             self._refresh()
 
     def count(self, axis: str, value: str) -> int:
-        if axis == "facet":
-            name, val = split_facet(value)
-            return int(_axis_counts(self._counts, "facet").get(name, {}).get(val, 0))
-        return int(_axis_counts(self._counts, axis).get(value, 0))
+        """In scope: memories the scope admits with this value (its own axis relaxed)."""
+        return self._flat_counts.get((axis, value), 0)
+
+    def listed(self, axis: str, value: str) -> int:
+        """On the page: hits listed now with this value."""
+        return self._flat_listed.get((axis, value), 0)
+
+    def tickable(self, axis: str, value: str) -> bool:
+        """A value can be ticked when it is ticked already, counts are not known yet, or it has some."""
+        return self._counts is None or is_on(self._scope, axis, value) or self.count(axis, value) > 0
+
 
     def item_for(self, axis: str, value: str) -> QStandardItem | None:
         row = self._rows.get((axis, value))
@@ -161,11 +212,17 @@ class FiltersModel(QStandardItemModel):
         item.setCheckable(True)
         if axis == "type" and value == "task":
             item.setToolTip("Tasks are left out unless this is ticked.")
+        elif axis == "facet":
+            name, val = split_facet(value)
+            item.setToolTip(f"{name} = {val}")
+        listed = self._plain(key=(axis, value))
+        listed.setToolTip("Hits on the page now that carry this value")
+        listed.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         count = self._plain(key=(axis, value))
-        count.setToolTip("Memories in this scope whose words match the query (every memory when the query has no words)")
+        count.setToolTip("Memories in scope that carry this value: ticking it narrows the list to them")
         count.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self._rows[(axis, value)] = (item, count)
-        return [item, count]
+        self._rows[(axis, value)] = (item, listed, count)
+        return [item, listed, count]
 
     def _rebuild(self) -> None:
         self._updating = True
@@ -183,17 +240,20 @@ class FiltersModel(QStandardItemModel):
                     for name, members in self._facet_groups(values):
                         head = self._section(name, f"facet:{name}")
                         head.setFont(QFont())
+                        mid = self._plain(key="", section=f"facet:{name}")
                         tail = self._plain(key="", section=f"facet:{name}")
-                        tail.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                        for cell in (mid, tail):
+                            cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                         for value in members[: MAX_ROWS["facet"]]:
-                            head.appendRow(self._value_row(axis, value, f"{name} = {split_facet(value)[1]}"))
-                        section.appendRow([head, tail])
-                        self._groups[f"facet:{name}"] = (head, tail, members)
+                            # under its name's row the value alone says it (the tooltip has both)
+                            head.appendRow(self._value_row(axis, value, split_facet(value)[1]))
+                        section.appendRow([head, mid, tail])
+                        self._groups[f"facet:{name}"] = (head, mid, tail, members)
                         self.default_open[f"facet:{name}"] = len(members) > 1
                 else:
                     for value in values:
                         section.appendRow(self._value_row(axis, value, value))
-                self.appendRow([section, self._plain()])  # children first: one insert signal per section
+                self.appendRow([section, self._plain(), self._plain()])  # children first: one insert per section
             self._refresh(locked=True)
         finally:
             self._updating = False
@@ -216,7 +276,7 @@ class FiltersModel(QStandardItemModel):
         """
         self._updating = True
         try:
-            for key, (item, _) in self._rows.items():
+            for key, (item, _, _) in self._rows.items():
                 checked = is_on(self._scope, *key)
                 if self._checked.get(key) != checked:
                     self._checked[key] = checked
@@ -224,14 +284,14 @@ class FiltersModel(QStandardItemModel):
         finally:
             self._updating = locked
         queue = []
-        for key, (head, tail, members) in self._groups.items():
-            n = sum(self.count("facet", v) for v in members)
-            if self._shown.get(key) != n:
-                queue.append((key, head, tail, n))
-        for key, (item, count_item) in self._rows.items():
-            n = self.count(*key)
-            if self._shown.get(key) != n:
-                queue.append((key, item, count_item, n))
+        for key, (head, mid, tail, members) in self._groups.items():
+            shown = (sum(self.listed("facet", v) for v in members), sum(self.count("facet", v) for v in members), True)
+            if self._shown.get(key) != shown:
+                queue.append((key, head, mid, tail, shown))
+        for key, (item, listed_item, count_item) in self._rows.items():
+            shown = (self.listed(*key), self.count(*key), self.tickable(*key))
+            if self._shown.get(key) != shown:
+                queue.append((key, item, listed_item, count_item, shown))
         self._queue = queue
         self._step()
 
@@ -242,14 +302,28 @@ class FiltersModel(QStandardItemModel):
     def _step(self) -> None:
         batch, self._queue = self._queue[:STEP_ROWS], self._queue[STEP_ROWS:]
         muted = QBrush(palette.muted_color())
-        for key, item, count_item, n in batch:
-            before = self._shown.get(key)
-            self._shown[key] = n
-            count_item.setText(str(n))
-            if before is None or (before == 0) != (n == 0):
-                for target in (item, count_item):
-                    # a zero greyed; otherwise NO foreground, so the palette's text colour applies
-                    target.setData(muted if n == 0 else None, Qt.ItemDataRole.ForegroundRole)
+        self._updating = True
+        try:
+            for key, item, listed_item, count_item, shown in batch:
+                before = self._shown.get(key)
+                self._shown[key] = shown
+                listed, n, tickable = shown
+                for cell, text in ((listed_item, str(listed) if listed else ""), (count_item, str(n))):
+                    if cell.text() != text:  # each set is a dataChanged the view reacts to
+                        cell.setText(text)
+                if before is None or (before[1] == 0) != (n == 0):
+                    for target in (item, listed_item, count_item):
+                        # a zero greyed; otherwise NO foreground, so the palette's text colour applies
+                        target.setData(muted if n == 0 else None, Qt.ItemDataRole.ForegroundRole)
+                if isinstance(key, tuple) and (before is None or before[2] != tickable):
+                    flags = Qt.ItemFlag.ItemNeverHasChildren | Qt.ItemFlag.ItemIsUserCheckable
+                    item.setFlags(flags | Qt.ItemFlag.ItemIsEnabled if tickable else flags)
+                    base = ("Tasks are left out unless this is ticked." if key == ("type", "task")
+                            else " = ".join(split_facet(key[1])) if key[0] == "facet" else "")
+                    item.setToolTip(base if tickable else "No memory in scope carries this value: ticking it "
+                                                           "could only empty the list.")
+        finally:
+            self._updating = False
         if self._queue:
             self._pace.start()
 

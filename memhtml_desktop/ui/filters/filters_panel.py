@@ -1,5 +1,5 @@
-"""The left pane: every filter value with its count for the current query (the model is in
-filters_model.py), the entity field and "include archived".
+"""The left pane: every filter value with two counts, on the page and in scope (the model is in
+filters_model.py, which says what each counts), the entity field and "include archived".
 
 Ticking a value asks the session (`SearchSession.toggle_filter`); the scope edits themselves are
 pure functions in `ui/session/scope_edits.py`, shared with the chips and the reader's links.
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.types import Scope
-from memhtml_desktop.ui.filters.filters_model import NOTE, FiltersModel
+from memhtml_desktop.ui.filters.filters_model import NOTE, NOTE_HELP, PAGE, SCOPE, FiltersModel
 from memhtml_desktop.ui.session.scope_edits import is_on
 
 
@@ -41,6 +41,16 @@ class _FiltersTree(QTreeView):
             self.row_clicked.emit(index)
             return
         super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        """Space (or Enter) on a value row ticks or unticks it, as a click does."""
+        index = self.currentIndex()
+        if (event.key() in (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter) and index.isValid()
+                and index.siblingAtColumn(0).data(FiltersModel.KeyRole)):
+            event.accept()
+            self.row_clicked.emit(index)
+            return
+        super().keyPressEvent(event)
 
 
 class FiltersPanel(QWidget):
@@ -59,6 +69,9 @@ class FiltersPanel(QWidget):
         font.setBold(True)
         title.setFont(font)
         self.note = QLabel(NOTE, self)
+        self.note.setObjectName("filtersNote")
+        self.note.setToolTip(NOTE_HELP)
+        self.note.setAccessibleDescription(NOTE_HELP)
         self.note.setWordWrap(True)
         self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         small = self.note.font()
@@ -66,6 +79,7 @@ class FiltersPanel(QWidget):
         self.note.setFont(small)
         self.entity_edit = QLineEdit(self)
         self.entity_edit.setObjectName("entityFilter")
+        self.entity_edit.setAccessibleName("Filter by entity")
         self.entity_edit.setPlaceholderText("Filter by entity (type:name)\u2026")
         self.entity_edit.setClearButtonEnabled(True)
         self.entity_names = QStringListModel(self)
@@ -79,14 +93,25 @@ class FiltersPanel(QWidget):
         self.tree = _FiltersTree(self)
         self.tree.setObjectName("filtersTree")
         self.tree.setModel(self.model)
-        self.tree.setHeaderHidden(True)
+        self.tree.setAccessibleName("Filter values")
+        self.tree.setAccessibleDescription("Space ticks or unticks the value; the numbers are hits on the page "
+                                           "and memories in scope.")
         self.tree.setUniformRowHeights(True)
-        self.tree.setIndentation(14)
+        self.tree.setIndentation(12)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.tree.header().setStretchLastSection(False)
-        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.tree.setAllColumnsShowFocus(True)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # Fixed number columns, wide enough for "99,999": a column sized to its contents is measured
+        # again over every row on each count that changes, which made a 500-row update quadratic.
+        digits = self.fontMetrics().horizontalAdvance("99,999") + 10
+        for column, heading in ((PAGE, "list"), (SCOPE, "scope")):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
+            header.resizeSection(column, max(digits, self.fontMetrics().horizontalAdvance(heading) + 14))
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.tree.row_clicked.connect(self._row_clicked)
         self.archived = QCheckBox("Include archived", self)
         self.archived.setObjectName("includeArchived")
@@ -106,10 +131,18 @@ class FiltersPanel(QWidget):
         self._scope = Scope()
         self._syncing = False
 
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        # Narrow, the list column gives way to the value's name (its tooltip keeps both numbers).
+        self.tree.setColumnHidden(PAGE, self.width() < 230)
+
     def set_universe(self, counts: Any) -> None:
         self.model.set_universe(counts)
         self.entity_names.setStringList(sorted(counts.entities, key=str.casefold) if counts else [])
         self._restore_expansion()
+
+    def set_listed(self, counts: Any) -> None:
+        self.model.set_listed(counts)
 
     def set_counts(self, counts: Any) -> None:
         self.model.set_counts(counts)
@@ -153,6 +186,8 @@ class FiltersPanel(QWidget):
         key = index.siblingAtColumn(0).data(FiltersModel.KeyRole)
         if key:
             axis, value = key
+            if not self.model.tickable(axis, value):
+                return  # no memory in scope carries it: ticking could only empty the list
             self.filter_toggled.emit(axis, value, not is_on(self._scope, axis, value))
 
     def _entity_chosen(self, text: str) -> None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -192,6 +194,31 @@ class ProblemsFilter(QSortFilterProxyModel):
         return not self._text or self._text in (index.data(ProblemsModel.PathRole) or "").lower()
 
 
+class _LineDelegate(QStyledItemDelegate):
+    """A line under a problem spans the row: its height is its text wrapped to the row's width."""
+
+    def __init__(self, view: QTreeView) -> None:
+        super().__init__(view)
+        self.view = view
+        self._heights: dict[tuple[str, int, str], int] = {}  # (text, width, font) -> height: measured once
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
+        if not index.parent().isValid():  # a problem row: one line, as wide as its column
+            return QSize(self.view.header().sectionSize(index.column()), option.fontMetrics.height() + 8)
+        if index.column() != 0:
+            return QSize(0, 0)  # spanned over by the first column
+        width = max(80, self.view.viewport().width() - self.view.indentation() * 2 - 12)
+        text = index.data(Qt.ItemDataRole.DisplayRole) or ""
+        key = (text, width, option.font.key())
+        height = self._heights.get(key)
+        if height is None:
+            if len(self._heights) > 5000:
+                self._heights.clear()
+            rect = option.fontMetrics.boundingRect(QRect(0, 0, width, 10_000), int(Qt.TextFlag.TextWordWrap), text)
+            height = self._heights[key] = max(rect.height(), option.fontMetrics.height()) + 6
+        return QSize(width, height)
+
+
 class _ProblemsView(QTreeView):
     """Enter opens; every line row spans the whole width so a violation is read, not elided."""
 
@@ -204,10 +231,14 @@ class _ProblemsView(QTreeView):
 
     def _span_lines(self, *args: Any) -> None:
         model = self.model()
-        for row in range(model.rowCount()):
-            parent = model.index(row, 0)
-            for line in range(model.rowCount(parent)):
-                self.setFirstColumnSpanned(line, parent, True)
+        self.setUpdatesEnabled(False)  # one layout after every span is set, not one per span
+        try:
+            for row in range(model.rowCount()):
+                parent = model.index(row, 0)
+                for line in range(model.rowCount(parent)):
+                    self.setFirstColumnSpanned(line, parent, True)
+        finally:
+            self.setUpdatesEnabled(True)
 
     def keyPressEvent(self, event: Any) -> None:  # noqa: N802
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentIndex().isValid():
@@ -248,8 +279,10 @@ class ProblemsPane(QWidget):
         filters = QHBoxLayout()
         self.kind_combo = QComboBox(self)
         self.kind_combo.setToolTip("Show one kind of problem")
+        self.kind_combo.setAccessibleName("Kind of problem")
         self.path_filter = QLineEdit(self)
         self.path_filter.setPlaceholderText("Filter by path")
+        self.path_filter.setAccessibleName("Filter problems by path")
         self.path_filter.setClearButtonEnabled(True)
         filters.addWidget(self.kind_combo)
         filters.addWidget(self.path_filter, 1)
@@ -260,13 +293,21 @@ class ProblemsPane(QWidget):
         self.proxy.setSourceModel(self.model)
         self.view = _ProblemsView(self)
         self.view.setModel(self.proxy)
-        self.view.setUniformRowHeights(True)
+        # Violation lines wrap (a cut "…" hid the part that says what to fix): rows take the height
+        # their text needs, and every line also carries its whole text as a tooltip.
+        self.view.setUniformRowHeights(False)
+        self.view.setWordWrap(True)
         self.view.setAllColumnsShowFocus(True)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.view.setAccessibleName("Problems")
+        self.view.setItemDelegate(_LineDelegate(self.view))
+        self.view.header().sectionResized.connect(lambda *_: self.view.scheduleDelayedItemsLayout())
         header = self.view.header()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(ProblemsModel.KIND, QHeaderView.ResizeMode.ResizeToContents)
+        # Fixed, not sized to its contents: that would measure every row on every update.
+        header.setSectionResizeMode(ProblemsModel.KIND, QHeaderView.ResizeMode.Fixed)
+        header.resizeSection(ProblemsModel.KIND, self.fontMetrics().horizontalAdvance("unreadable") + 56)
         header.setSectionResizeMode(ProblemsModel.FILE, QHeaderView.ResizeMode.Stretch)
         self.view.clicked.connect(self._open_index)
         self.view.open_path.connect(self.open_requested)

@@ -7,30 +7,62 @@ salience (`OpenJob(bump=True)`); re-reads after a reinforce or a change on disk 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from memhtml_desktop.domain.reinforce import REINFORCE_COOLDOWN_S
+from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ui.reader.reader_pane import ReaderPane
 from memhtml_desktop.ui.session.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ui.session.jobs import Opened, OpenJob, ReinforceJob, RereadJob, WhyJob
+from memhtml_desktop.ui.session.jobs import FindJob, Opened, OpenJob, ReinforceJob, RereadJob, WhyJob
 
 
 class ReaderController(QObject):
+    """Reads, re-reads and reinforcement; the person's own signal per memory is remembered for the
+    signal cooldown, so a second click within it replaces (or, on the same button, withdraws) the
+    first instead of being refused."""
+
     shown = Signal(object)  # the MemoryDetail now in the reader
 
-    def __init__(self, ctx: PaneContext, pane: ReaderPane) -> None:
+    def __init__(self, ctx: PaneContext, pane: ReaderPane, *, clock=time.monotonic) -> None:
         super().__init__(pane)
         self.ctx, self.pane = ctx, pane
+        self.clock = clock
+        self.signals: dict[str, tuple[str, float]] = {}  # path -> (signal, when first applied)
         session = ctx.session
         session.on("open", self.open)
+        session.on("reset", lambda: self.signals.clear())
         pane.open_requested.connect(session.open)
         pane.filter_requested.connect(lambda axis, value: session.toggle_filter(axis, value, True))
         pane.reinforce_requested.connect(self.reinforce)
         pane.why_requested.connect(session.why)
         ctx.events.changed.connect(self._store_changed)
+        for action in (
+            RowAction("helpful", "\u2713 &Helpful", lambda row: self.reinforce(row.path, "positive"), group="judge",
+                      order=10, tip="A positive reinforcement signal (a second click within 15 minutes changes it)"),
+            RowAction("not_helpful", "\u2717 &Not helpful", lambda row: self.reinforce(row.path, "negative"),
+                      group="judge", order=20, tip="A negative reinforcement signal"),
+            RowAction("reveal", "&Reveal in file manager", lambda row: pane.reveal_in_file_manager(row.path),
+                      group="file", order=10),
+            RowAction("editor", "Open in &editor", lambda row: pane.open_in_editor(row.path), group="file",
+                      order=20, tip="$VISUAL or $EDITOR (a terminal editor opens in your terminal)"),
+        ):
+            ctx.row_actions.add(action)
+
+    def current_signal(self, path: str) -> str | None:
+        """The person's own signal on `path` while it can still be changed (inside the cooldown)."""
+        entry = self.signals.get(path)
+        if entry is None:
+            return None
+        signal, since = entry
+        if self.clock() - since >= REINFORCE_COOLDOWN_S - 5:  # a margin: the store's clock decides
+            del self.signals[path]
+            return None
+        return signal
 
     def open(self, path: str, bump: bool = True) -> None:
         self.ctx.reveal(self.pane)
@@ -40,22 +72,37 @@ class ReaderController(QObject):
 
     def _opened(self, opened: Opened) -> None:
         self.pane.show_detail(opened.detail, opened.safe_html)
+        self.pane.show_signal(self.current_signal(opened.detail.path))
         self.shown.emit(opened.detail)
 
     def _reread_done(self, opened: Opened) -> None:
         if self.pane.current_path() == opened.detail.path:
+            note = self.pane.note_label.text()
             self._opened(opened)
+            if note:  # a re-read after a change on disk keeps what the last click said
+                self.pane.note_label.setText(note)
+                self.pane.note_label.show()
 
     def reinforce(self, path: str, signal: str) -> None:
-        """Helpful / not helpful: record it, then re-read WITHOUT counting a read."""
-        job = ReinforceJob(path, signal, self.ctx.session.highlight_terms).success(self._reinforced)
+        """Helpful / not helpful: record it (or replace the person's own recent one), then re-read
+        WITHOUT counting a read. The same button again withdraws the signal."""
+        previous = self.current_signal(path)
+        if previous == signal:
+            signal = "neutral"
+        job = ReinforceJob(path, signal, self.ctx.session.highlight_terms, previous=previous)
+        job.success(lambda answer: self._reinforced(answer, previous))
         self.ctx.runner.run(job.failure(lambda msg: self.ctx.status(f"Not recorded: {msg}", 10000)))
 
-    def _reinforced(self, answer: tuple[Any, Opened]) -> None:
+    def _reinforced(self, answer: tuple[Any, Opened], previous: str | None = None) -> None:
         result, opened = answer
-        if self.pane.current_path() == opened.detail.path:
+        path = opened.detail.path
+        if path in result.signal_applied:
+            since = self.signals[path][1] if previous is not None and path in self.signals else self.clock()
+            self.signals[path] = (result.signal, since)
+        if self.pane.current_path() == path:
             self.pane.show_detail(opened.detail, opened.safe_html)
-            self.pane.show_reinforce(result)
+            self.pane.show_reinforce(result, previous)
+            self.pane.show_signal(self.current_signal(path))
         self.shown.emit(opened.detail)
 
     def _store_changed(self, change: StoreChange) -> None:
@@ -70,7 +117,8 @@ class ReaderController(QObject):
 
 
 class WhyController(QObject):
-    """"Why not this one?": one dialog, reused; "Open memory" opens in the reader, a typed path asks again."""
+    """"Why not this one?": one dialog, reused; "Open memory" opens in the reader; the memory is
+    chosen by title or path in the dialog, with completions found as the person types."""
 
     shown = Signal(object)  # the WhyNot report now in the dialog
 
@@ -80,6 +128,29 @@ class WhyController(QObject):
         self.dialog: Any = None
         ctx.session.on("why", self.why)
 
+    def _dialog(self) -> Any:
+        from memhtml_desktop.ui.reader.why_dialog import WhyDialog
+
+        if self.dialog is None:
+            self.dialog = WhyDialog(self.parent_widget)
+            self.dialog.open_requested.connect(self.ctx.session.open)
+            self.dialog.why_requested.connect(self.ctx.session.why)
+            self.dialog.find_requested.connect(self.find)
+        return self.dialog
+
+    def choose(self, path: str | None = None) -> None:
+        """Show the dialog ready to pick a memory (on `path` when one is chosen in the list)."""
+        dialog = self._dialog()
+        dialog.show()
+        dialog.raise_()
+        dialog.choose(path)
+        if path:
+            self.why(path)
+
+    def find(self, text: str) -> None:
+        job = FindJob(text).success(lambda refs: self.dialog.set_matches(refs) if self.dialog else None)
+        self.ctx.runner.run(job.failure(lambda msg: self.ctx.status(f"Finding memories failed: {msg}", 8000)))
+
     def why(self, path: str) -> None:
         session = self.ctx.session
         job = WhyJob(session.query, session.scope, path, session.limit).success(self._done)
@@ -87,13 +158,8 @@ class WhyController(QObject):
             lambda msg: self.ctx.notify("Why not this one?", msg, QMessageBox.Icon.Warning)))
 
     def _done(self, report: Any) -> None:
-        from memhtml_desktop.ui.reader.why_dialog import WhyDialog
-
-        if self.dialog is None:
-            self.dialog = WhyDialog(self.parent_widget)
-            self.dialog.open_requested.connect(self.ctx.session.open)
-            self.dialog.why_requested.connect(self.ctx.session.why)
-        self.dialog.show_report(report)
-        self.dialog.show()
-        self.dialog.raise_()
+        dialog = self._dialog()
+        dialog.show_report(report)
+        dialog.show()
+        dialog.raise_()
         self.shown.emit(report)

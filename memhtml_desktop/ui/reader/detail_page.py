@@ -56,6 +56,7 @@ CURATE_ACTIONS = (
 
 def build_detail_page(pane) -> QWidget:
     pane.scroll = QScrollArea(pane)
+    pane.scroll.setAccessibleName("Memory")
     pane.scroll.setWidgetResizable(True)
     pane.scroll.setFrameShape(QFrame.Shape.NoFrame)
     pane.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -126,8 +127,10 @@ def build_detail_page(pane) -> QWidget:
     pane.backlinks_model = LinksModel("←", pane)
     pane.links_title = _section_title("Links", page)
     pane.links_view = _LinkList(pane.links_model, page)
+    pane.links_view.setAccessibleName("Links")
     pane.backlinks_title = _section_title("Linked from", page)
     pane.backlinks_view = _LinkList(pane.backlinks_model, page)
+    pane.backlinks_view.setAccessibleName("Linked from")
     for view in (pane.links_view, pane.backlinks_view):
         view.open_path.connect(pane.open_requested)
     for widget in (pane.links_title, pane.links_view, pane.backlinks_title, pane.backlinks_view):
@@ -135,6 +138,7 @@ def build_detail_page(pane) -> QWidget:
 
     pane.article_title = _section_title("Memory", page)
     pane.article = SafeTextBrowser(page)
+    pane.article.setAccessibleName("Memory text")
     pane.article.anchorClicked.connect(pane._on_anchor)
     pane.article.highlighted.connect(pane._on_hover_link)
     body.addWidget(pane.article_title)
@@ -178,18 +182,22 @@ def build_footer(pane) -> QWidget:
     layout.addWidget(pane.note_label)
 
     pane.helpful_action = QAction("✓ Helpful", pane)
-    pane.helpful_action.setToolTip("This memory helped: a positive reinforcement signal")
+    pane.helpful_action.setToolTip("This memory helped: a positive reinforcement signal "
+                                   "(within 15 minutes, click again to withdraw it or click the other to change it)")
+    pane.helpful_action.setCheckable(True)
     pane.helpful_action.triggered.connect(lambda: pane._reinforce("positive"))
     pane.not_helpful_action = QAction("✗ Not helpful", pane)
-    pane.not_helpful_action.setToolTip("This memory misled or was useless: a negative reinforcement signal")
+    pane.not_helpful_action.setToolTip("This memory misled or was useless: a negative reinforcement signal "
+                                       "(within 15 minutes, click again to withdraw it or click the other to change it)")
+    pane.not_helpful_action.setCheckable(True)
     pane.not_helpful_action.triggered.connect(lambda: pane._reinforce("negative"))
     pane.why_action = QAction("Why not?", pane)
     pane.why_action.setToolTip("Where this memory stood for the current query, arm by arm")
     pane.why_action.triggered.connect(pane._why)
     pane.editor_action = QAction("Open in editor", pane)
-    pane.editor_action.triggered.connect(pane.open_in_editor)
+    pane.editor_action.triggered.connect(lambda: pane.open_in_editor())
     pane.reveal_action = QAction("Reveal in file manager", pane)
-    pane.reveal_action.triggered.connect(pane.reveal_in_file_manager)
+    pane.reveal_action.triggered.connect(lambda: pane.reveal_in_file_manager())
     pane.copy_path_action = QAction("Copy path", pane)
     pane.copy_path_action.triggered.connect(pane.copy_path)
     pane.curate_actions = {}

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.types import MemoryDetail, ReinforceResult
-from memhtml_desktop.ui.kit.editor import editor_command
 from memhtml_desktop.ui.kit.editor import launch as launch_editor
+from memhtml_desktop.ui.kit.editor import plan_edit
 from memhtml_desktop.ui.kit.palette import mark_color
 from memhtml_desktop.ui.reader.detail_page import (
     build_detail_page,
@@ -191,38 +191,53 @@ class ReaderPane(QWidget):
         """`empty`, `loading`, `error` or `detail`."""
         return self._state
 
-    def show_reinforce(self, result: ReinforceResult) -> None:
-        """Say what a Helpful / Not helpful click did (the window calls this with the library's answer)."""
-        word = {"positive": "helpful", "negative": "not helpful"}.get(result.signal, result.signal)
+    def show_reinforce(self, result: ReinforceResult, previous: str | None = None) -> None:
+        """Say what a Helpful / Not helpful click did (the window calls this with the library's answer).
+
+        `previous` is the person's own earlier signal the click replaced (or withdrew).
+        """
+        word = SIGNAL_WORDS.get(result.signal, result.signal)
         if result.refused:
             text = f"Not recorded: {result.refused}"
+        elif self._path in result.signal_applied and previous is not None and result.signal == "neutral":
+            text = f"“{SIGNAL_WORDS.get(previous, previous)}” withdrawn."
+        elif self._path in result.signal_applied and previous not in (None, "neutral"):
+            text = (f"Recorded as {word}, replacing “{SIGNAL_WORDS.get(previous, previous)}”. "
+                    "Within 15 minutes a click changes it again.")
         elif self._path in result.signal_applied:
-            text = f"Recorded as {word}."
+            text = f"Recorded as {word}. Changed your mind? Click the other one within 15 minutes."
         elif self._path in result.signal_cooled:
-            text = f"Already marked recently; “{word}” was not applied again (cooldown)."
+            text = f"Already marked in the last 15 minutes (elsewhere); “{word}” was not applied again (cooldown)."
         else:
             text = f"Recorded: {word}."
         self.note_label.setText(text)
         self.note_label.show()
 
-    def open_in_editor(self) -> None:
-        """$VISUAL or $EDITOR; never the .html default handler (a browser would run the file)."""
-        target = self._local_file()
+    def show_signal(self, signal: str | None) -> None:
+        """Check the button of the person's current signal on this memory (none: both unchecked)."""
+        self.helpful_action.setChecked(signal == "positive")
+        self.not_helpful_action.setChecked(signal == "negative")
+
+    def open_in_editor(self, path: str | None = None) -> None:
+        """$VISUAL or $EDITOR (in a terminal when it needs one); never the .html default handler.
+
+        `path`: another memory than the one shown (a result row's "Open in editor").
+        """
+        target = self._local_file(path)
         if target is None:
             return
-        argv = editor_command(target)
-        if argv is not None and self.editor_launcher(argv):
+        plan = plan_edit(target)
+        if plan.argv is not None and self.editor_launcher(plan.argv):
             return
-        self.reveal_in_file_manager()
-        QToolTip.showText(
-            self.mapToGlobal(self.rect().center()),
-            "Set $VISUAL or $EDITOR to open memories in your editor. "
-            "The file manager opened instead: a web browser would run the file's scripts.",
-            self,
-        )
+        message = plan.message or f"Could not start {plan.argv[0] if plan.argv else 'the editor'}."
+        if plan.reveal:
+            self.reveal_in_file_manager(path)
+        self.note_label.setText(message)
+        self.note_label.show()
+        QToolTip.showText(self.mapToGlobal(self.rect().center()), message, self)
 
-    def reveal_in_file_manager(self) -> None:
-        target = self._local_file()
+    def reveal_in_file_manager(self, path: str | None = None) -> None:
+        target = self._local_file(path)
         if target is not None:
             self.url_opener(QUrl.fromLocalFile(str(target.parent)))
 
@@ -304,10 +319,11 @@ class ReaderPane(QWidget):
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         return box.exec() == QMessageBox.StandardButton.Open
 
-    def _local_file(self) -> pathlib.Path | None:
-        if self._root is None or not self._path:
+    def _local_file(self, path: str | None = None) -> pathlib.Path | None:
+        path = path or self._path
+        if self._root is None or not path:
             return None
-        relative = safe_relative(self._path)
+        relative = safe_relative(path)
         return self._root / relative if relative is not None else None
 
     def _update_actions(self) -> None:
@@ -350,6 +366,9 @@ class ReaderPane(QWidget):
             if self._detail is not None:  # the document's default style sheet applies at setHtml
                 self._set_article(self._detail)
         super().changeEvent(event)
+
+
+SIGNAL_WORDS = {"positive": "helpful", "negative": "not helpful", "neutral": "no signal"}
 
 
 def _anchor_index(href: str, size: int) -> int | None:

@@ -4,16 +4,29 @@ Shows a `WhyNot` report as given: the file's status, the reasons (which scope ax
 one table row per arm (its rank out of how many it ranked, whether that rank was inside the
 candidate window the fusion reads, what it contributed, its raw signal), the fused position and
 the position on the result page. It computes nothing.
+
+The memory is chosen by its title (or path) in the field at the top, with completions the window
+finds as the person types (`find_requested(text)` → `set_matches`). A memory the index does not
+hold is said once, plainly, with nothing to open and no empty table.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QStringListModel,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCompleter,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
@@ -152,22 +165,61 @@ def _plain(parent: QWidget, *, wrap: bool = True) -> QLabel:
     return label
 
 
-class WhyDialog(QDialog):
-    """The report for one path and query; `open_requested(path)` opens the memory.
+FIND_DEBOUNCE_MS = 150
+OPENABLE = ("indexed", "invalid", "unreadable")
+"""Statuses with a file to open (an invalid file opens in the reader with its violations)."""
 
-    `why_requested(path)` asks the window for the report on another path typed in the dialog.
+
+def completion_text(title: str, path: str) -> str:
+    return f"{title} \u2014 {path}" if title else path
+
+
+class WhyDialog(QDialog):
+    """The report for one memory and query; `open_requested(path)` opens the memory.
+
+    `why_requested(path)` asks for the report on another memory (chosen in the field);
+    `find_requested(text)` asks for memories whose title or path holds `text`.
     """
 
     open_requested = Signal(str)
     why_requested = Signal(str)
+    find_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Why not this one?")
-        self.resize(760, 460)
+        self.setObjectName("whyDialog")
+        self.resize(760, 480)
         self._report: WhyNot | None = None
+        self._paths: dict[str, str] = {}  # completion text -> path
         layout = QVBoxLayout(self)
         layout.setSpacing(6)
+
+        chooser = QHBoxLayout()
+        self.memory_field = QLineEdit(self)
+        self.memory_field.setObjectName("whyMemory")
+        self.memory_field.setPlaceholderText("Type a memory's title or path \u2026")
+        self.memory_field.setAccessibleName("Memory to explain")
+        self.memory_field.setClearButtonEnabled(True)
+        self.matches = QStringListModel(self)
+        completer = QCompleter(self.matches, self)
+        completer.setCompletionMode(QCompleter.CompletionMode.UnfilteredPopupCompletion)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setMaxVisibleItems(12)
+        completer.activated[str].connect(self._chosen)
+        self.memory_field.setCompleter(completer)
+        self.memory_field.textEdited.connect(self._edited)
+        self.memory_field.returnPressed.connect(self._ask)
+        self._find_timer = QTimer(self)
+        self._find_timer.setSingleShot(True)
+        self._find_timer.setInterval(FIND_DEBOUNCE_MS)
+        self._find_timer.timeout.connect(lambda: self.find_requested.emit(self.memory_field.text().strip()))
+        self.ask_button = QPushButton("Explain", self)
+        self.ask_button.setAutoDefault(False)
+        self.ask_button.clicked.connect(self._ask)
+        chooser.addWidget(self.memory_field, 1)
+        chooser.addWidget(self.ask_button)
+        layout.addLayout(chooser)
 
         self.path_label = _plain(self)
         font = self.path_label.font()
@@ -191,10 +243,13 @@ class WhyDialog(QDialog):
 
         self.arms_model = ArmsModel(self)
         self.arms_view = QTableView(self)
+        self.arms_view.setObjectName("whyArms")
+        self.arms_view.setAccessibleName("Where it stood in each arm")
         self.arms_view.setModel(self.arms_model)
         self.arms_view.verticalHeader().hide()
         self.arms_view.setShowGrid(False)
         self.arms_view.setAlternatingRowColors(True)
+        self.arms_view.setTabKeyNavigation(False)
         self.arms_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.arms_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.arms_view.setWordWrap(True)
@@ -204,57 +259,98 @@ class WhyDialog(QDialog):
         header.setSectionResizeMode(ArmsModel.RAW, QHeaderView.ResizeMode.Stretch)
         header.sectionResized.connect(lambda *_: self.arms_view.resizeRowsToContents())  # wrapped raw signals
         layout.addWidget(self.arms_view, 1)
+        self.filler = QWidget(self)  # takes the table's room when there is no table: no gaps between lines
+        layout.addWidget(self.filler, 1)
         self.fused_label = _plain(self)
         layout.addWidget(self.fused_label)
 
-        other = QHBoxLayout()
-        self.other_path = QLineEdit(self)
-        self.other_path.setPlaceholderText("Ask about another path, e.g. areas/oncall/rollback.html")
-        self.other_button = QPushButton("Ask", self)
-        self.other_button.setAutoDefault(False)
-        self.other_button.clicked.connect(self._ask_other)
-        self.other_path.returnPressed.connect(self._ask_other)
-        other.addWidget(self.other_path, 1)
-        other.addWidget(self.other_button)
-        layout.addLayout(other)
-
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         self.open_button = buttons.addButton("Open memory", QDialogButtonBox.ButtonRole.ActionRole)
+        self.open_button.setAutoDefault(False)
         self.open_button.clicked.connect(self._open)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         self.show_report(None)
 
+    # -- choosing a memory -----------------------------------------------------------------------
+
+    def _edited(self, text: str) -> None:
+        if text.strip():
+            self._find_timer.start()
+
+    def set_matches(self, refs: list) -> None:
+        """Completions for the field: "Title — path" per memory found."""
+        self._paths = {}
+        for ref in refs:
+            label = completion_text(ref.title, ref.path) + (" (archived)" if getattr(ref, "archived", False) else "")
+            self._paths[label] = ref.path
+        self.matches.setStringList(list(self._paths))
+        if self._paths and self.memory_field.hasFocus():
+            self.memory_field.completer().complete()
+
+    def _chosen(self, text: str) -> None:
+        path = self._paths.get(text, text.rsplit(" \u2014 ", 1)[-1].removesuffix(" (archived)"))
+        if path:
+            self.memory_field.setText(path)
+            self.why_requested.emit(path)
+
+    def _ask(self) -> None:
+        text = self.memory_field.text().strip()
+        if not text:
+            return
+        if text in self._paths:
+            self._chosen(text)
+        elif "/" in text or text.endswith(".html") or not self._paths:
+            self.why_requested.emit(text)
+        else:
+            self._chosen(next(iter(self._paths)))
+
+    def choose(self, path: str | None = None) -> None:
+        """Ready to pick a memory: the field holds `path` (or nothing) and has the focus."""
+        self.memory_field.setText(path or "")
+        self.memory_field.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.memory_field.selectAll()
+
+    # -- the report ----------------------------------------------------------------------------
+
     def show_loading(self, path: str) -> None:
         """While the window computes the report."""
         self.path_label.setText(path)
-        self.status_label.setText("Working it out…")
+        self.status_label.setText("Working it out\u2026")
         for label in (self.verdict_label, self.reasons_label, self.relaxed_label, self.fused_label):
             label.hide()
 
+    def _table(self, shown: bool) -> None:
+        self.arms_view.setVisible(shown)
+        self.filler.setVisible(not shown)
+
     def show_report(self, report: "WhyNot | None") -> None:
         self._report = report
-        self.open_button.setEnabled(report is not None)
+        self.open_button.setEnabled(report is not None and report.status in OPENABLE)
         if report is None:
             self.path_label.setText("No memory chosen")
-            self.query_label.setText("")
+            self.query_label.setText("Type a title or a path above, or right-click a result \u2192 Why not?")
             self.status_label.setText("")
-            for label in (self.verdict_label, self.reasons_label, self.relaxed_label, self.fused_label):
+            for label in (self.status_label, self.verdict_label, self.reasons_label, self.relaxed_label,
+                          self.fused_label):
                 label.hide()
             self.arms_model.set_arms({})
+            self._table(False)
             return
+        indexed = report.status == "indexed"
         self.path_label.setText(report.path)
-        self.query_label.setText(f"for the query “{report.query}”" if report.query else "for an empty query")
+        self.query_label.setText(f"for the query \u201c{report.query}\u201d" if report.query else "for an empty query")
         self.status_label.setText(STATUS_TEXT.get(report.status, report.status))
+        self.status_label.show()
         self.verdict_label.setText(
             f"It is #{report.search_position} on the result page."
             if report.search_position is not None else "It is not on the result page."
         )
-        self.verdict_label.show()
-        lines = list(report.reasons)
-        if report.status != "indexed":
-            lines += [p for p in report.problems if not any(p in r for r in report.reasons)]
-        self.reasons_label.setText("\n".join(f"• {line}" for line in lines))
+        self.verdict_label.setVisible(indexed)
+        # An indexed memory's reasons say what kept it out; for any other status the status line
+        # already says it, and only the file's own violations add anything.
+        lines = list(report.reasons) if indexed else list(report.problems)
+        self.reasons_label.setText("\n".join(f"\u2022 {line}" for line in lines))
         self.reasons_label.setStyleSheet(
             f"QLabel#reasons {{ background: {palette.warning_color()}; border-radius: 4px; padding: 6px 8px; }}"
         )
@@ -268,17 +364,17 @@ class WhyDialog(QDialog):
         self.arms_model.set_arms(report.arms)
         self.arms_view.setCurrentIndex(self.arms_model.index(-1, -1))
         self.arms_view.resizeRowsToContents()
-        self.arms_view.setVisible(bool(report.arms))
-        if report.status == "indexed":
+        self._table(bool(report.arms))
+        if indexed:
             if report.fused_position is None:
                 fused = "Fused position: not in the fused pool"
             else:
                 fused = f"Fused position: {report.fused_position}"
                 if report.fused_score is not None:
                     fused += f" (score {report.fused_score:.4f})"
-            search = f"search position: {report.search_position}" if report.search_position is not None else "search position: —"
-            self.fused_label.setText(f"{fused} · {search}")
-        self.fused_label.setVisible(report.status == "indexed")
+            search = f"search position: {report.search_position}" if report.search_position is not None else "search position: \u2014"
+            self.fused_label.setText(f"{fused} \u00b7 {search}")
+        self.fused_label.setVisible(indexed)
 
     def showEvent(self, event: Any) -> None:  # noqa: N802
         super().showEvent(event)
@@ -288,10 +384,5 @@ class WhyDialog(QDialog):
         return self._report
 
     def _open(self) -> None:
-        if self._report is not None:
+        if self._report is not None and self._report.status in OPENABLE:
             self.open_requested.emit(self._report.path)
-
-    def _ask_other(self) -> None:
-        path = self.other_path.text().strip()
-        if path:
-            self.why_requested.emit(path)

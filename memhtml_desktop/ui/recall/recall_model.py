@@ -20,11 +20,11 @@ from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
 from memhtml_desktop.ui.kit.palette import TIER_COLORS, muted_color
 
-TIER_LABELS = {"quote": "QUOTE", "disclosure": "LINE", "index": "INDEX"}
+TIER_LABELS = {"quote": "QUOTE", "disclosure": "DISCLOSURE", "index": "INDEX"}
 TIER_HELP = {
-    "quote": "Full quote: the claim, summaries, facets and citations, charged at its length",
-    "disclosure": "One line: the claim alone, charged at its length",
-    "index": "Index line: path and title, never charged",
+    "quote": "Quote: the claim, summaries, facets and citations, charged at its length",
+    "disclosure": "Disclosure: the claim alone, charged at its length",
+    "index": "Index: path and title, never charged",
 }
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -159,7 +159,7 @@ def _readable_on(color: QColor) -> QColor:
 
 
 class TierBadgeDelegate(QStyledItemDelegate):
-    """Paints QUOTE / LINE / INDEX as a small rounded badge in the tier's colour."""
+    """Paints QUOTE / DISCLOSURE / INDEX as a small rounded badge in the tier's colour."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         tier = index.data(RecallModel.TierRole)
@@ -207,6 +207,7 @@ class PackTextDelegate(QStyledItemDelegate):
     def __init__(self, view: QTreeView) -> None:
         super().__init__(view)
         self._view = view
+        self._sizes: dict[tuple, QSize] = {}  # an item row's cell, measured once per text and font
 
     def _text_width(self) -> int:
         # A text row sits one level down: indented once for its depth, once more for the root
@@ -238,7 +239,13 @@ class PackTextDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
         if not index.data(RecallModel.IsTextRole):
-            return super().sizeHint(option, index)
+            key = (index.column(), index.data(Qt.ItemDataRole.DisplayRole), option.font.key())
+            size = self._sizes.get(key)
+            if size is None:
+                if len(self._sizes) > 4000:
+                    self._sizes.clear()
+                size = self._sizes[key] = super().sizeHint(option, index)
+            return size
         if index.column() != 0:
             return QSize(0, 0)
         metrics = QFontMetrics(self._font(option))

@@ -39,7 +39,7 @@ DEBOUNCE_MS = 300
 
 
 class BudgetMeter(QWidget):
-    """A bar of `spent` against `budget`: the quote part and the one-line part in their tier colours."""
+    """A bar of `spent` against `budget`: the quote part and the disclosure part in their tier colours."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -49,6 +49,7 @@ class BudgetMeter(QWidget):
         self.line_chars = 0
         self.setMinimumHeight(10)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setAccessibleName("Budget spent")
 
     def set_section(self, section: RecallSection | None) -> None:
         if section is None:
@@ -58,9 +59,10 @@ class BudgetMeter(QWidget):
             self.spent = section.spent
             self.quote_chars = sum(i.chars for i in section.items if i.tier == "quote")
             self.line_chars = sum(i.chars for i in section.items if i.tier == "disclosure")
-        self.setToolTip(tooltip_text(
-            f"{self.spent:,} of {self.budget:,} chars: {self.quote_chars:,} in quotes, {self.line_chars:,} in one-line claims"
-        ))
+        text = (f"{self.spent:,} of {self.budget:,} chars: {self.quote_chars:,} in quotes, "
+                f"{self.line_chars:,} in disclosures (the claim alone)")
+        self.setToolTip(tooltip_text(text))
+        self.setAccessibleDescription(text)
         self.update()
 
     @property
@@ -188,7 +190,7 @@ class _SectionBox(QGroupBox):
                 + (" — over budget!" if section.spent > section.budget else "")
             )
             self.meter_label.setToolTip(tooltip_text(
-                f"{counts['quote']} quote · {counts['disclosure']} line · {counts['index']} index"
+                f"{counts['quote']} quote · {counts['disclosure']} disclosure · {counts['index']} index"
                 + (" · truncated" if section.truncated else "")
             ))
         has_items = bool(section and section.items)
@@ -224,12 +226,14 @@ class RecallPane(QWidget):
         self.slider.setTickInterval(16)
         self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
         self.slider.setToolTip("Memory budget in characters (UTF-16 units), in steps of 250")
+        self.slider.setAccessibleName("Recall budget")
         self.spin = QSpinBox(self)
         self.spin.setRange(0, BUDGET_MAX)
         self.spin.setSingleStep(BUDGET_STEP)
         self.spin.setGroupSeparatorShown(True)
         self.spin.setSuffix(" chars")
         self.spin.setAccelerated(True)
+        self.spin.setAccessibleName("Recall budget in characters")
         budget_label.setBuddy(self.spin)
         budget_row.addWidget(budget_label)
         budget_row.addWidget(self.slider, 1)
@@ -374,6 +378,6 @@ def person_ledger(pack: RecallPack) -> str:
     budget = sum(s.budget for s in sections)
     return (
         f"Budget {budget:,} (memories {pack.memories.budget:,} + arcs {pack.arcs.budget:,}) · "
-        f"spent {pack.spent:,} · {counts['quote']} quote · {counts['disclosure']} line · "
+        f"spent {pack.spent:,} · {counts['quote']} quote · {counts['disclosure']} disclosure · "
         f"{counts['index']} index · " + ("truncated" if pack.truncated else "nothing cut")
     )

@@ -8,10 +8,13 @@ from the palette roles (so the light/dark theme follows the system) and from `pa
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from collections import OrderedDict
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
     QStyle,
@@ -25,7 +28,6 @@ from memhtml_desktop.ui.results.results_model import (
     DASH,
     Role,
     arm_for_column,
-    moved_text,
 )
 
 PAD = 6
@@ -106,24 +108,60 @@ def _background(painter: QPainter, option: QStyleOptionViewItem, index) -> QStyl
     return opt
 
 
+def _selected(option: QStyleOptionViewItem) -> bool:
+    return bool(option.state & QStyle.StateFlag.State_Selected)
+
+
 def _text_color(option: QStyleOptionViewItem) -> QColor:
-    selected = bool(option.state & QStyle.StateFlag.State_Selected)
-    role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+    role = QPalette.ColorRole.HighlightedText if _selected(option) else QPalette.ColorRole.Text
     return option.palette.color(role)
 
 
 def _muted(option: QStyleOptionViewItem) -> QColor:
-    if option.state & QStyle.StateFlag.State_Selected:
+    if _selected(option):
         color = option.palette.color(QPalette.ColorRole.HighlightedText)
         color.setAlphaF(0.8)
         return color
     return option.palette.color(QPalette.ColorRole.PlaceholderText)
 
 
+def over(fill: QColor, base: QColor) -> QColor:
+    """`fill` (with its alpha) composited over the opaque `base`: the colour a reader sees."""
+    a = fill.alphaF()
+    return QColor.fromRgbF(fill.redF() * a + base.redF() * (1 - a), fill.greenF() * a + base.greenF() * (1 - a),
+                           fill.blueF() * a + base.blueF() * (1 - a))
+
+
+_PILLS: dict[tuple[str, int, bool], tuple[QColor, QColor]] = {}
+
+
+def rank_pill_colors(arm: str, pal: QPalette, *, selected: bool) -> tuple[QColor, QColor]:
+    """(text, fill) of an arm's rank badge; the text is legible on the fill as composited on its row.
+
+    The fill is the arm's colour, faint; the text starts as the row's text colour and is pushed
+    lighter or darker until it reads (on a selected row, over the highlight). Worked out once per
+    palette: a table paints hundreds of these.
+    """
+    key = (arm, pal.cacheKey(), selected)
+    cached = _PILLS.get(key)
+    if cached is None:
+        if len(_PILLS) > 64:
+            _PILLS.clear()
+        fill = palette.arm_tint(arm, 0.28)
+        base = pal.color(QPalette.ColorRole.Highlight if selected else QPalette.ColorRole.Base)
+        text = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        cached = _PILLS[key] = (palette.legible(text, over(fill, base)), fill)
+    return cached
+
+
+def _badge_width(text: str, fm: QFontMetrics) -> int:
+    return fm.horizontalAdvance(text) + 10
+
+
 def _badge(painter: QPainter, opt: QStyleOptionViewItem, text: str, x: int, y: int, height: int, font: QFont) -> int:
     """A small outlined badge at (x, y); returns its width."""
     fm = QFontMetrics(font)
-    width = fm.horizontalAdvance(text) + 10
+    width = _badge_width(text, fm)
     rect = QRect(x, y + (height - fm.height() - 2) // 2, width, fm.height() + 2)
     painter.setPen(_muted(opt))
     painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -134,14 +172,108 @@ def _badge(painter: QPainter, opt: QStyleOptionViewItem, text: str, x: int, y: i
     return width
 
 
+_INKS: dict[tuple[int, str], QColor] = {}
+
+
+def _mark_ink(pal: QPalette, mark: QColor) -> QColor:
+    key = (pal.cacheKey(), mark.name())
+    if key not in _INKS:
+        _INKS.clear() if len(_INKS) > 16 else None
+        _INKS[key] = palette.legible(pal.color(QPalette.ColorRole.Text), mark)
+    return _INKS[key]
+
+
+class CachedDelegate(QStyledItemDelegate):
+    """A delegate that paints each distinct cell once, into a pixmap, and blits it after.
+
+    A results table repaints whenever anything moves (a new answer, the pool behind it, a row
+    chosen, the window exposed), and painting ~250 cells through Python took the GUI thread tens
+    of milliseconds, hundreds on a loaded machine, while typing. A cell's look depends only on
+    what `content_key` says it shows, its size, its state (selected, focused, alternate row) and
+    the palette, so that is the cache key; many cells share one (an arm's rank 1, a dash).
+
+    A new answer misses the cache in every cell at once: 250 cells drawn in one paint event were
+    40-110 ms of the GUI thread on a loaded machine while the store was being indexed, the longest
+    stall the window had. So a view may give a paint event a time budget (`paint_deadline`, a
+    `time.perf_counter()` instant): past it, a cell that is not cached yet gets only its background
+    and is handed to the view's `defer_cell`, which paints it in a later event. At least
+    `MIN_DRAWN` cells are drawn per event, so every picture arrives; a paint outside such a view
+    (a test, a grab without a deadline) draws everything at once.
+    """
+
+    CACHE = 1500
+    MIN_DRAWN = 3
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._pixmaps: OrderedDict[tuple, QPixmap] = OrderedDict()
+
+    def content_key(self, index) -> tuple | None:
+        """What the cell shows (None: paint it directly, uncached)."""
+        return None
+
+    def draw(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        raise NotImplementedError
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        content = self.content_key(index)
+        size = option.rect.size()
+        if content is None or size.isEmpty():
+            painter.save()
+            painter.setClipRect(option.rect)
+            self.draw(painter, option, index)
+            painter.restore()
+            return
+        view = option.widget
+        epoch = getattr(view, "paint_epoch", None)  # the view's palette/font/ratio, once per paint event
+        if epoch is None:
+            device = painter.device()
+            epoch = (option.palette.cacheKey(), option.font.key(), device.devicePixelRatioF() if device else 1.0)
+        key = (content, size.width(), size.height(), option.state.value, option.features.value, epoch)
+        ratio = epoch[2]
+        pixmap = self._pixmaps.get(key)
+        if pixmap is None and self._over_budget(view):
+            _background(painter, option, index)
+            view.defer_cell(option.rect)
+            return
+        if pixmap is None:
+            pixmap = QPixmap(round(size.width() * ratio), round(size.height() * ratio))
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            local = QStyleOptionViewItem(option)
+            local.rect = QRect(QPoint(0, 0), size)
+            inner = QPainter(pixmap)
+            self.draw(inner, local, index)
+            inner.end()
+            self._pixmaps[key] = pixmap
+            if len(self._pixmaps) > self.CACHE:
+                self._pixmaps.popitem(last=False)
+        else:
+            self._pixmaps.move_to_end(key)
+        painter.drawPixmap(option.rect.topLeft(), pixmap)
+
+    def _over_budget(self, view) -> bool:
+        """Whether this paint event of `view` has spent its budget (see the class docstring)."""
+        deadline = getattr(view, "paint_deadline", None)
+        if deadline is None or not hasattr(view, "defer_cell"):
+            return False
+        view.paint_drawn = getattr(view, "paint_drawn", 0) + 1
+        return view.paint_drawn > self.MIN_DRAWN and time.perf_counter() > deadline
+
+
 SNIPPET_CHARS = 240
 """More than a cell ever shows: the rest of a hit's snippet is never measured or drawn."""
+MIN_SNIPPET_PX = 60
+"""Badges give way to the snippet: one that would leave less than this for the text is not drawn."""
 
 
-class TitleDelegate(QStyledItemDelegate):
-    """The title on the first line; under it a "moved" / "archived" badge and the snippet with the
-    query's words marked.
+class TitleDelegate(CachedDelegate):
+    """The title on the first line; under it the badges ("moved by MMR from 3", "below the agent's
+    page", "archived", ...) and the snippet with the query's words marked; a third line with the
+    path when the row is tall enough.
 
+    Everything is clipped to the cell: at a narrow width badges that do not fit are left out (the
+    tooltip and the accessible text still carry them), never painted over the next column.
     Painting runs on the GUI thread while indexing threads compete for the GIL, so what does not
     change between paints is computed once: fonts per base font, the snippet's window and marked
     spans per (path, query words).
@@ -182,38 +314,58 @@ class TitleDelegate(QStyledItemDelegate):
         fm = QFontMetrics(option.font)
         return QSize(320, fm.height() * 2 + PAD + 4)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def content_key(self, index) -> tuple | None:
+        model, row = index.model(), index.row()
+        hit = model.hit(row) if hasattr(model, "hit") else index.data(Role.Hit)
+        if hit is None:
+            return None
+        return ("title", hit.path, hit.title, hit.snippet or hit.gist or "", hit.updated_at,
+                tuple(index.data(Role.Terms) or ()), tuple(index.data(Role.Badges) or ()),
+                model.page_position(row) is None if hasattr(model, "page_position") else False)
+
+    def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        painter.save()
+        painter.setClipRect(option.rect)
         opt = _background(painter, option, index)
         hit = index.data(Role.Hit)
         if hit is None:
+            painter.restore()
             return
-        painter.save()
         rect = opt.rect.adjusted(PAD, 2, -PAD, -2)
         base, bold, small, fm, bfm, line = self._font_set(opt.font)
-        top = rect.top() + max(0, (rect.height() - 2 * line) // 2)
+        lines = 3 if rect.height() >= 3 * line + 4 else 2
+        top = rect.top() + max(0, (rect.height() - lines * line) // 2)
+        below = index.data(Role.Page) is None
 
         painter.setFont(bold)
-        painter.setPen(_text_color(opt))
+        painter.setPen(_muted(opt) if below else _text_color(opt))
         title = bfm.elidedText(hit.title or hit.path, Qt.TextElideMode.ElideRight, max(0, rect.width()))
         painter.drawText(QRect(rect.left(), top, rect.width(), line),
                          int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), title)
 
-        x = rect.left()
-        moved = moved_text(hit)
-        if moved:
-            arrow = "\u2193" if hit.moved_from is not None and hit.position > hit.moved_from else "\u2191"
-            x += _badge(painter, opt, f"{arrow} {moved}", x, top + line, line, small) + 6
-        if hit.archived:
-            x += _badge(painter, opt, "archived", x, top + line, line, small) + 6
+        x, right = rect.left(), rect.right()
+        sfm = QFontMetrics(small)
+        for text in index.data(Role.Badges) or ():
+            width = _badge_width(text, sfm)
+            if x + width + MIN_SNIPPET_PX > right:
+                break
+            x += _badge(painter, opt, text, x, top + line, line, small) + 6
         pieces = self._snippet_runs(hit, tuple(index.data(Role.Terms) or ()))
         painter.setFont(base)
-        self._paint_runs(painter, opt, pieces, x, top + line, rect.right(), line, fm)
+        self._paint_runs(painter, opt, pieces, x, top + line, right, line, fm)
+        if lines == 3:
+            painter.setFont(small)
+            painter.setPen(_muted(opt))
+            meta = " \u00b7 ".join(p for p in (hit.path, (hit.updated_at or "")[:10]) if p)
+            painter.drawText(QRect(rect.left(), top + 2 * line, rect.width(), line),
+                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                             sfm.elidedText(meta, Qt.TextElideMode.ElideMiddle, max(0, rect.width())))
         painter.restore()
 
     @staticmethod
     def _paint_runs(painter, opt, pieces, x, y, right, height, fm) -> None:
         mark = QColor(palette.mark_color())
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        selected = _selected(opt)
         for piece, marked in pieces:
             if x >= right:
                 break
@@ -223,7 +375,7 @@ class TitleDelegate(QStyledItemDelegate):
                 width = fm.horizontalAdvance(piece)
             if marked and piece:
                 painter.fillRect(QRect(x - 1, y + 1, width + 2, height - 2), mark)
-                painter.setPen(opt.palette.color(QPalette.ColorRole.Text) if not selected else mark.darker(400))
+                painter.setPen(_mark_ink(opt.palette, mark) if not selected else mark.darker(400))
             else:
                 painter.setPen(_muted(opt))
             painter.drawText(QRect(x, y, width + 1, height),
@@ -231,49 +383,66 @@ class TitleDelegate(QStyledItemDelegate):
             x += width
 
 
-class ArmRankDelegate(QStyledItemDelegate):
+class ArmRankDelegate(CachedDelegate):
     """An arm's rank in a pill of the arm's colour; a muted dash when the arm did not rank the hit."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def content_key(self, index) -> tuple | None:
+        arm = arm_for_column(index.column())
+        model = index.model()
+        hit = model.hit(index.row()) if hasattr(model, "hit") else index.data(Role.Hit)
+        score = hit.arm(arm) if hit is not None and arm else None
+        return ("arm", arm, score.rank if score is not None else None)
+
+    def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        painter.save()
+        painter.setClipRect(option.rect)
         opt = _background(painter, option, index)
         arm = arm_for_column(index.column())
         hit = index.data(Role.Hit)
         score = hit.arm(arm) if hit is not None and arm else None
         text = str(score.rank) if score is not None else DASH
-        painter.save()
         fm = QFontMetrics(opt.font)
         rect = opt.rect.adjusted(3, 0, -PAD, 0)
         if score is None:
             painter.setPen(_muted(opt))
             painter.drawText(rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), text)
         else:
-            width = max(fm.horizontalAdvance(text) + 12, fm.height() + 6)
+            ink, fill = rank_pill_colors(arm, opt.palette, selected=_selected(opt))
+            width = min(rect.width() + 3, max(fm.horizontalAdvance(text) + 12, fm.height() + 6))
             pill = QRectF(rect.right() - width + 4, rect.center().y() - fm.height() / 2 - 1, width, fm.height() + 2)
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(palette.arm_tint(arm, 0.28))
+            painter.setBrush(fill)
             painter.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2)
             painter.setBrush(palette.arm_color(arm))
             painter.drawRoundedRect(QRectF(pill.left(), pill.top(), 3, pill.height()), 1.5, 1.5)
-            painter.setPen(_text_color(opt))
+            painter.setPen(ink)
             painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), text)
         painter.restore()
 
 
-class ScoreBarDelegate(QStyledItemDelegate):
+class ScoreBarDelegate(CachedDelegate):
     """The stacked bar: one segment per arm that ranked the hit, as long as its contribution."""
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         return QSize(160, QFontMetrics(option.font).height() + PAD)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def content_key(self, index) -> tuple | None:
+        model = index.model()
+        hit = model.hit(index.row()) if hasattr(model, "hit") else index.data(Role.Hit)
+        if hit is None:
+            return None
+        return ("bar", tuple((s.arm, round(s.contribution, 7)) for s in hit.arms))
+
+    def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        painter.save()
+        painter.setClipRect(option.rect)
         opt = _background(painter, option, index)
         scores = index.data(Role.ArmScores) or ()
         scale = index.data(Role.MaxScore) or 1.0
-        painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         track = QRectF(opt.rect.adjusted(PAD, 0, -PAD, 0))
-        height = max(6.0, track.height() * BAR_HEIGHT_RATIO)
+        height = max(6.0, min(track.height() * BAR_HEIGHT_RATIO, QFontMetrics(opt.font).height() * 0.75))
         track.setTop(track.center().y() - height / 2)
         track.setHeight(height)
         groove = opt.palette.color(QPalette.ColorRole.Mid)

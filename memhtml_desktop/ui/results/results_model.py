@@ -1,12 +1,16 @@
-"""The ranked hits as a table: one row per `Hit`, one column per arm, and the breakdown as roles.
+"""The ranked hits as a table: one row per hit, one column per arm, and the breakdown as roles.
 
-The model holds the `SearchResult` it was given and translates it; it never ranks, queries or
-formats beyond what a cell shows. Delegates read the custom roles (the hit, its per-arm scores, the
-words to highlight, the scale of the contribution bar) and paint from them.
+The model holds the `SearchResult` it was given (the agent's page) and, once it arrives, the
+`FusedPool` behind it, and translates them; it never ranks or queries. Rows come in two orders:
 
-Columns: position, title (+ snippet, painted by the title delegate), memory type, fused score, one
-column per arm of `RANK_ARMS` holding that arm's rank (a dash when the arm did not rank the hit),
-and the stacked contribution bar.
+- the agent's order: the page as the agent receives it (after polarity and MMR), then, when the
+  person asked to see more, the rest of the fused list below the page, in fused order;
+- the fused order: the fused list itself, deep enough to hold every page row, so the rows the
+  agent does NOT get (MMR passed them over) show where they stood, muted.
+
+Any other column sorts the rows listed (score, date, type, path, title, an arm's rank). Delegates
+read the custom roles (the hit, whether it is on the page, its per-arm scores, the words to
+highlight, the scale of the bar) and paint from them.
 """
 
 from __future__ import annotations
@@ -22,8 +26,18 @@ from memhtml_desktop.domain.rrf import RANK_ARMS, RRF_K
 from memhtml_desktop.domain.types import Hit, SearchResult
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.chips import tooltip_text
+from memhtml_desktop.ui.results.results_text import (  # noqa: F401 - moved_text is part of this module's API
+    ARM_NAMES,
+    accessible_arm,
+    accessible_bar,
+    accessible_title,
+    arm_tooltip,
+    badges,
+    breakdown_tooltip,
+    moved_text,
+    title_tooltip,
+)
 
-ARM_NAMES: tuple[str, ...] = tuple(arm.name for arm in RANK_ARMS)
 ARM_WEIGHTS: dict[str, float] = {arm.name: arm.weight for arm in RANK_ARMS}
 MAX_SCORE = sum(arm.weight for arm in RANK_ARMS) / (1 + RRF_K)
 """The fused score of a hit every arm ranked first: the full length of the contribution bar.
@@ -32,6 +46,11 @@ A fixed scale (not "the best hit of this query") lets bars compare across querie
 means weak agreement between arms, whatever else was found.
 """
 DASH = "\u2014"
+AGENT, FUSED = "agent", "fused"
+_ANSWERED = frozenset({int(Qt.ItemDataRole.DisplayRole), int(Qt.ItemDataRole.ToolTipRole),
+                       int(Qt.ItemDataRole.TextAlignmentRole), int(Qt.ItemDataRole.ForegroundRole),
+                       int(Qt.ItemDataRole.AccessibleTextRole), int(Qt.ItemDataRole.AccessibleDescriptionRole)})
+"""The standard roles this model answers; the view asks for a dozen per cell per paint."""
 _ROOT = QModelIndex()
 
 
@@ -42,19 +61,34 @@ class Role(IntEnum):
     Terms = Qt.ItemDataRole.UserRole + 6  # the query's words, for highlighting
     MaxScore = Qt.ItemDataRole.UserRole + 9
     Contribution = Qt.ItemDataRole.UserRole + 10  # this arm column's contribution (float) or None
+    Page = Qt.ItemDataRole.UserRole + 11  # the position on the agent's page, or None below it
+    Badges = Qt.ItemDataRole.UserRole + 12  # list[str]: what the title painter writes under the title
+    SortKey = Qt.ItemDataRole.UserRole + 13
 
 
 class Column(IntEnum):
     Position = 0
-    Title = 1
-    Type = 2
-    Score = 3
+    Fused = 1
+    Title = 2
+    Type = 3
+    Path = 4
+    Date = 5
+    Score = 6
 
 
-FIRST_ARM_COLUMN = 4
+FIRST_ARM_COLUMN = 7
 BAR_COLUMN = FIRST_ARM_COLUMN + len(ARM_NAMES)
 COLUMN_COUNT = BAR_COLUMN + 1
-STEP_NAMES = {"mmr": "MMR", "polarity": "polarity"}
+COLUMN_TITLES = {Column.Position: "#", Column.Fused: "Fused", Column.Title: "Title", Column.Type: "Type",
+                 Column.Path: "Path", Column.Date: "Updated", Column.Score: "Score", BAR_COLUMN: "Contribution"}
+COLUMN_HELP = {
+    Column.Position: "Position on the agent's page, after polarity and MMR (blank for a row not on it).",
+    Column.Fused: "Position in the fused list, before polarity and MMR reorder it.",
+    Column.Path: "The memory's path in the store.",
+    Column.Date: "When the memory was last updated.",
+    Column.Score: "The fused reciprocal-rank score: the sum of the arms' contributions.",
+    BAR_COLUMN: "Each arm's contribution to the fused score, in the arm's colour (full width: every arm ranks it first).",
+}
 
 
 def arm_for_column(column: int) -> str | None:
@@ -62,62 +96,36 @@ def arm_for_column(column: int) -> str | None:
     return ARM_NAMES[offset] if 0 <= offset < len(ARM_NAMES) else None
 
 
-def moved_text(hit: Hit) -> str | None:
-    if not hit.moved_by:
-        return None
-    step = STEP_NAMES.get(hit.moved_by, hit.moved_by)
-    if hit.moved_from is None:
-        return f"moved by {step}"
-    return f"moved by {step} from {hit.moved_from}"
-
-
-def raw_text(raw: dict[str, Any]) -> str:
-    parts = []
-    for key, value in raw.items():
-        if isinstance(value, float):
-            value = f"{value:.4g}"
-        parts.append(f"{key} {value}")
-    return ", ".join(parts)
-
-
-def arm_tooltip(arm: str, score) -> str:
-    title = palette.ARM_TITLES.get(arm, arm)
-    if score is None:
-        return f"{title}: did not rank this memory (no contribution)"
-    return (
-        f"{title}: rank {score.rank} \u00d7 weight {score.weight:g} \u2192 "
-        f"{score.weight:g}/({score.rank}+{RRF_K}) = {score.contribution:.4f}"
-        + (f"\nraw signal: {raw_text(score.raw)}" if score.raw else "")
-    )
-
-
-def breakdown_tooltip(hit: Hit) -> str:
-    lines = [f"fused score {hit.score:.4f} = sum of the arms' contributions"]
-    for arm in ARM_NAMES:
-        lines.append(arm_tooltip(arm, hit.arm(arm)))
-    moved = moved_text(hit)
-    if moved:
-        lines.append(f"{moved} (fused position {hit.fused_position})")
-    return "\n".join(lines)
-
-
 class ResultsModel(QAbstractTableModel):
-    """A read-only table over the hits of one `SearchResult`."""
+    """A read-only table over the page of one `SearchResult` and the fused pool behind it."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._result: SearchResult | None = None
-        self._hits: list[Hit] = []
+        self._pool: Any = None
+        self._rows: list[tuple[Hit, int | None]] = []  # (hit, position on the agent's page or None)
         self._terms: tuple[str, ...] = ()
         self._active: frozenset[str] = frozenset(ARM_NAMES)
         self._degraded: dict[str, str] = {}
+        self._order = AGENT
+        self._extra = 0
+        self._sort: tuple[int, Qt.SortOrder] | None = None
+        self._no_word = False
+        self._badges: dict[int, list[str]] = {}  # per row, for the painter (cleared with the rows)
+        self._brush: tuple[int, QBrush] | None = None
 
     # -- content -------------------------------------------------------------------------------
 
     def set_result(self, result: SearchResult | None) -> None:
+        """A new answer: its page, in the order chosen; the pool behind it arrives later."""
         self.beginResetModel()
+        same = (result is not None and self._result is not None and result.query == self._result.query
+                and result.scope == self._result.scope)
         self._result = result
-        self._hits = list(result.hits) if result else []
+        if not same:
+            self._pool, self._extra, self._no_word = None, 0, False
+        # a re-run of the same ask keeps its pool until the new one arrives (no flicker of the rows
+        # below the page); the driver asks for that pool at once
         self._terms = parse_fts_query(result.query).highlight_words if result else ()
         self._active = frozenset(result.arms) if result else frozenset(ARM_NAMES)
         self._degraded = {}
@@ -125,20 +133,148 @@ class ResultsModel(QAbstractTableModel):
             for reason in result.degraded_reasons:
                 arm, _, why = reason.partition(":")
                 self._degraded[arm.strip()] = why.strip() or reason
+        self._rebuild()
         self.endResetModel()
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, FIRST_ARM_COLUMN, BAR_COLUMN - 1)
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, COLUMN_COUNT - 1)
+
+    def set_pool(self, pool: Any) -> None:
+        """The fused pool behind the answer shown (ignored when it belongs to another answer)."""
+        result = self._result
+        if result is None or pool is None or pool.query != result.query or pool.scope != result.scope:
+            return
+        self._pool = pool
+        self._no_word = bool(pool.no_word_matched)
+        self._relist()
+
+    def set_order(self, order: str) -> None:
+        """AGENT (the page, then the pool below it) or FUSED (the fused list); clears a column sort."""
+        if order not in (AGENT, FUSED):
+            raise ValueError(f"unknown order {order!r}")
+        self._order, self._sort = order, None
+        self._relist()
+
+    def set_extra(self, count: int) -> None:
+        """How many rows of the fused list to show below the agent's page."""
+        self._extra = max(0, int(count))
+        self._relist()
+
+    def _relist(self) -> None:
+        self.layoutAboutToBeChanged.emit()
+        before = self.persistentIndexList()
+        paths = [self._rows[i.row()][0].path if 0 <= i.row() < len(self._rows) else None for i in before]
+        self._rebuild()
+        rows = {hit.path: r for r, (hit, _) in enumerate(self._rows)}
+        after = [self.index(rows[p], i.column()) if p in rows else QModelIndex() for p, i in zip(paths, before)]
+        self.changePersistentIndexList(before, after)
+        self.layoutChanged.emit()
+
+    def _could_match(self) -> bool:
+        """Whether words or meaning could have placed a hit (with no words only recency and salience rank)."""
+        result = self._result
+        return result is not None and (result.fts_form is not None or "vector" in result.arms)
+
+    def _muted_brush(self) -> QBrush:
+        color = palette.muted_color()
+        if self._brush is None or self._brush[0] != color.rgba():
+            self._brush = (color.rgba(), QBrush(color))
+        return self._brush[1]
+
+    def _rebuild(self) -> None:
+        self._badges = {}
+        result, pool = self._result, self._pool
+        if result is None:
+            self._rows = []
+            return
+        page = [(hit, hit.position) for hit in result.hits]
+        on_page = {hit.path: hit for hit in result.hits}
+        entries = list(pool.entries) if pool is not None else []
+        if self._order == FUSED and entries:
+            deepest = max([h.fused_position for h in result.hits] + [len(on_page)])
+            rows = []
+            for entry in entries[: deepest + self._extra]:
+                hit = on_page.get(entry.path)
+                rows.append((hit, hit.position) if hit is not None else (entry, None))
+        elif self._order == FUSED:
+            rows = sorted(page, key=lambda r: r[0].fused_position)
+        else:
+            below = [(e, None) for e in entries if e.path not in on_page][: self._extra]
+            rows = page + below
+        if self._sort is not None:
+            column, order = self._sort
+            keyed = [(self._sort_key(hit, page_pos, column), i) for i, (hit, page_pos) in enumerate(rows)]
+            keyed.sort(key=lambda k: k[0], reverse=order == Qt.SortOrder.DescendingOrder)
+            rows = [rows[i] for _, i in keyed]
+        self._rows = rows
+
+    @staticmethod
+    def _sort_key(hit: Hit, page: int | None, column: int) -> tuple:
+        arm = arm_for_column(column)
+        if arm is not None:
+            score = hit.arm(arm)
+            return (score is None, score.rank if score else 0)
+        return {
+            Column.Position: (page is None, page or hit.fused_position),
+            Column.Fused: (hit.fused_position,),
+            Column.Title: ((hit.title or hit.path).casefold(),),
+            Column.Type: (hit.memory_type, hit.fused_position),
+            Column.Path: (hit.path,),
+            Column.Date: (hit.updated_at or "", hit.path),
+            Column.Score: (hit.score, -hit.fused_position),
+            BAR_COLUMN: (hit.score, -hit.fused_position),
+        }.get(column, (hit.fused_position,))
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Header clicks: # is the agent's order, Fused the fused order, any other column sorts the rows."""
+        if column == Column.Position and order == Qt.SortOrder.AscendingOrder:
+            self.set_order(AGENT)
+        elif column == Column.Fused and order == Qt.SortOrder.AscendingOrder:
+            self.set_order(FUSED)
+        elif 0 <= column < COLUMN_COUNT:
+            self._sort = (column, order)
+            self._relist()
+
+    # -- questions -----------------------------------------------------------------------------
 
     def result(self) -> SearchResult | None:
         return self._result
 
+    def pool(self) -> Any:
+        return self._pool
+
+    def order(self) -> str:
+        return self._order
+
+    def sorted_by(self) -> tuple[int, Qt.SortOrder] | None:
+        return self._sort
+
+    def extra(self) -> int:
+        return self._extra
+
     def hit(self, row: int) -> Hit | None:
-        return self._hits[row] if 0 <= row < len(self._hits) else None
+        return self._rows[row][0] if 0 <= row < len(self._rows) else None
+
+    def page_position(self, row: int) -> int | None:
+        return self._rows[row][1] if 0 <= row < len(self._rows) else None
 
     def row_of(self, path: str) -> int:
-        for row, hit in enumerate(self._hits):
+        for row, (hit, _) in enumerate(self._rows):
             if hit.path == path:
                 return row
         return -1
+
+    def paths(self) -> list[str]:
+        return [hit.path for hit, _ in self._rows]
+
+    def below_available(self) -> int:
+        """Rows of the fused list (already fetched) that are not listed yet."""
+        if self._pool is None or self._result is None:
+            return 0
+        on_page = {h.path for h in self._result.hits}
+        listed = set(self.paths())
+        return sum(1 for e in self._pool.entries if e.path not in on_page and e.path not in listed)
+
+    def no_word_matched(self) -> bool:
+        return self._no_word
 
     def terms(self) -> tuple[str, ...]:
         return self._terms
@@ -149,7 +285,7 @@ class ResultsModel(QAbstractTableModel):
     # -- Qt model API ----------------------------------------------------------------------------
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self._hits)
+        return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else COLUMN_COUNT
@@ -160,32 +296,43 @@ class ResultsModel(QAbstractTableModel):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < len(self._hits)):
+        if role < Qt.ItemDataRole.UserRole and role not in _ANSWERED:
             return None
-        hit = self._hits[index.row()]
+        if not index.isValid() or not (0 <= index.row() < len(self._rows)):
+            return None
+        hit, page = self._rows[index.row()]
         column = index.column()
         arm = arm_for_column(column)
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(hit, column, arm)
+            return self._display(hit, page, column, arm)
         if role == Qt.ItemDataRole.ToolTipRole:
-            tip = self._tooltip(hit, column, arm)
+            tip = self._tooltip(hit, page, column, arm)
             return tooltip_text(tip) if tip else None
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            if column == Column.Title or column == Column.Type:
+            if column in (Column.Title, Column.Type, Column.Path):
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole:
-            if arm is not None and hit.arm(arm) is None:
-                return QBrush(palette.muted_color())
-            if column == Column.Type:
-                return QBrush(palette.muted_color())
+            if page is None or (arm is not None and hit.arm(arm) is None) or column in (Column.Type, Column.Path,
+                                                                                         Column.Date, Column.Fused):
+                return self._muted_brush()
             return None
-        if role == Qt.ItemDataRole.AccessibleTextRole and column == BAR_COLUMN:
-            return breakdown_tooltip(hit)
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return self._accessible(hit, page, column, arm)
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole and column == Column.Title:
+            return hit.path
         if role == Role.Hit:
             return hit
         if role == Role.Path:
             return hit.path
+        if role == Role.Page:
+            return page
+        if role == Role.Badges:
+            row = index.row()
+            if row not in self._badges:
+                self._badges[row] = badges(hit, page=page, no_word_matched=self._no_word,
+                                           could_match=self._could_match())
+            return self._badges[row]
         if role == Role.ArmScores:
             return tuple(s for name in ARM_NAMES if (s := hit.arm(name)) is not None)
         if role == Role.Contribution:
@@ -197,13 +344,19 @@ class ResultsModel(QAbstractTableModel):
             return MAX_SCORE
         return None
 
-    def _display(self, hit: Hit, column: int, arm: str | None) -> str | None:
+    def _display(self, hit: Hit, page: int | None, column: int, arm: str | None) -> str | None:
         if column == Column.Position:
-            return str(hit.position)
+            return str(page) if page is not None else ""
+        if column == Column.Fused:
+            return str(hit.fused_position)
         if column == Column.Title:
             return hit.title or hit.path
         if column == Column.Type:
             return hit.memory_type
+        if column == Column.Path:
+            return hit.path
+        if column == Column.Date:
+            return (hit.updated_at or "")[:10]
         if column == Column.Score:
             return f"{hit.score:.4f}"
         if arm is not None:
@@ -213,22 +366,28 @@ class ResultsModel(QAbstractTableModel):
             return ""
         return None
 
-    def _tooltip(self, hit: Hit, column: int, arm: str | None) -> str | None:
+    def _tooltip(self, hit: Hit, page: int | None, column: int, arm: str | None) -> str | None:
         if arm is not None:
             return arm_tooltip(arm, hit.arm(arm))
-        if column == BAR_COLUMN or column == Column.Score:
+        if column in (BAR_COLUMN, Column.Score):
             return breakdown_tooltip(hit)
+        if column in (Column.Title, Column.Path):
+            return title_tooltip(hit, page=page, no_word_matched=self._no_word, could_match=self._could_match())
+        if column in (Column.Position, Column.Fused):
+            moved = moved_text(hit) if page is not None else None
+            where = f"position {page} on the agent's page" if page is not None else "not on the agent's page"
+            return f"{where}; fused position {hit.fused_position}" + (f" ({moved})" if moved else "")
+        if column == Column.Date:
+            return f"updated {hit.updated_at}" if hit.updated_at else None
+        return None
+
+    def _accessible(self, hit: Hit, page: int | None, column: int, arm: str | None) -> str | None:
         if column == Column.Title:
-            text = hit.path
-            if hit.archived:
-                text += "\narchived" + (f" \u2014 superseded by {hit.superseded_by}" if hit.superseded_by else "")
-            moved = moved_text(hit)
-            if moved:
-                text += f"\n{moved}"
-            return text
-        if column == Column.Position:
-            moved = moved_text(hit)
-            return f"position {hit.position}" + (f" ({moved})" if moved else f" (fused position {hit.fused_position})")
+            return accessible_title(hit, page=page, no_word_matched=self._no_word, could_match=self._could_match())
+        if arm is not None:
+            return accessible_arm(arm, hit.arm(arm))
+        if column in (BAR_COLUMN, Column.Score):
+            return accessible_bar(hit)
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -238,12 +397,11 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if arm is not None:
                 label = palette.ARM_LABELS.get(arm, arm)
-                return f"{label} \u26a0" if arm in self._degraded or not self.arm_active(arm) else label
-            return {Column.Position: "#", Column.Title: "Title", Column.Type: "Type", Column.Score: "Score"}.get(
-                section, "Contribution"
-            )
+                # a failure is flagged; an arm that simply had nothing to do (no words) is only muted
+                return f"{label}\u26a0" if arm in self._degraded else label
+            return COLUMN_TITLES.get(section, "")
         if role == Qt.ItemDataRole.ForegroundRole and arm is not None:
-            return QBrush(palette.arm_color(arm) if self.arm_active(arm) else palette.muted_color())
+            return QBrush(palette.arm_text_color(arm) if self.arm_active(arm) else palette.muted_color())
         if role == Qt.ItemDataRole.ToolTipRole:
             if arm is not None:
                 text = (
@@ -257,14 +415,11 @@ class ResultsModel(QAbstractTableModel):
                 elif not self.arm_active(arm):
                     text += "\nNot in this search (no query words, or the arm could not fire)."
                 return tooltip_text(text)
-            if section == Column.Score:
-                return "The fused reciprocal-rank score: the sum of the arms' contributions."
-            if section == BAR_COLUMN:
-                return "Each arm's contribution to the fused score, in the arm's colour (full width: every arm ranks it first)."
-            if section == Column.Position:
-                return "Final position, after polarity and MMR reordering."
+            return COLUMN_HELP.get(section)
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return palette.ARM_TITLES.get(arm, arm) if arm is not None else COLUMN_TITLES.get(section, "")
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            if section in (Column.Title, Column.Type, BAR_COLUMN):
+            if section in (Column.Title, Column.Type, Column.Path, BAR_COLUMN):
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

@@ -1,104 +1,47 @@
-"""The middle pane: a header (counts, legend, degraded arms), the ranked table, or the archived banner.
+"""The middle pane: a header (totals, the two orders, the legend), the honest notices, the ranked
+table (or the archived banner, or a message), and "show more" under it.
 
-Opening a memory is an explicit act: a click, a double-click or Enter. Moving the current row with
-the arrow keys only moves it (a selection passing by is not a read), so `open_requested` is
-emitted from those three gestures and nothing else.
+A new answer starts with no current row: nothing is selected that the person did not choose, so
+Enter in the search field never opens a memory they never saw chosen (it shows the first row
+instead). A re-run of the same search (the store changed) keeps the row the person chose.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QPalette
+from PySide6.QtCore import QByteArray, QItemSelectionModel, QPoint, Qt, Signal
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView,
+    QButtonGroup,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QMenu,
+    QPushButton,
+    QSizePolicy,
     QStackedWidget,
-    QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from memhtml_desktop.domain.types import SearchResult
 from memhtml_desktop.ui.kit import palette
+from memhtml_desktop.ui.kit.row_actions import Row, RowActions, build_menu
 from memhtml_desktop.ui.results.archived_banner import ArchivedBanner
-from memhtml_desktop.ui.results.delegates import (
-    ArmRankDelegate,
-    ScoreBarDelegate,
-    TitleDelegate,
+from memhtml_desktop.ui.results.results_model import AGENT, ARM_NAMES, ARM_WEIGHTS, FUSED, Column, ResultsModel, Role
+from memhtml_desktop.ui.results.results_table import ResultsTable
+
+ORDER_STYLE = (
+    "QToolButton { border: 1px solid palette(mid); padding: 1px 8px; background: palette(button); }"
+    " QToolButton:checked { background: palette(highlight); color: palette(highlighted-text);"
+    " border-color: palette(highlight); }"
+    " QToolButton:focus { border: 2px solid palette(highlight); }"
+    " QToolButton#agentOrder { border-top-left-radius: 3px; border-bottom-left-radius: 3px; border-right: none; }"
+    " QToolButton#fusedOrder { border-top-right-radius: 3px; border-bottom-right-radius: 3px; }"
 )
-from memhtml_desktop.ui.results.results_model import (
-    ARM_NAMES,
-    ARM_WEIGHTS,
-    BAR_COLUMN,
-    FIRST_ARM_COLUMN,
-    Column,
-    ResultsModel,
-    Role,
-)
-
-DEFAULT_WIDTHS = {Column.Position: 30, Column.Type: 86, Column.Score: 58, BAR_COLUMN: 124}
-ARM_COLUMN_WIDTH = 38
-
-
-class ResultsTable(QTableView):
-    """The table; Enter opens the current row."""
-
-    open_requested = Signal(str)
-
-    def __init__(self, model: ResultsModel, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("resultsTable")
-        self.setModel(model)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setShowGrid(False)
-        self.setAlternatingRowColors(True)
-        self.setWordWrap(False)
-        self.setCornerButtonEnabled(False)
-        self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.verticalHeader().hide()
-        self._title_delegate = TitleDelegate(self)
-        self._arm_delegate = ArmRankDelegate(self)
-        self._bar_delegate = ScoreBarDelegate(self)
-        self.setItemDelegateForColumn(Column.Title, self._title_delegate)
-        for offset in range(len(ARM_NAMES)):
-            self.setItemDelegateForColumn(FIRST_ARM_COLUMN + offset, self._arm_delegate)
-        self.setItemDelegateForColumn(BAR_COLUMN, self._bar_delegate)
-        fm = self.fontMetrics()
-        self.verticalHeader().setDefaultSectionSize(fm.height() * 2 + 12)
-        header = self.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(Column.Title, QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(28)
-        for column, width in DEFAULT_WIDTHS.items():
-            header.resizeSection(column, width)
-        for offset in range(len(ARM_NAMES)):
-            header.resizeSection(FIRST_ARM_COLUMN + offset, ARM_COLUMN_WIDTH)
-        self.clicked.connect(self._emit_open)
-        self.doubleClicked.connect(self._emit_open)
-
-    def _emit_open(self, index: QModelIndex) -> None:
-        path = index.data(Role.Path) if index.isValid() else None
-        if path:
-            self.open_requested.emit(path)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._emit_open(self.currentIndex())
-            event.accept()
-            return
-        super().keyPressEvent(event)
+NO_WORD_NOTICE = "No memory contains these words; nearest by meaning, recency and salience."
+EMPTY_INDEX = "No memories to show: the index is empty (or still being built)."
 
 
 def legend_html() -> str:
@@ -112,20 +55,40 @@ def legend_html() -> str:
     return "&nbsp;&nbsp; ".join(items)
 
 
+def summary_text(result: SearchResult, pool: Any) -> str:
+    """"10 of 1,284 matching all the words · 47 ms", "10 of 47 in scope …", or "10 hits · 47 ms"
+    before the pool arrives (it carries the totals)."""
+    n = len(result.hits)
+    ms = f"{result.elapsed_ms:.0f} ms"
+    if pool is None:
+        return f"{n} hit{'s' if n != 1 else ''} \u00b7 {ms}"
+    if pool.matches is None:
+        return f"{n} of {pool.in_scope:,} in scope (no words: by recency and salience) \u00b7 {ms}"
+    if pool.matches == 0:
+        return f"{n} hits \u00b7 no memory holds the words \u00b7 {ms}"
+    more = "+" if pool.matches_capped else ""
+    form = "all the words" if pool.fts_form == "all" else "any word"
+    if pool.matches < n:
+        return f"{n} hits \u00b7 only {pool.matches:,} match {form} \u00b7 {ms}"
+    return f"{n} of {pool.matches:,}{more} matching {form} \u00b7 {ms}"
+
+
 class ResultsView(QWidget):
-    """Header strip + (table | archived banner | message)."""
+    """Header strip + notices + (table | archived banner | message) + show more."""
 
     open_requested = Signal(str)
     include_archived_requested = Signal()
+    more_requested = Signal()
+    order_changed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("resultsView")
+        self.row_actions = RowActions()
         self.model = ResultsModel(self)
         self.table = ResultsTable(self.model, self)
         self.table.open_requested.connect(self.open_requested)
-        self.row_actions: list[tuple[str, Callable[[str], Any]]] = []
-        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.table.customContextMenuRequested.connect(self._row_menu)
+        self.table.menu_requested.connect(self._menu_requested)
         self.banner = ArchivedBanner(self)
         self.banner.open_requested.connect(self.open_requested)
         self.banner.include_archived_requested.connect(self.include_archived_requested)
@@ -134,6 +97,7 @@ class ResultsView(QWidget):
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
         self.message.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.table)
         self.stack.addWidget(self.banner)
@@ -141,63 +105,210 @@ class ResultsView(QWidget):
 
         self.summary = QLabel(self)
         self.summary.setObjectName("resultsSummary")
+        self.summary.setAccessibleName("Result count")
+        self.summary.setMinimumWidth(80)  # a narrow list clips the count line instead of widening the pane
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.agent_button, self.fused_button = QToolButton(self), QToolButton(self)
+        self.orders = QButtonGroup(self)
+        for button, key, text, tip in (
+                (self.agent_button, "agentOrder", "Agent's order",
+                 "The page as the agent receives it (after polarity and MMR), then the fused list below it."),
+                (self.fused_button, "fusedOrder", "Fused order",
+                 "The fused list before polarity and MMR: rows the agent does not get are muted.")):
+            button.setObjectName(key)
+            button.setText(text)
+            button.setToolTip(tip)
+            button.setAccessibleDescription(tip)
+            button.setCheckable(True)
+            button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+            self.orders.addButton(button)
+        self.agent_button.setChecked(True)
+        self.orders.buttonToggled.connect(self._order_toggled)
+        switch = QWidget(self)
+        switch.setObjectName("orderSwitch")
+        switch.setStyleSheet(ORDER_STYLE)
+        switch_layout = QHBoxLayout(switch)
+        switch_layout.setContentsMargins(0, 0, 0, 0)
+        switch_layout.setSpacing(0)
+        for button in (self.agent_button, self.fused_button):
+            button.setParent(switch)
+            switch_layout.addWidget(button)
         self.legend = QLabel(legend_html(), self)
         self.legend.setObjectName("resultsLegend")
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setToolTip("One colour per arm. The bar's segments are each arm's contribution "
                                "weight/(rank+60) to the fused score; \u00d7 is the arm's weight.")
-        self.degraded = QLabel(self)
-        self.degraded.setObjectName("degradedArms")
-        self.degraded.setWordWrap(True)
-        self.degraded.setTextFormat(Qt.TextFormat.PlainText)
-        self.degraded.setVisible(False)
-        self.degraded.setAutoFillBackground(True)
-        self.degraded.setMargin(4)
+        self.legend.setAccessibleName("Arm colours: fts blue, vec pink, rec green, sal orange")
+        self.legend.setMinimumWidth(0)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._legend_width = self.legend.sizeHint().width()
+        self.notice = self._strip("resultsNotice")
+        self.degraded = self._strip("degradedArms")
+
+        self.more_button = QPushButton(self)
+        self.more_button.setObjectName("showMore")
+        self.more_button.clicked.connect(self.more_requested)
+        self.more_note = QLabel(self)
+        self.more_note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.more_note.setWordWrap(True)
+        foot = QHBoxLayout()
+        foot.setContentsMargins(6, 0, 6, 2)
+        foot.addWidget(self.more_button)
+        foot.addWidget(self.more_note, 1)
+        self.footer = QWidget(self)
+        self.footer.setLayout(foot)
+
         head = QHBoxLayout()
         head.setContentsMargins(6, 2, 6, 2)
-        head.addWidget(self.summary)
-        head.addStretch(1)
-        head.addWidget(self.legend)
+        head.addWidget(self.summary, 1)
+        head.addWidget(switch)
+        head.addSpacing(8)
+        head.addWidget(self.legend, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(head)
+        layout.addWidget(self.notice)
         layout.addWidget(self.degraded)
         layout.addWidget(self.stack, 1)
+        layout.addWidget(self.footer)
+        self.setTabOrder(self.agent_button, self.fused_button)
+        self.setTabOrder(self.fused_button, self.table)
+        self.setTabOrder(self.table, self.more_button)
         self.show_message("Type to search. With no words, the list ranks by recency and salience.")
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit_header()
+
+    def _fit_header(self) -> None:
+        """The legend is a nicety: when the count line and the two orders need the room, it goes."""
+        needed = (self._legend_width + self.summary.fontMetrics().horizontalAdvance(self.summary.text())
+                  + self.agent_button.sizeHint().width() + self.fused_button.sizeHint().width() + 40)
+        self.legend.setVisible(self.width() >= needed)
+
+    def _set_summary(self, text: str) -> None:
+        self.summary.setText(text)
+        self.summary.setToolTip(text)
+        self._fit_header()
+
+    def _strip(self, name: str) -> QLabel:
+        label = QLabel(self)
+        label.setObjectName(name)
+        label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setVisible(False)
+        label.setAutoFillBackground(True)
+        label.setMargin(4)
+        return label
+
+    def _warn(self, label: QLabel, text: str) -> None:
+        pal = label.palette()
+        pal.setColor(label.backgroundRole(), QColor(palette.warning_color()))
+        pal.setColor(label.foregroundRole(), palette.legible(pal.color(label.foregroundRole()),
+                                                             QColor(palette.warning_color())))
+        label.setPalette(pal)
+        label.setText(text)
+        label.setVisible(bool(text))
 
     # -- content -------------------------------------------------------------------------------
 
     def set_result(self, result: SearchResult) -> None:
-        """Show a new answer; the current row follows its memory when it is still listed."""
-        current = self.current_path()
+        """Show a new answer (see the module docstring for the current row)."""
+        before = self.model.result()
+        same = before is not None and before.query == result.query and before.scope == result.scope
+        current = self.current_path() if same else None
         self.model.set_result(result)
-        n = len(result.hits)
-        self.summary.setText(f"{n} hit{'s' if n != 1 else ''} \u00b7 {result.elapsed_ms:.0f} ms")
+        self._set_summary(summary_text(result, None))
+        self._warn(self.notice, "")
         self._show_degraded(result)
         if result.scope_empty:
             self.banner.show_result(result)
             self.stack.setCurrentWidget(self.banner)
-        elif not n:
-            self.show_message("No memories to show: the index is empty (or still being built).")
+        elif not result.hits:
+            self.show_message(EMPTY_INDEX)
         else:
             self.stack.setCurrentWidget(self.table)
             row = self.model.row_of(current) if current else -1
-            self.set_current_row(max(row, 0))
+            if row >= 0:
+                self.set_current_row(row)
+            else:
+                self.clear_current()
+        self.table.fit_columns()
+        self._update_footer()
+
+    def set_pool(self, pool: Any) -> None:
+        """The fused pool behind the answer: totals, the no-match notice, rows below the page."""
+        result = self.model.result()
+        if result is None:
+            return
+        current = self.current_path()
+        self.model.set_pool(pool)
+        if self.model.pool() is not pool:
+            return
+        self._set_summary(summary_text(result, pool))
+        self._warn(self.notice, NO_WORD_NOTICE if pool.no_word_matched else "")
+        if current and self.model.row_of(current) >= 0:
+            self.set_current_row(self.model.row_of(current), scroll=False)
+        self._update_footer()
 
     def _show_degraded(self, result: SearchResult) -> None:
-        if not result.degraded_reasons:
-            self.degraded.setVisible(False)
-            return
-        pal = self.degraded.palette()
-        pal.setColor(self.degraded.backgroundRole(), QColor(palette.warning_color()))
-        self.degraded.setPalette(pal)
-        self.degraded.setText("\u26a0 Degraded: " + "; ".join(result.degraded_reasons))
-        self.degraded.setVisible(True)
+        reasons = result.degraded_reasons
+        self._warn(self.degraded, ("\u26a0 Degraded: " + "; ".join(reasons)) if reasons else "")
 
     def show_message(self, text: str) -> None:
         self.message.setText(text)
         self.stack.setCurrentWidget(self.message)
+        self._update_footer()
+
+    # -- the two orders and show more -----------------------------------------------------------
+
+    def _order_toggled(self, button, checked: bool) -> None:
+        if checked:
+            self.set_order(FUSED if button is self.fused_button else AGENT)
+
+    def set_order(self, order: str) -> None:
+        current = self.current_path()
+        self.model.set_order(order)
+        (self.fused_button if order == FUSED else self.agent_button).setChecked(True)
+        header = self.table.horizontalHeader()
+        header.blockSignals(True)
+        header.setSortIndicator(Column.Fused if order == FUSED else Column.Position, Qt.SortOrder.AscendingOrder)
+        header.blockSignals(False)
+        self.table.fit_columns()
+        if current and self.model.row_of(current) >= 0:
+            self.set_current_row(self.model.row_of(current))
+        self._update_footer()
+        self.order_changed.emit(order)
+
+    def show_more(self, count: int) -> None:
+        """List `count` more rows of the fused list below the page."""
+        self.model.set_extra(self.model.extra() + max(0, count))
+        self.table.viewport().update()
+        self._update_footer()
+
+    def _update_footer(self) -> None:
+        result, pool = self.model.result(), self.model.pool()
+        on_table = self.stack.currentWidget() is self.table
+        self.footer.setVisible(on_table and result is not None and bool(result.hits))
+        if result is None:
+            return
+        step = max(1, len(result.hits))
+        can = pool is not None and (self.model.below_available() > 0 or pool.more)
+        self.more_button.setText(f"Show {step} more")
+        self.more_button.setEnabled(can)
+        self.more_button.setToolTip("List the next rows of the fused list, below the agent's page")
+        below = sum(1 for r in range(self.model.rowCount()) if self.model.page_position(r) is None)
+        rows = f"{below} row{'s' if below != 1 else ''} below the dashed line"
+        if pool is None:
+            note = "Fetching the fused pool\u2026"
+        elif not can:
+            note = "Every candidate the arms returned is listed" + (f" ({rows})." if below else ".")
+        elif below and self.model.order() != FUSED:
+            note = f"{rows}: the fused list past the agent's page (not what the agent gets)."
+        else:
+            note = f"The agent's page: {len(result.hits)} of {pool.pool_size} fused candidates."
+        self.more_note.setText(note)
 
     # -- navigation ----------------------------------------------------------------------------
 
@@ -205,14 +316,19 @@ class ResultsView(QWidget):
         index = self.table.currentIndex()
         return index.data(Role.Path) if index.isValid() else None
 
-    def set_current_row(self, row: int) -> None:
+    def clear_current(self) -> None:
+        self.table.selectionModel().clearCurrentIndex()
+        self.table.selectionModel().clearSelection()
+
+    def set_current_row(self, row: int, *, scroll: bool = True) -> None:
         if not (0 <= row < self.model.rowCount()):
             return
         index = self.model.index(row, Column.Title)
         self.table.selectionModel().setCurrentIndex(
             index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
         )
-        self.table.scrollTo(index)
+        if scroll:
+            self.table.scrollTo(index)
 
     def move_current(self, delta: int) -> None:
         """Up/Down from the search field: move the current row, never open it."""
@@ -229,40 +345,36 @@ class ResultsView(QWidget):
             return True
         return False
 
-    # -- the row's context menu ----------------------------------------------------------------
+    def focus_first(self) -> bool:
+        """Enter with nothing chosen: make the first row current and focus the list; nothing is read."""
+        if self.stack.currentWidget() is not self.table or not self.model.rowCount():
+            return False
+        self.set_current_row(0)
+        self.table.setFocus(Qt.FocusReason.OtherFocusReason)
+        return True
 
-    def add_row_action(self, text: str, slot: Callable[[str], Any]) -> None:
-        """An entry of every result row's context menu; `slot(path)` runs when chosen (another
-        pane's gesture on a row, e.g. the workbench's "Expect this memory for this query")."""
-        self.row_actions.append((text, slot))
+    # -- the context menu ----------------------------------------------------------------------
 
-    def row_menu(self, path: str) -> QMenu | None:
-        """The context menu of the row of `path` (None when no pane added an entry)."""
-        if not self.row_actions:
+    def context_menu(self, row: int):
+        """The menu for a row, built from the shared registry (`ui/kit/row_actions.py`)."""
+        hit = self.model.hit(row)
+        if hit is None:
             return None
-        menu = QMenu(self)
-        menu.setObjectName("resultRowMenu")
-        for text, slot in self.row_actions:
-            menu.addAction(text, lambda s=slot: s(path))
-        return menu
+        return build_menu(self.row_actions, Row(hit.path, hit.title, hit), self)
 
-    def _row_menu(self, pos: QPoint) -> None:
-        index = self.table.indexAt(pos)
-        if not index.isValid():  # the Menu key: the current row
-            index = self.table.currentIndex()
-            pos = self.table.visualRect(index).center()
-        path = index.data(Role.Path) if index.isValid() else None
-        menu = self.row_menu(path) if path else None
+    def _menu_requested(self, row: int, where: QPoint) -> None:
+        menu = self.context_menu(row)
         if menu is not None:
-            menu.popup(self.table.viewport().mapToGlobal(pos))
+            self.set_current_row(row, scroll=False)
+            menu.popup(where)
             self._menu = menu
 
     # -- persistence ---------------------------------------------------------------------------
 
     def save_state(self) -> QByteArray:
-        return self.table.horizontalHeader().saveState()
+        return self.table.save_state()
 
     def restore_state(self, state) -> None:
         if state:
-            self.table.horizontalHeader().restoreState(state)
-            self.table.horizontalHeader().setSectionResizeMode(Column.Title, QHeaderView.ResizeMode.Stretch)
+            self.table.restore_state(state)
+

@@ -128,6 +128,9 @@ class SearchBar(QWidget):
 
         self.field = QLineEdit(self)
         self.field.setObjectName("queryField")
+        self.field.setAccessibleName("Search query")
+        self.field.setAccessibleDescription("Type to search. Up and Down move in the results, Enter opens "
+                                            "the chosen one, Esc clears.")
         self.field.setPlaceholderText("Search memories \u2014 e.g. drain the vip before rollback   (Ctrl+L)")
         self.field.setClearButtonEnabled(True)
         self.field.textEdited.connect(self.query_edited)
@@ -178,6 +181,9 @@ class SearchBar(QWidget):
         layout.setSpacing(4)
         layout.addLayout(top)
         layout.addWidget(self.chips)
+        # the switch's buttons were moved into it after the field was made: Tab goes switch, field
+        QWidget.setTabOrder(self.search_button, self.recall_button)
+        QWidget.setTabOrder(self.recall_button, self.field)
 
     # -- state shown ---------------------------------------------------------------------------
 

@@ -6,6 +6,13 @@ search replaces the older one, so "drai" never lands after "drain"), and re-runs
 StoreChange says what a search sees has moved. The list keeps its last answer until the next one
 arrives. Panes listen to `searched` (the results, the search bar's form, the filter counts) and
 to `asked` (the recall pack follows the same ask).
+
+Each search also lists the fused pool behind its page (the fused list deeper than the page and
+the totals, "10 of 1,284 matching") from the same run of the pipeline (`SearchJob(depth=...)`),
+and the driver emits `pooled` right after `searched`; the list's "show more" and fused order and
+the pool chart follow it. `deepen(depth)` asks for a deeper pool for the same answer
+(`PoolJob`). A new ask starts at the pool's own depth again; a re-run of the same ask (the store
+changed) keeps the depth the person paged to.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from memhtml_desktop.ui.session.changes import StoreChange
-from memhtml_desktop.ui.session.jobs import SearchJob
+from memhtml_desktop.ui.session.jobs import PoolJob, SearchJob
 from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.ui.session.search import SearchSession
 
@@ -30,6 +37,7 @@ class SessionDriver(QObject):
 
     asked = Signal(object)  # Ask: a refresh started
     searched = Signal(object)  # SearchResult: the answer now listed
+    pooled = Signal(object)  # FusedPool: the fused list behind the answer now listed
     search_failed = Signal(str)
     indexing_refreshed = Signal()  # a quick refresh while a first index runs (the counts follow it)
 
@@ -38,6 +46,9 @@ class SessionDriver(QObject):
         self.session = session
         self.runner = runner
         self.result: Any = None
+        self.pool: Any = None
+        self.depth = 0  # how deep the person paged into the pool (0: the pool itself)
+        self._pool_key: tuple | None = None
         self.counts_wanted = True  # False for the quick refreshes of a first index
         self._last_refresh = 0.0
         self.debounce = QTimer(self)
@@ -63,12 +74,46 @@ class SessionDriver(QObject):
         self._last_refresh = time.monotonic()
         self.counts_wanted = counts
         ask = self.session.ask()
-        self.runner.run(SearchJob(ask.query, ask.scope, ask.limit).success(self._searched).failure(self.search_failed.emit))
+        key = (ask.query, ask.scope, ask.limit)
+        depth = max(self.depth, ask.limit * 3) if key == self._pool_key else ask.limit * 3
+        job = SearchJob(ask.query, ask.scope, ask.limit, depth)
+        self.runner.run(job.success(lambda result, j=job: self._searched(result, j.fused)).failure(self.search_failed.emit))
         self.asked.emit(ask)
 
-    def _searched(self, result: Any) -> None:
+    def _searched(self, result: Any, pool: Any = None) -> None:
         self.result = result
+        key = (result.query, result.scope, self.session.limit)
+        if key != self._pool_key:
+            self.depth, self.pool = 0, None
+        self._pool_key = key
         self.searched.emit(result)
+        if pool is not None and result.hits:
+            self._pooled(pool)
+        elif result.hits:
+            self._run_pool()
+
+    def pool_depth(self) -> int:
+        """The depth a pool job asks for: the pool the page was drawn from, or as deep as paged."""
+        return max(self.depth, self.session.limit * 3)
+
+    def deepen(self, depth: int) -> None:
+        """List the fused pool at least `depth` deep (show more); nothing when no answer is shown."""
+        if self.result is None or not self.result.hits or depth <= self.pool_depth():
+            return
+        self.depth = depth
+        self._run_pool()
+
+    def _run_pool(self) -> None:
+        result = self.result
+        job = PoolJob(result.query, result.scope, self.session.limit, self.pool_depth())
+        self.runner.run(job.success(self._pooled).failure(lambda msg: None))
+
+    def _pooled(self, pool: Any) -> None:
+        result = self.result
+        if result is None or pool.query != result.query or pool.scope != result.scope:
+            return  # the pool of an answer no longer listed
+        self.pool = pool
+        self.pooled.emit(pool)
 
     def _query_changed(self, text: str, immediate: bool) -> None:
         if immediate:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from memhtml_desktop.domain.results import FilterCounts, WhyNot
+from memhtml_desktop.domain.results import FilterCounts, FusedPool, MemoryRef, WhyNot
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.html.render import render_safe_html
 from memhtml_desktop.ui.session.changes import StoreChange
@@ -93,15 +93,25 @@ def open_memory(store: Any, path: str, terms: tuple[str, ...], bump: bool, cance
 
 @dataclass
 class SearchJob(Job[SearchResult]):
-    """A search never bumps anything: it only ranks."""
+    """A search never bumps anything: it only ranks.
+
+    With a `depth` it also lists the fused pool behind the page, that deep, from the same run of
+    the pipeline (`Store.search_with_pool`); the pool is left in `self.fused` for the success
+    handler (the answer itself stays a SearchResult). Not `pool`: that names a job's thread pool.
+    """
 
     kind: ClassVar[str] = "search"
     query: str
     scope: Scope
     limit: int
+    depth: int = 0
+    fused: FusedPool | None = field(default=None, repr=False, compare=False)
 
     def run(self, store, cancelled, progress) -> SearchResult:
         check(cancelled)
+        if self.depth:
+            result, self.fused = store.search_with_pool(self.query, self.scope, limit=self.limit, depth=self.depth)
+            return result
         return store.search(self.query, self.scope, limit=self.limit)
 
 
@@ -116,6 +126,46 @@ class CountsJob(Job[FilterCounts]):
     def run(self, store, cancelled, progress) -> FilterCounts:
         check(cancelled)
         return store.counts(self.query, self.scope)
+
+
+@dataclass
+class PoolJob(Job[FusedPool]):
+    """The fused list behind the page, `depth` deep, and the totals (matching, in scope)."""
+
+    kind: ClassVar[str] = "pool"
+    query: str
+    scope: Scope
+    limit: int
+    depth: int
+
+    def run(self, store, cancelled, progress) -> FusedPool:
+        check(cancelled)
+        return store.pool(self.query, self.scope, limit=self.limit, depth=self.depth)
+
+
+@dataclass
+class ListedCountsJob(Job[FilterCounts]):
+    """The filter values of exactly the listed hits (the "on the page" column)."""
+
+    kind: ClassVar[str] = "listed"
+    paths: tuple[str, ...]
+
+    def run(self, store, cancelled, progress) -> FilterCounts:
+        check(cancelled)
+        return store.counts_of(self.paths)
+
+
+@dataclass
+class FindJob(Job[list[MemoryRef]]):
+    """Memories whose title or path holds the text (choosing a memory by name)."""
+
+    kind: ClassVar[str] = "find"
+    text: str
+    limit: int = 20
+
+    def run(self, store, cancelled, progress) -> list[MemoryRef]:
+        check(cancelled)
+        return store.find_memories(self.text, limit=self.limit)
 
 
 @dataclass
@@ -166,16 +216,24 @@ class RereadJob(OpenJob):
 
 @dataclass
 class ReinforceJob(Job[tuple[ReinforceResult, Opened]]):
-    """Helpful / not helpful: record it, then re-read the memory WITHOUT counting another read."""
+    """Helpful / not helpful: record it, then re-read the memory WITHOUT counting another read.
+
+    With `previous` (the person's own signal on this memory, still inside the signal cooldown) the
+    new signal replaces it instead (`Store.replace_signal`): a misclick is taken back.
+    """
 
     kind: ClassVar[str] = "reinforce"
     replace: ClassVar[bool] = False  # every click is recorded
     path: str
     signal: str
     terms: tuple[str, ...] = ()
+    previous: str | None = None
 
     def run(self, store, cancelled, progress) -> tuple[ReinforceResult, Opened]:
-        result = store.reinforce([self.path], self.signal)
+        if self.previous is not None:
+            result = store.replace_signal(self.path, self.previous, self.signal)
+        else:
+            result = store.reinforce([self.path], self.signal)
         return result, open_memory(store, self.path, self.terms, False, cancelled)
 
     def changes(self, value) -> StoreChange | None:

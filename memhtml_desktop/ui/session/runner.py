@@ -31,6 +31,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
+from memhtml_desktop.threads import lower_thread_priority
 from memhtml_desktop.ui.session.changes import StoreChange
 from memhtml_desktop.ui.session.jobs import Cancelled, Job
 
@@ -41,6 +42,20 @@ JobFn = Callable[[Callable[[], bool], Progress], Any]
 
 PROGRESS_INTERVAL_S = 0.05
 """At most one progress signal per 50 ms per job: the GUI thread redraws, it must not drown."""
+
+WORKER_NICE = 4
+"""Pool threads run this much nicer than the GUI thread (Linux niceness is per thread): on two
+cores shared by the GUI, two readers, the watcher and the parse processes, a key press must not
+wait for a search's SQL to give up a core."""
+_niced: set[int] = set()  # native ids of pool threads already lowered (a pool reuses its threads)
+
+
+def _lower_this_thread() -> None:
+    tid = threading.get_native_id()
+    if tid in _niced:
+        return
+    _niced.add(tid)
+    lower_thread_priority(WORKER_NICE)
 
 
 class CancelFlag:
@@ -103,6 +118,7 @@ class _Job(QRunnable):
         self.channel.progressed.emit(self.job_id, phase, int(done), int(total))
 
     def run(self) -> None:  # pool thread
+        _lower_this_thread()
         outcome = Outcome(self.job_id, self.kind, self.generation, ok=False)
         try:
             if self.flag():

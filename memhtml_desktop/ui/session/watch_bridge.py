@@ -38,6 +38,10 @@ def stopped(reason: str = "", **changes: Any) -> WatchStatus:
     return WatchStatus(mode=changes.pop("mode", STOPPED), reason=reason, **changes)
 
 
+WATCH_NICE = 5
+"""How much the window's watcher thread yields the CPU to the GUI thread (Linux niceness)."""
+
+
 class WatchBridge(QObject):
     """Start/stop the watcher for one Store; `status_changed` and `batch_indexed` arrive on the GUI thread."""
 
@@ -57,7 +61,8 @@ class WatchBridge(QObject):
         self.runner = runner
         self.enabled = enabled
         self.prepare = prepare
-        self.watcher_options = dict(watcher_options or {})
+        # The window's watcher runs a little below the GUI thread (see watch.watcher.lower_thread_priority).
+        self.watcher_options = {"thread_nice": WATCH_NICE, **dict(watcher_options or {})}
         self.watcher: Any = None
         self._status = stopped("comparing the store with the index", mode=STARTING, busy=True)
         self._status_from_thread.connect(self._on_status)

@@ -1,4 +1,4 @@
-"""The shell's dialogs: Settings, About, "Why not this one?" by path, the log folder.
+"""The shell's dialogs: Settings, About, the keyboard shortcuts, "Why not this one?", the log folder.
 
 Every method runs on the GUI thread and hands slow work (About's version facts) to the runner.
 """
@@ -9,7 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QMessageBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
 
 from memhtml_desktop.ui.session.jobs import CallJob
 
@@ -20,6 +30,7 @@ class ShellDialogs:
     def __init__(self, window: Any) -> None:
         self.window = window
         self.about: Any = None
+        self.shortcuts: ShortcutsDialog | None = None
 
     def show_about(self) -> None:
         from memhtml_desktop.logs import log_file
@@ -37,11 +48,18 @@ class ShellDialogs:
         self.about.show()
 
     def ask_why(self) -> None:
+        """Go → Why not this one?: the dialog, on the chosen result or ready to find a memory by title."""
         window = self.window
-        path, ok = QInputDialog.getText(window, "Why not this one?", "Memory path (store-relative):",
-                                        text=window.results.current_path() or "")
-        if ok and path.strip():
-            window.session.why(path.strip())
+        window.controllers["why"].choose(window.results.current_path())
+
+    def show_shortcuts(self) -> None:
+        from memhtml_desktop.ui.shell.menus import shortcut_rows
+
+        if self.shortcuts is None:
+            self.shortcuts = ShortcutsDialog(self.window)
+        self.shortcuts.set_rows(shortcut_rows(self.window))
+        self.shortcuts.show()
+        self.shortcuts.raise_()
 
     def open_log_folder(self) -> None:
         from PySide6.QtCore import QUrl
@@ -96,3 +114,43 @@ class ShellDialogs:
             window.stores.open_path(window.store.root, remember=False)
         else:
             window.driver.refresh()
+
+
+class ShortcutsDialog(QDialog):
+    """Help → Keyboard shortcuts: two aligned columns, generated from the menus' own actions."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        self.setObjectName("shortcutsDialog")
+        self.table = QTableWidget(0, 2, self)
+        self.table.setObjectName("shortcutsTable")
+        self.table.setAccessibleName("Keyboard shortcuts")
+        self.table.setHorizontalHeaderLabels(["Keys", "What they do"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setTabKeyNavigation(False)
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+        self.resize(640, 560)
+
+    def set_rows(self, rows: list[tuple[str, str]]) -> None:
+        self.table.setRowCount(len(rows))
+        for r, (keys, what) in enumerate(rows):
+            for c, text in enumerate((keys, what)):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(r, c, item)
+
+    def text(self) -> str:
+        return "\n".join(f"{self.table.item(r, 0).text()}\t{self.table.item(r, 1).text()}"
+                         for r in range(self.table.rowCount()))

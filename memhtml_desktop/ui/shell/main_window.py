@@ -23,11 +23,14 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from memhtml_desktop.index.store import preload_modules
 from memhtml_desktop.settings import Settings
 from memhtml_desktop.ui.conflicts.controller import ConflictsController
 from memhtml_desktop.ui.curate.controller import CurateController
 from memhtml_desktop.ui.filters.controller import FiltersController
 from memhtml_desktop.ui.filters.filters_panel import FiltersPanel
+from memhtml_desktop.ui.pool.controller import PoolController
+from memhtml_desktop.ui.pool.pool_chart import PoolChart
 from memhtml_desktop.ui.problems.controller import ProblemsController
 from memhtml_desktop.ui.problems.problems_pane import ProblemsPane
 from memhtml_desktop.ui.reader.controller import ReaderController, WhyController
@@ -38,6 +41,7 @@ from memhtml_desktop.ui.results.controller import ResultsController
 from memhtml_desktop.ui.results.results_view import ResultsView
 from memhtml_desktop.ui.search.controller import SearchController
 from memhtml_desktop.ui.search.search_bar import SearchBar
+from memhtml_desktop.ui.session import curators
 from memhtml_desktop.ui.session.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
@@ -46,6 +50,7 @@ from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.ui.session.search import SearchSession
 from memhtml_desktop.ui.session.watch_bridge import WatchBridge
 from memhtml_desktop.ui.shell.dialogs import ShellDialogs
+from memhtml_desktop.ui.shell.idle_gc import IdleCollector
 from memhtml_desktop.ui.shell.menus import WindowMenus
 from memhtml_desktop.ui.shell.status_bar import StatusBar, StatusController
 from memhtml_desktop.ui.shell.stores import StoreChooser
@@ -54,6 +59,13 @@ from memhtml_desktop.ui.workbench.controller import WorkbenchController
 
 VERIFY_AFTER_MS = 20_000
 """How long after opening a store its index gets a full integrity check (PRAGMA integrity_check)."""
+
+
+def default_sizes(width: int) -> list[int]:
+    """Filters, list, reader for a window `width` wide: the list gets what the others leave."""
+    filters = max(190, min(300, round(width * 0.2)))
+    reader = max(280, min(560, round(width * 0.3)))
+    return [filters, max(300, width - filters - reader), reader]
 
 
 class MainWindow(QMainWindow):
@@ -65,6 +77,9 @@ class MainWindow(QMainWindow):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("MainWindow")
+        # What the workers would import on first use, imported before anything runs beside us.
+        preload_modules()
+        curators.preload()
         self.settings, self.qsettings = settings, qsettings
         self.watch_enabled = settings.watch if watch is None else watch
         self.watcher_options = watcher_options
@@ -78,6 +93,7 @@ class MainWindow(QMainWindow):
         self.ctx = PaneContext(self.session, self.runner, status=self._message, notify=self.notify,
                                reveal=self.reveal)
         self.stores = StoreChooser(self, store_opener)
+        self.idle_gc = IdleCollector(self.runner, self.driver, self)
         self.dialogs = ShellDialogs(self)
         self._build()
         self.menus = WindowMenus(self)
@@ -90,11 +106,13 @@ class MainWindow(QMainWindow):
         ctx, driver = self.ctx, self.driver
         self.search_bar, self.filters, self.results = SearchBar(self), FiltersPanel(self), ResultsView(self)
         self.reader, self.recall, self.problems = ReaderPane(), RecallPane(), ProblemsPane()
+        self.chart = PoolChart(self)
         self.status = StatusBar(self)
         self.controllers = {
             "search": SearchController(ctx, driver, self.search_bar),
             "filters": FiltersController(ctx, driver, self.filters),
             "results": ResultsController(ctx, driver, self.results),
+            "pool": PoolController(ctx, driver, self.chart),
             "reader": ReaderController(ctx, self.reader),
             "why": WhyController(ctx, self),
             "recall": RecallController(ctx, driver, self.recall),
@@ -107,7 +125,6 @@ class MainWindow(QMainWindow):
         self.controllers["conflicts"] = ConflictsController(ctx, self, self.controllers["curate"])
         self.controllers["workbench"] = WorkbenchController(ctx, self, driver, judgments=self.settings.implicit_judgments,
                                                             on_judgments=self._judgments_changed)
-        self.results.add_row_action("&Expect this memory for this query\u2026", self.controllers["workbench"].pin)
         self.reader.curate_requested.connect(self._curate_requested)
         self.controllers["reader"].shown.connect(self.controllers["timeline"].follow)
         # What the window shows, by event (tests and batch tools wait on these).
@@ -119,17 +136,31 @@ class MainWindow(QMainWindow):
         driver.indexing_refreshed.connect(self.controllers["status"].recount)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("rightTabs")
+        self.tabs.setAccessibleName("Reader, recall pack and problems")
         self.tabs.setDocumentMode(True)
         for pane, title in ((self.reader, "Reader"), (self.recall, "Recall pack"), (self.problems, "Problems")):
             self.tabs.addTab(pane, title)
         self.tabs.currentChanged.connect(self._tab_changed)
+        self.middle = QSplitter(Qt.Orientation.Vertical, self)
+        self.middle.setObjectName("listSplitter")
+        self.middle.setChildrenCollapsible(False)
+        self.middle.addWidget(self.results)
+        self.middle.addWidget(self.chart)
+        self.middle.setStretchFactor(0, 4)
+        self.middle.setStretchFactor(1, 1)
+        self.middle.setSizes([640, 160])
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.setChildrenCollapsible(False)
-        for i, (widget, stretch) in enumerate(((self.filters, 0), (self.results, 3), (self.tabs, 2))):
+        # Stretch 1:4:2: a narrower window takes width from every pane, the list most, so at
+        # 1024 px the filters and the reader still fit beside a list whose titles can be read.
+        for i, (widget, stretch) in enumerate(((self.filters, 1), (self.middle, 4), (self.tabs, 2))):
             self.splitter.addWidget(widget)
             self.splitter.setStretchFactor(i, stretch)
-        self.splitter.setSizes([260, 720, 420])
+        self.filters.setMinimumWidth(150)
+        self.tabs.setMinimumWidth(260)
+        self.splitter.setSizes(default_sizes(1400))
+        self._sizes_restored = False
         central = QWidget(self)
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -147,7 +178,8 @@ class MainWindow(QMainWindow):
         if self.bridge is not None:
             self.bridge.stop()
             self.bridge.deleteLater()
-        for kind in ("search", "counts", "universe", "open", "reread", "recall", "problems", "stats", "why"):
+        for kind in ("search", "pool", "counts", "listed", "universe", "open", "reread", "recall", "problems",
+                     "stats", "why", "find"):
             self.runner.cancel(kind)
         self.store = self.runner.store = store
         self.runner.thread_closers = [store.close_thread_connection]
@@ -198,11 +230,12 @@ class MainWindow(QMainWindow):
             self.controllers["curate"].trigger(key, path)
 
     def _submitted(self) -> None:
-        """Enter in the field: run a pending search now, else open the current result."""
+        """Enter in the field: run a pending search now; else open the row the person chose, or,
+        with none chosen, show the first row as current in the focused list (that is not a read)."""
         if self.driver.pending():
             self.driver.refresh()
-        else:
-            self.results.open_current()
+        elif not self.results.open_current():
+            self.results.focus_first()
 
     def _mode_changed(self, mode: str) -> None:
         if mode != "recall" and self.tabs.currentWidget() is self.recall:
@@ -258,21 +291,28 @@ class MainWindow(QMainWindow):
 
     def _restore_state(self) -> None:
         for key, restore in (("window/geometry", self.restoreGeometry), ("window/state", self.restoreState),
-                             ("window/splitter", self.splitter.restoreState)):
+                             ("window/splitter", self.splitter.restoreState),
+                             ("window/list_splitter", self.middle.restoreState)):
             value = self.setting(key, None)
             if value:
                 restore(value)
+                self._sizes_restored = self._sizes_restored or key == "window/splitter"
         self.results.restore_state(self.setting("results/header", None))
         filters_visible = str(self.setting("window/filters", "true")).lower() != "false"
         self.filters.setVisible(filters_visible)
         self.menus.filters_action.setChecked(filters_visible)
+        chart_visible = str(self.setting("window/pool_chart", "true")).lower() != "false"
+        self.chart.setVisible(chart_visible)
+        self.menus.chart_action.setChecked(chart_visible)
 
     def save_state(self) -> None:
         if self.qsettings is None:
             return
         for key, value in (("window/geometry", self.saveGeometry()), ("window/state", self.saveState()),
                            ("window/splitter", self.splitter.saveState()), ("results/header", self.results.save_state()),
+                           ("window/list_splitter", self.middle.saveState()),
                            ("window/filters", "true" if self.filters.isVisible() else "false"),
+                           ("window/pool_chart", "false" if self.chart.isHidden() else "true"),
                            ("settings/recall_budget", self.session.budget)):
             self.qsettings.setValue(key, value)
         self.qsettings.sync()
@@ -284,6 +324,17 @@ class MainWindow(QMainWindow):
             self.bridge.stop()
         self.runner.shutdown()
         self.search_bar.set_busy(False)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._sizes_restored:  # first run: panes in proportion to the window it opened at
+            self._sizes_restored = True
+            self.splitter.setSizes(default_sizes(self.width()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if not self._sizes_restored and self.isVisible():
+            self.splitter.setSizes(default_sizes(self.width()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_state()

@@ -11,14 +11,17 @@ from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMenu, QWidget
 
 TAB_NAMES = ("reader", "recall", "problems")
-SHORTCUTS_TEXT = (
-    "Ctrl+L / Ctrl+F\tfocus the search field\nUp / Down\tmove in the results\nEnter\topen the "
-    "current result (counts as a read)\nCtrl+R\ttoggle recall mode\nEsc\tclear the query, then the "
-    "filters\nCtrl+1/2/3\treader, recall pack, problems\nAlt+Left / Alt+Right\tback, forward\n"
-    "F5\tre-index now\nCtrl+O\topen a store\nCtrl+N\tnew memory\nCtrl+E / Ctrl+K\tcorrect / link the memory "
-    "in the reader\nCtrl+Z\tundo this app's last change\nCtrl+Shift+C\tconflicts\nCtrl+T\tsupersession timeline\n"
-    "Ctrl+Shift+B\trelevance workbench\nCtrl+Shift+Y\tthe current search under A and B\nMenu key\ton a "
-    "result: expect this memory for this query")
+KEYS_OUTSIDE_MENUS = (
+    ("Up / Down, Page Up / Page Down", "move in the results (from the search field too); nothing is read"),
+    ("Enter", "open the chosen result (a read); with none chosen, show the first one"),
+    ("Esc", "clear the query, then the filters"),
+    ("Tab / Shift+Tab", "the next / previous control"),
+    ("Ctrl+C", "in the results: copy the memory's path"),
+    ("Menu / Shift+F10", "a result's actions: open, why not, helpful, expect this memory for this query, copy "
+     "path, reveal, editor"),
+    ("Left / Right", "in the pool chart: the previous / next candidate"),
+    ("Space", "in the filters: tick or untick the value"),
+)
 
 
 def action(owner: QWidget, menu: QMenu, text: str, slot: Callable[..., Any], shortcuts=(), *,
@@ -39,6 +42,7 @@ class WindowMenus:
     are the checkable ones the window keeps in step with the session."""
 
     def __init__(self, window: Any) -> None:
+        self.window = window
         w, session, dialogs = window, window.session, window.dialogs
         bar = w.menuBar()
         file_menu = bar.addMenu("&File")
@@ -74,6 +78,17 @@ class WindowMenus:
         self.filters_action = action(w, view, "&Filters panel", lambda on: w.filters.setVisible(on), ["Ctrl+\\"],
                                      checkable=True)
         self.filters_action.setChecked(True)
+        self.chart_action = action(w, view, "Pool &chart", lambda on: w.chart.setVisible(on), ["Ctrl+Shift+P"],
+                                   checkable=True, tip="Each arm's contribution across the fused pool")
+        self.chart_action.setChecked(True)
+        self.fused_action = action(w, view, "F&used order", lambda on: w.results.set_order("fused" if on else "agent"),
+                                   ["Ctrl+Shift+O"], checkable=True,
+                                   tip="The fused list before polarity and MMR, instead of the agent's order")
+        w.results.order_changed.connect(lambda order: self.fused_action.setChecked(order == "fused"))
+        action(w, view, "Show &more results", w.controllers["results"].show_more, ["Ctrl+Shift+M"],
+               tip="List the next rows of the fused list, below the agent's page")
+        columns = view.addMenu("C&olumns")
+        columns.aboutToShow.connect(lambda: self._fill_columns(columns))
         view.addSeparator()
         for i, (name, label) in enumerate(zip(TAB_NAMES, ("&Reader", "Recall &pack", "&Problems")), start=1):
             action(w, view, label, lambda _=False, n=name: w.show_view(n), [f"Ctrl+{i}"])
@@ -107,8 +122,26 @@ class WindowMenus:
 
         help_menu = bar.addMenu("&Help")
         action(w, help_menu, "&About memhtml desktop", dialogs.show_about)
-        action(w, help_menu, "&Keyboard shortcuts", lambda: w.notify("Keyboard shortcuts", SHORTCUTS_TEXT))
+        action(w, help_menu, "&Keyboard shortcuts", dialogs.show_shortcuts, ["F1"])
         help_menu.addSeparator()
         action(w, help_menu, "Open &log folder", dialogs.open_log_folder,
                tip="The folder of memhtml-desktop.log, to attach to a bug report")
         self.escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), w, w.search_bar.escape_pressed.emit)
+
+    def _fill_columns(self, menu: QMenu) -> None:
+        menu.clear()
+        chooser = self.window.results.table.column_menu()
+        for item in chooser.actions():
+            item.setParent(menu)
+            menu.addAction(item)
+
+
+def shortcut_rows(window: Any) -> list[tuple[str, str]]:
+    """(keys, what they do) for every menu action with a shortcut, then the keys outside menus."""
+    rows = []
+    for top in window.menuBar().actions():
+        for item in top.menu().actions():
+            keys = [k.toString(QKeySequence.SequenceFormat.PortableText) for k in item.shortcuts()]
+            if keys:
+                rows.append((" / ".join(keys), f"{top.text().replace('&', '')} \u2192 {item.text().replace('&', '')}"))
+    return rows + list(KEYS_OUTSIDE_MENUS)

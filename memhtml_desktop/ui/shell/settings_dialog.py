@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -40,13 +42,50 @@ from memhtml_desktop.settings import SETTINGS, Setting, Settings, _coerce
 #: Settings that the Store is built with: changing one means opening the store again.
 APPLY_ON_REOPEN = frozenset({"store", "index", "embedder", "vector_backend", "watch"})
 
-DESCRIPTION_STYLE = "color: palette(placeholder-text);"
 
 
 def label_for(setting: Setting) -> str:
     """`recall_budget` → "Recall budget"."""
     text = setting.name.replace("_", " ")
     return text[:1].upper() + text[1:]
+
+
+class HelpLabel(QLabel):
+    """A wrapped grey help line whose minimum height is what its text needs at its width.
+
+    A grid lays wrapped labels out by height-for-width only partly: its minimum size ignores it
+    (the dialog then clipped the lines, losing "~/memhtml" and the underscore of $MEMHTML_ROOT)
+    and its height-for-width pass overestimates (gaps). Here the label reports a plain size
+    hint measured at its current width, and asks for a new layout when its width changes.
+    """
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)  # "$MEMHTML_ROOT" and "~/memhtml" as written
+        self.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.setContentsMargins(0, 0, 0, 8)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self._measured = 0
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        return False
+
+    def _need(self) -> int:
+        width = self.width() if self.width() > 50 else 480
+        return super().heightForWidth(width)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(super().sizeHint().width(), self._need())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(super().minimumSizeHint().width(), self._need())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self.width() != self._measured:
+            self._measured = self.width()
+            self.updateGeometry()
 
 
 class SettingsDialog(QDialog):
@@ -87,19 +126,15 @@ class SettingsDialog(QDialog):
             label = QLabel(label_for(setting) + ":", self)
             label.setBuddy(editor)
             label.setToolTip(setting.help)
-            description = QLabel(self._description(setting), self)
+            description = HelpLabel(self._description(setting), self)
             description.setObjectName(f"help_{setting.name}")
-            description.setWordWrap(True)
-            description.setStyleSheet(DESCRIPTION_STYLE)
-            description.setContentsMargins(0, 0, 0, 8)
             grid.addWidget(label, 2 * i, 0)
             grid.addWidget(field, 2 * i, 1)
             grid.addWidget(description, 2 * i + 1, 1)
         names = [label_for(s).lower() for s in table if s.name in APPLY_ON_REOPEN]
         reopen = " and ".join(filter(None, [", ".join(names[:-1]), names[-1] if names else ""]))
-        footer = QLabel(f"Changes to {reopen} take effect when the store is opened again.", self)
-        footer.setWordWrap(True)
-        footer.setStyleSheet(DESCRIPTION_STYLE)
+        footer = HelpLabel(f"Changes to {reopen} take effect when the store is opened again.", self)
+        footer.setContentsMargins(0, 0, 0, 0)
 
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -113,7 +148,14 @@ class SettingsDialog(QDialog):
         layout.addStretch(1)
         layout.addWidget(footer)
         layout.addWidget(self.buttons)
-        self.resize(620, 1)  # the layout's minimum height: no empty band at the bottom
+        self.resize(640, 1)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        """Fit the height to the help lines as laid out at this width: no clipping, no empty band."""
+        super().showEvent(event)
+        for _ in range(3):  # widths settle, the lines re-measure, the minimum height follows
+            self.layout().activate()
+            self.resize(self.width(), self.layout().minimumSize().height())
 
     # -- building ---------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QStatusBar, QWidget
 
@@ -129,12 +129,20 @@ class StatusBar(QStatusBar):
         self.progress.setVisible(False)
 
 
+RECOUNT_AFTER_MS = 400
+"""A burst of changes is recounted once, this long after its last batch (the count is a scan)."""
+
+
 class StatusController(QObject):
-    """The status bar's wiring: recount after every change, follow the watcher's status."""
+    """The status bar's wiring: recount after changes (a burst once), follow the watcher's status."""
 
     def __init__(self, ctx: Any, bar: StatusBar) -> None:
         super().__init__(bar)
         self.ctx, self.bar = ctx, bar
+        self.later = QTimer(self)
+        self.later.setSingleShot(True)
+        self.later.setInterval(RECOUNT_AFTER_MS)
+        self.later.timeout.connect(self.recount)
         ctx.events.changed.connect(self._store_changed)
 
     def recount(self) -> None:
@@ -148,4 +156,6 @@ class StatusController(QObject):
             self.bar.set_store(change.store.root)
             for notice in change.store.notices:
                 self.bar.showMessage(notice, 15000)
-        self.recount()
+            self.recount()
+        else:
+            self.later.start()

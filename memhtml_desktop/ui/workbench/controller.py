@@ -17,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ui.session.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.workbench import jobs as J
@@ -53,6 +54,9 @@ class WorkbenchController(QObject):
         self.last_result: Any = None
         self._optimize: Any = None
         driver.searched.connect(self._searched)
+        ctx.row_actions.add(RowAction(
+            "expect", "&Expect this memory for this query\u2026", lambda row: self.pin(row.path), group="judge",
+            order=50, tip="Pin a probe: this query should bring this memory first (one commit in the store)"))
         ctx.session.on("open", self._opened)
         ctx.session.on("query", self._query)
         ctx.events.changed.connect(self._store_changed)
