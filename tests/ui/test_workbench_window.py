@@ -22,6 +22,7 @@ from memhtml_desktop.domain.ranking import PROFILES
 from memhtml_desktop.index.arm_lists import live_claims
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.ui.kit import palette
+from memhtml_desktop.ui.results.results_model import Column
 from memhtml_desktop.workbench.store_files import WorkbenchFiles
 from write.support import git, pin_git, seed
 
@@ -74,7 +75,8 @@ def right_click_row(win, path: str):
     """A real context-menu event on the row of `path`; the menu that pops up."""
     table = win.results.table
     row = win.results.model.row_of(path)
-    rect = table.visualRect(win.results.model.index(row, 1))
+    rect = table.visualRect(win.results.model.index(row, Column.Title))
+    assert rect.isValid()
     viewport = table.viewport()
     event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, rect.center(), viewport.mapToGlobal(rect.center()))
     QApplication.sendEvent(viewport, event)
