@@ -55,7 +55,7 @@ class WorkbenchController(QObject):
         self._optimize: Any = None
         driver.searched.connect(self._searched)
         ctx.row_actions.add(RowAction(
-            "expect", "&Expect this memory for this query\u2026", lambda row: self.pin(row.path), group="judge",
+            "pin_probe", "&Expect this memory for this query\u2026", lambda row: self.pin(row.path), group="judge",
             order=50, tip="Pin a probe: this query should bring this memory first (one commit in the store)"))
         ctx.session.on("open", self._opened)
         ctx.session.on("query", self._query)
