@@ -1,7 +1,7 @@
 """Hash embedder vs MiniLM: throughput, peak memory, and paraphrase retrieval (MRR).
 
 Run: .venv/bin/python bench/embed_compare.py [--n 400] [--queries 1000] [--repeat 3]
-                                             [--embedders hash,minilm] [--cache-dir DIR]
+                                             [--embedders hash,minilm,minilm-fp32] [--cache-dir DIR]
 
 Each embedder is measured in its own child process, so peak RSS (ru_maxrss) is that embedder's
 alone (it includes the ~25 MB of Python + numpy every process has; `baseline_rss_mb` says how much).
@@ -157,10 +157,11 @@ def worker(name: str, n: int, n_queries: int, repeat: int, cache_dir: str | None
     result["memory_chars_mean"] = round(sum(map(len, memories)) / len(memories), 1)
     start = time.perf_counter()
     try:
-        if name == "minilm" and cache_dir:
+        if name in ("minilm", "minilm-fp32"):  # the app's int8 graph, or the fp32 reference
             from memhtml_desktop.embedders.minilm import MiniLMEmbedder
 
-            embedder = MiniLMEmbedder(cache_dir=Path(cache_dir))
+            embedder = MiniLMEmbedder(cache_dir=Path(cache_dir) if cache_dir else None,
+                                      precision="fp32" if name == "minilm-fp32" else "int8")
         else:
             from memhtml_desktop.embedders.registry import make_embedder
 
@@ -211,7 +212,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=400, help="memory texts for throughput (default 400)")
     parser.add_argument("--queries", type=int, default=1000, help="short query texts for throughput (default 1000)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per figure; the best counts (default 3)")
-    parser.add_argument("--embedders", default="hash,minilm")
+    parser.add_argument("--embedders", default="hash,minilm,minilm-fp32")
     parser.add_argument("--cache-dir", default=None, help="MiniLM graph cache (default: the user cache dir)")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()

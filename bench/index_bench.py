@@ -1,9 +1,13 @@
 """Cold index of a generated store, then a no-op rescan. Prints figures and a final JSON line.
 
     python bench/index_bench.py [--count 20000] [--seed 11] [--dir /tmp/bench-store] [--embedder hash|minilm]
+                                [--minilm int8|fp32|before]
 
 Targets on the 2-core reference machine: cold >= 1,000 files/s; no-op rescan <= 2 s.
 The store is generated once per (count, seed) and reused; the index is always built from scratch.
+`--minilm` picks the MiniLM configuration: `int8` (what the app runs), `fp32`, or `before` (fp32
+with the embed loop it had before int8: length-sorted padded batches on one 2-thread session), so
+the old and new cold index can be timed in the same window.
 """
 
 from __future__ import annotations
@@ -37,18 +41,40 @@ def ensure_store(directory: Path, count: int, seed: int) -> Path:
     return directory
 
 
+def _minilm(config: str):
+    """MiniLM at fp32, or as it ran before int8 (see bench/minilm_speed.py's "before" row)."""
+    from memhtml_desktop.embedders.minilm import MiniLMEmbedder
+
+    if config == "fp32":
+        return MiniLMEmbedder(precision="fp32")
+    from bench.minilm_speed import _legacy_batched
+
+    class Before:
+        def __init__(self) -> None:
+            self.inner = MiniLMEmbedder(precision="fp32", threads=1, intra_op_threads=2)
+            self.model_id, self.dim, self.space = self.inner.model_id, self.inner.dim, self.inner.space
+
+        def embed(self, texts):
+            return _legacy_batched(self.inner, [str(t) for t in texts])
+
+    return Before()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "memhtml-bench-store")
     parser.add_argument("--embedder", default="hash", choices=("hash", "minilm"))
+    parser.add_argument("--minilm", default="int8", choices=("int8", "fp32", "before"))
     args = parser.parse_args(argv)
     root = ensure_store(args.dir.with_name(f"{args.dir.name}-{args.count}"), args.count, args.seed)
     index = Path(tempfile.mkdtemp()) / "index.db"
     from memhtml_desktop.embedders.registry import make_embedder
 
     embedder = make_embedder(args.embedder)
+    if args.embedder == "minilm" and args.minilm != "int8":
+        embedder = _minilm(args.minilm)
     store = Store(root, index_path=index, create_state=False, embedder=embedder)
 
     cpu0, wall0 = time.process_time(), time.perf_counter()
@@ -69,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({
         "files": cold.seen,
         "embedder": store.embedder.space,
+        "minilm": args.minilm if args.embedder == "minilm" else None,
         "cold_seconds": round(cold_wall, 3),
         "cold_files_per_s": round(rate, 1),
         "noop_rescan_seconds": round(noop_wall, 3),

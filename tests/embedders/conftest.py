@@ -1,4 +1,4 @@
-"""Fixtures for the MiniLM tests: one graph build per test session, in a temporary cache directory.
+"""Fixtures for the MiniLM tests: one graph build per precision and test session, in a temporary cache.
 
 Every fixture here skips (with the install commands in the reason) when the optional `minilm` extra
 or the model package is not installed, so the base suite passes without them.
@@ -34,9 +34,21 @@ def minilm_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def minilm(minilm_cache_dir: Path):
+    """The embedder as the app makes it: int8."""
     require_minilm()
     from memhtml_desktop.embedders.minilm import MiniLMEmbedder
 
     embedder = MiniLMEmbedder(cache_dir=minilm_cache_dir)
+    embedder.load()
+    return embedder
+
+
+@pytest.fixture(scope="session")
+def minilm_fp32(minilm_cache_dir: Path):
+    """The fp32 reference graph, which the int8 one is measured against."""
+    require_minilm()
+    from memhtml_desktop.embedders.minilm import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder(cache_dir=minilm_cache_dir, precision="fp32")
     embedder.load()
     return embedder

@@ -34,7 +34,7 @@ def test_minilm_is_made_lazily() -> None:
     embedder = registry.make_embedder("minilm")
     assert isinstance(embedder, MiniLMEmbedder) and isinstance(embedder, Embedder)
     assert not embedder.is_loaded
-    assert embedder.space == "all-MiniLM-L6-v2@384"
+    assert embedder.space == "all-MiniLM-L6-v2-int8-v1@384"
 
 
 def test_available_embedders_reports_none_or_a_reason() -> None:

@@ -71,7 +71,7 @@ def test_install_hint_has_both_commands() -> None:
 def test_constructing_is_cheap_and_satisfies_the_protocol() -> None:
     embedder = MiniLMEmbedder(package=NO_SUCH)
     assert isinstance(embedder, Embedder)
-    assert (embedder.model_id, embedder.dim, embedder.space) == ("all-MiniLM-L6-v2", 384, "all-MiniLM-L6-v2@384")
+    assert (embedder.model_id, embedder.dim, embedder.space) == ("all-MiniLM-L6-v2-int8-v1", 384, "all-MiniLM-L6-v2-int8-v1@384")
     assert not embedder.is_loaded
 
 

@@ -48,26 +48,34 @@ def test_minilm_ranks_paraphrases_better_than_hashing(tmp_path):
     root = tmp_path / "store"
     targets = build(root)
     results = {}
-    for name, embedder in (("hash", HashEmbedder()), ("minilm", MiniLMEmbedder())):
+    embedders = (("hash", HashEmbedder()), ("minilm", MiniLMEmbedder()), ("minilm-fp32", MiniLMEmbedder(precision="fp32")))
+    for name, embedder in embedders:
         store = Store(root, index_path=tmp_path / f"{name}.db", embedder=embedder, create_state=False)
         store.index()
         results[name] = figures(store, targets)
-    print(f"paraphrase MRR (vector arm, fused top 10): hash {results['hash']}, minilm {results['minilm']}")
+    print("paraphrase MRR (vector arm, fused top 10): " + ", ".join(f"{k} {v}" for k, v in results.items()))
     assert results["minilm"][0] >= results["hash"][0] + 0.3
     assert results["minilm"][0] >= 0.6
+    # The int8 graph the app runs keeps the fp32 reference's paraphrase recall (issue 13: within 0.03).
+    assert abs(results["minilm"][0] - results["minilm-fp32"][0]) <= 0.03
     # Fused positions are reported, not gated: with only the vector arm matching (a paraphrase
     # shares no words), recency (0.5) and salience (0.4) together outvote a vector rank of 1 —
-    # the same flatness of 1/(rank + 60) the seeds describe for the lexical arm.
-    assert results["minilm"][1] >= 0.0
+    # the same flatness of 1/(rank + 60) the seeds describe for the lexical arm. What is gated: the
+    # semantic arm never makes the fused order worse for a paraphrase than hashing does.
+    assert results["minilm"][1] >= results["hash"][1]
 
 
-def test_switching_embedders_re_embeds_and_says_so_meanwhile(tmp_path):
+@pytest.mark.parametrize("built_with", ["hash", "minilm-fp32"])
+def test_switching_embedders_re_embeds_and_says_so_meanwhile(tmp_path, built_with):
+    # "minilm-fp32": every MiniLM index built before the int8 graph. Its vectors are another
+    # space, so the int8 embedder re-embeds them rather than comparing int8 queries with them.
     from memhtml_desktop.embedders.minilm import MiniLMEmbedder
 
     root = tmp_path / "store"
     build(root)
     index = tmp_path / "index.db"
-    Store(root, index_path=index, embedder=HashEmbedder(), create_state=False).index()
+    old = HashEmbedder() if built_with == "hash" else MiniLMEmbedder(precision="fp32")
+    Store(root, index_path=index, embedder=old, create_state=False).index()
     switched = Store(root, index_path=index, embedder=MiniLMEmbedder(), create_state=False)
     before = switched.search("what notebook computer do I have")
     assert before.degraded and any("re-embedding" in r for r in before.degraded_reasons)
