@@ -57,6 +57,9 @@ SETTINGS: tuple[Setting, ...] = (
             bounds=(0, 2000, 10), unit="ms"),
     Setting("theme", "system", "Colours: system (follow the desktop), light or dark.", choices=("system", "light", "dark")),
     Setting("watch", True, "Follow changes on disk (inotify, or polling where events are unavailable)."),
+    Setting("implicit_judgments", False,
+            "Remember which memory you open after a search (query, memory, position), in this app's data "
+            "directory, never in the store, and offer those pairs as candidate probes in the workbench."),
 )
 
 
@@ -72,6 +75,7 @@ class Settings:
     debounce_ms: int = 150
     theme: str = "system"
     watch: bool = True
+    implicit_judgments: bool = False
 
     def with_(self, **changes: Any) -> "Settings":
         clean = {k: v for k, v in changes.items() if v is not None}

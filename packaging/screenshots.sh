@@ -32,3 +32,7 @@ done
   --size 1024x700 --theme light --ranking memhtml
 "${run[@]}" screenshot --demo --out "$out/fused-order.png" --view results --query "drain the vip" \
   --size 1920x1080 --theme light --order fused --ranking memhtml
+"${run[@]}" screenshot --demo --out "$out/workbench.png" --view workbench --tab compare --size 1024x700 \
+  --theme light --query "deregistration delay"
+"${run[@]}" screenshot --demo --out "$out/workbench-dark.png" --view workbench --tab probes --size 1024x700 \
+  --theme dark

@@ -95,7 +95,8 @@ def test_eval_check_fails_on_an_inversion_and_bad_files_say_where(tmp_path, cli_
     assert run("eval", str(probes), *base, "--json", check=False).returncode == 0
     probes.write_text('{"query": "x", "target": "a.html", "controls": []}\n{"query": 3}\n')
     bad = run("eval", str(probes), *base, check=False)
-    assert bad.returncode == 1 and "line 2: 'query' must be a string" in bad.stderr
+    assert bad.returncode == 1 and "p.jsonl:2: 'query' must be a non-empty string" in bad.stderr
+    assert "p.jsonl:1: target a.html is not in the store" in bad.stderr
     missing = run("eval", str(tmp_path / "nope.jsonl"), *base, check=False)
     assert missing.returncode == 1 and "cannot read" in missing.stderr
     neither = run("eval", *base, check=False)

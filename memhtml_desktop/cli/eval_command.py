@@ -6,6 +6,10 @@ A probe file is JSON lines (`query`, `target`, `controls`, optional `scope`; see
 the target's rank among its controls, its rank in the whole list and the controls that beat it;
 for the set, inversions, MRR, corpus MRR and degraded probes. `--known-items N` adds known-item
 MRR@10 for queries of three content words from N sampled memories' claims and titles.
+
+The relevance workbench's modes (`--config`, `--compare`, `--optimize`, `--history`, `--set`) are
+in `workbench_commands.py`. A malformed probe line or a probe naming a memory that is not in the
+store is named (file and line) on stderr, and the rest of the set runs.
 """
 
 from __future__ import annotations
@@ -29,32 +33,55 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--check", action="store_true", help="exit 1 unless the gate passes (zero inversions, MRR >= 0.85)")
     p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
     p.add_argument("--json", action="store_true")
+    w = p.add_argument_group("relevance workbench", "a configuration is memhtml, default, a store "
+                             "configuration's name (.memhtml-desktop/configs/NAME.json) or a JSON file")
+    w.add_argument("--set", metavar="NAME", help="the store's probe set NAME (.memhtml-desktop/probes/NAME.jsonl)")
+    w.add_argument("--config", metavar="FILE|NAME", help="run this configuration (recorded in the history)")
+    w.add_argument("--compare", metavar="FILE|NAME", help="compare it with --config (or --ranking's profile) probe by probe")
+    w.add_argument("--optimize", action="store_true", help="search arm weights, k and MMR lambda for the best MRR")
+    w.add_argument("--trials", type=int, default=200, help="optimizer trials (default 200)")
+    w.add_argument("--holdout", type=float, default=0.3, help="share of probes held out from the optimizer (default 0.3)")
+    w.add_argument("--save", metavar="NAME", help="save the optimizer's best as configuration NAME (one commit)")
+    w.add_argument("--history", action="store_true", help="list the recorded runs (of this set) and what broke when")
+    w.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), help="with --history: probe by probe between two runs")
+    w.add_argument("--no-record", action="store_true", help="do not record this run in the history")
+    w.add_argument("--floor-scan", action="store_true",
+                   help="the relevance floor scan on this set: per candidate floor, targets dropped and non-targets admitted")
+    w.add_argument("--save-floor", type=float, metavar="COSINE",
+                   help="with --floor-scan: save this floor for the store's embedder as configuration --save NAME")
+    w.add_argument("--coverage", action="store_true",
+                   help="crowders (on most probes' first page) and memories their own claim cannot reach")
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from memhtml_desktop.domain.probes import ProbeFileError, parse_probes
+    from memhtml_desktop.cli import workbench_commands
+    from memhtml_desktop.workbench import read_probe_file
+    from memhtml_desktop.workbench.runs import check_probe_paths
 
-    if not args.probes and not args.known_items:
-        raise CliError("give a probe file, --known-items N, or both")
     if args.limit < 1:
         raise CliError("--limit must be at least 1")
-    probes = []
+    if workbench_commands.wants_workbench(args):
+        return workbench_commands.cmd_workbench_eval(args)
+    if not args.probes and not args.known_items:
+        raise CliError("give a probe file, --known-items N, or both")
+    probe_set = None
     if args.probes:
-        try:
-            probes = parse_probes(Path(args.probes).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise CliError(f"cannot read {args.probes}: {exc.strerror or exc}") from exc
-        except UnicodeDecodeError:
-            raise CliError(f"{args.probes} is not UTF-8 text (a probe file is JSON lines)") from None
-        except ProbeFileError as exc:
-            raise CliError(f"{args.probes}: {exc}") from exc
-        if not probes:
-            raise CliError(f"{args.probes} holds no probe")
+        probe_set = read_probe_file(Path(args.probes))
+        fatal = [p for p in probe_set.problems if p.line == 0]
+        if fatal:
+            raise CliError(str(fatal[0]))
     profile = ranking_from(args)
     store = open_store(args)
     refresh(store, args)
+    probes = []
+    if probe_set is not None:
+        probes, missing, _ = check_probe_paths(store, probe_set)
+        for problem in (*probe_set.problems, *missing):
+            print(f"memhtml-desktop: {problem}", file=sys.stderr)
+        if not probes:
+            raise CliError(f"{args.probes} holds no probe that can run")
     gate = store.evaluate(probes, ranking=profile, limit=args.limit) if probes else None
     known = store.known_item_report(args.known_items, seed=args.seed, ranking=profile) if args.known_items else None
     if args.json:

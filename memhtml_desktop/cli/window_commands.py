@@ -15,8 +15,11 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("screenshot", parents=[common], help="render the window offscreen to a PNG")
     p.add_argument("--out", required=True, metavar="FILE.png")
     p.add_argument("--query", default="")
-    p.add_argument("--view", choices=("results", "reader", "recall", "problems", "correct", "conflicts", "timeline"),
-                   default="results", help="correct, conflicts, timeline: that dialog or window alone")
+    p.add_argument("--view", choices=("results", "reader", "recall", "problems", "correct", "conflicts", "timeline",
+                                        "workbench"),
+                   default="results", help="correct, conflicts, timeline, workbench: that dialog or window alone")
+    p.add_argument("--tab", choices=("probes", "compare", "configs", "history", "optimizer", "diagnostics", "judgments"),
+                   help="--view workbench: the tab shown (default: compare, after comparing A and B)")
     p.add_argument("--open", metavar="PATH", help="the memory to show in the reader")
     p.add_argument("--size", default="1400x900", metavar="WxH")
     p.add_argument("--theme", choices=("system", "light", "dark"), default=None,

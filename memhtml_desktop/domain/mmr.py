@@ -76,7 +76,18 @@ class CosineTable:
             for i in present:
                 stacked[i] = self._vecs[i]
             self.matrix = _cosine_matrix(stacked)
-            self._table = self.matrix.tolist()
+
+    @classmethod
+    def subset(cls, base: "CosineTable", indexes: Sequence[int]) -> "CosineTable":
+        """The table of `base`'s items `indexes`, in that order, without computing a cosine again
+        (the same numbers: entries are copied, so a comparison against a threshold cannot flip)."""
+        out = cls.__new__(cls)
+        out._vecs = [base._vecs[i] for i in indexes]
+        out.matrix, out._table = None, None
+        if base.matrix is not None:
+            index = np.asarray(list(indexes), dtype=np.int64)
+            out.matrix = base.matrix[np.ix_(index, index)] if index.size else np.zeros((0, 0))
+        return out
 
     def __len__(self) -> int:
         return len(self._vecs)
@@ -88,7 +99,9 @@ class CosineTable:
         x, y = self._vecs[i], self._vecs[j]
         if x is None or y is None:
             return 0.0
-        if self._table is not None:
+        if self.matrix is not None:
+            if self._table is None:  # Python floats for pair lookups, made on the first one
+                self._table = self.matrix.tolist()
             return self._table[i][j]
         return cosine(x, y)
 

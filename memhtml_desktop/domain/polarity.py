@@ -70,7 +70,7 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(normalise(text))
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=32768)
 def is_negated(text: str) -> bool:
     """At least one negation marker among the tokens (cached: claims recur search after search)."""
     return any(token in NEGATION_MARKERS for token in tokens(text))

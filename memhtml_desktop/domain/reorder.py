@@ -59,10 +59,11 @@ class Reordered:
 _WORD = regex.compile(r"[\p{L}\p{N}]+")
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=32768)
 def _content_words(text: str) -> frozenset[str]:
     """The sanitised words (the lexical arm's words) that are not function words; cached, since
-    the same titles and claims come back search after search."""
+    the same titles and claims come back search after search, and a workbench run or optimizer
+    trial meets tens of thousands of them (the three text caches hold 32,768 entries each)."""
     return frozenset(w for w in _WORD.findall(text.lower()) if w not in STOPWORD_SET)
 
 
@@ -93,15 +94,20 @@ def reorder(
     *,
     model_id: str | None,
     limit: int,
+    table: CosineTable | None = None,
 ) -> Reordered:
-    """Run the profile's post-fusion steps over `items` (fused order) and keep `limit` of them."""
+    """Run the profile's post-fusion steps over `items` (fused order) and keep `limit` of them.
+
+    `table` may carry the items' cosines already computed (in item order): the workbench's
+    re-ranker reuses one table per probe across configurations (`CosineTable.subset`)."""
     n = len(items)
     order = list(range(n))
     moves: dict[int, list[Move]] = {}
     if limit <= 0 or n == 0:
         return Reordered([], moves, order)
     relevance = [1.0 / (p + 1) for p in range(n)]  # per item, by fused position
-    table = CosineTable([it.vector for it in items])  # every pair once, shared by the three steps
+    if table is None:
+        table = CosineTable([it.vector for it in items])  # every pair once, shared by the three steps
     if profile.polarity:
         out = polarity_reorder(
             query,

@@ -73,7 +73,7 @@ def deciding_words(text: str) -> dict[str, str]:
     return dict(_deciding(text))
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=32768)
 def _deciding(text: str) -> tuple[tuple[str, str], ...]:
     out: dict[str, str] = {}
     for word in _WORD.findall(normalise(text)):

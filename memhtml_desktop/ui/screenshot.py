@@ -66,7 +66,7 @@ def take_screenshot(settings: Settings, args: Any) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="memhtml-shot-"))
     qsettings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
     view = getattr(args, "view", "results") or "results"
-    if demo and view in curation_views.VIEWS:
+    if demo and (view in curation_views.VIEWS or view == "workbench"):
         curation_views.make_repository(root)
     store = open_store(root, settings)
     if demo:
@@ -102,7 +102,14 @@ def take_screenshot(settings: Settings, args: Any) -> int:
         window.wait_idle()
         for _ in range(10):
             app.processEvents()
-        shown = curation_views.curation_view(window, view, path, args, size) if view in curation_views.VIEWS else window
+        if view == "workbench":
+            from memhtml_desktop.ui.workbench.shots import workbench_view
+
+            shown = workbench_view(window, args, size, scratch)
+        elif view in curation_views.VIEWS:
+            shown = curation_views.curation_view(window, view, path, args, size)
+        else:
+            shown = window
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         if not shown.grab().save(str(out), "PNG"):

@@ -161,6 +161,7 @@ def test_every_row_offers_the_same_actions_and_they_act_on_that_row(qtbot, make_
     menu = window.results.context_menu(3)
     texts = [a.text().replace("&", "").split("\t")[0] for a in menu.actions() if not a.isSeparator()]
     assert texts == ["Open", "Why not this one?\u2026", "\u2713 Helpful", "\u2717 Not helpful",
+                     "Expect this memory for this query\u2026",  # the relevance workbench's (issue 16)
                      "Reveal in file manager", "Open in editor", "Copy path"]
     path = result.hits[3].path
     QGuiApplication.clipboard().clear()

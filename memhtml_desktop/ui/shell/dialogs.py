@@ -110,6 +110,8 @@ class ShellDialogs:
             apply_theme(QApplication.instance(), window.settings.theme)  # back to "system" needs a restart
         if "watch" in changes:
             window.watch_enabled = window.settings.watch
+        if "implicit_judgments" in changes:
+            window.controllers["workbench"].follow_setting(window.settings.implicit_judgments)
         if "store" in changes and window.settings.store:
             window.stores.open_path(Path(window.settings.store).expanduser())
         elif APPLY_ON_REOPEN & changes.keys():

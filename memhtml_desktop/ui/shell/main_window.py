@@ -55,6 +55,7 @@ from memhtml_desktop.ui.shell.menus import WindowMenus
 from memhtml_desktop.ui.shell.status_bar import StatusBar, StatusController
 from memhtml_desktop.ui.shell.stores import StoreChooser
 from memhtml_desktop.ui.timeline.controller import TimelineController
+from memhtml_desktop.ui.workbench.controller import WorkbenchController
 
 VERIFY_AFTER_MS = 20_000
 """How long after opening a store its index gets a full integrity check (PRAGMA integrity_check)."""
@@ -123,6 +124,8 @@ class MainWindow(QMainWindow):
             "timeline": TimelineController(ctx, self),
         }
         self.controllers["conflicts"] = ConflictsController(ctx, self, self.controllers["curate"])
+        self.controllers["workbench"] = WorkbenchController(ctx, self, driver, judgments=self.settings.implicit_judgments,
+                                                            on_judgments=self._judgments_changed)
         self.reader.curate_requested.connect(self._curate_requested)
         self.controllers["reader"].shown.connect(self.controllers["timeline"].follow)
         # What the window shows, by event (tests and batch tools wait on these).
@@ -268,6 +271,11 @@ class MainWindow(QMainWindow):
                 self.qsettings.setValue("settings/ranking", profile.name)
         self.driver.refresh()
         self.controllers["why"].ranking_changed()
+
+    def _judgments_changed(self, on: bool) -> None:
+        self.settings = self.settings.with_(implicit_judgments=on)
+        if self.qsettings is not None:
+            self.qsettings.setValue("settings/implicit_judgments", "true" if on else "false")
 
     def _tab_changed(self, index: int) -> None:
         widget = self.tabs.widget(index)

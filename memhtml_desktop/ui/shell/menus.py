@@ -17,7 +17,8 @@ KEYS_OUTSIDE_MENUS = (
     ("Esc", "clear the query, then the filters"),
     ("Tab / Shift+Tab", "the next / previous control"),
     ("Ctrl+C", "in the results: copy the memory's path"),
-    ("Menu / Shift+F10", "a result's actions: open, why not, helpful, copy path, reveal, editor"),
+    ("Menu / Shift+F10", "a result's actions: open, why not, helpful, expect this memory for this query, copy "
+     "path, reveal, editor"),
     ("Left / Right", "in the pool chart: the previous / next candidate"),
     ("Space", "in the filters: tick or untick the value"),
 )
@@ -97,6 +98,11 @@ class WindowMenus:
         action(w, view, "Supersession &timeline\u2026",
                lambda: w.controllers["timeline"].show(w.reader.current_path()), ["Ctrl+T"],
                tip="The memory in the reader: what it superseded and what superseded it")
+        workbench = w.controllers["workbench"]
+        action(w, view, "Relevance &workbench\u2026", workbench.show, ["Ctrl+Shift+B"],
+               tip="Probe sets, runs, what-if configurations side by side, history, optimizer")
+        action(w, view, "Compare this search &under A and B\u2026", workbench.rerun_search, ["Ctrl+Shift+Y"],
+               tip="The current search under the workbench's two configurations, side by side")
         view.addSeparator()
         self.archived_action = action(w, view, "Include &archived",
                                       lambda on: session.toggle_filter("archived", "", on), checkable=True)

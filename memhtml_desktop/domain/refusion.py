@@ -1,0 +1,130 @@
+"""Re-ranking a probe under another configuration without asking SQLite again.
+
+A search is two halves. The first reads the store: each arm's ranked candidates for the query
+(bm25, vector distance, recency, salience), which depend on the query, the scope and the arm
+window, never on the weights. The second is arithmetic: fuse the lists (`Σ weight / (rank + k)`,
+ties on path, keep `limit × pool_factor`), then polarity, twin resolution and MMR over that pool.
+
+The workbench runs a probe set under many configurations (a run, a comparison, the optimizer's
+hundreds of candidates), so it reads the first half once per probe (`PreparedQuery`, made by
+`index/arm_lists.py`) and redoes only the second here, in memory. What a configuration may change
+this way: arm weights, `rrf_k`, `pool_factor`, an `arm_window` up to the prepared one, polarity,
+twin resolution, MMR and their thresholds. The lexical form (`fts_forms`) changes which memories
+the lexical arm reads, so a configuration that changes it needs its own preparation.
+
+The arithmetic is the fused statement's (`index/retrieval_sql.py`): weights are inlined in SQL
+with four decimals, so they are rounded the same way here; sums are exactly rounded (`math.fsum`,
+like `domain.rrf.fused_scores`); the order is score descending, then path. The equality with a
+real `Store.search` is tested on sampled probes (tests/workbench/test_runs.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memhtml_desktop.domain.judging import FusionTrace
+from memhtml_desktop.domain.mmr import CosineTable
+from memhtml_desktop.domain.ranking import RankingProfile
+from memhtml_desktop.domain.reorder import PoolItem, reorder
+from memhtml_desktop.domain.rrf import active_arms
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What the post-fusion steps read of a memory: its claim, title, vector, whether it is an arc."""
+
+    path: str
+    title: str
+    claim: str
+    arc: bool = False
+    vector: np.ndarray | None = field(default=None, compare=False)
+
+
+@dataclass
+class PreparedQuery:
+    """One probe's query, read from the store once.
+
+    `lists[arm]`: the arm's candidates, best first, `window` of them at most (rank = index + 1);
+    `available`: the arms whose precondition holds (a query vector, the state plane, query words);
+    `candidates`: every listed path's `Candidate`; `reasons`: why the search is degraded (as
+    `SearchResult.degraded_reasons`); `cosines`: the raw best-chunk cosine of listed paths and the
+    probe's targets and controls (the floor calibration reads them).
+    """
+
+    query: str
+    fts_forms: str
+    window: int
+    lists: dict[str, tuple[str, ...]]
+    available: frozenset[str]
+    candidates: dict[str, Candidate]
+    reasons: tuple[str, ...] = ()
+    cosines: dict[str, float] = field(default_factory=dict)
+    _table: CosineTable | None = field(default=None, repr=False)
+    _index: dict[str, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def degraded(self) -> bool:
+        return bool(self.reasons)
+
+    def table(self) -> tuple[CosineTable, dict[str, int]]:
+        """The cosines between every listed candidate, computed once and reused for each configuration."""
+        if self._table is None:
+            paths = sorted(self.candidates)
+            self._index = {p: i for i, p in enumerate(paths)}
+            self._table = CosineTable([self.candidates[p].vector for p in paths])
+        return self._table, self._index
+
+
+@dataclass(frozen=True)
+class Reranked:
+    """A configuration's answer for one prepared query: the list and how it came about."""
+
+    paths: tuple[str, ...]
+    trace: FusionTrace
+
+
+def _weight(value: float) -> float:
+    """The weight as the fused statement inlines it (`{weight:.4f}`)."""
+    return float(f"{value:.4f}")
+
+
+def fuse_prepared(prepared: PreparedQuery, profile: RankingProfile, limit: int) -> tuple[list[str], dict[str, dict[str, int]]]:
+    """The fused pool (`limit × pool_factor` paths, fused order) and each arm's ranks within the window."""
+    if profile.arm_window > prepared.window:
+        raise ValueError(f"arm_window {profile.arm_window} exceeds the prepared window {prepared.window}")
+    arms = active_arms(profile.arms, has_vector="vector" in prepared.available,
+                       has_state="salience" in prepared.available, has_terms="fts" in prepared.available)
+    ranks: dict[str, dict[str, int]] = {}
+    parts: dict[str, list[float]] = {}
+    for arm in arms:
+        weight = _weight(arm.weight)
+        listed = prepared.lists.get(arm.name, ())[: profile.arm_window]
+        ranks[arm.name] = {p: r for r, p in enumerate(listed, start=1)}
+        for rank, path in enumerate(listed, start=1):
+            parts.setdefault(path, []).append(weight / (rank + profile.rrf_k))
+    scored = sorted(((math.fsum(v), p) for p, v in parts.items()), key=lambda sp: (-sp[0], sp[1]))
+    return [p for _, p in scored[: profile.pool_size(limit)]], ranks
+
+
+def rerank(prepared: PreparedQuery, profile: RankingProfile, limit: int, model_id: str | None) -> Reranked:
+    """`limit` paths for the prepared query under `profile`, as `Store.search` would list them."""
+    fused, ranks = fuse_prepared(prepared, profile, limit)
+    weights = {a.name: _weight(a.weight) for a in profile.arms if a.name in ranks}
+    if not fused or limit <= 0:
+        return Reranked((), FusionTrace(tuple(fused), ranks, weights, profile.rrf_k, {}))
+    base, index = prepared.table()
+    table = CosineTable.subset(base, [index[p] for p in fused])
+    items = [PoolItem(p, prepared.candidates[p].claim, prepared.candidates[p].vector, prepared.candidates[p].arc,
+                      prepared.candidates[p].title) for p in fused]
+    out = reorder(prepared.query, items, profile, model_id=model_id, limit=limit, table=table)
+    moves = {fused[i]: tuple(m.step for m in steps) for i, steps in out.moves.items()}
+    paths = tuple(fused[i] for i in out.order)
+    return Reranked(paths, FusionTrace(tuple(fused), ranks, weights, profile.rrf_k, moves))
+
+
+def can_rerank(prepared: PreparedQuery, profile: RankingProfile) -> bool:
+    """Whether `profile` can be answered from `prepared` (same lexical form, window within reach)."""
+    return profile.fts_forms == prepared.fts_forms and profile.arm_window <= prepared.window

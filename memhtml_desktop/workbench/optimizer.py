@@ -1,0 +1,231 @@
+"""The optimizer: arm weights, RRF's k and MMR's λ for the best MRR, with an honest held-out gain.
+
+The probe set is split once, deterministically (`split_probes`: each probe's key hashed with the
+seed, so the split does not depend on file order and is the same on every machine). The search
+sees only the training part: every trial is judged on it alone, and the best trial is chosen on
+it alone. The held-out part is read twice, at the end, for the base and the chosen
+configuration; the gain reported is the held-out gain, with how sure it is:
+
+- a paired bootstrap interval (95 %, seeded) of the mean difference in reciprocal rank over the
+  held-out probes, and
+- a sign test over the held-out probes whose reciprocal rank changed (exact binomial, two-sided).
+
+A gain on the training part alone is what any search finds by fitting noise; the held-out figure
+is the one to believe, and with few held-out probes the interval says how little it proves.
+
+The search is seeded random sampling around the base (weights 0–3, k from a grid, λ 0.3–1.0),
+then coordinate refinement of the best; every trial re-ranks the cached per-arm candidate lists
+(`runs.judge_prepared`), so a trial costs arithmetic, not SQL. Progress is reported per trial;
+cancelling stops the search and still reports the best so far (`cancelled=True`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from dataclasses import dataclass, replace
+from random import Random
+from typing import Any, Callable, Sequence
+
+from memhtml_desktop.domain.configs import Configuration
+from memhtml_desktop.domain.metrics import mean
+from memhtml_desktop.domain.probes import EvalProbe, ProbeSet
+from memhtml_desktop.domain.ranking import RankingProfile
+from memhtml_desktop.workbench.runs import RUN_LIMIT, Cancelled, PreparedSet, Progress, judge_prepared, prepare_set
+
+K_GRID = (5, 10, 20, 30, 45, 60, 90, 120, 200)
+WEIGHT_RANGE = (0.0, 3.0)
+LAMBDA_RANGE = (0.3, 1.0)
+
+
+def split_probes(probes: Sequence[EvalProbe], *, holdout: float = 0.3, seed: int = 1) -> tuple[list[int], list[int]]:
+    """(training indexes, held-out indexes): probes ordered by sha1(seed:key), the last
+    `holdout` share held out (at least one each side when there are two or more probes)."""
+    if not 0.0 < holdout < 1.0:
+        raise ValueError(f"holdout must lie strictly between 0 and 1, got {holdout!r}")
+    order = sorted(range(len(probes)), key=lambda i: hashlib.sha1(f"{seed}:{probes[i].key}".encode()).hexdigest())
+    n = len(order)
+    held = min(max(1, round(n * holdout)), n - 1) if n >= 2 else 0
+    return sorted(order[: n - held]), sorted(order[n - held:])
+
+
+@dataclass(frozen=True)
+class Trial:
+    number: int
+    knobs: dict[str, Any]
+    train_mrr: float
+
+
+@dataclass(frozen=True)
+class Certainty:
+    """How sure the held-out gain is."""
+
+    interval: tuple[float, float]  # paired bootstrap 95 % interval of the mean RR difference
+    wins: int  # held-out probes ranked higher by the chosen configuration
+    losses: int
+    p_value: float  # two-sided exact sign test over wins and losses
+
+    def to_json(self) -> dict[str, Any]:
+        return {"interval_95": [round(self.interval[0], 6), round(self.interval[1], 6)], "wins": self.wins,
+                "losses": self.losses, "sign_test_p": round(self.p_value, 6)}
+
+
+@dataclass(frozen=True)
+class OptimizeResult:
+    base: Configuration
+    best: Configuration
+    knobs: dict[str, Any]  # the chosen knobs (arms, rrf_k, mmr_lambda)
+    train: tuple[int, ...]  # indexes into the prepared probes
+    held_out: tuple[int, ...]
+    base_train_mrr: float
+    best_train_mrr: float
+    base_held_out_mrr: float
+    best_held_out_mrr: float
+    certainty: Certainty
+    trials: int
+    elapsed_s: float
+    cancelled: bool = False
+
+    @property
+    def held_out_gain(self) -> float:
+        return self.best_held_out_mrr - self.base_held_out_mrr
+
+    @property
+    def trials_per_s(self) -> float:
+        return self.trials / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"base": self.base.name, "best": self.best.profile.to_json(), "knobs": self.knobs,
+                "train_probes": len(self.train), "held_out_probes": len(self.held_out),
+                "base_train_mrr": round(self.base_train_mrr, 6), "best_train_mrr": round(self.best_train_mrr, 6),
+                "base_held_out_mrr": round(self.base_held_out_mrr, 6),
+                "best_held_out_mrr": round(self.best_held_out_mrr, 6),
+                "held_out_gain": round(self.held_out_gain, 6), "certainty": self.certainty.to_json(),
+                "trials": self.trials, "trials_per_s": round(self.trials_per_s, 2),
+                "elapsed_s": round(self.elapsed_s, 3), "cancelled": self.cancelled}
+
+
+def apply_knobs(profile: RankingProfile, knobs: dict[str, Any]) -> RankingProfile:
+    arms = tuple(replace(a, weight=float(knobs["arms"].get(a.name, a.weight))) for a in profile.arms)
+    return replace(profile, arms=arms, rrf_k=int(knobs["rrf_k"]), mmr_lambda=float(knobs["mmr_lambda"]))
+
+
+def knobs_of(profile: RankingProfile) -> dict[str, Any]:
+    return {"arms": {a.name: a.weight for a in profile.arms}, "rrf_k": profile.rrf_k, "mmr_lambda": profile.mmr_lambda}
+
+
+def _sample(rng: Random, names: Sequence[str]) -> dict[str, Any]:
+    return {"arms": {n: round(rng.uniform(*WEIGHT_RANGE), 2) for n in names}, "rrf_k": rng.choice(K_GRID),
+            "mmr_lambda": round(rng.uniform(*LAMBDA_RANGE), 2)}
+
+
+def _neighbours(knobs: dict[str, Any], step: float) -> list[dict[str, Any]]:
+    out = []
+    for arm, w in knobs["arms"].items():
+        for d in (-step, step):
+            value = round(min(max(w + d, WEIGHT_RANGE[0]), WEIGHT_RANGE[1]), 2)
+            if value != w:
+                out.append({**knobs, "arms": {**knobs["arms"], arm: value}})
+    at = K_GRID.index(knobs["rrf_k"]) if knobs["rrf_k"] in K_GRID else None
+    if at is not None:
+        out += [{**knobs, "rrf_k": K_GRID[j]} for j in (at - 1, at + 1) if 0 <= j < len(K_GRID)]
+    for d in (-step / 3, step / 3):
+        value = round(min(max(knobs["mmr_lambda"] + d, LAMBDA_RANGE[0]), LAMBDA_RANGE[1]), 2)
+        if value != knobs["mmr_lambda"]:
+            out.append({**knobs, "mmr_lambda": value})
+    return out
+
+
+def bootstrap_interval(diffs: Sequence[float], *, seed: int = 1, resamples: int = 2000) -> tuple[float, float]:
+    """Paired bootstrap 95 % interval of the mean of `diffs` (seeded; (0, 0) when empty)."""
+    if not diffs:
+        return (0.0, 0.0)
+    rng = Random(seed)
+    n = len(diffs)
+    means = sorted(math.fsum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    return (means[int(0.025 * resamples)], means[min(resamples - 1, int(0.975 * resamples))])
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Two-sided exact binomial p-value of `wins` against `losses` under p = 0.5."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(0, min(wins, losses) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def optimize_prepared(
+    prepared: PreparedSet, base: Configuration, *, trials: int = 200, seed: int = 1, holdout: float = 0.3,
+    limit: int = RUN_LIMIT, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
+) -> OptimizeResult:
+    """Search on `prepared`'s training probes only; judge the base and the winner on the held-out."""
+    started = time.perf_counter()
+    train, held = split_probes(prepared.probes, holdout=holdout, seed=seed)
+    if not train or not held:
+        raise ValueError("the optimizer needs at least two probes that can run (one to train on, one held out)")
+    rng = Random(seed)
+    names = base.profile.arm_names
+
+    def score(knobs: dict[str, Any]) -> float:
+        verdicts = judge_prepared(prepared, apply_knobs(base.profile, knobs), limit=limit, indexes=train)
+        return mean([v.rr for v in verdicts])
+
+    best_knobs = knobs_of(base.profile)
+    base_train = best_train = score(best_knobs)
+    done, stopped = 1, False
+    seen = {repr(best_knobs)}
+    explore = max(1, trials * 2 // 3)
+    step = 0.5
+    try:
+        while done < trials:
+            if cancelled is not None and cancelled():
+                stopped = True
+                break
+            if done < explore:
+                candidates = [_sample(rng, names)]
+            else:
+                candidates = [k for k in _neighbours(best_knobs, step) if repr(k) not in seen][:1]
+                if not candidates:
+                    if step <= 0.05:
+                        break
+                    step /= 2
+                    continue
+            knobs = candidates[0]
+            seen.add(repr(knobs))
+            value = score(knobs)
+            done += 1
+            if value > best_train + 1e-12:
+                best_knobs, best_train = knobs, value
+            if progress is not None:
+                progress("trial", done, trials)
+    except Cancelled:
+        stopped = True
+    best_profile = apply_knobs(base.profile, best_knobs)
+    name = f"{base.name}-optimized"
+    best = Configuration(name, replace(best_profile, name=name), f"optimized from {base.name} on {prepared.name}",
+                         "", base.base if base.source else base.name)
+    before = judge_prepared(prepared, base.profile, limit=limit, indexes=held)
+    after = judge_prepared(prepared, best.profile, limit=limit, indexes=held)
+    diffs = [y.rr - x.rr for x, y in zip(before, after)]
+    wins = sum(1 for d in diffs if d > 1e-12)
+    losses = sum(1 for d in diffs if d < -1e-12)
+    certainty = Certainty(bootstrap_interval(diffs, seed=seed), wins, losses, sign_test(wins, losses))
+    return OptimizeResult(
+        base=base, best=best, knobs=best_knobs, train=tuple(train), held_out=tuple(held),
+        base_train_mrr=base_train, best_train_mrr=best_train,
+        base_held_out_mrr=mean([v.rr for v in before]), best_held_out_mrr=mean([v.rr for v in after]),
+        certainty=certainty, trials=done, elapsed_s=time.perf_counter() - started, cancelled=stopped,
+    )
+
+
+def optimize(
+    store: Any, probe_set: ProbeSet, base: Configuration, *, trials: int = 200, seed: int = 1,
+    holdout: float = 0.3, limit: int = RUN_LIMIT, progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> OptimizeResult:
+    """Read the set once, then `optimize_prepared`. Raises Cancelled only while reading."""
+    prepared = prepare_set(store, probe_set, base.profile, progress=progress, cancelled=cancelled)
+    return optimize_prepared(prepared, base, trials=trials, seed=seed, holdout=holdout, limit=limit,
+                             progress=progress, cancelled=cancelled)

@@ -1,0 +1,273 @@
+"""Probe sets and what-if configurations as files in the store, each change its own commit.
+
+The files live under `.memhtml-desktop/` (see `locations.py` for why there). memhtml's doctor
+reports an uncommitted change there as a dirty tree, sleep's preflight fails on it and memhtml's
+next commit sweeps a staged one in, so nothing is ever left uncommitted: every change is written
+and committed at once, through the write core's own machinery (`write/`): the same preflight (a
+work tree on a branch, an identity, nothing else staged, git's lock free, our files tracked and
+without edits of the user's), the same write lock (shared with memory writes, so the two take
+turns), the same journal and rollback (on any failure the files and git's index are exactly as
+they were, and a crash is finished or rolled back by `Curator.recover`). A commit carries only
+its own paths; the subject says what changed: `memhtml-desktop(probes): add "query" to NAME`.
+
+Reading is lenient and says where: a bad probe line or a bad configuration key is a problem
+naming the file and line, and the rest still loads.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from memhtml_desktop.domain.configs import ConfigError, Configuration, configuration_text, parse_configuration, shipped
+from memhtml_desktop.domain.probes import EvalProbe, ProbeProblem, ProbeSet, format_probe_set, read_probe_set
+from memhtml_desktop.domain.ranking import PROFILES, RankingProfile
+from memhtml_desktop.write import journal as journal_mod
+from memhtml_desktop.write.errors import Refused, WriteError
+from memhtml_desktop.write.executor import Executor
+from memhtml_desktop.write.git import Git, GitError
+from memhtml_desktop.write.journal import Journal, LockTimeout, WriteLock
+from memhtml_desktop.write.plan import FileChange, Plan
+from memhtml_desktop.write.preflight import check_paths, check_repository, check_staged, wait_for_index_lock
+from memhtml_desktop.workbench.locations import (
+    CONFIG_SUFFIX, CONFIGS_DIR, GITIGNORE, GITIGNORE_TEXT, PROBE_SUFFIX, PROBES_DIR, BadName, config_path, probe_path,
+)
+
+SUBJECT_MAX = 72
+TRAILER = ("Memhtml-Desktop-Workbench", "1")
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A change committed: its commit, the store paths it carried, the subject."""
+
+    commit_sha: str
+    paths: tuple[str, ...]
+    subject: str
+
+    def to_json(self) -> dict:
+        return {"commit_sha": self.commit_sha, "paths": list(self.paths), "subject": self.subject}
+
+
+@dataclass(frozen=True)
+class ConfigListing:
+    """Every configuration the workbench offers: the shipped two first, then the store's files,
+    and a problem per file that could not be read (it is left out, the rest load)."""
+
+    configurations: tuple[Configuration, ...]
+    problems: tuple[ConfigError, ...] = ()
+
+    def named(self, name: str) -> Configuration:
+        for config in self.configurations:
+            if config.name == name or Path(config.source).stem == name and config.source:
+                return config
+        raise KeyError(name)
+
+
+def _short(text: str, limit: int = 30) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class WorkbenchFiles:
+    """The store's probe sets and configurations. One per store; safe to share between threads
+    (its writes take the store's write lock). Never on the GUI thread: it reads files and runs git."""
+
+    def __init__(self, root: str | Path, *, lock_wait_s: float = journal_mod.LOCK_WAIT_S,
+                 git_lock_wait_s: float | None = None) -> None:
+        self.root = Path(root)
+        self.git = Git(self.root) if git_lock_wait_s is None else Git(self.root, lock_wait_s=git_lock_wait_s)
+        self.directory = journal_mod.write_dir(self.root)
+        self.lock = WriteLock(self.directory, wait_s=lock_wait_s)
+        self.journal = Journal(self.directory)
+
+    # -- probe sets ----------------------------------------------------------------------------
+
+    def probe_sets(self) -> list[str]:
+        """The names of the store's probe sets, sorted."""
+        folder = self.root / PROBES_DIR
+        if not folder.is_dir():
+            return []
+        return sorted(p.name[: -len(PROBE_SUFFIX)] for p in folder.glob(f"*{PROBE_SUFFIX}") if p.is_file())
+
+    def read_probe_set(self, name: str) -> ProbeSet:
+        """Probe set `name` (its problems name `.memhtml-desktop/probes/NAME.jsonl` and the line)."""
+        path = probe_path(name)
+        return read_probe_file(self.root / path, source=path, name=name)
+
+    def save_probe_set(self, name: str, probes: Sequence[EvalProbe], *, subject: str | None = None) -> Saved:
+        """Replace (or create) set `name` with `probes`, in one commit."""
+        path = probe_path(name)
+        text = format_probe_set(list(probes))
+        return self._commit({path: text.encode("utf-8")},
+                            subject or f"memhtml-desktop(probes): save {name} ({len(probes)} probes)")
+
+    def add_probe(self, name: str, probe: EvalProbe) -> Saved:
+        """Append `probe` to set `name` (created when absent); Refused when the set already asks
+        the same (same query, targets and scope). The file's other lines, comments and unknown
+        keys are kept byte for byte: the new line is appended."""
+        path = probe_path(name)
+        full = self.root / path
+        before = full.read_bytes() if full.exists() else b""
+        current = read_probe_set(before.decode("utf-8", "replace"), path)
+        if any(p.key == probe.key for p in current.probes):
+            raise Refused(f"{path} already has this probe ({probe.query!r} -> {probe.target})")
+        text = before.decode("utf-8", "replace")
+        if text and not text.endswith("\n"):
+            text += "\n"
+        text += probe.to_line() + "\n"
+        return self._commit({path: text.encode("utf-8")},
+                            f'memhtml-desktop(probes): add "{_short(probe.query)}" to {name}')
+
+    def remove_probe(self, name: str, key: str) -> Saved:
+        """Remove the probe with `key` (`EvalProbe.key`) from set `name`; other lines kept as they are."""
+        path = probe_path(name)
+        full = self.root / path
+        if not full.exists():
+            raise Refused(f"no probe set {name} ({path})")
+        lines = full.read_bytes().decode("utf-8", "replace").splitlines(keepends=True)
+        probes = {p.line: p for p in read_probe_set("".join(lines), path).probes}
+        drop = [n for n, p in probes.items() if p.key == key]
+        if not drop:
+            raise Refused(f"{path} has no probe {key}")
+        kept = [line for n, line in enumerate(lines, start=1) if n not in drop]
+        query = probes[drop[0]].query
+        return self._commit({path: "".join(kept).encode("utf-8")},
+                            f'memhtml-desktop(probes): remove "{_short(query)}" from {name}')
+
+    def delete_probe_set(self, name: str) -> Saved:
+        path = probe_path(name)
+        if not (self.root / path).exists():
+            raise Refused(f"no probe set {name} ({path})")
+        return self._commit({path: None}, f"memhtml-desktop(probes): delete {name}")
+
+    # -- configurations ------------------------------------------------------------------------
+
+    def configurations(self) -> ConfigListing:
+        """`memhtml`, `default`, then every `.memhtml-desktop/configs/*.json` that reads; a file
+        that does not is a problem naming its line and key, and is left out."""
+        out = list(shipped())
+        problems: list[ConfigError] = []
+        folder = self.root / CONFIGS_DIR
+        if folder.is_dir():
+            for file in sorted(folder.glob(f"*{CONFIG_SUFFIX}")):
+                stem = file.name[: -len(CONFIG_SUFFIX)]
+                try:
+                    out.append(self.read_configuration(stem))
+                except ConfigError as exc:
+                    problems.append(exc)
+        return ConfigListing(tuple(out), tuple(problems))
+
+    def read_configuration(self, name: str) -> Configuration:
+        """A shipped configuration by name, or the store's file `configs/NAME.json` (ConfigError
+        naming the file and line when it cannot be run)."""
+        if name in PROFILES:
+            return next(c for c in shipped() if c.name == name)
+        try:
+            path = config_path(name)
+        except BadName as exc:
+            raise ConfigError(str(exc)) from None
+        return read_config_file(self.root / path, source=path, name=name)
+
+    def save_configuration(self, name: str, profile: RankingProfile, *, base: str = "default",
+                           note: str = "") -> Saved:
+        """Save `profile` as what-if `name` (the knobs that differ from `base`), in one commit."""
+        path = config_path(name)
+        text = configuration_text(profile, base=PROFILES[base], note=note, name=name)
+        parse_configuration(text, source=path)  # what is saved must read back
+        return self._commit({path: text.encode("utf-8")}, f"memhtml-desktop(configs): save {name}")
+
+    def delete_configuration(self, name: str) -> Saved:
+        path = config_path(name)
+        if not (self.root / path).exists():
+            raise Refused(f"no configuration {name} ({path})")
+        return self._commit({path: None}, f"memhtml-desktop(configs): delete {name}")
+
+    # -- the commit ----------------------------------------------------------------------------
+
+    def _commit(self, files: dict[str, bytes | None], subject: str) -> Saved:
+        """Write `files` (None: delete) plus the folder's `.gitignore` when missing, and commit
+        only those paths. All or nothing (see the module docstring). WriteError otherwise."""
+        subject = subject if len(subject) <= SUBJECT_MAX else subject[: SUBJECT_MAX - 1] + "…"
+        try:
+            with self.lock:
+                if self.journal.pending:
+                    raise Refused("an interrupted write is pending in this store: open it in the window "
+                                  "(or run any write command) to finish it first")
+                base = check_repository(self.git)
+                wait_for_index_lock(self.git)
+                check_staged(self.git)
+                changes = self._changes(files)
+                if not changes:
+                    raise Refused("nothing to change")
+                existing = [c.path for c in changes if c.action in ("modify", "delete")]
+                created = [c.path for c in changes if c.action == "create"]
+                check_paths(self.git, self.root, existing, created)
+                plan = Plan(op="workbench", request=None, changes=tuple(changes), subject=subject,
+                            trailers=(TRAILER,))
+                sha = Executor(self.root, self.git, None, self.journal).run(plan, base)
+                self.journal.clear()
+                return Saved(sha, plan.paths, subject)
+        except LockTimeout as exc:
+            raise Refused(str(exc)) from exc
+        except GitError as exc:
+            from memhtml_desktop.write.errors import GitFailed
+
+            raise GitFailed(str(exc)) from exc
+        except OSError as exc:
+            raise WriteError(f"storage operation failed: {exc.strerror or exc}") from exc
+
+    def _changes(self, files: dict[str, bytes | None]) -> list[FileChange]:
+        wanted = dict(files)
+        ignore = self.root / GITIGNORE
+        if not ignore.exists():
+            wanted.setdefault(GITIGNORE, GITIGNORE_TEXT.encode("utf-8"))
+        changes = []
+        for path, after in wanted.items():
+            full = self.root / path
+            before = full.read_bytes() if full.exists() else None
+            if after is None:
+                if before is not None:
+                    changes.append(FileChange("delete", path, before, None))
+            elif before is None:
+                changes.append(FileChange("create", path, None, after))
+            elif before != after:
+                changes.append(FileChange("modify", path, before, after))
+        return changes if any(c.path != GITIGNORE for c in changes) else []
+
+
+def read_probe_file(file: Path, *, source: str = "", name: str = "") -> ProbeSet:
+    """A probe file anywhere (the CLI's PROBES argument, a store set): lenient, problems name
+    `source` (default: the file's path) and the line. An unreadable file is one problem."""
+    source = source or str(file)
+    name = name or file.stem
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        return ProbeSet(name, (), (ProbeProblem(0, f"cannot read: {exc.strerror or exc}", source),), source)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return ProbeSet(name, (), (ProbeProblem(0, "not UTF-8 text (a probe set is JSON lines)", source),), source)
+    parsed = read_probe_set(text, source)
+    return ProbeSet(name, parsed.probes, parsed.problems, source)
+
+
+def read_config_file(file: Path, *, source: str = "", name: str | None = None) -> Configuration:
+    """A what-if configuration file anywhere; ConfigError naming `source` and the line."""
+    source = source or str(file)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("no such configuration file", 0, source) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", 0, source) from None
+    except UnicodeDecodeError:
+        raise ConfigError("not UTF-8 text (a configuration is a JSON object)", 0, source) from None
+    return parse_configuration(text, source=source, name=name)
+
+
+def dumps_config(config: Configuration) -> str:
+    return json.dumps(config.to_json(), indent=2)
