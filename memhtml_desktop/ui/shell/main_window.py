@@ -21,7 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QWidget
 
 from memhtml_desktop.index.store import preload_modules
 from memhtml_desktop.settings import Settings
@@ -50,7 +50,9 @@ from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.ui.session.search import SearchSession
 from memhtml_desktop.ui.session.watch_bridge import WatchBridge
 from memhtml_desktop.ui.shell.dialogs import ShellDialogs
+from memhtml_desktop.ui.shell import window_state
 from memhtml_desktop.ui.shell.idle_gc import IdleCollector
+from memhtml_desktop.ui.shell.layout import default_sizes, lay_out
 from memhtml_desktop.ui.shell.menus import WindowMenus
 from memhtml_desktop.ui.shell.status_bar import StatusBar, StatusController
 from memhtml_desktop.ui.shell.stores import StoreChooser
@@ -59,13 +61,6 @@ from memhtml_desktop.ui.workbench.controller import WorkbenchController
 
 VERIFY_AFTER_MS = 20_000
 """How long after opening a store its index gets a full integrity check (PRAGMA integrity_check)."""
-
-
-def default_sizes(width: int) -> list[int]:
-    """Filters, list, reader for a window `width` wide: the list gets what the others leave."""
-    filters = max(190, min(300, round(width * 0.2)))
-    reader = max(280, min(560, round(width * 0.3)))
-    return [filters, max(300, width - filters - reader), reader]
 
 
 class MainWindow(QMainWindow):
@@ -100,7 +95,7 @@ class MainWindow(QMainWindow):
         self.session.on("mode", self._mode_changed)
         self.session.on("budget", self._budget_changed)
         self.session.on("ranking", self._ranking_changed)
-        self._restore_state()
+        window_state.restore(self)
         self.set_store(store, prepare=prepare)
 
     def _build(self) -> None:
@@ -135,42 +130,7 @@ class MainWindow(QMainWindow):
         self.search_bar.submitted.connect(self._submitted)
         self.search_bar.navigate.connect(self.results.move_current)
         driver.indexing_refreshed.connect(self.controllers["status"].recount)
-        self.tabs = QTabWidget(self)
-        self.tabs.setObjectName("rightTabs")
-        self.tabs.setAccessibleName("Reader, recall pack and problems")
-        self.tabs.setDocumentMode(True)
-        for pane, title in ((self.reader, "Reader"), (self.recall, "Recall pack"), (self.problems, "Problems")):
-            self.tabs.addTab(pane, title)
-        self.tabs.currentChanged.connect(self._tab_changed)
-        self.middle = QSplitter(Qt.Orientation.Vertical, self)
-        self.middle.setObjectName("listSplitter")
-        self.middle.setChildrenCollapsible(False)
-        self.middle.addWidget(self.results)
-        self.middle.addWidget(self.chart)
-        self.middle.setStretchFactor(0, 4)
-        self.middle.setStretchFactor(1, 1)
-        self.middle.setSizes([640, 160])
-        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.splitter.setObjectName("mainSplitter")
-        self.splitter.setChildrenCollapsible(False)
-        # Stretch 1:4:2: a narrower window takes width from every pane, the list most, so at
-        # 1024 px the filters and the reader still fit beside a list whose titles can be read.
-        for i, (widget, stretch) in enumerate(((self.filters, 1), (self.middle, 4), (self.tabs, 2))):
-            self.splitter.addWidget(widget)
-            self.splitter.setStretchFactor(i, stretch)
-        self.filters.setMinimumWidth(150)
-        self.tabs.setMinimumWidth(260)
-        self.splitter.setSizes(default_sizes(1400))
-        self._sizes_restored = False
-        central = QWidget(self)
-        layout = QVBoxLayout(central)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addWidget(self.search_bar)
-        layout.addWidget(self.splitter, 1)
-        self.setCentralWidget(central)
-        self.setStatusBar(self.status)
-        self.resize(1400, 900)
+        lay_out(self)
 
     # -- the store -------------------------------------------------------------------------------
 
@@ -244,10 +204,14 @@ class MainWindow(QMainWindow):
         if mode != "recall" and self.tabs.currentWidget() is self.recall:
             self.tabs.setCurrentWidget(self.reader)
 
-    def _budget_changed(self, chars: int) -> None:
-        self.settings = self.settings.with_(recall_budget=chars)
+    def _keep(self, name: str, value: Any, stored: Any = None) -> None:
+        """A setting the person changed in the window: in force now, and kept for the next start."""
+        self.settings = self.settings.with_(**{name: value})
         if self.qsettings is not None:
-            self.qsettings.setValue("settings/recall_budget", chars)
+            self.qsettings.setValue(f"settings/{name}", value if stored is None else stored)
+
+    def _budget_changed(self, chars: int) -> None:
+        self._keep("recall_budget", chars)
 
     def _show_ranking(self, profile: Any) -> None:
         """Every pane that explains scores reads the ACTIVE profile's weights, k and windows."""
@@ -266,16 +230,12 @@ class MainWindow(QMainWindow):
             self.store.ranking = profile
         self._show_ranking(profile)
         if profile.name in CHOICES:
-            self.settings = self.settings.with_(ranking=profile.name)
-            if self.qsettings is not None:
-                self.qsettings.setValue("settings/ranking", profile.name)
+            self._keep("ranking", profile.name)
         self.driver.refresh()
         self.controllers["why"].ranking_changed()
 
     def _judgments_changed(self, on: bool) -> None:
-        self.settings = self.settings.with_(implicit_judgments=on)
-        if self.qsettings is not None:
-            self.qsettings.setValue("settings/implicit_judgments", "true" if on else "false")
+        self._keep("implicit_judgments", on, "true" if on else "false")
 
     def _tab_changed(self, index: int) -> None:
         widget = self.tabs.widget(index)
@@ -309,39 +269,11 @@ class MainWindow(QMainWindow):
     # -- persistence and shutdown ----------------------------------------------------------------
 
     def setting(self, key: str, default: Any) -> Any:
-        """A persisted value, or `default` (missing keys are never read: see ui.kit.pyside_fixes.guard_none_refcount)."""
-        if self.qsettings is None or not self.qsettings.contains(key):
-            return default
-        value = self.qsettings.value(key)
-        return default if value in (None, "") else value
-
-    def _restore_state(self) -> None:
-        for key, restore in (("window/geometry", self.restoreGeometry), ("window/state", self.restoreState),
-                             ("window/splitter", self.splitter.restoreState),
-                             ("window/list_splitter", self.middle.restoreState)):
-            value = self.setting(key, None)
-            if value:
-                restore(value)
-                self._sizes_restored = self._sizes_restored or key == "window/splitter"
-        self.results.restore_state(self.setting("results/header", None))
-        filters_visible = str(self.setting("window/filters", "true")).lower() != "false"
-        self.filters.setVisible(filters_visible)
-        self.menus.filters_action.setChecked(filters_visible)
-        chart_visible = str(self.setting("window/pool_chart", "true")).lower() != "false"
-        self.chart.setVisible(chart_visible)
-        self.menus.chart_action.setChecked(chart_visible)
+        """A persisted value, or `default` (see window_state.setting)."""
+        return window_state.setting(self.qsettings, key, default)
 
     def save_state(self) -> None:
-        if self.qsettings is None:
-            return
-        for key, value in (("window/geometry", self.saveGeometry()), ("window/state", self.saveState()),
-                           ("window/splitter", self.splitter.saveState()), ("results/header", self.results.save_state()),
-                           ("window/list_splitter", self.middle.saveState()),
-                           ("window/filters", "true" if self.filters.isVisible() else "false"),
-                           ("window/pool_chart", "false" if self.chart.isHidden() else "true"),
-                           ("settings/recall_budget", self.session.budget)):
-            self.qsettings.setValue(key, value)
-        self.qsettings.sync()
+        window_state.save(self)
 
     def shutdown(self) -> None:
         """Stop the watcher, the workers and the timers (idempotent)."""
