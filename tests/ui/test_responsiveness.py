@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QTimer
@@ -78,8 +81,33 @@ def index_with_window_open(qtbot, make_window, root, index_path) -> tuple[float,
     return worst, meter.gaps
 
 
+CHILD = "MEMHTML_RESPONSIVENESS_CHILD"
+
+
 @pytest.mark.slow
-def test_no_stall_over_50_ms_while_2000_files_are_indexed(qtbot, make_window, big_store_dir, tmp_path):
+def test_no_stall_over_50_ms_while_2000_files_are_indexed():
+    """Measured in a process of its own, as the app runs.
+
+    Inside the full suite the same measurement carries what 1,700 earlier tests left in the
+    process (closed windows awaiting deletion, their timers, a heap of test data, threads of
+    earlier pools): there it failed 3 of 3 attempts (55-71 ms, p99 up to 67 ms) at load 1.5, while
+    the same code in a fresh process passed every run at load 0.5-1.1 (30-36 ms). The app is
+    always a fresh process, so that is what is measured; the bound is unchanged.
+    """
+    env = dict(os.environ, **{CHILD: "1"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", "no:randomly",
+         f"{__file__}::test_measured_in_this_process"],
+        env=env, capture_output=True, text=True, timeout=900, cwd=Path(__file__).resolve().parents[2],
+    )
+    print(proc.stdout[-3000:])
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
+    assert "attempt 1:" in proc.stdout, "the measurement did not run"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get(CHILD) != "1", reason="runs in its own process (see the test above)")
+def test_measured_in_this_process(qtbot, make_window, big_store_dir, tmp_path):
     results = []
     for attempt in range(ATTEMPTS):
         worst, gaps = index_with_window_open(qtbot, make_window, big_store_dir, tmp_path / f"index-{attempt}.db")
