@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.domain.ranking import DEFAULT
 from memhtml_desktop.ui.kit import palette
-from memhtml_desktop.ui.results.delegates import highlight_spans, runs, snippet_window
+from memhtml_desktop.ui.results.snippets import highlight_spans, runs, snippet_window
 from memhtml_desktop.ui.results.results_model import (
     ARM_NAMES,
     BAR_COLUMN,

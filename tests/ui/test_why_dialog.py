@@ -10,7 +10,8 @@ import pytest
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.explain import WhyNot
 from memhtml_desktop.ui.kit.palette import ARM_COLORS
-from memhtml_desktop.ui.reader.why_dialog import ArmsModel, WhyDialog, raw_text
+from memhtml_desktop.ui.reader.why_arms import ArmsModel, raw_text
+from memhtml_desktop.ui.reader.why_dialog import WhyDialog
 
 GOLDEN = pathlib.Path("/work/shared/spec/store-format-golden/cases")
 PATH = "areas/oncall/format-md-procedural.html"
