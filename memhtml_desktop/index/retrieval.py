@@ -416,7 +416,11 @@ class Retriever:
         entities = hydrate.entity_refs(self.conn, paths)
         successors = hydrate.superseded_by(self.conn, paths)
         lexical = frozenset(c.path for c in pool.ordered if any(a.arm == "fts" for a in c.arms))
-        signals = relevance.hit_signals(self.conn, pool.fts or FtsQuery(()), paths, cosines, floor, entities, lexical)
+        # No words to hold and nothing to compare with: a browse (an empty query lists by recency and
+        # salience). The floor asks "relevant to what?" and has no answer, so it marks nothing.
+        asked = bool(pool.query.strip()) and (bool(pool.fts and pool.fts.words) or bool(cosines))
+        signals = relevance.hit_signals(self.conn, pool.fts or FtsQuery(()), paths, cosines, floor, entities,
+                                        lexical) if asked else {}
         suspicious = hydrate.suspicious_dates(self.conn, {c.path: c.row for c in pool.ordered})
         hits = []
         for position, c in enumerate(pool.ordered, start=1):
@@ -444,7 +448,7 @@ class Retriever:
                     suspicious_date=suspicious.get(c.path),
                 )
             )
-        return hits, relevance.summary(signals, cosines, floor)
+        return hits, relevance.summary(signals, cosines, floor) if asked else None
 
 
 def common_words(conn: apsw.Connection, words: tuple[str, ...]) -> frozenset[str]:

@@ -104,6 +104,19 @@ def test_low_relevance_is_marked_never_moved(store):
     assert {h.path for h in result.hits if h.low_relevance} == {h.path for h in result.hits if not h.signals.met}
 
 
+@pytest.mark.parametrize("query", ["", "   ", "!!! ??"])
+def test_a_browse_without_words_marks_nothing_low(store, query):
+    """An empty (or wordless) query lists by recency and salience: there is nothing to be relevant
+    to, so the floor marks no hit and the header carries no floor line (the window showed every
+    row of a browse muted as "low relevance")."""
+    result = store.search(query, limit=10)
+    assert result.hits, "a browse still lists memories"
+    assert not any(h.low_relevance for h in result.hits)
+    assert result.relevance is None
+    asked = store.search("drain vip", limit=10)
+    assert asked.relevance is not None and any(h.low_relevance for h in asked.hits)
+
+
 def test_a_tag_or_entity_the_query_names_meets_the_floor(store):
     result = store.search("billing service", limit=20)
     invoices = next(h for h in result.hits if h.path == "resources/billing/invoices.html")
