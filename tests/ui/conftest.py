@@ -152,3 +152,21 @@ def make_window(qtbot, qsettings):
 def window(make_window, store):
     """The main window over `store`, not watching (the store is indexed already), settled."""
     return make_window(store)
+
+
+# -- a window over a real git repository (the curation and workbench tests) ----------------------
+# Each such test module defines `repo`: a seeded git repository with its own git settings.
+
+
+@pytest.fixture
+def git_store(repo, tmp_path):
+    store = Store(repo, index_path=tmp_path / "index" / "index.db", embedder=HashEmbedder())
+    store.import_sidecar()
+    store.index()
+    yield store
+    store.close_thread_connection()
+
+
+@pytest.fixture
+def win(make_window, git_store):
+    return make_window(git_store)

@@ -39,20 +39,6 @@ def repo(tmp_path, monkeypatch) -> Path:
     return seed(tmp_path)
 
 
-@pytest.fixture
-def git_store(repo, tmp_path):
-    store = Store(repo, index_path=tmp_path / "index" / "index.db", embedder=HashEmbedder())
-    store.import_sidecar()
-    store.index()
-    yield store
-    store.close_thread_connection()
-
-
-@pytest.fixture
-def win(make_window, git_store):
-    return make_window(git_store)
-
-
 def log(root: Path, n: int = 1, fmt: str = "%s") -> list[str]:
     return git(root, "log", f"-{n}", f"--format={fmt}").splitlines()
 

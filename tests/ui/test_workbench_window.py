@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication
 
@@ -20,7 +20,6 @@ from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.domain.probes import EvalProbe
 from memhtml_desktop.domain.ranking import PROFILES
 from memhtml_desktop.index.arm_lists import live_claims
-from memhtml_desktop.index.store import Store
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.results.results_model import Column
 from memhtml_desktop.workbench.store_files import WorkbenchFiles
@@ -38,20 +37,6 @@ def repo(tmp_path, monkeypatch) -> Path:
     pin_git(monkeypatch, tmp_path)
     monkeypatch.setenv("MEMHTML_DESKTOP_DATA", str(tmp_path / "app-data"))
     return seed(tmp_path)
-
-
-@pytest.fixture
-def git_store(repo, tmp_path):
-    store = Store(repo, index_path=tmp_path / "index" / "index.db", embedder=HashEmbedder())
-    store.import_sidecar()
-    store.index()
-    yield store
-    store.close_thread_connection()
-
-
-@pytest.fixture
-def win(make_window, git_store):
-    return make_window(git_store)
 
 
 def committed_set(root: Path, name: str, probes: list[EvalProbe]) -> None:

@@ -104,34 +104,43 @@ class SetJob(WbJob):
 
 
 @dataclass
-class RunJob(WbJob):
-    """One configuration on one probe set, recorded in the history."""
+class SetTaskJob(WbJob):
+    """Base of the long jobs over one probe set: read the set, then one core call that reports
+    progress and can be cancelled (`task`), on the workbench's own one-thread pool."""
 
-    kind: ClassVar[str] = "wb-run"
     pool: ClassVar[str] = LONG_POOL
     set_name: str = ""
-    config: Any = None
 
     def run(self, store, cancelled, progress) -> Any:
         wb = self.wb(store)
         probe_set = wb.files.read_probe_set(self.set_name)
-        return _core_cancelled(lambda: wb.run(probe_set, self.config, progress=progress, cancelled=cancelled))
+        return _core_cancelled(lambda: self.task(wb, probe_set, progress, cancelled))
+
+    def task(self, wb: Any, probe_set: Any, progress: Any, cancelled: Any) -> Any:
+        raise NotImplementedError
 
 
 @dataclass
-class CompareJob(WbJob):
+class RunJob(SetTaskJob):
+    """One configuration on one probe set, recorded in the history."""
+
+    kind: ClassVar[str] = "wb-run"
+    config: Any = None
+
+    def task(self, wb, probe_set, progress, cancelled) -> Any:
+        return wb.run(probe_set, self.config, progress=progress, cancelled=cancelled)
+
+
+@dataclass
+class CompareJob(SetTaskJob):
     """Two configurations on one probe set: both runs (recorded) and the probes that moved."""
 
     kind: ClassVar[str] = "wb-compare"
-    pool: ClassVar[str] = LONG_POOL
-    set_name: str = ""
     a: Any = None
     b: Any = None
 
-    def run(self, store, cancelled, progress) -> Any:
-        wb = self.wb(store)
-        probe_set = wb.files.read_probe_set(self.set_name)
-        return _core_cancelled(lambda: wb.compare(probe_set, self.a, self.b, progress=progress, cancelled=cancelled))
+    def task(self, wb, probe_set, progress, cancelled) -> Any:
+        return wb.compare(probe_set, self.a, self.b, progress=progress, cancelled=cancelled)
 
 
 @dataclass
@@ -179,31 +188,22 @@ class OptimizeJob(WbJob):
 
 
 @dataclass
-class FloorJob(WbJob):
+class FloorJob(SetTaskJob):
     kind: ClassVar[str] = "wb-floor"
-    pool: ClassVar[str] = LONG_POOL
-    set_name: str = ""
     config: Any = None
 
-    def run(self, store, cancelled, progress) -> Any:
-        wb = self.wb(store)
-        probe_set = wb.files.read_probe_set(self.set_name)
-        return _core_cancelled(lambda: wb.floor_scan(probe_set, self.config, progress=progress, cancelled=cancelled))
+    def task(self, wb, probe_set, progress, cancelled) -> Any:
+        return wb.floor_scan(probe_set, self.config, progress=progress, cancelled=cancelled)
 
 
 @dataclass
-class CrowdersJob(WbJob):
+class CrowdersJob(SetTaskJob):
     kind: ClassVar[str] = "wb-crowders"
-    pool: ClassVar[str] = LONG_POOL
-    set_name: str = ""
     config: Any = None
     min_share: float = 0.5
 
-    def run(self, store, cancelled, progress) -> Any:
-        wb = self.wb(store)
-        probe_set = wb.files.read_probe_set(self.set_name)
-        return _core_cancelled(lambda: wb.crowders(probe_set, self.config, min_share=self.min_share,
-                                                   progress=progress, cancelled=cancelled))
+    def task(self, wb, probe_set, progress, cancelled) -> Any:
+        return wb.crowders(probe_set, self.config, min_share=self.min_share, progress=progress, cancelled=cancelled)
 
 
 @dataclass
