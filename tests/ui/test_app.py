@@ -7,13 +7,14 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QSize
 from PySide6.QtGui import QImage
 
 from memhtml_desktop.index.state import access_stats
 from memhtml_desktop.settings import Settings
 from memhtml_desktop.ui import app
 from memhtml_desktop.ui.screenshot import parse_size, take_screenshot
+from memhtml_desktop.ui.shell.layout import first_size
 
 
 def test_qsettings_come_from_the_environment_not_the_user(tmp_path, monkeypatch):
@@ -114,3 +115,45 @@ def test_a_missing_display_is_explained_not_aborted():
     assert missing_display({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
     assert missing_display({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
     assert missing_display({}, "darwin") is None
+
+
+def test_the_first_size_fits_the_screen_it_opens_on():
+    assert first_size(QSize(1920, 1200)) == QSize(1400, 900)
+    assert first_size(QSize(1366, 740)) == QSize(1366, 740)
+    assert first_size(QSize(1024, 700)) == QSize(1024, 700)
+    assert first_size(QSize()) == QSize(1400, 900)  # no screen to ask: the usual size
+
+
+FIRST_RUN_ON_A_SMALL_SCREEN = """
+import sys
+from memhtml_desktop.settings import Settings
+from memhtml_desktop.ui import app
+from memhtml_desktop.ui.app import ensure_app
+ensure_app()
+window = app.build_window(Settings(debounce_ms=0), watch=False)
+window.show()
+screen = window.screen().availableGeometry()
+print(window.width(), window.height(), screen.width(), screen.height(), window.tabs.geometry().right(), flush=True)
+window.shutdown()
+"""
+
+
+def test_a_first_run_on_a_small_screen_keeps_the_reader_on_screen(tmp_path):
+    """Under Xvfb at 1024x700 the first window was 1400x900: the reader sat off the right edge."""
+    import json
+    import subprocess
+    import sys
+
+    screen = tmp_path / "screen.json"
+    screen.write_text(json.dumps({"screens": [{"name": "small", "x": 0, "y": 0, "width": 1024, "height": 700,
+                                               "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "HOME": str(tmp_path / "home"),
+           "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "MEMHTML_DESKTOP_SETTINGS": str(tmp_path / "settings.ini")}
+    done = subprocess.run([sys.executable, "-c", FIRST_RUN_ON_A_SMALL_SCREEN], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    width, height, screen_w, screen_h, reader_right = map(int, done.stdout.split()[-5:])
+    assert (screen_w, screen_h) == (1024, 700)
+    assert width <= 1024 and height <= 700
+    assert reader_right < width  # the reader's pane ends inside the window, which ends inside the screen

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 
@@ -17,6 +17,20 @@ def default_sizes(width: int) -> list[int]:
     filters = max(190, min(300, round(width * 0.2)))
     reader = max(280, min(560, round(width * 0.3)))
     return [filters, max(300, width - filters - reader), reader]
+
+
+FIRST_SIZE = QSize(1400, 900)
+
+
+def first_size(available: QSize) -> QSize:
+    """The size a first run opens at: 1400x900, or the screen's free area where that is smaller.
+
+    A saved geometry wins on later runs; this is only for the first, where a laptop's 1366x768
+    (or a 1024x700 virtual screen) would otherwise put the reader off the right edge.
+    """
+    if available.isEmpty():
+        return QSize(FIRST_SIZE)
+    return FIRST_SIZE.boundedTo(available)
 
 
 def lay_out(window: Any) -> None:
@@ -56,4 +70,4 @@ def lay_out(window: Any) -> None:
     layout.addWidget(window.splitter, 1)
     window.setCentralWidget(central)
     window.setStatusBar(window.status)
-    window.resize(1400, 900)
+    window.resize(first_size(window.screen().availableGeometry().size()))
