@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QContextMenuEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.domain.probes import EvalProbe
@@ -467,3 +467,46 @@ def test_the_settings_dialog_turns_judgments_on_for_the_workbench(qtbot, win):
     with qtbot.waitSignal(wb.judged, timeout=WAIT) as judged:
         win.open_memory(DELAY)
     assert judged.args[0]
+
+
+def mnemonics(window) -> dict[str, list[str]]:
+    """Each Alt+letter the window's visible widgets answer to, with the texts that claim it."""
+    import re
+
+    from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QMenuBar, QTabBar
+
+    texts: list[str] = []
+    for widget in window.findChildren(QWidget):
+        if not widget.isVisibleTo(window):
+            continue
+        if isinstance(widget, QAbstractButton):
+            texts.append(widget.text())
+        elif isinstance(widget, QLabel) and widget.buddy() is not None:
+            texts.append(widget.text())
+        elif isinstance(widget, QGroupBox) and widget.isCheckable():
+            texts.append(widget.title())
+        elif isinstance(widget, QTabBar):
+            texts.extend(widget.tabText(i) for i in range(widget.count()))
+        elif isinstance(widget, QMenuBar):
+            texts.extend(a.text() for a in widget.actions())
+    claims: dict[str, list[str]] = {}
+    for text in texts:
+        found = re.search(r"&([^&\s])", text.replace("&&", ""))
+        if found:
+            claims.setdefault(found.group(1).lower(), []).append(text)
+    return claims
+
+
+def test_no_alt_letter_is_claimed_twice_on_any_tab(qtbot, win, repo):
+    """Qt cycles focus between widgets that share a mnemonic instead of pressing either: every
+    Alt+letter on each tab (with the bar above the tabs) must name one thing."""
+    committed_set(repo, "gate", [EvalProbe("deregistration delay", DELAY)])
+    wb, w = open_workbench(qtbot, win)
+    clashes = {}
+    for tab in (w.probes, w.compare, w.configs, w.history, w.optimizer, w.diagnostics, w.judgments):
+        w.tabs.setCurrentWidget(tab)
+        QApplication.processEvents()
+        for letter, texts in mnemonics(w).items():
+            if len(texts) > 1:
+                clashes.setdefault(type(tab).__name__, {})[letter] = texts
+    assert not clashes, clashes

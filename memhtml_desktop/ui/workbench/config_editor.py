@@ -85,8 +85,8 @@ class ConfigEditor(QWidget):
         self.note.setAccessibleName("Note")
         self.note.setPlaceholderText("why this what-if (saved in the file)")
         form.addRow("&Name", self.name)
-        form.addRow("&Base", self.base)
-        form.addRow("N&ote", self.note)
+        form.addRow("Based &on", self.base)
+        form.addRow("No&te", self.note)
         self.arms: dict[str, QDoubleSpinBox] = {}
         arms_row = QHBoxLayout()
         for arm in ARMS:
@@ -135,9 +135,9 @@ class ConfigEditor(QWidget):
         self.verdict.setObjectName("configVerdict")
         self.verdict.setWordWrap(True)
         form.addRow(self.verdict)
-        self.use_a = QPushButton("Use as &A", form_host)
-        self.use_b = QPushButton("Use as &B", form_host)
-        self.save = QPushButton("&Save what-if", form_host)
+        self.use_a = QPushButton("&Use as A", form_host)
+        self.use_b = QPushButton("Us&e as B", form_host)
+        self.save = QPushButton("Sa&ve what-if", form_host)
         self.save.setObjectName("saveConfigButton")
         self.save.setToolTip("Commit .memhtml-desktop/configs/NAME.json to the store (one commit)")
         buttons = QHBoxLayout()

@@ -89,7 +89,7 @@ class DiagnosticsTab(QWidget):
             table.doubleClicked.connect(self._open)
             table.activated.connect(self._open)
             table.setToolTip("Enter or double-click opens the memory in the reader")
-        self.crowders_button = QPushButton("Find &crowders", self)
+        self.crowders_button = QPushButton("Find cro&wders", self)
         self.crowders_button.setObjectName("crowdersButton")
         self.crowders_button.clicked.connect(self.crowders_requested)
         self.unreachable_button = QPushButton("Find &unreachable", self)

@@ -132,7 +132,7 @@ class HistoryTab(QWidget):
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection())
         self.show_button = QPushButton("S&how run", self)
         self.show_button.clicked.connect(lambda: self._show(self.table.currentIndex().row()))
-        self.diff_button = QPushButton("What &changed between the two", self)
+        self.diff_button = QPushButton("What changed between the t&wo", self)
         self.diff_button.setObjectName("diffButton")
         self.diff_button.setToolTip("Select two runs: the probes that broke, were fixed or moved between them")
         self.diff_button.clicked.connect(self._diff)

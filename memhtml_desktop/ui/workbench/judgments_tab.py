@@ -31,7 +31,7 @@ class JudgmentsTab(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("workbenchJudgments")
-        self.enabled = QCheckBox("&Remember searches followed by opening a memory (on this computer only, "
+        self.enabled = QCheckBox("Re&member searches followed by opening a memory (on this computer only, "
                                  "never in the store)", self)
         self.enabled.setObjectName("judgmentsEnabled")
         self.enabled.toggled.connect(self.enabled_changed)
@@ -39,7 +39,7 @@ class JudgmentsTab(QWidget):
         self.table = rows_table(self.model, self, "judgmentsTable", "Candidate probes from searches and opened memories")
         self.table.doubleClicked.connect(lambda i: i.data(PATH_ROLE) and self.open_requested.emit(i.data(PATH_ROLE)))
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._selection())
-        self.accept = QPushButton("&Accept into the set", self)
+        self.accept = QPushButton("Acc&ept into the set", self)
         self.accept.setObjectName("acceptJudgment")
         self.discard = QPushButton("&Discard", self)
         self.discard.setObjectName("discardJudgment")

@@ -68,7 +68,7 @@ class OptimizerTab(QWidget):
         self.save_name = QLineEdit(self)
         self.save_name.setAccessibleName("Name to save the best configuration as")
         self.save_name.setPlaceholderText("what-if name")
-        self.use_b = QPushButton("Use as &B", self)
+        self.use_b = QPushButton("Us&e as B", self)
         self.save = QPushButton("Sa&ve as what-if", self)
         after = QFormLayout()
         buttons = QHBoxLayout()

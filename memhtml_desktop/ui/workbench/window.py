@@ -53,7 +53,7 @@ class WorkbenchWindow(QDialog):
         self.run_button = QPushButton("&Run A", self)
         self.run_button.setObjectName("runButton")
         self.run_button.setToolTip("Run configuration A on the probe set (Ctrl+Enter); the run is recorded")
-        self.compare_button = QPushButton("C&ompare A \u2194 B", self)
+        self.compare_button = QPushButton("&Compare A \u2194 B", self)
         self.compare_button.setObjectName("compareButton")
         self.compare_button.setToolTip("Run A and B on the probe set and list the probes that moved (Ctrl+Shift+Enter)")
         self.cancel_button = QPushButton("Cancel", self)
@@ -91,11 +91,13 @@ class WorkbenchWindow(QDialog):
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("workbenchTabs")
         self.tabs.setDocumentMode(True)
-        for i, (tab, title) in enumerate(((self.probes, "&Probes"), (self.compare, "&Side by side"),
-                                          (self.configs, "Confi&gurations"), (self.history, "&History"),
-                                          (self.optimizer, "Opt&imizer"), (self.diagnostics, "&Diagnostics"),
-                                          (self.judgments, "&Judgments")), start=1):
+        for i, (tab, title) in enumerate(((self.probes, "Probes"), (self.compare, "Side by side"),
+                                          (self.configs, "Configurations"), (self.history, "History"),
+                                          (self.optimizer, "Optimizer"), (self.diagnostics, "Diagnostics"),
+                                          (self.judgments, "Judgments")), start=1):
+            # Tabs answer to Alt+1..7 (said in their tooltips), leaving the letters to the buttons and fields.
             self.tabs.addTab(tab, title)
+            self.tabs.setTabToolTip(self.tabs.count() - 1, f"{title} (Alt+{i})")
             QShortcut(QKeySequence(f"Alt+{i}"), self, lambda t=tab: self.tabs.setCurrentWidget(t))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
