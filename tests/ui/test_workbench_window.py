@@ -510,3 +510,22 @@ def test_no_alt_letter_is_claimed_twice_on_any_tab(qtbot, win, repo):
             if len(texts) > 1:
                 clashes.setdefault(type(tab).__name__, {})[letter] = texts
     assert not clashes, clashes
+
+
+def test_a_probe_that_enters_or_leaves_the_list_says_so_in_the_delta_column():
+    from memhtml_desktop.ui.workbench.compare_tab import CHANGE_COLUMNS, change_delta
+    from memhtml_desktop.ui.workbench.models import FAIL_COLOR, PASS_COLOR
+    from memhtml_desktop.workbench.history import ProbeChange
+
+    def change(before, after):
+        return ProbeChange("k", "q", "t.html", "moved", before, after, False, False)
+
+    assert change_delta(change(5, 3)) == ("\u21912", 1)
+    assert change_delta(change(2, 4)) == ("\u21932", -1)
+    assert change_delta(change(3, 3)) == ("=", 0)
+    assert change_delta(change(None, 3)) == ("\u2191in", 1)  # was "–": outside the 40 hits under A
+    assert change_delta(change(7, None)) == ("\u2193out", -1)
+    assert change_delta(change(None, None)) == ("\u2013", 0)
+    delta = next(c for c in CHANGE_COLUMNS if c.header == "\u0394")
+    assert delta.color(change(None, 3)) == PASS_COLOR and delta.color(change(7, None)) == FAIL_COLOR
+    assert "rank 3 under B" in delta.tip(change(None, 3))

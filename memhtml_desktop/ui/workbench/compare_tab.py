@@ -39,14 +39,35 @@ def _delta_color(delta: int | None) -> str | None:
     return PASS_COLOR if delta > 0 else FAIL_COLOR
 
 
+def change_delta(change: Any) -> tuple[str, int]:
+    """A probe's move as shown (`↑2`, `↓1`, `=`; `↑in` / `↓out` when it entered or left the list)
+    and its direction (+1, -1, 0): a target out of the 40 hits on one side has no number to subtract."""
+    if change.delta is not None:
+        return _delta_text(change.delta), (change.delta > 0) - (change.delta < 0)
+    if change.rank_before is None and change.rank_after is not None:
+        return "\u2191in", 1
+    if change.rank_after is None and change.rank_before is not None:
+        return "\u2193out", -1
+    return "\u2013", 0
+
+
+def _change_tip(change: Any) -> str:
+    text, _ = change_delta(change)
+    if text == "\u2191in":
+        return f"not in the list under A, rank {change.rank_after} under B"
+    if text == "\u2193out":
+        return f"rank {change.rank_before} under A, not in the list under B"
+    return "positions gained under B"
+
+
 CHANGE_COLUMNS = (
     Col("Change", lambda c: c.status, color=lambda c: STATUS_COLORS.get(c.status), width=64),
     Col("Query", lambda c: c.query, tip=lambda c: c.query),
     Col("Target", lambda c: short(c.target, 40), tip=lambda c: c.target, width=220),
     Col("A", lambda c: rank_text(c.rank_before), numeric=True, width=40, tip=lambda c: "rank under A"),
     Col("B", lambda c: rank_text(c.rank_after), numeric=True, width=40, tip=lambda c: "rank under B"),
-    Col("\u0394", lambda c: _delta_text(c.delta), color=lambda c: _delta_color(c.delta), numeric=True, width=44,
-        tip=lambda c: "positions gained under B"),
+    Col("\u0394", lambda c: change_delta(c)[0], color=lambda c: _delta_color(change_delta(c)[1]), numeric=True,
+        width=48, tip=_change_tip),
     Col("Lost by", lambda c: c.lost_by, width=70),
 )
 
