@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from memhtml_desktop.domain.metrics import inverted_controls, mean, probe_rank
+from memhtml_desktop.domain.priors import PRIOR_ARMS
 
 TOP_K = 10
 """nDCG and recall are measured on the first page."""
@@ -110,10 +111,13 @@ class FusionTrace:
     weights: Mapping[str, float] = field(default_factory=dict)
     k: int = 60
     moves: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    ungated: frozenset[str] | None = None  # with `gate_priors`: the paths whose priors counted
 
     def contribution(self, arm: str, path: str) -> float:
         rank = self.arm_ranks.get(arm, {}).get(path)
-        return self.weights.get(arm, 0.0) / (rank + self.k) if rank is not None else 0.0
+        if rank is None or (self.ungated is not None and arm in PRIOR_ARMS and path not in self.ungated):
+            return 0.0
+        return self.weights.get(arm, 0.0) / (rank + self.k)
 
 
 def lost_by(target: str, winner: str, trace: FusionTrace) -> str:

@@ -123,6 +123,7 @@ class RankingProfile:
     arm_window: int = DEFAULT_ARM_LIMIT
     pool_factor: int = MMR_POOL_FACTOR
     fts_forms: str = "all_any"
+    gate_priors: bool = False
     polarity: bool = True
     polarity_cosine: PerEmbedder = PerEmbedder((), TWIN_COSINE)
     polarity_demotion: float = POLARITY_DEMOTION
@@ -227,7 +228,7 @@ class RankingProfile:
                 changes["arms"] = _arms_from(value, base.arms)
             elif key in ("twin_cosine", "floor_cosine", "polarity_cosine"):
                 changes[key] = PerEmbedder.from_json(value, what=key, base=getattr(base, key))
-            elif key in ("polarity", "twins", "mmr_keeps_known_items"):
+            elif key in ("polarity", "twins", "mmr_keeps_known_items", "gate_priors"):
                 if not isinstance(value, bool):
                     raise ValueError(f"{key}: expected true or false")
                 changes[key] = value
@@ -268,9 +269,11 @@ MEMHTML = RankingProfile(
 
 DEFAULT = RankingProfile(
     name="default",
-    summary="the seeds' design with the measured improvements: both FTS forms, polarity, twin "
-    "resolution, MMR that spares known items, recall over the whole reordered pool",
+    summary="the seeds' design with the measured improvements: both FTS forms, recency and salience "
+    "counted only for memories the query matches, twin resolution, MMR that spares known items, "
+    "recall over the whole reordered pool",
     fts_forms="all_any",
+    gate_priors=True,
     polarity=False,
     polarity_cosine=TWIN_COSINE_BY_EMBEDDER,
     twins=True,

@@ -27,6 +27,7 @@ import numpy as np
 
 from memhtml_desktop.domain.judging import FusionTrace
 from memhtml_desktop.domain.mmr import CosineTable
+from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.reorder import PoolItem, reorder
 from memhtml_desktop.domain.rrf import active_arms
@@ -62,6 +63,7 @@ class PreparedQuery:
     candidates: dict[str, Candidate]
     reasons: tuple[str, ...] = ()
     cosines: dict[str, float] = field(default_factory=dict)
+    fts_form: str | None = None  # the lexical form the arm bound: `all` (every word) or `any`
     _table: CosineTable | None = field(default=None, repr=False)
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -91,30 +93,42 @@ def _weight(value: float) -> float:
     return float(f"{value:.4f}")
 
 
-def fuse_prepared(prepared: PreparedQuery, profile: RankingProfile, limit: int) -> tuple[list[str], dict[str, dict[str, int]]]:
-    """The fused pool (`limit × pool_factor` paths, fused order) and each arm's ranks within the window."""
+def fuse_prepared(
+    prepared: PreparedQuery, profile: RankingProfile, limit: int, model_id: str | None = None
+) -> tuple[list[str], dict[str, dict[str, int]], frozenset[str] | None]:
+    """The fused pool (`limit × pool_factor` paths, fused order), each arm's ranks within the
+    window, and with `gate_priors` the paths whose recency and salience counted (else None)."""
     if profile.arm_window > prepared.window:
         raise ValueError(f"arm_window {profile.arm_window} exceeds the prepared window {prepared.window}")
     arms = active_arms(profile.arms, has_vector="vector" in prepared.available,
                        has_state="salience" in prepared.available, has_terms="fts" in prepared.available)
     ranks: dict[str, dict[str, int]] = {}
-    parts: dict[str, list[float]] = {}
+    parts: dict[str, list[tuple[str, float]]] = {}
     for arm in arms:
         weight = _weight(arm.weight)
         listed = prepared.lists.get(arm.name, ())[: profile.arm_window]
         ranks[arm.name] = {p: r for r, p in enumerate(listed, start=1)}
         for rank, path in enumerate(listed, start=1):
-            parts.setdefault(path, []).append(weight / (rank + profile.rrf_k))
-    scored = sorted(((math.fsum(v), p) for p, v in parts.items()), key=lambda sp: (-sp[0], sp[1]))
-    return [p for _, p in scored[: profile.pool_size(limit)]], ranks
+            parts.setdefault(path, []).append((arm.name, weight / (rank + profile.rrf_k)))
+    counted: frozenset[str] | None = None
+    if profile.gate_priors and "vector" in prepared.available and any(a.name in PRIOR_ARMS for a in arms):
+        floor = profile.floor_cosine.get(model_id)
+        every_word = prepared.fts_form == "all"
+        lexical = ranks.get("fts", {})
+        counted = frozenset(p for p in parts if matches_query(prepared.cosines.get(p), floor,
+                                                                 every_word and p in lexical))
+        scored = gated_order(parts, counted.__contains__)
+    else:
+        scored = sorted(((math.fsum(c for _, c in v), p) for p, v in parts.items()), key=lambda sp: (-sp[0], sp[1]))
+    return [p for _, p in scored[: profile.pool_size(limit)]], ranks, counted
 
 
 def rerank(prepared: PreparedQuery, profile: RankingProfile, limit: int, model_id: str | None) -> Reranked:
     """`limit` paths for the prepared query under `profile`, as `Store.search` would list them."""
-    fused, ranks = fuse_prepared(prepared, profile, limit)
+    fused, ranks, counted = fuse_prepared(prepared, profile, limit, model_id)
     weights = {a.name: _weight(a.weight) for a in profile.arms if a.name in ranks}
     if not fused or limit <= 0:
-        return Reranked((), FusionTrace(tuple(fused), ranks, weights, profile.rrf_k, {}))
+        return Reranked((), FusionTrace(tuple(fused), ranks, weights, profile.rrf_k, {}, counted))
     base, index = prepared.table()
     table = CosineTable.subset(base, [index[p] for p in fused])
     items = [PoolItem(p, prepared.candidates[p].claim, prepared.candidates[p].vector, prepared.candidates[p].arc,
@@ -122,7 +136,7 @@ def rerank(prepared: PreparedQuery, profile: RankingProfile, limit: int, model_i
     out = reorder(prepared.query, items, profile, model_id=model_id, limit=limit, table=table)
     moves = {fused[i]: tuple(m.step for m in steps) for i, steps in out.moves.items()}
     paths = tuple(fused[i] for i in out.order)
-    return Reranked(paths, FusionTrace(tuple(fused), ranks, weights, profile.rrf_k, moves))
+    return Reranked(paths, FusionTrace(tuple(fused), ranks, weights, profile.rrf_k, moves, counted))
 
 
 def can_rerank(prepared: PreparedQuery, profile: RankingProfile) -> bool:

@@ -199,6 +199,7 @@ class ArmScore:
     weight: float
     contribution: float
     raw: dict[str, Any] = field(default_factory=dict)
+    counted: bool = True  # False: a prior arm gated off for this hit (`domain/priors.py`); contribution 0
 
 
 @dataclass(frozen=True)
@@ -257,7 +258,8 @@ class Hit:
             "archived": self.archived,
             "suspicious_date": self.suspicious_date,
             "arms": {
-                a.arm: {"rank": a.rank, "weight": a.weight, "contribution": a.contribution, "raw": a.raw}
+                a.arm: {"rank": a.rank, "weight": a.weight, "contribution": a.contribution, "raw": a.raw,
+                        **({} if a.counted else {"counted": False})}
                 for a in self.arms
             },
         }

@@ -104,13 +104,14 @@ class _Reader:
             self.scopes[scope] = (scope_sql, lists)
         return self.scopes[scope]
 
-    def lexical(self, fts: FtsQuery, scope_sql: ScopeSql) -> tuple[str, ...]:
-        match, _ = self.retriever.fts_form(fts, scope_sql, self.profile)
+    def lexical(self, fts: FtsQuery, scope_sql: ScopeSql) -> tuple[tuple[str, ...], str | None]:
+        """The lexical arm's candidates and the form it bound (`all` or `any`)."""
+        match, form = self.retriever.fts_form(fts, scope_sql, self.profile)
         if not match:
-            return ()
+            return (), form
         sql = build_arm_sql("fts", scope_sql.filter)
         params = bind_params(sql, (match, self.window, None, None), scope_sql.params)
-        return tuple(row[0] for row in self.conn.execute(sql, params))
+        return tuple(row[0] for row in self.conn.execute(sql, params)), form
 
     def nearest(self, qvec: np.ndarray, scope_sql: ScopeSql) -> tuple[str, ...]:
         binding, _ = self.retriever.vector_param(qvec, self.snapshot, scope_sql, self.window)
@@ -183,19 +184,22 @@ def prepare_queries(
                 reasons.append(coverage)
             lists: dict[str, tuple[str, ...]] = dict(shared)
             available = {"recency"} | ({"salience"} if reader.state else set())
+            form = None
             if not fts.empty:
                 available.add("fts")
-                lists["fts"] = reader.lexical(fts, scope_sql)
+                lists["fts"], form = reader.lexical(fts, scope_sql)
             if qvec is not None:
                 available.add("vector")
                 lists["vector"] = reader.nearest(qvec, scope_sql)
             listed = [p for arm in lists.values() for p in arm]
             reader.hydrate(listed)
-            cosines = reader.cosines(qvec, [*listed, *also]) if with_cosines else {}
+            # Every listed candidate's cosine: gated priors (`domain/priors.py`) read them, and the
+            # floor calibration also reads the probe's targets and controls (`also`).
+            cosines = reader.cosines(qvec, [*listed, *also] if with_cosines else listed)
             out.append(PreparedQuery(
                 query=query, fts_forms=profile.fts_forms, window=window, lists=lists,
                 available=frozenset(available), candidates={p: reader.candidates[p] for p in listed},
-                reasons=tuple(reasons), cosines=cosines,
+                reasons=tuple(reasons), cosines=cosines, fts_form=form,
             ))
             if progress is not None:
                 progress("reading", i + 1, len(asks))

@@ -12,13 +12,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import apsw
+
 from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.paths import MEMORY_TYPES, is_indexable
+from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query, why_not_counted
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.rrf import active_arms
 from memhtml_desktop.domain.results import WhyNot
 from memhtml_desktop.domain.signals import STEP_NAMES
 from memhtml_desktop.domain.types import Scope, bounded_query
+from memhtml_desktop.index import relevance
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval import DEFAULT_SEARCH_LIMIT, Retriever
 from memhtml_desktop.index.retrieval_sql import bind_params, build_arm_sql, build_rrf_sql
@@ -175,6 +179,9 @@ def _arm_ranks(
     if sql is None:
         return
     params = bind_params(sql, (match, profile.arm_window, -1, vector_param), scope_sql.params)
+    if profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms):
+        _gated_position(retriever, conn.execute(sql, params), path, report, profile, qvec, snapshot, form)
+        return
     seen: list[str] = []
     for row_path, score, *_ in conn.execute(sql, params):
         if not seen or seen[-1] != row_path:
@@ -182,3 +189,30 @@ def _arm_ranks(
             if row_path == path:
                 report.fused_position = len(seen)
                 report.fused_score = float(score)
+
+
+def _gated_position(retriever: Retriever, rows: Any, path: str, report: WhyNot, profile: RankingProfile,
+                    qvec: Any, snapshot: Any, form: str | None) -> None:
+    """The fused position under gated priors (`domain/priors.py`), as the search ranks it; the
+    target's prior arms say when they did not count, and why."""
+    parts: dict[str, list[tuple[str, float]]] = {}
+    for row_path, _score, arm, _rank, _raw, contribution in rows:
+        parts.setdefault(row_path, []).append((arm, float(contribution)))
+    if not parts:
+        return
+    conn = retriever.conn
+    rowids = dict(conn.execute("SELECT path, rowid FROM files WHERE path IN carray(?1)",
+                               (apsw.carray(tuple(parts)),)).fetchall())
+    cosines = relevance.pool_cosines(conn, rowids, qvec, snapshot, retriever.space())
+    floor = profile.floor_cosine.get(getattr(retriever.embedder, "model_id", None))
+    counted = {p: matches_query(cosines.get(p), floor, form == "all" and any(a == "fts" for a, _ in v))
+               for p, v in parts.items()}
+    for position, (score, row_path) in enumerate(gated_order(parts, counted.__getitem__), start=1):
+        if row_path == path:
+            report.fused_position, report.fused_score = position, score
+    if path in counted and not counted[path]:
+        for name in PRIOR_ARMS:
+            entry = report.arms.get(name)
+            if entry is not None and entry.get("in_window"):
+                entry.update(contribution=0.0, counted=False)
+        report.reasons.append(why_not_counted(cosines.get(path), floor))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import apsw
@@ -21,6 +21,7 @@ import numpy as np
 from memhtml_desktop.domain import disclosure
 from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
+from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.reorder import PoolItem, reorder
 from memhtml_desktop.domain.rrf import active_arms
@@ -73,6 +74,7 @@ class Pool:
     match: str | None = None  # the MATCH text bound to the lexical arm
     scope_sql: ScopeSql | None = None
     index: IndexStatus = IndexStatus()
+    cosines: dict[str, float] | None = None  # raw best-chunk cosines of the fused paths, once measured
 
 
 class Retriever:
@@ -269,8 +271,12 @@ class Retriever:
             return pool
         vector_param, dists = self.vector_param(qvec, snapshot, scope_sql, profile.arm_window)
         size = profile.pool_size(limit)
-        params = bind_params(sql, (match, profile.arm_window, size, vector_param), scope_sql.params)
+        # Gated priors can lift a candidate from anywhere in the arms' windows, so all of them are fused.
+        gate = profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms)
+        params = bind_params(sql, (match, profile.arm_window, -1 if gate else size, vector_param), scope_sql.params)
         fused = self._run_fused(sql, params, dists, profile)
+        if gate:
+            fused = self._gate_priors(fused, pool, size)
         self._attach_vectors(fused, snapshot)
         pool.fused = fused
         if whole_pool and profile.recall_pool == "fused":
@@ -396,20 +402,51 @@ class Retriever:
             fused[i].moves = moves
         return [fused[i] for i in out.order]
 
-    def _hits(self, pool: Pool) -> tuple[list[Hit], RelevanceSummary]:
-        """The hits with their explanation, and the relevance floor's header diagnostics."""
-        paths = [c.path for c in pool.ordered]
-        floor = pool.profile.floor_cosine.get(getattr(self.embedder, "model_id", None))
+    def _cosines(self, fused: list[Candidate], pool: Pool) -> dict[str, float]:
+        """The raw best-chunk cosine of each fused candidate to the query (none without a vector)."""
         # The vector arm already measured the candidates it ranked (raw distance = 1 - cosine).
         cosines: dict[str, float] = {}
-        for c in pool.fused:
+        for c in fused:
             arm = next((a for a in c.arms if a.arm == "vector"), None)
             if arm is not None and arm.raw.get("distance") is not None:
                 cosines[c.path] = 1.0 - float(arm.raw["distance"])
         cosines.update(relevance.pool_cosines(
-            self.conn, {c.path: c.rowid for c in pool.fused if c.path not in cosines}, pool.query_vector,
+            self.conn, {c.path: c.rowid for c in fused if c.path not in cosines}, pool.query_vector,
             pool.snapshot, self.space(),
         ))
+        return cosines
+
+    def _gate_priors(self, fused: list[Candidate], pool: Pool, size: int) -> list[Candidate]:
+        """Drop recency's and salience's contribution from candidates the query does not match
+        (`domain/priors.py`), re-rank by what is left, keep the best `size`."""
+        floor = pool.profile.floor_cosine.get(getattr(self.embedder, "model_id", None))
+        # Measured from the chunks for every candidate (not the vector arm's distances), as the
+        # workbench's re-ranking measures them, so both draw the line at the same cosine.
+        cosines = relevance.pool_cosines(self.conn, {c.path: c.rowid for c in fused}, pool.query_vector,
+                                         pool.snapshot, self.space())
+        every_word = pool.fts_form == "all"
+        counted = {c.path: matches_query(cosines.get(c.path), floor,
+                                         every_word and any(a.arm == "fts" for a in c.arms)) for c in fused}
+        by_path = {c.path: c for c in fused}
+        order = gated_order({c.path: [(a.arm, a.contribution) for a in c.arms] for c in fused}, counted.__getitem__)
+        out = []
+        for position, (score, path) in enumerate(order[:size] if size >= 0 else order, start=1):
+            c = by_path[path]
+            c.score, c.fused_position = score, position
+            if not counted[path]:
+                c.arms = [replace(a, contribution=0.0, counted=False) if a.arm in PRIOR_ARMS else a for a in c.arms]
+            out.append(c)
+        pool.cosines = {c.path: cosines[c.path] for c in out if c.path in cosines}
+        return out
+
+    def _hits(self, pool: Pool) -> tuple[list[Hit], RelevanceSummary]:
+        """The hits with their explanation, and the relevance floor's header diagnostics."""
+        paths = [c.path for c in pool.ordered]
+        floor = pool.profile.floor_cosine.get(getattr(self.embedder, "model_id", None))
+        cosines = dict(pool.cosines or {})
+        unmeasured = {c.path: c for c in (*pool.fused, *pool.ordered) if c.path not in cosines}
+        if unmeasured:
+            cosines.update(self._cosines(list(unmeasured.values()), pool))
         if not paths:
             return [], relevance.summary({}, cosines, floor)
         snippets = hydrate.snippets(self.conn, paths, pool.query_vector, pool.snapshot)

@@ -32,7 +32,7 @@ def test_memhtml_is_what_memhtml_does():
 
 def test_every_difference_between_the_profiles_is_a_documented_knob():
     differing = {f.name for f in fields(RankingProfile) if getattr(DEFAULT, f.name) != getattr(MEMHTML, f.name)}
-    assert differing == {"name", "summary", "fts_forms", "polarity_cosine", "twins", "mmr_redundancy",
+    assert differing == {"name", "summary", "fts_forms", "gate_priors", "polarity_cosine", "twins", "mmr_redundancy",
                          "mmr_keeps_known_items", "recall_pool", "recall_tiers"}
     from pathlib import Path
 

@@ -95,7 +95,7 @@ def test_crowders_name_the_memory_on_every_page_and_the_arms_behind_it(small):
     """Weigh recency and salience up: the newest and most-read memories crowd every page, and the
     report says recency/salience alone put them there."""
     store, probes = small
-    heavy = Configuration("heavy", replace(DEFAULT, name="heavy", arms=tuple(
+    heavy = Configuration("heavy", replace(DEFAULT, name="heavy", gate_priors=False, arms=tuple(
         replace(a, weight={"recency": 5.0, "salience": 5.0}.get(a.name, 0.2)) for a in DEFAULT.arms)))
     workbench = Workbench(store)
     probe_set = ProbeSet("s", tuple(probes), (), "s")
@@ -103,6 +103,9 @@ def test_crowders_name_the_memory_on_every_page_and_the_arms_behind_it(small):
     assert crowd and all(c.pages >= 0.9 * len(probes) and c.share >= 0.9 for c in crowd)
     assert all(c.without_query_arms > 0 and set(c.arms) & {"recency", "salience"} for c in crowd)
     assert len(workbench.crowders(probe_set, SHIPPED["default"], min_share=0.9)) < len(crowd)
+    # The same heavy priors, counted only for memories the query matches: nobody crowds every page.
+    gated = Configuration("heavy-gated", replace(heavy.profile, name="heavy-gated", gate_priors=True))
+    assert len(workbench.crowders(probe_set, gated, min_share=0.9)) < len(crowd)
 
 
 def test_unreachable_memories_are_found_and_a_reachable_store_has_few(small):

@@ -49,6 +49,7 @@ def profile_differences(active: RankingProfile, other: RankingProfile) -> list[s
     differ("lexical arm", FTS_FORM_WORDS.get(active.fts_forms, active.fts_forms),
            FTS_FORM_WORDS.get(other.fts_forms, other.fts_forms))
     differ("polarity step", _on(active.polarity), _on(other.polarity))
+    differ("recency and salience only for matching memories", _on(active.gate_priors), _on(other.gate_priors))
     differ("twin resolution", _on(active.twins), _on(other.twins))
     mmr_a, mmr_b = active.mmr_lambda < 1.0, other.mmr_lambda < 1.0
     differ("MMR", f"\u03bb {active.mmr_lambda:g}" if mmr_a else "off", f"\u03bb {other.mmr_lambda:g}" if mmr_b else "off")

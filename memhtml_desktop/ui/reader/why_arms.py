@@ -101,6 +101,8 @@ class ArmsModel(QAbstractTableModel):
                 weight = entry.get("weight")
                 return "—" if weight is None else f"{float(weight):g}"
             if col == self.CONTRIBUTION:
+                if entry.get("counted") is False:
+                    return "not counted"
                 contribution = entry.get("contribution") or 0.0
                 return f"{float(contribution):.4f}" if contribution else "—"
             return raw_text(arm, entry)

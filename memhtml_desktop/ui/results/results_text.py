@@ -64,6 +64,9 @@ def arm_tooltip(arm: str, score, k: int) -> str:
     title = ARM_TITLES.get(arm, arm)
     if score is None:
         return f"{title}: did not rank this memory (no contribution)"
+    if not getattr(score, "counted", True):
+        return (f"{title}: rank {score.rank}, not counted: the memory neither holds every query word nor "
+                f"reaches the relevance floor, so recency and salience do not lift it")
     return (
         f"{title}: rank {score.rank} \u00d7 weight {score.weight:g} \u2192 "
         f"{score.weight:g}/({score.rank}+{k}) = {score.contribution:.4f}"
@@ -145,6 +148,8 @@ def accessible_arm(arm: str, score) -> str:
     title = ARM_TITLES.get(arm, arm)
     if score is None:
         return f"{title}: not ranked"
+    if not getattr(score, "counted", True):
+        return f"{title}: rank {score.rank}, not counted (the query does not match the memory)"
     return f"{title}: rank {score.rank}, contributes {score.contribution:.4f}"
 
 

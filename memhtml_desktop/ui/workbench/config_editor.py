@@ -120,9 +120,13 @@ class ConfigEditor(QWidget):
         form.addRow("&Lexical", self.fts_forms)
         self.polarity = QCheckBox("polarity step", form_host)
         self.twins = QCheckBox("twin resolution", form_host)
+        self.gate = QCheckBox("priors only for matches", form_host)
+        self.gate.setToolTip("Recency and salience count only for memories that hold every query word "
+                             "or reach the relevance floor (docs/ranking.md)")
         switches = QHBoxLayout()
         switches.addWidget(self.polarity)
         switches.addWidget(self.twins)
+        switches.addWidget(self.gate)
         form.addRow("Switches", switches)
         self.twin_cosine = _spin(form_host, "Twin cosine for this embedder", 0.0, 1.0, 0.01, 3)
         self.floor = _spin(form_host, "Relevance floor for this embedder", -1.0, 1.0, 0.05, 3)
@@ -157,7 +161,7 @@ class ConfigEditor(QWidget):
             combo.currentIndexChanged.connect(self._edited)
         for box in (*self.arms.values(), self.rrf_k, self.window, self.pool, self.mmr, self.twin_cosine, self.floor):
             box.valueChanged.connect(self._edited)
-        for check in (self.keeps, self.polarity, self.twins):
+        for check in (self.keeps, self.polarity, self.twins, self.gate):
             check.toggled.connect(self._edited)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(left)
@@ -209,6 +213,7 @@ class ConfigEditor(QWidget):
         self.fts_forms.setCurrentText(p.fts_forms)
         self.polarity.setChecked(p.polarity)
         self.twins.setChecked(p.twins)
+        self.gate.setChecked(p.gate_priors)
         self.twin_cosine.setValue(p.twin_cosine.get(self.model_id))
         self.floor.setValue(p.floor_cosine.get(self.model_id))
         self._loading = False
@@ -232,6 +237,7 @@ class ConfigEditor(QWidget):
                        pool_factor=self.pool.value(), mmr_lambda=round(self.mmr.value(), 4),
                        mmr_keeps_known_items=self.keeps.isChecked(), fts_forms=self.fts_forms.currentText(),
                        polarity=self.polarity.isChecked(), twins=self.twins.isChecked(),
+                       gate_priors=self.gate.isChecked(),
                        twin_cosine=per(base.twin_cosine, round(self.twin_cosine.value(), 4)),
                        floor_cosine=per(base.floor_cosine, round(self.floor.value(), 4)))
 
