@@ -66,7 +66,8 @@ def arm_tooltip(arm: str, score, k: int) -> str:
         return f"{title}: did not rank this memory (no contribution)"
     if not getattr(score, "counted", True):
         return (f"{title}: rank {score.rank}, not counted: the memory neither holds every query word nor "
-                f"reaches the relevance floor, so recency and salience do not lift it")
+                f"reaches the relevance floor, so recency and salience do not lift it"
+                + (f"\nraw signal: {raw_text(score.raw)}" if score.raw else ""))
     return (
         f"{title}: rank {score.rank} \u00d7 weight {score.weight:g} \u2192 "
         f"{score.weight:g}/({score.rank}+{k}) = {score.contribution:.4f}"
