@@ -274,9 +274,10 @@ class Retriever:
         # Gated priors can lift a candidate from anywhere in the arms' windows, so all of them are fused.
         gate = profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms)
         params = bind_params(sql, (match, profile.arm_window, -1 if gate else size, vector_param), scope_sql.params)
-        fused = self._run_fused(sql, params, dists, profile)
+        fused = self._run_fused(sql, params, dists, profile, hydrated=not gate)
         if gate:
             fused = self._gate_priors(fused, pool, size)
+            self._hydrate(fused)
         self._attach_vectors(fused, snapshot)
         pool.fused = fused
         if whole_pool and profile.recall_pool == "fused":
@@ -358,7 +359,8 @@ class Retriever:
         return int(self.conn.execute(sql, params).fetchone()[0])
 
     def _run_fused(
-        self, sql: str, params: tuple[Any, ...], dists: np.ndarray | None, profile: RankingProfile
+        self, sql: str, params: tuple[Any, ...], dists: np.ndarray | None, profile: RankingProfile,
+        *, hydrated: bool = True,
     ) -> list[Candidate]:
         weights = {arm.name: arm.weight for arm in profile.arms}
         fold_order = profile.arm_names
@@ -373,12 +375,17 @@ class Retriever:
                          raw=_raw(arm, raw, dists))
             )
         order = list(fused.values())
+        for c in order:
+            c.arms.sort(key=lambda a: fold_order.index(a.arm))
+        if hydrated:
+            self._hydrate(order)
+        return order
+
+    def _hydrate(self, order: list[Candidate]) -> None:
         rows = hydrate.file_rows(self.conn, [c.path for c in order])
         for c in order:
             c.row = rows[c.path]
             c.rowid = c.row["rowid"]
-            c.arms.sort(key=lambda a: fold_order.index(a.arm))
-        return order
 
     def _attach_vectors(self, fused: list[Candidate], snapshot: VectorSnapshot | None) -> None:
         if not fused or self.embedder is None:
@@ -419,11 +426,15 @@ class Retriever:
     def _gate_priors(self, fused: list[Candidate], pool: Pool, size: int) -> list[Candidate]:
         """Drop recency's and salience's contribution from candidates the query does not match
         (`domain/priors.py`), re-rank by what is left, keep the best `size`."""
+        if not fused:
+            pool.cosines = {}
+            return fused
         floor = pool.profile.floor_cosine.get(getattr(self.embedder, "model_id", None))
         # Measured from the chunks for every candidate (not the vector arm's distances), as the
         # workbench's re-ranking measures them, so both draw the line at the same cosine.
-        cosines = relevance.pool_cosines(self.conn, {c.path: c.rowid for c in fused}, pool.query_vector,
-                                         pool.snapshot, self.space())
+        rowids = dict(self.conn.execute("SELECT path, rowid FROM files WHERE path IN carray(?1)",
+                                        (apsw.carray(tuple(c.path for c in fused)),)).fetchall())
+        cosines = relevance.pool_cosines(self.conn, rowids, pool.query_vector, pool.snapshot, self.space())
         every_word = pool.fts_form == "all"
         counted = {c.path: matches_query(cosines.get(c.path), floor,
                                          every_word and any(a.arm == "fts" for a in c.arms)) for c in fused}
