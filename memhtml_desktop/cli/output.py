@@ -137,12 +137,18 @@ def print_search(result) -> None:
             print(f"  {field(pointer.path)}{tail}")
         return
     header = "  #  score    " + " ".join(f"{ARM_SHORT[a.name]:>4}" for a in RANK_ARMS) + "  title"
+    if any(not a.counted for hit in result.hits for a in hit.arms):
+        print("  (rank): ranked but not counted: recency and salience count only for a memory that holds "
+              "every query word or reaches the relevance floor")
     print(header)
     for hit in result.hits:
         ranks = []
         for arm in RANK_ARMS:
             score = hit.arm(arm.name)
-            ranks.append(f"{score.rank:>4}" if score else "   -")
+            if score is None:
+                ranks.append("   -")
+            else:
+                ranks.append(f"{score.rank:>4}" if score.counted else f"{'(' + str(score.rank) + ')':>4}")
         title_width = max(20, width - len(header) + 5)
         print(f"{hit.position:>3}  {hit.score:.5f} {' '.join(ranks)}  {_clip(hit.title, title_width)}")
         low = "  · low relevance (no query word, cosine below the floor, nothing named)" if hit.low_relevance else ""
@@ -168,6 +174,8 @@ def print_why(report) -> None:
             rank = entry.get("rank")
             where = f"{rank} of {entry['ranked']}" if rank else f"not ranked (of {entry['ranked']})"
             window = " (inside the arm's candidate window)" if entry.get("in_window") else ""
+            if entry.get("counted") is False:
+                window += ", not counted (see above)"
             print(f"    {name:<9} {where}{window}")
     if report.fused_position:
         print(f"  fused position {report.fused_position} (score {report.fused_score:.5f})")

@@ -87,3 +87,18 @@ def test_the_workbench_re_ranking_equals_the_search(crowded, profile):
     for query, ready in zip(queries, prepared):
         searched = [h.path for h in crowded.search(query, limit=10, ranking=profile).hits]
         assert list(rerank(ready, profile, 10, model).paths) == searched, query
+
+
+def test_the_cli_marks_ranks_that_did_not_count(crowded, capsys):
+    from memhtml_desktop.cli.output import print_search, print_why
+
+    print_search(crowded.search(QUERY, limit=10, ranking=DEFAULT))
+    out = capsys.readouterr().out
+    assert "(rank): ranked but not counted" in out
+    crowder = next(line for line in out.splitlines() if line.strip().startswith("2 "))
+    assert "(" in crowder  # its recency rank in parentheses
+    print_search(crowded.search(QUERY, limit=10, ranking=UNGATED))
+    assert "not counted" not in capsys.readouterr().out
+    gated = crowded.search(QUERY, limit=10, ranking=DEFAULT)
+    print_why(crowded.why(QUERY, None, gated.hits[1].path, ranking=DEFAULT))
+    assert "not counted" in capsys.readouterr().out
