@@ -121,3 +121,13 @@ def test_a_real_report_from_a_store(dialog, tmp_path, qtmodeltester):
     fts_row = [r for r in range(dialog.arms_model.rowCount())
                if dialog.arms_model.index(r, 0).data(ArmsModel.ArmRole) == "fts"][0]
     assert dialog.arms_model.index(fts_row, ArmsModel.RANK).data() == f"1 of {report.arms['fts']['ranked']}"
+
+
+def test_a_prior_arm_that_did_not_count_says_so(dialog):
+    report = synthetic()
+    report.arms["salience"].update(contribution=0.0, counted=False)
+    dialog.show_report(report)
+    model = dialog.arms_model
+    row = [model.index(r, 0).data(ArmsModel.ArmRole) for r in range(model.rowCount())].index("salience")
+    assert cell(model, row, ArmsModel.CONTRIBUTION) == "not counted"
+    assert cell(model, row, ArmsModel.RANK) == "3 of 180"  # its rank is still shown
