@@ -503,3 +503,20 @@ def test_the_recall_pane_says_disclosure_as_the_cli_does(qtbot, window):
     assert "line" not in texts.replace("disclosure", "").split() and " line " not in texts
     assert "LINE" not in tiers
     assert "disclosure" in texts
+
+
+def test_a_count_line_too_long_for_1024_px_ends_in_an_ellipsis(qtbot, make_window, demo_store):
+    """At 1024x700 the browse list's count line was cut mid-word by the order toggles
+    ("… by recency and s"); it now ends in "…", and the tooltip and accessible text keep it whole."""
+    window = make_window(demo_store)
+    window.resize(1024, 700)
+    settle(qtbot, window)
+    qtbot.wait(50)
+    label = window.results.summary
+    whole = label.text()
+    assert "recency and salience" in whole and label.toolTip() == whole
+    if label.fontMetrics().horizontalAdvance(whole) > label.contentsRect().width():
+        assert label.elided().endswith("\u2026") and label.elided() != whole
+    window.resize(1920, 900)
+    qtbot.wait(50)
+    assert label.elided() == whole  # room enough: the whole line

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from memhtml_desktop.domain.types import SearchResult
 from memhtml_desktop.ui.kit import palette
+from memhtml_desktop.ui.kit.elided_label import ElidedLabel
 from memhtml_desktop.ui.kit.row_actions import Row, RowActions, build_menu
 from memhtml_desktop.ui.results.archived_banner import ArchivedBanner
 from memhtml_desktop.domain.ranking import RankingProfile
@@ -76,10 +77,10 @@ class ResultsView(QWidget):
         self.stack.addWidget(self.banner)
         self.stack.addWidget(self.message)
 
-        self.summary = QLabel(self)
+        self.summary = ElidedLabel(self)
         self.summary.setObjectName("resultsSummary")
         self.summary.setAccessibleName("Result count")
-        self.summary.setMinimumWidth(80)  # a narrow list clips the count line instead of widening the pane
+        self.summary.setMinimumWidth(80)  # a narrow list elides the count line instead of widening the pane
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.agent_button, self.fused_button = QToolButton(self), QToolButton(self)
         self.orders = QButtonGroup(self)
@@ -145,7 +146,7 @@ class ResultsView(QWidget):
         head.addWidget(self.summary, 1)
         head.addWidget(switch)
         head.addSpacing(8)
-        head.addWidget(self.legend, 1)
+        head.addWidget(self.legend)  # its own width: the count line takes what is left
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
