@@ -67,7 +67,7 @@ def test_typing_shows_hits_with_arm_columns_and_contributions_that_sum(qtbot, wi
         for offset, arm in enumerate(ARM_NAMES):
             cell = model.index(row, FIRST_ARM_COLUMN + offset).data()
             score = hit.arm(arm)
-            assert cell == (str(score.rank) if score else "\u2014")
+            assert cell == ("\u2014" if score is None else str(score.rank) if score.counted else f"({score.rank})")
     assert [model.headerData(FIRST_ARM_COLUMN + i, Qt.Orientation.Horizontal) for i in range(4)] == \
         ["fts", "vec", "rec", "sal"]
 

@@ -58,10 +58,13 @@ def test_cells_and_roles_explain_every_hit(result):
                 assert index.data() == "\u2014"  # a dash, never a zero
                 assert "did not rank" in index.data(Qt.ItemDataRole.ToolTipRole)
             else:
-                assert index.data() == str(score.rank)
+                # a prior arm gated off (domain/priors.py) shows its rank in parentheses and says why
+                assert index.data() == (str(score.rank) if score.counted else f"({score.rank})")
                 assert index.data(Role.Contribution) == pytest.approx(score.contribution)
                 tip = index.data(Qt.ItemDataRole.ToolTipRole)
                 assert f"rank {score.rank}" in tip and "raw signal" in tip
+                assert score.counted or "not counted" in tip
+    assert any(not s.counted for hit in result.hits for s in hit.arms)  # the page has both kinds
     assert model.index(0, BAR_COLUMN).data(Role.MaxScore) == pytest.approx(DEFAULT.max_score)
     heavy = replace(DEFAULT, name="what-if", rrf_k=5)  # the scale and k are the ACTIVE profile's
     model.set_profile(heavy)

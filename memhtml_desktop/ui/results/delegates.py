@@ -324,14 +324,16 @@ class TitleDelegate(CachedDelegate):
 
 
 class ArmRankDelegate(CachedDelegate):
-    """An arm's rank in a pill of the arm's colour; a muted dash when the arm did not rank the hit."""
+    """An arm's rank in a pill of the arm's colour; a muted dash when the arm did not rank the hit,
+    and the rank muted in parentheses, without a pill, when it ranked it but did not count (a prior
+    arm gated off for a memory the query does not match, `domain/priors.py`)."""
 
     def content_key(self, index) -> tuple | None:
         arm = arm_for_column(index.column())
         model = index.model()
         hit = model.hit(index.row()) if hasattr(model, "hit") else index.data(Role.Hit)
         score = hit.arm(arm) if hit is not None and arm else None
-        return ("arm", arm, score.rank if score is not None else None)
+        return ("arm", arm, score.rank if score is not None else None, score is None or score.counted)
 
     def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()
@@ -340,10 +342,10 @@ class ArmRankDelegate(CachedDelegate):
         arm = arm_for_column(index.column())
         hit = index.data(Role.Hit)
         score = hit.arm(arm) if hit is not None and arm else None
-        text = str(score.rank) if score is not None else DASH
+        text = DASH if score is None else (str(score.rank) if score.counted else f"({score.rank})")
         fm = QFontMetrics(opt.font)
         rect = opt.rect.adjusted(3, 0, -PAD, 0)
-        if score is None:
+        if score is None or not score.counted:
             painter.setPen(_muted(opt))
             painter.drawText(rect, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), text)
         else:

@@ -371,7 +371,9 @@ class ResultsModel(QAbstractTableModel):
             return f"{hit.score:.4f}"
         if arm is not None:
             score = hit.arm(arm)
-            return str(score.rank) if score else DASH
+            if score is None:
+                return DASH
+            return str(score.rank) if score.counted else f"({score.rank})"  # (rank): ranked, not counted
         if column == BAR_COLUMN:
             return ""
         return None
