@@ -12,17 +12,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import apsw
 
 from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.paths import MEMORY_TYPES, is_indexable
-from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query, why_not_counted
+from memhtml_desktop.domain.priors import PRIOR_ARMS, why_not_counted
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.rrf import active_arms
 from memhtml_desktop.domain.results import WhyNot
 from memhtml_desktop.domain.signals import STEP_NAMES
 from memhtml_desktop.domain.types import Scope, bounded_query
-from memhtml_desktop.index import relevance
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval import DEFAULT_SEARCH_LIMIT, Retriever
 from memhtml_desktop.index.retrieval_sql import bind_params, build_arm_sql, build_rrf_sql
@@ -200,16 +198,11 @@ def _gated_position(retriever: Retriever, rows: Any, path: str, report: WhyNot, 
         parts.setdefault(row_path, []).append((arm, float(contribution)))
     if not parts:
         return
-    conn = retriever.conn
-    rowids = dict(conn.execute("SELECT path, rowid FROM files WHERE path IN carray(?1)",
-                               (apsw.carray(tuple(parts)),)).fetchall())
-    cosines = relevance.pool_cosines(conn, rowids, qvec, snapshot, retriever.space())
-    floor = profile.floor_cosine.get(getattr(retriever.embedder, "model_id", None))
-    counted = {p: matches_query(cosines.get(p), floor, form == "all" and any(a == "fts" for a, _ in v))
-               for p, v in parts.items()}
-    for position, (score, row_path) in enumerate(gated_order(parts, counted.__getitem__), start=1):
+    order, counted, cosines = retriever.gated(parts, qvec, snapshot, form, profile)
+    for position, (score, row_path) in enumerate(order, start=1):
         if row_path == path:
             report.fused_position, report.fused_score = position, score
+    floor = profile.floor_cosine.get(getattr(retriever.embedder, "model_id", None))
     if path in counted and not counted[path]:
         for name in PRIOR_ARMS:
             entry = report.arms.get(name)

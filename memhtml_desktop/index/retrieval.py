@@ -429,17 +429,9 @@ class Retriever:
         if not fused:
             pool.cosines = {}
             return fused
-        floor = pool.profile.floor_cosine.get(getattr(self.embedder, "model_id", None))
-        # Measured from the chunks for every candidate (not the vector arm's distances), as the
-        # workbench's re-ranking measures them, so both draw the line at the same cosine.
-        rowids = dict(self.conn.execute("SELECT path, rowid FROM files WHERE path IN carray(?1)",
-                                        (apsw.carray(tuple(c.path for c in fused)),)).fetchall())
-        cosines = relevance.pool_cosines(self.conn, rowids, pool.query_vector, pool.snapshot, self.space())
-        every_word = pool.fts_form == "all"
-        counted = {c.path: matches_query(cosines.get(c.path), floor,
-                                         every_word and any(a.arm == "fts" for a in c.arms)) for c in fused}
+        parts = {c.path: [(a.arm, a.contribution) for a in c.arms] for c in fused}
+        order, counted, cosines = self.gated(parts, pool.query_vector, pool.snapshot, pool.fts_form, pool.profile)
         by_path = {c.path: c for c in fused}
-        order = gated_order({c.path: [(a.arm, a.contribution) for a in c.arms] for c in fused}, counted.__getitem__)
         out = []
         for position, (score, path) in enumerate(order[:size] if size >= 0 else order, start=1):
             c = by_path[path]
@@ -449,6 +441,24 @@ class Retriever:
             out.append(c)
         pool.cosines = {c.path: cosines[c.path] for c in out if c.path in cosines}
         return out
+
+    def gated(
+        self, parts: dict[str, list[tuple[str, float]]], query_vector: np.ndarray | None,
+        snapshot: VectorSnapshot | None, fts_form: str | None, profile: RankingProfile,
+    ) -> tuple[list[tuple[float, str]], dict[str, bool], dict[str, float]]:
+        """Fused candidates (`path -> [(arm, contribution)]`) under gated priors (`domain/priors.py`):
+        the order, whether each one's priors counted, and the cosines that decided it.
+
+        Cosines are measured from the chunks for every candidate (not the vector arm's distances),
+        as the workbench's re-ranking measures them, so both draw the line at the same cosine.
+        """
+        floor = profile.floor_cosine.get(getattr(self.embedder, "model_id", None))
+        rowids = dict(self.conn.execute("SELECT path, rowid FROM files WHERE path IN carray(?1)",
+                                        (apsw.carray(tuple(parts)),)).fetchall())
+        cosines = relevance.pool_cosines(self.conn, rowids, query_vector, snapshot, self.space())
+        counted = {p: matches_query(cosines.get(p), floor, fts_form == "all" and any(a == "fts" for a, _ in v))
+                   for p, v in parts.items()}
+        return gated_order(parts, counted.__getitem__), counted, cosines
 
     def _hits(self, pool: Pool) -> tuple[list[Hit], RelevanceSummary]:
         """The hits with their explanation, and the relevance floor's header diagnostics."""
