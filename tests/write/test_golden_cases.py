@@ -23,6 +23,7 @@ DELIBERATE = {
     "08-write-sweeps-staged-changes": "other staged changes are refused, not swept into the commit",
     "10-correct": "the reason is kept as a Memhtml-Reason trailer (so the commit's sha differs)",
     "13-archive-already-archived": "an archived file is not archived again",
+    "24-task-status-done": "the reason the subject cuts is kept whole as a Memhtml-Reason trailer (so the sha differs)",
     "26-doctor-fix": "this app's doctor report; only the link element is removed; the index is brought current",
     "28-state-export-fresh-clone": "an empty export never replaces a sidecar that holds rows",
     "29-publish": "publish is not implemented",

@@ -1,0 +1,111 @@
+"""Issue 26's rough edges of the write verbs, through the CLI on a real git repository (the golden
+seed store): hostile input is refused with one sentence naming the line or the field, and nothing is
+written, committed or created.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+
+from write.golden_run import cli
+from write.support import git, pin_git, seed, snapshot, status
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    pin_git(monkeypatch, tmp_path)
+    monkeypatch.setenv("MEMHTML_DESKTOP_NOW", "2026-12-01T12:00:00Z")
+    return seed(tmp_path)
+
+
+def apply_bytes(root, data: bytes, capsys, monkeypatch, *extra: str):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape"))
+    return cli(["--repo", str(root), "apply", "--json", *extra], capsys)
+
+
+def op(**fields) -> bytes:
+    return json.dumps({"op": "write", "type": "semantic", "title": "Canary checks", "body": "Canaries run first.",
+                       **fields}).encode("utf-8")
+
+
+# -- 18. apply's input: the line and the reason, never "unexpected error" ----------------------------
+
+
+@pytest.mark.parametrize("second, says", [
+    (b'{"op":"write","title":"a\xff\xfeb","type":"semantic","body":"x."}', "line 2: not UTF-8 text (byte 25 of the line, 0xff)"),
+    (op(title="a\u0000b"), "line 2: title holds a control character (U+0000 NUL)"),
+    (op(body="a\ud800b"), "line 2: body holds an unpaired surrogate (U+D800)"),
+    (b"[" * 200_000, "line 2: not valid JSON (nested too deeply to read"),
+    (b'{"op":"write","title":"t","type":"semantic","importance":' + b"7" * 5001 + b"}",
+     "line 2: not valid JSON (a number too long to read (5,001 digits)"),
+])  # fmt: skip
+def test_a_bad_line_of_apply_is_named_with_its_reason(root, capsys, monkeypatch, second, says):
+    before = snapshot(root)
+    code, out, err = apply_bytes(root, op() + b"\n" + second + b"\n" + op(title="Third") + b"\n", capsys, monkeypatch)
+    assert code == 2, err
+    assert "unexpected error" not in err and "Traceback" not in err
+    error = json.loads(out)["error"]
+    assert error.startswith("apply: ") and says in error, error
+    assert snapshot(root) == before
+
+
+# -- 19. control characters never reach a commit subject -----------------------------------------------
+
+
+@pytest.mark.parametrize("title, named", [
+    ("Deploys \x1b[2J\x1b[H cleared", "U+001B ESC"),
+    ("Ring \x07 the bell", "U+0007 BEL"),
+    ("Retitle \x1b]0;pwned\x07 the terminal", "U+001B ESC"),
+    ("C1 \x9d0;pwned\x9c OSC", "U+009D OSC"),
+])  # fmt: skip
+def test_a_title_with_a_control_character_is_refused(root, capsys, title, named):
+    before = snapshot(root)
+    code, out, err = cli(["--repo", str(root), "write", "--json", "--type", "semantic", "--title", title,
+                          "--claim", "Canaries run first."], capsys)  # fmt: skip
+    assert code == 1
+    body = json.loads(out)
+    assert body["code"] == "ERR_INVALID_MEMORY"
+    assert body["error"] == f"invalid memory: the title holds a control character ({named}), which a memory never " \
+                            "needs: remove it and try again"
+    assert snapshot(root) == before
+
+
+def test_an_archive_reason_with_a_control_character_is_refused(root, capsys):
+    path = "resources/infra/prod-alb-deregistration-delay-is-120-seconds.html"
+    before = snapshot(root)
+    code, out, _ = cli(["--repo", str(root), "archive", path, "--json", "--reason", "old \x1b]2;x\x07 one"], capsys)
+    assert code == 1 and "the reason holds a control character (U+001B ESC)" in json.loads(out)["error"]
+    assert snapshot(root) == before
+
+
+def test_a_commit_subject_shows_control_characters_as_pictures():
+    from memhtml_desktop.write.context import commit_subject
+
+    assert commit_subject("link", "relates_to a\x1b[31m.html -> b.html") == "memhtml(link): relates_to a\u241b[31m.html -> b.html"
+    assert commit_subject("write", "tab\tand\x0bvertical") == "memhtml(write): tab and vertical"  # JS whitespace, as memhtml
+
+
+# -- 20. a file the index would refuse is refused before it is written -----------------------------------
+
+
+def test_a_body_over_the_file_limit_is_refused_before_writing(root, capsys):
+    before = snapshot(root)
+    body = ("The canary fleet runs first and takes a tenth of the traffic for ten minutes. " * 110_000)[:8_500_000]
+    code, out, err = cli(["--repo", str(root), "write", "--json", "--type", "semantic", "--title", "Huge",
+                          "--claim", "Canaries run first.", "--body", body], capsys)  # fmt: skip
+    assert code == 1, err
+    error = json.loads(out)["error"]
+    assert error.startswith("invalid memory: the memory would be 8.1 MB, over the 8 MB a memory file may be")
+    assert snapshot(root) == before and status(root) == ""
+
+
+def test_a_body_just_under_the_limit_is_written_and_indexed(root, capsys):
+    body = "Canaries take a tenth of the traffic. " * 180_000  # about 6.8 MB
+    code, out, err = cli(["--repo", str(root), "write", "--json", "--type", "semantic", "--title", "Big but fine",
+                          "--claim", "Canaries run first.", "--body", body], capsys)  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["path"] in git(root, "show", "--name-only", "--format=", "HEAD")
