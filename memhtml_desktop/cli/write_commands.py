@@ -94,14 +94,14 @@ def intercept(argv: list[str]) -> int | None:
         return fail(str(exc), exc.code, EXIT_USAGE, json_out, exc.suggestions)
     json_out = bool(parsed.globals.get("json"))
     handler = HANDLERS[parsed.verb.name]
-    from memhtml_desktop.write.errors import WriteError
+    from memhtml_desktop.write.errors import WriteError, suggestions_for
 
     try:
         result, notices = handler(parsed)
     except UsageError as exc:  # found while reading the input (apply's JSONL): still before any write
         return fail(str(exc), exc.code, EXIT_USAGE, json_out, exc.suggestions)
     except WriteError as exc:
-        return fail(str(exc), exc.code, EXIT_FAIL, json_out)
+        return fail(str(exc), exc.code, EXIT_FAIL, json_out, suggestions_for(exc.code))
     except CliError as exc:
         return fail(str(exc), "ERR_STORAGE", EXIT_FAIL, json_out)
     except OSError as exc:
@@ -117,6 +117,7 @@ def intercept(argv: list[str]) -> int | None:
 
 
 def fail(message: str, code: str, exit_code: int, json_out: bool, suggestions: list[str] | None = None) -> int:
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")  # a path from argv may hold a surrogate
     print(f"memhtml-desktop: {message}", file=sys.stderr)
     if json_out:
         print_json({"error": message, "code": code, "suggestions": suggestions or []})

@@ -88,3 +88,19 @@ def test_a_reason_that_fits_the_subject_gets_no_trailer(qtbot, win, repo):
     planned(qtbot, dialog)
     confirm(qtbot, win, dialog)
     assert git(repo, "log", "-1", "--format=%B") == f"memhtml(archive): {ARC} \u2014 arc retired\n\n"
+
+
+# -- 17. (the window half) a corrected task keeps its status ---------------------------------------
+
+DOING = "projects/checkout-api/tasks/wire-the-drain-step-into-the-rollback-runbook.html"
+
+
+def test_the_window_keeps_a_corrected_tasks_status(qtbot, win, repo):
+    open_in_reader(qtbot, win, DOING)
+    dialog = dialog_from(qtbot, win, win.reader.curate_actions["correct"].trigger)
+    dialog.fields.claim.setPlainText("Wire the drain step into the rollback runbook before the freeze.")
+    planned(qtbot, dialog)
+    applied = confirm(qtbot, win, dialog)
+    written = (repo / applied.result["path"]).read_text(encoding="utf-8")
+    assert head_meta(written, "memhtml-task-status") == "doing"
+    assert applied.result["path"].startswith("projects/checkout-api/tasks/")

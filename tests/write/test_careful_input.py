@@ -109,3 +109,29 @@ def test_a_body_just_under_the_limit_is_written_and_indexed(root, capsys):
                           "--claim", "Canaries run first.", "--body", body], capsys)  # fmt: skip
     assert code == 0, err
     assert json.loads(out)["path"] in git(root, "show", "--name-only", "--format=", "HEAD")
+
+
+# -- 17. correct on a task, task.written's keys and the suggestions: as memhtml ---------------------
+
+DOING = "projects/checkout-api/tasks/wire-the-drain-step-into-the-rollback-runbook.html"
+
+
+def test_correct_on_a_task_writes_todo_as_memhtml_does(root, capsys):
+    """memhtml's correct renders the new version as a fresh write of the target's type: a task's
+    status is memhtml's default, `todo` (docs/writing.md; the window passes the status explicitly)."""
+    code, out, err = cli(["--repo", str(root), "correct", DOING, "--json", "--title", "Wire the drain step in",
+                          "--claim", "Wire the drain step into the rollback runbook before the freeze."], capsys)  # fmt: skip
+    assert code == 0, err
+    written = (root / json.loads(out)["path"]).read_text(encoding="utf-8")
+    assert '<meta name="memhtml-task-status" content="todo">' in written
+    assert 'content="doing"' in (root / json.loads(out)["archived_path"]).read_text(encoding="utf-8")
+
+
+def test_task_written_has_memhtmls_keys_and_refusals_its_suggestions(root, capsys):
+    code, out, _ = cli(["--repo", str(root), "task", "add", "--json", "--title", "Rotate the key"], capsys)
+    assert code == 0
+    assert list(json.loads(out)) == ["path", "created", "deduped", "existing_path", "task_status", "due_at",
+                                     "commit_sha"]  # memhtml's task.written: no content hash (G-22)
+    code, out, _ = cli(["--repo", str(root), "archive", "areas/none/nothing.html", "--json", "--reason", "r"], capsys)
+    assert code == 1 and json.loads(out)["suggestions"] == [
+        "memhtml-desktop search <what you were looking for>", "memhtml-desktop list"]

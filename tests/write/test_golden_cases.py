@@ -9,6 +9,8 @@ right behaviour in test_golden_differences.py; docs/writing.md gives the reasons
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from write.golden_run import expected, golden_data, parser_text_masked, run_case, state_changes
@@ -46,6 +48,9 @@ def assert_conforms(run, exp) -> None:
     if "error" in data:
         assert run.stdout is not None
         assert {"error": parser_text_masked(run.stdout["error"]), "code": run.stdout["code"]} == data
+        # memhtml's suggestions; its search and list are this app's commands too
+        assert run.stdout["suggestions"] == [re.sub(r"^memhtml (search|list)\b", r"memhtml-desktop \1", s)
+                                             for s in exp.stdout["suggestions"]]
     else:
         assert run.stdout == data
     assert run.before == exp.before
