@@ -231,6 +231,9 @@ class Curator:
             dirty = self.git.dirty_tracked()
         except (WriteError, GitError) as exc:
             return False, str(exc)
+        if head != last["sha"] and self.git.run("cat-file", "-e", f"{last['sha']}^{{commit}}", check=False).code != 0:
+            return False, (f"“{last['subject']}” ({last['sha'][:12]}) is not in this repository: the store was "
+                           "re-created or its history rewritten since this app wrote it")  # fmt: skip
         if head != last["sha"]:
             return False, (f"“{last['subject']}” is no longer the newest commit (something was committed after it): "
                            f"revert {last['sha'][:12]} with git yourself if you still want to")  # fmt: skip

@@ -104,3 +104,24 @@ def test_the_window_keeps_a_corrected_tasks_status(qtbot, win, repo):
     written = (repo / applied.result["path"]).read_text(encoding="utf-8")
     assert head_meta(written, "memhtml-task-status") == "doing"
     assert applied.result["path"].startswith("projects/checkout-api/tasks/")
+
+
+# -- 14. no git identity: one sentence, not git's screenful ------------------------------------------
+
+
+def test_no_git_identity_is_one_clear_sentence(qtbot, win, repo, monkeypatch, tmp_path):
+    """Refused correctly, but the message quoted git's raw lines ("Author identity unknown / ***
+    Please tell me who you are. / Run")."""
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "nohome"))
+    open_in_reader(qtbot, win, DELAY)
+    dialog = dialog_from(qtbot, win, win.reader.curate_actions["archive"].trigger)
+    qtbot.keyClicks(dialog.reason, "retired")
+    planned(qtbot, dialog)
+    text = dialog.message.text()
+    assert dialog.message_kind() == "error" and not dialog.confirm_button.isEnabled()
+    assert text == ('git has no identity to commit with (no name and email address): set one with '
+                    '`git config --global user.name "Your Name"` and `git config --global user.email '
+                    'you@example.com`, then try again')
+    assert "***" not in text and "\n" not in text

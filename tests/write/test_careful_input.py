@@ -135,3 +135,36 @@ def test_task_written_has_memhtmls_keys_and_refusals_its_suggestions(root, capsy
     code, out, _ = cli(["--repo", str(root), "archive", "areas/none/nothing.html", "--json", "--reason", "r"], capsys)
     assert code == 1 and json.loads(out)["suggestions"] == [
         "memhtml-desktop search <what you were looking for>", "memhtml-desktop list"]
+
+
+# -- 24. a rebase is a rebase; a recreated store's undo says so -------------------------------------
+
+
+def test_a_rebase_in_progress_is_named_not_called_a_detached_head(root, capsys):
+    path = "resources/infra/prod-alb-deregistration-delay-is-120-seconds.html"
+    git(root, "switch", "-q", "-c", "side")
+    (root / path).write_text((root / path).read_text(encoding="utf-8").replace("120", "240"), encoding="utf-8")
+    git(root, "commit", "-qam", "side: 240")
+    git(root, "switch", "-q", "main")
+    (root / path).write_text((root / path).read_text(encoding="utf-8").replace("120", "300"), encoding="utf-8")
+    git(root, "commit", "-qam", "main: 300")
+    git(root, "rebase", "side", check=False)  # stops on the conflict: HEAD detached, rebase-merge/ present
+    assert (root / ".git" / "rebase-merge").is_dir() and git(root, "branch", "--show-current").strip() == ""
+    code, out, _ = cli(["--repo", str(root), "archive", "areas/arcs/reversibility-first.html", "--json",
+                        "--reason", "retired"], capsys)  # fmt: skip
+    assert code == 1
+    assert json.loads(out)["error"] == ("a rebase is in progress in this repository: finish it (or abort it) first, "
+                                        "then try again")
+
+
+def test_undo_in_a_recreated_store_says_the_commit_is_not_there(root, capsys, tmp_path):
+    import shutil
+
+    code, _, err = cli(["--repo", str(root), "archive", "areas/arcs/reversibility-first.html", "--reason", "old"], capsys)
+    assert code == 0, err
+    shutil.rmtree(root)
+    git(seed(tmp_path), "commit", "-q", "--allow-empty", "-m", "a new history")  # the same path, another repository
+    code, out, err = cli(["--store", str(root), "undo"], capsys)
+    assert code == 1
+    assert "is not in this repository: the store was re-created or its history rewritten" in err
+    assert "no longer the newest commit" not in err
