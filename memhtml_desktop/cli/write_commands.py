@@ -153,6 +153,9 @@ def open_curator(options: dict[str, Any], *, refresh: bool = True):
     check_repository(Git(root))
     clock = pinned_clock()
     store = open_store(namespace)
+    # A store never opened has no state.db yet: it is created only once the write is known to
+    # happen (`_run`), so a refused write leaves nothing behind (docs/writing.md, case 44).
+    store.create_state = store.state_path.exists()
     if clock is not None:
         store.clock = clock
     if refresh:
@@ -162,6 +165,10 @@ def open_curator(options: dict[str, Any], *, refresh: bool = True):
 
 def _run(parsed: Parsed, request) -> tuple[dict[str, Any], list[str]]:
     curator = open_curator(parsed.globals)
+    if not curator.store.create_state:
+        curator.plan(request)  # a refusal raises here, before state.db exists
+        curator.store.create_state = True
+        curator.store.close_thread_connection()  # the next connection creates and attaches it
     applied = curator.run(request)
     return applied.result, [*applied.plan.notes, *applied.notices, *curator.store.notices]
 

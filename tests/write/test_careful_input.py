@@ -168,3 +168,26 @@ def test_undo_in_a_recreated_store_says_the_commit_is_not_there(root, capsys, tm
     assert code == 1
     assert "is not in this repository: the store was re-created or its history rewritten" in err
     assert "no longer the newest commit" not in err
+
+
+# -- 23. a refused write on a never-opened store creates nothing -------------------------------------
+
+
+@pytest.mark.parametrize("argv", [
+    ["write", "--type", "semantic", "--title", "T", "--claim", "   "],
+    ["archive", "areas/none/nothing.html", "--reason", "r"],
+    ["link", "areas/arcs/reversibility-first.html", "relates_to", "areas/arcs/reversibility-first.html"],
+    ["correct", "areas/arcs/reversibility-first.html", "--title", "T\x1b", "--claim", "C."],
+])  # fmt: skip
+def test_a_refused_write_on_a_never_opened_store_creates_no_state_db(root, capsys, argv):
+    assert not (root / ".memhtml" / "state.db").exists()  # seeded, never opened
+    code, _, err = cli(["--repo", str(root), *argv], capsys)
+    assert code == 1, err
+    assert not (root / ".memhtml" / "state.db").exists()
+    assert status(root) == ""
+
+
+def test_a_write_on_a_never_opened_store_creates_the_state_plane(root, capsys):
+    code, _, err = cli(["--repo", str(root), "archive", "areas/arcs/reversibility-first.html", "--reason", "r"], capsys)
+    assert code == 0, err
+    assert (root / ".memhtml" / "state.db").exists() and status(root) == ""
