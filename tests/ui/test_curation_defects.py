@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 
 from tests.ui.test_curation_window import WAIT, confirm, dialog_from, hits, log, open_in_reader, planned
 from tests.ui.test_curation_window import repo  # noqa: F401 - the fixture: a seeded git repository
@@ -125,3 +126,35 @@ def test_no_git_identity_is_one_clear_sentence(qtbot, win, repo, monkeypatch, tm
                     '`git config --global user.name "Your Name"` and `git config --global user.email '
                     'you@example.com`, then try again')
     assert "***" not in text and "\n" not in text
+
+
+# -- 4. the write dialogs fit a 1024x700 screen --------------------------------------------------------
+
+
+def test_the_write_dialogs_and_conflicts_fit_a_1024x700_screen(qtbot, win, repo, monkeypatch):
+    """Correct…, New memory and Conflicts opened at 1100x720, larger than a 1024x700 screen: their
+    buttons were off-screen."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 700))
+    win.resize(1024, 700)
+    open_in_reader(qtbot, win, DELAY)
+    correct = dialog_from(qtbot, win, win.reader.curate_actions["correct"].trigger)
+    assert_fits(correct)
+    correct.reject()
+    new = dialog_from(qtbot, win, lambda: win.controllers["curate"].trigger("new"))
+    assert_fits(new)
+    new.reject()
+    assert_fits(win.controllers["conflicts"].show())
+
+
+def assert_fits(dialog) -> None:
+    name = type(dialog).__name__
+    assert dialog.width() <= 1024 and dialog.height() <= 700, (name, dialog.size())
+    hint = dialog.minimumSizeHint()
+    assert hint.width() <= 1024 and hint.height() <= 700, (name, hint)
+    for button in dialog.findChildren(QPushButton):
+        if button.isVisible():
+            corner = button.mapTo(dialog, button.rect().bottomRight())
+            assert dialog.rect().contains(corner), (name, button.text())

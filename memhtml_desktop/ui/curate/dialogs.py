@@ -132,7 +132,8 @@ class ArchiveDialog(WriteDialog):
         self.expected = {path: expected}
         self.reason = QLineEdit(self.form_box)
         self.reason.setObjectName("reasonField")
-        self.reason.setPlaceholderText("required: why this memory no longer holds")
+        self.reason.setPlaceholderText("required: why this memory no longer holds (kept whole even where the "
+                                       "subject cuts it)")
         self.form.addRow("Memory", _plain_label(_describe(title, path), self.form_box))
         self.form.addRow("&Reason", self.reason)
         self.reason.textChanged.connect(self.changed)
