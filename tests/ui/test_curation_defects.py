@@ -158,3 +158,37 @@ def assert_fits(dialog) -> None:
         if button.isVisible():
             corner = button.mapTo(dialog, button.rect().bottomRight())
             assert dialog.rect().contains(corner), (name, button.text())
+
+
+# -- 5. the demo copy is a repository of its own --------------------------------------------------
+
+
+def test_the_demo_copy_lets_a_newcomer_curate(qtbot, make_window, demo_store_dir, tmp_path, monkeypatch):
+    """`--demo` copied the store without `.git`: every curation dialog said "not a git repository".
+    A newcomer may have no git identity either; the throwaway copy carries its own."""
+    from memhtml_desktop.domain.hash_embedder import HashEmbedder
+    from memhtml_desktop.index.store import Store
+    from memhtml_desktop.ui.app import resolve_initial_store
+    from memhtml_desktop.settings import Settings
+
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "nohome"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global-gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    root, seeded = resolve_initial_store(Settings(), demo=True, explicit_store=False)
+    assert seeded and (root / ".git").is_dir()
+    store = Store(root, index_path=tmp_path / "demo-index.db", embedder=HashEmbedder())
+    store.import_sidecar()
+    store.index()
+    assert git(root, "status", "--porcelain") == ""  # the state plane and the index are not the store's files
+    win = make_window(store)
+    path = win.results.model.result().hits[0].path
+    open_in_reader(qtbot, win, path)
+    dialog = dialog_from(qtbot, win, win.reader.curate_actions["archive"].trigger)
+    qtbot.keyClicks(dialog.reason, "trying the demo")
+    planned(qtbot, dialog)
+    assert dialog.message_kind() != "error", dialog.message.text()
+    confirm(qtbot, win, dialog)
+    assert log(root)[0].startswith("memhtml(archive): ") and status(root) == ""
+    store.close_thread_connection()
