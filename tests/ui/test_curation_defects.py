@@ -192,3 +192,58 @@ def test_the_demo_copy_lets_a_newcomer_curate(qtbot, make_window, demo_store_dir
     confirm(qtbot, win, dialog)
     assert log(root)[0].startswith("memhtml(archive): ") and status(root) == ""
     store.close_thread_connection()
+
+
+# -- 3. a misclick is replaceable at once ----------------------------------------------------------
+
+
+def test_not_helpful_right_after_helpful_replaces_it(qtbot, window, store):
+    """Not helpful within 0.3–1.5 s of Helpful was refused with a false "already marked … (elsewhere)":
+    the second click went out before the first one's answer, not knowing it had landed."""
+    from memhtml_desktop.index.state import access_stats
+    from tests.ui.conftest import PROCEDURAL
+
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
+        window.open_memory(PROCEDURAL)
+    reader = window.reader
+    reader.helpful_action.trigger()
+    reader.not_helpful_action.trigger()  # at once: the first answer is still on its way
+    qtbot.waitUntil(lambda: reader.note_label.text().startswith("Recorded as not helpful, replacing"), timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)
+    assert "elsewhere" not in reader.note_label.text()
+    row = access_stats(store.reader(), PROCEDURAL)
+    assert row["reinforcement_count"] == 1 and row["outcome_score"] == pytest.approx(-0.3)
+    assert reader.not_helpful_action.isChecked() and not reader.helpful_action.isChecked()
+
+
+# -- 6. Helpful says what it did, from the reader or a row's menu ----------------------------------------
+
+
+def test_helpful_from_a_row_menu_says_what_it_did(qtbot, window, store):
+    """Helpful from a row's menu on a memory never opened counted a read and set the outcome to +1.0
+    with no feedback; after opening, the same click gave +0.3. Both now say so, with the numbers."""
+    from memhtml_desktop.index.state import access_stats
+
+    window.set_query("one writer many readers")
+    qtbot.waitUntil(lambda: window.results.model.rowCount() > 1, timeout=WAIT)
+    row = next(r for r in range(window.results.model.rowCount())
+               if access_stats(store.reader(), window.results.model.hit(r).path) is None)
+    path = window.results.model.hit(row).path
+    menu = window.results.context_menu(row)
+    helpful = next(a for a in menu.actions() if a.text().replace("&", "").endswith("Helpful")
+                   and "Not" not in a.text())  # fmt: skip
+    helpful.trigger()
+    status = window.statusBar()
+    qtbot.waitUntil(lambda: "Recorded as helpful" in status.currentMessage(), timeout=WAIT)
+    text = status.currentMessage()
+    assert "Outcome +1.00, and one read counted" in text and "rule for a new row" in text, text
+    stats = access_stats(store.reader(), path)
+    assert stats["access_count"] == 1 and stats["outcome_score"] == pytest.approx(1.0)
+    # the same click on a memory that was read: the outcome moves 30% of the way, shown in the reader
+    from tests.ui.conftest import PROCEDURAL
+
+    with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
+        window.open_memory(PROCEDURAL)
+    window.reader.helpful_action.trigger()
+    qtbot.waitUntil(lambda: window.reader.note_label.text().startswith("Recorded as helpful."), timeout=WAIT)
+    assert "Outcome +0.00 \u2192 +0.30 (each signal moves it 30% of the way)" in window.reader.note_label.text()
