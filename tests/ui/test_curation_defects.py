@@ -247,3 +247,32 @@ def test_helpful_from_a_row_menu_says_what_it_did(qtbot, window, store):
     window.reader.helpful_action.trigger()
     qtbot.waitUntil(lambda: window.reader.note_label.text().startswith("Recorded as helpful."), timeout=WAIT)
     assert "Outcome +0.00 \u2192 +0.30 (each signal moves it 30% of the way)" in window.reader.note_label.text()
+
+
+# -- 7. a bad as-of says the list did not move ------------------------------------------------------
+
+
+@pytest.mark.parametrize("typed, why", [("2026-13-45", "there is no month 13"),
+                                        ("yesterday", "is not an ISO date or datetime")])
+def test_a_bad_as_of_says_the_list_stays_on_today(qtbot, window, typed, why):
+    """A bad as-of (`2026-13-45`, `yesterday`) only reddened the field; the list silently stayed on today."""
+    bar = window.search_bar
+    bar.as_of.setFocus()
+    qtbot.keyClicks(bar.as_of, typed)
+    qtbot.keyClick(bar.as_of, Qt.Key.Key_Return)
+    assert bar.as_of_note.isVisible()
+    text = bar.as_of_note.text()
+    assert text.startswith(f"\u26a0 As of \u201c{typed}\u201d is not applied, so the list still shows memories as of now")
+    assert why in text
+    assert window.session.scope.as_of is None
+    bar.as_of.clear()
+    qtbot.keyClicks(bar.as_of, "2026-06-01")
+    qtbot.keyClick(bar.as_of, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.session.scope.as_of is not None, timeout=WAIT)
+    assert not bar.as_of_note.isVisible()
+    # a bad date typed over a good one: the list stays as of that day, and says so
+    bar.as_of.setFocus()
+    bar.as_of.selectAll()
+    qtbot.keyClicks(bar.as_of, typed)
+    qtbot.keyClick(bar.as_of, Qt.Key.Key_Return)
+    assert "the list still shows memories as of 2026-06-01" in bar.as_of_note.text()
