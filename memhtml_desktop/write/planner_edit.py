@@ -19,6 +19,7 @@ from memhtml_desktop.write import head_edit
 from memhtml_desktop.write.context import PlanContext, clean_path, commit_subject
 from memhtml_desktop.write.errors import InvalidMemory, PathNotFound, Refused
 from memhtml_desktop.write.plan import FileChange, Plan
+from memhtml_desktop.write.prose import claim_notes
 from memhtml_desktop.write.planner_new import WRITABLE_TYPES, check_facets, choose_path, rendered
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
@@ -124,7 +125,7 @@ def plan_correct(ctx: PlanContext, req: CorrectRequest) -> Plan:
         op="correct", request=req, now=ctx.now_text,
         changes=(FileChange("create", path, None, new_text.encode("utf-8")),
                  FileChange("move", archived, data, moved.encode("utf-8"), source=target)),
-        subject=commit_subject("correct", req.title), trailers=tuple(trailers),
+        subject=commit_subject("correct", req.title), trailers=tuple(trailers), notes=claim_notes(req.claim),
         state_moves=((target, archived),),
         result={"path": path, "archived_path": archived, "commit_sha": None, "content_hash": content_hash},
     )  # fmt: skip

@@ -22,6 +22,7 @@ from memhtml_desktop.write.placement import (
     is_valid_memory_path,
 )
 from memhtml_desktop.write.plan import FileChange, Plan
+from memhtml_desktop.write.prose import claim_notes
 from memhtml_desktop.write.requests import WriteRequest
 from memhtml_desktop.write.template import NewMemory, render
 from memhtml_desktop.write.text_rules import check_size, check_texts
@@ -147,7 +148,7 @@ def plan_write(ctx: PlanContext, req: WriteRequest) -> Plan:
                   "task_status": memory.task_status or "todo", "due_at": memory.due, "commit_sha": None}  # fmt: skip
     else:
         result = {"path": path, "created": True, "deduped": False, "commit_sha": None, "content_hash": content_hash}
-    notes = _number_notes(req)
+    notes = _number_notes(req) + claim_notes(req.claim)
     if before is not None:
         notes += (f"replaces the existing file {path} (--force)",)
     return Plan(

@@ -276,3 +276,38 @@ def test_a_bad_as_of_says_the_list_stays_on_today(qtbot, window, typed, why):
     qtbot.keyClicks(bar.as_of, typed)
     qtbot.keyClick(bar.as_of, Qt.Key.Key_Return)
     assert "the list still shows memories as of 2026-06-01" in bar.as_of_note.text()
+
+
+# -- 8. a 5,000-character claim gets a word ------------------------------------------------------------
+
+
+def test_a_long_claim_is_written_with_a_word_about_it(qtbot, win, repo):
+    """A 5,000-character claim was accepted without a word ("one sentence the agent can act on")."""
+    dialog = dialog_from(qtbot, win, lambda: win.controllers["curate"].trigger("new"))
+    qtbot.keyClicks(dialog.fields.title, "Canary checks")
+    dialog.fields.claim.setPlainText(("Canaries take a tenth of the traffic for ten minutes " * 100)[:5000])
+    planned(qtbot, dialog)
+    notes = dialog.preview.notes_label
+    assert notes.isVisible() and "the claim is 5,000 characters long" in notes.text()
+    dialog.fields.claim.setPlainText("Canaries take a tenth of the traffic. Then the fleet follows.")
+    qtbot.waitUntil(lambda: "more than one sentence" in notes.text(), timeout=WAIT)
+    dialog.fields.claim.setPlainText("Canaries take a tenth of the traffic for ten minutes.")
+    qtbot.waitUntil(lambda: not notes.isVisible(), timeout=WAIT)
+
+
+# -- 9. the stamps committed are the stamps previewed ---------------------------------------------------
+
+
+def test_the_committed_file_is_the_previewed_file_byte_for_byte(qtbot, win, repo):
+    """The preview's memhtml-created/updated stamps differed from the committed ones by seconds."""
+    dialog = dialog_from(qtbot, win, lambda: win.controllers["curate"].trigger("new"))
+    qtbot.keyClicks(dialog.fields.title, "Canary checks")
+    qtbot.keyClicks(dialog.fields.tags, "deploy")
+    dialog.fields.claim.setPlainText("Canaries take a tenth of the traffic for ten minutes.")
+    planned(qtbot, dialog)
+    change = dialog.preview.preview().plan.changes[0]
+    qtbot.wait(2100)  # a person reads the preview; the clock moves on
+    applied = confirm(qtbot, win, dialog)
+    assert applied.result["path"] == change.path
+    assert (repo / change.path).read_bytes() == change.after
+    assert head_meta(change.after.decode("utf-8"), "memhtml-created") == dialog.preview.preview().plan.now
