@@ -311,3 +311,57 @@ def test_the_committed_file_is_the_previewed_file_byte_for_byte(qtbot, win, repo
     assert applied.result["path"] == change.path
     assert (repo / change.path).read_bytes() == change.after
     assert head_meta(change.after.decode("utf-8"), "memhtml-created") == dialog.preview.preview().plan.now
+
+
+# -- 10. dark theme: legible links, dark switches ----------------------------------------------------
+
+
+def _most_contrast(widget) -> float:
+    """The largest WCAG contrast between any pixel of `widget` and its background (its corner)."""
+    from memhtml_desktop.ui.kit.palette import contrast
+
+    image = widget.grab().toImage()
+    background = image.pixelColor(0, 0)
+    return max(contrast(image.pixelColor(x, y), background)
+               for x in range(0, image.width(), 1) for y in range(0, image.height(), 1))
+
+
+def test_the_dark_theme_reaches_links_and_switches_of_a_window_already_up(qtbot, make_window, demo_store_dir,
+                                                                       tmp_path, monkeypatch):
+    """Dark theme (Fusion's scheme on X11, or Settings → Theme applied): the facet links stayed dark
+    blue on near-black (#0000ff, QPalette's default), and the segment switches stayed white."""
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from memhtml_desktop.domain.hash_embedder import HashEmbedder
+    from memhtml_desktop.index.store import Store
+    from memhtml_desktop.ui.shell import theme
+
+    store = Store(demo_store_dir, index_path=tmp_path / "demo-index.db", embedder=HashEmbedder())
+    store.index()
+    window = make_window(store)
+    app = QApplication.instance()
+    platform_dark = theme.dark_palette()  # what a platform's dark scheme gives: links left at #0000ff
+    platform_dark.setColor(QPalette.ColorRole.Link, QColor("#0000ff"))
+    platform_dark.setColor(QPalette.ColorRole.LinkVisited, QColor("#ff00ff"))
+    monkeypatch.setattr(theme, "dark_palette", lambda: QPalette(platform_dark))
+    before = QPalette(app.palette())
+    try:
+        window.set_query("drain the vip before rollback")
+        qtbot.waitUntil(lambda: window.results.model.rowCount() > 0, timeout=WAIT)
+        path = "areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html"
+        with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
+            window.open_memory(path, bump=False)
+        theme.apply_theme(app, "dark")
+        qtbot.wait(50)
+        for button in (window.search_bar.recall_button, window.results.fused_button):  # both unchecked
+            image = button.grab().toImage()
+            assert image.pixelColor(image.width() // 2, 3).lightness() < 100, button.text()
+        value = window.reader.facets_grid.itemAtPosition(0, 1).widget()
+        assert "<a href" in value.text()
+        assert _most_contrast(value) >= 3.0
+    finally:
+        app.setPalette(before)
+        app.setProperty(theme.THEME_PROPERTY, None)
+        theme.restyle(app)
+    store.close_thread_connection()
