@@ -365,3 +365,42 @@ def test_the_dark_theme_reaches_links_and_switches_of_a_window_already_up(qtbot,
         app.setProperty(theme.THEME_PROPERTY, None)
         theme.restyle(app)
     store.close_thread_connection()
+
+
+# -- 11. the count line agrees with the banner and with a first index under way ----------------------
+
+
+def test_the_count_line_agrees_with_the_archived_banner(qtbot, make_window, tmp_path):
+    """"0 hits · no memory holds the words" sat right above a banner saying an archived memory
+    matches; and the same words showed during the first index, beside "0 of 63 files so far"."""
+    from dataclasses import replace
+
+    from memhtml_desktop.domain.hash_embedder import HashEmbedder
+    from memhtml_desktop.domain.signals import IndexStatus
+    from memhtml_desktop.index.store import Store
+    from tests.memfiles import write_memory
+
+    root = tmp_path / "banner-store"
+    write_memory(root, "areas/oncall/page-the-secondary.html", title="Page the secondary",
+                 claim="Page the secondary after fifteen minutes.", tags=["oncall"])
+    write_memory(root, "resources/infra/alb-delay.html", title="ALB delay", claim="The ALB waits two minutes.",
+                 tags=["infra"])
+    write_memory(root, "archive/2026/resources/infra/zeppelin-balancer.html", title="The zeppelin balancer",
+                 claim="The zeppelin balancer fronted checkout.", tags=["legacy-lb"], status="archived")
+    store = Store(root, index_path=tmp_path / "banner-index.db", embedder=HashEmbedder())
+    store.index()
+    window = make_window(store)
+    window.session.toggle_filter("tag", "legacy-lb", True)
+    window.set_query("zeppelin balancer")
+    qtbot.waitUntil(lambda: window.results.stack.currentWidget() is window.results.banner, timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)
+    text = window.results.summary.text()
+    assert "no memory holds the words" not in text
+    assert text.startswith("0 hits \u00b7 no live memory in these filters; 1 archived memory matches them (below)")
+    assert window.results.banner.headline.text().startswith("0 live matches \u2014 1 archived memory matches")
+    # during a first index: not a verdict on a half-read store
+    result = replace(window.results.model.result(), scope_empty=False, archived_matches=0, archived=(),
+                     index=IndexStatus(complete=False, files=0, seen=63))
+    window.results.set_result(result)
+    assert window.results.summary.text().startswith("0 hits so far \u00b7 the index is still being built (0 of 63 files)")
+    store.close_thread_connection()
