@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QPushButton
 
 from tests.ui.test_curation_window import WAIT, confirm, dialog_from, hits, log, open_in_reader, planned
@@ -404,3 +404,38 @@ def test_the_count_line_agrees_with_the_archived_banner(qtbot, make_window, tmp_
     window.results.set_result(result)
     assert window.results.summary.text().startswith("0 hits so far \u00b7 the index is still being built (0 of 63 files)")
     store.close_thread_connection()
+
+
+# -- 13. a first click sorts best and newest first; the note follows the sort ------------------------------
+
+
+def _click_header(qtbot, table, column) -> None:
+    header = table.horizontalHeader()
+    if header.isSectionHidden(column):
+        header.showSection(column)
+    x = header.sectionViewportPosition(column) + header.sectionSize(column) // 2
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, 5))
+
+
+def test_a_first_click_on_score_or_updated_sorts_best_and_newest_first(qtbot, window):
+    """The first click on Score or Updated sorted worst/oldest first; sorted, the note still spoke of
+    "rows below the dashed line" that was gone."""
+    from memhtml_desktop.ui.results.results_model import Column
+
+    window.resize(1600, 900)
+    window.set_query("rollback drain")
+    qtbot.waitUntil(lambda: window.results.model.pool() is not None and window.results.more_button.isEnabled(),
+                    timeout=WAIT)  # fmt: skip
+    window.controllers["results"].show_more()
+    qtbot.waitUntil(lambda: "below the dashed line" in window.results.more_note.text(), timeout=WAIT)
+    model, table = window.results.model, window.results.table
+    _click_header(qtbot, table, Column.Score)
+    scores = [model.hit(r).score for r in range(model.rowCount())]
+    assert scores == sorted(scores, reverse=True) and scores[0] > scores[-1]
+    note = window.results.more_note.text()
+    assert "dashed line" not in note and "sorted by Score" in note, note
+    _click_header(qtbot, table, Column.Date)
+    dates = [model.hit(r).updated_at or "" for r in range(model.rowCount())]
+    assert dates == sorted(dates, reverse=True) and dates[0] > dates[-1]
+    _click_header(qtbot, table, Column.Position)  # back to the agent's order: the line and its words return
+    assert model.sorted_by() is None and "below the dashed line" in window.results.more_note.text()
