@@ -439,3 +439,33 @@ def test_a_first_click_on_score_or_updated_sorts_best_and_newest_first(qtbot, wi
     assert dates == sorted(dates, reverse=True) and dates[0] > dates[-1]
     _click_header(qtbot, table, Column.Position)  # back to the agent's order: the line and its words return
     assert model.sorted_by() is None and "below the dashed line" in window.results.more_note.text()
+
+
+# -- 15. the filters at 1024x700: nothing cut, the note explains what is shown ---------------------------
+
+
+def test_the_filters_pane_at_1024x700_cuts_nothing_and_explains_its_one_number(qtbot, make_window, demo_store_dir,
+                                                                                tmp_path):
+    """At 1024x700 "Include archived (3 matches)" was cut, and the "list" column was hidden while the
+    note above still explained it."""
+    from memhtml_desktop.domain.hash_embedder import HashEmbedder
+    from memhtml_desktop.index.store import Store
+
+    store = Store(demo_store_dir, index_path=tmp_path / "demo-index.db", embedder=HashEmbedder())
+    store.index()
+    window = make_window(store)
+    window.resize(1024, 700)
+    window.set_query("drain the vip")
+    panel = window.filters
+    qtbot.waitUntil(lambda: "(" in panel.archived.text(), timeout=WAIT)
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)
+    box = panel.archived
+    assert box.sizeHint().width() <= box.width(), (box.text(), box.sizeHint().width(), box.width())
+    count = box.toolTip().split("(")[1].split(" ")[0]
+    assert count.isdigit() and f"({count}" in box.text()
+    assert panel.tree.isColumnHidden(1)
+    assert "hits in the list \u00b7" not in panel.note.text() and "memories in scope" in panel.note.text()
+    window.resize(1600, 900)
+    qtbot.waitUntil(lambda: not panel.tree.isColumnHidden(1), timeout=WAIT)
+    assert panel.note.text().startswith("Numbers: hits in the list") and "matches)" in box.text()
+    store.close_thread_connection()
