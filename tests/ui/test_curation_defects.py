@@ -469,3 +469,28 @@ def test_the_filters_pane_at_1024x700_cuts_nothing_and_explains_its_one_number(q
     qtbot.waitUntil(lambda: not panel.tree.isColumnHidden(1), timeout=WAIT)
     assert panel.note.text().startswith("Numbers: hits in the list") and "matches)" in box.text()
     store.close_thread_connection()
+
+
+# -- 16. a correction logs no traceback for the move it made itself -------------------------------------
+
+
+def test_a_reread_of_a_memory_moved_away_is_an_answer_not_a_traceback(qtbot, win, git_store, repo, caplog):
+    """Every Correct… logged a traceback ("reread job failed … MemoryNotFound … gone from disk") for
+    the move it made itself: the watcher's batch for the moved files could outrun the write's own
+    answer, and the reader re-read the old path."""
+    import logging
+
+    from memhtml_desktop.ui.session.changes import StoreChange
+    from memhtml_desktop.write.curator import Curator
+    from memhtml_desktop.write.requests import CorrectRequest
+
+    caplog.set_level(logging.WARNING)
+    open_in_reader(qtbot, win, DELAY)
+    applied = Curator(git_store).run(CorrectRequest(DELAY, "The prod ALB deregistration delay is 300 seconds",
+                                                   claim="The prod ALB deregistration delay is 300 seconds."))
+    # the watcher's batch, before the write's own answer: the files changed, no move paired yet
+    win.runner.events.announce(StoreChange(index=True, paths=frozenset({DELAY, applied.result["path"]})))
+    qtbot.waitUntil(lambda: win.reader.state() == "error", timeout=WAIT)
+    qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=WAIT)
+    assert [r.getMessage() for r in caplog.records if "job failed" in r.getMessage() or r.exc_info] == []
+    assert "can no longer be read here" in win.reader.error_strip.body.text()

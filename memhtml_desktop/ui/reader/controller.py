@@ -19,7 +19,7 @@ from memhtml_desktop.ui.reader.reader_pane import ReaderPane
 from memhtml_desktop.ui.reader.signal_text import reinforce_note
 from memhtml_desktop.ui.session.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ui.session.jobs import FindJob, Opened, OpenJob, ReinforceJob, RereadJob, WhyJob
+from memhtml_desktop.ui.session.jobs import FindJob, Gone, Opened, OpenJob, ReinforceJob, RereadJob, WhyJob
 
 
 class ReaderController(QObject):
@@ -137,10 +137,13 @@ class ReaderController(QObject):
         moved_to = dict(change.moves).get(path)
         if moved_to:  # moved on disk (archived by an agent, a git mv): the reader follows the memory
             job = RereadJob(moved_to, self.ctx.session.highlight_terms)
-            job.success(lambda opened: self._followed(path, opened))
+            job.success(lambda opened: self._lost(path, opened.message) if isinstance(opened, Gone)
+                        else self._followed(path, opened))  # fmt: skip
             self.ctx.runner.run(job.failure(lambda msg: self._lost(path, msg)))
             return
-        job = RereadJob(path, self.ctx.session.highlight_terms).success(self._reread_done)
+        job = RereadJob(path, self.ctx.session.highlight_terms)
+        job.success(lambda opened: self._lost(path, opened.message) if isinstance(opened, Gone)
+                    else self._reread_done(opened))  # fmt: skip
         self.ctx.runner.run(job.failure(lambda msg: self._lost(path, msg)))
 
     def _followed(self, old: str, opened: Opened) -> None:

@@ -206,12 +206,30 @@ class OpenJob(Job[Opened]):
         return StoreChange(state=frozenset({self.path})) if self.bump else None
 
 
+@dataclass(frozen=True)
+class Gone:
+    """A memory re-read after a change is no longer on disk (moved or deleted): an answer, not a
+    failure, so the log gets no traceback for a move the window itself (or a watcher batch that
+    outran a write's own answer) made."""
+
+    path: str
+    message: str
+
+
 @dataclass
 class RereadJob(OpenJob):
-    """The open memory again after a change on disk: never a read."""
+    """The open memory again after a change on disk: never a read. `Gone` when it is not there."""
 
     kind: ClassVar[str] = "reread"
     bump: bool = False
+
+    def run(self, store, cancelled, progress) -> Opened | Gone:
+        from memhtml_desktop.index.store import MemoryNotFound
+
+        try:
+            return super().run(store, cancelled, progress)
+        except MemoryNotFound as exc:
+            return Gone(self.path, str(exc))
 
 
 @dataclass
