@@ -494,3 +494,47 @@ def test_a_reread_of_a_memory_moved_away_is_an_answer_not_a_traceback(qtbot, win
     qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=WAIT)
     assert [r.getMessage() for r in caplog.records if "job failed" in r.getMessage() or r.exc_info] == []
     assert "can no longer be read here" in win.reader.error_strip.body.text()
+
+
+# -- 12. the reader's layout after a correction: no section drawn over another ----------------------------
+
+
+def _reader_overlaps(reader) -> list[str]:
+    """Pairs of visible sections of the reader's page that overlap, and an article shorter than its text."""
+    layout = reader.article.parentWidget().layout()
+    shown = [layout.itemAt(i).widget() for i in range(layout.count())]
+    shown = [w for w in shown if w is not None and w.isVisible() and w.height() > 0]
+    problems = [f"{a.objectName() or type(a).__name__} {a.geometry()} over {b.objectName() or type(b).__name__} "
+                f"{b.geometry()}" for a, b in zip(shown, shown[1:]) if a.geometry().bottom() >= b.geometry().top()]
+    text_height = reader.article.document().size().height()
+    if reader.article.height() < text_height:
+        problems.append(f"article {reader.article.height()} px for {text_height:.0f} px of text")
+    return problems
+
+
+def test_after_a_correction_the_reader_draws_no_paragraph_over_the_metadata(qtbot, make_window, git_store, repo):
+    """The reader once drew the article's last paragraph over the METADATA heading after a correction
+    (not reproduced on a second try). After a correction, its re-reads (the write's and the
+    watcher's) and resizes between 1024x700 and 1920x1080, every section sits below the one before,
+    and the article is as tall as its text."""
+    win = make_window(git_store, watch=True)
+    open_in_reader(qtbot, win, DELAY)
+    assert _reader_overlaps(win.reader) == []
+    dialog = dialog_from(qtbot, win, win.reader.curate_actions["correct"].trigger)
+    dialog.fields.claim.setPlainText("The prod ALB deregistration delay is 300 seconds, since the December change.")
+    dialog.fields.body.setPlainText("\n\n".join(f"Paragraph {n}: the target group drains for five minutes before "
+                                                "the old tasks stop, so long requests finish." for n in range(8)))
+    planned(qtbot, dialog)
+    applied = confirm(qtbot, win, dialog)
+    qtbot.waitUntil(lambda: win.reader.current_path() == applied.result["path"] and win.reader.state() == "detail",
+                    timeout=WAIT)  # fmt: skip
+    qtbot.wait(1500)  # the watcher's batch for the same files, and the re-read it asks for
+    qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=WAIT)
+    assert "Paragraph 7" in win.reader.article.toPlainText()
+    for size in ((1024, 700), (1920, 1080), (1024, 700)):
+        win.resize(*size)
+        qtbot.wait(100)
+        assert _reader_overlaps(win.reader) == [], size
+    win.reader.scroll.verticalScrollBar().setValue(win.reader.scroll.verticalScrollBar().maximum())
+    qtbot.wait(50)
+    assert win.reader.metas_title.isVisible() and _reader_overlaps(win.reader) == []
