@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memhtml_desktop.cli.common import EXIT_OK, CliError, open_store, print_json, print_notices
+from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, CliError, open_store, print_json, print_notices
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
@@ -56,16 +56,20 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     sound = store.verify()  # a full integrity check of the index; damage is moved aside and rebuilt
+    state = store.state_health()  # the state plane cannot be rebuilt: checked, never repaired here
     store.refresh()
     problems = store.problems()
     stats = store.stats()
     print_notices(store)
     if args.json:
-        print_json({"index_sound": sound, "stats": stats, "problems": [p.to_json() for p in problems]})
+        print_json({"index_sound": sound, "state": state.to_json(), "stats": stats,
+                    "problems": [p.to_json() for p in problems]})
     else:
         print(f"index integrity: {'ok' if sound else 'damaged, moved aside and rebuilt'}")
+        for line in state.lines():
+            print(line)
         output.print_problems(problems, stats)
-    return EXIT_OK
+    return EXIT_OK if state.sound else EXIT_FAIL
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
