@@ -166,7 +166,7 @@ class RunHistory:
         """The recorded runs, oldest first, optionally of one set and/or configuration."""
         try:
             text = self.index.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        except (OSError, UnicodeDecodeError):  # none yet, or a data directory that cannot be read
             return []
         out: list[RunSummary] = []
         seen: set[str] = set()
