@@ -247,7 +247,8 @@ def cmd_workbench_eval(args: argparse.Namespace) -> int:
                         progress=progress_line(len(probe_set.probes)))
     _report_problems(run.problems)
     if args.json:
-        print_json(run.to_json())
+        sys.stdout.writelines(run.json_chunks(indent=2))  # a verdict at a time: 100,000 probes, bounded memory
+        sys.stdout.write("\n")
     else:
         print(f"{run.config_name} on {probe_set.name} at {(run.head or 'no commit')[:12]} · embedder {run.embedder}")
         for v in run.verdicts:

@@ -15,11 +15,12 @@ no longer exists is left out and named (file and line); a missing control is nam
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from memhtml_desktop.domain.configs import Configuration
 from memhtml_desktop.domain.judging import ProbeVerdict, RunFigures, figures, judge
@@ -90,14 +91,26 @@ class Run:
     def verdict(self, key: str) -> ProbeVerdict | None:
         return next((v for v in self.verdicts if v.key == key), None)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, probes: bool = True) -> dict[str, Any]:
         return {
             "id": self.id, "set": self.set_name, "source": self.source, "config": self.config_name,
             "profile": dict(self.profile), "started": self.started, "head": self.head, "embedder": self.embedder,
             "limit": self.limit, "elapsed_s": round(self.elapsed_s, 3), "figures": self.figures.to_json(),
-            "problems": [p.to_json() for p in self.problems], "probes": [v.to_json() for v in self.verdicts],
+            "problems": [p.to_json() for p in self.problems],
+            "probes": [v.to_json() for v in self.verdicts] if probes else [],
             **({"not_recorded": self.not_recorded} if self.not_recorded else {}),
         }
+
+    def json_chunks(self, indent: int | None = None) -> Iterator[str]:
+        """`to_json()` as JSON text, a verdict a piece: a run of 100,000 probes is written (to the
+        history, to stdout) without building its whole dict or text in memory."""
+        text = json.dumps(self.to_json(probes=False), ensure_ascii=False, indent=indent)
+        before, after = text.rsplit('"probes": []', 1)
+        yield before + '"probes": ['
+        step = "\n" + " " * (2 * indent) if indent else ""
+        for n, verdict in enumerate(self.verdicts):
+            yield ("," if n else "") + step + json.dumps(verdict.to_json(), ensure_ascii=False)
+        yield ("\n" + " " * indent if indent and self.verdicts else "") + "]" + after
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Run":

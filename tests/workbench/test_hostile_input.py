@@ -122,6 +122,8 @@ def test_a_streamed_run_judges_exactly_as_a_cached_run(small, monkeypatch):
     total = len(probes)
     assert seen == [("reading", min(n, total), total) for n in range(5, total + 5, 5)]
     assert not workbench._cache  # nothing held for another configuration
+    for indent in (None, 2):  # written a verdict at a time, read back whole
+        assert json.loads("".join(streamed.json_chunks(indent))) == streamed.to_json()
 
 
 def test_a_large_set_prints_progress_on_stderr(wb_store, capsys, monkeypatch):
