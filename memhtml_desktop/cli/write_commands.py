@@ -137,9 +137,11 @@ def pinned_clock() -> Callable[[], _dt.datetime] | None:
     return lambda: moment
 
 
-def open_curator(options: dict[str, Any], *, refresh: bool = True):
+def open_curator(options: dict[str, Any], *, refresh: bool = True, defer_state: bool = False):
     """The Curator for the store the flags name. The repository is checked BEFORE the store is
-    opened, so a refusal (not a git repository, say) leaves nothing behind, not even `.memhtml/`."""
+    opened, so a refusal (not a git repository, say) leaves nothing behind, not even `.memhtml/`.
+    `defer_state`: a store never opened gets its state.db only once the write is known to happen
+    (`_run`); `state export`, `doctor --fix` and the others need the plane as it is, so they do not defer."""
     from memhtml_desktop.cli.common import settings_from
     from memhtml_desktop.settings import resolve_store
     from memhtml_desktop.write.curator import Curator
@@ -153,9 +155,8 @@ def open_curator(options: dict[str, Any], *, refresh: bool = True):
     check_repository(Git(root))
     clock = pinned_clock()
     store = open_store(namespace)
-    # A store never opened has no state.db yet: it is created only once the write is known to
-    # happen (`_run`), so a refused write leaves nothing behind (docs/writing.md, case 44).
-    store.create_state = store.state_path.exists()
+    if defer_state:  # a refused write leaves nothing behind, not even state.db (docs/writing.md, case 44)
+        store.create_state = store.state_path.exists()
     if clock is not None:
         store.clock = clock
     if refresh:
@@ -164,7 +165,7 @@ def open_curator(options: dict[str, Any], *, refresh: bool = True):
 
 
 def _run(parsed: Parsed, request) -> tuple[dict[str, Any], list[str]]:
-    curator = open_curator(parsed.globals)
+    curator = open_curator(parsed.globals, defer_state=True)
     if not curator.store.create_state:
         curator.plan(request)  # a refusal raises here, before state.db exists
         curator.store.create_state = True
