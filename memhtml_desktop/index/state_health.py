@@ -34,10 +34,12 @@ class StateHealth:
     integrity: tuple[str, ...] = ()
     applied: tuple[str, ...] = ()
     known: tuple[str, ...] = ()
+    unchecked: str = ""  # why the file could not be opened to check it (a full disk, a lock): not damage
 
     @property
     def sound(self) -> bool:
-        return not self.exists or self.integrity == ("ok",)
+        """False only for a file found damaged; one that could not be checked is not called damaged."""
+        return not self.exists or bool(self.unchecked) or self.integrity == ("ok",)
 
     @property
     def newer(self) -> tuple[str, ...]:
@@ -52,6 +54,8 @@ class StateHealth:
         """What `doctor` prints, one finding a line."""
         if not self.exists:
             return [f"state plane: none yet ({self.path}); reads are counted from the first one on"]
+        if self.unchecked:
+            return [f"state plane integrity: not checked ({self.unchecked})"]
         out = ["state plane integrity: ok" if self.sound else
                f"state plane integrity: DAMAGED ({self.path}; it cannot be rebuilt from git: restore it from a "
                "backup, or `state export` what still reads and import it into a fresh file)"]  # fmt: skip
@@ -67,7 +71,8 @@ class StateHealth:
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "exists": self.exists, "sound": self.sound, "integrity": list(self.integrity),
-                "applied": list(self.applied), "newer": list(self.newer), "pending": list(self.pending)}
+                "unchecked": self.unchecked or None, "applied": list(self.applied), "newer": list(self.newer),
+                "pending": list(self.pending)}
 
 
 def check_state(path: Path, migrations: Path) -> StateHealth:
@@ -76,7 +81,7 @@ def check_state(path: Path, migrations: Path) -> StateHealth:
     if not path.exists():
         return StateHealth(str(path), False, known=known)
     last: Exception | None = None
-    for uri in _read_only_uris(path):
+    for uri in _read_only_uris(path):  # `mode=ro`, then `immutable=1` (a WAL file whose -shm cannot be made)
         try:
             conn = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
         except apsw.Error as exc:
@@ -85,11 +90,13 @@ def check_state(path: Path, migrations: Path) -> StateHealth:
         try:
             conn.set_busy_timeout(BUSY_TIMEOUT_MS)
             return StateHealth(str(path), True, _integrity(conn), _applied(conn), known)
-        except apsw.BusyError as exc:
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            return StateHealth(str(path), True, (f"the file is not a readable database ({exc})",), (), known)
+        except apsw.Error as exc:  # busy, a full disk, no -shm: try the next way in
             last = exc
         finally:
             conn.close()
-    return StateHealth(str(path), True, (f"state.db cannot be opened to check it ({last})",), (), known)
+    return StateHealth(str(path), True, (), (), known, unchecked=f"state.db cannot be opened to check it: {last}")
 
 
 def _integrity(conn: apsw.Connection) -> tuple[str, ...]:
