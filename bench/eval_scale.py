@@ -13,7 +13,10 @@ runs it:
 
 and the bench prints the child's wall time, its peak resident memory (the kernel's `ru_maxrss` for
 that child alone, from `os.wait4`), its CPU time, the probes per second, and how many progress
-lines it wrote to stderr (the first and last shown). Run it under `uptime`'s load and say so.
+lines it wrote to stderr (the first and last shown); every 30 s it prints the child's CPU time and
+resident memory so far. `--checkout DIR` runs another checkout's code on the same store and set
+(the code before a change), `--stop-after S` stops the child after S seconds (for code that would
+not finish). Run it under `uptime`'s load and say so.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -73,11 +78,21 @@ def build(base: Path, count: int, probes: int, seed_probes: int, embedder: str) 
     return root, index
 
 
-def child_env(base: Path) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), MEMHTML_DESKTOP_NO_USER_CONFIG="1",
+def child_env(base: Path, code: Path = ROOT) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(code), PYTHONDONTWRITEBYTECODE="1", MEMHTML_DESKTOP_NO_USER_CONFIG="1",
                MEMHTML_DESKTOP_DATA=str(base / "data"), MEMHTML_DESKTOP_CACHE=str(base / "cache"))
     env.pop("MEMHTML_ROOT", None)
     return env
+
+
+def sample(pid: int) -> str:
+    """The child's CPU seconds and resident memory so far, from /proc."""
+    try:
+        rss = int(Path(f"/proc/{pid}/status").read_text().split("VmRSS:")[1].split()[0]) // 1024
+        ticks = sum(int(x) for x in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
+        return f"{ticks / os.sysconf('SC_CLK_TCK'):.0f} s CPU, {rss} MB resident"
+    except (OSError, IndexError, ValueError):
+        return "gone"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--probes", type=int, default=100_000)
     parser.add_argument("--base", type=int, default=400, help="generated probes, repeated with an extra word")
     parser.add_argument("--embedder", default="hash", choices=("hash", "minilm"))
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="run this checkout's code (default: this one)")
+    parser.add_argument("--stop-after", type=float, default=0, help="stop the child after this many seconds")
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
     root, index = build(args.dir, args.count, args.probes, args.base, args.embedder)
@@ -94,10 +111,26 @@ def main(argv: list[str] | None = None) -> int:
     argv_ = [sys.executable, "-m", "memhtml_desktop", "eval", "--set", "big", "--store", str(root), "--index",
              str(index), "--embedder", args.embedder, "--no-refresh", "--no-record", "--json"]  # fmt: skip
     started = time.perf_counter()
+    chunks: list[bytes] = []
     with open(os.devnull, "wb") as sink:
-        child = subprocess.Popen(argv_, stdout=sink, stderr=subprocess.PIPE, env=child_env(args.dir))
-        err = child.stderr.read().decode("utf-8", "replace")
-        _, code, usage = os.wait4(child.pid, 0)
+        child = subprocess.Popen(argv_, stdout=sink, stderr=subprocess.PIPE, env=child_env(args.dir, args.checkout),
+                                 cwd="/tmp")  # fmt: skip
+        reader = threading.Thread(target=lambda: chunks.append(child.stderr.read()), daemon=True)
+        reader.start()
+        next_sample = 30.0
+        while True:
+            pid, code, usage = os.wait4(child.pid, os.WNOHANG)  # reaps it, with its own rusage
+            if pid:
+                break
+            time.sleep(0.5)
+            elapsed = time.perf_counter() - started
+            if elapsed >= next_sample:
+                print(f"  {elapsed:5.0f} s: {sample(child.pid)}, load {load()}", flush=True)
+                next_sample += 30.0
+            if args.stop_after and elapsed > args.stop_after:
+                os.kill(child.pid, signal.SIGKILL)  # not Popen.kill: its poll() would reap the child first
+        reader.join()
+    err = b"".join(chunks).decode("utf-8", "replace")
     wall = time.perf_counter() - started
     progress = [line for line in err.replace("\r", "\n").splitlines() if "probes" in line and "%" in line]
     status = os.waitstatus_to_exitcode(code)
