@@ -193,62 +193,113 @@ class LedgerMapError(ValueError):
         self.detail, self.line, self.source = detail, line, source
 
 
-def _line_of(text: str, key: str) -> int:
-    match = re.compile(r'"' + re.escape(key) + r'"\s*:').search(text)
-    return text.count("\n", 0, match.start()) + 1 if match else 0
+class _Fault(ValueError):
+    """A fault and where it is: a path of keys and list positions (`("rules", 2, "types")`)."""
+
+    def __init__(self, detail: str, *where: str | int) -> None:
+        super().__init__(detail)
+        self.where = where
 
 
-def _strings(value: Any, what: str) -> tuple[str, ...]:
+def _element(text: str, pos: int, n: int) -> int:
+    """The offset of the `n`-th element of the first JSON array at or after `pos`."""
+    start = text.find("[", pos)
+    if start < 0:
+        return pos
+    depth, count, i, in_string = 0, 0, start, False
+    while i < len(text):
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                break
+        elif ch == "," and depth == 1:
+            count += 1
+        if depth == 1 and count == n and not ch.isspace() and ch not in "[,":
+            return i
+        i += 1
+    return start
+
+
+def _line_of(text: str, where: tuple[str | int, ...]) -> int:
+    """The line of the value at `where`; 0 when the text does not show it."""
+    pos, found = 0, False
+    for part in where:
+        if isinstance(part, int):
+            pos = _element(text, pos, part)
+            continue
+        match = re.compile(r'"' + re.escape(part) + r'"\s*:').search(text, pos)
+        if match is None:
+            break
+        pos, found = match.start(), True
+    return text.count("\n", 0, pos) + 1 if found else 0
+
+
+def _strings(value: Any, what: str, *where: str | int) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise ValueError(f"{what}: a list of non-empty strings")
+        raise _Fault(f"{what}: a list of non-empty strings", *where)
     return tuple(dict.fromkeys(value))
 
 
 def _rule(data: Any, index: int) -> Rule:
-    what = f"rules[{index}]"
+    what, at = f"rules[{index}]", ("rules", index)
     if not isinstance(data, Mapping):
-        raise ValueError(f"{what}: an object with a ledger and conditions")
+        raise _Fault(f"{what}: an object with a ledger and conditions", *at)
     known = {"ledger", "why", "needs_revision", *RULE_LISTS}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ValueError(f"{what}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise _Fault(f"{what}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}", *at, unknown[0])
     ledger = data.get("ledger")
     if ledger not in LEDGER_NAMES:
-        raise ValueError(f"{what}.ledger: one of {', '.join(LEDGER_NAMES)}, got {ledger!r}")
-    lists = {key: _strings(data[key], f"{what}.{key}") for key in RULE_LISTS if key in data}
+        raise _Fault(f"{what}.ledger: one of {', '.join(LEDGER_NAMES)}, got {ledger!r}", *at, "ledger")
+    lists = {key: _strings(data[key], f"{what}.{key}", *at, key) for key in RULE_LISTS if key in data}
     bad = [t for t in lists.get("types", ()) if t not in MEMORY_TYPES]
     if bad:
-        raise ValueError(f"{what}.types: not a memhtml type: {', '.join(bad)}")
+        raise _Fault(f"{what}.types: not a memhtml type: {', '.join(bad)}", *at, "types")
     bad = [t for t in lists.get("task_status", ()) if t not in TASK_STATUSES]
     if bad:
-        raise ValueError(f"{what}.task_status: not a task status: {', '.join(bad)}")
+        raise _Fault(f"{what}.task_status: not a task status: {', '.join(bad)}", *at, "task_status")
     revision = data.get("needs_revision")
     if revision is not None and not isinstance(revision, bool):
-        raise ValueError(f"{what}.needs_revision: true or false")
+        raise _Fault(f"{what}.needs_revision: true or false", *at, "needs_revision")
     if not lists and revision is None:
-        raise ValueError(f"{what}: a rule with no condition would take every memory; use 'otherwise'")
+        raise _Fault(f"{what}: a rule with no condition would take every memory; use 'otherwise'", *at)
     return Rule(ledger, needs_revision=revision, why=str(data.get("why") or ""), **lists)
 
 
 def ledger_map_from_json(data: Any, *, source: str = "") -> LedgerMap:
     """A map from a JSON object; keys it leaves out keep the shipped map's values."""
     if not isinstance(data, Mapping):
-        raise ValueError("a ledger map is a JSON object (name, shares, rules, otherwise, window)")
+        raise _Fault("a ledger map is a JSON object (name, shares, rules, otherwise, window)")
     unknown = sorted(set(data) - {"name", "shares", "rules", "otherwise", "window"})
     if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(unknown)}; known: name, shares, rules, otherwise, window")
+        raise _Fault(f"unknown key(s) {', '.join(unknown)}; known: name, shares, rules, otherwise, window", unknown[0])
     shares = data.get("shares", dict(SEED.shares))
     if not isinstance(shares, Mapping):
-        raise ValueError("shares: an object of ledger -> percent")
+        raise _Fault("shares: an object of ledger -> percent", "shares")
     rules = data.get("rules", [r.to_json() for r in SEED.rules])
     if not isinstance(rules, list):
-        raise ValueError("rules: a list of rules, first match wins")
+        raise _Fault("rules: a list of rules, first match wins", "rules")
+    parsed = tuple(_rule(r, i) for i, r in enumerate(rules))
+    for key in ("shares", "otherwise", "window"):
+        try:
+            LedgerMap(**{"shares": tuple(shares.items()), "rules": parsed, key: data.get(key, getattr(SEED, key))})
+        except ValueError as exc:
+            raise _Fault(str(exc), key) from None
     return LedgerMap(
-        name=str(data.get("name") or "custom"), shares=tuple(shares.items()),
-        rules=tuple(_rule(r, i) for i, r in enumerate(rules)), otherwise=data.get("otherwise", SEED.otherwise),
-        window=data.get("window", SEED.window), source=source,
+        name=str(data.get("name") or "custom"), shares=tuple(shares.items()), rules=parsed,
+        otherwise=data.get("otherwise", SEED.otherwise), window=data.get("window", SEED.window), source=source,
     )
 
 
@@ -260,11 +311,8 @@ def parse_ledger_map(text: str, *, source: str = "") -> LedgerMap:
         raise LedgerMapError(f"not JSON ({exc.msg})", exc.lineno, source) from None
     try:
         return ledger_map_from_json(data, source=source)
-    except ValueError as exc:
-        detail = str(exc)
-        key = re.match(r"(?:rules\[\d+\]\.)?([a-z_]+)", detail)
-        line = _line_of(text, key.group(1)) if key else 0
-        raise LedgerMapError(detail, line, source) from None
+    except _Fault as exc:
+        raise LedgerMapError(str(exc), _line_of(text, exc.where) or 1, source) from None
 
 
 # -- folding ------------------------------------------------------------------------------------
