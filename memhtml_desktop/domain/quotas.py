@@ -34,6 +34,9 @@ from memhtml_desktop.domain.paths import MEMORY_TYPES
 from memhtml_desktop.domain.types import RecallSection, Scope
 
 TASK_STATUSES = ("todo", "doing", "blocked", "done")
+STORE_FILE = ".memhtml-desktop/ledgers.json"
+"""Where a store keeps its curator's map, beside the workbench's probes and configurations (committed
+with the store, so the team shares it; docs/recall.md)."""
 
 
 @dataclass(frozen=True)
