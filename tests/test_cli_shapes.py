@@ -100,3 +100,22 @@ def test_a_curators_ledger_map(tmp_path):
     committed.write_text('{"name": "team", "shares": {"profile": 25, "task": 40, "experience": 20, "pending": 15}}')
     team = json.loads(run("recall", "vip", *base, "--shape", "quotas", "--json", "--budget", "1000").stdout)
     assert team["map"]["name"] == "team" and team["ledgers"][0]["limit"] == 250
+
+
+def test_eval_compares_the_shapes_over_a_probe_set(tmp_path):
+    import subprocess
+    import sys
+
+    store, probes = tmp_path / "gen", tmp_path / "probes.jsonl"
+    subprocess.run([sys.executable, "-m", "memhtml_desktop.devtools.gen_store", "--count", "200", "--seed", "3",
+                    "--probes", str(probes), "--probe-count", "6", str(store)], check=True, capture_output=True,
+                   cwd=Path(__file__).resolve().parents[1])
+    base = ["--store", str(store), "--index", str(tmp_path / "index.db")]
+    report = json.loads(run("eval", str(probes), "--shapes", "--budget", "3000", "--k", "5", "--json", *base).stdout)
+    assert report["budget"] == 3000 and report["k"] == 5 and len(report["probes"]) == 6
+    assert [f["shape"] for f in report["figures"]] == ["memhtml", "quotas", "catalog+1", "catalog+2", "catalog+pick"]
+    assert all(f["content"] + f["pointer"] + f["missing"] == 6 for f in report["figures"])
+    table = run("eval", str(probes), "--shapes", *base, "--no-refresh").stdout
+    assert "catalogue + expand the target" in table and "mean chars" in table
+    bad = run("eval", "--shapes", *base, check=False)
+    assert bad.returncode == 1 and "give a probe file" in bad.stderr

@@ -162,4 +162,47 @@ def print_expansion(e) -> None:
         print(f"evidence: {field(source.text)}" + (f" ({field(source.href)})" if source.href else ""))
 
 
+def cmd_eval_shapes(args: argparse.Namespace) -> int:
+    """`eval PROBES --shapes` (or `--set NAME --shapes`): every shape over the probe set."""
+    from memhtml_desktop.cli.workbench_commands import _probe_set
+    from memhtml_desktop.workbench.runs import check_probe_paths
+    from memhtml_desktop.workbench.shapes import compare_shapes
+    from memhtml_desktop.workbench.store_files import WorkbenchFiles
+
+    if not (args.probes or args.set):
+        raise CliError("give a probe file or --set NAME")
+    if args.k < 1 or (args.budget is not None and args.budget < 0):
+        raise CliError("--k must be at least 1 and --budget 0 or more")
+    store = open_store(args)
+    probe_set = _probe_set(args, WorkbenchFiles(store.root))
+    ledgers = _ledgers(store, args)
+    refresh(store, args)
+    probes, missing, _ = check_probe_paths(store, probe_set)
+    for problem in (*probe_set.problems, *missing):
+        print(f"memhtml-desktop: {problem}", file=sys.stderr)
+    if not probes:
+        raise CliError("the probe set holds no probe that can run")
+    report = compare_shapes(store, probes, budget=args.budget, k=args.k, ranking=store.ranking, ledgers=ledgers)
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print_shape_report(report, store.ranking.name)
+    print_notices(store)
+    return EXIT_OK
+
+
+SHAPE_NAMES = {"memhtml": "memhtml's pack", "quotas": "quota ledgers", "catalog+1": "catalogue + expand #1",
+               "catalog+2": "catalogue + expand #1-2", "catalog+pick": "catalogue + expand the target"}
+
+
+def print_shape_report(report, ranking: str) -> None:
+    print(f"pack shapes over {len(report.rows)} probes · budget {report.budget:,} · catalogue k {report.k} · "
+          f"ranking: {ranking}")
+    print(f"  {'shape':<30} {'content':>8} {'pointer':>8} {'missing':>8} {'mean chars':>11}")
+    for f in report.figures:
+        missing = f.probes - f.content - f.pointer
+        print(f"  {SHAPE_NAMES[f.shape]:<30} {f.content:>8} {f.pointer:>8} {missing:>8} {f.mean_cost:>11,.0f}")
+    print("content: the target's text reached the agent; pointer: only its index or catalogue line did")
+
+
 COMMANDS = {"expand": cmd_expand}

@@ -125,7 +125,7 @@ class LedgerMap:
     shares: tuple[tuple[str, int], ...] = (("profile", 30), ("task", 35), ("experience", 20), ("pending", 15))
     rules: tuple[Rule, ...] = ()
     otherwise: str = "task"
-    window: int = 30
+    window: int = 10  # resident memories listed per resident ledger (the rest are counted, `beyond`)
     source: str = ""  # the file it came from; "" for the shipped map
 
     def __post_init__(self) -> None:

@@ -129,3 +129,64 @@ class ShapeComparison:
             "memhtml": self.pack.to_json() | {"elapsed_ms": 0},
             "quotas": self.quotas.to_json(), "catalog": self.catalogue.to_json(),
         }
+
+
+# -- where a probe's target lands, shape by shape (the workbench's comparison over a probe set) ----
+
+PROBE_SHAPES = ("memhtml", "quotas", "catalog+1", "catalog+2", "catalog+pick")
+"""`catalog+pick`: the catalogue, then expanding the target itself, as an agent that chooses right
+would; when the catalogue cannot tell the target from others, every one of them is expanded."""
+
+
+@dataclass(frozen=True)
+class Landing:
+    """Where a target landed in one shape: `content` (quoted, its claim, or expanded), `pointer`
+    (only an index line or a catalogue line), or `missing`; and what that shape cost."""
+
+    shape: str
+    outcome: str
+    cost: int
+    where: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"shape": self.shape, "outcome": self.outcome, "cost": self.cost, "where": self.where}
+
+
+def _in_sections(sections, targets: tuple[str, ...]) -> tuple[str, str]:
+    best = ("missing", "")
+    for name, section in sections:
+        for item in section.items:
+            if item.path in targets:
+                if item.tier != "index":
+                    return "content", f"{name} #{item.rank} {item.tier}"
+                best = ("pointer", f"{name} #{item.rank} index")
+    return best
+
+
+def landings(comparison: ShapeComparison, targets: tuple[str, ...]) -> tuple[Landing, ...]:
+    """Each shape's landing for a probe whose accepted targets are `targets`."""
+    pack, quotas, cat = comparison.pack, comparison.quotas, comparison.catalogue
+    out = []
+    outcome, where = _in_sections((("memories", pack.memories), ("arcs", pack.arcs)), targets)
+    out.append(Landing("memhtml", outcome, pack_delivered(pack), where))
+    outcome, where = _in_sections(((ledger.name, ledger.section) for ledger in quotas.ledgers), targets)
+    out.append(Landing("quotas", outcome, sum(delivered(ledger.section) for ledger in quotas.ledgers), where))
+    listed = cat.listed
+    position = next((n for n, e in enumerate(listed) if e.path in targets), None)
+    for n, shape in ((1, "catalog+1"), (2, "catalog+2")):
+        if position is not None and position < n:
+            outcome, where = "content", f"expanded #{listed[position].rank}"
+        elif position is not None:
+            outcome, where = "pointer", f"listed #{listed[position].rank}"
+        else:
+            outcome, where = "missing", ""
+        out.append(Landing(shape, outcome, cat.with_expansions(n), where))
+    if position is None:
+        out.append(Landing("catalog+pick", "missing", cat.cost))
+    else:
+        target = listed[position]
+        group = next((g for g in cat.indistinct if target.path in g), (target.path,))
+        cost = cat.cost + sum(e.expand_cost for e in listed if e.path in group)
+        note = f"expanded #{target.rank}" + (f" and {len(group) - 1} it cannot be told from" if len(group) > 1 else "")
+        out.append(Landing("catalog+pick", "content", cost, note))
+    return tuple(out)
