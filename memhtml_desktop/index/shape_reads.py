@@ -154,21 +154,32 @@ def _known(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, tuple[str, 
         "SELECT path, title, archived FROM files WHERE path IN carray(?1)", (_carray(sorted(set(paths))),))}
 
 
-def _chain(conn: apsw.Connection, path: str) -> list[tuple[str, int]]:
-    """(path, step) of every version linked to `path` by authored `supersedes` edges, walked one
-    level per statement each way: older versions negative, newer positive, `path` at 0."""
-    seen = {path: 0}
-    for sign, sql in ((-1, "SELECT dst_path FROM edges WHERE src_path IN carray(?1) AND rel = 'supersedes' AND derived = 0"),
-                      (1, "SELECT src_path FROM edges WHERE dst_path IN carray(?1) AND rel = 'supersedes' AND derived = 0")):
-        frontier = [path]
+def _chains(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, list[tuple[str, int]]]:
+    """Per path, (path, step) of every version linked to it by authored `supersedes` edges: older
+    versions negative, newer positive, the path itself at 0. Walked one level per statement for
+    all paths at once, each way (a cycle stops at a version already seen)."""
+    seen: dict[str, dict[str, int]] = {p: {p: 0} for p in paths}
+    for sign, sql in ((-1, "SELECT src_path, dst_path FROM edges WHERE src_path IN carray(?1) "
+                           "AND rel = 'supersedes' AND derived = 0"),
+                      (1, "SELECT dst_path, src_path FROM edges WHERE dst_path IN carray(?1) "
+                          "AND rel = 'supersedes' AND derived = 0")):
+        frontier = {p: [p] for p in paths}  # origin -> the versions reached at this depth
         for depth in range(1, CHAIN_DEPTH + 1):
-            found = sorted({r[0] for r in conn.execute(sql, (_carray(frontier),))} - set(seen))
-            if not found:
+            nodes = sorted({n for level in frontier.values() for n in level})
+            if not nodes:
                 break
-            for p in found:
-                seen[p] = sign * depth
-            frontier = found
-    return sorted(seen.items(), key=lambda item: (item[1], item[0]))
+            step: dict[str, set[str]] = {}
+            for here, there in conn.execute(sql, (_carray(nodes),)):
+                step.setdefault(here, set()).add(there)
+            nxt: dict[str, list[str]] = {}
+            for origin, level in frontier.items():
+                found = sorted({t for n in level for t in step.get(n, ())} - set(seen[origin]))
+                for p in found:
+                    seen[origin][p] = sign * depth
+                if found:
+                    nxt[origin] = found
+            frontier = nxt
+    return {p: sorted(versions.items(), key=lambda item: (item[1], item[0])) for p, versions in seen.items()}
 
 
 def expansions(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, Expansion]:
@@ -180,12 +191,15 @@ def expansions(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, Expansi
     with conn:  # one read transaction: every statement sees the same snapshot
         rows = conn.execute("SELECT path, title, memory_type, body_text FROM files WHERE path IN carray(?1)",
                             (arr,)).fetchall()
-        edges = conn.execute(
-            "SELECT src_path, rel, dst_path FROM edges WHERE (src_path IN carray(?1) OR dst_path IN carray(?1)) "
-            "AND derived = 0 AND rel <> 'supersedes' ORDER BY src_path, rel, dst_path", (arr,)).fetchall()
+        # Two statements, not one with OR: each side is served by its own index of edges.
+        edges = sorted({*conn.execute(
+            "SELECT src_path, rel, dst_path FROM edges WHERE src_path IN carray(?1) AND derived = 0 "
+            "AND rel <> 'supersedes'", (arr,)), *conn.execute(
+            "SELECT src_path, rel, dst_path FROM edges WHERE dst_path IN carray(?1) AND derived = 0 "
+            "AND rel <> 'supersedes'", (arr,))})
         cites = conn.execute("SELECT path, text, href FROM file_citations WHERE path IN carray(?1) ORDER BY path, rowid",
                              (arr,)).fetchall()
-        chains = {row[0]: _chain(conn, row[0]) for row in rows}
+        chains = _chains(conn, [row[0] for row in rows])
         hrefs = [_href_path(h) for _, _, h in cites if h]
         ends = [p for s, _, d in edges for p in (s, d)] + [p for c in chains.values() for p, _ in c] + [h for h in hrefs if h]
         known = _known(conn, ends)

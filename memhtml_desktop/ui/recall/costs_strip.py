@@ -95,6 +95,7 @@ class CostsStrip(QWidget):
         self.verdict.setWordWrap(True)
         self.verdict.setTextFormat(Qt.TextFormat.PlainText)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.verdict.setAccessibleName("Which shape is cheaper for this question")
         layout.addWidget(self.chart)
         layout.addWidget(self.verdict)
         self.set_comparison(None)
