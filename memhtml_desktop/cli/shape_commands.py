@@ -203,6 +203,10 @@ def print_shape_report(report, ranking: str) -> None:
         missing = f.probes - f.content - f.pointer
         print(f"  {SHAPE_NAMES[f.shape]:<30} {f.content:>8} {f.pointer:>8} {missing:>8} {f.mean_cost:>11,.0f}")
     print("content: the target's text reached the agent; pointer: only its index or catalogue line did")
+    for kind, counts in report.rule().items():
+        print(f"{kind} questions: direct recall cheaper {counts['direct']}, catalogue + one expansion cheaper "
+              f"{counts['catalog']}")
+    print(f"catalogues with entries they cannot tell apart: {report.indistinct_probes} of {len(report.rows)}")
 
 
 COMMANDS = {"expand": cmd_expand}

@@ -40,7 +40,7 @@ def quotas_from(store: "Store", pack: RecallPack, budget: int, ledger_map: Ledge
     ranks = _pool_ranks(pack)
     with conn:  # one snapshot for the pool's facts and the resident memories
         found = shape_reads.candidates(conn, list(ranks), ranks)
-        resident, totals = shape_reads.resident(conn, pack.scope, ledger_map)
+        resident, totals = shape_reads.resident(conn, pack.scope, ledger_map, cache_key=str(store.index_path))
     pool = [found[p] for p in ranks if p in found]
     folded = fold_quotas(pack.query, pool, resident, totals, budget, ledger_map, max_per_entity=profile.max_per_entity,
                          scope=pack.scope, degraded_reasons=pack.degraded_reasons, ranking=pack.ranking)

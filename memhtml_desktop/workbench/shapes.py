@@ -31,12 +31,16 @@ class ProbeShapes:
     query: str
     target: str
     landings: tuple[Landing, ...]
+    indistinct: int = 0  # catalogue entries that share their title and summary with another
+    cheaper: str = ""  # "direct" or "catalog" for this query (ShapeComparison.cheaper)
+    question: str = ""
 
     def landing(self, shape: str) -> Landing:
         return next(x for x in self.landings if x.shape == shape)
 
     def to_json(self) -> dict[str, Any]:
-        return {"query": self.query, "target": self.target, "landings": [x.to_json() for x in self.landings]}
+        return {"query": self.query, "target": self.target, "question": self.question, "cheaper": self.cheaper,
+                "indistinct": self.indistinct, "landings": [x.to_json() for x in self.landings]}
 
 
 @dataclass(frozen=True)
@@ -74,8 +78,23 @@ class ShapeReport:
                                     sum(x.cost for x in picked) / n if n else 0.0))
         return tuple(out)
 
+    @property
+    def indistinct_probes(self) -> int:
+        """Probes whose catalogue listed entries it could not tell apart."""
+        return sum(1 for row in self.rows if row.indistinct)
+
+    def rule(self) -> dict[str, dict[str, int]]:
+        """Per question kind ("specific", "vague"), how often direct recall and the catalogue were cheaper."""
+        out: dict[str, dict[str, int]] = {}
+        for row in self.rows:
+            if row.question and row.cheaper:
+                counts = out.setdefault(row.question, {"direct": 0, "catalog": 0})
+                counts[row.cheaper] += 1
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {"budget": self.budget, "k": self.k, "figures": [f.to_json() for f in self.figures],
+                "indistinct_probes": self.indistinct_probes, "rule": self.rule(),
                 "probes": [row.to_json() for row in self.rows]}
 
 
@@ -100,7 +119,9 @@ def compare_shapes(
             raise Cancelled()
         comparison = store.shapes(probe.query, probe.scope, budget=spend, limit=limit, k=k, ranking=profile,
                                   ledgers=ledgers)
-        rows.append(ProbeShapes(probe.query, probe.target, landings(comparison, probe.targets)))
+        rows.append(ProbeShapes(probe.query, probe.target, landings(comparison, probe.targets),
+                                sum(len(g) for g in comparison.catalogue.indistinct), comparison.cheaper,
+                                comparison.catalogue.question))
         if progress is not None:
             progress("shapes", n + 1, len(probes))
     return ShapeReport(spend, k, tuple(rows))

@@ -72,16 +72,28 @@ def test_the_ledger_sql_agrees_with_the_map(tmp_path):
         Rule("profile", entity_types=("team",), path_prefixes=("projects/", "resources/")),
         Rule("pending", types=("task",), task_status=("todo", "blocked")),
     ), otherwise="profile", window=500)
+    drivers = LedgerMap(name="drivers", rules=(
+        Rule("task", types=("procedural",)),
+        Rule("profile", tags=("people",), types=("semantic",)),
+        Rule("pending", types=("task",), task_status=("todo", "doing")),
+        Rule("profile", types=("verdict", "precedent")),
+        Rule("pending", types=("semantic",), needs_revision=False, path_prefixes=("areas/inbox/",)),
+        Rule("profile", entity_types=("service",), types=("episodic",)),
+    ), window=500)
     conn = store.reader()
-    every = [r[0] for r in conn.execute("SELECT path FROM files WHERE archived = 0 ORDER BY path")]
-    facts = shape_reads.candidates(conn, every)
-    for ledger_map in (LedgerMap(rules=SEED.rules, window=500), custom):
-        got, totals = shape_reads.resident(conn, Scope(), ledger_map)
-        for name in ("profile", "pending"):
-            expected = sorted(p for p, c in facts.items() if ledger_map.ledger_of(c.facts) == name)
-            assert sorted(c.path for c in got[name]) == expected and totals[name] == len(expected), (ledger_map.name, name)
-            assert expected, "each resident ledger holds something on this store"
-    assert any(c.facts.needs_revision for c in facts.values())
+    for scope, live in ((Scope(), "archived = 0"), (Scope(include_archived=True), "1"), (Scope(workspace="billing-service"),
+                                                                                          "archived = 0 AND workspace = 'billing-service'")):
+        every = [r[0] for r in conn.execute(f"SELECT path FROM files WHERE {live} ORDER BY path")]
+        facts = shape_reads.candidates(conn, every)
+        for ledger_map in (LedgerMap(rules=SEED.rules, window=500), custom, drivers):
+            got, totals = shape_reads.resident(conn, scope, ledger_map)
+            for name in ("profile", "pending"):
+                expected = sorted(p for p, c in facts.items() if ledger_map.ledger_of(c.facts) == name)
+                assert sorted(c.path for c in got[name]) == expected and totals[name] == len(expected), \
+                    (scope, ledger_map.name, name)
+                if scope == Scope():
+                    assert expected, "each resident ledger holds something on this store"
+    assert any(c.facts.needs_revision for c in shape_reads.candidates(conn, every).values())
 
 
 def test_a_budget_below_every_capsule_returns_the_index_and_says_so(store_root, make_store):
@@ -219,3 +231,17 @@ def test_byte_identical_packs_with_minilm(tmp_path_factory):
     for query, budget in (("rollback drain the vip", 16_000), ("invoice", 900)):
         first = json.dumps(_packs(store, query, budget), sort_keys=True).encode()
         assert first == json.dumps(_packs(store, query, budget), sort_keys=True).encode()
+
+
+def test_the_resident_ledgers_are_kept_until_the_index_changes(store_root, make_store):
+    long_session_store(store_root)
+    store = make_store(store_root)
+    store.index()
+    first = store.quotas(QUERY, budget=6000).ledger("pending")
+    assert [i.path.rsplit("/", 1)[1] for i in first.section.items][0] == "follow-up-2.html"
+    write_memory(store_root, "projects/checkout-api/tasks/follow-up-new.html", memory_type="task", title="Newest",
+                 claim="Follow up: the newest open task.", extra_metas=[("memhtml-task-status", "todo")],
+                 created="2026-08-20T00:00:00Z")
+    store.update_paths(["projects/checkout-api/tasks/follow-up-new.html"])
+    again = store.quotas(QUERY, budget=6000).ledger("pending")
+    assert again.section.items[0].path.endswith("follow-up-new.html") and again.candidates == first.candidates + 1

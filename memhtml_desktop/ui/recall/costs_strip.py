@@ -108,4 +108,5 @@ class CostsStrip(QWidget):
             return
         self.chart.set_costs(comparison.costs, comparison.budget)
         self.verdict.setText(comparison.verdict())
+        self.verdict.setAccessibleName(comparison.verdict())
         self.setVisible(True)

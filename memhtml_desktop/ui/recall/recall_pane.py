@@ -104,6 +104,7 @@ class RecallPane(QWidget):
         self.ledger_label.setTextFormat(Qt.TextFormat.PlainText)
         self.ledger_label.setWordWrap(True)
         self.ledger_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.ledger_label.setAccessibleName("The pack's ledger: no pack yet")
         layout.addWidget(self.query_label)
         self.costs = CostsStrip(self)
         layout.addWidget(self.costs)
@@ -196,6 +197,7 @@ class RecallPane(QWidget):
         text = f"The pack {agent} gets for “{pack.query}”" if pack.query else f"The pack {agent} gets"
         self.query_label.setText(text + (f" ({ranking} ranking)" if ranking else ""))
         self.ledger_label.setText(person_ledger(pack))
+        self.ledger_label.setAccessibleName(person_ledger(pack))
         self.ledger_label.setToolTip(tooltip_text(ledger_line(pack)))
         if pack.degraded:
             reasons = "; ".join(pack.degraded_reasons) or "an arm is unavailable"
