@@ -198,15 +198,17 @@ SHAPE_NAMES = {"memhtml": "memhtml's pack", "quotas": "quota ledgers", "catalog+
 def print_shape_report(report, ranking: str) -> None:
     print(f"pack shapes over {len(report.rows)} probes · budget {report.budget:,} · catalogue k {report.k} · "
           f"ranking: {ranking}")
-    print(f"  {'shape':<30} {'content':>8} {'pointer':>8} {'missing':>8} {'mean chars':>11}")
+    print(f"  {'shape':<30} {'content':>8} {'pointer':>8} {'missing':>8} {'mean chars':>11} {'charged':>8}")
     for f in report.figures:
         missing = f.probes - f.content - f.pointer
-        print(f"  {SHAPE_NAMES[f.shape]:<30} {f.content:>8} {f.pointer:>8} {missing:>8} {f.mean_cost:>11,.0f}")
+        print(f"  {SHAPE_NAMES[f.shape]:<30} {f.content:>8} {f.pointer:>8} {missing:>8} {f.mean_cost:>11,.0f}"
+              f" {f.mean_charged:>8,.0f}")
     print("content: the target's text reached the agent; pointer: only its index or catalogue line did")
     for kind, counts in report.rule().items():
         print(f"{kind} questions: direct recall cheaper {counts['direct']}, catalogue + one expansion cheaper "
               f"{counts['catalog']}")
-    print(f"catalogues with entries they cannot tell apart: {report.indistinct_probes} of {len(report.rows)}")
+    print(f"catalogues with entries they cannot tell apart: {report.indistinct_probes} of {len(report.rows)}; "
+          f"listing a near-twin control beside the target: {report.controls_listed_probes}")
 
 
 COMMANDS = {"expand": cmd_expand}

@@ -116,6 +116,10 @@ class ShapeComparison:
             expected = "direct" if kind == "specific" else "catalog"
             agrees = "as the seed's rule expects" if expected == self.cheaper else "against the seed's rule"
             text += f"; the question reads {kind} ({self.catalogue.question_why}), {agrees}"
+        charged_direct = pack.charged <= first.delivered
+        if charged_direct != (self.cheaper == "direct"):
+            text += (f". Counted as the seed counts, index lines free, the other way round ({pack.charged:,} charged "
+                     f"against {first.delivered:,})")
         groups = self.catalogue.indistinct
         if groups:
             n = sum(len(g) for g in groups)
@@ -147,9 +151,11 @@ class Landing:
     outcome: str
     cost: int
     where: str = ""
+    charged: int | None = None  # what counted against the budget (None: all of `cost`)
 
     def to_json(self) -> dict[str, Any]:
-        return {"shape": self.shape, "outcome": self.outcome, "cost": self.cost, "where": self.where}
+        return {"shape": self.shape, "outcome": self.outcome, "cost": self.cost,
+                "charged": self.cost if self.charged is None else self.charged, "where": self.where}
 
 
 def _in_sections(sections, targets: tuple[str, ...]) -> tuple[str, str]:
@@ -168,9 +174,10 @@ def landings(comparison: ShapeComparison, targets: tuple[str, ...]) -> tuple[Lan
     pack, quotas, cat = comparison.pack, comparison.quotas, comparison.catalogue
     out = []
     outcome, where = _in_sections((("memories", pack.memories), ("arcs", pack.arcs)), targets)
-    out.append(Landing("memhtml", outcome, pack_delivered(pack), where))
+    out.append(Landing("memhtml", outcome, pack_delivered(pack), where, pack.spent))
     outcome, where = _in_sections(((ledger.name, ledger.section) for ledger in quotas.ledgers), targets)
-    out.append(Landing("quotas", outcome, sum(delivered(ledger.section) for ledger in quotas.ledgers), where))
+    out.append(Landing("quotas", outcome, sum(delivered(ledger.section) for ledger in quotas.ledgers), where,
+                       quotas.used))
     listed = cat.listed
     position = next((n for n, e in enumerate(listed) if e.path in targets), None)
     for n, shape in ((1, "catalog+1"), (2, "catalog+2")):

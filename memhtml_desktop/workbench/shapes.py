@@ -34,13 +34,15 @@ class ProbeShapes:
     indistinct: int = 0  # catalogue entries that share their title and summary with another
     cheaper: str = ""  # "direct" or "catalog" for this query (ShapeComparison.cheaper)
     question: str = ""
+    controls_listed: int = 0  # the probe's near-twin controls the catalogue listed beside its entries
 
     def landing(self, shape: str) -> Landing:
         return next(x for x in self.landings if x.shape == shape)
 
     def to_json(self) -> dict[str, Any]:
         return {"query": self.query, "target": self.target, "question": self.question, "cheaper": self.cheaper,
-                "indistinct": self.indistinct, "landings": [x.to_json() for x in self.landings]}
+                "indistinct": self.indistinct, "controls_listed": self.controls_listed,
+                "landings": [x.to_json() for x in self.landings]}
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class ShapeFigures:
     content: int
     pointer: int
     mean_cost: float
+    mean_charged: float = 0.0
 
     @property
     def content_rate(self) -> float:
@@ -58,7 +61,7 @@ class ShapeFigures:
     def to_json(self) -> dict[str, Any]:
         return {"shape": self.shape, "probes": self.probes, "content": self.content, "pointer": self.pointer,
                 "missing": self.probes - self.content - self.pointer, "content_rate": round(self.content_rate, 4),
-                "mean_cost": round(self.mean_cost, 1)}
+                "mean_cost": round(self.mean_cost, 1), "mean_charged": round(self.mean_charged, 1)}
 
 
 @dataclass(frozen=True)
@@ -73,10 +76,16 @@ class ShapeReport:
         for shape in PROBE_SHAPES:
             picked = [row.landing(shape) for row in self.rows]
             n = len(picked)
+            charged = [x.cost if x.charged is None else x.charged for x in picked]
             out.append(ShapeFigures(shape, n, sum(x.outcome == "content" for x in picked),
                                     sum(x.outcome == "pointer" for x in picked),
-                                    sum(x.cost for x in picked) / n if n else 0.0))
+                                    sum(x.cost for x in picked) / n if n else 0.0, sum(charged) / n if n else 0.0))
         return tuple(out)
+
+    @property
+    def controls_listed_probes(self) -> int:
+        """Probes whose catalogue listed one of their near-twin controls: told apart by a word or two."""
+        return sum(1 for row in self.rows if row.controls_listed)
 
     @property
     def indistinct_probes(self) -> int:
@@ -94,7 +103,8 @@ class ShapeReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"budget": self.budget, "k": self.k, "figures": [f.to_json() for f in self.figures],
-                "indistinct_probes": self.indistinct_probes, "rule": self.rule(),
+                "indistinct_probes": self.indistinct_probes, "controls_listed_probes": self.controls_listed_probes,
+                "rule": self.rule(),
                 "probes": [row.to_json() for row in self.rows]}
 
 
@@ -119,9 +129,10 @@ def compare_shapes(
             raise Cancelled()
         comparison = store.shapes(probe.query, probe.scope, budget=spend, limit=limit, k=k, ranking=profile,
                                   ledgers=ledgers)
+        listed = {e.path for e in comparison.catalogue.listed}
         rows.append(ProbeShapes(probe.query, probe.target, landings(comparison, probe.targets),
                                 sum(len(g) for g in comparison.catalogue.indistinct), comparison.cheaper,
-                                comparison.catalogue.question))
+                                comparison.catalogue.question, len(listed.intersection(probe.controls))))
         if progress is not None:
             progress("shapes", n + 1, len(probes))
     return ShapeReport(spend, k, tuple(rows))
