@@ -20,10 +20,7 @@ from memhtml_desktop.domain.probes import EvalProbe
 from memhtml_desktop.domain.quotas import LedgerMap
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.shapes import PROBE_SHAPES, Landing, landings
-
-
-class Cancelled(Exception):
-    """The caller's `cancelled()` turned true."""
+from memhtml_desktop.workbench.runs import Cancelled  # the core's one: the window's jobs turn it into theirs
 
 
 @dataclass(frozen=True)
