@@ -245,3 +245,15 @@ def test_the_resident_ledgers_are_kept_until_the_index_changes(store_root, make_
     store.update_paths(["projects/checkout-api/tasks/follow-up-new.html"])
     again = store.quotas(QUERY, budget=6000).ledger("pending")
     assert again.section.items[0].path.endswith("follow-up-new.html") and again.candidates == first.candidates + 1
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\"unbalanced", "NOT AND OR NEAR(", "x" * 12_000, "🦜 émoji 漢字",
+                                   "' OR 1=1; DROP TABLE files; --", "\x00\ud800"])
+def test_a_hostile_query_gets_shapes_or_nothing_never_a_traceback(store_root, make_store, query):
+    chain_store(store_root)
+    store = make_store(store_root)
+    store.index()
+    comparison = store.shapes(query, budget=500, k=3)
+    assert comparison.quotas.used <= 500 and comparison.catalogue.cost <= 500
+    assert len(comparison.catalogue.entries) <= 3
+    assert comparison.verdict()
