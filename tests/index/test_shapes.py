@@ -257,3 +257,19 @@ def test_a_hostile_query_gets_shapes_or_nothing_never_a_traceback(store_root, ma
     assert comparison.quotas.used <= 500 and comparison.catalogue.cost <= 500
     assert len(comparison.catalogue.entries) <= 3
     assert comparison.verdict()
+
+
+def test_a_bad_store_map_is_named_and_the_window_falls_back_to_the_seeds(store_root, make_store):
+    from memhtml_desktop.domain.quotas import STORE_FILE, LedgerMapError
+
+    chain_store(store_root)
+    store = make_store(store_root)
+    assert store.ledger_map() == SEED, "no file: the seed's map"
+    (store_root / STORE_FILE).parent.mkdir(parents=True)
+    (store_root / STORE_FILE).write_text('{\n  "name": "team",\n  "window": 0\n}\n', encoding="utf-8")
+    with pytest.raises(LedgerMapError, match=r"\.memhtml-desktop/ledgers\.json:3: window"):
+        store.ledger_map()
+    assert store.ledger_map(lenient=True) == SEED
+    assert any("ledgers.json:3" in n and "seed's ledger map is used instead" in n for n in store.notices)
+    (store_root / STORE_FILE).write_text('{"name": "team", "window": 4}', encoding="utf-8")
+    assert store.ledger_map().window == 4 and store.ledger_map().source == STORE_FILE
