@@ -24,8 +24,10 @@ from typing import Any
 
 import apsw
 
+from memhtml_desktop.domain.catalogue import Catalogue, Expansion
 from memhtml_desktop.domain.embedder import Embedder
 from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
+from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.results import (
     FilterCounts,
@@ -37,6 +39,7 @@ from memhtml_desktop.domain.results import (
     Problem,
     WhyNot,
 )
+from memhtml_desktop.domain.shapes import ShapeComparison
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.index import db as dbmod
 from memhtml_desktop.index import writelock
@@ -71,6 +74,8 @@ LAZY_MODULES = (
     "memhtml_desktop.index.pool",
     "memhtml_desktop.index.reader",
     "memhtml_desktop.index.scanner",
+    "memhtml_desktop.index.shape_reads",
+    "memhtml_desktop.index.shapes",
     "memhtml_desktop.index.sidecar",
     "memhtml_desktop.index.state",
     "memhtml_desktop.index.versions",
@@ -374,6 +379,62 @@ class Store:
         return self._recovering(
             lambda: self.retriever().recall(query, scope, budget=budget, limit=limit, ranking=ranking)
         )
+
+    def quotas(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
+               ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None) -> QuotaPack:
+        """The recall pack in four quota ledgers (seed 003, 6.5; index/shapes.py). Not a read."""
+        from memhtml_desktop.index.shapes import quota_pack
+
+        return self._recovering(lambda: quota_pack(self, query, scope, budget=budget, limit=limit, ranking=ranking,
+                                                   ledgers=ledgers))
+
+    def catalogue(self, query: str, scope: Scope | None = None, *, k: int = 10, budget: int | None = None,
+                  ranking: RankingProfile | None = None) -> Catalogue:
+        """The top `k` as title, one-line summary and expand cost (seed 003, 6.3). Not a read."""
+        from memhtml_desktop.index.shapes import catalogue
+
+        return self._recovering(lambda: catalogue(self, query, scope, k=k, budget=budget, ranking=ranking))
+
+    def expand(self, path: str) -> Expansion:
+        """One memory's body, neighbours and evidence chain, from the index. Not a read: salience
+        moves only when a person opens a memory (`read`)."""
+        from memhtml_desktop.index.reader import MemoryNotFound
+        from memhtml_desktop.index.shape_reads import expansions
+
+        path = safe_store_path(path)
+        found = self._recovering(lambda: expansions(self.reader(), [path]))
+        if path not in found:
+            raise MemoryNotFound(f"no indexed memory at {path}")
+        return found[path]
+
+    def ledger_map(self, path: str | os.PathLike[str] | None = None, *, lenient: bool = False) -> LedgerMap:
+        """The quota ledgers' map: the file at `path`, else the store's `.memhtml-desktop/ledgers.json`
+        (a curator's, committed with the store), else the seed's. A map that cannot be read raises
+        LedgerMapError naming file and line; with `lenient` it becomes a notice and the seed's map."""
+        from memhtml_desktop.domain.quotas import SEED, STORE_FILE, LedgerMapError, parse_ledger_map
+
+        target = Path(path) if path is not None else self.root / STORE_FILE
+        if path is None and not target.is_file():
+            return SEED
+        source = str(path) if path is not None else STORE_FILE
+        try:
+            return parse_ledger_map(target.read_text(encoding="utf-8"), source=source)
+        except (OSError, UnicodeDecodeError) as exc:
+            error = LedgerMapError(f"cannot be read ({exc})", 0, source)
+        except LedgerMapError as exc:
+            error = exc
+        if not lenient:
+            raise error
+        self.notice(f"{error}; the seed's ledger map is used instead")
+        return SEED
+
+    def shapes(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
+               k: int = 10, ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None) -> ShapeComparison:
+        """memhtml's pack, the quota ledgers and the catalogue for one query, with their costs."""
+        from memhtml_desktop.index.shapes import compare
+
+        return self._recovering(lambda: compare(self, query, scope, budget=budget, limit=limit, k=k, ranking=ranking,
+                                                ledgers=ledgers))
 
     def reinforce(self, paths, signal: str) -> ReinforceResult:
         """Record reads or judgements. A plane that stayed locked, or a disk that filled mid-write,
