@@ -52,6 +52,14 @@ polarity, twin resolution and MMR (the seeds: "recall diversifies too")."""
 
 RECALL_TIERS = ("quote_index", "quote_disclosure_index")
 
+LEXICAL_INDEXES = ("memhtml", "stemmed")
+"""Which FTS5 index the lexical arm ranks with. `memhtml`: files_fts, memhtml's one column (title,
+claim and body joined) under unicode61, bm25 with its default weight. `stemmed`: files_fts_stemmed
+(migration 0008), the porter stemmer over three columns, bm25 weighted per column (`field_weights`)."""
+
+FIELDS = ("title", "claim", "body")
+"""The stemmed index's columns, in order: `field_weights` gives one bm25 weight each."""
+
 
 @dataclass(frozen=True)
 class PerEmbedder:
@@ -123,6 +131,9 @@ class RankingProfile:
     arm_window: int = DEFAULT_ARM_LIMIT
     pool_factor: int = MMR_POOL_FACTOR
     fts_forms: str = "all_any"
+    lexical: str = "memhtml"
+    field_weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    question_words: bool = False
     gate_priors: bool = False
     polarity: bool = True
     polarity_cosine: PerEmbedder = PerEmbedder((), TWIN_COSINE)
@@ -143,6 +154,9 @@ class RankingProfile:
     def __post_init__(self) -> None:
         if self.fts_forms not in FTS_FORMS:
             raise ValueError(f"fts_forms must be one of {FTS_FORMS}, got {self.fts_forms!r}")
+        if self.lexical not in LEXICAL_INDEXES:
+            raise ValueError(f"lexical must be one of {LEXICAL_INDEXES}, got {self.lexical!r}")
+        object.__setattr__(self, "field_weights", _field_weights(self.field_weights))
         if self.mmr_redundancy not in MMR_REDUNDANCY:
             raise ValueError(f"mmr_redundancy must be one of {MMR_REDUNDANCY}, got {self.mmr_redundancy!r}")
         if self.recall_pool not in RECALL_POOLS:
@@ -183,6 +197,13 @@ class RankingProfile:
         return sum(max(a.weight, 0.0) for a in self.arms) / (1 + self.rrf_k)
 
     @property
+    def lexical_key(self) -> tuple[Any, ...]:
+        """What decides which memories the lexical arm lists, and in which order: two profiles with the
+        same key read the same lexical candidates (the workbench prepares a probe set once per key)."""
+        return (self.fts_forms, self.lexical, self.field_weights if self.lexical == "stemmed" else (),
+                self.question_words and self.fts_forms != "all")
+
+    @property
     def recall_disclosure_tier(self) -> bool:
         return self.recall_tiers == "quote_disclosure_index"
 
@@ -203,6 +224,8 @@ class RankingProfile:
             value = getattr(self, f.name)
             if f.name == "arms":
                 value = {a.name: a.weight for a in value}
+            elif f.name == "field_weights":
+                value = dict(zip(FIELDS, value))
             elif isinstance(value, PerEmbedder):
                 value = value.to_json()
             out[f.name] = value
@@ -228,7 +251,9 @@ class RankingProfile:
                 changes["arms"] = _arms_from(value, base.arms)
             elif key in ("twin_cosine", "floor_cosine", "polarity_cosine"):
                 changes[key] = PerEmbedder.from_json(value, what=key, base=getattr(base, key))
-            elif key in ("polarity", "twins", "mmr_keeps_known_items", "gate_priors"):
+            elif key == "field_weights":
+                changes[key] = _field_weights(value, base.field_weights)
+            elif key in ("polarity", "twins", "mmr_keeps_known_items", "gate_priors", "question_words"):
                 if not isinstance(value, bool):
                     raise ValueError(f"{key}: expected true or false")
                 changes[key] = value
@@ -241,6 +266,22 @@ class RankingProfile:
             else:
                 changes[key] = str(value)
         return replace(base, **changes)
+
+
+def _field_weights(value: Any, base: tuple[float, ...] = (1.0, 1.0, 1.0)) -> tuple[float, float, float]:
+    """bm25's column weights: three numbers (title, claim, body) or `{field: weight}` over `base`;
+    each finite and >= 0, not all 0 (bm25 would score every match 0)."""
+    if isinstance(value, Mapping):
+        unknown = sorted(set(value) - set(FIELDS))
+        if unknown:
+            raise ValueError(f"field_weights: unknown field(s) {', '.join(unknown)} (known: {', '.join(FIELDS)})")
+        value = tuple(value.get(name, base[i]) for i, name in enumerate(FIELDS))
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != len(FIELDS):
+        raise ValueError("field_weights: expected three numbers (title, claim, body) or an object of field -> weight")
+    weights = tuple(_number(v, f"field_weights.{name}") for name, v in zip(FIELDS, value))
+    if any(w < 0 for w in weights) or not any(w > 0 for w in weights):
+        raise ValueError(f"field_weights: each weight must be >= 0 and one > 0, got {list(weights)}")
+    return weights  # type: ignore[return-value]
 
 
 def _arms_from(value: Any, base: tuple[Arm, ...]) -> tuple[Arm, ...]:
@@ -273,6 +314,9 @@ DEFAULT = RankingProfile(
     "counted only for memories the query matches, twin resolution, MMR that spares known items, "
     "recall over the whole reordered pool",
     fts_forms="all_any",
+    lexical="stemmed",
+    field_weights=(2.0, 1.0, 1.0),
+    question_words=True,
     gate_priors=True,
     polarity=False,
     polarity_cosine=TWIN_COSINE_BY_EMBEDDER,

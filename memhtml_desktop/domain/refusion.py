@@ -9,8 +9,9 @@ The workbench runs a probe set under many configurations (a run, a comparison, t
 hundreds of candidates), so it reads the first half once per probe (`PreparedQuery`, made by
 `index/arm_lists.py`) and redoes only the second here, in memory. What a configuration may change
 this way: arm weights, `rrf_k`, `pool_factor`, an `arm_window` up to the prepared one, polarity,
-twin resolution, MMR and their thresholds. The lexical form (`fts_forms`) changes which memories
-the lexical arm reads, so a configuration that changes it needs its own preparation.
+twin resolution, MMR and their thresholds. The lexical knobs (`fts_forms`, `lexical`,
+`field_weights`, `question_words`: `RankingProfile.lexical_key`) change which memories the lexical
+arm reads, so a configuration that changes one needs its own preparation.
 
 The arithmetic is the fused statement's (`index/retrieval_sql.py`): weights are inlined in SQL
 with four decimals, so they are rounded the same way here; sums are exactly rounded (`math.fsum`,
@@ -64,6 +65,7 @@ class PreparedQuery:
     reasons: tuple[str, ...] = ()
     cosines: dict[str, float] = field(default_factory=dict)
     fts_form: str | None = None  # the lexical form the arm bound: `all` (every word) or `any`
+    lexical_key: tuple = ()  # the preparing profile's `lexical_key` (index, forms, field weights, words)
     _table: CosineTable | None = field(default=None, repr=False)
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -141,4 +143,4 @@ def rerank(prepared: PreparedQuery, profile: RankingProfile, limit: int, model_i
 
 def can_rerank(prepared: PreparedQuery, profile: RankingProfile) -> bool:
     """Whether `profile` can be answered from `prepared` (same lexical form, window within reach)."""
-    return profile.fts_forms == prepared.fts_forms and profile.arm_window <= prepared.window
+    return profile.lexical_key == prepared.lexical_key and profile.arm_window <= prepared.window

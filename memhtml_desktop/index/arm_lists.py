@@ -109,7 +109,8 @@ class _Reader:
         match, form = self.retriever.fts_form(fts, scope_sql, self.profile)
         if not match:
             return (), form
-        sql = build_arm_sql("fts", scope_sql.filter)
+        sql = build_arm_sql("fts", scope_sql.filter, lexical=self.profile.lexical,
+                            field_weights=self.profile.field_weights)
         params = bind_params(sql, (match, self.window, None, None), scope_sql.params)
         return tuple(row[0] for row in self.conn.execute(sql, params)), form
 
@@ -197,7 +198,7 @@ def prepare_queries(
             # floor calibration also reads the probe's targets and controls (`also`).
             cosines = reader.cosines(qvec, [*listed, *also] if with_cosines else listed)
             out.append(PreparedQuery(
-                query=query, fts_forms=profile.fts_forms, window=window, lists=lists,
+                query=query, fts_forms=profile.fts_forms, lexical_key=profile.lexical_key, window=window, lists=lists,
                 available=frozenset(available), candidates={p: reader.candidates[p] for p in listed},
                 reasons=tuple(reasons), cosines=cosines, fts_form=form,
             ))

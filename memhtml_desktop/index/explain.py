@@ -148,7 +148,8 @@ def _arm_ranks(
     vector_param, dists = retriever.vector_param(qvec, snapshot, scope_sql, profile.arm_window, whole=True)
     prefix = (match, -1, -1, vector_param)
     for arm in arms:
-        sql = build_arm_sql(arm.name, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space())
+        sql = build_arm_sql(arm.name, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space(),
+                            lexical=profile.lexical, field_weights=profile.field_weights)
         params = bind_params(sql, prefix, scope_sql.params)
         total = 0
         found = None
@@ -173,7 +174,7 @@ def _arm_ranks(
                 entry["raw"] = raw
         report.arms[arm.name] = entry
     sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space(),
-                        k=profile.rrf_k)
+                        k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights)
     if sql is None:
         return
     params = bind_params(sql, (match, profile.arm_window, -1, vector_param), scope_sql.params)

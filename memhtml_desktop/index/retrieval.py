@@ -25,9 +25,11 @@ from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.reorder import PoolItem, reorder
 from memhtml_desktop.domain.rrf import active_arms
+from memhtml_desktop.domain.stopwords import QUESTION_WORDS
 from memhtml_desktop.domain.signals import IndexStatus, MatchCount, Move, RelevanceSummary
 from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult, bounded_query
 from memhtml_desktop.index import hydrate, relevance
+from memhtml_desktop.index.answers import word_docs
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, build_rrf_sql
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
@@ -123,7 +125,7 @@ class Retriever:
             hits, summary = self._hits(pool)
             matches = MatchCount(pool.fts_form)
             if pool.scope_sql is not None and limit > 0:
-                matches = relevance.match_count(self.conn, pool.match, pool.fts_form, pool.scope_sql)
+                matches = relevance.match_count(self.conn, pool.match, pool.fts_form, pool.scope_sql, profile.lexical)
             scope_empty = not hits and scope.narrowed
             archived_count, archived = (0, ())
             if scope_empty:
@@ -266,7 +268,7 @@ class Retriever:
         match, pool.fts_form = self.fts_form(fts, scope_sql, profile)
         pool.match = match
         sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self.space(),
-                            k=profile.rrf_k)
+                            k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights)
         if sql is None:
             return pool
         vector_param, dists = self.vector_param(qvec, snapshot, scope_sql, profile.arm_window)
@@ -314,13 +316,15 @@ class Retriever:
             return None, None
         if profile.fts_forms == "all":
             return fts.every_word_form, "all"
-        if len(fts.terms) == 1:
-            return fts.all_form, "all"
-        probe = build_fts_probe_sql(scope_sql.filter)
-        params = bind_params(probe, (fts.all_form, None, None, None), scope_sql.params)
+        drop = QUESTION_WORDS if profile.question_words else frozenset()
+        every = fts.all_form_without(drop)
+        if len(fts.content_terms(drop)) == 1:
+            return every, "all"
+        probe = build_fts_probe_sql(scope_sql.filter, profile.lexical)
+        params = bind_params(probe, (every, None, None, None), scope_sql.params)
         if self.conn.execute(probe, params).fetchone() is not None:
-            return fts.all_form, "all"
-        return fts.any_form_without(common_words(self.conn, fts.words)), "any"
+            return every, "all"
+        return fts.any_form_without(common_words(self.conn, fts.words) | drop), "any"
 
     def vector_param(
         self,
@@ -513,12 +517,10 @@ def common_words(conn: apsw.Connection, words: tuple[str, ...]) -> frozenset[str
     """Words held by at least half the indexed files: bm25 gives them no weight (see FtsQuery)."""
     if not words:
         return frozenset()
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_fts_vocab USING fts5vocab(main, 'files_fts', 'row')")
     (total,) = conn.execute("SELECT count(*) FROM files").fetchone()
     if not total:
         return frozenset()
-    rows = conn.execute("SELECT term, doc FROM temp.files_fts_vocab WHERE term IN carray(?1)", (apsw.carray(words),))
-    return frozenset(term for term, docs in rows if 2 * docs >= total)
+    return frozenset(term for term, docs in word_docs(conn, words).items() if 2 * docs >= total)
 
 
 def _raw(arm: str, raw: Any, dists: np.ndarray | None) -> dict[str, Any]:

@@ -77,7 +77,7 @@ class Workbench:
     def prepared(self, probe_set: ProbeSet, config: Configuration, *, with_cosines: bool = False,
                  progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> PreparedSet:
         """The set read for `config` (cached by set contents, lexical form and window)."""
-        key = (probe_set.source, probe_set.probes, config.profile.fts_forms, with_cosines)
+        key = (probe_set.source, probe_set.probes, config.profile.lexical_key, with_cosines)
         with self._lock:
             hit = self._cache.get(key)
         if hit is not None and hit.serves(config.profile):
