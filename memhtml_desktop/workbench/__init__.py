@@ -133,7 +133,8 @@ class Workbench:
         gets from a default search, makes each trial several times cheaper: a pool of 30, not 120)."""
         prepared = self.prepared(probe_set, base, progress=progress, cancelled=cancelled)
         return optimize_prepared(prepared, base, trials=trials, seed=seed, holdout=holdout, limit=limit,
-                                 progress=progress, cancelled=cancelled)
+                                 progress=progress, cancelled=cancelled,
+                                 prepare=lambda profile: prepare_set(self.store, probe_set, profile, cancelled=cancelled))
 
     def floor_scan(self, probe_set: ProbeSet, config: Configuration, *, progress: Progress | None = None,
                    cancelled: Callable[[], bool] | None = None) -> FloorScan:
