@@ -178,28 +178,32 @@ def _arm_ranks(
     if sql is None:
         return
     params = bind_params(sql, (match, profile.arm_window, -1, vector_param), scope_sql.params)
+    fused = retriever._run_fused(sql, params, dists, profile, hydrated=False)
+    if profile.fusion == "convex":
+        fused = retriever.convex(fused, profile)
+        for c in fused:
+            if c.path == path:  # the target's scored arms: what the convex fusion made of their scores
+                for a in c.arms:
+                    if a.arm in report.arms and a.norm is not None:
+                        report.arms[a.arm].update(contribution=a.contribution, weight=a.weight, normalised=a.norm)
+    parts = {c.path: [(a.arm, a.contribution) for a in c.arms] for c in fused}
     if profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms):
-        _gated_position(retriever, conn.execute(sql, params), path, report, profile, qvec, snapshot, form)
+        lexical = [p for p, v in parts.items() if any(a == "fts" for a, _ in v)]
+        every = retriever.every_word(fts, form, profile, lexical)
+        _gated_position(retriever, parts, path, report, profile, qvec, snapshot, every)
         return
-    seen: list[str] = []
-    for row_path, score, *_ in conn.execute(sql, params):
-        if not seen or seen[-1] != row_path:
-            seen.append(row_path)
-            if row_path == path:
-                report.fused_position = len(seen)
-                report.fused_score = float(score)
+    for c in fused:
+        if c.path == path:
+            report.fused_position, report.fused_score = c.fused_position, c.score
 
 
-def _gated_position(retriever: Retriever, rows: Any, path: str, report: WhyNot, profile: RankingProfile,
-                    qvec: Any, snapshot: Any, form: str | None) -> None:
+def _gated_position(retriever: Retriever, parts: dict[str, list[tuple[str, float]]], path: str, report: WhyNot,
+                    profile: RankingProfile, qvec: Any, snapshot: Any, every: frozenset[str]) -> None:
     """The fused position under gated priors (`domain/priors.py`), as the search ranks it; the
     target's prior arms say when they did not count, and why."""
-    parts: dict[str, list[tuple[str, float]]] = {}
-    for row_path, _score, arm, _rank, _raw, contribution in rows:
-        parts.setdefault(row_path, []).append((arm, float(contribution)))
     if not parts:
         return
-    order, counted, cosines = retriever.gated(parts, qvec, snapshot, form, profile)
+    order, counted, cosines = retriever.gated(parts, qvec, snapshot, every, profile)
     for position, (score, row_path) in enumerate(order, start=1):
         if row_path == path:
             report.fused_position, report.fused_score = position, score

@@ -77,6 +77,16 @@ def match_count(conn: apsw.Connection, match: str | None, form: str | None, scop
     return MatchCount(form, min(int(count), MATCH_COUNT_CAP), capped=count > MATCH_COUNT_CAP)
 
 
+def holding(conn: apsw.Connection, match: str | None, paths: Sequence[str], lexical: str = "memhtml") -> frozenset[str]:
+    """Which of `paths` the MATCH text `match` matches in the lexical index `lexical`."""
+    if not match or not paths:
+        return frozenset()
+    table = FTS_TABLES[lexical]
+    rows = conn.execute(f"SELECT files.path FROM {table} JOIN files ON files.rowid = {table}.rowid "
+                        f"WHERE {table} MATCH ?1 AND files.path IN carray(?2)", (match, apsw.carray(tuple(paths))))
+    return frozenset(str(r[0]) for r in rows)
+
+
 def pool_cosines(
     conn: apsw.Connection,
     rowids: dict[str, int],

@@ -54,12 +54,22 @@ def test_an_inflected_word_meets_its_stem_under_default_only(stemmed_store, quer
 def test_question_words_never_decide_a_match(stemmed_store):
     # "way" and "get" are in every question and in no answer here; without them the all-words form
     # binds ("editor" and "tabs" are both in one memory) instead of falling back to any-of.
-    result = stemmed_store.search("is there a way to get the editor tabs", limit=5, ranking=DEFAULT)
+    both = replace(DEFAULT, fts_forms="all_any")
+    result = stemmed_store.search("is there a way to get the editor tabs", limit=5, ranking=both)
     assert result.fts_form == "all"
     assert result.hits[0].path == "areas/tools/editor.html"
     kept = stemmed_store.search("is there a way to get the editor tabs", limit=5,
-                                ranking=replace(DEFAULT, question_words=False))
+                                ranking=replace(both, question_words=False))
     assert kept.fts_form == "any"
+    # The default binds the any-of form, and holds the editor memory as holding every word that counts.
+    default = stemmed_store.search("is there a way to get the editor tabs", limit=5, ranking=DEFAULT)
+    assert default.fts_form == "any" and default.hits[0].path == "areas/tools/editor.html"
+    retriever = stemmed_store.retriever()
+    from memhtml_desktop.domain.fts_query import parse_fts_query
+    fts = parse_fts_query("is there a way to get the editor tabs")
+    with retriever.conn:
+        every = retriever.every_word(fts, "any", DEFAULT, ["areas/tools/editor.html", "areas/tools/cpan.html"])
+    assert every == {"areas/tools/editor.html"}
 
 
 def test_field_weights_decide_between_a_title_and_a_body_match(stemmed_store):
