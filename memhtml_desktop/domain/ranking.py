@@ -208,6 +208,15 @@ class RankingProfile:
                 return a.weight
         return 0.0
 
+    def contribution_rule(self, arm: str) -> str:
+        """How `arm`'s contribution to a fused score is made, in words (tooltips, legends)."""
+        if self.fusion == "convex" and arm in ("fts", "vector"):
+            norm = "its score over the best in this query's window" if self.convex_norm == "max" else \
+                "its score min-max normalised over this query's window"
+            share = "the lexical share" if arm == "fts" else "1 \u2212 the lexical share"
+            return f"weight \u00d7 {share} \u00d7 {norm}"
+        return f"weight/(rank+{self.rrf_k})"
+
     @property
     def arm_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.arms)
