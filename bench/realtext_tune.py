@@ -137,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "realtext"))
     ap.add_argument("--split", choices=("train", "test", "all"), default="train")
     ap.add_argument("--only", default="", help="lexical | fusion (default both)")
+    ap.add_argument("--alphas", default="0.2,0.3,0.4,0.5,0.6,0.7,0.8", help="lexical shares the convex rows try")
+    ap.add_argument("--norms", default="max,minmax,raw")
+    ap.add_argument("--no-rrf", action="store_true", help="leave the RRF grid out")
     args = ap.parse_args(argv)
     if "heldout" in args.sets.split(","):
         raise SystemExit("heldout is for reporting only: tune on your own sets")
@@ -166,10 +169,11 @@ def main(argv: list[str] | None = None) -> int:
             col["vector alone"] = float(np.mean([rr([p for p, _ in c], pr.targets) for c, pr in zip(vec, probes)]))
             if args.only in ("", "fusion"):
                 lex = lex_cache["porter any w211 +q"]
-                for wl, wv, k in itertools.product((0.5, 1.0, 1.5, 2.0), (0.5, 1.0, 1.5, 2.0, 3.0), (10, 30, 60)):
+                grid = () if args.no_rrf else itertools.product((0.5, 1.0, 1.5, 2.0), (0.5, 1.0, 1.5, 2.0, 3.0), (10, 30, 60))
+                for wl, wv, k in grid:
                     order = [rrf({"fts": a, "vector": b}, {"fts": wl, "vector": wv}, k) for a, b in zip(lex, vec)]
                     col[f"rrf fts {wl} vec {wv} k {k}"] = float(np.mean([rr(o, p.targets) for o, p in zip(order, probes)]))
-                for alpha, norm in itertools.product((0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8), ("max", "minmax", "raw")):
+                for alpha, norm in itertools.product([float(a) for a in args.alphas.split(",")], args.norms.split(",")):
                     order = [convex({"fts": a, "vector": b}, alpha, norm) for a, b in zip(lex, vec)]
                     col[f"cc {norm} a {alpha}"] = float(np.mean([rr(o, p.targets) for o, p in zip(order, probes)]))
             print(f"{key}: {len(probes)} probes", file=sys.stderr)

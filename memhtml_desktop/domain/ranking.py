@@ -342,7 +342,7 @@ MEMHTML = RankingProfile(
     floor_cosine=FLOOR_COSINE,
 )
 
-LEXICAL_SHARE = PerEmbedder(((HASH_MODEL, 0.8), (MINILM_MODEL, 0.3), (MINILM_INT8_MODEL, 0.3)), 0.5)
+LEXICAL_SHARE = PerEmbedder(((HASH_MODEL, 0.8), (MINILM_MODEL, 0.15), (MINILM_INT8_MODEL, 0.15)), 0.5)
 """The lexical arm's share against the vector arm under the convex fusion, per embedder, chosen on the
 real-text sets' training split (docs/ranking.md, "fusion"): the hash embedder's cosines are a bag of
 words, worth little beside bm25; MiniLM's find the answer to a paraphrased question more often than
