@@ -37,7 +37,7 @@ SCORED_ARMS = ("fts", "vector")
 """The arms whose raw score is fused under `convex`: both measure the query against the memory."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Part:
     """One arm's contribution to one memory: `norm` is the normalised score (None: a rank-based arm)."""
 

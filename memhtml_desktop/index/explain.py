@@ -181,12 +181,15 @@ def _arm_ranks(
     fused = retriever._run_fused(sql, params, dists, profile, hydrated=False)
     if profile.fusion == "convex":
         fused = retriever.convex(fused, profile)
+        parts = {c.path: [(p.arm, p.contribution) for p in (c.scored or {}).values()] for c in fused}
         for c in fused:
             if c.path == path:  # the target's scored arms: what the convex fusion made of their scores
+                retriever.settle([c], profile)
                 for a in c.arms:
                     if a.arm in report.arms and a.norm is not None:
                         report.arms[a.arm].update(contribution=a.contribution, weight=a.weight, normalised=a.norm)
-    parts = {c.path: [(a.arm, a.contribution) for a in c.arms] for c in fused}
+    else:
+        parts = {c.path: [(a.arm, a.contribution) for a in c.arms] for c in fused}
     if profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms):
         lexical = [p for p, v in parts.items() if any(a == "fts" for a, _ in v)]
         every = retriever.every_word(fts, form, profile, lexical)

@@ -21,7 +21,7 @@ import numpy as np
 from memhtml_desktop.domain import disclosure
 from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
-from memhtml_desktop.domain.fusion import arm_share, convex_parts, order_of
+from memhtml_desktop.domain.fusion import Part, arm_share, convex_parts, order_of
 from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.reorder import PoolItem, reorder
@@ -57,6 +57,7 @@ class Candidate:
     row: dict[str, Any]
     vector: np.ndarray | None = None
     moves: list[Move] = field(default_factory=list)
+    scored: dict[str, Part] | None = None  # a convex fusion's parts per arm, not yet applied to `arms` (`settle`)
 
 
 @dataclass
@@ -286,6 +287,7 @@ class Retriever:
             fused = self._gate_priors(fused, pool, size)
         elif whole:
             fused = fused[:size]
+            self.settle(fused, profile)
         if whole:
             self._hydrate(fused)
         self._attach_vectors(fused, snapshot)
@@ -397,7 +399,9 @@ class Retriever:
 
     def convex(self, fused: list[Candidate], profile: RankingProfile) -> list[Candidate]:
         """The candidates re-scored by the convex fusion (`domain/fusion.py`), best first: the scored
-        arms' contributions become weight × share × normalised score, the priors' stay RRF's."""
+        arms' contributions become weight × share × normalised score, the priors' stay RRF's. Each
+        candidate's parts wait in `scored` until `settle` writes them into the arms of those kept
+        (a search keeps 30 of up to 160: rebuilding every candidate's explanation cost 12 % of it)."""
         ranked: dict[str, list[tuple[str, int, float | None]]] = {}
         for c in fused:
             for a in c.arms:
@@ -412,12 +416,22 @@ class Retriever:
         out = []
         for position, (score, path) in enumerate(order_of(parts), start=1):
             c = by_path[path]
-            got = {p.arm: p for p in parts[path]}
-            c.arms = [replace(a, contribution=got[a.arm].contribution, norm=got[a.arm].norm,
-                              weight=weights[a.arm] * arm_share(a.arm, share)) for a in c.arms if a.arm in got]
+            c.scored = {p.arm: p for p in parts[path]}
             c.score, c.fused_position = score, position
             out.append(c)
         return out
+
+    def settle(self, kept: list[Candidate], profile: RankingProfile) -> None:
+        """Write a convex fusion's parts into the arms of the candidates kept (see `convex`)."""
+        share = profile.lexical_share.get(getattr(self.embedder, "model_id", None))
+        weights = {a.name: float(f"{a.weight:.4f}") for a in profile.arms}
+        for c in kept:
+            if c.scored is None:
+                continue
+            parts = c.scored
+            c.arms = [ArmScore(a.arm, a.rank, weights[a.arm] * arm_share(a.arm, share), parts[a.arm].contribution,
+                               a.raw, a.counted, parts[a.arm].norm) for a in c.arms if a.arm in parts]
+            c.scored = None
 
     def _hydrate(self, order: list[Candidate]) -> None:
         rows = hydrate.file_rows(self.conn, [c.path for c in order])
@@ -467,7 +481,8 @@ class Retriever:
         if not fused:
             pool.cosines = {}
             return fused
-        parts = {c.path: [(a.arm, a.contribution) for a in c.arms] for c in fused}
+        parts = {c.path: [(a.arm, c.scored[a.arm].contribution if c.scored else a.contribution) for a in c.arms]
+                 for c in fused}
         lexical = [p for p, v in parts.items() if any(a == "fts" for a, _ in v)]
         every = self.every_word(pool.fts, pool.fts_form, pool.profile, lexical)
         order, counted, cosines = self.gated(parts, pool.query_vector, pool.snapshot, every, pool.profile)
@@ -476,6 +491,7 @@ class Retriever:
         for position, (score, path) in enumerate(order[:size] if size >= 0 else order, start=1):
             c = by_path[path]
             c.score, c.fused_position = score, position
+            self.settle([c], pool.profile)
             if not counted[path]:
                 c.arms = [replace(a, contribution=0.0, counted=False) if a.arm in PRIOR_ARMS else a for a in c.arms]
             out.append(c)
