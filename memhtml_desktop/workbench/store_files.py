@@ -121,6 +121,24 @@ class WorkbenchFiles:
         return self._commit({path: text.encode("utf-8")},
                             f'memhtml-desktop(probes): add "{_short(probe.query)}" to {name}')
 
+    def add_probes(self, name: str, probes: Sequence[EvalProbe], *, subject: str | None = None) -> tuple[Saved | None, int]:
+        """Append the probes set `name` does not already ask (by key) in one commit; (the commit or
+        None when every probe was there already, how many were left out as already there). The
+        file's other lines stay byte for byte, as `add_probe` keeps them."""
+        path = probe_path(name)
+        full = self.root / path
+        text = full.read_bytes().decode("utf-8", "replace") if full.exists() else ""
+        known = {p.key for p in read_probe_set(text, path).probes}
+        new = [p for p in dict((p.key, p) for p in probes).values() if p.key not in known]
+        if not new:
+            return None, len(probes)
+        if text and not text.endswith("\n"):
+            text += "\n"
+        text += "".join(p.to_line() + "\n" for p in new)
+        saved = self._commit({path: text.encode("utf-8")},
+                             subject or f"memhtml-desktop(probes): import {len(new)} probes into {name}")
+        return saved, len(probes) - len(new)
+
     def remove_probe(self, name: str, key: str) -> Saved:
         """Remove the probe with `key` (`EvalProbe.key`) from set `name`; other lines kept as they are."""
         path = probe_path(name)
