@@ -58,7 +58,7 @@ RECALL_TIERS = ("quote_index", "quote_disclosure_index")
 LEXICAL_INDEXES = ("memhtml", "stemmed")
 """Which FTS5 index the lexical arm ranks with. `memhtml`: files_fts, memhtml's one column (title,
 claim and body joined) under unicode61, bm25 with its default weight. `stemmed`: files_fts_stemmed
-(migration 0008), the porter stemmer over three columns, bm25 weighted per column (`field_weights`)."""
+(migration 0009), the porter stemmer over three columns, bm25 weighted per column (`field_weights`)."""
 
 FUSIONS = ("rrf", "convex")
 """How the arms' lists become one. `rrf`: `Σ weight / (rank + rrf_k)` (memhtml). `convex`: the lexical

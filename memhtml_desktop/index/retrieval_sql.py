@@ -41,7 +41,7 @@ FTS_CTE = """SELECT path, ROW_NUMBER() OVER (ORDER BY score ASC, path ASC) AS ra
     LIMIT ?2)"""
 
 # The default profile's lexical arm (`lexical = "stemmed"`): the porter index over title, claim and
-# body (migration 0008), bm25 with one weight per column, {W}. The same shape as FTS_CTE, so the rank,
+# body (migration 0009), bm25 with one weight per column, {W}. The same shape as FTS_CTE, so the rank,
 # the raw bm25 and the window mean what they mean there.
 FTS_STEMMED_CTE = """SELECT path, ROW_NUMBER() OVER (ORDER BY score ASC, path ASC) AS rank, score AS raw FROM (
     SELECT files.path AS path, bm25(files_fts_stemmed{W}) AS score

@@ -1,4 +1,4 @@
-"""The default profile's lexical arm: the porter index over title, claim and body (migration 0008).
+"""The default profile's lexical arm: the porter index over title, claim and body (migration 0009).
 
 Real stores, real SQLite: a stemmed word meets its inflections under `default` and not under
 `memhtml` (whose index stays memhtml's one unstemmed column); question words never decide a match;
@@ -119,7 +119,7 @@ def test_an_index_made_before_the_migration_gains_the_filled_table(stemmed_store
         conn.execute("DROP TABLE files_fts_stemmed")
         for trigger in ("ai", "ad", "au"):
             conn.execute(f"DROP TRIGGER IF EXISTS files_fts_stemmed_{trigger}")
-        conn.execute("DELETE FROM schema_migrations WHERE name = '0008_fts_stemmed.sql'")
+        conn.execute("DELETE FROM schema_migrations WHERE name = '0009_fts_stemmed.sql'")
     conn.close()
     reopened = type(stemmed_store)(stemmed_store.root, index_path=path, embedder=stemmed_store.embedder)
     assert reopened.search("installing", limit=5, ranking=_fts_only(DEFAULT)).hits[0].path == "areas/tools/cpan.html"
