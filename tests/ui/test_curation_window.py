@@ -458,7 +458,8 @@ def test_opening_a_store_rolls_back_an_interrupted_write(qtbot, make_window, rep
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == -9, proc.stderr
     hook.unlink()
-    assert git(repo, "diff", "--cached", "--name-only") != "", "killed mid-write: staged and moved"
+    assert git(repo, "diff", "--cached", "--name-only") == "", "killed mid-write: moved, but nothing staged"
+    assert not (repo / DELAY).exists(), "killed mid-write: the memory was moved into archive/"
     store = Store(repo, index_path=tmp_path / "index2" / "index.db", embedder=HashEmbedder())
     store.index()
     try:
