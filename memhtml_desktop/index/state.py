@@ -290,7 +290,8 @@ def reinforce(
             signal=signal,
             cooled_down=tuple(targets),
             signal_cooled=tuple(targets) if value else (),
-            refused=REFUSED_NO_STATE if mode is None else (getattr(conn, "state_note", None) or REFUSED_READ_ONLY),
+            refused=(getattr(conn, "state_error", None) or REFUSED_NO_STATE) if mode is None
+            else (getattr(conn, "state_note", None) or REFUSED_READ_ONLY),
         )
 
     def work() -> tuple[set[str], set[str]]:
