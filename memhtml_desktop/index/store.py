@@ -211,6 +211,20 @@ class Store:
             dbmod.attach_state(conn, self.state_path, create=False, clock=self.clock)
         return conn
 
+    def _state_locked(self) -> bool:
+        """Whether this thread's state plane cannot be read now (another process's lock on it)."""
+        conn = self.reader()
+        if conn.state_mode is None:
+            return False
+        conn.set_busy_handler(dbmod.polling_busy_handler(50))
+        try:
+            conn.execute("SELECT 1 FROM state.sqlite_schema LIMIT 1").fetchall()
+            return False
+        except apsw.BusyError:
+            return True
+        finally:
+            conn.set_busy_handler(dbmod.polling_busy_handler())
+
     def _without_state(self, exc: Exception) -> None:
         """This thread's connection met a state plane locked by another process mid-read: it goes
         on without one (salience off, said in a notice and in each result's reasons)."""
@@ -266,8 +280,8 @@ class Store:
         try:
             return operation(*args, **kwargs)
         except apsw.BusyError as exc:
-            if self.reader().state_mode is None:
-                raise
+            if not self._state_locked():
+                raise  # the index's own write lock (a writer's business: `refresh` and `index` handle it)
             log.warning("state.db stayed locked during %s: %s", getattr(operation, "__name__", "an operation"), exc)
             self._without_state(exc)
             return operation(*args, **kwargs)

@@ -401,3 +401,42 @@ class Curator:
 
 def _also(notes: list[str]) -> str:
     return f" ({'; '.join(notes)})" if notes else ""
+
+
+def cheap_git_dir(root: Path) -> Path | None:
+    """The work tree's git directory without running git (`.git` a folder, or a `gitdir:` file)."""
+    dot = root / ".git"
+    if dot.is_dir():
+        return dot
+    try:
+        text = dot.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if text.startswith("gitdir:"):
+        target = Path(text[len("gitdir:"):].strip())
+        return target if target.is_absolute() else (root / target).resolve()
+    return None
+
+
+def recover_interrupted(store) -> None:
+    """Before a read: a write a crash interrupted is finished or rolled back (a notice says which),
+    so the read does not answer from a half-written store. A journal whose writer is still running
+    is left to it. Costs a directory listing when there is nothing to do."""
+    git_dir = cheap_git_dir(Path(store.root))
+    if git_dir is None:
+        return
+    orphans = Journal.orphans(git_dir)
+    for journal in orphans:
+        journal.release()
+    if not orphans and not (git_dir / journal_mod.PENDING_MOVES).exists():
+        return
+    try:
+        said = Curator(store, lock_wait_s=2.0).recover()
+    except (WriteError, GitError, OSError) as exc:
+        if orphans:
+            store.notice(f"a write a crash interrupted is pending in this store and could not be finished now "
+                         f"({exc}); until it is, what is read may show it half-written: run "
+                         "`memhtml-desktop doctor --fix`")  # fmt: skip
+        return
+    if said:
+        store.notice(said)

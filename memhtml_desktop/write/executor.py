@@ -48,6 +48,7 @@ import logging
 import os
 import shutil
 import stat as _stat
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -327,7 +328,7 @@ class Executor:
             pending = self._move_rows(plan, journal)
             self.checkpoint("rows")
             built = self._build(plan, base_head, journal, tree)
-            notices = self._land(built, branch, journal, plan.paths)
+            built, notices = self._land(built, branch, journal, plan.paths)
         except BaseException as exc:
             try:
                 left = rollback(self.root, self.git, self.conn, journal)
@@ -458,7 +459,9 @@ class Executor:
 
     # -- landing ---------------------------------------------------------------------------------
 
-    def _land(self, built: Built, branch: str, journal: Journal, paths: tuple[str, ...]) -> list[str]:
+    def _land(self, built: Built, branch: str, journal: Journal, paths: tuple[str, ...]) -> tuple[Built, list[str]]:
+        """Move the branch to `built` (re-parented while it moved elsewhere); returns the commit that
+        landed and what to tell about git's index."""
         deadline = time.monotonic() + self.git.lock_wait_s
         delay = 0.02
         for _attempt in range(MOVED_RETRIES):
@@ -478,8 +481,8 @@ class Executor:
                     journal.update(landed=built.sha)
                     lock.commit()
                     self.checkpoint("landed")
-                    return [f"{p} was staged differently by someone else meanwhile; git's index keeps their version"
-                            for p in left]  # fmt: skip
+                    return built, [f"{p} was staged differently by someone else meanwhile; git's index keeps "
+                                   "their version" for p in left]  # fmt: skip
             except BaseException:
                 lock.release()
                 raise
@@ -638,12 +641,33 @@ def _step_paths(step: dict[str, Any]) -> list[str]:
     return [p for p in (step.get("path"), step.get("src"), step.get("dst")) if p]
 
 
+@dataclass
+class Head:
+    """What the branch holds now for the write's paths, where another writer committed them."""
+
+    git: Git
+    committed: set[str]
+    entries: dict[str, Entry]
+
+    def has(self, path: str) -> bool:
+        return path in self.entries
+
+    def blob(self, path: str) -> bytes | None:
+        entry = self.entries.get(path)
+        if entry is None:
+            return None
+        proc = subprocess.run([self.git.executable or "git", "-C", str(self.git.root), "cat-file", "blob", entry.sha],
+                              capture_output=True, check=False)  # fmt: skip
+        return proc.stdout if proc.returncode == 0 else None
+
+
 def rollback(root: Path, git: Git, conn, journal: Journal) -> list[str]:
     """Undo this write's own steps, newest first, each only while its file is still what this
     write left there; returns what was left alone (someone else's since) as sentences.
 
-    A path another writer committed since the write began is never touched (whatever the tree
-    holds there is committed: deleting or restoring it would make a change of ours out of theirs).
+    Where another writer committed one of the write's paths since it began, the branch decides:
+    a file is never deleted or changed away from what is committed (a rename or a row move that
+    the branch now holds stays; our bytes on a committed path give way to the committed bytes).
     Raises RollbackIncomplete, keeping the journal, when a step could not be undone."""
     header = journal.header()
     remove_own_index_lock(journal.directory.parents[2], header)  # <git dir>/memhtml-desktop/journals/<id>
@@ -653,26 +677,20 @@ def rollback(root: Path, git: Git, conn, journal: Journal) -> list[str]:
     branch = header.get("branch") or "HEAD"
     tip = git.run("rev-parse", "-q", "--verify", branch, check=False).out.strip() or None
     committed = set(git.changed_between(base, tip, touched)) if tip != base else set()
+    head = Head(git, committed, git.entries(tip, sorted(committed)) if committed else {})
     left: list[str] = []
     failed: list[str] = []
     for step in reversed(steps):
-        paths = _step_paths(step)
-        if committed.intersection(paths):
-            if step["op"] != "row":
-                left.append(f"{', '.join(sorted(committed.intersection(paths)))} was committed by another writer "
-                            "meanwhile and is left as committed")  # fmt: skip
-            continue
         try:
-            note = _undo(root, conn, journal, step)
+            note = _undo(root, conn, journal, step, head)
         except OSError as exc:
-            failed.append(f"{', '.join(paths)}: {exc.strerror or exc}")
+            failed.append(f"{', '.join(_step_paths(step))}: {exc.strerror or exc}")
             continue
         if note:
             left.append(note)
     for step in steps:
         if step.get("op") == "put":
-            temp = root / Path(step["path"]).parent / step["temp"]
-            temp.unlink(missing_ok=True)
+            (root / Path(step["path"]).parent / step["temp"]).unlink(missing_ok=True)
     for path in header.get("paths", []):  # a temp file made before its step was recorded
         (root / temp_name(path, journal.id)).unlink(missing_ok=True)
     if failed:
@@ -685,7 +703,7 @@ def rollback(root: Path, git: Git, conn, journal: Journal) -> list[str]:
     return sorted(set(left))
 
 
-def _undo(root: Path, conn, journal: Journal, step: dict[str, Any]) -> str | None:
+def _undo(root: Path, conn, journal: Journal, step: dict[str, Any], head: Head) -> str | None:
     op = step.get("op")
     if op == "mkdir":
         try:
@@ -694,31 +712,22 @@ def _undo(root: Path, conn, journal: Journal, step: dict[str, Any]) -> str | Non
             pass  # not empty (someone else's file is in it), or already gone
         return None
     if op == "row":
+        src, dst = step["src"], step["dst"]
+        if {src, dst} & head.committed and head.has(dst) and not head.has(src):
+            return None  # the branch holds the move (another writer committed it): the row stays with it
         if conn is not None:
             try:
-                move_access(conn, step["dst"], step["src"])
+                move_access(conn, dst, src)
             except Exception as exc:  # noqa: BLE001 - the rest of the rollback still runs
-                return f"the access row of {step['src']} stays at {step['dst']} ({exc})"
+                return f"the access row of {src} stays at {dst} ({exc})"
         return None
     if op == "put":
-        full = root / step["path"]
-        if _ino(full) != step["ino"]:
-            current = _ino(full)
-            saved = journal.saved(step["saved"]) if step.get("saved") else None
-            if current is None and saved is None:
-                return None  # never created
-            if saved is not None and current == _ino(saved):
-                return None  # the put never happened: the original is still in place
-            return f"{step['path']} was changed by another writer meanwhile and is left as they left it"
-        if step.get("saved"):
-            _restore(journal, step["saved"], full)
-        else:
-            os.unlink(full)
-        fsync_dir(full.parent)
-        return None
+        return _undo_put(root, journal, step, head)
     if op == "rename":
         src, dst = root / step["src"], root / step["dst"]
         if _ino(dst) == step["ino"] and not os.path.lexists(src):
+            if step["dst"] in head.committed and head.has(step["dst"]):
+                return f"{step['dst']} was committed by another writer meanwhile and is left as committed"
             src.parent.mkdir(parents=True, exist_ok=True)
             rename_noreplace(dst, src)
             fsync_dir(src.parent)
@@ -732,9 +741,43 @@ def _undo(root: Path, conn, journal: Journal, step: dict[str, Any]) -> str | Non
             if _ino(full) == step.get("ino"):
                 return None  # never deleted
             return f"{step['path']} was recreated by another writer meanwhile and is left as it is"
+        if step["path"] in head.committed and not head.has(step["path"]):
+            return None  # the branch holds the deletion
         _restore(journal, step["saved"], full)
         fsync_dir(full.parent)
         return None
+    return None
+
+
+def _undo_put(root: Path, journal: Journal, step: dict[str, Any], head: Head) -> str | None:
+    full = root / step["path"]
+    saved = journal.saved(step["saved"]) if step.get("saved") else None
+    current = _ino(full)
+    if current != step["ino"]:
+        if current is None and saved is None:
+            return None  # never created
+        if saved is not None and current == _ino(saved):
+            return None  # the put never happened: the original is still in place
+        return f"{step['path']} was changed by another writer meanwhile and is left as they left it"
+    if step["path"] in head.committed:
+        committed = head.blob(step["path"])
+        if committed is None and not head.has(step["path"]):
+            os.unlink(full)  # our file, on a path the branch has no file at
+        elif committed is not None and full.read_bytes() != committed:
+            if saved is not None and saved.read_bytes() == committed:
+                _restore(journal, step["saved"], full)
+            else:
+                temp = full.with_name(f".{full.name}.{journal.id}.tmp")
+                temp.write_bytes(committed)
+                shutil.copymode(full, temp)
+                os.replace(temp, full)
+        fsync_dir(full.parent)
+        return None  # as committed
+    if saved is not None:
+        _restore(journal, step["saved"], full)
+    else:
+        os.unlink(full)
+    fsync_dir(full.parent)
     return None
 
 

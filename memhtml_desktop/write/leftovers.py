@@ -207,3 +207,77 @@ def lock_in_message(stderr: str) -> Path | None:
     """The lock file git's message names (`Unable to create '…/HEAD.lock': File exists.`)."""
     match = re.search(r"Unable to create '([^']+\.lock)'", stderr)
     return Path(match.group(1)) if match else None
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What `doctor` reports beside the index: interrupted writes, writes in progress, this app's
+    temp files, git's locks, and state rows waiting to follow their memory."""
+
+    interrupted: tuple[dict, ...] = ()  # {id, subject, commit, landed?}
+    in_progress: tuple[str, ...] = ()
+    temp_files: tuple[Leftover, ...] = ()
+    git_locks: tuple[Leftover, ...] = ()
+    pending_moves: tuple[dict, ...] = ()
+
+    def to_json(self) -> dict:
+        return {
+            "interrupted_writes": list(self.interrupted),
+            "writes_in_progress": list(self.in_progress),
+            "temp_files": [t.to_json() for t in self.temp_files],
+            "git_locks": [lock.to_json() for lock in self.git_locks],
+            "pending_state_moves": [dict(m) for m in self.pending_moves],
+        }
+
+    def lines(self, root: Path) -> list[str]:
+        out = []
+        for item in self.interrupted:
+            state = "its commit landed" if item.get("landed") else "nothing committed"
+            out.append(f"interrupted write {item['id']}: {item['subject']} ({state}; `doctor --fix` finishes it)")
+        out += [f"write in progress: journal {name}" for name in self.in_progress]
+        for leftover in (*self.temp_files, *self.git_locks):
+            fix = ""
+            if leftover.stale and leftover.kind == "temp file":
+                fix = " (`doctor --fix` removes it)"
+            elif leftover.stale:
+                fix = f" (remove it: rm '{leftover.path}')"
+            out.append(leftover.describe(root) + fix)
+        for move in self.pending_moves:
+            out.append(f"state row {move['src']} waits to follow its memory to {move['dst']}: {move.get('reason', '')}")
+        return out
+
+
+def survey(root: Path) -> Survey:
+    """Everything a crashed or concurrent writer may have left in the store (see Survey)."""
+    from memhtml_desktop.write.git import Git, GitError
+    from memhtml_desktop.write.journal import Journal, PendingMoves
+
+    git = Git(root)
+    try:
+        git_dir = git.git_dir()
+        common = git.common_dir()
+    except GitError:
+        return Survey(temp_files=tuple(temp_files(root)))
+    interrupted = []
+    for journal in Journal.orphans(git_dir):
+        header = journal.header()
+        commit = header.get("commit")
+        landed = bool(commit) and git.is_ancestor(commit, header.get("branch") or "HEAD")
+        interrupted.append({"id": journal.id, "subject": header.get("subject", ""), "commit": commit,
+                            "landed": landed})  # fmt: skip
+        journal.release()
+    return Survey(tuple(interrupted), tuple(Journal.live(git_dir)), tuple(temp_files(root)),
+                  tuple(git_locks(git_dir, root, common)), tuple(PendingMoves(git_dir).load()))  # fmt: skip
+
+
+def remove_stale_temp_files(root: Path) -> list[Path]:
+    """This app's temp files whose writer is gone, removed; returns them."""
+    removed = []
+    for leftover in temp_files(root):
+        if leftover.stale:
+            try:
+                leftover.path.unlink()
+                removed.append(leftover.path)
+            except OSError:
+                continue
+    return removed
