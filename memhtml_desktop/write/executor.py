@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from memhtml_desktop.atomic import fsync_dir
+from memhtml_desktop.html.project import blob_sha_of
 from memhtml_desktop.index import curation
 from memhtml_desktop.index.state import RowMove, follow_move, move_access
 from memhtml_desktop.write.errors import Conflict, GitFailed, Stale, WriteError
@@ -217,6 +218,16 @@ class Tree:
             raise Conflict(f"{src} is gone (another writer moved or deleted it meanwhile); nothing was committed") from None
         except FileExistsError:
             raise Conflict(f"{dst} was created by another writer meanwhile; nothing was committed") from None
+        moved = _ino(self.full(dst))
+        if moved != ino:
+            # Another writer replaced the source between our look and our rename: we moved THEIR
+            # file. It goes straight back, and this write stops (the source is not what was planned).
+            try:
+                rename_noreplace(self.full(dst), self.full(src))
+            except OSError:
+                self.journal.record({"op": "rename-ino", "dst": dst, "ino": moved})
+            raise Stale(f"{src} was replaced by another writer while this change was being written; "
+                        "nothing was committed")  # fmt: skip
         fsync_dir(self.full(dst).parent)
         if self.full(src).parent != self.full(dst).parent:
             fsync_dir(self.full(src).parent)
@@ -378,7 +389,7 @@ class Executor:
         if not os.access(hook, os.X_OK) or not hook.is_file():
             return
         result = self.git.run("hook", "run", "--ignore-missing", name, "--", *args, check=False, retry_lock=False,
-                              env={**HOOK_ENV, **env, "GIT_LITERAL_PATHSPECS": ""})  # fmt: skip
+                              env={**HOOK_ENV, **env})  # fmt: skip
         if result.code != 0 and name != "post-commit":
             detail = " / ".join(line.strip() for line in (result.err + result.out).strip().splitlines()[:3] if line.strip())
             raise CommitFailed(f"git commit failed (exit 1): the {name} hook refused" + (f": {detail}" if detail else ""))
@@ -399,6 +410,7 @@ class Executor:
             self.git.run("read-tree", parent or "--empty", env=env)
             paths = list(plan.paths)
             self.git.run("update-index", "--add", "--remove", "-z", "--stdin", input_text="\0".join(paths) + "\0", env=env)
+            self._exactly_ours(plan, index)
             tree.verify(plan)
             self.checkpoint("index")
             self.hook("pre-commit", env=env)
@@ -420,6 +432,29 @@ class Executor:
         journal.update(commit=built.sha, parent=parent)
         self.checkpoint("commit-tree")
         return built
+
+    def _exactly_ours(self, plan: Plan, index: Path) -> None:
+        """The private index must hold this write's bytes, not whatever the working tree held when
+        `update-index` read it (another writer may have been moving a file that very moment).
+        Checked against the bytes' own blob ids; where they differ (a clean filter or `autocrlf`
+        applies, or the tree changed), the entry is made from our bytes with the path's filters."""
+        env = {"GIT_INDEX_FILE": str(index)}
+        final = final_bytes(plan)
+        entries = self.git.index_entries(list(final), index_file=index)
+        lines = []
+        for path, data in final.items():
+            entry = entries.get(path)
+            if data is None:
+                if entry is not None:
+                    lines.append(f"0 {ZERO}\t{path}")
+                continue
+            if entry is not None and entry.sha == blob_sha_of(data):
+                continue
+            sha = self.git.run("hash-object", "-w", "--stdin", f"--path={path}", input_bytes=data).out.strip()
+            mode = entry.mode if entry is not None else "100644"
+            lines.append(f"{mode} {sha}\t{path}")
+        if lines:
+            self.git.run("update-index", "-z", "--index-info", input_text="\0".join(lines) + "\0", env=env)
 
     def _commit_tree(self, tree: str, parent: str | None, message: Path) -> Built:
         args = ["commit-tree", tree]
@@ -643,14 +678,19 @@ def _step_paths(step: dict[str, Any]) -> list[str]:
 
 @dataclass
 class Head:
-    """What the branch holds now for the write's paths, where another writer committed them."""
+    """What the branch holds now for the write's paths, where another writer committed them
+    (and, asked for, what the write's base commit held)."""
 
     git: Git
     committed: set[str]
     entries: dict[str, Entry]
+    base: str | None = None
 
     def has(self, path: str) -> bool:
         return path in self.entries
+
+    def in_base(self, path: str) -> Entry | None:
+        return self.git.entries(self.base, [path]).get(path) if self.base else None
 
     def blob(self, path: str) -> bytes | None:
         entry = self.entries.get(path)
@@ -671,13 +711,18 @@ def rollback(root: Path, git: Git, conn, journal: Journal) -> list[str]:
     Raises RollbackIncomplete, keeping the journal, when a step could not be undone."""
     header = journal.header()
     remove_own_index_lock(journal.directory.parents[2], header)  # <git dir>/memhtml-desktop/journals/<id>
-    steps = journal.steps()
+    steps = []
+    for step in journal.steps():
+        if step.get("op") == "rename-ino" and steps and steps[-1].get("op") == "rename":
+            steps[-1] = {**steps[-1], "ino": step["ino"]}  # the inode the rename really moved
+        else:
+            steps.append(step)
     touched = sorted({p for step in steps for p in _step_paths(step)} | set(header.get("paths", [])))
     base = header.get("base")
     branch = header.get("branch") or "HEAD"
     tip = git.run("rev-parse", "-q", "--verify", branch, check=False).out.strip() or None
     committed = set(git.changed_between(base, tip, touched)) if tip != base else set()
-    head = Head(git, committed, git.entries(tip, sorted(committed)) if committed else {})
+    head = Head(git, committed, git.entries(tip, sorted(committed)) if committed else {}, base)
     left: list[str] = []
     failed: list[str] = []
     for step in reversed(steps):
@@ -734,6 +779,14 @@ def _undo(root: Path, conn, journal: Journal, step: dict[str, Any], head: Head) 
             return None
         if _ino(src) == step["ino"]:
             return None  # never renamed
+        if _ino(dst) == step["ino"] and step["dst"] not in head.committed:
+            # Someone wrote a new file at the source meanwhile. Our moved copy is the source's old
+            # file: when its bytes are the base commit's (git keeps them), it goes, theirs stays.
+            entry = head.in_base(step["src"])
+            if entry is not None and blob_sha_of(dst.read_bytes()) == entry.sha:
+                os.unlink(dst)
+                fsync_dir(dst.parent)
+                return f"{step['src']} was written anew by another writer meanwhile and is left as theirs"
         return f"{step['dst']} was changed by another writer meanwhile; {step['src']} was not moved back"
     if op == "delete":
         full = root / step["path"]

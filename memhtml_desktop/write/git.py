@@ -82,7 +82,7 @@ class Git:
         self.executable = shutil.which("git")
 
     def run(self, *args: str, check: bool = True, input_text: str | None = None, retry_lock: bool = True,
-            env: dict[str, str] | None = None) -> Result:
+            env: dict[str, str] | None = None, input_bytes: bytes | None = None) -> Result:
         """Run one git command. A lock held by another process is retried for `lock_wait_s`.
 
         `env`: variables added for this call (`GIT_INDEX_FILE` for the write core's own index)."""
@@ -94,17 +94,15 @@ class Git:
             try:
                 proc = subprocess.run(
                     [self.executable, "-C", str(self.root), *args],
-                    input=input_text,
+                    input=input_bytes if input_bytes is not None else (
+                        input_text.encode("utf-8") if input_text is not None else None),
                     capture_output=True,
-                    text=True,
-                    encoding="utf-8",
-                    errors="replace",
                     env={**git_env(), **(env or {})},
                     check=False,
                 )
             except OSError as exc:
                 raise GitMissing(f"git could not be run: {exc}", subcommand=args[0] if args else "") from exc
-            result = Result(proc.returncode, proc.stdout, proc.stderr)
+            result = Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
             if result.code == 0 or not check:
                 return result
             if retry_lock and _is_lock_failure(result.err) and time.monotonic() < deadline:
