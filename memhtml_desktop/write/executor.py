@@ -69,6 +69,9 @@ ZERO = "0" * 40
 #: How many times a commit is re-parented onto a branch that moved under it before giving up.
 MOVED_RETRIES = 20
 HOOK_ENV = {"GIT_EDITOR": ":"}
+#: How long a check that found a file moved away looks again (another writer that moved it by
+#: mistake puts it straight back; see Tree.rename).
+SETTLE_S = 0.05
 
 
 class RollbackIncomplete(WriteError):
@@ -154,7 +157,7 @@ class Tree:
             try:
                 directory.mkdir()
             except FileExistsError:
-                pass  # another writer made it meanwhile: not ours to remove (rmdir of a non-empty one fails anyway)
+                self.journal.record({"op": "undone"})  # another writer made it meanwhile: not ours to remove
 
     def save(self, path: str, expected: bytes | None) -> str:
         """Keep `path`'s current file in the journal (a hard link, else a copy) and check it holds
@@ -194,36 +197,46 @@ class Tree:
             os.close(fd)
         ino = [st.st_dev, st.st_ino]
         self.journal.record({"op": "put", "path": path, "saved": saved, "ino": ino, "temp": temp.name})
-        if replace:
-            os.replace(temp, full)
-        else:
-            try:
-                rename_noreplace(temp, full)
-            except FileExistsError:
-                temp.unlink(missing_ok=True)
-                raise Conflict(f"{path} was created by another writer meanwhile; nothing was committed") from None
+        try:
+            if replace:
+                os.replace(temp, full)
+            else:
+                try:
+                    rename_noreplace(temp, full)
+                except FileExistsError:
+                    raise Conflict(f"{path} was created by another writer meanwhile; nothing was committed") from None
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            self.journal.record({"op": "undone"})  # the step above did not happen: nothing of it to undo
+            raise
         fsync_dir(full.parent)
         self.put_inodes[path] = ino
         self.checkpoint(f"put {path}")
 
-    def rename(self, src: str, dst: str) -> None:
-        """`git mv`'s half on disk: `src` becomes `dst` (refused if `dst` exists)."""
-        ino = _ino(self.full(src))
-        if ino is None:
-            raise Conflict(f"{src} is gone (another writer moved or deleted it meanwhile); nothing was committed")
+    def rename(self, src: str, dst: str, expected: bytes | None) -> None:
+        """`git mv`'s half on disk: `src` becomes `dst` (refused if `dst` exists). The source must
+        still hold the bytes the plan read, checked on the very inode that is then moved."""
+        ino = self._holds(src, expected)
         self.journal.record({"op": "rename", "src": src, "dst": dst, "ino": ino})
         try:
             rename_noreplace(self.full(src), self.full(dst))
-        except FileNotFoundError:
-            raise Conflict(f"{src} is gone (another writer moved or deleted it meanwhile); nothing was committed") from None
-        except FileExistsError:
-            raise Conflict(f"{dst} was created by another writer meanwhile; nothing was committed") from None
+        except BaseException as exc:
+            # Not renamed (another writer moved the source, or took the destination): the record
+            # above must not lead a rollback to move back a file someone else moved there.
+            self.journal.record({"op": "undone"})
+            if isinstance(exc, FileNotFoundError):
+                raise Conflict(f"{src} is gone (another writer moved or deleted it meanwhile); nothing was "
+                               "committed") from None  # fmt: skip
+            if isinstance(exc, FileExistsError):
+                raise Conflict(f"{dst} was created by another writer meanwhile; nothing was committed") from None
+            raise
         moved = _ino(self.full(dst))
         if moved != ino:
             # Another writer replaced the source between our look and our rename: we moved THEIR
             # file. It goes straight back, and this write stops (the source is not what was planned).
             try:
                 rename_noreplace(self.full(dst), self.full(src))
+                self.journal.record({"op": "undone"})
             except OSError:
                 self.journal.record({"op": "rename-ino", "dst": dst, "ino": moved})
             raise Stale(f"{src} was replaced by another writer while this change was being written; "
@@ -233,10 +246,31 @@ class Tree:
             fsync_dir(self.full(src).parent)
         self.checkpoint(f"rename {src}")
 
+    def _holds(self, path: str, expected: bytes | None) -> list[int]:
+        """`path`'s inode, once its bytes are checked to be `expected` (read through that inode)."""
+        try:
+            fd = os.open(self.full(path), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        except FileNotFoundError:
+            raise Conflict(f"{path} is gone (another writer moved or deleted it meanwhile); nothing was committed") from None
+        try:
+            st = os.fstat(fd)
+            if expected is not None:
+                with os.fdopen(os.dup(fd), "rb") as handle:
+                    if handle.read() != expected:
+                        raise Stale(f"{path} changed on disk while this change was being written (another "
+                                    "writer?); nothing was committed")  # fmt: skip
+        finally:
+            os.close(fd)
+        return [st.st_dev, st.st_ino]
+
     def delete(self, path: str, expected: bytes | None) -> None:
         saved = self.save(path, expected)
         self.journal.record({"op": "delete", "path": path, "saved": saved, "ino": _ino(self.full(path))})
-        os.unlink(self.full(path))
+        try:
+            os.unlink(self.full(path))
+        except BaseException:
+            self.journal.record({"op": "undone"})
+            raise
         fsync_dir(self.full(path).parent)
         self.checkpoint(f"delete {path}")
 
@@ -247,7 +281,7 @@ class Tree:
                 continue
             self.mkdirs(change.path)
             if change.action == "move":
-                self.rename(change.source, change.path)
+                self.rename(change.source, change.path, change.before)
                 if change.after != change.before:
                     self.put(change.path, change.after, replace=True, mode=None, expected=change.before)
                 else:
@@ -260,6 +294,13 @@ class Tree:
     def verify(self, plan: Plan) -> None:
         """Our files are still ours (their inode, their bytes) and what we removed is still gone:
         checked after the commit's blobs were hashed from them."""
+        try:
+            self._verify(plan)
+        except Conflict:
+            time.sleep(SETTLE_S)  # another writer may be putting back a file it moved by mistake
+            self._verify(plan)
+
+    def _verify(self, plan: Plan) -> None:
         final = final_bytes(plan)
         for path, data in final.items():
             full = self.full(path)
@@ -711,10 +752,15 @@ def rollback(root: Path, git: Git, conn, journal: Journal) -> list[str]:
     Raises RollbackIncomplete, keeping the journal, when a step could not be undone."""
     header = journal.header()
     remove_own_index_lock(journal.directory.parents[2], header)  # <git dir>/memhtml-desktop/journals/<id>
-    steps = []
+    steps: list[dict[str, Any]] = []
     for step in journal.steps():
         if step.get("op") == "rename-ino" and steps and steps[-1].get("op") == "rename":
             steps[-1] = {**steps[-1], "ino": step["ino"]}  # the inode the rename really moved
+        elif step.get("op") == "undone":
+            if steps:
+                dropped = steps.pop()  # announced, then not done (its temp file is removed below)
+                if dropped.get("op") == "put":
+                    (root / Path(dropped["path"]).parent / dropped["temp"]).unlink(missing_ok=True)
         else:
             steps.append(step)
     touched = sorted({p for step in steps for p in _step_paths(step)} | set(header.get("paths", [])))
@@ -806,6 +852,9 @@ def _undo_put(root: Path, journal: Journal, step: dict[str, Any], head: Head) ->
     full = root / step["path"]
     saved = journal.saved(step["saved"]) if step.get("saved") else None
     current = _ino(full)
+    if current is None and saved is not None:
+        time.sleep(SETTLE_S)  # moved away this instant: another writer may be putting it back
+        current = _ino(full)
     if current != step["ino"]:
         if current is None and saved is None:
             return None  # never created
