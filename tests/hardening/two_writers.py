@@ -114,7 +114,14 @@ class AppWriter:
         self.store = Store(root, index_path=private / f"{name}-index.db")
         self.store.index()
         self.curator = Curator(self.store, refresh_index=True)
-        self.curator.lock = WriteLock(private / f"{name}-lock")
+        # another cache directory: its own write lock and its own undo record (and, in the app before
+        # issue 21, its own journal, which lived there)
+        self.curator.directory = private / f"{name}-writes"
+        self.curator.lock = WriteLock(self.curator.directory)
+        if hasattr(self.curator, "journal"):
+            from memhtml_desktop.write.journal import Journal
+
+            self.curator.journal = Journal(self.curator.directory)
 
     def act(self, op: str, target: str, other: str, n: int) -> Outcome:
         from memhtml_desktop.write.errors import WriteError
@@ -224,7 +231,7 @@ def run_rounds(root: Path, private: Path, rounds: int, *, seed: int = 21, other:
         live = _live_memories(root)
         target = rng.choice(live)
         second = target if rng.random() < 0.6 else rng.choice(live)
-        link_to = rng.choice([p for p in live if p not in (target, second)])
+        link_to = rng.choice([p for p in live if p not in (target, second) and "/tasks/" not in p])
         op_a = rng.choice(APP_OPS)
         if b is not None:
             op_b = rng.choice(APP_OPS)
