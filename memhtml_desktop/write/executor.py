@@ -60,7 +60,7 @@ from memhtml_desktop.index import curation
 from memhtml_desktop.index.state import RowMove, follow_move, move_access
 from memhtml_desktop.write.errors import Conflict, GitFailed, Stale, WriteError
 from memhtml_desktop.write.git import Entry, Git, GitError, GitLocked
-from memhtml_desktop.write.journal import Journal
+from memhtml_desktop.write.journal import Journal, PendingMoves
 from memhtml_desktop.write.plan import FileChange, Plan
 
 log = logging.getLogger(__name__)
@@ -196,7 +196,8 @@ class Tree:
         finally:
             os.close(fd)
         ino = [st.st_dev, st.st_ino]
-        self.journal.record({"op": "put", "path": path, "saved": saved, "ino": ino, "temp": temp.name})
+        self.journal.record({"op": "put", "path": path, "saved": saved, "ino": ino, "temp": temp.name,
+                             "saved_ino": _ino(self.journal.saved(saved)) if saved else None})  # fmt: skip
         try:
             if replace:
                 os.replace(temp, full)
@@ -775,7 +776,9 @@ def rollback(root: Path, git: Git, conn, journal: Journal) -> list[str]:
         try:
             note = _undo(root, conn, journal, step, head)
         except OSError as exc:
-            failed.append(f"{', '.join(_step_paths(step))}: {exc.strerror or exc}")
+            what = (f"the access row of {step['src']} (still at {step['dst']})" if step.get("op") == "row"
+                    else ", ".join(_step_paths(step)))  # fmt: skip
+            failed.append(f"{what}: {exc.strerror or exc}")
             continue
         if note:
             left.append(note)
@@ -786,9 +789,9 @@ def rollback(root: Path, git: Git, conn, journal: Journal) -> list[str]:
         (root / temp_name(path, journal.id)).unlink(missing_ok=True)
     if failed:
         raise RollbackIncomplete(
-            f"{'; '.join(failed)} could not be put back; the originals are kept in {journal.directory / 'saved'}. "
-            "Free the disk (or fix the permission) and run `memhtml-desktop doctor --fix`, or open the store "
-            "in the window, to finish the rollback"
+            f"{'; '.join(failed)}: could not be put back now. The journal is kept ({journal.directory}, the "
+            "originals in saved/); free the disk (or fix the permission) and run `memhtml-desktop doctor --fix`, "
+            "or open the store in the window, to finish the rollback"
         )
     journal.finish()
     return sorted(set(left))
@@ -810,7 +813,12 @@ def _undo(root: Path, conn, journal: Journal, step: dict[str, Any], head: Head) 
             try:
                 move_access(conn, dst, src)
             except Exception as exc:  # noqa: BLE001 - the rest of the rollback still runs
-                return f"the access row of {src} stays at {dst} ({exc})"
+                # Kept for retry (a locked plane); on a full disk even that fails: the rollback is
+                # then incomplete and its journal stays, so recovery moves the row once there is room.
+                PendingMoves(journal.directory.parents[2]).add(
+                    [{"src": dst, "dst": src, "reason": f"moving back after a failed write: {exc}", "commit": None}])
+                return (f"the access row of {src} is still at {dst} ({exc}); it is recorded and moves back on "
+                        "the next write or when the store is opened")  # fmt: skip
         return None
     if op == "put":
         return _undo_put(root, journal, step, head)
@@ -858,8 +866,8 @@ def _undo_put(root: Path, journal: Journal, step: dict[str, Any], head: Head) ->
     if current != step["ino"]:
         if current is None and saved is None:
             return None  # never created
-        if saved is not None and current == _ino(saved):
-            return None  # the put never happened: the original is still in place
+        if saved is not None and current is not None and current in (_ino(saved), step.get("saved_ino")):
+            return None  # the put never happened, or was undone already: the original is in place
         return f"{step['path']} was changed by another writer meanwhile and is left as they left it"
     if step["path"] in head.committed:
         committed = head.blob(step["path"])

@@ -60,9 +60,11 @@ def git_env() -> dict[str, str]:
 
 
 def _is_lock_failure(err: str) -> bool:
+    """git met a lock another process holds (`Unable to create '….lock': File exists`). Not a ref
+    that moved under a compare-and-swap, and not a lock file git could not write (a full disk)."""
     if "but expected" in err or "reference already exists" in err:
-        return False  # a ref that moved (update-ref's compare-and-swap), not a lock someone holds
-    return "index.lock" in err or "cannot lock ref" in err or (".lock" in err and "File exists" in err)
+        return False
+    return ".lock" in err and "File exists" in err
 
 
 @dataclass(frozen=True)
