@@ -62,6 +62,7 @@ from memhtml_desktop.write.errors import Conflict, GitFailed, Stale, WriteError
 from memhtml_desktop.write.git import Entry, Git, GitError, GitLocked
 from memhtml_desktop.write.journal import Journal, PendingMoves
 from memhtml_desktop.write.plan import FileChange, Plan
+from memhtml_desktop.write.trees import build_tree, hash_blobs, read_trees
 
 log = logging.getLogger(__name__)
 
@@ -424,11 +425,7 @@ class Executor:
     def hook(self, name: str, *args: str, env: dict[str, str]) -> None:
         """Run hook `name` as `git commit` does (`git hook run`, core.hooksPath honoured); only a
         hook that exists and is executable runs (git skips the others the same way)."""
-        try:
-            hook = self.git.hooks_dir() / name
-        except GitError:
-            return
-        if not os.access(hook, os.X_OK) or not hook.is_file():
+        if not self._has_hook(name):
             return
         result = self.git.run("hook", "run", "--ignore-missing", name, "--", *args, check=False, retry_lock=False,
                               env={**HOOK_ENV, **env})  # fmt: skip
@@ -445,35 +442,95 @@ class Executor:
         path.write_bytes(text.encode("utf-8"))
         return path
 
+    INDEX_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg")
+
+    def _hooks_dir(self) -> Path | None:
+        if not hasattr(self, "_hooks"):
+            try:
+                self._hooks = self.git.hooks_dir()
+            except GitError:
+                self._hooks = None
+        return self._hooks
+
+    def _has_hook(self, name: str) -> bool:
+        hooks = self._hooks_dir()
+        return hooks is not None and (hooks / name).is_file() and os.access(hooks / name, os.X_OK)
+
     def _build(self, plan: Plan, parent: str | None, journal: Journal, tree: Tree) -> Built:
-        index = journal.path("index")
-        env = {"GIT_INDEX_FILE": str(index)}
+        """The commit, made but not landed: from the changed folders alone (`trees.py`) when no
+        hook looks at an index, else in a private index the hooks see."""
         try:
-            self.git.run("read-tree", parent or "--empty", env=env)
-            paths = list(plan.paths)
-            self.git.run("update-index", "--add", "--remove", "-z", "--stdin", input_text="\0".join(paths) + "\0", env=env)
-            self._exactly_ours(plan, index)
-            tree.verify(plan)
-            self.checkpoint("index")
-            self.hook("pre-commit", env=env)
-            message = self._message(plan, journal)
-            self.hook("prepare-commit-msg", str(message), "message", env=env)
-            self.hook("commit-msg", str(message), env=env)
-            cleaned = self.git.run("stripspace", input_text=message.read_bytes().decode("utf-8", "replace")).out
-            if not cleaned.strip():
-                raise CommitFailed("git commit failed (exit 1): Aborting commit due to empty commit message.")
-            message.write_bytes(cleaned.encode("utf-8"))
-            tree_sha = self.git.run("write-tree", env=env).out.strip()
-            old_tree = self.git.tree_of(parent) if parent else None
-            if tree_sha == old_tree:
-                raise CommitFailed("git commit failed (exit 1): nothing to commit (the hooks left no change)")
-            built = self._commit_tree(tree_sha, parent, message)
+            built = None
+            if not any(self._has_hook(name) for name in self.INDEX_HOOKS):
+                built = self._build_from_trees(plan, parent, journal, tree)
+            if built is None:
+                built = self._build_in_index(plan, parent, journal, tree)
         except GitError as exc:
             raise CommitFailed(_commit_words(exc)) from exc
-        built.entries, built.old = self._diff(parent, built.sha)
         journal.update(commit=built.sha, parent=parent)
         self.checkpoint("commit-tree")
         return built
+
+    def _build_from_trees(self, plan: Plan, parent: str | None, journal: Journal, tree: Tree) -> Built | None:
+        final = final_bytes(plan)
+        shas = hash_blobs(self.git, final)
+        tree.verify(plan)
+        sources = {c.path: c.source for c in plan.changes if c.action == "move"}
+        base = read_trees(self.git, parent, {p.rpartition("/")[0] for p in final})
+        if base is None:
+            return None
+
+        def mode(path: str) -> str:
+            for candidate in (path, sources.get(path)):
+                if candidate:
+                    entry = base.get(candidate.rpartition("/")[0], {}).get(candidate.rpartition("/")[2])
+                    if entry is not None and entry.mode in ("100644", "100755"):
+                        return entry.mode
+            return "100644"
+
+        changes = {p: (Entry(mode(p), shas[p]) if data is not None else None) for p, data in final.items()}
+        made = build_tree(self.git, parent, changes)
+        if made is None:
+            return None
+        tree_sha, old = made
+        self.checkpoint("index")
+        message = self._message(plan, journal)
+        self._cleanup(message)
+        if parent and tree_sha == self.git.tree_of(parent):
+            raise CommitFailed("git commit failed (exit 1): nothing to commit")
+        built = self._commit_tree(tree_sha, parent, message)
+        built.entries = {p: e for p, e in changes.items() if e != old.get(p)}
+        built.old = {p: old.get(p) for p in built.entries}
+        return built
+
+    def _build_in_index(self, plan: Plan, parent: str | None, journal: Journal, tree: Tree) -> Built:
+        index = journal.path("index")
+        env = {"GIT_INDEX_FILE": str(index)}
+        self.git.run("read-tree", parent or "--empty", env=env)
+        paths = list(plan.paths)
+        self.git.run("update-index", "--add", "--remove", "-z", "--stdin", input_text="\0".join(paths) + "\0", env=env)
+        self._exactly_ours(plan, index)
+        tree.verify(plan)
+        self.checkpoint("index")
+        self.hook("pre-commit", env=env)
+        message = self._message(plan, journal)
+        self.hook("prepare-commit-msg", str(message), "message", env=env)
+        self.hook("commit-msg", str(message), env=env)
+        self._cleanup(message)
+        tree_sha = self.git.run("write-tree", env=env).out.strip()
+        old_tree = self.git.tree_of(parent) if parent else None
+        if tree_sha == old_tree:
+            raise CommitFailed("git commit failed (exit 1): nothing to commit (the hooks left no change)")
+        built = self._commit_tree(tree_sha, parent, message)
+        built.entries, built.old = self._diff(parent, built.sha)
+        return built
+
+    def _cleanup(self, message: Path) -> None:
+        """`git commit -m`'s `whitespace` cleanup of the message; an empty one is refused as git does."""
+        cleaned = self.git.run("stripspace", input_text=message.read_bytes().decode("utf-8", "replace")).out
+        if not cleaned.strip():
+            raise CommitFailed("git commit failed (exit 1): Aborting commit due to empty commit message.")
+        message.write_bytes(cleaned.encode("utf-8"))
 
     def _exactly_ours(self, plan: Plan, index: Path) -> None:
         """The private index must hold this write's bytes, not whatever the working tree held when
@@ -523,12 +580,16 @@ class Executor:
 
     def _reparent(self, built: Built, tip: str, journal: Journal) -> Built:
         """The same change on top of `tip` (the branch moved; the paths do not overlap)."""
-        index = journal.path("index")
-        env = {"GIT_INDEX_FILE": str(index)}
-        self.git.run("read-tree", tip, env=env)
-        lines = [f"{e.mode} {e.sha}\t{p}" if e else f"0 {ZERO}\t{p}" for p, e in built.entries.items()]
-        self.git.run("update-index", "-z", "--index-info", input_text="\0".join(lines) + "\0", env=env)
-        tree_sha = self.git.run("write-tree", env=env).out.strip()
+        made = build_tree(self.git, tip, built.entries)
+        if made is not None:
+            tree_sha = made[0]
+        else:
+            index = journal.path("index")
+            env = {"GIT_INDEX_FILE": str(index)}
+            self.git.run("read-tree", tip, env=env)
+            lines = [f"{e.mode} {e.sha}\t{p}" if e else f"0 {ZERO}\t{p}" for p, e in built.entries.items()]
+            self.git.run("update-index", "-z", "--index-info", input_text="\0".join(lines) + "\0", env=env)
+            tree_sha = self.git.run("write-tree", env=env).out.strip()
         moved = self._commit_tree(tree_sha, tip, built.message)
         moved.entries, moved.old = built.entries, built.old
         journal.update(commit=moved.sha, parent=tip)

@@ -202,14 +202,7 @@ class Git:
         if rev is None or not paths:
             return {}
         out = self.run("ls-tree", "-r", "-z", "--full-tree", rev, "--", *paths).out
-        found = {}
-        for record in out.split("\0"):
-            if not record:
-                continue
-            meta, _, path = record.partition("\t")
-            mode, _kind, sha = meta.split(" ")
-            found[path] = Entry(mode, sha)
-        return found
+        return {path: Entry(fields[0], fields[2]) for path, fields in _records(out)}
 
     def index_entries(self, paths: list[str], *, index_file: Path | None = None) -> dict[str, Entry]:
         """`paths`' stage-0 entries in git's index (or in `index_file`)."""
@@ -217,15 +210,7 @@ class Git:
             return {}
         env = {"GIT_INDEX_FILE": str(index_file)} if index_file is not None else None
         out = self.run("ls-files", "-s", "-z", "--", *paths, env=env).out
-        found = {}
-        for record in out.split("\0"):
-            if not record:
-                continue
-            meta, _, path = record.partition("\t")
-            mode, sha, stage = meta.split(" ")
-            if stage == "0":
-                found[path] = Entry(mode, sha)
-        return found
+        return {path: Entry(fields[0], fields[1]) for path, fields in _records(out) if fields[2] == "0"}
 
     def head(self) -> str | None:
         """HEAD's commit sha, or None on an unborn branch."""
@@ -278,6 +263,16 @@ class Git:
     def parent(self, rev: str = "HEAD") -> str | None:
         result = self.run("rev-parse", "-q", "--verify", f"{rev}^", check=False)
         return result.out.strip() or None if result.code == 0 else None
+
+
+def _records(out: str) -> list[tuple[str, list[str]]]:
+    """`ls-tree -z` / `ls-files -s -z` output: (path, the three fields before the tab) per entry."""
+    found = []
+    for record in out.split("\0"):
+        if record:
+            meta, _, path = record.partition("\t")
+            found.append((path, meta.split(" ")))
+    return found
 
 
 def _first_lines(text: str, limit: int = 3) -> str:

@@ -81,16 +81,17 @@ def _named(paths: list[str]) -> str:
     return ", ".join(paths[:MAX_NAMED]) + (f" and {len(paths) - MAX_NAMED} more" if len(paths) > MAX_NAMED else "")
 
 
-def check_staged(git: Git, ours: tuple[str, ...] | list[str]) -> None:
-    """Refuse when one of this write's own paths has staged changes (someone's work in progress
-    on the very file); anything else staged is left alone and out of the commit."""
-    if not ours:
-        return
-    if git.head() is None:
-        staged = sorted(git.tracked(list(ours)))
-    else:
-        out = git.run("diff", "--cached", "--name-only", "-z", "--no-renames", "--", *ours).out
-        staged = [p for p in out.split("\0") if p]
+def _status(git: Git, paths: list[str]) -> dict[str, str]:
+    """`git status` of these paths alone (one call): {path: XY} for each that is not clean and
+    tracked (`??` untracked, `!!` ignored; X: the index against HEAD, Y: the tree against the index)."""
+    if not paths:
+        return {}
+    out = git.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames",
+                  "--", *paths).out  # fmt: skip
+    return {entry[3:]: entry[:2] for entry in out.split("\0") if len(entry) > 3}
+
+
+def _refuse_staged(staged: list[str]) -> None:
     if staged:
         raise Conflict(
             f"{_named(staged)} has changes staged in git's index by someone else; this change would replace "
@@ -98,20 +99,28 @@ def check_staged(git: Git, ours: tuple[str, ...] | list[str]) -> None:
         )
 
 
+def check_staged(git: Git, ours: tuple[str, ...] | list[str]) -> None:
+    """Refuse when one of this write's own paths has staged changes (someone's work in progress
+    on the very file); anything else staged is left alone and out of the commit."""
+    status = _status(git, list(ours))
+    _refuse_staged(sorted(p for p, xy in status.items() if xy[0] not in " ?!"))
+
+
 def check_paths(git: Git, root: Path, existing: list[str], created: list[str]) -> None:
     """Files to edit, move or delete: tracked, regular files (not links), no unsaved-to-git edits,
-    nothing staged on them, writable; new ones: free, in folders inside the store."""
-    check_staged(git, list(dict.fromkeys([*existing, *created])))
+    nothing staged on them, writable; new ones: free, in folders inside the store. One `git status`."""
+    status = _status(git, list(dict.fromkeys([*existing, *created])))
+    _refuse_staged(sorted(p for p, xy in status.items() if xy[0] not in " ?!"))
     for path in existing:
         if os.path.islink(root / path):
             raise Refused(f"{path} is a symbolic link: this app edits regular files only; nothing was written")
     for path in created:
         if resolve_within(root, os.path.dirname(path) or ".") is None:
             raise Refused(f"{path} is inside a folder that leads out of the store (a symbolic link); nothing was written")
-    untracked = sorted(set(existing) - git.tracked(existing))
+    untracked = sorted(p for p in existing if status.get(p) in ("??", "!!"))
     if untracked:
         raise Refused(f"{', '.join(untracked)} is not tracked by git: add and commit it first")
-    dirty = git.unstaged(existing)
+    dirty = [p for p in existing if status.get(p, "  ")[1] not in " ?!"]
     if dirty:
         raise Conflict(
             f"{', '.join(dirty)} has changes git has not committed; they would be committed under this "
