@@ -81,7 +81,7 @@ def _named(paths: list[str]) -> str:
     return ", ".join(paths[:MAX_NAMED]) + (f" and {len(paths) - MAX_NAMED} more" if len(paths) > MAX_NAMED else "")
 
 
-def _status(git: Git, paths: list[str]) -> dict[str, str]:
+def path_status(git: Git, paths: list[str]) -> dict[str, str]:
     """`git status` of these paths alone (one call): {path: XY} for each that is not clean and
     tracked (`??` untracked, `!!` ignored; X: the index against HEAD, Y: the tree against the index)."""
     if not paths:
@@ -102,14 +102,14 @@ def _refuse_staged(staged: list[str]) -> None:
 def check_staged(git: Git, ours: tuple[str, ...] | list[str]) -> None:
     """Refuse when one of this write's own paths has staged changes (someone's work in progress
     on the very file); anything else staged is left alone and out of the commit."""
-    status = _status(git, list(ours))
+    status = path_status(git, list(ours))
     _refuse_staged(sorted(p for p, xy in status.items() if xy[0] not in " ?!"))
 
 
 def check_paths(git: Git, root: Path, existing: list[str], created: list[str]) -> None:
     """Files to edit, move or delete: tracked, regular files (not links), no unsaved-to-git edits,
     nothing staged on them, writable; new ones: free, in folders inside the store. One `git status`."""
-    status = _status(git, list(dict.fromkeys([*existing, *created])))
+    status = path_status(git, list(dict.fromkeys([*existing, *created])))
     _refuse_staged(sorted(p for p, xy in status.items() if xy[0] not in " ?!"))
     for path in existing:
         if os.path.islink(root / path):

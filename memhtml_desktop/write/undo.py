@@ -22,21 +22,31 @@ from memhtml_desktop.guarded import read_guarded
 from memhtml_desktop.write.errors import Refused
 from memhtml_desktop.write.git import Git
 from memhtml_desktop.write.plan import FileChange, Plan
-from memhtml_desktop.write.preflight import check_repository
+from memhtml_desktop.write.preflight import check_repository, path_status
 
 MAX_BYTES = 64 * 1024 * 1024
 
 
-def _blob(git: Git, rev: str, path: str) -> bytes:
+def _blobs(git: Git, entries: dict[str, str]) -> dict[str, bytes]:
+    """{path: bytes} of these blob ids, from one `git cat-file --batch`."""
     import subprocess
 
     from memhtml_desktop.write.git import git_env
 
-    proc = subprocess.run([git.executable or "git", "-C", str(git.root), "cat-file", "blob", f"{rev}:{path}"],
-                          capture_output=True, env=git_env(), check=False)  # fmt: skip
-    if proc.returncode != 0:
-        raise Refused(f"{path} could not be read from {rev[:12]}: {proc.stderr.decode('utf-8', 'replace').strip()}")
-    return proc.stdout
+    order = list(entries)
+    proc = subprocess.run([git.executable or "git", "-C", str(git.root), "cat-file", "--batch"],
+                          input="".join(entries[p] + "\n" for p in order).encode(), capture_output=True,
+                          env=git_env(), check=False)  # fmt: skip
+    out, pos, found = proc.stdout, 0, {}
+    for path in order:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split(b" ")
+        if proc.returncode != 0 or len(header) != 3 or header[1] != b"blob":
+            raise Refused(f"{path} could not be read from git ({entries[path][:12]})")
+        size = int(header[2])
+        found[path] = out[end + 1 : end + 1 + size]
+        pos = end + 1 + size + 1
+    return found
 
 
 def undo_plan(git: Git, root: Path, last: dict[str, Any]) -> tuple[Plan, str | None]:
@@ -56,32 +66,27 @@ def undo_plan(git: Git, root: Path, last: dict[str, Any]) -> tuple[Plan, str | N
     if changed:
         raise Refused(f"{', '.join(changed[:5])} changed since {named} (someone committed over it): "
                       f"revert {sha[:12]} with git yourself if you still want to")  # fmt: skip
-    dirty = sorted(set(git.unstaged(paths)) | set(_staged(git, paths)))
+    dirty = sorted(p for p, xy in path_status(git, paths).items() if xy not in ("??", "!!"))
     if dirty:
         raise Refused(f"{', '.join(dirty[:5])} has uncommitted changes: commit or discard them first")
     moves = [tuple(m) for m in last.get("moves", []) if m[0] in new and m[1] in new]
     in_moves = {p for m in moves for p in m}
+    before = _blobs(git, {p: e.sha for p, e in old.items() if e is not None})
     changes: list[FileChange] = []
     for src, dst in moves:
-        now = _current(root, dst)
-        changes.append(FileChange("move", src, now, _blob(git, parent, src), source=dst))
+        changes.append(FileChange("move", src, _current(root, dst), before[src], source=dst))
     for path in paths:
         if path in in_moves:
             continue
         if old[path] is None:
             changes.append(FileChange("delete", path, _current(root, path), None))
         elif new[path] is None:
-            changes.append(FileChange("create", path, None, _blob(git, parent, path)))
+            changes.append(FileChange("create", path, None, before[path]))
         else:
-            changes.append(FileChange("modify", path, _current(root, path), _blob(git, parent, path)))
+            changes.append(FileChange("modify", path, _current(root, path), before[path]))
     plan = Plan(op="undo", request=None, changes=tuple(changes), subject=f'Revert "{subject}"',
                 body=f"This reverts commit {sha}.", state_moves=tuple((dst, src) for src, dst in reversed(moves)))  # fmt: skip
     return plan, head
-
-
-def _staged(git: Git, paths: list[str]) -> list[str]:
-    out = git.run("diff", "--cached", "--name-only", "-z", "--no-renames", "--", *paths).out
-    return [p for p in out.split("\0") if p]
 
 
 def _current(root: Path, path: str) -> bytes:

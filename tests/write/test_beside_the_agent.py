@@ -101,13 +101,15 @@ def test_row1_memhtmls_staged_write_is_not_swept_into_the_apps_commit(repo, tmp_
            "TEXT": memory_text("Theirs", "memhtml wrote this.")}  # fmt: skip
     memhtml = subprocess.Popen(["sh", "-c", f'printf "%s" "$TEXT" > {theirs} && git add {theirs} && '
                                 f'git commit -q -m "memhtml(write): Theirs"'], cwd=root, env=env)  # fmt: skip
-    barrier.wait_arrived("commit")
-    assert git(root, "diff", "--cached", "--name-only").split() == [theirs]
-    applied = _curator(store).run(_correct())
-    app_commit_is_its_own(root, applied.commit_sha, applied.plan.paths)
-    assert theirs not in changed_paths(root, applied.commit_sha)
-    assert git(root, "diff", "--cached", "--name-only").split() == [theirs], "memhtml's staged work is as it left it"
-    barrier.release("commit")
+    try:
+        barrier.wait_arrived("commit")
+        assert git(root, "diff", "--cached", "--name-only").split() == [theirs]
+        applied = _curator(store).run(_correct())
+        app_commit_is_its_own(root, applied.commit_sha, applied.plan.paths)
+        assert theirs not in changed_paths(root, applied.commit_sha)
+        assert git(root, "diff", "--cached", "--name-only").split() == [theirs], "memhtml's staged work is as it left it"
+    finally:
+        barrier.release("commit")  # memhtml's commit goes on (also when the test failed: no process left waiting)
     assert memhtml.wait(timeout=60) == 0
     assert changed_paths(root, "HEAD") == [theirs]
     assert git(root, "rev-parse", "HEAD~1").strip() == applied.commit_sha
@@ -125,13 +127,15 @@ def test_row1_the_branch_moves_under_the_apps_commit_and_it_is_reparented(repo, 
     monkeypatch.setenv("GIT_BARRIER", str(barrier.folder))
     curator = _curator(store)  # resolves `git`: the wrapper
     thread, box = _in_thread(lambda: curator.run(_archive()))
-    barrier.wait_arrived("commit-tree")
-    theirs = "areas/inbox/memhtml-meanwhile.html"
-    assert memhtml_write(root, theirs, memory_text("Meanwhile", "Written meanwhile."), "memhtml(write): Meanwhile",
-                         env={"GIT_BARRIER": ""}).returncode == 0  # fmt: skip
-    theirs_sha = git(root, "rev-parse", "HEAD").strip()
-    barrier.release("commit-tree")
-    thread.join(timeout=120)
+    try:
+        barrier.wait_arrived("commit-tree")
+        theirs = "areas/inbox/memhtml-meanwhile.html"
+        assert memhtml_write(root, theirs, memory_text("Meanwhile", "Written meanwhile."), "memhtml(write): Meanwhile",
+                             env={"GIT_BARRIER": ""}).returncode == 0  # fmt: skip
+        theirs_sha = git(root, "rev-parse", "HEAD").strip()
+    finally:
+        barrier.release("commit-tree")
+        thread.join(timeout=120)
     applied = box["value"]
     app_commit_is_its_own(root, applied.commit_sha, applied.plan.paths)
     assert git(root, "rev-parse", f"{applied.commit_sha}~1").strip() == theirs_sha
@@ -152,17 +156,18 @@ def test_row1_the_branch_moves_over_the_apps_own_paths_and_it_stops(repo, tmp_pa
     monkeypatch.setenv("GIT_BARRIER", str(barrier.folder))
     curator = _curator(store)
     thread, box = _in_thread(lambda: curator.run(_correct()))
-    barrier.wait_arrived("commit-tree")
-    # memhtml archives the same memory (git mv, new bytes, commit): the archive path is the app's too
-    env = {"GIT_BARRIER": ""}
-    subprocess.run([git_bin(), "-C", str(root), "rm", "-q", "--cached", MEMORY], check=True, env={**os.environ, **env})
-    (root / ARCHIVED).write_text((root / ARCHIVED).read_text() + "<!-- memhtml's archive -->\n")
-    subprocess.run([git_bin(), "-C", str(root), "add", ARCHIVED], check=True, env={**os.environ, **env})
-    subprocess.run([git_bin(), "-C", str(root), "commit", "-qm", "memhtml(archive): theirs"], check=True,
-                   env={**os.environ, **env})  # fmt: skip
-    theirs = git(root, "rev-parse", "HEAD").strip()
-    barrier.release("commit-tree")
-    thread.join(timeout=120)
+    try:
+        barrier.wait_arrived("commit-tree")
+        # memhtml archives the same memory (git mv, new bytes, commit): the archive path is the app's too
+        env = {**os.environ, "GIT_BARRIER": ""}
+        subprocess.run([git_bin(), "-C", str(root), "rm", "-q", "--cached", MEMORY], check=True, env=env)
+        (root / ARCHIVED).write_text((root / ARCHIVED).read_text() + "<!-- memhtml's archive -->\n")
+        subprocess.run([git_bin(), "-C", str(root), "add", ARCHIVED], check=True, env=env)
+        subprocess.run([git_bin(), "-C", str(root), "commit", "-qm", "memhtml(archive): theirs"], check=True, env=env)
+        theirs = git(root, "rev-parse", "HEAD").strip()
+    finally:
+        barrier.release("commit-tree")
+        thread.join(timeout=120)
     assert isinstance(box.get("error"), Conflict), box
     assert ARCHIVED in str(box["error"]) and theirs[:12] in str(box["error"])
     assert git(root, "rev-parse", "HEAD").strip() == theirs
@@ -191,13 +196,15 @@ def test_row2_a_slow_post_commit_hook_does_not_make_memhtmls_commit_the_apps(rep
                               f'while [ ! -f "{go}" ]; do sleep 0.02; done; fi\n')  # fmt: skip
     curator = _curator(store)
     thread, box = _in_thread(lambda: curator.run(_archive()))
-    wait_for(arrived)
-    theirs = "areas/inbox/memhtml-during-the-hook.html"
-    assert memhtml_write(root, theirs, memory_text("During", "Written during the hook."),
-                         "memhtml(write): During").returncode == 0  # fmt: skip
-    theirs_sha = git(root, "rev-parse", "HEAD").strip()
-    go.touch()
-    thread.join(timeout=120)
+    try:
+        wait_for(arrived)
+        theirs = "areas/inbox/memhtml-during-the-hook.html"
+        assert memhtml_write(root, theirs, memory_text("During", "Written during the hook."),
+                             "memhtml(write): During").returncode == 0  # fmt: skip
+        theirs_sha = git(root, "rev-parse", "HEAD").strip()
+    finally:
+        go.touch()
+        thread.join(timeout=120)
     applied = box["value"]
     assert applied.commit_sha != theirs_sha
     assert git(root, "rev-parse", "HEAD~1").strip() == applied.commit_sha
@@ -244,11 +251,13 @@ def test_row3_two_instances_correct_one_memory_one_wins_the_other_leaves_nothing
 
     holder: dict = {}
     b.checkpoint = b_planned
-    with pytest.raises(Conflict) as lost:
-        b.run(_correct("Delay is 300 s"))
-    assert "another writer" in str(lost.value) or "gone" in str(lost.value)
-    b.checkpoint = None
-    go.touch()
+    try:
+        with pytest.raises(Conflict) as lost:
+            b.run(_correct("Delay is 300 s"))
+        assert "another writer" in str(lost.value) or "gone" in str(lost.value)
+    finally:
+        b.checkpoint = None
+        go.touch()  # A's hook lets go (also when the test failed: no process left waiting)
     out, err = holder["a"].communicate(timeout=120)
     assert holder["a"].returncode == 0, err
     import json
