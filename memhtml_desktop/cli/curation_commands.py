@@ -15,7 +15,8 @@ from memhtml_desktop.cli.write_commands import commit_note, fail, open_curator
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("undo", parents=[common], help="revert this app's last commit (while it is still HEAD)")
+    p = sub.add_parser("undo", parents=[common],
+                       help="revert this app's last commit (while none of its paths changed since)")  # fmt: skip
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("supersede", parents=[common],

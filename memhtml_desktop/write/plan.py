@@ -82,10 +82,11 @@ class Plan:
 
     @property
     def message(self) -> str:
-        """The commit message: the subject, then a trailer block when there are trailers."""
+        """The commit message: the subject, the body (undo's), then a trailer block when there are trailers."""
+        text = self.subject + (f"\n\n{self.body}" if self.body else "")
         if not self.trailers:
-            return self.subject
-        return self.subject + "\n\n" + "\n".join(f"{k}: {v}" for k, v in self.trailers)
+            return text
+        return text + "\n\n" + "\n".join(f"{k}: {v}" for k, v in self.trailers)
 
     def shape(self) -> tuple:
         """What must not change between the preview and the write (bytes read, paths, subject).
