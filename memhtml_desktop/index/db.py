@@ -452,6 +452,7 @@ def _attach_state(
     elif exists:
         mode = _attach_read_only(conn, path)
         if mode is None:
+            conn.state_error = f"{path} cannot be read by this process (its permissions?): this answer has no salience"
             return None
     elif create:
         try:
