@@ -37,7 +37,7 @@ from memhtml_desktop.write.executor import (
 )
 from memhtml_desktop.write.git import Git, GitError
 from memhtml_desktop.write.journal import Journal, JournalError, LockTimeout, PendingMoves, WriteLock
-from memhtml_desktop.write.plan import FileChange, Plan
+from memhtml_desktop.write.plan import Plan
 from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_supersede, plan_task_status
 from memhtml_desktop.write.planner_new import plan_write
 from memhtml_desktop.write.planner_repair import plan_doctor_fix, plan_state_export

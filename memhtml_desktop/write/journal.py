@@ -15,7 +15,7 @@ a power cut), which the next write, the window opening the store, a read command
 --fix` finishes (its commit landed) or rolls back (it did not). `journal.json` holds the write
 (base commit, branch, subject, paths) and what the commit reached (`commit`, `landed`);
 `steps.jsonl` is appended, with an fsync, before each change to the working tree, and says
-enough to undo exactly that change and nothing else (`executor.rollback`); `saved/` holds the
+enough to undo exactly that change and nothing else (`rollback.py`); `saved/` holds the
 bytes each replaced or removed file had (a hard link to the very inode when the filesystem
 allows, so putting it back needs no free space).
 
