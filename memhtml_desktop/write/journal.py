@@ -103,6 +103,8 @@ class WriteLock:
 
 
 JOURNALS = "memhtml-desktop/journals"
+#: A journal folder with no `owner` file yet is a write being born, unless it is this old.
+ABANDONED_S = 60.0
 PENDING_MOVES = "memhtml-desktop/state-moves.json"
 
 
@@ -163,8 +165,12 @@ class Journal:
             try:
                 fd = os.open(directory / "owner", os.O_RDWR)
             except OSError:
-                if not (directory / "journal.json").exists():
-                    shutil.rmtree(directory, ignore_errors=True)  # a journal that never began
+                try:
+                    stale = time.time() - directory.stat().st_mtime > ABANDONED_S
+                except OSError:
+                    continue
+                if stale and not (directory / "journal.json").exists():
+                    shutil.rmtree(directory, ignore_errors=True)  # a journal that never began (its writer died)
                 continue
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
