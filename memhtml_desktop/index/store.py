@@ -60,6 +60,8 @@ class StoreError(Exception):
 # long (and SQLite's lock this long per attempt), then answers from the last committed state.
 REFRESH_WAIT_S = 2.0
 REFRESH_BUSY_MS = 1000
+# A state plane another process had locked is tried again at most this often (seconds).
+STATE_RETRY_S = 2.0
 # What a full or unwritable disk raises through apsw (SQLITE_FULL, SQLITE_IOERR_*, a read-only file).
 UNWRITABLE = dbmod.UNWRITABLE
 # The index file could not be opened or migrated at all (an environment failure, said as is).
@@ -197,7 +199,8 @@ class Store:
         return conn
 
     def reader(self) -> dbmod.Connection:
-        """This thread's connection (opened on first use, reopened after a recovery)."""
+        """This thread's connection (opened on first use, reopened after a recovery; a state plane
+        that was locked by another process is attached again once it is free)."""
         conn = getattr(self._local, "conn", None)
         if conn is not None and getattr(self._local, "generation", None) != self._generation:
             self.close_thread_connection()
@@ -206,7 +209,39 @@ class Store:
             conn = self.connect()
             self._local.conn = conn
             self._local.generation = self._generation
+            self._local.state_tried = time.monotonic()
+        elif conn.state_busy and time.monotonic() - getattr(self._local, "state_tried", 0.0) >= STATE_RETRY_S:
+            self._local.state_tried = time.monotonic()
+            conn.state_busy, conn.state_error = False, None
+            dbmod.attach_state(conn, self.state_path, create=False, clock=self.clock)
         return conn
+
+    def _state_locked(self) -> bool:
+        """Whether this thread's state plane cannot be read now (another process's lock on it)."""
+        conn = self.reader()
+        if conn.state_mode is None:
+            return False
+        conn.set_busy_handler(dbmod.polling_busy_handler(50))
+        try:
+            conn.execute("SELECT 1 FROM state.sqlite_schema LIMIT 1").fetchall()
+            return False
+        except apsw.BusyError:
+            return True
+        finally:
+            conn.set_busy_handler(dbmod.polling_busy_handler())
+
+    def _without_state(self, exc: Exception) -> None:
+        """This thread's connection met a state plane locked by another process mid-read: it goes
+        on without one (salience off, said in a notice and in each result's reasons)."""
+        conn = self.reader()
+        with contextlib.suppress(apsw.Error):
+            conn.execute("DETACH state")
+        conn.state_mode = None
+        conn.state_busy = True
+        conn.state_error = (f"{self.state_path} is locked by another process ({exc}): this answer has no "
+                            "salience, and reads are not counted until it is free")
+        self._local.state_tried = time.monotonic()
+        self.notice(conn.state_error)
 
     def close_thread_connection(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -244,8 +279,16 @@ class Store:
             Indexer(self.reader(), self.root, self.embedder, clock=self.clock).scan()
 
     def _recovering(self, operation, *args, **kwargs):
-        """Run an index operation; a damaged page found on the way is recovered from, once."""
+        """Run an index operation; a damaged page found on the way is recovered from, once; a
+        state plane locked by another process through the whole busy wait is read without, once
+        (the index itself is WAL: its readers are never blocked)."""
         try:
+            return operation(*args, **kwargs)
+        except apsw.BusyError as exc:
+            if not self._state_locked():
+                raise  # the index's own write lock (a writer's business: `refresh` and `index` handle it)
+            log.warning("state.db stayed locked during %s: %s", getattr(operation, "__name__", "an operation"), exc)
+            self._without_state(exc)
             return operation(*args, **kwargs)
         except (apsw.CorruptError, apsw.NotADBError) as exc:
             log.warning("damaged index met during %s: %s", getattr(operation, "__name__", "an operation"), exc)
