@@ -36,3 +36,9 @@ done
   --theme light --query "deregistration delay"
 "${run[@]}" screenshot --demo --out "$out/workbench-dark.png" --view workbench --tab probes --size 1024x700 \
   --theme dark
+# The recall pane's other shapes (docs/recall.md): the four quota ledgers at the smallest size, and
+# the catalogue with its second entry expanded, in the dark theme.
+"${run[@]}" screenshot --demo --out "$out/recall-quotas.png" --view recall --query "drain the vip" \
+  --size 1024x700 --theme light --shape quotas
+"${run[@]}" screenshot --demo --out "$out/recall-catalog.png" --view recall --query "drain the vip" \
+  --size 1400x900 --theme dark --shape catalog --expand 2

@@ -88,11 +88,14 @@ def test_search_json_explains_every_hit(cli_store):
     store, index = cli_store
     proc = run("search", "drain the vip", "--store", str(store), "--index", str(index), "--json")
     result = json.loads(proc.stdout)
-    assert result["fts_form"] == "all" and result["arms"] == ["fts", "vector", "recency", "salience"]
+    # the default binds any of the content words and fuses the lexical and vector scores (docs/ranking.md)
+    assert result["fts_form"] == "any" and result["arms"] == ["fts", "vector", "recency", "salience"]
     hit = result["hits"][0]
     assert hit["path"] == "areas/oncall/drain.html"
     assert abs(sum(a["contribution"] for a in hit["arms"].values()) - hit["score"]) < 1e-12
-    assert {"rank", "weight", "contribution", "raw"} <= set(hit["arms"]["fts"])
+    assert {"rank", "weight", "contribution", "raw", "normalised"} <= set(hit["arms"]["fts"])
+    fts = hit["arms"]["fts"]
+    assert abs(fts["weight"] * fts["normalised"] - fts["contribution"]) < 1e-12
     for key in ("position", "fused_position", "moved_by", "snippet", "entities", "superseded_by"):
         assert key in hit
 

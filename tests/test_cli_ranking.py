@@ -16,12 +16,14 @@ def test_search_and_recall_name_their_profile(cli_store):  # noqa: F811
     base = ["--store", str(store), "--index", str(index)]
     default = json.loads(run("search", "drain the vip", *base, "--json").stdout)
     assert default["ranking"] == "default" and default["steps"] == ["twins", "mmr"]
-    assert default["matches"] == {"form": "all", "count": 1, "capped": False, "any": True}
+    # any of the content words: "drain" or "vip" (memhtml: both)
+    assert default["matches"]["form"] == "any" and default["matches"]["count"] >= 1 and default["matches"]["any"]
     assert default["index"]["complete"] is True
     assert {"low_relevance", "relevance", "moves"} <= set(default["hits"][0])
     assert default["relevance"]["floor_cosine"] == 0.45
     memhtml = json.loads(run("search", "drain the vip", *base, "--json", "--ranking", "memhtml").stdout)
     assert memhtml["ranking"] == "memhtml" and memhtml["steps"] == ["mmr"]
+    assert memhtml["matches"] == {"form": "all", "count": 1, "capped": False, "any": True}
     pack = json.loads(run("recall", "drain the vip", *base, "--json", "--ranking", "memhtml").stdout)
     assert pack["ranking"] == "memhtml"
     human = run("search", "drain the vip", *base, "--ranking", "memhtml").stdout

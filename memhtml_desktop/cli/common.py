@@ -111,8 +111,11 @@ def settings_from(args: argparse.Namespace):
     )
 
 
-def open_store(args: argparse.Namespace):
-    """The Store the flags name. Raises CliError with a clear message when it cannot be used."""
+def open_store(args: argparse.Namespace, *, recover: bool = True):
+    """The Store the flags name. Raises CliError with a clear message when it cannot be used.
+
+    A write a crash interrupted (in any process) is finished or rolled back first, so a read never
+    answers from a half-written store; what was done, or why it could not be, is a notice."""
     from memhtml_desktop.embedders.registry import make_embedder_or_default
     from memhtml_desktop.index.store import Store, StoreError
     from memhtml_desktop.settings import resolve_index, resolve_store
@@ -127,10 +130,15 @@ def open_store(args: argparse.Namespace):
 
         print(f"note: {field(notice)}", file=sys.stderr)
     try:
-        return Store(root, index_path=resolve_index(settings, root), embedder=embedder,
-                     vector_backend=settings.vector_backend, ranking=ranking_from(args))
+        store = Store(root, index_path=resolve_index(settings, root), embedder=embedder,
+                      vector_backend=settings.vector_backend, ranking=ranking_from(args))
     except StoreError as exc:
         raise CliError(str(exc)) from exc
+    if recover:
+        from memhtml_desktop.write.curator import recover_interrupted
+
+        recover_interrupted(store)
+    return store
 
 
 def scope_from(args: argparse.Namespace):

@@ -15,7 +15,8 @@ from memhtml_desktop.cli.write_commands import commit_note, fail, open_curator
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("undo", parents=[common], help="revert this app's last commit (while it is still HEAD)")
+    p = sub.add_parser("undo", parents=[common],
+                       help="revert this app's last commit (while none of its paths changed since)")  # fmt: skip
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("supersede", parents=[common],
@@ -110,20 +111,29 @@ def cmd_doctor_fix(args: argparse.Namespace) -> int:
     from memhtml_desktop.write.errors import WriteError
     from memhtml_desktop.write.requests import DoctorFixRequest
 
+    from memhtml_desktop.write.leftovers import remove_stale_temp_files
+
     try:
         curator = open_curator(vars(args))
-        applied = curator.run(DoctorFixRequest())
+        applied = curator.run(DoctorFixRequest())  # interrupted writes are finished first, rows retried
     except WriteError as exc:
         return fail(str(exc), exc.code, EXIT_FAIL, getattr(args, "json", False))
     for notice in [*applied.plan.notes, *applied.notices]:
         print(f"note: {notice}", file=sys.stderr)
+    removed = remove_stale_temp_files(curator.root)
+    for path in removed:
+        print(f"note: removed {path.relative_to(curator.root)}, a temp file of a write that was killed", file=sys.stderr)
     r = applied.result
+    if removed:
+        r = {**r, "removed_temp_files": [p.relative_to(curator.root).as_posix() for p in removed]}
     if getattr(args, "json", False):
         print_json(r)
         return EXIT_OK
     for item in r["dangling"]:
         fix = f"rewritten to {item['rewrite_to']}" if item["rewrite_to"] else "dropped"
         print(f"dangling  {item['src_path']} {item['rel']} {item['dst_path']}: {fix}")
+    for move in r.get("moved_access_rows", []):
+        print(f"moved     state row {move['src']}: followed its memory to {move['dst']}")
     for path in r["orphan_access_rows"]:
         print(f"orphan    state row {path}: pruned")
     rep = r["repaired"]

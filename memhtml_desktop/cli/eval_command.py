@@ -51,6 +51,12 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
                    help="with --floor-scan: save this floor for the store's embedder as configuration --save NAME")
     w.add_argument("--coverage", action="store_true",
                    help="crowders (on most probes' first page) and memories their own claim cannot reach")
+    shapes = p.add_argument_group("pack shapes", "how often each pack shape lands the target, at what cost (docs/recall.md)")
+    shapes.add_argument("--shapes", action="store_true",
+                        help="compare memhtml's pack, the quota ledgers and catalogue + expand over the probes")
+    shapes.add_argument("--budget", type=int, metavar="CHARS", help="with --shapes: the recall budget (default 16000)")
+    shapes.add_argument("--k", type=int, default=10, metavar="N", help="with --shapes: catalogue entries (default 10)")
+    shapes.add_argument("--ledgers", metavar="FILE", help="with --shapes: a JSON ledger map")
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -62,6 +68,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.limit < 1:
         raise CliError("--limit must be at least 1")
+    if args.shapes:
+        from memhtml_desktop.cli import shape_commands
+
+        return shape_commands.cmd_eval_shapes(args)
     if workbench_commands.wants_workbench(args):
         return workbench_commands.cmd_workbench_eval(args)
     if not args.probes and not args.known_items:

@@ -176,6 +176,9 @@ def print_why(report) -> None:
             window = " (inside the arm's candidate window)" if entry.get("in_window") else ""
             if entry.get("counted") is False:
                 window += ", not counted (see above)"
+            elif entry.get("normalised") is not None:
+                window += (f", contributes {entry['contribution']:.4f} (score {entry['normalised']:.3f} of the "
+                           f"window's best \u00d7 weight {entry['weight']:.3g})")
             print(f"    {name:<9} {where}{window}")
     if report.fused_position:
         print(f"  fused position {report.fused_position} (score {report.fused_score:.5f})")

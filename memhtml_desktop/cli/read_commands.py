@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from memhtml_desktop.cli import shape_commands
 from memhtml_desktop.cli.common import (
     EXIT_FAIL,
     EXIT_OK,
@@ -41,6 +42,7 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--text", action="store_true", help="render the pack as the agent receives it")
+    shape_commands.add_recall_flags(p)
 
     p = sub.add_parser("read", parents=[common], help="one memory in full (counts as a read)")
     p.add_argument("path")
@@ -87,6 +89,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
     from memhtml_desktop.cli import output
     from memhtml_desktop.domain.disclosure import render_pack_text
 
+    if shape_commands.wants_shape(args):
+        return shape_commands.cmd_recall_shape(args)
     store = open_store(args)
     scope = scope_from(args)
     refresh(store, args)

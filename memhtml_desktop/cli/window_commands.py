@@ -31,6 +31,10 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
                    help="the list in the agent's order or the fused order")
     p.add_argument("--more", type=int, default=0, metavar="N",
                    help="list N rows of the fused list below the agent's page")
+    p.add_argument("--shape", choices=("memhtml", "quotas", "catalog"), default="memhtml",
+                   help="--view recall: the pack shape shown")
+    p.add_argument("--expand", type=int, default=0, metavar="N",
+                   help="--view recall --shape catalog: expand the catalogue's Nth row")
     add_ranking_flag(p)
     p.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                    help="use a fresh copy of the demo store")

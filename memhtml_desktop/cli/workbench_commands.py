@@ -36,6 +36,13 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     v.add_argument("--note", default="")
     v.add_argument("--within", type=int, default=1, help="pass when a target is within the first N hits")
     v.add_argument("--json", action="store_true")
+    v = verbs.add_parser("import", parents=[common],
+                         help="add probes from question→answer pairs (JSON lines or question<TAB>answer; one commit)")
+    v.add_argument("set", metavar="SET")
+    v.add_argument("pairs", metavar="FILE", help="one pair a line: {\"question\": ..., \"answer\": TEXT or PATH}")
+    v.add_argument("--note", default="", help="a note every imported probe carries")
+    v.add_argument("--dry-run", action="store_true", help="resolve and report, write nothing")
+    v.add_argument("--json", action="store_true")
     v = verbs.add_parser("remove", parents=[common], help="remove a probe by its key (one commit)")
     v.add_argument("set", metavar="SET")
     v.add_argument("key", metavar="KEY")
@@ -114,6 +121,8 @@ def cmd_probes(args: argparse.Namespace) -> int:
         saved = _write(lambda: files.add_probe(args.set, probe))
         _print_saved(saved, args, key=probe.key)
         return EXIT_OK
+    if verb == "import":
+        return _import_pairs(args, files)
     if verb == "remove":
         saved = _write(lambda: files.remove_probe(args.set, args.key))
         _print_saved(saved, args)
@@ -142,6 +151,42 @@ def cmd_probes(args: argparse.Namespace) -> int:
     else:
         for j in candidates:
             print(f"{j.id}  {j.count}x best #{j.best_position}  {j.query!r} -> {j.path}")
+    return EXIT_OK
+
+
+def _import_pairs(args: argparse.Namespace, files) -> int:
+    """`probes import SET FILE`: resolve each pair's answer to a memory, append the probes (one commit)."""
+    from memhtml_desktop.cli.common import open_store, refresh
+    from memhtml_desktop.domain.qa_pairs import parse_pairs
+    from memhtml_desktop.workbench.qa_import import resolve_pairs
+
+    try:
+        text = Path(args.pairs).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read {args.pairs}: {getattr(exc, 'strerror', None) or exc}") from exc
+    pairs, problems = parse_pairs(text, args.pairs)
+    store = open_store(args)
+    refresh(store, args)
+    resolved = resolve_pairs(store, pairs, source=args.pairs, note=args.note)
+    problems = [*problems, *resolved.problems]
+    _report_problems(problems)
+    if not resolved.probes:
+        raise CliError(f"{args.pairs}: no pair could be resolved to a memory ({len(problems)} problems)")
+    saved, already = (None, 0) if args.dry_run else _write(lambda: files.add_probes(args.set, resolved.probes))
+    report = {"set": args.set, "pairs": len(pairs),
+              "probes": len(resolved.probes), "by_path": resolved.by_path, "by_text": resolved.by_text,
+              "already_in_set": already, "left_out": [p.to_json() for p in problems],
+              "commit": saved.to_json() if saved else None}
+    if args.json:
+        print_json(report)
+    else:
+        print(f"{len(resolved.probes)} probes from {args.pairs} ({resolved.by_path} by path, {resolved.by_text} "
+              f"found by their answer's words), {len(problems)} lines left out"
+              + (f", {already} already in {args.set}" if already else ""))
+        if saved is not None:
+            print(f"committed {saved.commit_sha[:12]}: {saved.subject}")
+        elif args.dry_run:
+            print("dry run: nothing written")
     return EXIT_OK
 
 

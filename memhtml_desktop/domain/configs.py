@@ -34,6 +34,8 @@ LIMITS: dict[str, tuple[float, float]] = {
     "twin_cosine": (0.0, 1.0),
     "polarity_cosine": (0.0, 1.0),
     "floor_cosine": (-1.0, 1.0),
+    "lexical_share": (0.0, 1.0),
+    "field_weights": (0.0, 10.0),
     "recall_budget": (0, 1_000_000),
     "arc_budget": (0, 1_000_000),
     "max_per_entity": (1, 1000),
@@ -102,9 +104,9 @@ def _validate(key: str, value: Any, base: RankingProfile, text: str, source: str
                     _check_range("arms", weight, f"the weight of arm '{arm}'")
                 except ValueError as exc:
                     raise ConfigError(str(exc), arm_line or line, source) from None
-        elif key in ("twin_cosine", "floor_cosine", "polarity_cosine"):
+        elif key in ("twin_cosine", "floor_cosine", "polarity_cosine", "lexical_share", "field_weights"):
             RankingProfile.from_json({key: value}, base=base)
-            values = value.values() if isinstance(value, Mapping) else [value]
+            values = value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else [value]
             for v in values:
                 _check_range(key, v, key)
         else:

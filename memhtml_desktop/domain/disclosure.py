@@ -28,6 +28,7 @@ from memhtml_desktop.domain.types import RecallItem, RecallPack, RecallSection
 MEMORY_BODY_BUDGET = 16_000
 ARC_BODY_BUDGET = 9_000
 MAX_PER_ENTITY = 2
+CUTS = ("skip", "prefix")
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,17 @@ def index_line(path: str, title: str) -> str:
     return f"{path} — {title}" if title else path
 
 
+def capsule_cost(c: FoldCandidate) -> int:
+    """What the smallest tier that carries content costs: the claim alone, else the whole quote."""
+    return utf16_len(c.gist) if c.gist else utf16_len(c.disclosure_text)
+
+
+def smallest_capsule(candidates: Sequence[FoldCandidate]) -> int | None:
+    """The cheapest content any candidate can be given, or None without candidates. A budget below
+    it can only hand out index lines (seed 003, 6.7: say so rather than cut a sentence)."""
+    return min((capsule_cost(c) for c in candidates), default=None)
+
+
 def fold(
     candidates: Sequence[FoldCandidate],
     budget: int,
@@ -58,6 +70,7 @@ def fold(
     name: str = "memories",
     max_per_entity: int = MAX_PER_ENTITY,
     disclosure_tier: bool = True,
+    cut: str = "skip",
 ) -> RecallSection:
     """Fold `candidates` under `budget` UTF-16 units; see the module docstring for the tiers.
 
@@ -67,16 +80,25 @@ def fold(
     empty gist never makes a disclosure line (it would say nothing an index line does not).
     Without `disclosure_tier` (memhtml 0.4 has only quotes and index lines) a quote that does not
     fit becomes an index line directly.
+
+    `cut` is what happens after a candidate that fits in no tier: `skip` moves on (a later, shorter
+    one may still fit: the budget is spent by value), `prefix` gives every later candidate its index
+    line (`recency_cut`): with candidates newest first, the pack keeps only the most recent.
     """
+    if cut not in CUTS:
+        raise ValueError(f"cut must be one of {CUTS}, got {cut!r}")
     budget = max(0, int(budget))
     spent = 0
+    stopped = False
     quotes: dict[str, int] = {}
     items: list[RecallItem] = []
     for rank, c in enumerate(candidates, start=1):
         names = tuple(dict.fromkeys(c.entity_names))
         quote_cost = utf16_len(c.disclosure_text)
         claim_cost = utf16_len(c.gist)
-        if any(quotes.get(n, 0) >= max_per_entity for n in names):
+        if stopped:
+            tier, text, cost, reason = "index", index_line(c.path, c.title), 0, "recency_cut"
+        elif any(quotes.get(n, 0) >= max_per_entity for n in names):
             tier, text, cost, reason = "index", index_line(c.path, c.title), 0, "entity_cap"
         elif spent + quote_cost <= budget:
             tier, text, cost, reason = "quote", c.disclosure_text, quote_cost, "fits"
@@ -86,6 +108,7 @@ def fold(
             tier, text, cost, reason = "disclosure", c.gist, claim_cost, "over_budget"
         else:
             tier, text, cost, reason = "index", index_line(c.path, c.title), 0, "over_budget"
+            stopped = cut == "prefix"
         spent += cost
         items.append(RecallItem(
             path=c.path, title=c.title, memory_type=c.memory_type, tier=tier,

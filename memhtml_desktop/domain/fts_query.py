@@ -92,7 +92,11 @@ class FtsQuery:
         overlapping intervals" must not demand "does", which only a memory phrased as a negation
         ("does not merge") happens to contain.
         """
-        return " AND ".join(map(_literal, self.content_terms())) if self.terms else None
+        return self.all_form_without(frozenset())
+
+    def all_form_without(self, drop: frozenset[str]) -> str | None:
+        """The all-terms form over `content_terms(drop)` (a profile's question words, say)."""
+        return " AND ".join(map(_literal, self.content_terms(drop))) if self.terms else None
 
     def content_terms(self, common: frozenset[str] = frozenset()) -> tuple[tuple[str, ...], ...]:
         """The terms minus single words that carry no lexical evidence, unless nothing else is left.

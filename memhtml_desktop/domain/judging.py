@@ -112,11 +112,14 @@ class FusionTrace:
     k: int = 60
     moves: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     ungated: frozenset[str] | None = None  # with `gate_priors`: the paths whose priors counted
+    scored: Mapping[str, Mapping[str, float]] | None = None  # a convex fusion's contributions, [arm][path]
 
     def contribution(self, arm: str, path: str) -> float:
         rank = self.arm_ranks.get(arm, {}).get(path)
         if rank is None or (self.ungated is not None and arm in PRIOR_ARMS and path not in self.ungated):
             return 0.0
+        if self.scored is not None and arm in self.scored:
+            return self.scored[arm].get(path, 0.0)
         return self.weights.get(arm, 0.0) / (rank + self.k)
 
 

@@ -37,9 +37,12 @@ MINILM_INT8_MODEL = "all-MiniLM-L6-v2-int8-v1"
 (cosines move by up to a few hundredths against fp32; `embedders.minilm.INT8_VERSION` is in the name,
 and a test fails until a new version is calibrated here)."""
 
-FTS_FORMS = ("all", "all_any")
+FTS_FORMS = ("all", "all_any", "any")
 """`all`: memhtml's lexical arm, every sanitised word ANDed, quotes read as separators.
-`all_any`: the seeds' two forms, all content terms if any in-scope file holds them all, else any."""
+`all_any`: the seeds' two forms, all content terms if any in-scope file holds them all, else any.
+`any`: the any-of form always, bm25 ranking the fuller matches first: a memory that misses one of
+the query's words is still ranked (a question's words are rarely all in its answer); which
+candidates hold every word is looked up for the gated priors."""
 
 MMR_REDUNDANCY = ("cosine", "near_duplicate")
 """How MMR measures redundancy. `cosine`: the raw cosine to the closest pick (memhtml).
@@ -51,6 +54,22 @@ RECALL_POOLS = ("fused", "reordered")
 polarity, twin resolution and MMR (the seeds: "recall diversifies too")."""
 
 RECALL_TIERS = ("quote_index", "quote_disclosure_index")
+
+LEXICAL_INDEXES = ("memhtml", "stemmed")
+"""Which FTS5 index the lexical arm ranks with. `memhtml`: files_fts, memhtml's one column (title,
+claim and body joined) under unicode61, bm25 with its default weight. `stemmed`: files_fts_stemmed
+(migration 0009), the porter stemmer over three columns, bm25 weighted per column (`field_weights`)."""
+
+FUSIONS = ("rrf", "convex")
+"""How the arms' lists become one. `rrf`: `Σ weight / (rank + rrf_k)` (memhtml). `convex`: the lexical
+and vector arms' normalised scores, `lexical_share` against `1 − lexical_share`, the priors as in RRF
+(`domain/fusion.py`)."""
+
+CONVEX_NORMS = ("max", "minmax")
+"""How `convex` normalises an arm's scores over its window: by the best, or worst→0 best→1."""
+
+FIELDS = ("title", "claim", "body")
+"""The stemmed index's columns, in order: `field_weights` gives one bm25 weight each."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +142,12 @@ class RankingProfile:
     arm_window: int = DEFAULT_ARM_LIMIT
     pool_factor: int = MMR_POOL_FACTOR
     fts_forms: str = "all_any"
+    lexical: str = "memhtml"
+    field_weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    question_words: bool = False
+    fusion: str = "rrf"
+    lexical_share: PerEmbedder = PerEmbedder((), 0.5)
+    convex_norm: str = "max"
     gate_priors: bool = False
     polarity: bool = True
     polarity_cosine: PerEmbedder = PerEmbedder((), TWIN_COSINE)
@@ -143,6 +168,16 @@ class RankingProfile:
     def __post_init__(self) -> None:
         if self.fts_forms not in FTS_FORMS:
             raise ValueError(f"fts_forms must be one of {FTS_FORMS}, got {self.fts_forms!r}")
+        if self.lexical not in LEXICAL_INDEXES:
+            raise ValueError(f"lexical must be one of {LEXICAL_INDEXES}, got {self.lexical!r}")
+        object.__setattr__(self, "field_weights", _field_weights(self.field_weights))
+        if self.fusion not in FUSIONS:
+            raise ValueError(f"fusion must be one of {FUSIONS}, got {self.fusion!r}")
+        if self.convex_norm not in CONVEX_NORMS:
+            raise ValueError(f"convex_norm must be one of {CONVEX_NORMS}, got {self.convex_norm!r}")
+        for _, share in (*self.lexical_share.values, ("*", self.lexical_share.default)):
+            if not 0.0 <= share <= 1.0:
+                raise ValueError(f"lexical_share must lie in [0, 1], got {share!r}")
         if self.mmr_redundancy not in MMR_REDUNDANCY:
             raise ValueError(f"mmr_redundancy must be one of {MMR_REDUNDANCY}, got {self.mmr_redundancy!r}")
         if self.recall_pool not in RECALL_POOLS:
@@ -173,14 +208,34 @@ class RankingProfile:
                 return a.weight
         return 0.0
 
+    def contribution_rule(self, arm: str) -> str:
+        """How `arm`'s contribution to a fused score is made, in words (tooltips, legends)."""
+        if self.fusion == "convex" and arm in ("fts", "vector"):
+            norm = "its score over the best in this query's window" if self.convex_norm == "max" else \
+                "its score min-max normalised over this query's window"
+            share = "the lexical share" if arm == "fts" else "1 \u2212 the lexical share"
+            return f"weight \u00d7 {share} \u00d7 {norm}"
+        return f"weight/(rank+{self.rrf_k})"
+
     @property
     def arm_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.arms)
 
     @property
     def max_score(self) -> float:
-        """The highest fused score possible: every arm ranks the hit first."""
+        """The highest fused score possible: every arm ranks the hit first (under `convex`, whatever the
+        embedder's `lexical_share`: the scored arms' shares add up to one, so at most the heavier's weight)."""
+        if self.fusion == "convex":
+            scored = max((max(a.weight, 0.0) for a in self.arms if a.name in ("fts", "vector")), default=0.0)
+            return scored + sum(max(a.weight, 0.0) for a in self.arms if a.name not in ("fts", "vector")) / (1 + self.rrf_k)
         return sum(max(a.weight, 0.0) for a in self.arms) / (1 + self.rrf_k)
+
+    @property
+    def lexical_key(self) -> tuple[Any, ...]:
+        """What decides which memories the lexical arm lists, and in which order: two profiles with the
+        same key read the same lexical candidates (the workbench prepares a probe set once per key)."""
+        return (self.fts_forms, self.lexical, self.field_weights if self.lexical == "stemmed" else (),
+                self.question_words and self.fts_forms != "all")
 
     @property
     def recall_disclosure_tier(self) -> bool:
@@ -203,6 +258,8 @@ class RankingProfile:
             value = getattr(self, f.name)
             if f.name == "arms":
                 value = {a.name: a.weight for a in value}
+            elif f.name == "field_weights":
+                value = dict(zip(FIELDS, value))
             elif isinstance(value, PerEmbedder):
                 value = value.to_json()
             out[f.name] = value
@@ -226,9 +283,11 @@ class RankingProfile:
         for key, value in data.items():
             if key == "arms":
                 changes["arms"] = _arms_from(value, base.arms)
-            elif key in ("twin_cosine", "floor_cosine", "polarity_cosine"):
+            elif key in ("twin_cosine", "floor_cosine", "polarity_cosine", "lexical_share"):
                 changes[key] = PerEmbedder.from_json(value, what=key, base=getattr(base, key))
-            elif key in ("polarity", "twins", "mmr_keeps_known_items", "gate_priors"):
+            elif key == "field_weights":
+                changes[key] = _field_weights(value, base.field_weights)
+            elif key in ("polarity", "twins", "mmr_keeps_known_items", "gate_priors", "question_words"):
                 if not isinstance(value, bool):
                     raise ValueError(f"{key}: expected true or false")
                 changes[key] = value
@@ -241,6 +300,22 @@ class RankingProfile:
             else:
                 changes[key] = str(value)
         return replace(base, **changes)
+
+
+def _field_weights(value: Any, base: tuple[float, ...] = (1.0, 1.0, 1.0)) -> tuple[float, float, float]:
+    """bm25's column weights: three numbers (title, claim, body) or `{field: weight}` over `base`;
+    each finite and >= 0, not all 0 (bm25 would score every match 0)."""
+    if isinstance(value, Mapping):
+        unknown = sorted(set(value) - set(FIELDS))
+        if unknown:
+            raise ValueError(f"field_weights: unknown field(s) {', '.join(unknown)} (known: {', '.join(FIELDS)})")
+        value = tuple(value.get(name, base[i]) for i, name in enumerate(FIELDS))
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != len(FIELDS):
+        raise ValueError("field_weights: expected three numbers (title, claim, body) or an object of field -> weight")
+    weights = tuple(_number(v, f"field_weights.{name}") for name, v in zip(FIELDS, value))
+    if any(w < 0 for w in weights) or not any(w > 0 for w in weights):
+        raise ValueError(f"field_weights: each weight must be >= 0 and one > 0, got {list(weights)}")
+    return weights  # type: ignore[return-value]
 
 
 def _arms_from(value: Any, base: tuple[Arm, ...]) -> tuple[Arm, ...]:
@@ -267,12 +342,25 @@ MEMHTML = RankingProfile(
     floor_cosine=FLOOR_COSINE,
 )
 
+LEXICAL_SHARE = PerEmbedder(((HASH_MODEL, 0.8), (MINILM_MODEL, 0.15), (MINILM_INT8_MODEL, 0.15)), 0.5)
+"""The lexical arm's share against the vector arm under the convex fusion, per embedder, chosen on the
+real-text sets' training split (docs/ranking.md, "fusion"): the hash embedder's cosines are a bag of
+words, worth little beside bm25; MiniLM's find the answer to a paraphrased question more often than
+its words do."""
+
 DEFAULT = RankingProfile(
     name="default",
-    summary="the seeds' design with the measured improvements: both FTS forms, recency and salience "
-    "counted only for memories the query matches, twin resolution, MMR that spares known items, "
-    "recall over the whole reordered pool",
-    fts_forms="all_any",
+    summary="the seeds' design with the measured improvements: a stemmed, field-weighted lexical arm "
+    "over the any-of form, a convex fusion of the lexical and vector scores weighted per embedder, "
+    "recency and salience counted only for memories the query matches, twin resolution, MMR that "
+    "spares known items, recall over the whole reordered pool",
+    fts_forms="any",
+    lexical="stemmed",
+    field_weights=(2.0, 1.0, 1.0),
+    question_words=True,
+    fusion="convex",
+    lexical_share=LEXICAL_SHARE,
+    convex_norm="max",
     gate_priors=True,
     polarity=False,
     polarity_cosine=TWIN_COSINE_BY_EMBEDDER,

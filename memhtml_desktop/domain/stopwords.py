@@ -16,3 +16,14 @@ STOPWORDS: tuple[str, ...] = tuple(
     "also there here up out off again".split()
 )
 STOPWORD_SET = frozenset(STOPWORDS)
+
+QUESTION_WORDS: frozenset[str] = frozenset(
+    "whether else way ways possible need needs want wants anyone anybody someone somebody something "
+    "anything thing things really still even much many more most other only own same too one ones get "
+    "got go t s d m ve ll re don doesn isn aren didn won cannot".split()
+)
+"""Words a question is phrased with and an answer rarely repeats: "is there a way to", "how do I get",
+the pieces a contraction leaves ("don't" sanitises to "don t"). Under a profile with `question_words`
+the lexical arm leaves them out of its MATCH, as it leaves STOPWORDS out: they never decide a match.
+Separate from STOPWORDS, which the hash embedder reads too (changing it would move every hash vector).
+Negations stay in neither set."""

@@ -190,8 +190,10 @@ class Scope:
 class ArmScore:
     """One arm's say about one hit: where it ranked it and what that was worth.
 
-    `contribution` is `weight / (rank + k)`; `raw` is the arm's own signal (bm25 value, best-chunk
-    cosine distance, the coalesced time, or the three salience terms).
+    `contribution` is `weight / (rank + k)` under RRF; under a convex fusion (`domain/fusion.py`) a
+    scored arm's is `weight × norm`, `weight` being the arm's weight times its share and `norm` its
+    score normalised over the arm's window for this query. `raw` is the arm's own signal (bm25 value,
+    best-chunk cosine distance, the coalesced time, or the three salience terms).
     """
 
     arm: str
@@ -200,6 +202,7 @@ class ArmScore:
     contribution: float
     raw: dict[str, Any] = field(default_factory=dict)
     counted: bool = True  # False: a prior arm gated off for this hit (`domain/priors.py`); contribution 0
+    norm: float | None = None  # the normalised score a convex fusion weighed (None: a rank-based contribution)
 
 
 @dataclass(frozen=True)
@@ -259,7 +262,8 @@ class Hit:
             "suspicious_date": self.suspicious_date,
             "arms": {
                 a.arm: {"rank": a.rank, "weight": a.weight, "contribution": a.contribution, "raw": a.raw,
-                        **({} if a.counted else {"counted": False})}
+                        **({} if a.counted else {"counted": False}),
+                        **({} if a.norm is None else {"normalised": a.norm})}
                 for a in self.arms
             },
         }

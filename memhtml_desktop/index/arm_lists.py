@@ -78,6 +78,7 @@ class _Reader:
         self.scopes: dict[Scope, tuple[ScopeSql, dict[str, tuple[str, ...]]]] = {}
         self.candidates: dict[str, Candidate] = {}
         self.rowids: dict[str, int] = {}
+        self.last_signals: tuple[float | None, ...] = ()  # the raw scores of the last lexical or vector list
 
     def begin(self) -> None:
         index = relevance.index_status(self.conn)
@@ -108,17 +109,26 @@ class _Reader:
         """The lexical arm's candidates and the form it bound (`all` or `any`)."""
         match, form = self.retriever.fts_form(fts, scope_sql, self.profile)
         if not match:
+            self.last_signals = ()
             return (), form
-        sql = build_arm_sql("fts", scope_sql.filter)
+        sql = build_arm_sql("fts", scope_sql.filter, lexical=self.profile.lexical,
+                            field_weights=self.profile.field_weights)
         params = bind_params(sql, (match, self.window, None, None), scope_sql.params)
-        return tuple(row[0] for row in self.conn.execute(sql, params)), form
+        rows = self.conn.execute(sql, params).fetchall()
+        self.last_signals = tuple(float(row[2]) for row in rows)
+        return tuple(row[0] for row in rows), form
 
     def nearest(self, qvec: np.ndarray, scope_sql: ScopeSql) -> tuple[str, ...]:
-        binding, _ = self.retriever.vector_param(qvec, self.snapshot, scope_sql, self.window)
+        """The nearest files, best first; `last_signals` their cosines (what a convex fusion weighs)."""
+        binding, dists = self.retriever.vector_param(qvec, self.snapshot, scope_sql, self.window)
         sql = build_arm_sql("vector", scope_sql.filter, vector_backend=self.retriever.vector_backend,
                             model=self.retriever.space())
         params = bind_params(sql, (None, self.window, None, binding), scope_sql.params)
-        return tuple(row[0] for row in self.conn.execute(sql, params))
+        rows = self.conn.execute(sql, params).fetchall()
+        # numpy: raw is the 1-based position in the nearest-first list; sqlite-vec: the distance itself
+        self.last_signals = tuple(None if raw is None else 1.0 - float(dists[int(raw) - 1] if dists is not None else raw)
+                                  for _, _, raw in rows)
+        return tuple(row[0] for row in rows)
 
     def hydrate(self, paths: Sequence[str]) -> None:
         """Claim, title, arc flag and vector of each path not read yet (one statement each)."""
@@ -183,23 +193,28 @@ def prepare_queries(
             if qvec is not None and coverage:
                 reasons.append(coverage)
             lists: dict[str, tuple[str, ...]] = dict(shared)
+            signals: dict[str, tuple[float | None, ...]] = {}
             available = {"recency"} | ({"salience"} if reader.state else set())
             form = None
+            every: frozenset[str] | None = None
             if not fts.empty:
                 available.add("fts")
                 lists["fts"], form = reader.lexical(fts, scope_sql)
+                signals["fts"] = reader.last_signals
+                every = reader.retriever.every_word(fts, form, profile, list(lists["fts"]))
             if qvec is not None:
                 available.add("vector")
                 lists["vector"] = reader.nearest(qvec, scope_sql)
+                signals["vector"] = reader.last_signals
             listed = [p for arm in lists.values() for p in arm]
             reader.hydrate(listed)
             # Every listed candidate's cosine: gated priors (`domain/priors.py`) read them, and the
             # floor calibration also reads the probe's targets and controls (`also`).
             cosines = reader.cosines(qvec, [*listed, *also] if with_cosines else listed)
             out.append(PreparedQuery(
-                query=query, fts_forms=profile.fts_forms, window=window, lists=lists,
+                query=query, fts_forms=profile.fts_forms, lexical_key=profile.lexical_key, window=window, lists=lists,
                 available=frozenset(available), candidates={p: reader.candidates[p] for p in listed},
-                reasons=tuple(reasons), cosines=cosines, fts_form=form,
+                reasons=tuple(reasons), cosines=cosines, fts_form=form, signals=signals, every_word=every,
             ))
             if progress is not None:
                 progress("reading", i + 1, len(asks))

@@ -23,6 +23,9 @@ from memhtml_desktop.data import migrations_dir
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5000
+# How long attaching the state plane waits for another process's lock on it: memhtml's own writes
+# hold it for milliseconds; longer is a VACUUM or a long transaction, which a read does not wait out.
+STATE_ATTACH_BUSY_MS = 1000
 
 Clock = Callable[[], _dt.datetime]
 
@@ -243,13 +246,33 @@ def polling_busy_handler(timeout_ms: int = BUSY_TIMEOUT_MS):
 def configure(conn: apsw.Connection, *, readonly: bool = False) -> None:
     conn.set_busy_handler(polling_busy_handler())
     if not readonly:
-        conn.execute("PRAGMA journal_mode=WAL")
+        _enter_wal(conn)
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     # 32 MB of page cache: the default 2 MB cannot hold the files B-tree and its twelve indexes
     # for a 20,000-file store, and every insert then re-reads pages (measured ~15% of write CPU).
     conn.execute("PRAGMA cache_size=-32768")
     conn.execute("PRAGMA temp_store=MEMORY")
+
+
+def _enter_wal(conn: apsw.Connection, timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
+    """Switch to WAL, waiting out another connection that is creating the same file.
+
+    Moving a fresh file from the rollback journal to WAL needs an exclusive lock, and SQLite
+    reports that contention as SQLITE_BUSY at once, without asking the busy handler (it would
+    deadlock a reader otherwise). Two threads opening a new index at the same moment hit it:
+    the first-run window's prepare job and its first search did (CI run 27). Retry until the
+    other side's transaction ends.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000.0
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL").fetchall()
+            return
+        except apsw.BusyError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(BUSY_POLL_S * 5)
 
 
 _migrate_lock = threading.Lock()
@@ -270,6 +293,7 @@ class Connection(apsw.Connection):
     state_mode: str | None = None
     state_error: str | None = None  # the state plane is damaged: salience is off
     state_note: str | None = None  # the state plane is read-only for a reason worth saying (a full disk)
+    state_busy: bool = False  # the state plane was locked by another process when it was to be read
     index_note: str | None = None  # the index itself could only be opened read-only (a full disk)
 
 
@@ -385,7 +409,22 @@ def attach_state(
     `conn.state_error` carries the reason for a notice.
     """
     try:
-        return _attach_state(conn, state_path, create=create, clock=clock)
+        conn.set_busy_handler(polling_busy_handler(STATE_ATTACH_BUSY_MS))
+        try:
+            return _attach_state(conn, state_path, create=create, clock=clock)
+        finally:
+            conn.set_busy_handler(polling_busy_handler())
+    except apsw.BusyError:
+        # Another process holds state.db's EXCLUSIVE lock (memhtml's VACUUM, a long write in
+        # rollback-journal mode): even its schema cannot be read. A read answers without salience
+        # and says so; the Store attaches it again once it is free (`Store.reader`).
+        _detach(conn)
+        conn.state_mode = None
+        conn.state_busy = True
+        conn.state_error = (f"{state_path} is locked by another process (a memhtml VACUUM or a long write?): "
+                            "this answer has no salience, and reads are not counted until it is free")
+        log.info(conn.state_error)
+        return None
     except (apsw.NotADBError, apsw.CorruptError) as exc:
         _detach(conn)
         conn.state_mode = None
@@ -433,6 +472,7 @@ def _attach_state(
     elif exists:
         mode = _attach_read_only(conn, path)
         if mode is None:
+            conn.state_error = f"{path} cannot be read by this process (its permissions?): this answer has no salience"
             return None
     elif create:
         try:

@@ -148,7 +148,8 @@ def _arm_ranks(
     vector_param, dists = retriever.vector_param(qvec, snapshot, scope_sql, profile.arm_window, whole=True)
     prefix = (match, -1, -1, vector_param)
     for arm in arms:
-        sql = build_arm_sql(arm.name, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space())
+        sql = build_arm_sql(arm.name, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space(),
+                            lexical=profile.lexical, field_weights=profile.field_weights)
         params = bind_params(sql, prefix, scope_sql.params)
         total = 0
         found = None
@@ -173,32 +174,39 @@ def _arm_ranks(
                 entry["raw"] = raw
         report.arms[arm.name] = entry
     sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space(),
-                        k=profile.rrf_k)
+                        k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights)
     if sql is None:
         return
     params = bind_params(sql, (match, profile.arm_window, -1, vector_param), scope_sql.params)
+    fused = retriever._run_fused(sql, params, dists, profile, hydrated=False)
+    if profile.fusion == "convex":
+        fused = retriever.convex(fused, profile)
+        parts = {c.path: [(p.arm, p.contribution) for p in (c.scored or {}).values()] for c in fused}
+        for c in fused:
+            if c.path == path:  # the target's scored arms: what the convex fusion made of their scores
+                retriever.settle([c], profile)
+                for a in c.arms:
+                    if a.arm in report.arms and a.norm is not None:
+                        report.arms[a.arm].update(contribution=a.contribution, weight=a.weight, normalised=a.norm)
+    else:
+        parts = {c.path: [(a.arm, a.contribution) for a in c.arms] for c in fused}
     if profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms):
-        _gated_position(retriever, conn.execute(sql, params), path, report, profile, qvec, snapshot, form)
+        lexical = [p for p, v in parts.items() if any(a == "fts" for a, _ in v)]
+        every = retriever.every_word(fts, form, profile, lexical)
+        _gated_position(retriever, parts, path, report, profile, qvec, snapshot, every)
         return
-    seen: list[str] = []
-    for row_path, score, *_ in conn.execute(sql, params):
-        if not seen or seen[-1] != row_path:
-            seen.append(row_path)
-            if row_path == path:
-                report.fused_position = len(seen)
-                report.fused_score = float(score)
+    for c in fused:
+        if c.path == path:
+            report.fused_position, report.fused_score = c.fused_position, c.score
 
 
-def _gated_position(retriever: Retriever, rows: Any, path: str, report: WhyNot, profile: RankingProfile,
-                    qvec: Any, snapshot: Any, form: str | None) -> None:
+def _gated_position(retriever: Retriever, parts: dict[str, list[tuple[str, float]]], path: str, report: WhyNot,
+                    profile: RankingProfile, qvec: Any, snapshot: Any, every: frozenset[str]) -> None:
     """The fused position under gated priors (`domain/priors.py`), as the search ranks it; the
     target's prior arms say when they did not count, and why."""
-    parts: dict[str, list[tuple[str, float]]] = {}
-    for row_path, _score, arm, _rank, _raw, contribution in rows:
-        parts.setdefault(row_path, []).append((arm, float(contribution)))
     if not parts:
         return
-    order, counted, cosines = retriever.gated(parts, qvec, snapshot, form, profile)
+    order, counted, cosines = retriever.gated(parts, qvec, snapshot, every, profile)
     for position, (score, row_path) in enumerate(order, start=1):
         if row_path == path:
             report.fused_position, report.fused_score = position, score

@@ -300,6 +300,7 @@ class Indexer:
         if rebuild and not report.cancelled:
             with writing(self.conn):
                 self.conn.execute("INSERT INTO files_fts (files_fts) VALUES ('rebuild')")
+                self.conn.execute("INSERT INTO files_fts_stemmed (files_fts_stemmed) VALUES ('rebuild')")
         if not report.cancelled:
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
             report.embed_error = self.embed_error

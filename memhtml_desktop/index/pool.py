@@ -22,20 +22,23 @@ from memhtml_desktop.domain.results import MATCH_COUNT_CAP, FusedPool
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.types import Scope, SearchResult, clean_text
 from memhtml_desktop.index.retrieval import MAX_FTS_TERMS, MAX_LIMIT, Pool, Retriever
-from memhtml_desktop.index.retrieval_sql import bind_params
+from memhtml_desktop.index.retrieval_sql import FTS_TABLES, bind_params
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
 
 MAX_DEPTH = 480
 """The deepest a pool is listed (the arms' windows hold at most 4 x 40 distinct memories anyway)."""
 
 
-def match_count(conn: apsw.Connection, match: str | None, scope_sql: ScopeSql) -> tuple[int, bool]:
-    """In-scope memories the lexical arm's MATCH text holds, up to MATCH_COUNT_CAP (and whether capped)."""
+def match_count(conn: apsw.Connection, match: str | None, scope_sql: ScopeSql,
+                lexical: str = "memhtml") -> tuple[int, bool]:
+    """In-scope memories the lexical arm's MATCH text holds in its index (`lexical`), up to
+    MATCH_COUNT_CAP (and whether capped)."""
     if match is None:
         return 0, False
+    table = FTS_TABLES[lexical]
     sql = (
-        "SELECT count(*) FROM (SELECT 1 FROM files_fts JOIN files ON files.rowid = files_fts.rowid "
-        f"WHERE files_fts MATCH ?1{scope_sql.for_alias('files')} LIMIT {MATCH_COUNT_CAP + 1})"
+        f"SELECT count(*) FROM (SELECT 1 FROM {table} JOIN files ON files.rowid = {table}.rowid "
+        f"WHERE {table} MATCH ?1{scope_sql.for_alias('files')} LIMIT {MATCH_COUNT_CAP + 1})"
     )
     (count,) = conn.execute(sql, bind_params(sql, (match, None, None, None), scope_sql.params)).fetchone()
     return min(int(count), MATCH_COUNT_CAP), int(count) > MATCH_COUNT_CAP
@@ -103,7 +106,7 @@ def fused_pool(
         if len(fts.terms) > MAX_FTS_TERMS:
             fts = FtsQuery(terms=fts.terms[:MAX_FTS_TERMS])
         match, form = retriever.fts_form(fts, scope_sql, profile)
-        matches, capped = match_count(conn, match, scope_sql) if match is not None else (None, False)
+        matches, capped = match_count(conn, match, scope_sql, profile.lexical) if match is not None else (None, False)
         in_scope = scope_count(conn, scope_sql)
     asked = max(wanted, profile.pool_size(limit))
     return FusedPool(

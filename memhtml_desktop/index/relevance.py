@@ -31,7 +31,7 @@ import numpy as np
 from memhtml_desktop.domain.fts_query import FtsQuery, sanitize
 from memhtml_desktop.domain.signals import HitSignals, IndexStatus, MatchCount, RelevanceSummary
 from memhtml_desktop.domain.stopwords import STOPWORD_SET
-from memhtml_desktop.index.retrieval_sql import bind_params
+from memhtml_desktop.index.retrieval_sql import FTS_TABLES, bind_params
 from memhtml_desktop.index.scope import ScopeSql
 from memhtml_desktop.index.vectors import VectorSnapshot
 
@@ -61,17 +61,30 @@ with a page of ten, while counting costs per match: CPU per search over bench/qu
 at 50, against a search p95 of ~20 ms."""
 
 
-def match_count(conn: apsw.Connection, match: str | None, form: str | None, scope_sql: ScopeSql) -> MatchCount:
-    """In-scope memories matching the bound MATCH text (`form` names it), up to `MATCH_COUNT_CAP`."""
+def match_count(conn: apsw.Connection, match: str | None, form: str | None, scope_sql: ScopeSql,
+                lexical: str = "memhtml") -> MatchCount:
+    """In-scope memories matching the bound MATCH text (`form` names it) in the lexical arm's own
+    index (`lexical`: the profile's), up to `MATCH_COUNT_CAP`."""
     if not match:
         return MatchCount(form, 0)
+    table = FTS_TABLES[lexical]
     sql = (
-        "SELECT count(*) FROM (SELECT 1 FROM files_fts JOIN files ON files.rowid = files_fts.rowid "
-        "WHERE files_fts MATCH ?1" + scope_sql.for_alias("files") + " LIMIT ?3)"
+        f"SELECT count(*) FROM (SELECT 1 FROM {table} JOIN files ON files.rowid = {table}.rowid "
+        f"WHERE {table} MATCH ?1" + scope_sql.for_alias("files") + " LIMIT ?3)"
     )
     params = bind_params(sql, (match, None, MATCH_COUNT_CAP + 1, None), scope_sql.params)
     (count,) = conn.execute(sql, params).fetchone()
     return MatchCount(form, min(int(count), MATCH_COUNT_CAP), capped=count > MATCH_COUNT_CAP)
+
+
+def holding(conn: apsw.Connection, match: str | None, paths: Sequence[str], lexical: str = "memhtml") -> frozenset[str]:
+    """Which of `paths` the MATCH text `match` matches in the lexical index `lexical`."""
+    if not match or not paths:
+        return frozenset()
+    table = FTS_TABLES[lexical]
+    rows = conn.execute(f"SELECT files.path FROM {table} JOIN files ON files.rowid = {table}.rowid "
+                        f"WHERE {table} MATCH ?1 AND files.path IN carray(?2)", (match, apsw.carray(tuple(paths))))
+    return frozenset(str(r[0]) for r in rows)
 
 
 def pool_cosines(

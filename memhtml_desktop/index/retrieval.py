@@ -21,13 +21,16 @@ import numpy as np
 from memhtml_desktop.domain import disclosure
 from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
+from memhtml_desktop.domain.fusion import Part, arm_share, convex_parts, order_of
 from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.reorder import PoolItem, reorder
 from memhtml_desktop.domain.rrf import active_arms
+from memhtml_desktop.domain.stopwords import QUESTION_WORDS
 from memhtml_desktop.domain.signals import IndexStatus, MatchCount, Move, RelevanceSummary
 from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult, bounded_query
 from memhtml_desktop.index import hydrate, relevance
+from memhtml_desktop.index.answers import word_docs
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, build_rrf_sql
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
@@ -54,6 +57,7 @@ class Candidate:
     row: dict[str, Any]
     vector: np.ndarray | None = None
     moves: list[Move] = field(default_factory=list)
+    scored: dict[str, Part] | None = None  # a convex fusion's parts per arm, not yet applied to `arms` (`settle`)
 
 
 @dataclass
@@ -123,7 +127,7 @@ class Retriever:
             hits, summary = self._hits(pool)
             matches = MatchCount(pool.fts_form)
             if pool.scope_sql is not None and limit > 0:
-                matches = relevance.match_count(self.conn, pool.match, pool.fts_form, pool.scope_sql)
+                matches = relevance.match_count(self.conn, pool.match, pool.fts_form, pool.scope_sql, profile.lexical)
             scope_empty = not hits and scope.narrowed
             archived_count, archived = (0, ())
             if scope_empty:
@@ -266,17 +270,25 @@ class Retriever:
         match, pool.fts_form = self.fts_form(fts, scope_sql, profile)
         pool.match = match
         sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self.space(),
-                            k=profile.rrf_k)
+                            k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights)
         if sql is None:
             return pool
         vector_param, dists = self.vector_param(qvec, snapshot, scope_sql, profile.arm_window)
         size = profile.pool_size(limit)
-        # Gated priors can lift a candidate from anywhere in the arms' windows, so all of them are fused.
+        # Gated priors, and a convex fusion, can lift a candidate from anywhere in the arms' windows, so
+        # all of them are fused.
         gate = profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms)
-        params = bind_params(sql, (match, profile.arm_window, -1 if gate else size, vector_param), scope_sql.params)
-        fused = self._run_fused(sql, params, dists, profile, hydrated=not gate)
+        whole = gate or profile.fusion == "convex"
+        params = bind_params(sql, (match, profile.arm_window, -1 if whole else size, vector_param), scope_sql.params)
+        fused = self._run_fused(sql, params, dists, profile, hydrated=not whole)
+        if profile.fusion == "convex":
+            fused = self.convex(fused, profile)
         if gate:
             fused = self._gate_priors(fused, pool, size)
+        elif whole:
+            fused = fused[:size]
+            self.settle(fused, profile)
+        if whole:
             self._hydrate(fused)
         self._attach_vectors(fused, snapshot)
         pool.fused = fused
@@ -314,13 +326,17 @@ class Retriever:
             return None, None
         if profile.fts_forms == "all":
             return fts.every_word_form, "all"
-        if len(fts.terms) == 1:
-            return fts.all_form, "all"
-        probe = build_fts_probe_sql(scope_sql.filter)
-        params = bind_params(probe, (fts.all_form, None, None, None), scope_sql.params)
+        drop = QUESTION_WORDS if profile.question_words else frozenset()
+        every = fts.all_form_without(drop)
+        if len(fts.content_terms(drop)) == 1:
+            return every, "all"
+        if profile.fts_forms == "any":
+            return fts.any_form_without(common_words(self.conn, fts.words) | drop), "any"
+        probe = build_fts_probe_sql(scope_sql.filter, profile.lexical)
+        params = bind_params(probe, (every, None, None, None), scope_sql.params)
         if self.conn.execute(probe, params).fetchone() is not None:
-            return fts.all_form, "all"
-        return fts.any_form_without(common_words(self.conn, fts.words)), "any"
+            return every, "all"
+        return fts.any_form_without(common_words(self.conn, fts.words) | drop), "any"
 
     def vector_param(
         self,
@@ -381,6 +397,42 @@ class Retriever:
             self._hydrate(order)
         return order
 
+    def convex(self, fused: list[Candidate], profile: RankingProfile) -> list[Candidate]:
+        """The candidates re-scored by the convex fusion (`domain/fusion.py`), best first: the scored
+        arms' contributions become weight × share × normalised score, the priors' stay RRF's. Each
+        candidate's parts wait in `scored` until `settle` writes them into the arms of those kept
+        (a search keeps 30 of up to 160: rebuilding every candidate's explanation cost 12 % of it)."""
+        ranked: dict[str, list[tuple[str, int, float | None]]] = {}
+        for c in fused:
+            for a in c.arms:
+                ranked.setdefault(a.arm, []).append((c.path, a.rank, _signal_raw(a)))
+        for rows in ranked.values():
+            rows.sort(key=lambda r: r[1])
+        share = profile.lexical_share.get(getattr(self.embedder, "model_id", None))
+        weights = {a.name: float(f"{a.weight:.4f}") for a in profile.arms}  # as the fused statement inlines them
+        parts = convex_parts(ranked, weights, lexical_share=share, how=profile.convex_norm, k=profile.rrf_k,
+                             window=profile.arm_window)
+        by_path = {c.path: c for c in fused}
+        out = []
+        for position, (score, path) in enumerate(order_of(parts), start=1):
+            c = by_path[path]
+            c.scored = {p.arm: p for p in parts[path]}
+            c.score, c.fused_position = score, position
+            out.append(c)
+        return out
+
+    def settle(self, kept: list[Candidate], profile: RankingProfile) -> None:
+        """Write a convex fusion's parts into the arms of the candidates kept (see `convex`)."""
+        share = profile.lexical_share.get(getattr(self.embedder, "model_id", None))
+        weights = {a.name: float(f"{a.weight:.4f}") for a in profile.arms}
+        for c in kept:
+            if c.scored is None:
+                continue
+            parts = c.scored
+            c.arms = [ArmScore(a.arm, a.rank, weights[a.arm] * arm_share(a.arm, share), parts[a.arm].contribution,
+                               a.raw, a.counted, parts[a.arm].norm) for a in c.arms if a.arm in parts]
+            c.scored = None
+
     def _hydrate(self, order: list[Candidate]) -> None:
         rows = hydrate.file_rows(self.conn, [c.path for c in order])
         for c in order:
@@ -429,13 +481,17 @@ class Retriever:
         if not fused:
             pool.cosines = {}
             return fused
-        parts = {c.path: [(a.arm, a.contribution) for a in c.arms] for c in fused}
-        order, counted, cosines = self.gated(parts, pool.query_vector, pool.snapshot, pool.fts_form, pool.profile)
+        parts = {c.path: [(a.arm, c.scored[a.arm].contribution if c.scored else a.contribution) for a in c.arms]
+                 for c in fused}
+        lexical = [p for p, v in parts.items() if any(a == "fts" for a, _ in v)]
+        every = self.every_word(pool.fts, pool.fts_form, pool.profile, lexical)
+        order, counted, cosines = self.gated(parts, pool.query_vector, pool.snapshot, every, pool.profile)
         by_path = {c.path: c for c in fused}
         out = []
         for position, (score, path) in enumerate(order[:size] if size >= 0 else order, start=1):
             c = by_path[path]
             c.score, c.fused_position = score, position
+            self.settle([c], pool.profile)
             if not counted[path]:
                 c.arms = [replace(a, contribution=0.0, counted=False) if a.arm in PRIOR_ARMS else a for a in c.arms]
             out.append(c)
@@ -444,10 +500,11 @@ class Retriever:
 
     def gated(
         self, parts: dict[str, list[tuple[str, float]]], query_vector: np.ndarray | None,
-        snapshot: VectorSnapshot | None, fts_form: str | None, profile: RankingProfile,
+        snapshot: VectorSnapshot | None, every_word: frozenset[str], profile: RankingProfile,
     ) -> tuple[list[tuple[float, str]], dict[str, bool], dict[str, float]]:
         """Fused candidates (`path -> [(arm, contribution)]`) under gated priors (`domain/priors.py`):
-        the order, whether each one's priors counted, and the cosines that decided it.
+        the order, whether each one's priors counted, and the cosines that decided it. `every_word`:
+        the candidates that hold every query word (`every_word()`).
 
         Cosines are measured from the chunks for every candidate (not the vector arm's distances),
         as the workbench's re-ranking measures them, so both draw the line at the same cosine.
@@ -456,9 +513,22 @@ class Retriever:
         rowids = dict(self.conn.execute("SELECT path, rowid FROM files WHERE path IN carray(?1)",
                                         (apsw.carray(tuple(parts)),)).fetchall())
         cosines = relevance.pool_cosines(self.conn, rowids, query_vector, snapshot, self.space())
-        counted = {p: matches_query(cosines.get(p), floor, fts_form == "all" and any(a == "fts" for a, _ in v))
-                   for p, v in parts.items()}
+        counted = {p: matches_query(cosines.get(p), floor, p in every_word) for p in parts}
         return gated_order(parts, counted.__getitem__), counted, cosines
+
+    def every_word(self, fts: FtsQuery | None, form: str | None, profile: RankingProfile,
+                   lexical: list[str]) -> frozenset[str]:
+        """Of the paths the lexical arm ranked, those holding every content word of the query: all of
+        them when the arm bound the all-terms form; under the any-of form alone (`fts_forms = "any"`)
+        the ones the all-terms form also matches (one look-up over those paths); none otherwise."""
+        if not lexical or fts is None or fts.empty:
+            return frozenset()
+        if form == "all":
+            return frozenset(lexical)
+        if profile.fts_forms != "any":
+            return frozenset()
+        drop = QUESTION_WORDS if profile.question_words else frozenset()
+        return relevance.holding(self.conn, fts.all_form_without(drop), lexical, profile.lexical)
 
     def _hits(self, pool: Pool) -> tuple[list[Hit], RelevanceSummary]:
         """The hits with their explanation, and the relevance floor's header diagnostics."""
@@ -513,12 +583,20 @@ def common_words(conn: apsw.Connection, words: tuple[str, ...]) -> frozenset[str
     """Words held by at least half the indexed files: bm25 gives them no weight (see FtsQuery)."""
     if not words:
         return frozenset()
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_fts_vocab USING fts5vocab(main, 'files_fts', 'row')")
     (total,) = conn.execute("SELECT count(*) FROM files").fetchone()
     if not total:
         return frozenset()
-    rows = conn.execute("SELECT term, doc FROM temp.files_fts_vocab WHERE term IN carray(?1)", (apsw.carray(words),))
-    return frozenset(term for term, docs in rows if 2 * docs >= total)
+    return frozenset(term for term, docs in word_docs(conn, words).items() if 2 * docs >= total)
+
+
+def _signal_raw(score: ArmScore) -> float | None:
+    """What a convex fusion normalises: the bm25 value, the cosine (1 − distance), nothing for priors."""
+    if score.arm == "fts":
+        return score.raw.get("bm25")
+    if score.arm == "vector":
+        distance = score.raw.get("distance")
+        return None if distance is None else 1.0 - float(distance)
+    return None
 
 
 def _raw(arm: str, raw: Any, dists: np.ndarray | None) -> dict[str, Any]:

@@ -40,6 +40,25 @@ FTS_CTE = """SELECT path, ROW_NUMBER() OVER (ORDER BY score ASC, path ASC) AS ra
     ORDER BY score ASC, path ASC
     LIMIT ?2)"""
 
+# The default profile's lexical arm (`lexical = "stemmed"`): the porter index over title, claim and
+# body (migration 0009), bm25 with one weight per column, {W}. The same shape as FTS_CTE, so the rank,
+# the raw bm25 and the window mean what they mean there.
+FTS_STEMMED_CTE = """SELECT path, ROW_NUMBER() OVER (ORDER BY score ASC, path ASC) AS rank, score AS raw FROM (
+    SELECT files.path AS path, bm25(files_fts_stemmed{W}) AS score
+    FROM files_fts_stemmed JOIN files ON files.rowid = files_fts_stemmed.rowid
+    WHERE files_fts_stemmed MATCH ?1{F}
+    ORDER BY score ASC, path ASC
+    LIMIT ?2)"""
+
+FTS_TABLES = {"memhtml": "files_fts", "stemmed": "files_fts_stemmed"}
+"""The FTS5 table each lexical index reads (`RankingProfile.lexical`)."""
+
+
+def lexical_weights(weights: Sequence[float]) -> str:
+    """bm25()'s column weights as inlined literals (`, 2.0000, 1.0000, 1.0000`): trusted configuration."""
+    return "".join(f", {float(w):.4f}" for w in weights)
+
+
 # numpy backend: ?4 is a carray of file rowids in (distance, path) order; the carray's own rowid
 # is the position in that order, so the scope filter keeps the order and the LIMIT keeps the
 # nearest in-scope files.
@@ -130,10 +149,12 @@ SALIENCE_CTE = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path ASC
 ARM_ALIAS = {"fts": "files", "vector": "f", "recency": "files", "salience": "f"}
 
 
-def arm_cte(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model_literal: str = "''") -> str:
-    """One arm's CTE body with the scope filter substituted under that arm's alias."""
+def arm_cte(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model_literal: str = "''",
+            lexical: str = "memhtml", field_weights: Sequence[float] = ()) -> str:
+    """One arm's CTE body with the scope filter substituted under that arm's alias; `lexical` and
+    `field_weights` choose the lexical arm's index and its bm25 column weights."""
     body = {
-        "fts": FTS_CTE,
+        "fts": FTS_CTE if lexical == "memhtml" else FTS_STEMMED_CTE.replace("{W}", lexical_weights(field_weights)),
         "vector": VECTOR_CTE_NUMPY if vector_backend == "numpy" else VECTOR_CTE_SQLITE_VEC,
         "recency": RECENCY_CTE,
         "salience": SALIENCE_CTE,
@@ -153,6 +174,8 @@ def build_rrf_sql(
     vector_backend: str = "numpy",
     model: str = "",
     k: int = RRF_K,
+    lexical: str = "memhtml",
+    field_weights: Sequence[float] = (),
 ) -> str | None:
     """The fused statement over `arms`, or None when no arm is active (never `SELECT … FROM ()`).
 
@@ -164,7 +187,7 @@ def build_rrf_sql(
         return None
     model_literal = sql_literal(model)
     ctes = [
-        f"{arm.name} AS (\n  {arm_cte(arm.name, scope_filter, vector_backend=vector_backend, model_literal=model_literal)})"
+        f"{arm.name} AS (\n  {arm_cte(arm.name, scope_filter, vector_backend=vector_backend, model_literal=model_literal, lexical=lexical, field_weights=field_weights)})"
         for arm in active
     ]
     union = "\n  UNION ALL ".join(
@@ -182,16 +205,19 @@ def build_rrf_sql(
     )
 
 
-def build_arm_sql(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model: str = "") -> str:
+def build_arm_sql(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model: str = "",
+                  lexical: str = "memhtml", field_weights: Sequence[float] = ()) -> str:
     """One arm alone, returning (path, rank, raw): for "why not this one?" with `?2` = -1 (no limit)."""
-    return arm_cte(arm, scope_filter, vector_backend=vector_backend, model_literal=sql_literal(model))
+    return arm_cte(arm, scope_filter, vector_backend=vector_backend, model_literal=sql_literal(model),
+                   lexical=lexical, field_weights=field_weights)
 
 
-def build_fts_probe_sql(scope_filter: str) -> str:
+def build_fts_probe_sql(scope_filter: str, lexical: str = "memhtml") -> str:
     """Does any in-scope file hold every term? Decides between the all-terms and any-of forms."""
+    table = FTS_TABLES[lexical]
     return (
-        "SELECT 1 FROM files_fts JOIN files ON files.rowid = files_fts.rowid "
-        "WHERE files_fts MATCH ?1" + scope_filter.replace("{alias}", "files") + " LIMIT 1"
+        f"SELECT 1 FROM {table} JOIN files ON files.rowid = {table}.rowid "
+        f"WHERE {table} MATCH ?1" + scope_filter.replace("{alias}", "files") + " LIMIT 1"
     )
 
 

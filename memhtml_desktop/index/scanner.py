@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memhtml_desktop.domain.paths import BUCKETS, is_indexable
+from memhtml_desktop.guarded import TooLarge, Unreadable, read_guarded
 
 # A memory is one fact. Anything this large is not one, and reading it would cost memory and time
 # for every scan; it is listed as a problem instead.
@@ -137,25 +138,20 @@ def stat_one(root: Path, path: str) -> DiskFile | None:
 
 
 def read_bytes(root: Path, path: str) -> bytes:
-    """Read a store file, refusing anything over MAX_FILE_BYTES (raises ValueError)."""
-    target = resolve_inside(root, path)
-    if target is None:
+    """Read a store file, refusing anything over MAX_FILE_BYTES (raises ValueError).
+
+    Through the one guard every store read uses (`guarded.read_guarded`): inside the store only,
+    `O_NOFOLLOW | O_NONBLOCK` and an `fstat` of what was opened (a link or a FIFO swapped in after
+    the scan's stat is refused, not followed or blocked on), regular files only, the size cap."""
+    if not _utf8(path):
         raise ValueError("the path leads out of the store; not read")
-    # O_NOFOLLOW closes the window between the check and the open: a link swapped in meanwhile
-    # makes the open fail instead of being followed. O_NONBLOCK and the fstat close the other one:
-    # a FIFO swapped in after the scan's stat would block the open (and the whole index pass)
-    # until some writer appeared, and a device would be read as if it were a file. What was opened
-    # is checked, not what was listed.
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(target, flags)
-    with os.fdopen(fd, "rb") as handle:
-        st = os.fstat(fd)
-        if not _stat.S_ISREG(st.st_mode):
-            raise ValueError("not a regular file (it was replaced after the store was listed); not read")
-        data = handle.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        size = max(st.st_size, len(data))
+    try:
+        return read_guarded(os.path.join(*path.split("/")), root=root, cap=MAX_FILE_BYTES, what=path)
+    except TooLarge as exc:
         raise ValueError(
-            f"file is {size / 1_048_576:.1f} MB; memory files over {MAX_FILE_BYTES // 1_048_576} MB are not indexed"
-        )
-    return data
+            f"file is {exc.size / 1_048_576:.1f} MB; memory files over {MAX_FILE_BYTES // 1_048_576} MB are not indexed"
+        ) from None
+    except Unreadable as exc:
+        if "leads out of the store" in str(exc):
+            raise ValueError("the path leads out of the store; not read") from None
+        raise ValueError("not a regular file (it was replaced after the store was listed); not read") from None

@@ -35,6 +35,7 @@ import apsw
 
 from memhtml_desktop.atomic import write_atomically
 from memhtml_desktop.domain.results import ImportReport
+from memhtml_desktop.guarded import Unreadable, read_guarded
 from memhtml_desktop.index.state import (
     StateError,
     StateUnavailable,
@@ -63,6 +64,10 @@ KEYS = (
 
 class SidecarWouldEmpty(StateError):
     """Exporting an empty plane over a sidecar that holds rows (refused unless forced)."""
+
+
+class SidecarUnreadable(StateError):
+    """The sidecar is not a file the app reads: a link out of the store, a FIFO, over the cap."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -229,10 +234,7 @@ def write_export(conn: apsw.Connection, store_root: str | os.PathLike[str], *, f
         raise StateUnavailable("no state plane: refusing to overwrite the sidecar with an empty export")
     target = Path(store_root) / SIDECAR_RELPATH
     data = export_access(conn)
-    try:
-        existing = target.read_bytes()
-    except FileNotFoundError:
-        existing = None
+    existing = read_sidecar(store_root)
     if existing == data:
         return target
     if not data and existing and existing.strip() and not force:
@@ -505,10 +507,21 @@ def import_access(conn: apsw.Connection, data: bytes) -> ImportReport:
     return ImportReport(imported=imported, skipped_lines=skipped, errors=errors, unchanged=len(checked) - imported)
 
 
+def read_sidecar(store_root: str | os.PathLike[str]) -> bytes | None:
+    """The committed sidecar's bytes, read through the guard every store file goes through
+    (`guarded.read_guarded`: inside the store, a regular file, at most 16 MB); None when absent.
+    A sidecar that is a link out of the store, a FIFO or a huge file is refused (SidecarUnreadable)."""
+    try:
+        return read_guarded(SIDECAR_RELPATH, root=store_root, what=SIDECAR_RELPATH.as_posix())
+    except FileNotFoundError:
+        return None
+    except Unreadable as exc:
+        raise SidecarUnreadable(str(exc)) from None
+
+
 def import_file(conn: apsw.Connection, store_root: str | os.PathLike[str]) -> ImportReport | None:
     """Import `<store>/.memhtml/state/access.jsonl` when it exists; None when the store has none."""
-    try:
-        data = (Path(store_root) / SIDECAR_RELPATH).read_bytes()
-    except FileNotFoundError:
+    data = read_sidecar(store_root)
+    if data is None:
         return None
     return import_access(conn, data)

@@ -29,7 +29,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import apsw
 
@@ -290,7 +290,8 @@ def reinforce(
             signal=signal,
             cooled_down=tuple(targets),
             signal_cooled=tuple(targets) if value else (),
-            refused=REFUSED_NO_STATE if mode is None else (getattr(conn, "state_note", None) or REFUSED_READ_ONLY),
+            refused=(getattr(conn, "state_error", None) or REFUSED_NO_STATE) if mode is None
+            else (getattr(conn, "state_note", None) or REFUSED_READ_ONLY),
         )
 
     def work() -> tuple[set[str], set[str]]:
@@ -432,6 +433,36 @@ WHERE path = ?1
   AND NOT EXISTS (SELECT 1 FROM state.access AS taken WHERE taken.path = ?2)
 RETURNING path
 """
+
+
+class RowMove(NamedTuple):
+    """What became of a row that was to follow its memory: `moved`; `nothing` (no row at the
+    source, or the destination has its own: nothing to do, ever); `pending` (the plane could not
+    be written now: `reason` says why, and the move must be retried, never forgotten)."""
+
+    status: str
+    reason: str = ""
+
+
+def follow_move(conn: apsw.Connection, src: str, dst: str, *, retries: int = BUSY_RETRIES) -> RowMove:
+    """`move_access`, saying why a row did not move when the cause is the plane, not the rows.
+
+    memhtml (and this app before) only logged a row that could not move; `doctor --fix` later
+    pruned it as an orphan, and the memory's history was gone for good. A caller records a
+    `pending` outcome and retries it (see write/journal.PendingMoves)."""
+    if not src or not dst or src == dst:
+        return RowMove("nothing")
+    mode = state_mode(conn)
+    if mode is None:
+        return RowMove("pending", getattr(conn, "state_error", None) or "no state plane is attached (state.db could not be opened)")
+    if mode != "rw":
+        return RowMove("pending", getattr(conn, "state_note", None) or REFUSED_READ_ONLY)
+    try:
+        return RowMove("moved") if move_access(conn, src, dst, retries=retries) else RowMove("nothing")
+    except StateBusy as exc:
+        return RowMove("pending", str(exc))
+    except apsw.Error as exc:
+        return RowMove("pending", f"state.db could not be written ({exc})")
 
 
 def move_access(conn: apsw.Connection, src: str, dst: str, *, retries: int = BUSY_RETRIES) -> bool:

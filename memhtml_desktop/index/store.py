@@ -24,8 +24,10 @@ from typing import Any
 
 import apsw
 
+from memhtml_desktop.domain.catalogue import Catalogue, Expansion
 from memhtml_desktop.domain.embedder import Embedder
 from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
+from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.results import (
     FilterCounts,
@@ -37,6 +39,7 @@ from memhtml_desktop.domain.results import (
     Problem,
     WhyNot,
 )
+from memhtml_desktop.domain.shapes import ShapeComparison
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.index import db as dbmod
 from memhtml_desktop.index import writelock
@@ -57,6 +60,8 @@ class StoreError(Exception):
 # long (and SQLite's lock this long per attempt), then answers from the last committed state.
 REFRESH_WAIT_S = 2.0
 REFRESH_BUSY_MS = 1000
+# A state plane another process had locked is tried again at most this often (seconds).
+STATE_RETRY_S = 2.0
 # What a full or unwritable disk raises through apsw (SQLITE_FULL, SQLITE_IOERR_*, a read-only file).
 UNWRITABLE = dbmod.UNWRITABLE
 # The index file could not be opened or migrated at all (an environment failure, said as is).
@@ -71,6 +76,8 @@ LAZY_MODULES = (
     "memhtml_desktop.index.pool",
     "memhtml_desktop.index.reader",
     "memhtml_desktop.index.scanner",
+    "memhtml_desktop.index.shape_reads",
+    "memhtml_desktop.index.shapes",
     "memhtml_desktop.index.sidecar",
     "memhtml_desktop.index.state",
     "memhtml_desktop.index.versions",
@@ -192,7 +199,8 @@ class Store:
         return conn
 
     def reader(self) -> dbmod.Connection:
-        """This thread's connection (opened on first use, reopened after a recovery)."""
+        """This thread's connection (opened on first use, reopened after a recovery; a state plane
+        that was locked by another process is attached again once it is free)."""
         conn = getattr(self._local, "conn", None)
         if conn is not None and getattr(self._local, "generation", None) != self._generation:
             self.close_thread_connection()
@@ -201,7 +209,39 @@ class Store:
             conn = self.connect()
             self._local.conn = conn
             self._local.generation = self._generation
+            self._local.state_tried = time.monotonic()
+        elif conn.state_busy and time.monotonic() - getattr(self._local, "state_tried", 0.0) >= STATE_RETRY_S:
+            self._local.state_tried = time.monotonic()
+            conn.state_busy, conn.state_error = False, None
+            dbmod.attach_state(conn, self.state_path, create=False, clock=self.clock)
         return conn
+
+    def _state_locked(self) -> bool:
+        """Whether this thread's state plane cannot be read now (another process's lock on it)."""
+        conn = self.reader()
+        if conn.state_mode is None:
+            return False
+        conn.set_busy_handler(dbmod.polling_busy_handler(50))
+        try:
+            conn.execute("SELECT 1 FROM state.sqlite_schema LIMIT 1").fetchall()
+            return False
+        except apsw.BusyError:
+            return True
+        finally:
+            conn.set_busy_handler(dbmod.polling_busy_handler())
+
+    def _without_state(self, exc: Exception) -> None:
+        """This thread's connection met a state plane locked by another process mid-read: it goes
+        on without one (salience off, said in a notice and in each result's reasons)."""
+        conn = self.reader()
+        with contextlib.suppress(apsw.Error):
+            conn.execute("DETACH state")
+        conn.state_mode = None
+        conn.state_busy = True
+        conn.state_error = (f"{self.state_path} is locked by another process ({exc}): this answer has no "
+                            "salience, and reads are not counted until it is free")
+        self._local.state_tried = time.monotonic()
+        self.notice(conn.state_error)
 
     def close_thread_connection(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -239,8 +279,16 @@ class Store:
             Indexer(self.reader(), self.root, self.embedder, clock=self.clock).scan()
 
     def _recovering(self, operation, *args, **kwargs):
-        """Run an index operation; a damaged page found on the way is recovered from, once."""
+        """Run an index operation; a damaged page found on the way is recovered from, once; a
+        state plane locked by another process through the whole busy wait is read without, once
+        (the index itself is WAL: its readers are never blocked)."""
         try:
+            return operation(*args, **kwargs)
+        except apsw.BusyError as exc:
+            if not self._state_locked():
+                raise  # the index's own write lock (a writer's business: `refresh` and `index` handle it)
+            log.warning("state.db stayed locked during %s: %s", getattr(operation, "__name__", "an operation"), exc)
+            self._without_state(exc)
             return operation(*args, **kwargs)
         except (apsw.CorruptError, apsw.NotADBError) as exc:
             log.warning("damaged index met during %s: %s", getattr(operation, "__name__", "an operation"), exc)
@@ -374,6 +422,62 @@ class Store:
         return self._recovering(
             lambda: self.retriever().recall(query, scope, budget=budget, limit=limit, ranking=ranking)
         )
+
+    def quotas(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
+               ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None) -> QuotaPack:
+        """The recall pack in four quota ledgers (seed 003, 6.5; index/shapes.py). Not a read."""
+        from memhtml_desktop.index.shapes import quota_pack
+
+        return self._recovering(lambda: quota_pack(self, query, scope, budget=budget, limit=limit, ranking=ranking,
+                                                   ledgers=ledgers))
+
+    def catalogue(self, query: str, scope: Scope | None = None, *, k: int = 10, budget: int | None = None,
+                  ranking: RankingProfile | None = None) -> Catalogue:
+        """The top `k` as title, one-line summary and expand cost (seed 003, 6.3). Not a read."""
+        from memhtml_desktop.index.shapes import catalogue
+
+        return self._recovering(lambda: catalogue(self, query, scope, k=k, budget=budget, ranking=ranking))
+
+    def expand(self, path: str) -> Expansion:
+        """One memory's body, neighbours and evidence chain, from the index. Not a read: salience
+        moves only when a person opens a memory (`read`)."""
+        from memhtml_desktop.index.reader import MemoryNotFound
+        from memhtml_desktop.index.shape_reads import expansions
+
+        path = safe_store_path(path)
+        found = self._recovering(lambda: expansions(self.reader(), [path]))
+        if path not in found:
+            raise MemoryNotFound(f"no indexed memory at {path}")
+        return found[path]
+
+    def ledger_map(self, path: str | os.PathLike[str] | None = None, *, lenient: bool = False) -> LedgerMap:
+        """The quota ledgers' map: the file at `path`, else the store's `.memhtml-desktop/ledgers.json`
+        (a curator's, committed with the store), else the seed's. A map that cannot be read raises
+        LedgerMapError naming file and line; with `lenient` it becomes a notice and the seed's map."""
+        from memhtml_desktop.domain.quotas import SEED, STORE_FILE, LedgerMapError, parse_ledger_map
+
+        target = Path(path) if path is not None else self.root / STORE_FILE
+        if path is None and not target.is_file():
+            return SEED
+        source = str(path) if path is not None else STORE_FILE
+        try:
+            return parse_ledger_map(target.read_text(encoding="utf-8"), source=source)
+        except (OSError, UnicodeDecodeError) as exc:
+            error = LedgerMapError(f"cannot be read ({exc})", 0, source)
+        except LedgerMapError as exc:
+            error = exc
+        if not lenient:
+            raise error
+        self.notice(f"{error}; the seed's ledger map is used instead")
+        return SEED
+
+    def shapes(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
+               k: int = 10, ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None) -> ShapeComparison:
+        """memhtml's pack, the quota ledgers and the catalogue for one query, with their costs."""
+        from memhtml_desktop.index.shapes import compare
+
+        return self._recovering(lambda: compare(self, query, scope, budget=budget, limit=limit, k=k, ranking=ranking,
+                                                ledgers=ledgers))
 
     def reinforce(self, paths, signal: str) -> ReinforceResult:
         """Record reads or judgements. A plane that stayed locked, or a disk that filled mid-write,

@@ -98,8 +98,12 @@ def take_screenshot(settings: Settings, args: Any) -> int:
             window.wait_idle()
         if view == "recall":
             window.search_bar.set_mode("recall")
+            window.recall.set_shape(getattr(args, "shape", "memhtml") or "memhtml")
         window.show_view(view)
         window.wait_idle()
+        if view == "recall" and getattr(args, "expand", 0):
+            window.recall.catalogue.expand_row(int(args.expand) - 1)
+            window.wait_idle()
         for _ in range(10):
             app.processEvents()
         if view == "workbench":

@@ -78,7 +78,7 @@ class Workbench:
     def prepared(self, probe_set: ProbeSet, config: Configuration, *, with_cosines: bool = False,
                  progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> PreparedSet:
         """The set read for `config` (cached by set contents, lexical form and window)."""
-        key = (probe_set.source, probe_set.probes, config.profile.fts_forms, with_cosines)
+        key = (probe_set.source, probe_set.probes, config.profile.lexical_key, with_cosines)
         with self._lock:
             hit = self._cache.get(key)
         if hit is not None and hit.serves(config.profile):
@@ -149,7 +149,8 @@ class Workbench:
         gets from a default search, makes each trial several times cheaper: a pool of 30, not 120)."""
         prepared = self.prepared(probe_set, base, progress=progress, cancelled=cancelled)
         return optimize_prepared(prepared, base, trials=trials, seed=seed, holdout=holdout, limit=limit,
-                                 progress=progress, cancelled=cancelled)
+                                 progress=progress, cancelled=cancelled,
+                                 prepare=lambda profile: prepare_set(self.store, probe_set, profile, cancelled=cancelled))
 
     def floor_scan(self, probe_set: ProbeSet, config: Configuration, *, progress: Progress | None = None,
                    cancelled: Callable[[], bool] | None = None) -> FloorScan:

@@ -43,7 +43,7 @@ def compare_configurations(
 ) -> SetComparison:
     """Run `a` and `b` on `probe_set` (one reading of the store when they share a lexical form)."""
     prepared: PreparedSet | None = None
-    if a.profile.fts_forms == b.profile.fts_forms:
+    if a.profile.lexical_key == b.profile.lexical_key:
         window = max(a.profile.arm_window, b.profile.arm_window)
         prepared = prepare_set(store, probe_set, a.profile, window=window, progress=progress, cancelled=cancelled)
     run_a = run_configuration(store, probe_set, a, limit=limit, prepared=prepared, progress=progress, cancelled=cancelled)

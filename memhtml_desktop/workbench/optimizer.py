@@ -1,4 +1,4 @@
-"""The optimizer: arm weights, RRF's k and MMR's λ for the best MRR, with an honest held-out gain.
+"""The optimizer: arm weights, RRF's k, MMR's λ and the lexical knobs for the best MRR, with an honest held-out gain.
 
 The probe set is split once, deterministically (`split_probes`: each probe's key hashed with the
 seed, so the split does not depend on file order and is the same on every machine). The search
@@ -13,9 +13,11 @@ configuration; the gain reported is the held-out gain, with how sure it is:
 A gain on the training part alone is what any search finds by fitting noise; the held-out figure
 is the one to believe, and with few held-out probes the interval says how little it proves.
 
-The search is seeded random sampling around the base (weights 0–3, k from a grid, λ 0.3–1.0),
-then coordinate refinement of the best; every trial re-ranks the cached per-arm candidate lists
-(`runs.judge_prepared`), so a trial costs arithmetic, not SQL. Progress is reported per trial;
+The search is seeded random sampling around the base (weights 0–3, k from a grid, λ 0.3–1.0;
+on a base that ranks with the stemmed lexical index, also bm25's field weights from `FIELD_GRID`
+and whether question words are left out), then coordinate refinement of the best; every trial
+re-ranks the cached per-arm candidate lists (`runs.judge_prepared`), so a trial costs arithmetic,
+not SQL (a lexical variant is read once, the first time a trial asks for it). Progress is reported per trial;
 cancelling stops the search and still reports the best so far (`cancelled=True`).
 """
 
@@ -37,6 +39,10 @@ from memhtml_desktop.workbench.runs import RUN_LIMIT, Cancelled, PreparedSet, Pr
 K_GRID = (5, 10, 20, 30, 45, 60, 90, 120, 200)
 WEIGHT_RANGE = (0.0, 3.0)
 LAMBDA_RANGE = (0.3, 1.0)
+FIELD_GRID = ((1.0, 1.0, 1.0), (2.0, 1.0, 1.0), (3.0, 1.0, 1.0), (2.0, 2.0, 1.0), (1.0, 2.0, 1.0), (1.0, 1.0, 2.0))
+"""bm25's (title, claim, body) weights the optimizer tries for the stemmed lexical index. Each value
+of them, and each setting of `question_words`, changes the lexical arm's candidates, so each costs
+one more reading of the probe set (made once, when a trial first asks for it)."""
 
 
 def split_probes(probes: Sequence[EvalProbe], *, holdout: float = 0.3, seed: int = 1) -> tuple[list[int], list[int]]:
@@ -75,7 +81,7 @@ class Certainty:
 class OptimizeResult:
     base: Configuration
     best: Configuration
-    knobs: dict[str, Any]  # the chosen knobs (arms, rrf_k, mmr_lambda)
+    knobs: dict[str, Any]  # the chosen knobs (arms, rrf_k, mmr_lambda; field_weights, question_words)
     train: tuple[int, ...]  # indexes into the prepared probes
     held_out: tuple[int, ...]
     base_train_mrr: float
@@ -108,20 +114,38 @@ class OptimizeResult:
 
 def apply_knobs(profile: RankingProfile, knobs: dict[str, Any]) -> RankingProfile:
     arms = tuple(replace(a, weight=float(knobs["arms"].get(a.name, a.weight))) for a in profile.arms)
-    return replace(profile, arms=arms, rrf_k=int(knobs["rrf_k"]), mmr_lambda=float(knobs["mmr_lambda"]))
+    lexical: dict[str, Any] = {}
+    if "field_weights" in knobs:
+        lexical["field_weights"] = tuple(float(w) for w in knobs["field_weights"])
+    if "question_words" in knobs:
+        lexical["question_words"] = bool(knobs["question_words"])
+    return replace(profile, arms=arms, rrf_k=int(knobs["rrf_k"]), mmr_lambda=float(knobs["mmr_lambda"]), **lexical)
 
 
-def knobs_of(profile: RankingProfile) -> dict[str, Any]:
-    return {"arms": {a.name: a.weight for a in profile.arms}, "rrf_k": profile.rrf_k, "mmr_lambda": profile.mmr_lambda}
+def knobs_of(profile: RankingProfile, *, lexical: bool = False) -> dict[str, Any]:
+    """The knobs the search varies; with `lexical`, the stemmed index's field weights and question words too."""
+    out: dict[str, Any] = {"arms": {a.name: a.weight for a in profile.arms}, "rrf_k": profile.rrf_k,
+                           "mmr_lambda": profile.mmr_lambda}
+    if lexical:
+        out.update(field_weights=list(profile.field_weights), question_words=profile.question_words)
+    return out
 
 
-def _sample(rng: Random, names: Sequence[str]) -> dict[str, Any]:
-    return {"arms": {n: round(rng.uniform(*WEIGHT_RANGE), 2) for n in names}, "rrf_k": rng.choice(K_GRID),
-            "mmr_lambda": round(rng.uniform(*LAMBDA_RANGE), 2)}
+def _sample(rng: Random, names: Sequence[str], lexical: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"arms": {n: round(rng.uniform(*WEIGHT_RANGE), 2) for n in names},
+                           "rrf_k": rng.choice(K_GRID), "mmr_lambda": round(rng.uniform(*LAMBDA_RANGE), 2)}
+    if lexical:
+        out.update(field_weights=list(rng.choice(FIELD_GRID)), question_words=rng.random() < 0.5)
+    return out
 
 
 def _neighbours(knobs: dict[str, Any], step: float) -> list[dict[str, Any]]:
     out = []
+    if "field_weights" in knobs:
+        at = FIELD_GRID.index(tuple(knobs["field_weights"])) if tuple(knobs["field_weights"]) in FIELD_GRID else None
+        if at is not None:
+            out += [{**knobs, "field_weights": list(FIELD_GRID[j])} for j in (at - 1, at + 1) if 0 <= j < len(FIELD_GRID)]
+        out.append({**knobs, "question_words": not knobs["question_words"]})
     for arm, w in knobs["arms"].items():
         for d in (-step, step):
             value = round(min(max(w + d, WEIGHT_RANGE[0]), WEIGHT_RANGE[1]), 2)
@@ -159,20 +183,35 @@ def sign_test(wins: int, losses: int) -> float:
 def optimize_prepared(
     prepared: PreparedSet, base: Configuration, *, trials: int = 200, seed: int = 1, holdout: float = 0.3,
     limit: int = RUN_LIMIT, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
+    prepare: Callable[[RankingProfile], PreparedSet] | None = None,
 ) -> OptimizeResult:
-    """Search on `prepared`'s training probes only; judge the base and the winner on the held-out."""
+    """Search on `prepared`'s training probes only; judge the base and the winner on the held-out.
+
+    With `prepare` (a reading of the same probe set under another profile) and a base on the stemmed
+    lexical index, the search varies the lexical knobs too (`FIELD_GRID`, `question_words`): each
+    lexical variant is read once, when a trial first needs it, and every other trial re-ranks."""
     started = time.perf_counter()
     train, held = split_probes(prepared.probes, holdout=holdout, seed=seed)
     if not train or not held:
         raise ValueError("the optimizer needs at least two probes that can run (one to train on, one held out)")
     rng = Random(seed)
     names = base.profile.arm_names
+    lexical = prepare is not None and base.profile.lexical == "stemmed" and base.profile.fts_forms != "all"
+    readings = {prepared.lexical_key: prepared}
+
+    def reading(profile: RankingProfile) -> PreparedSet:
+        key = profile.lexical_key
+        if key not in readings:
+            assert prepare is not None
+            readings[key] = prepare(profile)
+        return readings[key]
 
     def score(knobs: dict[str, Any]) -> float:
-        verdicts = judge_prepared(prepared, apply_knobs(base.profile, knobs), limit=limit, indexes=train)
+        profile = apply_knobs(base.profile, knobs)
+        verdicts = judge_prepared(reading(profile), profile, limit=limit, indexes=train)
         return mean([v.rr for v in verdicts])
 
-    best_knobs = knobs_of(base.profile)
+    best_knobs = knobs_of(base.profile, lexical=lexical)
     base_train = best_train = score(best_knobs)
     done, stopped = 1, False
     seen = {repr(best_knobs)}
@@ -184,7 +223,7 @@ def optimize_prepared(
                 stopped = True
                 break
             if done < explore:
-                candidates = [_sample(rng, names)]
+                candidates = [_sample(rng, names, lexical)]
             else:
                 candidates = [k for k in _neighbours(best_knobs, step) if repr(k) not in seen][:1]
                 if not candidates:
@@ -206,8 +245,8 @@ def optimize_prepared(
     name = f"{base.name}-optimized"
     best = Configuration(name, replace(best_profile, name=name), f"optimized from {base.name} on {prepared.name}",
                          "", base.base if base.source else base.name)
-    before = judge_prepared(prepared, base.profile, limit=limit, indexes=held)
-    after = judge_prepared(prepared, best.profile, limit=limit, indexes=held)
+    before = judge_prepared(reading(base.profile), base.profile, limit=limit, indexes=held)
+    after = judge_prepared(reading(best.profile), best.profile, limit=limit, indexes=held)
     diffs = [y.rr - x.rr for x, y in zip(before, after)]
     wins = sum(1 for d in diffs if d > 1e-12)
     losses = sum(1 for d in diffs if d < -1e-12)
@@ -228,4 +267,5 @@ def optimize(
     """Read the set once, then `optimize_prepared`. Raises Cancelled only while reading."""
     prepared = prepare_set(store, probe_set, base.profile, progress=progress, cancelled=cancelled)
     return optimize_prepared(prepared, base, trials=trials, seed=seed, holdout=holdout, limit=limit,
-                             progress=progress, cancelled=cancelled)
+                             progress=progress, cancelled=cancelled,
+                             prepare=lambda profile: prepare_set(store, probe_set, profile, cancelled=cancelled))

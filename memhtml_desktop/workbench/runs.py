@@ -59,6 +59,7 @@ class PreparedSet:
     fts_forms: str
     window: int
     model_id: str | None
+    lexical_key: tuple = ()  # the preparing profile's (RankingProfile.lexical_key)
     skipped: int = 0
     head: str | None = None
     read_s: float = 0.0
@@ -66,7 +67,7 @@ class PreparedSet:
     def serves(self, profile: RankingProfile) -> bool:
         """Whether `profile` can be ranked from this preparation without reading the store again."""
         return all(can_rerank(q, profile) for q in self.queries) if self.queries else (
-            profile.fts_forms == self.fts_forms and profile.arm_window <= self.window)
+            profile.lexical_key == self.lexical_key and profile.arm_window <= self.window)
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,7 @@ def prepare_set(
     return PreparedSet(
         name=probe_set.name, source=source, probes=tuple(probes), queries=tuple(queries),
         problems=(*probe_set.problems, *problems), fts_forms=profile.fts_forms, window=window,
+        lexical_key=profile.lexical_key,
         model_id=getattr(store.embedder, "model_id", None), skipped=skipped, head=store_head(store.root),
         read_s=time.perf_counter() - started,
     )
@@ -202,7 +204,7 @@ def judge_prepared(prepared: PreparedSet, profile: RankingProfile, *, limit: int
     """Every probe (or those at `indexes`) ranked under `profile` and judged. Pure arithmetic."""
     if not prepared.serves(profile):
         raise ValueError(f"configuration {profile.name!r} needs its own reading of the store "
-                         f"(lexical form {profile.fts_forms}, arm window {profile.arm_window})")
+                         f"(lexical form {profile.fts_forms}, index {profile.lexical}, arm window {profile.arm_window})")
     chosen = range(len(prepared.probes)) if indexes is None else indexes
     out: list[ProbeVerdict] = []
     total = len(chosen)

@@ -3,15 +3,19 @@
 The files live under `.memhtml-desktop/` (see `locations.py` for why there). memhtml's doctor
 reports an uncommitted change there as a dirty tree, sleep's preflight fails on it and memhtml's
 next commit sweeps a staged one in, so nothing is ever left uncommitted: every change is written
-and committed at once, through the write core's own machinery (`write/`): the same preflight (a
-work tree on a branch, an identity, nothing else staged, git's lock free, our files tracked and
-without edits of the user's), the same write lock (shared with memory writes, so the two take
-turns), the same journal and rollback (on any failure the files and git's index are exactly as
-they were, and a crash is finished or rolled back by `Curator.recover`). A commit carries only
-its own paths; the subject says what changed: `memhtml-desktop(probes): add "query" to NAME`.
+and committed at once, through the write core's one commit pipeline (`executor.land_plan`): the
+same preflight (a work tree on a branch, an identity, git's lock free, our files tracked, regular
+and without edits or staged changes of anyone else's), the same write lock (shared with memory
+writes, so the two take turns), the same journal and rollback (on any failure the files are
+exactly as they were, and a crash is finished or rolled back by `Curator.recover`), the same
+commit of only its own paths through a private index. The subject says what changed:
+`memhtml-desktop(probes): add "query" to NAME`.
 
-Reading is lenient and says where: a bad probe line or a bad configuration key is a problem
-naming the file and line, and the rest still loads.
+Reading goes through the guard every store read uses (`guarded.read_guarded`): a probe set or a
+configuration that is a symbolic link out of the store (a committed link to `/etc/passwd`), a
+FIFO or a device, or a file over 16 MB is a problem naming it, never read (and so never copied
+into a commit). Reading is lenient and says where: a bad probe line or a bad configuration key is
+a problem naming the file and line, and the rest still loads.
 """
 
 from __future__ import annotations
@@ -24,13 +28,14 @@ from typing import Sequence
 from memhtml_desktop.domain.configs import ConfigError, Configuration, configuration_text, parse_configuration, shipped
 from memhtml_desktop.domain.probes import EvalProbe, ProbeProblem, ProbeSet, format_probe_set, read_probe_bytes, read_probe_set
 from memhtml_desktop.domain.ranking import PROFILES, RankingProfile
+from memhtml_desktop.guarded import SMALL_FILE_CAP, Unreadable, is_regular_inside, read_guarded
 from memhtml_desktop.write import journal as journal_mod
-from memhtml_desktop.write.errors import Refused, WriteError
-from memhtml_desktop.write.executor import Executor
+from memhtml_desktop.write.errors import GitFailed, Refused, WriteError
+from memhtml_desktop.write.executor import land_plan
 from memhtml_desktop.write.git import Git, GitError
-from memhtml_desktop.write.journal import Journal, LockTimeout, WriteLock
+from memhtml_desktop.write.journal import Journal, JournalError, LockTimeout, WriteLock
 from memhtml_desktop.write.plan import FileChange, Plan
-from memhtml_desktop.write.preflight import check_paths, check_repository, check_staged, wait_for_index_lock
+from memhtml_desktop.write.preflight import check_repository, wait_for_index_lock
 from memhtml_desktop.workbench.locations import (
     CONFIG_SUFFIX, CONFIGS_DIR, GITIGNORE, GITIGNORE_TEXT, PROBE_SUFFIX, PROBES_DIR, BadName, config_path, probe_path,
 )
@@ -81,7 +86,6 @@ class WorkbenchFiles:
         self.git = Git(self.root) if git_lock_wait_s is None else Git(self.root, lock_wait_s=git_lock_wait_s)
         self.directory = journal_mod.write_dir(self.root)
         self.lock = WriteLock(self.directory, wait_s=lock_wait_s)
-        self.journal = Journal(self.directory)
 
     # -- probe sets ----------------------------------------------------------------------------
 
@@ -90,12 +94,13 @@ class WorkbenchFiles:
         folder = self.root / PROBES_DIR
         if not folder.is_dir():
             return []
-        return sorted(p.name[: -len(PROBE_SUFFIX)] for p in folder.glob(f"*{PROBE_SUFFIX}") if p.is_file())
+        return sorted(p.name[: -len(PROBE_SUFFIX)] for p in folder.glob(f"*{PROBE_SUFFIX}")
+                      if is_regular_inside(self.root, p.relative_to(self.root)))
 
     def read_probe_set(self, name: str) -> ProbeSet:
         """Probe set `name` (its problems name `.memhtml-desktop/probes/NAME.jsonl` and the line)."""
         path = probe_path(name)
-        return read_probe_file(self.root / path, source=path, name=name)
+        return read_probe_file(self.root / path, source=path, name=name, root=self.root)
 
     def save_probe_set(self, name: str, probes: Sequence[EvalProbe], *, subject: str | None = None) -> Saved:
         """Replace (or create) set `name` with `probes`, in one commit."""
@@ -109,8 +114,7 @@ class WorkbenchFiles:
         the same (same query, targets and scope). The file's other lines, comments and unknown
         keys are kept byte for byte: the new line is appended."""
         path = probe_path(name)
-        full = self.root / path
-        before = full.read_bytes() if full.exists() else b""
+        before = self._read(path) or b""
         current = read_probe_set(before.decode("utf-8", "replace"), path)
         if any(p.key == probe.key for p in current.probes):
             raise Refused(f"{path} already has this probe ({probe.query!r} -> {probe.target})")
@@ -121,13 +125,31 @@ class WorkbenchFiles:
         return self._commit({path: text.encode("utf-8")},
                             f'memhtml-desktop(probes): add "{_short(probe.query)}" to {name}')
 
+    def add_probes(self, name: str, probes: Sequence[EvalProbe], *, subject: str | None = None) -> tuple[Saved | None, int]:
+        """Append the probes set `name` does not already ask (by key) in one commit; (the commit or
+        None when every probe was there already, how many were left out as already there). The
+        file's other lines stay byte for byte, as `add_probe` keeps them."""
+        path = probe_path(name)
+        full = self.root / path
+        text = full.read_bytes().decode("utf-8", "replace") if full.exists() else ""
+        known = {p.key for p in read_probe_set(text, path).probes}
+        new = [p for p in dict((p.key, p) for p in probes).values() if p.key not in known]
+        if not new:
+            return None, len(probes)
+        if text and not text.endswith("\n"):
+            text += "\n"
+        text += "".join(p.to_line() + "\n" for p in new)
+        saved = self._commit({path: text.encode("utf-8")},
+                             subject or f"memhtml-desktop(probes): import {len(new)} probes into {name}")
+        return saved, len(probes) - len(new)
+
     def remove_probe(self, name: str, key: str) -> Saved:
         """Remove the probe with `key` (`EvalProbe.key`) from set `name`; other lines kept as they are."""
         path = probe_path(name)
-        full = self.root / path
-        if not full.exists():
+        data = self._read(path)
+        if data is None:
             raise Refused(f"no probe set {name} ({path})")
-        lines = full.read_bytes().decode("utf-8", "replace").splitlines(keepends=True)
+        lines = data.decode("utf-8", "replace").splitlines(keepends=True)
         probes = {p.line: p for p in read_probe_set("".join(lines), path).probes}
         drop = [n for n, p in probes.items() if p.key == key]
         if not drop:
@@ -151,7 +173,7 @@ class WorkbenchFiles:
         out = list(shipped())
         problems: list[ConfigError] = []
         folder = self.root / CONFIGS_DIR
-        if folder.is_dir():
+        if folder.is_dir() and not folder.is_symlink():
             for file in sorted(folder.glob(f"*{CONFIG_SUFFIX}")):
                 stem = file.name[: -len(CONFIG_SUFFIX)]
                 try:
@@ -169,7 +191,7 @@ class WorkbenchFiles:
             path = config_path(name)
         except BadName as exc:
             raise ConfigError(str(exc)) from None
-        return read_config_file(self.root / path, source=path, name=name)
+        return read_config_file(self.root / path, source=path, name=name, root=self.root)
 
     def save_configuration(self, name: str, profile: RankingProfile, *, base: str = "default",
                            note: str = "") -> Saved:
@@ -193,31 +215,36 @@ class WorkbenchFiles:
         subject = subject if len(subject) <= SUBJECT_MAX else subject[: SUBJECT_MAX - 1] + "…"
         try:
             with self.lock:
-                if self.journal.pending:
+                base = check_repository(self.git)
+                if _has_orphans(self.git.git_dir()):
                     raise Refused("an interrupted write is pending in this store: open it in the window "
                                   "(or run any write command) to finish it first")
-                base = check_repository(self.git)
                 wait_for_index_lock(self.git)
-                check_staged(self.git)
                 changes = self._changes(files)
                 if not changes:
                     raise Refused("nothing to change")
-                existing = [c.path for c in changes if c.action in ("modify", "delete")]
-                created = [c.path for c in changes if c.action == "create"]
-                check_paths(self.git, self.root, existing, created)
                 plan = Plan(op="workbench", request=None, changes=tuple(changes), subject=subject,
                             trailers=(TRAILER,))
-                sha = Executor(self.root, self.git, None, self.journal).run(plan, base)
-                self.journal.clear()
-                return Saved(sha, plan.paths, subject)
+                landed = land_plan(self.git, self.root, plan, base)
+                landed.journal.finish()
+                return Saved(landed.sha, plan.paths, subject)
         except LockTimeout as exc:
             raise Refused(str(exc)) from exc
         except GitError as exc:
-            from memhtml_desktop.write.errors import GitFailed
-
             raise GitFailed(str(exc)) from exc
+        except JournalError as exc:
+            raise WriteError(str(exc.strerror)) from exc
         except OSError as exc:
             raise WriteError(f"storage operation failed: {exc.strerror or exc}") from exc
+
+    def _read(self, path: str) -> bytes | None:
+        """A file of the workbench's own, through the guard (Refused naming why); None when absent."""
+        try:
+            return read_guarded(path, root=self.root, what=path)
+        except FileNotFoundError:
+            return None
+        except Unreadable as exc:
+            raise Refused(str(exc)) from None
 
     def _changes(self, files: dict[str, bytes | None]) -> list[FileChange]:
         wanted = dict(files)
@@ -226,8 +253,7 @@ class WorkbenchFiles:
             wanted.setdefault(GITIGNORE, GITIGNORE_TEXT.encode("utf-8"))
         changes = []
         for path, after in wanted.items():
-            full = self.root / path
-            before = full.read_bytes() if full.exists() else None
+            before = self._read(path)
             if after is None:
                 if before is not None:
                     changes.append(FileChange("delete", path, before, None))
@@ -238,31 +264,44 @@ class WorkbenchFiles:
         return changes if any(c.path != GITIGNORE for c in changes) else []
 
 
-def read_probe_file(file: Path, *, source: str = "", name: str = "") -> ProbeSet:
+def read_probe_file(file: Path, *, source: str = "", name: str = "", root: Path | None = None) -> ProbeSet:
     """A probe file anywhere (the CLI's PROBES argument, a store set): lenient, problems name
-    `source` (default: the file's path) and the line. An unreadable file is one problem."""
+    `source` (default: the file's path) and the line. An unreadable file is one problem; so is one
+    the guard refuses (`root`: it must lie inside; always: a regular file under the cap)."""
     source = source or str(file)
     name = name or file.stem
     try:
-        raw = file.read_bytes()
+        raw = read_guarded(file, root=root, cap=SMALL_FILE_CAP, what="the probe set")
+    except Unreadable as exc:
+        return ProbeSet(name, (), (ProbeProblem(0, str(exc), source),), source)
     except OSError as exc:
         return ProbeSet(name, (), (ProbeProblem(0, f"cannot read: {exc.strerror or exc}", source),), source)
     parsed = read_probe_bytes(raw, source)  # a line that is not UTF-8 is left out and named
     return ProbeSet(name, parsed.probes, parsed.problems, source)
 
 
-def read_config_file(file: Path, *, source: str = "", name: str | None = None) -> Configuration:
-    """A what-if configuration file anywhere; ConfigError naming `source` and the line."""
+def read_config_file(file: Path, *, source: str = "", name: str | None = None, root: Path | None = None) -> Configuration:
+    """A what-if configuration file anywhere; ConfigError naming `source` and the line (or why
+    the guard refused it: a link out of `root`, not a regular file, over the cap)."""
     source = source or str(file)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_guarded(file, root=root, cap=SMALL_FILE_CAP, what="the configuration").decode("utf-8")
     except FileNotFoundError:
         raise ConfigError("no such configuration file", 0, source) from None
+    except Unreadable as exc:
+        raise ConfigError(str(exc), 0, source) from None
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror or exc}", 0, source) from None
     except UnicodeDecodeError:
         raise ConfigError("not UTF-8 text (a configuration is a JSON object)", 0, source) from None
     return parse_configuration(text, source=source, name=name)
+
+
+def _has_orphans(git_dir: Path) -> bool:
+    orphans = Journal.orphans(git_dir)
+    for journal in orphans:
+        journal.release()
+    return bool(orphans)
 
 
 def dumps_config(config: Configuration) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 import apsw
 
 from memhtml_desktop.domain.paths import normalize_path
+from memhtml_desktop.guarded import TooLarge, Unreadable, read_guarded
 from memhtml_desktop.html.jsnum import JS_SPACE_RUN, js_slice_units, js_trim, utf16_len
 from memhtml_desktop.html.project import blob_sha_of, project
 from memhtml_desktop.index.db import iso_z
@@ -85,21 +86,23 @@ class PlanContext:
         return os.path.lexists(self.real(path))
 
     def read(self, path: str) -> bytes:
-        """A file's bytes, or PathNotFound."""
-        target = self.real(path)
+        """A file's bytes, or PathNotFound; through the guard every store read uses (inside the
+        store, a regular file, at most a memory file's cap)."""
+        self.real(path)
         try:
-            fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            return read_guarded(path, root=self.root, cap=MAX_FILE_BYTES, what=path)
         except FileNotFoundError:
             raise PathNotFound(path) from None
+        except TooLarge:
+            raise Refused(f"{path} is larger than a memory file may be; not edited") from None
+        except Unreadable as exc:
+            if "a directory" in str(exc):
+                raise PathNotFound(path) from None
+            raise Refused(f"{exc}; not edited") from None
         except IsADirectoryError:
             raise PathNotFound(path) from None
         except OSError as exc:
             raise Refused(f"{path} cannot be read: {exc.strerror or exc}") from exc
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            raise Refused(f"{path} is larger than a memory file may be; not edited")
-        return data
 
     def read_optional(self, path: str) -> bytes | None:
         try:

@@ -6,31 +6,43 @@
 lock, re-plans the same request with the clock at that moment, refuses if the store moved under
 the preview, and carries it out (`executor.py`). `run(request)` is plan + apply in one step.
 
-Also here: `undo()` reverts this app's own last commit (only while it is still HEAD and the tree
-is clean), and `recover()` finishes or rolls back a write a crash interrupted.
+Also here: `undo()` reverts this app's own last commit (while none of its paths changed since, and
+they are clean), `recover()` finishes or rolls back a write a crash interrupted, in any process
+(the journal is in the store's git directory), and state rows that could not follow a move are
+retried on every write and every recovery.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from memhtml_desktop.domain.paths import is_indexable
-from memhtml_desktop.index.state import move_access
+from memhtml_desktop.index.state import follow_move, state_mode
 from memhtml_desktop.write import journal as journal_mod
 from memhtml_desktop.write.batch import ApplyRequest, plan_apply
 from memhtml_desktop.write.context import PlanContext
 from memhtml_desktop.write.errors import GitFailed, Refused, Stale, WriteError
-from memhtml_desktop.write.executor import Executor, prune_rows, rollback
+from memhtml_desktop.write.executor import (
+    Landed,
+    RollbackIncomplete,
+    finish_index,
+    land_plan,
+    prune_rows,
+    remove_own_index_lock,
+    rollback,
+)
 from memhtml_desktop.write.git import Git, GitError
-from memhtml_desktop.write.journal import Journal, LockTimeout, WriteLock
+from memhtml_desktop.write.journal import Journal, JournalError, LockTimeout, PendingMoves, WriteLock
 from memhtml_desktop.write.plan import Plan
 from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_supersede, plan_task_status
 from memhtml_desktop.write.planner_new import plan_write
 from memhtml_desktop.write.planner_repair import plan_doctor_fix, plan_state_export
-from memhtml_desktop.write.preflight import check_paths, check_repository, check_staged, wait_for_index_lock
+from memhtml_desktop.write.preflight import check_repository, check_staged, wait_for_index_lock
+from memhtml_desktop.write.undo import undo_plan
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
     CorrectRequest,
@@ -74,12 +86,23 @@ class Applied:
     notices: list[str] = field(default_factory=list)
 
 
+def pending_sentence(moves: list[dict[str, Any]]) -> str:
+    first = moves[0]
+    more = f" (and {len(moves) - 1} more)" if len(moves) > 1 else ""
+    return (f"the access row of {first['src']} could not follow it to {first['dst']}{more}: {first['reason']}. "
+            "It is recorded and moves on the next write or when the store is opened again; "
+            "`doctor --fix` will not prune it")  # fmt: skip
+
+
 class Curator:
     """The write core for one open Store. Share it between threads; its writes take turns.
 
     `refresh_index`: bring the whole index in step with the tree before each plan (the duplicate
     check and the link checks read it). The CLI does this once per command; the window keeps the
     index current with its watcher and leaves it off (a full pass costs ~0.7 s at 20,000 files).
+
+    `checkpoint`: called with a step's name between the executor's steps (tests inject another
+    writer there); None in the app.
     """
 
     def __init__(self, store, *, lock_wait_s: float = journal_mod.LOCK_WAIT_S, git_lock_wait_s: float | None = None,
@@ -90,7 +113,24 @@ class Curator:
         self.git = Git(self.root) if git_lock_wait_s is None else Git(self.root, lock_wait_s=git_lock_wait_s)
         self.directory = journal_mod.write_dir(self.root)
         self.lock = WriteLock(self.directory, wait_s=lock_wait_s)
-        self.journal = Journal(self.directory)
+        self.checkpoint: Callable[[str], None] | None = None
+
+    # -- the git directory (journals, pending row moves) ---------------------------------------
+
+    def git_dir(self) -> Path | None:
+        try:
+            return self.git.git_dir()
+        except GitError:
+            return None
+
+    def interrupted(self) -> list[Journal]:
+        """Journals of writes whose process is gone (each held while returned: release or finish)."""
+        git_dir = self.git_dir()
+        return Journal.orphans(git_dir) if git_dir is not None else []
+
+    def pending_moves(self) -> list[dict[str, Any]]:
+        git_dir = self.git_dir()
+        return PendingMoves(git_dir).load() if git_dir is not None else []
 
     # -- planning ------------------------------------------------------------------------------
 
@@ -101,15 +141,16 @@ class Curator:
         """What `request` would do, validated; nothing on disk, in git or in state.db changes.
 
         The repository is checked too (a git work tree on a branch, no merge under way, an
-        identity, nothing else staged), so a preview already says when the write cannot happen.
-        (A write a crash interrupted earlier is recovered first, under the lock.)
+        identity, nothing staged on the paths it writes), so a preview already says when the
+        write cannot happen. (A write a crash interrupted earlier is recovered first, under the lock.)
         """
-        if self.journal.pending:
-            self.recover()
+        self.recover()
         if type(request) not in PLANNERS:
             raise TypeError(f"not a write request: {type(request).__name__}")
         try:
-            return self._checked_plan(request)[0]
+            plan = self._checked_plan(request)[0]
+            check_staged(self.git, list(plan.paths))
+            return plan
         except GitError as exc:
             raise GitFailed(str(exc)) from exc
 
@@ -135,19 +176,23 @@ class Curator:
     def _locked(self, work: Callable[[], Applied]) -> Applied:
         try:
             with self.lock:
-                self._recover_locked()
-                return work()
+                said = self._recover_locked()
+                applied = work()
+                if said:
+                    applied.notices.insert(0, said)
+                return applied
         except LockTimeout as exc:
             raise Refused(str(exc)) from exc
         except GitError as exc:
             raise GitFailed(str(exc)) from exc
+        except JournalError as exc:
+            raise WriteError(str(exc.strerror)) from exc
         except OSError as exc:
             raise WriteError(f"storage operation failed: {exc.strerror or exc}") from exc
 
     def _checked_plan(self, request: Any, now=None) -> tuple[Plan, str | None]:
         base = check_repository(self.git)
         wait_for_index_lock(self.git)
-        check_staged(self.git)
         if self.refresh_index:
             self.store.index()
         planner = PLANNERS[type(request)]
@@ -157,9 +202,11 @@ class Curator:
         plan, base = planned
         notices: list[str] = []
         if plan.noop:
+            notices += self._follow_rows(plan.state_follows)
             pruned = prune_rows(self.store.reader(), plan.state_deletes) if plan.state_deletes else []
             return Applied(plan, None, self._result(plan, None, pruned), notices)
         sha, notices = self._commit(plan, base)
+        notices += self._follow_rows(plan.state_follows)
         pruned = prune_rows(self.store.reader(), plan.state_deletes) if plan.state_deletes else []
         result = self._result(plan, sha, pruned)
         if plan.followup is not None:
@@ -173,33 +220,38 @@ class Curator:
                     item["superseded_path"] = None
         return Applied(plan, sha, result, notices)
 
-    def _commit(self, plan: Plan, base: str | None) -> tuple[str, list[str]]:
+    def _commit(self, plan: Plan, base: str | None, *, remember: bool = True) -> tuple[str, list[str]]:
         """Check the paths, write, commit, reindex, remember the commit for undo."""
-        existing = [c.source or c.path for c in plan.changes if c.action in ("modify", "move", "delete")]
-        created = [c.path for c in plan.changes if c.action in ("create", "move")]
-        check_paths(self.git, self.root, existing, created)
-        sha = Executor(self.root, self.git, self.store.reader(), self.journal).run(plan, base)
-        notices = self._reindex(plan)
-        journal_mod.write_last(self.directory, {
-            "sha": sha, "subject": plan.subject, "paths": list(plan.paths),
-            "moves": [[c.source, c.path] for c in plan.changes if c.action == "move"],
-        })  # fmt: skip
-        self.journal.clear()
-        return sha, notices
+        landed = land_plan(self.git, self.root, plan, base, conn=self.store.reader(), checkpoint=self.checkpoint,
+                           state_file=self.store.state_path)  # fmt: skip
+        return landed.sha, self._landed(plan.subject, landed, [(c.source, c.path) for c in plan.changes
+                                                               if c.action == "move"], remember)  # fmt: skip
 
-    @staticmethod
-    def _result(plan: Plan, sha: str | None, pruned: list[str]) -> dict[str, Any]:
+    def _landed(self, subject: str, landed: Landed, moves: list[tuple[str, str]], remember: bool) -> list[str]:
+        """After the branch moved: pending rows recorded, index brought current, undo remembered,
+        the journal dropped (a crash before this point is finished by recovery)."""
+        notices = list(landed.notices)
+        if landed.pending:
+            PendingMoves(landed.journal.directory.parents[2]).add(
+                [{**m, "commit": landed.sha} for m in landed.pending])
+            notices.append(pending_sentence(landed.pending))
+        notices += self._update_index([p for p in landed.paths if is_indexable(p)], moves)
+        if remember:
+            journal_mod.write_last(self.directory, {"sha": landed.sha, "subject": subject, "paths": landed.paths,
+                                                    "moves": [list(m) for m in moves]})  # fmt: skip
+        landed.journal.finish()
+        return notices
+
+    def _result(self, plan: Plan, sha: str | None, pruned: list[str]) -> dict[str, Any]:
         result = dict(plan.result)
         if "repaired" in result:
             result["repaired"] = {**result["repaired"], "commit_sha": sha, "pruned_access_rows": len(pruned)}
         elif "commit_sha" in result:
             result["commit_sha"] = sha
+        pending = [m for m in self.pending_moves() if m.get("commit") == sha] if sha else []
+        if pending:
+            result["state_pending"] = [{"src": m["src"], "dst": m["dst"], "reason": m["reason"]} for m in pending]
         return result
-
-    def _reindex(self, plan: Plan) -> list[str]:
-        moves = [(c.source, c.path) for c in plan.changes if c.action == "move"]
-        paths = [p for p in plan.paths if is_indexable(p)]
-        return self._update_index(paths, moves)
 
     def _update_index(self, paths: list[str], moves: list[tuple[str, str]]) -> list[str]:
         if not paths:
@@ -210,6 +262,48 @@ class Curator:
             log.warning("the index was not brought up to date after the write: %s", exc)
             return [f"the write is committed, but the index was not updated ({exc}); run `memhtml-desktop index`"]
         return []
+
+    # -- state rows ------------------------------------------------------------------------------
+
+    def _follow_rows(self, moves) -> list[str]:
+        """Rows whose memory moved outside this app (doctor's finds) follow it now, or are recorded."""
+        pending = []
+        for src, dst in moves:
+            outcome = follow_move(self.store.reader(), src, dst)
+            if outcome.status == "pending":
+                pending.append({"src": src, "dst": dst, "reason": outcome.reason, "commit": None})
+        git_dir = self.git_dir()
+        if pending and git_dir is not None:
+            PendingMoves(git_dir).add(pending)
+            return [pending_sentence(pending)]
+        return []
+
+    def retry_pending_moves(self) -> list[str]:
+        """Move the rows that could not follow their memory earlier, if the plane can be written now."""
+        git_dir = self.git_dir()
+        if git_dir is None or not PendingMoves(git_dir).load():
+            return []
+        conn = self.store.reader()
+        if state_mode(conn) != "rw":
+            return []
+        done: list[dict[str, Any]] = []
+
+        def edit(current: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            keep = []
+            for move in current:
+                outcome = follow_move(conn, move["src"], move["dst"])
+                if outcome.status == "pending":
+                    keep.append({**move, "reason": outcome.reason})
+                elif outcome.status == "moved":
+                    done.append(move)
+            return keep
+
+        try:
+            PendingMoves(git_dir).change(edit)
+        except OSError as exc:
+            log.warning("pending state-row moves could not be retried: %s", exc)
+            return []
+        return [f"the access row of {m['src']} has now followed it to {m['dst']}" for m in done]
 
     # -- reading for the curation views -------------------------------------------------------
 
@@ -234,82 +328,123 @@ class Curator:
         if not last:
             return False, "nothing to undo: this app has made no change to this store since its last undo"
         try:
-            check_repository(self.git)
-            head = self.git.head()
-            dirty = self.git.dirty_tracked()
+            undo_plan(self.git, self.root, last)
         except (WriteError, GitError) as exc:
             return False, str(exc)
-        if head != last["sha"] and self.git.run("cat-file", "-e", f"{last['sha']}^{{commit}}", check=False).code != 0:
-            return False, (f"“{last['subject']}” ({last['sha'][:12]}) is not in this repository: the store was "
-                           "re-created or its history rewritten since this app wrote it")  # fmt: skip
-        if head != last["sha"]:
-            return False, (f"“{last['subject']}” is no longer the newest commit (something was committed after it): "
-                           f"revert {last['sha'][:12]} with git yourself if you still want to")  # fmt: skip
-        if dirty:
-            return False, f"the working tree has uncommitted changes ({', '.join(dirty[:5])}): commit or discard them first"
         return True, f"revert “{last['subject']}” ({last['sha'][:12]})"
 
     def undo(self) -> Applied:
-        """`git revert` this app's last commit; moved state rows move back; the index follows."""
+        """Revert this app's last commit with a commit of its own (the same pipeline as every write:
+        only its paths, each step checked, all or nothing); moved state rows move back."""
 
         def work() -> Applied:
-            ok, why = self.undo_status()
-            if not ok:
-                raise Refused(why)
-            last = journal_mod.read_last(self.directory) or {}
+            last = journal_mod.read_last(self.directory)
+            if not last:
+                raise Refused("nothing to undo: this app has made no change to this store since its last undo")
             wait_for_index_lock(self.git)
-            try:
-                self.git.run("revert", "--no-edit", "HEAD")
-            except GitError as exc:
-                self.git.run("revert", "--abort", check=False)
-                raise GitFailed(str(exc)) from exc
-            sha = self.git.head()
-            conn = self.store.reader()
-            for src, dst in reversed(last.get("moves", [])):
-                try:
-                    move_access(conn, dst, src)
-                except Exception as exc:  # noqa: BLE001
-                    log.warning("state row did not move back from %s to %s: %s", dst, src, exc)
-            moves = [(dst, src) for src, dst in last.get("moves", [])]
-            notices = self._update_index([p for p in last.get("paths", []) if is_indexable(p)], moves)
+            plan, base = undo_plan(self.git, self.root, last)
+            sha, notices = self._commit(plan, base, remember=False)
             journal_mod.write_last(self.directory, None)
-            plan = Plan(op="undo", request=None, subject=self.git.commit_subject())
-            return Applied(plan, sha, {"reverted": last["sha"], "commit_sha": sha, "paths": last.get("paths", [])}, notices)
+            result = {"reverted": last["sha"], "commit_sha": sha, "paths": last.get("paths", [])}
+            return Applied(plan, sha, result, notices)
 
         return self._locked(work)
 
     # -- recovery ------------------------------------------------------------------------------
 
     def recover(self) -> str | None:
-        """Finish or roll back a write a crash interrupted; returns what was done, or None."""
+        """Finish or roll back writes a crash interrupted (in any process, from any cache
+        directory), and move state rows that could not follow their memory; returns what was done."""
+        if not self.interrupted_quick() and not self.pending_moves():
+            return None
         try:
             with self.lock:
                 return self._recover_locked()
         except LockTimeout as exc:
             raise Refused(str(exc)) from exc
 
+    def interrupted_quick(self) -> bool:
+        git_dir = self.git_dir()
+        if git_dir is None:
+            return False
+        try:
+            return bool(os.listdir(git_dir / journal_mod.JOURNALS))
+        except OSError:
+            return False
+
     def _recover_locked(self) -> str | None:
-        if not self.journal.pending:
-            return None
-        state = self.journal.load()
-        if state is None:
-            self.journal.clear()
-            return None
-        head = self.git.head()
-        landed = state.commit is not None and head == state.commit
-        if not landed and head is not None and head != state.base_head:
-            landed = self.git.parent(head) == state.base_head and self.git.commit_subject(head) == state.subject
-        if landed:
-            self._update_index([p for p in state.paths if is_indexable(p)], [tuple(m) for m in state.moves])
-            journal_mod.write_last(self.directory, {"sha": head, "subject": state.subject, "paths": state.paths,
-                                                    "moves": state.moves})  # fmt: skip
-            self.journal.clear()
-            log.warning("an interrupted write had committed (%s); the index was brought up to date", head)
-            return f"finished an interrupted write: {state.subject} ({head[:12]})"
-        if head == state.base_head:
-            rollback(self.root, self.git, self.store.reader(), self.journal, state)
-            log.warning("an interrupted write was rolled back: %s", state.subject)
-            return f"rolled back an interrupted write: {state.subject}"
-        self.journal.clear()
-        log.warning("an interrupted write's journal was dropped: the repository has moved on since")
-        return "an interrupted write could not be rolled back (the repository moved on since); check `git status`"
+        said = [self._recover_one(journal) for journal in self.interrupted()]
+        said += self.retry_pending_moves()
+        return "; ".join(s for s in said if s) or None
+
+    def _recover_one(self, journal: Journal) -> str:
+        header = journal.header()
+        subject = header.get("subject", "")
+        sha, branch = header.get("commit"), header.get("branch") or "HEAD"
+        moves = [tuple(m) for m in header.get("moves", [])]
+        if sha and self.git.is_ancestor(sha, branch):
+            remove_own_index_lock(journal.directory.parents[2], header)
+            try:
+                left = finish_index(self.git, journal, sha, header.get("parent"))
+            except GitError as exc:
+                journal.release()
+                return (f"an interrupted write was committed ({sha[:12]}), but git's index could not follow it yet "
+                        f"({exc}); `git status` shows its paths as changed until it does")  # fmt: skip
+            landed = Landed(sha, header.get("parent"), journal, [], header.get("pending_rows", []),
+                            list(dict.fromkeys([*header.get("paths", []), *[p for m in moves for p in m]])))  # fmt: skip
+            notices = self._landed(subject, landed, moves, True)
+            log.warning("an interrupted write had committed (%s); it was finished", sha)
+            extra = [f"{p} was staged differently by someone else; git's index keeps their version" for p in left]
+            return f"finished an interrupted write: {subject} ({sha[:12]})" + _also(extra + notices)
+        try:
+            left = rollback(self.root, self.git, self.store.reader(), journal)
+        except RollbackIncomplete as exc:
+            journal.release()
+            return f"an interrupted write ({subject}) could not be rolled back completely: {exc}"
+        paths = header.get("paths", [])
+        self._update_index([p for p in paths if is_indexable(p)], [(dst, src) for src, dst in moves])
+        log.warning("an interrupted write was rolled back: %s", subject)
+        return f"rolled back an interrupted write: {subject}" + _also(left)
+
+
+def _also(notes: list[str]) -> str:
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+def cheap_git_dir(root: Path) -> Path | None:
+    """The work tree's git directory without running git (`.git` a folder, or a `gitdir:` file)."""
+    dot = root / ".git"
+    if dot.is_dir():
+        return dot
+    try:
+        text = dot.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if text.startswith("gitdir:"):
+        target = Path(text[len("gitdir:"):].strip())
+        return target if target.is_absolute() else (root / target).resolve()
+    return None
+
+
+def recover_interrupted(store) -> None:
+    """Before a read: a write a crash interrupted is finished or rolled back (a notice says which),
+    so the read does not answer from a half-written store. A journal whose writer is still running
+    is left to it. Costs a directory listing when there is nothing to do."""
+    git_dir = cheap_git_dir(Path(store.root))
+    if git_dir is None:
+        return
+    orphans = Journal.orphans(git_dir)
+    for journal in orphans:
+        journal.release()
+    if not orphans and not (git_dir / journal_mod.PENDING_MOVES).exists():
+        return
+    try:
+        said = Curator(store, lock_wait_s=2.0).recover()
+    except (WriteError, GitError, OSError) as exc:
+        if orphans:
+            store.notice(f"a write a crash interrupted is pending in this store and could not be finished now "
+                         f"({exc}); until it is, what is read may show it half-written: run "
+                         "`memhtml-desktop doctor --fix`")  # fmt: skip
+        return
+    if said:
+        store.notice(said)

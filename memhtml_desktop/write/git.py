@@ -3,12 +3,13 @@
 Every call is `git -C <root> …` with the caller's environment plus `GIT_TERMINAL_PROMPT=0`,
 `GIT_OPTIONAL_LOCKS=0` and `LC_ALL=C`: no prompt can hang a write, a status never takes an
 optional lock another git is waiting for, and messages are English for the few we read. The app
-sets no author, committer or date, so the user's identity, hooks and signing apply, as they do to
-memhtml's commits.
+sets no author, committer or date, so the user's identity applies, as it does to memhtml's
+commits (how hooks and signing apply to a commit built with `commit-tree`: `executor.py`).
 
-git's `index.lock` is the one lock a concurrent agent (or memhtml's CLI, or an editor's git
-integration) holds for a moment. A command that meets it is retried briefly; past that, the
-write is refused with a message naming the lock rather than failing halfway.
+git's locks (`index.lock`, `HEAD.lock`, a branch's `.lock`) are what a concurrent agent (or
+memhtml's CLI, or an editor's git integration) holds for a moment. A command that meets one is
+retried briefly; past that, the write is refused with a message naming the very lock git named,
+and whether its owner is gone (`leftovers.py`), rather than failing halfway.
 """
 
 from __future__ import annotations
@@ -59,7 +60,19 @@ def git_env() -> dict[str, str]:
 
 
 def _is_lock_failure(err: str) -> bool:
-    return "index.lock" in err or "cannot lock ref" in err or (".lock" in err and "File exists" in err)
+    """git met a lock another process holds (`Unable to create '….lock': File exists`). Not a ref
+    that moved under a compare-and-swap, and not a lock file git could not write (a full disk)."""
+    if "but expected" in err or "reference already exists" in err:
+        return False
+    return ".lock" in err and "File exists" in err
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One index or tree entry: mode and object id (None for both: no entry)."""
+
+    mode: str
+    sha: str
 
 
 class Git:
@@ -70,8 +83,11 @@ class Git:
         self.lock_wait_s = lock_wait_s
         self.executable = shutil.which("git")
 
-    def run(self, *args: str, check: bool = True, input_text: str | None = None, retry_lock: bool = True) -> Result:
-        """Run one git command. A lock held by another process is retried for `lock_wait_s`."""
+    def run(self, *args: str, check: bool = True, input_text: str | None = None, retry_lock: bool = True,
+            env: dict[str, str] | None = None, input_bytes: bytes | None = None) -> Result:
+        """Run one git command. A lock held by another process is retried for `lock_wait_s`.
+
+        `env`: variables added for this call (`GIT_INDEX_FILE` for the write core's own index)."""
         if self.executable is None:
             raise GitMissing("git was not found on PATH: this app writes through your own git", subcommand=args[0] if args else "")
         deadline = time.monotonic() + self.lock_wait_s
@@ -80,17 +96,15 @@ class Git:
             try:
                 proc = subprocess.run(
                     [self.executable, "-C", str(self.root), *args],
-                    input=input_text,
+                    input=input_bytes if input_bytes is not None else (
+                        input_text.encode("utf-8") if input_text is not None else None),
                     capture_output=True,
-                    text=True,
-                    encoding="utf-8",
-                    errors="replace",
-                    env=git_env(),
+                    env={**git_env(), **(env or {})},
                     check=False,
                 )
             except OSError as exc:
                 raise GitMissing(f"git could not be run: {exc}", subcommand=args[0] if args else "") from exc
-            result = Result(proc.returncode, proc.stdout, proc.stderr)
+            result = Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
             if result.code == 0 or not check:
                 return result
             if retry_lock and _is_lock_failure(result.err) and time.monotonic() < deadline:
@@ -102,8 +116,7 @@ class Git:
             log.warning("git %s failed (exit %d): %s", " ".join(args[:3]), result.code, result.err.strip())
             if _is_lock_failure(result.err):
                 raise GitLocked(
-                    f"git {sub} failed (exit {result.code}): another process holds git's lock "
-                    f"({self.lock_path()}); try again when it is done",
+                    f"git {sub} failed (exit {result.code}): {self.lock_sentence(result.err)}",
                     subcommand=sub, exit_code=result.code, stderr=result.err,
                 )  # fmt: skip
             detail = _first_lines(result.err)
@@ -142,6 +155,62 @@ class Git:
             return self.git_path("index.lock")
         except GitError:
             return self.root / ".git" / "index.lock"
+
+    def lock_sentence(self, stderr: str = "", lock: Path | None = None) -> str:
+        """Which lock stopped git (the one its message names: `HEAD.lock` is not `index.lock`),
+        whether its owner is gone, and what to do."""
+        from memhtml_desktop.write.leftovers import describe_lock, lock_in_message
+
+        lock = lock or lock_in_message(stderr) or self.lock_path()
+        try:
+            git_dir = self.git_dir()
+        except GitError:
+            git_dir = self.root / ".git"
+        return describe_lock(lock, self.root, git_dir)
+
+    def common_dir(self) -> Path:
+        """The git directory shared by every worktree (refs, objects, hooks)."""
+        out = self.run("rev-parse", "--path-format=absolute", "--git-common-dir", check=False).out.strip()
+        return Path(out) if out else self.git_dir()
+
+    def hooks_dir(self) -> Path:
+        """Where git looks for hooks (`core.hooksPath` honoured)."""
+        out = self.run("rev-parse", "--path-format=absolute", "--git-path", "hooks").out.strip()
+        return Path(out)
+
+    def config_bool(self, key: str) -> bool:
+        result = self.run("config", "--type=bool", "--get", key, check=False)
+        return result.code == 0 and result.out.strip() == "true"
+
+    def tree_of(self, rev: str) -> str:
+        return self.run("rev-parse", "--verify", f"{rev}^{{tree}}").out.strip()
+
+    def is_ancestor(self, ancestor: str, rev: str = "HEAD") -> bool:
+        return self.run("merge-base", "--is-ancestor", ancestor, rev, check=False).code == 0
+
+    def changed_between(self, old: str | None, new: str | None, paths: list[str]) -> list[str]:
+        """Of `paths`, those whose tree entry differs between commits `old` and `new` (None: no commit)."""
+        if not paths or old == new:
+            return []
+        empty = self.run("hash-object", "-t", "tree", "--stdin", input_text="").out.strip()
+        out = self.run("diff-tree", "-r", "-z", "--no-renames", "--name-only", old or empty, new or empty,
+                       "--", *paths).out  # fmt: skip
+        return [p for p in out.split("\0") if p]
+
+    def entries(self, rev: str | None, paths: list[str]) -> dict[str, Entry]:
+        """`paths`' entries in commit `rev`'s tree (absent paths are absent from the result)."""
+        if rev is None or not paths:
+            return {}
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", rev, "--", *paths).out
+        return {path: Entry(fields[0], fields[2]) for path, fields in _records(out)}
+
+    def index_entries(self, paths: list[str], *, index_file: Path | None = None) -> dict[str, Entry]:
+        """`paths`' stage-0 entries in git's index (or in `index_file`)."""
+        if not paths:
+            return {}
+        env = {"GIT_INDEX_FILE": str(index_file)} if index_file is not None else None
+        out = self.run("ls-files", "-s", "-z", "--", *paths, env=env).out
+        return {path: Entry(fields[0], fields[1]) for path, fields in _records(out) if fields[2] == "0"}
 
     def head(self) -> str | None:
         """HEAD's commit sha, or None on an unborn branch."""
@@ -194,6 +263,16 @@ class Git:
     def parent(self, rev: str = "HEAD") -> str | None:
         result = self.run("rev-parse", "-q", "--verify", f"{rev}^", check=False)
         return result.out.strip() or None if result.code == 0 else None
+
+
+def _records(out: str) -> list[tuple[str, list[str]]]:
+    """`ls-tree -z` / `ls-files -s -z` output: (path, the three fields before the tab) per entry."""
+    found = []
+    for record in out.split("\0"):
+        if record:
+            meta, _, path = record.partition("\t")
+            found.append((path, meta.split(" ")))
+    return found
 
 
 def _first_lines(text: str, limit: int = 3) -> str:

@@ -1,16 +1,27 @@
-"""The write lock and the recovery journal, kept beside the index (never inside the store).
+"""The write lock, and the journal that makes a write all-or-nothing across crashes and processes.
 
-The lock serialises this app's own writes to one store across threads and processes (the window,
-a CLI in a terminal, a second window): `fcntl.flock` on a file under the user cache directory, so
-it needs nothing from git and nothing in the store. An agent or memhtml's CLI does not take it;
-against those, git's `index.lock` and the content-hash checks are the guard.
+**The lock** serialises this app's own writes to one store across the threads and processes that
+share a cache directory (the window, a CLI in a terminal, a second window): `fcntl.flock` on
+`<cache>/writes/<store>-<hash>/lock`. It is a courtesy, not the guard: a second instance with
+another cache directory, `sudo`, another user, memhtml's CLI and the agent's own `git` never take
+it. Against all of those the commit protocol itself is the guard (`executor.py`).
 
-The journal makes a write all-or-nothing even when the process is killed (`kill -9`, a power cut)
-between writing files and committing them. Before the first file is touched it records the
-commit it starts from and the original bytes of every path it will touch; each state-row move is
-recorded as it happens; the commit sha once the commit exists. The next write (or the window, on
-opening the store) finds a leftover journal and finishes the job: a commit that landed is kept
-and indexed, anything short of one is rolled back to the recorded bytes.
+**The journal** lives in the store's own git directory, `<git dir>/memhtml-desktop/journals/<id>/`,
+so any instance of the app finds it, whatever its cache directory (and git never shows it: it is
+not in the working tree). Each write has its own (`<id>` = pid and a random tag: two writers that
+share no lock never share a journal) and holds an `flock` on its `owner` file for its whole life;
+a journal whose `owner` lock can be taken is an interrupted write (its process is gone: `kill -9`,
+a power cut), which the next write, the window opening the store, a read command or `doctor
+--fix` finishes (its commit landed) or rolls back (it did not). `journal.json` holds the write
+(base commit, branch, subject, paths) and what the commit reached (`commit`, `landed`);
+`steps.jsonl` is appended, with an fsync, before each change to the working tree, and says
+enough to undo exactly that change and nothing else (`rollback.py`); `saved/` holds the
+bytes each replaced or removed file had (a hard link to the very inode when the filesystem
+allows, so putting it back needs no free space).
+
+`state-moves.json` beside the journals lists `state.access` rows that could not follow their
+memory when it moved (a read-only `.memhtml/`, a locked `state.db`): retried on every write and
+whenever a store is opened, reported until they have moved, and never pruned by `doctor --fix`.
 """
 
 from __future__ import annotations
@@ -19,12 +30,14 @@ import errno
 import fcntl
 import json
 import os
+import secrets
 import shutil
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+from memhtml_desktop.atomic import fsync_dir
 
 LOCK_WAIT_S = 10.0
 
@@ -34,7 +47,7 @@ class LockTimeout(Exception):
 
 
 def write_dir(store_root: Path) -> Path:
-    """`<cache>/writes/<store>-<hash>/`: the lock, the journal, the last commit for undo."""
+    """`<cache>/writes/<store>-<hash>/`: the lock and the last commit for undo."""
     from memhtml_desktop.settings import default_index_path
 
     return default_index_path(store_root).parent.parent / "writes" / default_index_path(store_root).stem
@@ -88,85 +101,167 @@ class WriteLock:
         self._threads.release()
 
 
-@dataclass
-class Entry:
-    """A touched path's state before the write: its bytes (None when absent) and file mode."""
 
-    path: str
-    existed: bool
-    mode: int | None = None
-    saved: str | None = None  # file name of the saved bytes inside the journal directory
+JOURNALS = "memhtml-desktop/journals"
+#: A journal folder with no `owner` file yet is a write being born, unless it is this old.
+ABANDONED_S = 60.0
+PENDING_MOVES = "memhtml-desktop/state-moves.json"
 
 
-@dataclass
-class JournalState:
-    base_head: str | None
-    subject: str
-    entries: list[Entry]
-    created_dirs: list[str] = field(default_factory=list)
-    state_moves_done: list[list[str]] = field(default_factory=list)
-    commit: str | None = None
-    paths: list[str] = field(default_factory=list)
-    moves: list[list[str]] = field(default_factory=list)
+class JournalError(OSError):
+    """The journal could not be written (a read-only or full git directory): nothing was touched."""
+
+
+def app_git_dir(git_dir: Path) -> Path:
+    return git_dir / "memhtml-desktop"
 
 
 class Journal:
-    """One pending write's journal in `<write dir>/journal/` (absent when no write is pending)."""
+    """One write's journal in `<git dir>/memhtml-desktop/journals/<id>/` (see the module docstring)."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory / "journal"
+    def __init__(self, directory: Path, fd: int | None = None) -> None:
+        self.directory = directory
+        self._fd = fd
 
     @property
-    def pending(self) -> bool:
-        return (self.directory / "journal.json").exists()
+    def id(self) -> str:
+        return self.directory.name
 
-    def begin(self, root: Path, state: JournalState) -> None:
-        if self.directory.exists():
-            shutil.rmtree(self.directory)
-        self.directory.mkdir(parents=True)
-        for i, entry in enumerate(state.entries):
-            full = root / entry.path
-            if entry.existed:
-                entry.saved = f"{i}.bin"
-                entry.mode = os.stat(full).st_mode & 0o7777
-                _write_durably(self.directory / entry.saved, full.read_bytes())
-        self.save(state)
+    @classmethod
+    def begin(cls, git_dir: Path, header: dict[str, Any]) -> "Journal":
+        parent = git_dir / JOURNALS
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            while True:
+                directory = parent / f"{os.getpid()}-{secrets.token_hex(4)}"
+                try:
+                    directory.mkdir()
+                    break
+                except FileExistsError:
+                    continue
+            (directory / "saved").mkdir()
+            fd = os.open(directory / "owner", os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            journal = cls(directory, fd)
+            journal.update(**header, pid=os.getpid(), started=time.time())
+            fsync_dir(parent)
+        except OSError as exc:
+            raise JournalError(exc.errno, f"the write journal could not be written in {parent} "
+                                          f"({exc.strerror or exc}); nothing was written") from exc  # fmt: skip
+        return journal
 
-    def save(self, state: JournalState) -> None:
-        payload = {
-            "base_head": state.base_head,
-            "subject": state.subject,
-            "entries": [vars(e) for e in state.entries],
-            "created_dirs": state.created_dirs,
-            "state_moves_done": state.state_moves_done,
-            "commit": state.commit,
-            "paths": state.paths,
-            "moves": state.moves,
-        }
-        _write_durably(self.directory / "journal.json.tmp", json.dumps(payload).encode("utf-8"))
+    @staticmethod
+    def orphans(git_dir: Path) -> list["Journal"]:
+        """Journals whose writer is gone (their `owner` lock could be taken: it is now held by the
+        Journal returned, so two recoveries never work on one)."""
+        parent = git_dir / JOURNALS
+        try:
+            names = sorted(os.listdir(parent))
+        except OSError:
+            return []
+        found = []
+        for name in names:
+            directory = parent / name
+            try:
+                fd = os.open(directory / "owner", os.O_RDWR)
+            except OSError:
+                try:
+                    stale = time.time() - directory.stat().st_mtime > ABANDONED_S
+                except OSError:
+                    continue
+                if stale and not (directory / "journal.json").exists():
+                    shutil.rmtree(directory, ignore_errors=True)  # a journal that never began (its writer died)
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue  # its writer is alive
+            found.append(Journal(directory, fd))
+        return found
+
+    @staticmethod
+    def live(git_dir: Path) -> list[str]:
+        """Ids of journals whose writer is still running."""
+        parent = git_dir / JOURNALS
+        out = []
+        try:
+            names = sorted(os.listdir(parent))
+        except OSError:
+            return []
+        for name in names:
+            try:
+                fd = os.open(parent / name / "owner", os.O_RDWR)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except OSError:
+                out.append(name)
+            finally:
+                os.close(fd)
+        return out
+
+    # -- the record ----------------------------------------------------------------------------
+
+    def header(self) -> dict[str, Any]:
+        try:
+            return json.loads((self.directory / "journal.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+    def update(self, **fields: Any) -> None:
+        """Merge `fields` into `journal.json` (written whole, fsynced, renamed into place)."""
+        current = self.header()
+        current.update(fields)
+        _write_durably(self.directory / "journal.json.tmp", json.dumps(current).encode("utf-8"))
         os.replace(self.directory / "journal.json.tmp", self.directory / "journal.json")
 
-    def load(self) -> JournalState | None:
+    def record(self, step: dict[str, Any]) -> None:
+        """Append one step to `steps.jsonl` and fsync it: it is on disk before the step is done."""
+        line = (json.dumps(step) + "\n").encode("utf-8")
+        fd = os.open(self.directory / "steps.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
-            raw: dict[str, Any] = json.loads((self.directory / "journal.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return JournalState(
-            base_head=raw.get("base_head"),
-            subject=raw.get("subject", ""),
-            entries=[Entry(**e) for e in raw.get("entries", [])],
-            created_dirs=list(raw.get("created_dirs", [])),
-            state_moves_done=[list(m) for m in raw.get("state_moves_done", [])],
-            commit=raw.get("commit"),
-            paths=list(raw.get("paths", [])),
-            moves=[list(m) for m in raw.get("moves", [])],
-        )
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
-    def saved_bytes(self, entry: Entry) -> bytes | None:
-        return (self.directory / entry.saved).read_bytes() if entry.saved else None
+    def steps(self) -> list[dict[str, Any]]:
+        try:
+            text = (self.directory / "steps.jsonl").read_text(encoding="utf-8")
+        except OSError:
+            return []
+        out = []
+        for line in text.splitlines():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                break  # a line cut by the crash: the step it announced was never started
+        return out
 
-    def clear(self) -> None:
+    def saved(self, name: str) -> Path:
+        return self.directory / "saved" / name
+
+    def path(self, name: str) -> Path:
+        return self.directory / name
+
+    # -- the end ---------------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """The write is complete (or fully undone): remove the journal, let go of its lock."""
         shutil.rmtree(self.directory, ignore_errors=True)
+        self.release()
+
+    def release(self) -> None:
+        """Let go of the owner lock and keep the journal (it is recovered later)."""
+        if self._fd is not None:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._fd)
+                self._fd = None
 
 
 def _write_durably(path: Path, data: bytes) -> None:
@@ -174,6 +269,45 @@ def _write_durably(path: Path, data: bytes) -> None:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+class PendingMoves:
+    """`state.access` rows waiting to follow their memory: `[{src, dst, commit, reason}]`, kept in
+    the git directory beside the journals (read-modify-write under an `flock`)."""
+
+    def __init__(self, git_dir: Path) -> None:
+        self.file = git_dir / PENDING_MOVES
+
+    def load(self) -> list[dict[str, Any]]:
+        try:
+            data = json.loads(self.file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return [m for m in data if isinstance(m, dict) and m.get("src") and m.get("dst")] if isinstance(data, list) else []
+
+    def change(self, edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Apply `edit` to the list under the lock; returns the list as written."""
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.file.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            moves = edit(self.load())
+            if moves:
+                _write_durably(self.file.with_suffix(".tmp"), json.dumps(moves, indent=1).encode("utf-8"))
+                os.replace(self.file.with_suffix(".tmp"), self.file)
+            else:
+                self.file.unlink(missing_ok=True)
+            return moves
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def add(self, moves: list[dict[str, Any]]) -> None:
+        def edit(current: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            keys = {(m["src"], m["dst"]) for m in moves}
+            return [m for m in current if (m["src"], m["dst"]) not in keys] + moves
+
+        self.change(edit)
 
 
 def read_last(directory: Path) -> dict[str, Any] | None:

@@ -61,6 +61,11 @@ class Plan:
     now: str = ""
     #: A second commit made after this one (apply's consolidation); it may fail on its own.
     followup: "Plan | None" = None
+    #: The message's body, between the subject and the trailers (undo's "This reverts commit …").
+    body: str = ""
+    #: Rows to move after the commit (or with none) because their memory already moved in git
+    #: (`doctor --fix`'s finds); `state_moves` are the rows of the moves this plan makes itself.
+    state_follows: tuple[tuple[str, str], ...] = ()
 
     @property
     def noop(self) -> bool:
@@ -77,10 +82,11 @@ class Plan:
 
     @property
     def message(self) -> str:
-        """The commit message: the subject, then a trailer block when there are trailers."""
+        """The commit message: the subject, the body (undo's), then a trailer block when there are trailers."""
+        text = self.subject + (f"\n\n{self.body}" if self.body else "")
         if not self.trailers:
-            return self.subject
-        return self.subject + "\n\n" + "\n".join(f"{k}: {v}" for k, v in self.trailers)
+            return text
+        return text + "\n\n" + "\n".join(f"{k}: {v}" for k, v in self.trailers)
 
     def shape(self) -> tuple:
         """What must not change between the preview and the write (bytes read, paths, subject).
@@ -92,6 +98,7 @@ class Plan:
             self.op,
             tuple((c.action, c.path, c.source, c.before) for c in self.changes),
             self.state_moves,
+            self.state_follows,
             self.state_deletes,
             self.followup.shape() if self.followup is not None else None,
         )
@@ -101,6 +108,7 @@ class Plan:
         if self.subject and self.changes:
             lines.append(f"commit {self.subject}")
         lines += [f"state  {src} -> {dst}" for src, dst in self.state_moves]
+        lines += [f"state  {src} -> {dst} (moved earlier)" for src, dst in self.state_follows]
         lines += [f"state  prune {path}" for path in self.state_deletes]
         if self.followup is not None:
             lines += ["then:"] + ["  " + line for line in self.followup.describe()]

@@ -2,10 +2,14 @@
 
 `doctor --fix` keeps memhtml's repair (a dangling link is rewritten to its target's archive copy
 when one exists within the last ten years, else dropped; each touched file gets `updated`; orphan
-`state.access` rows are pruned; one commit `memhtml(link): repair <n> dangling links`) with three
+`state.access` rows are pruned; one commit `memhtml(link): repair <n> dangling links`) with four
 differences: only the link element is removed (memhtml removes its whole line and any neighbour on
 it), "dangling" and "orphan" mean "no file there at all" (memhtml also counts a memory that merely
-fails to parse at that moment), and the index is brought current afterwards.
+fails to parse at that moment), the index is brought current afterwards, and a row whose memory
+moved is never pruned: a row waiting to follow its memory (`journal.PendingMoves`: the state plane
+could not be written when the move was made) is kept, and a row whose path git's history shows
+renamed to a file that exists follows it there instead (memhtml prunes both: the history of a
+memory is lost for good).
 
 `state export` writes memhtml's exact sidecar bytes and commits them, but refuses to replace a
 sidecar that holds rows with an empty export (memhtml's fresh-clone wipe, G-28) unless forced.
@@ -59,17 +63,70 @@ def plan_doctor_fix(ctx: PlanContext, req: DoctorFixRequest) -> Plan:
             changes.append(FileChange("modify", src, data, after))
             rewritten += sum(1 for _, rewrite in repairs if rewrite is not None)
             dropped += sum(1 for _, rewrite in repairs if rewrite is None)
-    orphans = tuple(curation.orphan_access_rows(ctx.conn))
+    candidates = curation.orphan_access_rows(ctx.conn)
+    waiting = {m["src"]: m["dst"] for m in pending_moves(ctx)}
+    renamed = renamed_to(ctx, [p for p in candidates if p not in waiting]) if candidates else {}
+    follows = tuple((src, dst) for src, dst in renamed.items())
+    orphans = tuple(p for p in candidates if p not in waiting and p not in renamed)
+    kept = [f"state row {p}: kept, it is waiting to follow its memory to {waiting[p]}" for p in candidates if p in waiting]
     result = {
         "dangling": findings,
         "orphan_access_rows": list(orphans),
         "repaired": {"rewritten": rewritten, "dropped": dropped, "pruned_access_rows": len(orphans), "commit_sha": None},
     }
+    if follows:
+        result["moved_access_rows"] = [{"src": src, "dst": dst} for src, dst in follows]
     return Plan(
         op="doctor.fix", request=req, now=ctx.now_text, changes=tuple(changes),
         subject=commit_subject("link", f"repair {rewritten + dropped} dangling links"),
-        state_deletes=orphans, result=result, notes=tuple(skipped),
+        state_deletes=orphans, state_follows=follows, result=result, notes=tuple(skipped + kept),
     )  # fmt: skip
+
+
+RENAME_HISTORY = 5000
+
+
+def pending_moves(ctx: PlanContext) -> list[dict]:
+    """Rows recorded as waiting to follow their memory (`journal.PendingMoves`)."""
+    from memhtml_desktop.write.git import Git, GitError
+    from memhtml_desktop.write.journal import PendingMoves
+
+    try:
+        return PendingMoves(Git(ctx.root).git_dir()).load()
+    except GitError:
+        return []
+
+
+def renamed_to(ctx: PlanContext, paths: list[str]) -> dict[str, str]:
+    """Of `paths` (rows without a file), those git's recent history renamed, followed through
+    any later renames to a file that exists now: {old path: where its memory is now}."""
+    from memhtml_desktop.write.git import Git, GitError
+
+    if not paths:
+        return {}
+    try:
+        out = Git(ctx.root).run("log", "-M", "--diff-filter=R", "--name-status", "-z", "--format=",
+                                f"-n{RENAME_HISTORY}", "HEAD", check=False).out  # fmt: skip
+    except GitError:
+        return {}
+    fields = [f.strip("\n") for f in out.split("\0")]
+    moves: dict[str, str] = {}
+    i = 0
+    while i + 2 < len(fields):
+        if fields[i].startswith("R"):
+            moves.setdefault(fields[i + 1], fields[i + 2])  # newest first: a path's latest rename wins
+            i += 3
+        else:
+            i += 1
+    found = {}
+    for path in paths:
+        seen, current = {path}, moves.get(path)
+        while current is not None and current in moves and moves[current] not in seen:
+            seen.add(current)
+            current = moves[current]
+        if current is not None and ctx.exists(current):
+            found[path] = current
+    return found
 
 
 def plan_state_export(ctx: PlanContext, req: StateExportRequest) -> Plan:

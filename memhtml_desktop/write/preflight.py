@@ -4,6 +4,11 @@ Each check names the problem and what to do about it. They run before the first 
 (and again, cheaply, under the write lock), so a refusal never leaves anything behind: memhtml
 instead writes the file first and fails at `git add` (not a repository, G-44) or `git commit` (no
 identity, G-43), leaving the file behind, staged.
+
+What someone else staged is no longer a reason to refuse: the commit is built from this write's
+own paths (`executor.py`), so their staged work is neither swept in nor disturbed. Only a path of
+this write that someone staged (or edited without committing) is refused: committing over it
+would take their change under this app's subject, or throw it away.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import os
 import time
 from pathlib import Path
 
+from memhtml_desktop.guarded import resolve_within
 from memhtml_desktop.write.errors import Conflict, GitFailed, Refused
 from memhtml_desktop.write.git import Git, GitError
 
@@ -72,35 +78,60 @@ def identity_message(problem: str) -> str:
 
 
 def wait_for_index_lock(git: Git) -> None:
-    """Another git holding `index.lock`: wait briefly for it, then refuse (nothing touched yet)."""
+    """Another git holding `index.lock`: wait briefly for it, then refuse (nothing touched yet),
+    saying whether the lock is stale (its owner gone) and how to remove it."""
     lock = git.lock_path()
     deadline = time.monotonic() + git.lock_wait_s
     while lock.exists():
         if time.monotonic() >= deadline:
-            raise GitFailed(
-                f"git's index is locked ({lock} exists): another git command is running. "
-                "Try again when it is done (or remove the file if no git process is running)"
-            )
+            raise GitFailed(f"git's index is locked: {git.lock_sentence(lock=lock)}")
         time.sleep(0.05)
 
 
-def check_staged(git: Git, ours: tuple[str, ...] = ()) -> None:
-    """Refuse when anything is staged: memhtml's commit would sweep it in under its subject (G-08)."""
-    staged = [p for p in git.staged() if p not in ours]
+def _named(paths: list[str]) -> str:
+    return ", ".join(paths[:MAX_NAMED]) + (f" and {len(paths) - MAX_NAMED} more" if len(paths) > MAX_NAMED else "")
+
+
+def path_status(git: Git, paths: list[str]) -> dict[str, str]:
+    """`git status` of these paths alone (one call): {path: XY} for each that is not clean and
+    tracked (`??` untracked, `!!` ignored; X: the index against HEAD, Y: the tree against the index)."""
+    if not paths:
+        return {}
+    out = git.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames",
+                  "--", *paths).out  # fmt: skip
+    return {entry[3:]: entry[:2] for entry in out.split("\0") if len(entry) > 3}
+
+
+def _refuse_staged(staged: list[str]) -> None:
     if staged:
-        named = ", ".join(staged[:MAX_NAMED]) + (f" and {len(staged) - MAX_NAMED} more" if len(staged) > MAX_NAMED else "")
         raise Conflict(
-            f"other changes are staged in git's index ({named}); a commit now would carry them too. "
-            "Commit or unstage them first (git restore --staged <path>)"
+            f"{_named(staged)} has changes staged in git's index by someone else; this change would replace "
+            "them. Commit or unstage them first (git restore --staged <path>)"
         )
 
 
+def check_staged(git: Git, ours: tuple[str, ...] | list[str]) -> None:
+    """Refuse when one of this write's own paths has staged changes (someone's work in progress
+    on the very file); anything else staged is left alone and out of the commit."""
+    status = path_status(git, list(ours))
+    _refuse_staged(sorted(p for p, xy in status.items() if xy[0] not in " ?!"))
+
+
 def check_paths(git: Git, root: Path, existing: list[str], created: list[str]) -> None:
-    """Files to edit, move or delete: tracked, no unsaved-to-git edits, writable; new ones: free."""
-    untracked = sorted(set(existing) - git.tracked(existing))
+    """Files to edit, move or delete: tracked, regular files (not links), no unsaved-to-git edits,
+    nothing staged on them, writable; new ones: free, in folders inside the store. One `git status`."""
+    status = path_status(git, list(dict.fromkeys([*existing, *created])))
+    _refuse_staged(sorted(p for p, xy in status.items() if xy[0] not in " ?!"))
+    for path in existing:
+        if os.path.islink(root / path):
+            raise Refused(f"{path} is a symbolic link: this app edits regular files only; nothing was written")
+    for path in created:
+        if resolve_within(root, os.path.dirname(path) or ".") is None:
+            raise Refused(f"{path} is inside a folder that leads out of the store (a symbolic link); nothing was written")
+    untracked = sorted(p for p in existing if status.get(p) in ("??", "!!"))
     if untracked:
         raise Refused(f"{', '.join(untracked)} is not tracked by git: add and commit it first")
-    dirty = git.unstaged(existing)
+    dirty = [p for p in existing if status.get(p, "  ")[1] not in " ?!"]
     if dirty:
         raise Conflict(
             f"{', '.join(dirty)} has changes git has not committed; they would be committed under this "

@@ -28,12 +28,34 @@ def test_memhtml_is_what_memhtml_does():
     assert not DEFAULT.polarity and DEFAULT.twins, "twin resolution generalises the seeds' polarity step"
     assert MEMHTML.mmr_redundancy == "cosine" and not MEMHTML.mmr_keeps_known_items
     assert MEMHTML.recall_pool == "fused" and MEMHTML.recall_tiers == "quote_index"
+    # memhtml's lexical index and fusion: one unstemmed column, every word, RRF.
+    assert MEMHTML.lexical == "memhtml" and MEMHTML.fusion == "rrf" and not MEMHTML.question_words
+
+
+def test_the_lexical_and_fusion_knobs_read_and_refuse():
+    p = RankingProfile.from_json({"field_weights": {"title": 3}, "lexical_share": {MINILM_MODEL: 0.2},
+                                  "fusion": "convex", "convex_norm": "minmax", "question_words": False})
+    assert p.field_weights == (3.0, DEFAULT.field_weights[1], DEFAULT.field_weights[2])
+    assert p.lexical_share.get(MINILM_MODEL) == 0.2 and p.lexical_share.get(HASH_MODEL) == DEFAULT.lexical_share.get(HASH_MODEL)
+    assert RankingProfile.from_json({"field_weights": [1, 2, 3]}).field_weights == (1.0, 2.0, 3.0)
+    assert RankingProfile.from_json(json.loads(json.dumps(p.to_json()))) == p
+    assert p.to_json()["field_weights"] == {"title": 3.0, "claim": DEFAULT.field_weights[1], "body": DEFAULT.field_weights[2]}
+    for bad, message in [({"field_weights": {"abstract": 1}}, "unknown field"), ({"field_weights": [1, 2]}, "three numbers"),
+                         ({"field_weights": [0, 0, 0]}, "one > 0"), ({"field_weights": [-1, 1, 1]}, ">= 0"),
+                         ({"lexical_share": 1.5}, "[0, 1]"), ({"fusion": "borda"}, "fusion must be"),
+                         ({"convex_norm": "z"}, "convex_norm must be"), ({"lexical": "trigram"}, "lexical must be"),
+                         ({"fts_forms": "some"}, "fts_forms must be"), ({"question_words": "yes"}, "true or false")]:
+        with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+            RankingProfile.from_json(bad)
+    assert DEFAULT.lexical_key != replace(DEFAULT, field_weights=(1.0, 1.0, 1.0)).lexical_key
+    assert DEFAULT.lexical_key == replace(DEFAULT, lexical_share=PerEmbedder((), 0.1), rrf_k=5).lexical_key
 
 
 def test_every_difference_between_the_profiles_is_a_documented_knob():
     differing = {f.name for f in fields(RankingProfile) if getattr(DEFAULT, f.name) != getattr(MEMHTML, f.name)}
     assert differing == {"name", "summary", "fts_forms", "gate_priors", "polarity_cosine", "twins", "mmr_redundancy",
-                         "mmr_keeps_known_items", "recall_pool", "recall_tiers"}
+                         "mmr_keeps_known_items", "recall_pool", "recall_tiers", "lexical", "field_weights",
+                         "question_words", "fusion", "lexical_share"}
     from pathlib import Path
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ranking.md").read_text(encoding="utf-8")
@@ -89,6 +111,10 @@ def test_profile_named():
 
 
 def test_derived_values_follow_the_knobs():
-    assert DEFAULT.max_score == pytest.approx(2.9 / 61)
-    assert replace(DEFAULT, rrf_k=9).max_score == pytest.approx(2.9 / 10)
+    assert MEMHTML.max_score == pytest.approx(2.9 / 61)
+    assert replace(MEMHTML, rrf_k=9).max_score == pytest.approx(2.9 / 10)
+    # convex: the scored arms' shares add up to one, so at most the heavier weight, plus the priors' RRF
+    assert DEFAULT.max_score == pytest.approx(1.0 + 0.9 / 61)
+    heavier = replace(DEFAULT, arms=tuple(replace(a, weight=2.0) if a.name == "vector" else a for a in DEFAULT.arms))
+    assert heavier.max_score == pytest.approx(2.0 + 0.9 / 61)
     assert DEFAULT.pool_size(10) == 30 and replace(DEFAULT, pool_factor=5).pool_size(10) == 50

@@ -1,6 +1,10 @@
 """A second process that holds a database's write lock, as a long `index` or a debugger would.
 
-    python lock_holder.py DB SECONDS
+    python lock_holder.py DB SECONDS [exclusive]
+
+With `exclusive` it leaves the journal mode as it is (memhtml's rollback journal) and holds
+`BEGIN EXCLUSIVE` over a write, as memhtml's `VACUUM` or a long write does: then even readers are
+locked out (issue 21, row 10).
 
 Opens DB with its own connection (WAL, as the app and memhtml open it), runs `BEGIN IMMEDIATE`, prints
 `held`, and keeps the write lock for SECONDS (or until its stdin closes, whichever comes first),
@@ -19,11 +23,17 @@ from pathlib import Path
 import apsw
 
 
-def main(db: str, seconds: float) -> None:
+def main(db: str, seconds: float, exclusive: bool = False) -> None:
     conn = apsw.Connection(db)
     conn.set_busy_timeout(30_000)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("BEGIN IMMEDIATE")
+    if exclusive:
+        conn.execute("BEGIN EXCLUSIVE")
+        table = conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table' LIMIT 1").fetchone()[0]
+        conn.execute(f'UPDATE "{table}" SET rowid = rowid WHERE 0')
+        conn.execute("PRAGMA schema_version")  # hold it: EXCLUSIVE keeps readers out until ROLLBACK
+    else:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("BEGIN IMMEDIATE")
     print("held", flush=True)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -35,10 +45,10 @@ def main(db: str, seconds: float) -> None:
     print("released", flush=True)
 
 
-def hold(db: Path, seconds: float) -> subprocess.Popen:
+def hold(db: Path, seconds: float, *, exclusive: bool = False) -> subprocess.Popen:
     """Start a holder on `db` and return once it holds the lock (close its stdin to release early)."""
-    proc = subprocess.Popen([sys.executable, __file__, str(db), str(seconds)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, __file__, str(db), str(seconds), *(["exclusive"] if exclusive else [])],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
     line = proc.stdout.readline().strip()
     if line != "held":
         proc.kill()
@@ -57,4 +67,4 @@ def release(proc: subprocess.Popen) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], float(sys.argv[2]))
+    main(sys.argv[1], float(sys.argv[2]), len(sys.argv) > 3 and sys.argv[3] == "exclusive")

@@ -14,7 +14,10 @@ from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML
 from memhtml_desktop.domain.refusion import rerank
 from memhtml_desktop.index.arm_lists import prepare_queries
 
-UNGATED = dataclasses.replace(DEFAULT, name="ungated", gate_priors=False)
+# The gate matters most under RRF, where a prior's rank is worth as much as a lexical or vector rank;
+# under the default's convex fusion priors only order memories the arms scored alike (domain/fusion.py).
+GATED = dataclasses.replace(DEFAULT, name="gated-rrf", fusion="rrf")
+UNGATED = dataclasses.replace(GATED, name="ungated", gate_priors=False)
 TARGET = "areas/data/reporting-replica-lag.html"
 QUERY = "replication lag on the reporting replica during nightly batch window"
 
@@ -53,7 +56,7 @@ def crowded(request, store_root, make_store):
 
 def test_priors_do_not_lift_memories_the_query_does_not_match(crowded):
     plain = crowded.search(QUERY, limit=10, ranking=UNGATED)
-    gated = crowded.search(QUERY, limit=10, ranking=DEFAULT)
+    gated = crowded.search(QUERY, limit=10, ranking=GATED)
     assert plain.fts_form == "any"  # no memory holds every word: a paraphrase-like query
     plain_paths = [h.path for h in plain.hits]
     assert TARGET not in plain_paths[:1]  # newer one-word matches outrank it on recency
@@ -68,18 +71,18 @@ def test_priors_do_not_lift_memories_the_query_does_not_match(crowded):
 
 
 def test_the_explanation_ranks_as_the_search_does(crowded):
-    gated = crowded.search(QUERY, limit=10, ranking=DEFAULT)
+    gated = crowded.search(QUERY, limit=10, ranking=GATED)
     crowder = gated.hits[1].path
-    why = crowded.why(QUERY, None, crowder, ranking=DEFAULT)
+    why = crowded.why(QUERY, None, crowder, ranking=GATED)
     assert why.fused_position == gated.hits[1].fused_position
     assert why.arms["recency"]["counted"] is False and why.arms["recency"]["contribution"] == 0.0
     assert any("not counted" in r for r in why.reasons)
-    target = crowded.why(QUERY, None, TARGET, ranking=DEFAULT)
+    target = crowded.why(QUERY, None, TARGET, ranking=GATED)
     assert target.fused_position == 1 and "counted" not in target.arms.get("recency", {})
     assert crowded.why(QUERY, None, TARGET, ranking=UNGATED).fused_position > 1
 
 
-@pytest.mark.parametrize("profile", [DEFAULT, UNGATED], ids=["gated", "ungated"])
+@pytest.mark.parametrize("profile", [GATED, UNGATED, DEFAULT], ids=["gated", "ungated", "default-convex"])
 def test_the_workbench_re_ranking_equals_the_search(crowded, profile):
     queries = [QUERY, "nightly window", "reporting replica", "cleanup job batch lag slot"]
     prepared = prepare_queries(crowded, [(q, None, ()) for q in queries], profile)
@@ -92,13 +95,13 @@ def test_the_workbench_re_ranking_equals_the_search(crowded, profile):
 def test_the_cli_marks_ranks_that_did_not_count(crowded, capsys):
     from memhtml_desktop.cli.output import print_search, print_why
 
-    print_search(crowded.search(QUERY, limit=10, ranking=DEFAULT))
+    print_search(crowded.search(QUERY, limit=10, ranking=GATED))
     out = capsys.readouterr().out
     assert "(rank): ranked but not counted" in out
     crowder = next(line for line in out.splitlines() if line.strip().startswith("2 "))
     assert "(" in crowder  # its recency rank in parentheses
     print_search(crowded.search(QUERY, limit=10, ranking=UNGATED))
     assert "not counted" not in capsys.readouterr().out
-    gated = crowded.search(QUERY, limit=10, ranking=DEFAULT)
-    print_why(crowded.why(QUERY, None, gated.hits[1].path, ranking=DEFAULT))
+    gated = crowded.search(QUERY, limit=10, ranking=GATED)
+    print_why(crowded.why(QUERY, None, gated.hits[1].path, ranking=GATED))
     assert "not counted" in capsys.readouterr().out

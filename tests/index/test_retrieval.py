@@ -8,7 +8,7 @@ import math
 import pytest
 
 from memfiles import write_memory
-from memhtml_desktop.domain.ranking import DEFAULT
+from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML
 from memhtml_desktop.domain.rrf import RANK_ARMS, fuse
 from memhtml_desktop.domain.types import Scope
 
@@ -73,7 +73,8 @@ def test_all_arms_and_target_first(store):
     result = store.search("drain the VIP before reverting the deploy")
     assert result.arms == ("fts", "vector", "recency", "salience")
     assert not result.degraded
-    assert result.fts_form == "all"
+    assert result.fts_form == "any"  # the default binds any of the content words, bm25 ranking fuller matches first
+    assert store.search("drain the VIP before reverting the deploy", ranking=MEMHTML).fts_form == "all"
     assert result.hits[0].path == TARGET
     assert all(h.path != TASK for h in result.hits), "tasks are out of an unscoped search"
     assert all(h.path != OLD for h in result.hits), "archived files are out by default"
@@ -86,8 +87,12 @@ def test_explanation_adds_up(store):
         total = math.fsum(a.contribution for a in hit.arms)
         assert math.isclose(total, hit.score, rel_tol=1e-12)
         for arm in hit.arms:
-            # A prior arm gated off for a memory the query does not match (domain/priors.py) adds 0.
+            # A prior arm gated off for a memory the query does not match (domain/priors.py) adds 0;
+            # under the default's convex fusion a scored arm adds its weight (× share) × normalised score.
             expected = arm.weight / (arm.rank + 60) if arm.counted else 0.0
+            if arm.norm is not None:
+                assert arm.arm in ("fts", "vector") and 0.0 <= arm.norm <= 1.0
+                expected = arm.weight * arm.norm
             assert arm.counted or arm.arm in ("recency", "salience")
             assert math.isclose(arm.contribution, expected, rel_tol=1e-12)
         fts = hit.arm("fts")
@@ -104,7 +109,7 @@ def test_explanation_adds_up(store):
 @pytest.mark.parametrize("gate", [False, True])
 def test_sql_fusion_agrees_with_the_pure_twin(store, gate):
     """The fused statement is the pure `fuse`; with gated priors, over the arms that counted."""
-    profile = dataclasses.replace(DEFAULT, gate_priors=gate)
+    profile = dataclasses.replace(DEFAULT, fusion="rrf", gate_priors=gate)
     result = store.search("rollback deploy ledger", limit=30, ranking=profile)
     ranked = {arm.name: [] for arm in RANK_ARMS}
     for hit in result.hits:
@@ -117,6 +122,35 @@ def test_sql_fusion_agrees_with_the_pure_twin(store, gate):
     for (path, score), hit in zip(twin, by_fused):
         assert math.isclose(score, hit.score, rel_tol=1e-12)
     assert gate or all(arm.counted for hit in result.hits for arm in hit.arms)
+
+
+@pytest.mark.parametrize("norm", ["max", "minmax"])
+def test_the_convex_fusion_is_the_pure_one(store, norm):
+    """Under `convex` each hit's score is its contributions' sum, the fused order is score then path,
+    and the scored arms' contributions are what `domain.fusion.convex_parts` makes of their ranks and raw scores."""
+    from memhtml_desktop.domain.fusion import convex_parts
+
+    profile = dataclasses.replace(DEFAULT, convex_norm=norm, gate_priors=False)
+    result = store.search("rollback deploy ledger", limit=30, ranking=profile)
+    by_fused = sorted(result.hits, key=lambda h: h.fused_position)
+    scores = [(h.score, h.path) for h in by_fused]
+    assert scores == sorted(scores, key=lambda sp: (-sp[0], sp[1]))
+    why = {h.path: store.why("rollback deploy ledger", None, h.path, ranking=profile, limit=30) for h in by_fused[:5]}
+    for hit in by_fused[:5]:
+        assert why[hit.path].fused_position == hit.fused_position
+        assert math.isclose(why[hit.path].fused_score, hit.score, rel_tol=1e-12)
+        for arm in hit.arms:
+            entry = why[hit.path].arms[arm.arm]
+            assert entry["rank"] == arm.rank and math.isclose(entry["contribution"], arm.contribution, rel_tol=1e-12)
+    lexical = [(h.path, h.arm("fts").rank, h.arm("fts").raw["bm25"]) for h in by_fused if h.arm("fts")]
+    if lexical and min(r for _, r, _ in lexical) == 1:
+        share = profile.lexical_share.get(store.embedder.model_id)
+        parts = convex_parts({"fts": sorted(lexical, key=lambda x: x[1])}, {"fts": 1.0}, lexical_share=share,
+                             how=norm, k=60, window=40)
+        for path, rank, _ in lexical:
+            if norm == "max":  # by the best alone: the pool's lexical hits give the same normalisation
+                got = next(h for h in by_fused if h.path == path).arm("fts").contribution
+                assert math.isclose(parts[path][0].contribution, got, rel_tol=1e-12)
 
 
 def test_same_query_same_list(store):

@@ -198,17 +198,18 @@ def test_a_refusal_shows_in_the_dialog_and_nothing_is_written(qtbot, win, repo, 
     dialog.target.clear()
     qtbot.keyClicks(dialog.target, "projects/nowhere/none.html")
     qtbot.waitUntil(lambda: dialog.message.text() == "no memory at projects/nowhere/none.html", timeout=WAIT)
-    # someone else's staged change: refused, named, and still nothing written
-    (repo / "areas").joinpath("scratch.html").write_text("x")
-    git(repo, "add", "areas/scratch.html")
+    # someone else's staged change to the very file the link would edit (its mode: the bytes the
+    # dialog read are unchanged, so this is not a stale preview): refused, named, nothing written
+    (repo / MERGES).chmod(0o755)
+    git(repo, "add", MERGES)
     staged = snapshot(repo, git_store)
     dialog.target.clear()
     qtbot.keyClicks(dialog.target, DOES_NOT)
-    qtbot.waitUntil(lambda: "areas/scratch.html" in dialog.message.text(), timeout=WAIT)
+    qtbot.waitUntil(lambda: "staged" in dialog.message.text() and MERGES in dialog.message.text(), timeout=WAIT)
     assert dialog.message_kind() == "error" and not dialog.confirm_button.isEnabled()
     assert snapshot(repo, git_store) == staged
-    git(repo, "reset", "-q", "areas/scratch.html")
-    (repo / "areas" / "scratch.html").unlink()
+    git(repo, "reset", "-q", MERGES)
+    (repo / MERGES).chmod(0o644)
     assert snapshot(repo, git_store) == before
 
 
@@ -273,17 +274,17 @@ def test_undo_reverts_the_apps_last_change_and_says_why_when_it_cannot(qtbot, wi
         menus["undo"].trigger()
     assert refused.args[0].startswith("nothing to undo")
     dismiss(win)
-    # and a commit made after the app's own: undo refuses, naming it
+    # and a commit made after the app's own that changes its file: undo refuses, naming it
     dialog = dialog_from(qtbot, win, lambda: menus["archive"].trigger())
     qtbot.keyClicks(dialog.reason, "retired again")
     planned(qtbot, dialog)
     confirm(qtbot, win, dialog)
-    (repo / "notes.txt").write_text("someone's note\n")
-    git(repo, "add", "notes.txt")
-    git(repo, "commit", "-qm", "someone else")
+    (repo / archived).write_text((repo / archived).read_text(encoding="utf-8") + "<!-- someone's note -->\n",
+                                 encoding="utf-8")  # fmt: skip
+    git(repo, "commit", "-qam", "someone else")
     with qtbot.waitSignal(curate.undo_refused, timeout=WAIT) as refused:
         menus["undo"].trigger()
-    assert "is no longer the newest commit" in refused.args[0]
+    assert "changed since" in refused.args[0] and archived in refused.args[0]
     assert log(repo)[0] == "someone else"
 
 
@@ -458,7 +459,8 @@ def test_opening_a_store_rolls_back_an_interrupted_write(qtbot, make_window, rep
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == -9, proc.stderr
     hook.unlink()
-    assert git(repo, "diff", "--cached", "--name-only") != "", "killed mid-write: staged and moved"
+    assert git(repo, "diff", "--cached", "--name-only") == "", "killed mid-write: moved, but nothing staged"
+    assert not (repo / DELAY).exists(), "killed mid-write: the memory was moved into archive/"
     store = Store(repo, index_path=tmp_path / "index2" / "index.db", embedder=HashEmbedder())
     store.index()
     try:

@@ -59,8 +59,8 @@ def test_typing_shows_hits_with_arm_columns_and_contributions_that_sum(qtbot, wi
     model = window.results.model
     assert model.rowCount() == len(result.hits) > 0
     assert model.index(0, Column.Title).data(Role.Path) == PROCEDURAL
-    assert result.fts_form == "all"
-    assert window.search_bar.info.text().startswith("fts: all terms \u00b7 4 arms")
+    assert result.fts_form == "any"  # the default binds any of the content words (docs/ranking.md)
+    assert window.search_bar.info.text().startswith("fts: any term \u00b7 4 arms")
     for row, hit in enumerate(result.hits):
         assert model.index(row, Column.Score).data() == f"{hit.score:.4f}"
         assert sum(s.contribution for s in model.index(row, BAR_COLUMN).data(Role.ArmScores)) == pytest.approx(hit.score)

@@ -66,12 +66,21 @@ def test_cells_and_roles_explain_every_hit(result):
                 assert score.counted or "not counted" in tip
     assert any(not s.counted for hit in result.hits for s in hit.arms)  # the page has both kinds
     assert model.index(0, BAR_COLUMN).data(Role.MaxScore) == pytest.approx(DEFAULT.max_score)
-    heavy = replace(DEFAULT, name="what-if", rrf_k=5)  # the scale and k are the ACTIVE profile's
+    heavy = replace(DEFAULT, name="what-if", rrf_k=5, fusion="rrf")  # the scale and k are the ACTIVE profile's
     model.set_profile(heavy)
     assert model.index(0, BAR_COLUMN).data(Role.MaxScore) == pytest.approx(heavy.max_score) != DEFAULT.max_score
-    ranked = next(i for i, arm in enumerate(ARM_NAMES) if model.hit(0).arm(arm) is not None)
-    assert "+5)" in model.index(0, FIRST_ARM_COLUMN + ranked).data(Qt.ItemDataRole.ToolTipRole)
+    # A hit's tooltip says how ITS contribution was made: a convex fusion's share of the normalised
+    # score for full text and vectors (the default's), weight/(rank+k) with the active k for the rest.
+    ranked = [(i, arm) for i, arm in enumerate(ARM_NAMES) if model.hit(0).arm(arm) is not None]
+    assert ranked
+    for i, arm in ranked:
+        tip = model.index(0, FIRST_ARM_COLUMN + i).data(Qt.ItemDataRole.ToolTipRole)
+        score = model.hit(0).arm(arm)
+        assert ("of this query's best" in tip and f"= {score.contribution:.4f}" in tip) if score.norm is not None \
+            else ("+5)" in tip or not score.counted)
     assert "+5)" in model.headerData(FIRST_ARM_COLUMN, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    model.set_profile(DEFAULT)
+    assert "query's window" in model.headerData(FIRST_ARM_COLUMN, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     model.set_profile(DEFAULT)
     assert model.terms() == ("drain", "vip"), "function words are not highlighted"
 
@@ -132,8 +141,12 @@ def test_the_view_paints_titles_bars_and_dashes(qtbot, result):
                for x in range(rect.width())}
     hit = result.hits[0]
     expected = {"fts": "#0072b2", "vector": "#cc79a7", "recency": "#009e73", "salience": "#e69f00"}
+    scale = view.model.index(0, BAR_COLUMN).data(Role.MaxScore)
     for arm, colour in expected.items():
         score = hit.arm(arm)  # a prior arm that did not count (domain/priors.py) has no segment
-        assert (colour in colours) == (score is not None and score.counted), arm
+        if score is None or not score.counted:
+            assert colour not in colours, arm
+        elif score.contribution / scale * rect.width() >= 2:  # under the default's convex fusion a
+            assert colour in colours, arm  # prior's RRF contribution may be thinner than a pixel
     assert view.summary.text().startswith(f"{len(result.hits)} hits")
     assert view.stack.currentWidget() is view.table

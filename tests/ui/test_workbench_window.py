@@ -531,3 +531,28 @@ def test_a_probe_that_enters_or_leaves_the_list_says_so_in_the_delta_column():
     delta = next(c for c in CHANGE_COLUMNS if c.header == "\u0394")
     assert delta.color(change(None, 3)) == PASS_COLOR and delta.color(change(7, None)) == FAIL_COLOR
     assert "rank 3 under B" in delta.tip(change(None, 3))
+
+
+def test_the_shapes_tab_compares_the_pack_shapes_over_the_set(qtbot, win, repo, git_store):
+    from memhtml_desktop.workbench.shapes import compare_shapes
+
+    probes = claim_probes(git_store, 8)
+    committed_set(repo, "claims", probes)
+    state = (repo / ".memhtml" / "state.db").read_bytes()
+    wb, w = open_workbench(qtbot, win)
+    w.tabs.setCurrentWidget(w.shapes)
+    w.shapes.budget.setValue(3000)
+    w.shapes.k.setValue(6)
+    with qtbot.waitSignal(wb.shapes_compared, timeout=WAIT) as compared:
+        qtbot.mouseClick(w.shapes.run_button, Qt.MouseButton.LeftButton)
+    report = compared.args[0]
+    assert report.budget == 3000 and report.k == 6 and len(report.rows) == len(probes)
+    expected = compare_shapes(git_store, probes, budget=3000, k=6)
+    assert report.to_json() == expected.to_json()
+    table = w.shapes.table
+    assert table.rowCount() == 5 and table.item(0, 0).text() == "memhtml's pack"
+    first = report.figures[0]
+    assert table.item(0, 1).text() == f"{first.content}/{first.probes}"
+    assert f"{len(probes)} probes at budget 3,000" in w.shapes.summary.text()
+    assert (repo / ".memhtml" / "state.db").read_bytes() == state, "comparing shapes is not a read"
+    assert git(repo, "status", "--porcelain").strip() == "", "nor a commit"

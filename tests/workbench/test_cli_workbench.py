@@ -125,3 +125,44 @@ def test_floor_scan_and_coverage_on_the_command_line(cli):
     coverage = json.loads(run("eval", str(probes_file), "--coverage", *base, "--json").stdout)
     assert coverage["reachability"]["checked"] == 200 and isinstance(coverage["crowders"], list)
     assert git(made.root, "status", "--porcelain") == ""
+
+
+def test_probes_import_from_question_answer_pairs(cli, tmp_path):
+    """Pairs name their answer by path or by its text; the text is found by its words, a line that
+    cannot be resolved is named by file and line, and the rest is committed in one commit."""
+    from memhtml_desktop.index.store import Store
+
+    made, _, base = cli
+    store = Store(made.root, index_path=tmp_path / "index.db")
+    store.index()
+    conn = store.reader()
+    with conn:
+        rows = conn.execute("SELECT path, body_text FROM files WHERE archived = 0 AND memory_type = 'semantic' "
+                            "AND length(body_text) > 120 ORDER BY path LIMIT 4").fetchall()
+    (p1, b1), (p2, b2), (p3, _), (p4, b4) = rows
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("\n".join([
+        json.dumps({"question": "what does the first one say?", "answer": b1}),
+        json.dumps({"q": "the second, by path", "a": p2}),
+        f"the third, tab-separated\t{p3}",
+        json.dumps({"question": "nobody wrote this", "answer": "zeppelin quorum marmalade ostrich harpsichord"}),
+        "not a pair at all",
+        json.dumps({"question": "the fourth, a sentence of it", "answer": b4[: len(b4) // 2]}),
+    ]) + "\n")
+    before = git(made.root, "rev-list", "--count", "HEAD").strip()
+    proc = run("probes", "import", "real", str(pairs), *base, "--json")
+    out = json.loads(proc.stdout)
+    assert out["probes"] == 4 and out["by_path"] == 2 and out["by_text"] == 2
+    assert sorted(p["line"] for p in out["left_out"]) == [4, 5]
+    assert f"{pairs}:4:" in proc.stderr and "no memory holds this answer" in proc.stderr
+    assert int(git(made.root, "rev-list", "--count", "HEAD")) == int(before) + 1
+    assert git(made.root, "status", "--porcelain") == ""
+    listed = json.loads(run("probes", "list", "real", *base, "--json").stdout)["probes"]
+    assert [(p["query"], p["target"]) for p in listed] == [
+        ("what does the first one say?", p1), ("the second, by path", p2), ("the third, tab-separated", p3),
+        ("the fourth, a sentence of it", p4)]
+    again = json.loads(run("probes", "import", "real", str(pairs), *base, "--json").stdout)
+    assert again["already_in_set"] == 4 and again["commit"] is None
+    assert int(git(made.root, "rev-list", "--count", "HEAD")) == int(before) + 1
+    ran = json.loads(run("eval", "--set", "real", "--config", "default", *base, "--json", "--no-record").stdout)
+    assert ran["figures"]["probes"] == 4

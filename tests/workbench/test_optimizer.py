@@ -115,3 +115,31 @@ def test_too_few_probes_is_a_clear_error(prepared):
     one = replace(prepared, probes=prepared.probes[:1], queries=prepared.queries[:1])
     with pytest.raises(ValueError, match="at least two probes"):
         opt.optimize_prepared(one, DEFAULT_CONFIG, trials=5)
+
+
+def test_the_lexical_knobs_are_searched_each_variant_read_once_and_judged_with_its_own_reading(small):
+    """On a stemmed base with a reader for other profiles, trials vary bm25's field weights and the
+    question words; each lexical variant is read once, and the winner is judged on its own reading
+    (its figures equal a fresh preparation's under the winning profile)."""
+    store, probes = small
+    probe_set = ProbeSet("gate", tuple(probes), (), "gate")
+    base = Configuration("default", replace(DEFAULT, field_weights=(1.0, 1.0, 2.0)))
+    prepared = prepare_set(store, probe_set, base.profile)
+    reads: list[tuple] = []
+
+    def prepare(profile):
+        reads.append(profile.lexical_key)
+        return prepare_set(store, probe_set, profile)
+
+    result = opt.optimize_prepared(prepared, base, trials=30, seed=3, holdout=0.34, prepare=prepare)
+    assert {"field_weights", "question_words"} <= set(result.knobs)
+    assert len(reads) == len(set(reads)) and reads, "every lexical variant read once, and some were"
+    assert all(tuple(k[2]) in opt.FIELD_GRID or tuple(k[2]) == (1.0, 1.0, 2.0) for k in reads)
+    best = result.best.profile
+    assert best.field_weights == tuple(result.knobs["field_weights"]) and best.question_words == result.knobs["question_words"]
+    fresh = prepare_set(store, probe_set, best)
+    held = list(result.held_out)
+    assert result.best_held_out_mrr == pytest.approx(
+        sum(v.rr for v in judge_prepared(fresh, best, indexes=held)) / len(held))
+    without = opt.optimize_prepared(prepared, base, trials=10, seed=3, holdout=0.34)
+    assert "field_weights" not in without.knobs, "without a reader, only the re-rankable knobs are searched"

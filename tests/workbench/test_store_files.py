@@ -88,13 +88,27 @@ def test_removing_keeps_every_other_line_byte_for_byte(tmp_path):
     assert dict(files.read_probe_set("team").probes[0].extra) == {"owner": "kim"}
 
 
-def test_other_staged_changes_refuse_the_commit(tmp_path):
+def test_other_staged_changes_stay_staged_and_out_of_the_commit(tmp_path):
     root = _store(tmp_path)
     (root / "areas" / "a" / "one.html").write_text("<html>edited</html>\n")
     git(root, "add", "areas/a/one.html")
+    saved = WorkbenchFiles(root).add_probe("oncall", P1)
+    shown = git(root, "show", "--name-only", "--format=", saved.commit_sha).split()
+    assert "areas/a/one.html" not in shown and ".memhtml-desktop/probes/oncall.jsonl" in shown
+    assert saved.commit_sha == git(root, "rev-parse", "HEAD").strip()
+    assert git(root, "diff", "--cached", "--name-only").split() == ["areas/a/one.html"]
+    assert git(root, "show", ":areas/a/one.html") == "<html>edited</html>\n"
+
+
+def test_a_staged_change_to_the_probe_set_itself_is_refused(tmp_path):
+    root = _store(tmp_path)
+    WorkbenchFiles(root).add_probe("oncall", P1)
+    probe = root / ".memhtml-desktop" / "probes" / "oncall.jsonl"
+    probe.write_text(probe.read_text() + "# a hand edit\n")
+    git(root, "add", str(probe.relative_to(root)))
     before = _snapshot(root)
-    with pytest.raises(Conflict, match="areas/a/one.html"):
-        WorkbenchFiles(root).add_probe("oncall", P1)
+    with pytest.raises(Conflict, match="oncall.jsonl"):
+        WorkbenchFiles(root).add_probe("oncall", P2)
     assert _snapshot(root) == before
 
 

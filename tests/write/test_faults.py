@@ -164,11 +164,18 @@ def test_git_missing_from_path(repo, capsys, monkeypatch, tmp_path) -> None:
     refused(root, store, capsys, ["archive", MEMORY, "--reason", "r"], error_code="ERR_GIT", says=("git was not found",))
 
 
-def test_other_staged_changes_are_named(repo, capsys) -> None:
+def test_other_staged_changes_are_left_alone_and_a_staged_target_is_named(repo, capsys) -> None:
     root, store = repo
     (root / TASK).write_text((root / TASK).read_text() + "<!-- staged -->\n")
     git(root, "add", TASK)
-    refused(root, store, capsys, ["archive", MEMORY, "--reason", "r"], error_code="ERR_CONFLICT", says=(TASK,))
+    staged_diff = git(root, "diff", "--cached")
+    # Staged work on another path: the write lands with its own path only; the staged edit stays staged.
+    code, out, err = cli(["--repo", str(root), "archive", MEMORY, "--reason", "r"], capsys)
+    assert code == 0, err
+    assert sorted(git(root, "show", "--name-only", "--no-renames", "--format=", "HEAD").split()) == [f"archive/2026/{MEMORY}", MEMORY]
+    assert git(root, "diff", "--cached") == staged_diff
+    # Staged work on the path the write would edit: refused, naming it, nothing touched.
+    refused(root, store, capsys, ["task", "status", TASK, "doing"], error_code="ERR_CONFLICT", says=(TASK, "staged"))
 
 
 def test_uncommitted_edits_of_the_target_are_refused(repo, capsys) -> None:
@@ -303,8 +310,10 @@ def test_kill_9_between_writing_and_committing_is_rolled_back(repo, tmp_path) ->
                           env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == -9, proc.stderr
     hook.unlink()
-    # Killed mid-write: the old file moved into archive/, a new file staged, the state row moved.
-    assert git(root, "diff", "--cached", "--name-only") != ""
+    # Killed mid-write: the old file moved into archive/, a new file written, the state row moved;
+    # git's index was never touched (the commit is built in a private index), so nothing is staged.
+    assert git(root, "diff", "--cached", "--name-only") == ""
+    assert not (root / MEMORY).exists() and (root / "archive/2026" / MEMORY).exists()
     assert snapshot(root, store) != before
     from memhtml_desktop.write.curator import Curator
 

@@ -57,21 +57,46 @@ def test_07_with_force_it_is_memhtmls_write_exactly(tmp_path, monkeypatch, capsy
     assert (r.before, r.after, r.git_text) == (exp.before, exp.after, exp.git_text)
 
 
-def test_08_other_staged_changes_are_refused_and_named(tmp_path, monkeypatch, capsys) -> None:
+def test_08_other_staged_changes_are_left_staged_and_out_of_the_commit(tmp_path, monkeypatch, capsys) -> None:
+    """memhtml's commit takes the whole index, so the user's staged hand edit rides along under
+    memhtml's subject. This app's commit is built from its own paths alone: the write lands, the
+    hand edit stays staged (not committed), the unstaged edit and the untracked file stay too."""
     name = "08-write-sweeps-staged-changes"
     pin_git(monkeypatch, tmp_path)
-    r = run_case(name, tmp_path, monkeypatch, capsys)
-    assert r.exit_code == 1
-    assert r.stdout["code"] == "ERR_CONFLICT"
-    assert "resources/infra/prod-alb-deregistration-delay-is-120-seconds.html" in r.stdout["error"]
-    assert_untouched(r)
-    # The user's staged and unstaged changes and the untracked file are all still there, as they were.
+    r, exp = run_case(name, tmp_path, monkeypatch, capsys), expected(name)
+    assert r.exit_code == 0, r.stderr
+    new = "areas/inbox/swept-along.html"
+    assert r.stdout["path"] == new and SHA.fullmatch(r.stdout["commit_sha"])
+    assert r.after[new] == exp.after[new]  # the same bytes as memhtml's
+    # One commit, carrying the new file only (memhtml's carried the staged memory too).
+    assert r.git_text.splitlines()[1:] == ["memhtml(write): Swept along", "", "", f"A\t{new}"]
+    assert r.stdout["commit_sha"] == git(r.root, "rev-parse", "HEAD").strip()
+    staged = "resources/infra/prod-alb-deregistration-delay-is-120-seconds.html"
     assert sorted(r.status.splitlines()) == [
         " M areas/oncall/page-the-secondary-after-15-minutes-without-an-ack.html",
         "?? notes.txt",
-        "M  resources/infra/prod-alb-deregistration-delay-is-120-seconds.html",
+        f"M  {staged}",
     ]
+    assert git(r.root, "diff", "--cached", "--name-only").split() == [staged]
     assert "<!-- hand edit -->" in git(r.root, "diff", "--cached")
+    assert "<!-- hand edit -->" not in git(r.root, "show", f"HEAD:{staged}")
+
+
+def test_08_a_staged_change_to_a_path_the_write_touches_is_refused(tmp_path, monkeypatch, capsys) -> None:
+    """The same case, but the write edits the very file the user staged: refused, naming it."""
+    from write.golden_run import cli
+    from write.support import open_store, seed, snapshot
+
+    pin_git(monkeypatch, tmp_path)
+    root = seed(tmp_path)
+    store = open_store(root)
+    staged = "resources/infra/prod-alb-deregistration-delay-is-120-seconds.html"
+    (root / staged).write_text((root / staged).read_text() + "<!-- hand edit -->\n")
+    git(root, "add", staged)
+    before = snapshot(root, store)
+    code, out, err = cli(["--repo", str(root), "archive", staged, "--reason", "r", "--json"], capsys)
+    assert code == 1 and "ERR_CONFLICT" in out and staged in err and "staged" in err
+    assert snapshot(root, store) == before
 
 
 def test_10_a_correction_keeps_its_reason_as_a_trailer(tmp_path, monkeypatch, capsys) -> None:

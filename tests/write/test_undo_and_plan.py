@@ -76,20 +76,39 @@ def test_undo_reverts_the_last_commit_and_moves_the_state_row_back(curator) -> N
     assert not ok and "nothing to undo" in why
 
 
-def test_undo_refuses_when_its_commit_is_no_longer_head_or_the_tree_is_dirty(curator) -> None:
+def test_undo_refuses_while_its_paths_changed_and_ignores_other_writers_paths(curator) -> None:
     from memhtml_desktop.write.errors import Refused
     from memhtml_desktop.write.requests import LinkRequest
 
     root = curator.root
-    curator.run(LinkRequest(MERGES, "relates_to", DOES_NOT))
-    (root / MEMORY).write_text((root / MEMORY).read_text() + "<!-- dirty -->\n")
+    applied = curator.run(LinkRequest(MERGES, "relates_to", DOES_NOT))
+    # An edit of the very file the commit changed: refused, named.
+    original = (root / MERGES).read_text()
+    (root / MERGES).write_text(original + "<!-- dirty -->\n")
     ok, why = curator.undo_status()
-    assert not ok and "uncommitted changes" in why and MEMORY in why
+    assert not ok and "uncommitted changes" in why and MERGES in why
     with pytest.raises(Refused, match="uncommitted changes"):
         curator.undo()
+    (root / MERGES).write_text(original)
+    # Another writer's edit and commit of ANOTHER file is not in the way: the revert touches none of it.
+    (root / MEMORY).write_text((root / MEMORY).read_text() + "<!-- someone else -->\n")
     git(root, "commit", "-qam", "someone else's commit")
+    theirs = git(root, "rev-parse", "HEAD").strip()
     ok, why = curator.undo_status()
-    assert not ok and "no longer the newest commit" in why
+    assert ok, why
+    undone = curator.undo()
+    assert git(root, "rev-parse", "HEAD~1").strip() == theirs and undone.commit_sha == git(root, "rev-parse", "HEAD").strip()
+    assert git(root, "show", "--name-only", "--format=", "HEAD").split() == [MERGES]
+    assert "<!-- someone else -->" in (root / MEMORY).read_text() and (root / MERGES).read_text() == \
+        git(root, "show", f"{applied.commit_sha}~1:{MERGES}")
+    assert git(root, "log", "-1", "--format=%B") == (f'Revert "{applied.plan.subject}"\n\n'
+                                                      f"This reverts commit {applied.commit_sha}.\n\n")
+    # A commit that changes the commit's path again makes the undo refuse (it would undo theirs).
+    again = curator.run(LinkRequest(MERGES, "relates_to", DOES_NOT))
+    (root / MERGES).write_text((root / MERGES).read_text() + "<!-- theirs -->\n")
+    git(root, "commit", "-qam", "someone else's edit of the same file")
+    ok, why = curator.undo_status()
+    assert not ok and "changed since" in why and MERGES in why and again.commit_sha[:12] in why
     head = git(root, "rev-parse", "HEAD")
     with pytest.raises(Refused):
         curator.undo()

@@ -1,4 +1,9 @@
-"""The recall pane's wiring: the pack follows every ask while the pane shows (or recall mode is on)."""
+"""The recall pane's wiring: every shape follows every ask while the pane shows (or recall mode is on).
+
+One job (`ShapesJob`) builds memhtml's pack, the quota ledgers and the catalogue for the query and
+budget, so moving the budget slider re-folds every shape; Expand on a catalogue row runs an
+`ExpandJob`. Both are reads of the index on the read pool; neither counts as a read of a memory.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,16 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from memhtml_desktop.ui.recall.recall_pane import RecallPane
+from memhtml_desktop.ui.recall.shape_jobs import ExpandJob, ShapesJob
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
-from memhtml_desktop.ui.session.jobs import RecallJob
 from memhtml_desktop.ui.session.search import RECALL
 
 
 class RecallController(QObject):
     shown = Signal(object)  # the RecallPack now in the pane
+    shapes_shown = Signal(object)  # the ShapeComparison now in the pane
+    expanded = Signal(object)  # the Expansion now in the catalogue page
 
     def __init__(self, ctx: PaneContext, driver: SessionDriver, pane: RecallPane) -> None:
         super().__init__(pane)
@@ -22,6 +29,7 @@ class RecallController(QObject):
         pane.set_budget(ctx.session.budget)
         pane.open_requested.connect(ctx.session.open)
         pane.budget_changed.connect(ctx.session.set_budget)
+        pane.expand_requested.connect(self.expand)
         ctx.session.on("budget", lambda chars: self.run())
         ctx.session.on("mode", self._mode_changed)
         driver.asked.connect(lambda ask: self.run() if self.wanted() else None)
@@ -40,9 +48,18 @@ class RecallController(QObject):
     def run(self) -> None:
         session = self.ctx.session
         self.pane.show_loading()
-        job = RecallJob(session.query, session.scope, session.budget, session.limit).success(self._done)
+        job = ShapesJob(session.query, session.scope, session.budget, session.limit).success(self._done)
         self.ctx.runner.run(job.failure(lambda msg: self.ctx.status(f"Recall failed: {msg}", 10000)))
 
-    def _done(self, pack: Any) -> None:
-        self.pane.show_pack(pack)
-        self.shown.emit(pack)
+    def expand(self, path: str) -> None:
+        job = ExpandJob(path).success(self._expanded)
+        self.ctx.runner.run(job.failure(lambda msg: self.ctx.status(f"Expand failed: {msg}", 10000)))
+
+    def _done(self, comparison: Any) -> None:
+        self.pane.show_shapes(comparison)
+        self.shown.emit(comparison.pack)
+        self.shapes_shown.emit(comparison)
+
+    def _expanded(self, expansion: Any) -> None:
+        self.pane.show_expansion(expansion)
+        self.expanded.emit(expansion)

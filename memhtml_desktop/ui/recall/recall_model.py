@@ -37,6 +37,8 @@ def reason_text(item: RecallItem, cap: int | None = None) -> str:
         return f"entity cap: {cap} quotes per entity already" if cap else "entity cap: the entity's quotes are used up"
     if item.reason == "over_budget":
         return "over budget: claim only" if item.tier == "disclosure" else "over budget: index line"
+    if item.reason == "recency_cut":
+        return "older than one that did not fit: index line"
     return item.reason
 
 

@@ -1,217 +1,60 @@
-"""The recall preview: the pack an agent would receive for the current query and filters.
+"""The recall preview: the pack an agent would receive for the current query, in each shape.
 
-A budget slider (with a spin box) on top, then the ledger, then two boxes: memories and arcs, each
-with a meter of what its section spent against its own budget (arcs fold under their own 9,000
-envelope, so they get their own box) and its items in rank order. The pane shows the pack exactly
-as given — it never re-folds, trims or re-ranks — so what the meter says is what the agent pays.
+A budget slider (with a spin box) on top, the costs of every shape side by side, then a tab per
+shape: memhtml's pack (the ledger, then two boxes: memories and arcs, each with a meter of what its
+section spent against its own budget; arcs fold under their own 9,000 envelope), the four quota
+ledgers (ledgers_view.py) and the catalogue with Expand (catalogue_view.py). Moving the slider
+re-folds every shape. The pane shows each shape exactly as given — it never re-folds, trims or
+re-ranks — so what a meter says is what the agent pays.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from PySide6.QtCore import QEvent, QModelIndex, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QSizePolicy,
     QSlider,
     QSpinBox,
-    QTreeView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from memhtml_desktop.domain.catalogue import Expansion, render_catalogue_text
 from memhtml_desktop.domain.disclosure import MEMORY_BODY_BUDGET, ledger_line, render_pack_text
+from memhtml_desktop.domain.quotas import render_quota_text
 from memhtml_desktop.domain.ranking import DEFAULT
-from memhtml_desktop.domain.types import RecallPack, RecallSection
+from memhtml_desktop.domain.shapes import SHAPE_LABELS, SHAPES, ShapeComparison
+from memhtml_desktop.domain.types import RecallPack
 from memhtml_desktop.ui.kit.chips import tooltip_text
-from memhtml_desktop.ui.kit.palette import TIER_COLORS, warning_color
-from memhtml_desktop.ui.recall.recall_model import PackTextDelegate, RecallModel, TierBadgeDelegate
+from memhtml_desktop.ui.kit.palette import warning_color
+from memhtml_desktop.ui.recall.catalogue_view import CatalogueView
+from memhtml_desktop.ui.recall.costs_strip import CostsStrip
+from memhtml_desktop.ui.recall.ledgers_view import LedgersView
+from memhtml_desktop.ui.recall.pack_widgets import SectionBox, arcs_title, person_ledger
 
 BUDGET_STEP = 250
 BUDGET_MAX = 32_000
 DEBOUNCE_MS = 300
-
-
-class BudgetMeter(QWidget):
-    """A bar of `spent` against `budget`: the quote part and the disclosure part in their tier colours."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.budget = 0
-        self.spent = 0
-        self.quote_chars = 0
-        self.line_chars = 0
-        self.setMinimumHeight(10)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setAccessibleName("Budget spent")
-
-    def set_section(self, section: RecallSection | None) -> None:
-        if section is None:
-            self.budget = self.spent = self.quote_chars = self.line_chars = 0
-        else:
-            self.budget = section.budget
-            self.spent = section.spent
-            self.quote_chars = sum(i.chars for i in section.items if i.tier == "quote")
-            self.line_chars = sum(i.chars for i in section.items if i.tier == "disclosure")
-        text = (f"{self.spent:,} of {self.budget:,} chars: {self.quote_chars:,} in quotes, "
-                f"{self.line_chars:,} in disclosures (the claim alone)")
-        self.setToolTip(tooltip_text(text))
-        self.setAccessibleDescription(text)
-        self.update()
-
-    @property
-    def over(self) -> bool:
-        return self.spent > self.budget
-
-    def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(160, 10)
-
-    def paintEvent(self, event: Any) -> None:  # noqa: N802
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        track = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
-        painter.setPen(self.palette().color(QPalette.ColorRole.Mid))
-        painter.setBrush(self.palette().color(QPalette.ColorRole.Base))
-        painter.drawRoundedRect(track, 4, 4)
-        if self.budget > 0:
-            inner = track.adjusted(1, 1, -1, -1)
-            x = inner.left()
-            painter.setPen(Qt.PenStyle.NoPen)
-            for chars, tier in ((self.quote_chars, "quote"), (self.line_chars, "disclosure")):
-                width = inner.width() * min(chars, self.budget) / self.budget
-                width = min(width, inner.right() - x)
-                if width > 0:
-                    painter.setBrush(QColor(TIER_COLORS[tier]))
-                    painter.drawRect(QRectF(x, inner.top(), width, inner.height()))
-                    x += width
-        if self.over:
-            painter.setPen(QColor("#D55E00"))
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRoundedRect(track, 4, 4)
-        painter.end()
-
-
-class _PackView(QTreeView):
-    """Items in rank order; a click or Enter on an item opens it, the arrow expands its text."""
-
-    open_path = Signal(str)
-
-    def __init__(self, model: RecallModel, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setModel(model)
-        self.setUniformRowHeights(False)
-        self.setAllColumnsShowFocus(True)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.setItemDelegate(PackTextDelegate(self))
-        self.setItemDelegateForColumn(RecallModel.TIER, TierBadgeDelegate(self))
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        header = self.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(RecallModel.RANK, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(RecallModel.TIER, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(RecallModel.MEMORY, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(RecallModel.COST, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(RecallModel.REASON, QHeaderView.ResizeMode.Fixed)
-        model.modelReset.connect(self._span_texts)
-        model.modelReset.connect(self._fit_reason)
-        self.clicked.connect(self._clicked)
-
-    def _span_texts(self) -> None:
-        model = self.model()
-        for row in range(model.rowCount()):
-            self.setFirstColumnSpanned(0, model.index(row, 0), True)
-
-    def _fit_reason(self) -> None:
-        """The reason column gets what it needs up to a third of the width; the title keeps the rest."""
-        wanted = max(self.sizeHintForColumn(RecallModel.REASON), self.header().sectionSizeHint(RecallModel.REASON))
-        self.header().resizeSection(RecallModel.REASON, max(60, min(wanted, self.viewport().width() // 3)))
-
-    def _clicked(self, index: QModelIndex) -> None:
-        if index.isValid() and not index.data(RecallModel.IsTextRole):
-            self.open_path.emit(index.data(RecallModel.PathRole))
-
-    def keyPressEvent(self, event: Any) -> None:  # noqa: N802
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            index = self.currentIndex()
-            if index.isValid():
-                self.open_path.emit(index.data(RecallModel.PathRole))
-                return
-        super().keyPressEvent(event)
-
-    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802
-        # Wrapped text heights depend on the viewport's width, which also changes when the
-        # scroll bar comes or goes without the view itself changing size.
-        if event.type() == QEvent.Type.Resize and event.size().width() != event.oldSize().width():
-            self._fit_reason()
-            self.scheduleDelayedItemsLayout()
-        return super().viewportEvent(event)
-
-
-def arcs_title(budget: int) -> str:
-    return f"Arcs \u2014 their own {budget:,}-char envelope"
-
-
-class _SectionBox(QGroupBox):
-    """One section of the pack: a meter row over its items."""
-
-    def __init__(self, title: str, empty_text: str, parent: QWidget | None = None) -> None:
-        super().__init__(title, parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 8)
-        layout.setSpacing(6)
-        meter_row = QHBoxLayout()
-        self.meter = BudgetMeter(self)
-        self.meter_label = QLabel(self)
-        self.meter_label.setTextFormat(Qt.TextFormat.PlainText)
-        meter_row.addWidget(self.meter, 1)
-        meter_row.addWidget(self.meter_label, 0)
-        layout.addLayout(meter_row)
-        self.model = RecallModel(self)
-        self.view = _PackView(self.model, self)
-        self.empty_label = QLabel(empty_text, self)
-        self.empty_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(self.empty_label)
-
-    def set_section(self, section: RecallSection | None) -> None:
-        self.model.set_section(section)
-        self.meter.set_section(section)
-        if section is None:
-            self.meter_label.setText("")
-        else:
-            counts = section.counts
-            self.meter_label.setText(
-                f"{section.spent:,} / {section.budget:,} chars"
-                + (" — over budget!" if section.spent > section.budget else "")
-            )
-            self.meter_label.setToolTip(tooltip_text(
-                f"{counts['quote']} quote · {counts['disclosure']} disclosure · {counts['index']} index"
-                + (" · truncated" if section.truncated else "")
-            ))
-        has_items = bool(section and section.items)
-        self.view.setVisible(has_items)
-        self.empty_label.setVisible(not has_items)
+TAB_LABELS = {"memhtml": "memhtml pack", "quotas": "Ledgers", "catalog": "Catalogue"}
 
 
 class RecallPane(QWidget):
-    """The recall tab. Data in (`show_pack`), signals out (`budget_changed`, `open_requested`)."""
+    """The recall tab. Data in (`show_shapes`, `show_pack`, `show_expansion`), signals out
+    (`budget_changed`, `open_requested`, `expand_requested`, `shape_changed`)."""
 
     budget_changed = Signal(int)
     open_requested = Signal(str)
+    expand_requested = Signal(str)
+    shape_changed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._pack: RecallPack | None = None
+        self._shapes: ShapeComparison | None = None
         self._last_emitted = MEMORY_BODY_BUDGET
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -261,21 +104,39 @@ class RecallPane(QWidget):
         self.ledger_label.setTextFormat(Qt.TextFormat.PlainText)
         self.ledger_label.setWordWrap(True)
         self.ledger_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.ledger_label.setAccessibleName("The pack's ledger: no pack yet")
         layout.addWidget(self.query_label)
-        layout.addWidget(self.ledger_label)
+        self.costs = CostsStrip(self)
+        layout.addWidget(self.costs)
 
-        self.memories_box = _SectionBox("Memories", "No memories in this pack.", self)
-        self.arcs_box = _SectionBox(arcs_title(DEFAULT.arc_budget), "No arcs in this pack.", self)
+        self.shapes = QTabWidget(self)
+        self.shapes.setDocumentMode(True)
+        self.shapes.setAccessibleName("Pack shape")
+        pack_page = QWidget(self.shapes)
+        self._pack_layout = pack_layout = QVBoxLayout(pack_page)
+        pack_layout.setContentsMargins(0, 4, 0, 0)
+        pack_layout.setSpacing(6)
+        pack_layout.addWidget(self.ledger_label)
+        self.memories_box = SectionBox("Memories", "No memories in this pack.", pack_page)
+        self.arcs_box = SectionBox(arcs_title(DEFAULT.arc_budget), "No arcs in this pack.", pack_page)
         for box in (self.memories_box, self.arcs_box):
             box.model.cap = DEFAULT.max_per_entity  # until the window names the active profile
-        for box in (self.memories_box, self.arcs_box):
             box.view.open_path.connect(self.open_requested)
-        layout.addWidget(self.memories_box, 3)
-        layout.addWidget(self.arcs_box, 0)
+        pack_layout.addWidget(self.memories_box, 3)
+        pack_layout.addWidget(self.arcs_box, 0)
+        self.ledgers = LedgersView(self.shapes)
+        self.ledgers.open_path.connect(self.open_requested)
+        self.catalogue = CatalogueView(self.shapes)
+        self.catalogue.open_path.connect(self.open_requested)
+        self.catalogue.expand_requested.connect(self.expand_requested)
+        for page, shape in ((pack_page, "memhtml"), (self.ledgers, "quotas"), (self.catalogue, "catalog")):
+            self.shapes.setTabToolTip(self.shapes.addTab(page, TAB_LABELS[shape]), SHAPE_LABELS[shape])
+        self.shapes.currentChanged.connect(self._shape_tab_changed)
+        layout.addWidget(self.shapes, 1)
 
         bottom = QHBoxLayout()
         self.copy_button = QPushButton("Copy pack as text", self)
-        self.copy_button.setToolTip("The pack exactly as an agent receives it, ledger included")
+        self.copy_button.setToolTip("The shape shown, exactly as an agent receives it, ledger included")
         self.copy_button.clicked.connect(self.copy_pack)
         self.texts_button = QPushButton("Show texts", self)
         self.texts_button.setCheckable(True)
@@ -322,19 +183,21 @@ class RecallPane(QWidget):
         self.memories_box.set_section(pack.memories if pack else None)
         self.arcs_box.set_section(pack.arcs if pack else None)
         has_arcs = bool(pack and pack.arcs.items)
-        layout = self.layout()
-        layout.setStretchFactor(self.arcs_box, 1 if has_arcs else 0)
+        self._pack_layout.setStretchFactor(self.arcs_box, 1 if has_arcs else 0)
         self.copy_button.setEnabled(pack is not None)
         if pack is None:
             self.query_label.setText("No recall pack yet: type a query.")
             self.ledger_label.setText("")
             self.degraded_strip.hide()
+            if self._shapes is not None:
+                self.show_shapes(None)
             return
         ranking = getattr(pack, "ranking", "")
         agent = "an agent on memhtml" if ranking == "memhtml" else "an agent"
         text = f"The pack {agent} gets for “{pack.query}”" if pack.query else f"The pack {agent} gets"
         self.query_label.setText(text + (f" ({ranking} ranking)" if ranking else ""))
         self.ledger_label.setText(person_ledger(pack))
+        self.ledger_label.setAccessibleName(person_ledger(pack))
         self.ledger_label.setToolTip(tooltip_text(ledger_line(pack)))
         if pack.degraded:
             reasons = "; ".join(pack.degraded_reasons) or "an arm is unavailable"
@@ -346,17 +209,53 @@ class RecallPane(QWidget):
         if self.texts_button.isChecked():
             self._toggle_texts(True)
 
+    def show_shapes(self, comparison: ShapeComparison | None) -> None:
+        """Every shape for the query: the pack, the ledgers, the catalogue and their costs."""
+        self._shapes = comparison
+        self.show_pack(comparison.pack if comparison is not None else None)
+        self.ledgers.set_pack(comparison.quotas if comparison is not None else None)
+        self.catalogue.set_catalogue(comparison.catalogue if comparison is not None else None)
+        self.costs.set_comparison(comparison)
+        if comparison is not None and comparison.pack.query:
+            self.query_label.setText(f"What an agent gets for “{comparison.pack.query}”, in each shape "
+                                     f"({comparison.pack.ranking} ranking)")
+        self._shape_tab_changed(self.shapes.currentIndex())
+
+    def show_expansion(self, expansion: Expansion | None) -> None:
+        self.catalogue.show_expansion(expansion)
+
+    def set_shape(self, shape: str) -> None:
+        """Show one shape's tab: `memhtml`, `quotas` or `catalog`."""
+        self.shapes.setCurrentIndex(SHAPES.index(shape))
+
     # -- additions ----------------------------------------------------------------------------
 
     def pack(self) -> RecallPack | None:
         return self._pack
 
+    def comparison(self) -> ShapeComparison | None:
+        return self._shapes
+
+    def shape(self) -> str:
+        return SHAPES[max(0, self.shapes.currentIndex())]
+
     def budget(self) -> int:
         return self.spin.value()
 
+    def shape_text(self) -> str | None:
+        """The shape shown, as the agent receives it (the catalogue with its expansion, if any)."""
+        shape, comparison = self.shape(), self._shapes
+        if shape == "quotas" and comparison is not None:
+            return render_quota_text(comparison.quotas)
+        if shape == "catalog" and comparison is not None:
+            expansion = self.catalogue.expansion()
+            return render_catalogue_text(comparison.catalogue) + (f"\n{expansion.text}" if expansion else "")
+        return render_pack_text(self._pack) if self._pack is not None else None
+
     def copy_pack(self) -> None:
-        if self._pack is not None:
-            QGuiApplication.clipboard().setText(render_pack_text(self._pack))
+        text = self.shape_text()
+        if text is not None:
+            QGuiApplication.clipboard().setText(text)
 
     # -- reactions ----------------------------------------------------------------------------
 
@@ -378,6 +277,14 @@ class RecallPane(QWidget):
             self._last_emitted = value
             self.budget_changed.emit(value)
 
+    def _shape_tab_changed(self, index: int) -> None:
+        shape = SHAPES[max(0, index)]
+        self.texts_button.setVisible(shape == "memhtml")
+        self.copy_button.setText({"memhtml": "Copy pack as text", "quotas": "Copy ledgers as text",
+                                  "catalog": "Copy catalogue as text"}[shape])
+        self.copy_button.setEnabled(self._pack is not None if shape == "memhtml" else self._shapes is not None)
+        self.shape_changed.emit(shape)
+
     def _toggle_texts(self, on: bool) -> None:
         self.texts_button.setText("Hide texts" if on else "Show texts")
         for box in (self.memories_box, self.arcs_box):
@@ -385,15 +292,3 @@ class RecallPane(QWidget):
                 box.view.expandAll()
             else:
                 box.view.collapseAll()
-
-
-def person_ledger(pack: RecallPack) -> str:
-    """The ledger for a person: budget, spent, per-tier counts, truncated — what 6.4.1 says to read together."""
-    sections = (pack.memories, pack.arcs)
-    counts = {tier: sum(s.counts[tier] for s in sections) for tier in ("quote", "disclosure", "index")}
-    budget = sum(s.budget for s in sections)
-    return (
-        f"Budget {budget:,} (memories {pack.memories.budget:,} + arcs {pack.arcs.budget:,}) · "
-        f"spent {pack.spent:,} · {counts['quote']} quote · {counts['disclosure']} disclosure · "
-        f"{counts['index']} index · " + ("truncated" if pack.truncated else "nothing cut")
-    )

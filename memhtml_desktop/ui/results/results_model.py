@@ -422,7 +422,7 @@ class ResultsModel(QAbstractTableModel):
                     f"{palette.ARM_TITLES.get(arm, arm)} \u2014 weight {self._profile.weight(arm):g} "
                     f"({self._profile.name} ranking)\n"
                     f"{palette.ARM_HELP.get(arm, '')}\n"
-                    f"The cell is this arm's rank for the hit; it adds weight/(rank+{self._profile.rrf_k}) to the score. "
+                    f"The cell is this arm's rank for the hit; it adds {self._profile.contribution_rule(arm)} to the score. "
                     f"A dash: the arm did not rank the hit."
                 )
                 if arm in self._degraded:

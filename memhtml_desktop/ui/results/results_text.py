@@ -68,6 +68,10 @@ def arm_tooltip(arm: str, score, k: int) -> str:
         return (f"{title}: rank {score.rank}, not counted: the memory neither holds every query word nor "
                 f"reaches the relevance floor, so recency and salience do not lift it"
                 + (f"\nraw signal: {raw_text(score.raw)}" if score.raw else ""))
+    if getattr(score, "norm", None) is not None:  # a convex fusion weighed its normalised score
+        return (f"{title}: rank {score.rank}, score {score.norm:.3f} of this query's best \u00d7 weight "
+                f"{score.weight:.3g} = {score.contribution:.4f}"
+                + (f"\nraw signal: {raw_text(score.raw)}" if score.raw else ""))
     return (
         f"{title}: rank {score.rank} \u00d7 weight {score.weight:g} \u2192 "
         f"{score.weight:g}/({score.rank}+{k}) = {score.contribution:.4f}"

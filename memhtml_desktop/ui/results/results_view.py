@@ -243,8 +243,8 @@ class ResultsView(QWidget):
         self.model.set_profile(profile)
         self.legend.setText(legend_html(profile))
         self.legend.setToolTip(f"One colour per arm ({profile.name} ranking). The bar's segments are each "
-                               f"arm's contribution weight/(rank+{profile.rrf_k}) to the fused score; "
-                               "\u00d7 is the arm's weight.")
+                               f"arm's contribution to the fused score (full text: {profile.contribution_rule('fts')}; "
+                               f"recency: {profile.contribution_rule('recency')}); \u00d7 is the arm's weight.")
         self._legend_width = self.legend.sizeHint().width()
         self._fit_header()
 

@@ -21,8 +21,9 @@ from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ui.session.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.workbench import jobs as J
+from memhtml_desktop.ui.workbench.shapes_tab import wire as wire_shapes
 
-LONG_KINDS = ("wb-run", "wb-compare", "wb-floor", "wb-crowders", "wb-unreachable")
+LONG_KINDS = ("wb-run", "wb-compare", "wb-floor", "wb-crowders", "wb-unreachable", "wb-shapes")
 
 
 class WorkbenchController(QObject):
@@ -38,6 +39,7 @@ class WorkbenchController(QObject):
     pin_dialog_opened = Signal(object)  # PinDialog
     floor_scanned = Signal(object)
     crowders_found = Signal(object)
+    shapes_compared = Signal(object)  # a workbench.shapes.ShapeReport
     unreachable_found = Signal(object)
     judged = Signal(object)  # the id of a recorded judgment (None: the setting is off)
     failed = Signal(str)
@@ -129,6 +131,7 @@ class WorkbenchController(QObject):
         w.judgments.discard_requested.connect(lambda j: self._decide(j, accept=False))
         w.judgments.set_enabled(self.judgments_on)
         w.compare.set_query(self.ctx.session.query)
+        wire_shapes(self, w)
 
     def refresh(self) -> None:
         """List sets, configurations, history and judgments again."""

@@ -6,7 +6,7 @@
 A defaults to `memhtml` (what an agent on memhtml receives) and B to `default` (this app's), so
 the first comparison a curator sees is the agent's against ours. Every action is a signal the
 controller turns into a job; the window does no I/O. Keyboard: Ctrl+Enter runs, Ctrl+Shift+Enter
-compares, Esc cancels a run (a second Esc closes), Ctrl+PgUp/PgDn and Alt+1..7 switch tabs.
+compares, Esc cancels a run (a second Esc closes), Ctrl+PgUp/PgDn and Alt+1..8 switch tabs.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from memhtml_desktop.ui.workbench.judgments_tab import JudgmentsTab
 from memhtml_desktop.ui.workbench.models import config_color
 from memhtml_desktop.ui.workbench.optimizer_tab import OptimizerTab
 from memhtml_desktop.ui.workbench.probes_tab import ProbesTab
+from memhtml_desktop.ui.workbench.shapes_tab import ShapesTab
 
 DRAFT_SUFFIX = " (draft)"
 
@@ -88,14 +89,15 @@ class WorkbenchWindow(QDialog):
         self.probes, self.compare = ProbesTab(self), CompareTab(self)
         self.configs, self.history = ConfigEditor(self), HistoryTab(self)
         self.optimizer, self.diagnostics, self.judgments = OptimizerTab(self), DiagnosticsTab(self), JudgmentsTab(self)
+        self.shapes = ShapesTab(self)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("workbenchTabs")
         self.tabs.setDocumentMode(True)
         for i, (tab, title) in enumerate(((self.probes, "Probes"), (self.compare, "Side by side"),
                                           (self.configs, "Configurations"), (self.history, "History"),
                                           (self.optimizer, "Optimizer"), (self.diagnostics, "Diagnostics"),
-                                          (self.judgments, "Judgments")), start=1):
-            # Tabs answer to Alt+1..7 (said in their tooltips), leaving the letters to the buttons and fields.
+                                          (self.judgments, "Judgments"), (self.shapes, "Shapes")), start=1):
+            # Tabs answer to Alt+1..8 (said in their tooltips), leaving the letters to the buttons and fields.
             self.tabs.addTab(tab, title)
             self.tabs.setTabToolTip(self.tabs.count() - 1, f"{title} (Alt+{i})")
             QShortcut(QKeySequence(f"Alt+{i}"), self, lambda t=tab: self.tabs.setCurrentWidget(t))

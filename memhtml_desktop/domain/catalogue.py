@@ -1,0 +1,247 @@
+"""Progressive disclosure (seed 003, 6.3): a catalogue of the top k, then expanding one or two.
+
+The catalogue gives, per candidate, only a pointer, its title, its one-line summary (the claim) and
+what expanding it would cost: no body text. Expanding one memory gives its body, its neighbours
+(authored links, backlinks, the supersession chain) and its evidence chain (the `<cite>` and
+`<q cite>` sources), with that call's cost. The agent pays O(catalogue + a few) instead of
+O(everything), on one condition the seed states: the catalogue must tell the candidates apart.
+Two entries with the same title and summary cannot be chosen between without expanding both, so
+they are a finding (`Catalogue.indistinct`).
+
+Costs are UTF-16 code units of exactly the text handed over, like the recall fold's. Under a budget
+the catalogue spends its lines in rank order; a line that does not fit is left out whole (never cut)
+and the next, shorter one may still fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from memhtml_desktop.domain.disclosure import _attr, _escape, utf16_len
+from memhtml_desktop.domain.types import Scope
+
+
+def one_line(text: str) -> str:
+    """Whitespace (newlines included) collapsed to single spaces: the claim whole, on one line."""
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """An authored edge touching the expanded memory. `direction`: "out" (a link), "in" (a backlink)."""
+
+    rel: str
+    direction: str
+    path: str
+    title: str = ""
+    exists: bool = True
+    archived: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rel": self.rel, "direction": self.direction, "path": self.path, "title": self.title,
+                "exists": self.exists, "archived": self.archived}
+
+
+@dataclass(frozen=True)
+class Version:
+    """One memory of the supersession chain. `step`: -n is n versions older, +n newer."""
+
+    path: str
+    title: str
+    step: int
+    archived: bool = False
+    exists: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "title": self.title, "step": self.step, "archived": self.archived,
+                "exists": self.exists}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A source the memory cites: the cited text, the `q`'s `cite` href, and the memory it names."""
+
+    text: str
+    href: str | None = None
+    path: str | None = None  # the store memory the href points at, when it points at one
+    title: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "href": self.href, "path": self.path, "title": self.title}
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """What an expand call returns for one memory, and what it costs (`cost` = len(`text`))."""
+
+    path: str
+    title: str
+    memory_type: str
+    body: str
+    neighbours: tuple[Neighbour, ...] = ()
+    chain: tuple[Version, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return render_expansion(self)
+
+    @property
+    def cost(self) -> int:
+        return utf16_len(self.text)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "title": self.title, "memory_type": self.memory_type, "body": self.body,
+                "neighbours": [n.to_json() for n in self.neighbours], "chain": [v.to_json() for v in self.chain],
+                "evidence": [e.to_json() for e in self.evidence], "cost": self.cost, "text": self.text}
+
+
+def render_expansion(e: Expansion) -> str:
+    """The expansion as handed to the agent: the body, then neighbours, chain and evidence (each
+    section only when it has something). Escaped like the recall pack, so a stored tag stays text."""
+    lines = [f'<memory path="{_attr(e.path)}" type="{_attr(e.memory_type)}" title="{_attr(e.title)}" '
+             'source="stored memory, may be stale">', _escape(e.body), "</memory>"]
+    if e.neighbours:
+        lines.append("<neighbours>")
+        lines.extend(f'<link rel="{_attr(n.rel)}" dir="{n.direction}" path="{_attr(n.path)}" title="{_attr(n.title)}"/>'
+                     for n in e.neighbours)
+        lines.append("</neighbours>")
+    if len(e.chain) > 1:
+        lines.append("<supersession>")
+        lines.extend(f'<version step="{v.step}" path="{_attr(v.path)}" title="{_attr(v.title)}"'
+                     + (' archived="yes"' if v.archived else "") + "/>" for v in e.chain)
+        lines.append("</supersession>")
+    if e.evidence:
+        lines.append("<evidence>")
+        for source in e.evidence:
+            attrs = (f' href="{_attr(source.href)}"' if source.href else "") + (
+                f' path="{_attr(source.path)}"' if source.path else "")
+            lines.append(f"<source{attrs}>{_escape(source.text)}</source>")
+        lines.append("</evidence>")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """One candidate as the catalogue lists it. `line` is exactly what the agent reads; `listed`
+    is False when the budget left it out (whole: a line is never cut)."""
+
+    rank: int
+    path: str
+    title: str
+    summary: str
+    memory_type: str
+    expand_cost: int
+    listed: bool = True
+
+    @property
+    def line(self) -> str:
+        head = f"{self.rank}. {self.path} — {self.title}" if self.title else f"{self.rank}. {self.path}"
+        return f"{head}: {self.summary} [expand: {self.expand_cost} chars]" if self.summary else \
+            f"{head} [expand: {self.expand_cost} chars]"
+
+    @property
+    def cost(self) -> int:
+        return utf16_len(self.line)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rank": self.rank, "path": self.path, "title": self.title, "summary": self.summary,
+                "memory_type": self.memory_type, "cost": self.cost, "expand_cost": self.expand_cost,
+                "listed": self.listed, "line": self.line}
+
+
+def _key(entry: CatalogueEntry) -> tuple[str, str]:
+    return one_line(entry.title).casefold(), one_line(entry.summary).casefold()
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    query: str
+    scope: Scope
+    k: int
+    budget: int
+    entries: tuple[CatalogueEntry, ...]
+    degraded_reasons: tuple[str, ...] = ()
+    ranking: str = "default"
+    question: str = ""  # "specific" or "vague" (see `question_kind`), "" without words
+    question_why: str = ""
+    elapsed_ms: float = field(default=0.0, compare=False)
+
+    @property
+    def listed(self) -> tuple[CatalogueEntry, ...]:
+        return tuple(e for e in self.entries if e.listed)
+
+    @property
+    def cost(self) -> int:
+        """The catalogue call: every listed line, with its newline."""
+        return sum(e.cost + 1 for e in self.listed)
+
+    @property
+    def dropped(self) -> int:
+        return len(self.entries) - len(self.listed)
+
+    def with_expansions(self, n: int) -> int:
+        """The catalogue plus expanding its first `n` listed entries (what the seed's caller pays)."""
+        return self.cost + sum(e.expand_cost for e in self.listed[: max(0, n)])
+
+    @property
+    def smallest_line(self) -> int | None:
+        return min((e.cost + 1 for e in self.entries), default=None)
+
+    @property
+    def does_not_fit(self) -> bool:
+        return self.smallest_line is not None and self.budget < self.smallest_line
+
+    @property
+    def indistinct(self) -> tuple[tuple[str, ...], ...]:
+        """Groups of entries (paths, rank order) whose title and summary read the same: the catalogue
+        cannot tell them apart, so choosing one means expanding them all."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for e in self.entries:
+            groups.setdefault(_key(e), []).append(e.path)
+        return tuple(tuple(paths) for paths in groups.values() if len(paths) > 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "shape": "catalog", "query": self.query, "ranking": self.ranking, "scope": self.scope.to_json(),
+            "k": self.k, "budget": self.budget, "cost": self.cost, "dropped": self.dropped,
+            "does_not_fit": self.does_not_fit, "smallest_line": self.smallest_line,
+            "with_first_expanded": self.with_expansions(1), "with_two_expanded": self.with_expansions(2),
+            "question": self.question, "question_why": self.question_why,
+            "indistinct": [list(g) for g in self.indistinct], "degraded_reasons": list(self.degraded_reasons),
+            "entries": [e.to_json() for e in self.entries],
+        }
+
+
+def list_within(entries: Sequence[CatalogueEntry], budget: int) -> tuple[CatalogueEntry, ...]:
+    """Mark which lines the budget lists, in rank order, skipping a line that does not fit whole."""
+    spent, out = 0, []
+    for e in entries:
+        fits = spent + e.cost + 1 <= budget
+        spent += e.cost + 1 if fits else 0
+        out.append(CatalogueEntry(e.rank, e.path, e.title, e.summary, e.memory_type, e.expand_cost, fits))
+    return tuple(out)
+
+
+def question_kind(form: str | None, count: int, k: int) -> tuple[str, str]:
+    """How determinate the question is, read off the lexical arm: "specific" when every word of it
+    is held by no more memories than the catalogue lists; "vague" otherwise. The seed's rule:
+    direct recall is cheaper for a specific question, catalogue plus expansion for a vague one."""
+    if form is None:
+        return "", "no words to match"
+    if form == "all" and 0 < count <= k:
+        return "specific", f"every word is in {count} {'memory' if count == 1 else 'memories'}"
+    if form == "all":
+        return "vague", f"every word is in {count:,} memories, more than the {k} listed"
+    return "vague", "no memory holds every word"
+
+
+def render_catalogue_text(cat: Catalogue) -> str:
+    lines = [f'<catalog query="{_attr(cat.query)}" k="{cat.k}">']
+    lines.extend(_escape(e.line) for e in cat.listed)
+    lines.append("</catalog>")
+    note = "does not fit: the budget is below the shortest line" if cat.does_not_fit else ""
+    lines.append(f"ledger: budget {cat.budget}, spent {cat.cost}, listed {len(cat.listed)}, dropped {cat.dropped}"
+                 + (f"; {note}" if note else ""))
+    return "\n".join(lines)

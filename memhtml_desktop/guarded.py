@@ -1,0 +1,119 @@
+"""One way to read a file the app did not write: the guard every read of a store file goes through.
+
+Agents write these trees, and a committed file can be anything: a symbolic link to `/etc/passwd`
+or to a secret (which a read-modify-commit would then copy into the repository the user pushes),
+a link to `/dev/zero` (which a plain `read()` never finishes), a FIFO (whose `open()` blocks until
+a writer appears), a 60 GB file. So a read here:
+
+* resolves the path and refuses one whose target lies outside `root` (every component counts:
+  `probes/x.jsonl` inside a linked folder that leads out is refused too);
+* opens with `O_NOFOLLOW | O_NONBLOCK` (a link swapped in after the check fails the open; a FIFO
+  swapped in does not block it) and checks what was opened with `fstat`: regular files only;
+* reads at most `cap + 1` bytes and refuses a larger file, naming its size and the cap.
+
+Memory files (`index/scanner.read_bytes`), probe sets and configurations under `.memhtml-desktop/`,
+the state sidecar and the files the write core edits all read through `read_guarded`.
+`Unreadable` carries a sentence for the user; a file that is simply absent raises
+`FileNotFoundError` as `open()` would, so callers keep their "no such file" branch.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as _stat
+from pathlib import Path
+
+#: The cap for small files the app reads whole from a store (probe sets, configurations, the
+#: sidecar): far above any real one (a 10,000-probe set is ~2 MB), far below what would hurt.
+SMALL_FILE_CAP = 16 * 1024 * 1024
+
+
+class Unreadable(ValueError):
+    """A store file the guard refused (outside the store, not a regular file, too large)."""
+
+
+class TooLarge(Unreadable):
+    """A file over the cap; `size` is what it holds (at least what was read), `cap` the limit."""
+
+    def __init__(self, message: str, size: int, cap: int) -> None:
+        super().__init__(message)
+        self.size = size
+        self.cap = cap
+
+
+def inside(root_real: str, target: str) -> bool:
+    return target == root_real or target.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def resolve_within(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> str | None:
+    """The real file `path` (relative to `root`, '/'-separated, or absolute) names, or None when
+    any component leads out of `root`."""
+    full = os.path.join(os.fspath(root), os.fspath(path))
+    target = os.path.realpath(full)
+    return target if inside(os.path.realpath(root), target) else None
+
+
+def _size_text(size: int) -> str:
+    if size >= 1_048_576:
+        return f"{size / 1_048_576:.1f} MB"
+    return f"{size:,} bytes"
+
+
+def read_guarded(
+    file: str | os.PathLike[str],
+    *,
+    root: str | os.PathLike[str] | None = None,
+    cap: int = SMALL_FILE_CAP,
+    what: str = "file",
+) -> bytes:
+    """The bytes of `file`, read through the guard (see the module docstring).
+
+    `root`: the file must resolve inside it (None: a file the user named on the command line,
+    which may live anywhere, but is still a regular file under the cap). Raises Unreadable with
+    the reason, FileNotFoundError when there is no file, OSError for anything else the OS says.
+    """
+    if root is not None:
+        target = resolve_within(root, file)
+        if target is None:
+            raise Unreadable(f"{what} is a symbolic link (or inside a linked folder) that leads out of the store; not read")
+    else:
+        target = os.fspath(file)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if root is not None:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(target, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Unreadable(f"{what} was replaced by a symbolic link while it was being read; not read") from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if not _stat.S_ISREG(st.st_mode):
+            kind = "a FIFO" if _stat.S_ISFIFO(st.st_mode) else "a device" if (
+                _stat.S_ISCHR(st.st_mode) or _stat.S_ISBLK(st.st_mode)) else "a directory" if (
+                _stat.S_ISDIR(st.st_mode)) else "not a regular file"  # fmt: skip
+            raise Unreadable(f"{what} is {kind}, not a regular file; not read")
+        if st.st_size > cap:
+            raise TooLarge(f"{what} is {_size_text(st.st_size)}; files over {_size_text(cap)} are not read",
+                           st.st_size, cap)
+        data = handle.read(cap + 1)
+    if len(data) > cap:
+        size = max(st.st_size, len(data))
+        raise TooLarge(f"{what} is over {_size_text(cap)} (it grew while being read); not read", size, cap)
+    return data
+
+
+def is_regular_inside(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """True when `path` is a regular file (not a link) whose real path lies inside `root`: what
+    a listing of store files offers (a `probes/*.jsonl` that is a link out is not a probe set)."""
+    full = Path(root) / path
+    try:
+        st = os.lstat(full)
+    except OSError:
+        return False
+    if _stat.S_ISLNK(st.st_mode):
+        target = resolve_within(root, path)
+        return target is not None and os.path.isfile(target)
+    return _stat.S_ISREG(st.st_mode) and resolve_within(root, path) is not None

@@ -1,0 +1,95 @@
+"""The other pack shapes over a store: quota ledgers, the catalogue, expand, and all of them at once.
+
+Each is built on the calls the window and the CLI already make, as they are: the quota pack folds
+the very candidates `Store.recall` folds (its pool, in its order: the pack's memories, then its
+arcs, so a synthesis never outranks the evidence it summarises), plus the resident ledgers' own
+memories; the catalogue lists `Store.search`'s page of k. Only the facts those calls do not return
+are read here (index/shape_reads.py), and nothing is written: no shape counts as a read.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from memhtml_desktop.domain.catalogue import Catalogue, CatalogueEntry, list_within, one_line, question_kind
+from memhtml_desktop.domain.disclosure import smallest_capsule
+from memhtml_desktop.domain.quotas import SEED, LedgerMap, QuotaCandidate, QuotaPack, fold_quotas
+from memhtml_desktop.domain.ranking import RankingProfile
+from memhtml_desktop.domain.shapes import ShapeComparison, costs
+from memhtml_desktop.domain.types import RecallPack, Scope, SearchResult
+from memhtml_desktop.index import shape_reads
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.store import Store
+
+CATALOGUE_K = 10
+
+
+def _pool_ranks(pack: RecallPack) -> dict[str, int]:
+    order = [i.path for i in pack.memories.items] + [i.path for i in pack.arcs.items]
+    return {path: rank for rank, path in enumerate(order, start=1)}
+
+
+def quotas_from(store: "Store", pack: RecallPack, budget: int, ledger_map: LedgerMap,
+                profile: RankingProfile) -> tuple[QuotaPack, list[QuotaCandidate]]:
+    """Fold `pack`'s candidates and the resident ledgers into four ledgers under `budget`; also
+    the pool's candidates, in the pack's order."""
+    conn = store.reader()
+    ranks = _pool_ranks(pack)
+    with conn:  # one snapshot for the pool's facts and the resident memories
+        found = shape_reads.candidates(conn, list(ranks), ranks)
+        resident, totals = shape_reads.resident(conn, pack.scope, ledger_map, cache_key=str(store.index_path))
+    pool = [found[p] for p in ranks if p in found]
+    folded = fold_quotas(pack.query, pool, resident, totals, budget, ledger_map, max_per_entity=profile.max_per_entity,
+                         scope=pack.scope, degraded_reasons=pack.degraded_reasons, ranking=pack.ranking)
+    return folded, pool
+
+
+def quota_pack(store: "Store", query: str, scope: Scope | None, *, budget: int | None, limit: int,
+               ranking: RankingProfile | None, ledgers: LedgerMap | None) -> QuotaPack:
+    started = time.perf_counter()
+    profile = ranking or store.ranking
+    budget = profile.recall_budget if budget is None else max(0, int(budget))
+    pack = store.recall(query, scope, budget=budget, limit=limit, ranking=profile)
+    out, _ = quotas_from(store, pack, budget, ledgers or SEED, profile)
+    return replace(out, elapsed_ms=(time.perf_counter() - started) * 1000)
+
+
+def catalogue_from(store: "Store", result: SearchResult, *, k: int, budget: int) -> Catalogue:
+    """The catalogue of a search page: each hit's line and what expanding it costs, under `budget`."""
+    paths = [h.path for h in result.hits]
+    expanded = shape_reads.expansions(store.reader(), paths)
+    entries = [
+        CatalogueEntry(rank, h.path, one_line(h.title), one_line(h.gist), h.memory_type,
+                       expanded[h.path].cost if h.path in expanded else 0)
+        for rank, h in enumerate(result.hits, start=1)
+    ]
+    kind, why = question_kind(result.matches.form, result.matches.count, k)
+    return Catalogue(result.query, result.scope, k, max(0, int(budget)), list_within(entries, budget),
+                     result.degraded_reasons, result.ranking, kind, why)
+
+
+def catalogue(store: "Store", query: str, scope: Scope | None, *, k: int, budget: int | None,
+              ranking: RankingProfile | None) -> Catalogue:
+    started = time.perf_counter()
+    profile = ranking or store.ranking
+    budget = profile.recall_budget if budget is None else max(0, int(budget))
+    result = store.search(query, scope, limit=k, ranking=profile)
+    out = catalogue_from(store, result, k=k, budget=budget)
+    return replace(out, elapsed_ms=(time.perf_counter() - started) * 1000)
+
+
+def compare(store: "Store", query: str, scope: Scope | None, *, budget: int | None, limit: int, k: int,
+            ranking: RankingProfile | None, ledgers: LedgerMap | None) -> ShapeComparison:
+    """Every shape for one query and budget: one recall (memhtml's pack and the quota ledgers fold
+    the same candidates) and one search (the catalogue), then the costs side by side."""
+    profile = ranking or store.ranking
+    budget = profile.recall_budget if budget is None else max(0, int(budget))
+    pack = store.recall(query, scope, budget=budget, limit=limit, ranking=profile)
+    quotas, pool = quotas_from(store, pack, budget, ledgers or SEED, profile)
+    cat = catalogue_from(store, store.search(query, scope, limit=k, ranking=profile), k=k, budget=budget)
+    memories = {i.path for i in pack.memories.items}
+    smallest = smallest_capsule([c.fold for c in pool if c.path in memories])
+    return ShapeComparison(pack.query, budget, pack, quotas, cat, costs(pack, quotas, cat, smallest=smallest))
