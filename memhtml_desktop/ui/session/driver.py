@@ -22,8 +22,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from memhtml_desktop.ui.session.changes import StoreChange
-from memhtml_desktop.ui.session.jobs import PoolJob, SearchJob
+from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.jobs import PoolJob, SearchJob
 from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.ui.session.search import SearchSession
 

@@ -1,6 +1,6 @@
 """Work off the GUI thread: a runner over two thread pools.
 
-Every Store call the window makes is a typed job (`ui/session/jobs.py`) handed to `Runner.run`,
+Every Store call the window makes is a typed job (`ops/jobs.py`) handed to `Runner.run`,
 which runs its `run(store, cancelled, progress)` on a pool thread, calls its success or failure
 handler back on the GUI thread, then announces the StoreChange the job made on `StoreEvents`.
 Underneath, `Runner.submit` takes a plain function `fn(cancelled, progress) -> value`;
@@ -32,8 +32,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from memhtml_desktop.threads import lower_thread_priority
-from memhtml_desktop.ui.session.changes import StoreChange
-from memhtml_desktop.ui.session.jobs import Cancelled, Job
+from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.jobs import Cancelled, Job
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +140,7 @@ class _Job(QRunnable):
 
 
 class StoreEvents(QObject):
-    """The one "store changed" signal every pane listens to (see ui/session/changes.py)."""
+    """The one "store changed" signal every pane listens to (see ops/changes.py)."""
 
     changed = Signal(object)  # StoreChange
 

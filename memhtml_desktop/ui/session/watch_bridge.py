@@ -25,8 +25,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from memhtml_desktop.ui.session.changes import StoreChange
-from memhtml_desktop.ui.session.jobs import CallJob, ReconcileJob
+from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.jobs import CallJob, ReconcileJob
 from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.watch.status import STARTING, STOPPED, BatchSummary, WatchStatus
 

@@ -18,9 +18,9 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from memhtml_desktop.ui.kit.row_actions import RowAction
-from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ui.workbench import jobs as J
+from memhtml_desktop.ops import workbench as J
 from memhtml_desktop.ui.workbench.shapes_tab import wire as wire_shapes
 
 LONG_KINDS = ("wb-run", "wb-compare", "wb-floor", "wb-crowders", "wb-unreachable", "wb-shapes")

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memhtml_desktop.ui.workbench.jobs import SetTaskJob
+from memhtml_desktop.ops.workbench import SetTaskJob
 
 SHAPE_NAMES = {"memhtml": "memhtml's pack", "quotas": "Quota ledgers", "catalog+1": "Catalogue + expand #1",
                "catalog+2": "Catalogue + expand #1–2", "catalog+pick": "Catalogue + expand the target"}

@@ -18,8 +18,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from memhtml_desktop.ui.session.curators import curator_for
-from memhtml_desktop.ui.session.jobs import Cancelled, Job, check
+from memhtml_desktop.ops.curators import curator_for
+from memhtml_desktop.ops.jobs import Cancelled, Job, check
 
 LONG_POOL = "workbench"
 """The long reads (a run, a comparison, the optimizer, the scans) take turns on a one-thread pool

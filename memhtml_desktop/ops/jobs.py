@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from memhtml_desktop.domain.results import FilterCounts, FusedPool, MemoryRef, WhyNot
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.html.render import render_safe_html
-from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ops.changes import StoreChange
 
 T = TypeVar("T")
 Cancelled_ = Callable[[], bool]

@@ -17,9 +17,9 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
-from memhtml_desktop.ui.session.changes import StoreChange
-from memhtml_desktop.ui.session.curators import curator_for
-from memhtml_desktop.ui.session.jobs import Job, check
+from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.curators import curator_for
+from memhtml_desktop.ops.jobs import Job, check
 from memhtml_desktop.write.errors import Stale, WriteError
 
 T = TypeVar("T")
