@@ -109,6 +109,7 @@ class SetTaskJob(WbJob):
     progress and can be cancelled (`task`), on the workbench's own one-thread pool."""
 
     pool: ClassVar[str] = LONG_POOL
+    process: ClassVar[bool] = True
     set_name: str = ""
 
     def run(self, store, cancelled, progress) -> Any:
@@ -210,6 +211,7 @@ class CrowdersJob(SetTaskJob):
 class UnreachableJob(WbJob):
     kind: ClassVar[str] = "wb-unreachable"
     pool: ClassVar[str] = LONG_POOL
+    process: ClassVar[bool] = True
     config: Any = None
     sample: int | None = 500
 

@@ -81,13 +81,20 @@ class WatchBridge(QObject):
             return
         self._on_status(self._status)
         if self.enabled:
-            from memhtml_desktop.watch.watcher import Watcher
-
-            self.watcher = Watcher(self.store, on_status=self._status_from_thread.emit,
-                                   on_batch=self._batch_from_thread.emit, **self.watcher_options)
-            self.watcher.start()
+            self._start_watcher()
             return
         self._reconcile_once()
+
+    def _start_watcher(self) -> None:
+        """The watcher runs in a child process of its own (ops/watch_process.py) when the runner
+        runs heavy work in processes, so no index pass shares the GUI thread's GIL."""
+        if self.runner.processes:
+            from memhtml_desktop.ops.watch_process import ProcessWatcher as Watcher
+        else:
+            from memhtml_desktop.watch.watcher import Watcher
+        self.watcher = Watcher(self.store, on_status=self._status_from_thread.emit,
+                               on_batch=self._batch_from_thread.emit, **self.watcher_options)
+        self.watcher.start()
 
     def _reconcile_once(self) -> None:
         started = time.perf_counter()
@@ -108,6 +115,10 @@ class WatchBridge(QObject):
 
     def reconcile_now(self) -> None:
         """File → Re-index: a full comparison, by the watcher when one runs (watching goes on)."""
+        if self.watcher is not None and not self.watcher.running and not self._stopped:
+            self.watcher.stop(1.0)  # its process died (the status said so): asking again starts another
+            self._start_watcher()
+            return
         if self.watcher is not None:
             self.watcher.request_reconcile("asked for")
             return
