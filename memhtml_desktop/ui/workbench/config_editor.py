@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from memhtml_desktop.domain.configs import ConfigError, Configuration, configuration_text, parse_configuration
 from memhtml_desktop.domain.ranking import FTS_FORMS, PROFILES, PerEmbedder
 from memhtml_desktop.ui.kit import palette
-from memhtml_desktop.workbench.locations import BadName, check_name
+from memhtml_desktop.workbench import BadName, check_name
 
 ARMS = ("fts", "vector", "recency", "salience")
 
