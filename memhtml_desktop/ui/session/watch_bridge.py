@@ -146,6 +146,8 @@ class WatchBridge(QObject):
             return
         self._status = status
         self.status_changed.emit(status)
+        if status.mode == STOPPED and self.watcher is not None and not self.watcher.running and not self._stopped:
+            self.failed.emit(status.reason)  # its process died: the status bar says so, F5 starts another
 
     @Slot(object)
     def _on_batch(self, summary: BatchSummary) -> None:
