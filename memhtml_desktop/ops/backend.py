@@ -31,6 +31,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -106,11 +107,12 @@ _CONTEXT_LOCK = threading.Lock()
 
 
 def context() -> Any:
-    """The multiprocessing context children start from: forkserver (Linux), else spawn."""
+    """The multiprocessing context children start from: forkserver (Linux), else spawn (and spawn in
+    a frozen app, whose children are the app's own executable: packaging/entry.py's freeze_support)."""
     global _CONTEXT
     with _CONTEXT_LOCK:
         if _CONTEXT is None:
-            if "forkserver" in multiprocessing.get_all_start_methods():
+            if "forkserver" in multiprocessing.get_all_start_methods() and not getattr(sys, "frozen", False):
                 _CONTEXT = multiprocessing.get_context("forkserver")
                 _CONTEXT.set_forkserver_preload(list(PRELOAD))
             else:
