@@ -105,7 +105,7 @@ def prepare(base: Path, count: int, probes: int) -> Path:
     return root
 
 
-def one_round(root: Path, edits: int, seed: int, loaders: int) -> dict:
+def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: float = 1800.0) -> dict:
     import random
 
     from heartbeat_bench import Control, run_loop
@@ -138,7 +138,7 @@ def one_round(root: Path, edits: int, seed: int, loaders: int) -> dict:
             return (status is not None and status.mode in ("live", "polling") and not status.busy
                     and not status.queue_depth and not window.runner.is_busy() and not window.driver.pending())
 
-        def phase(name: str, act, until, timeout_s: float = 1800.0) -> None:
+        def phase(name: str, act, until, timeout_s: float = phase_timeout) -> None:
             wall0, t0 = time.time(), time.perf_counter()
             beat.phase = name
             act()
@@ -147,7 +147,8 @@ def one_round(root: Path, edits: int, seed: int, loaders: int) -> dict:
             control.spans.append((name, wall0, time.time()))
             figures[name] = {**beat.row(name), "took_s": round(time.perf_counter() - t0, 1), "finished": ok}
             print(f"  {name:14} longest gap {figures[name]['longest_ms']:6.1f} ms, p99 {figures[name]['p99_ms']:5.1f} ms, "
-                  f"{figures[name]['over_50']} over 50 ms, took {figures[name]['took_s']} s; "
+                  f"{figures[name]['over_50']} over 50 ms, took {figures[name]['took_s']} s"
+                  f"{'' if ok else ' (not finished)'}; "
                   f"load {os.getloadavg()[0]:.1f}", flush=True)
             run_loop(300)
 
@@ -205,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--checkout", type=Path, help="run this checkout's code (default: this one)")
+    parser.add_argument("--phase-timeout", type=float, default=1800.0,
+                        help="seconds a phase may take before the next starts (its figures say finished: false)")
     args = parser.parse_args(argv)
     for key, value in (("GIT_AUTHOR_NAME", "gaps bench"), ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
                        ("GIT_COMMITTER_NAME", "gaps bench"), ("GIT_COMMITTER_EMAIL", "bench@example.invalid")):
@@ -217,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     rounds = []
     for n in range(args.rounds):
         print(f"round {n + 1}", flush=True)
-        rounds.append(one_round(root, args.edits, args.seed + n, args.load))
+        rounds.append(one_round(root, args.edits, args.seed + n, args.load, args.phase_timeout))
     phases = [k for k, v in rounds[0].items() if isinstance(v, dict)]
     worst = {p: max(r[p]["longest_ms"] for r in rounds) for p in phases}
     print(json.dumps({"checkout": str(CHECKOUT), "head": head, "load_processes": args.load, "worst_longest_ms": worst,
