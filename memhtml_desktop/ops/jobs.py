@@ -341,8 +341,8 @@ class VerifyJob(Job[bool]):
     """A full integrity check; damage is moved aside and rebuilt by the store (a change of everything)."""
 
     kind: ClassVar[str] = "verify"
-    writer: ClassVar[bool] = True
-    process: ClassVar[bool] = True
+    writer: ClassVar[bool] = True  # stays on the writer thread: SQLite's check runs without the GIL, and
+    # its rebuild of a damaged index must take turns with this process's own index passes (Store._write_lock)
 
     def run(self, store, cancelled, progress) -> bool:
         return store.verify()
