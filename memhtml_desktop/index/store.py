@@ -47,6 +47,7 @@ from memhtml_desktop.index.indexer import Indexer, IndexReport
 from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
 from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the door: `import_state` raises it)
 from memhtml_desktop.index.retrieval import Retriever
+from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.vectors import CACHE
 
 log = logging.getLogger(__name__)
@@ -185,6 +186,7 @@ class Store:
         self.notices.append(notice)
         self._generation += 1  # every thread reopens on its next use
         CACHE.clear()
+        SALIENCE.clear()
 
     def _open(self) -> dbmod.Connection:
         conn = dbmod.open_index(
