@@ -15,11 +15,13 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 
-def write_atomically(target: str | os.PathLike[str], data: bytes) -> Path:
-    """Replace `target` with `data` atomically (see the module docstring); returns the path."""
+def write_atomically(target: str | os.PathLike[str], data: bytes | Iterable[bytes]) -> Path:
+    """Replace `target` with `data` (bytes, or byte chunks written one by one) atomically (see the
+    module docstring); returns the path."""
     target = Path(target)
     directory = target.parent if str(target.parent) else Path(".")
     directory.mkdir(parents=True, exist_ok=True)
@@ -33,7 +35,10 @@ def write_atomically(target: str | os.PathLike[str], data: bytes) -> Path:
         with os.fdopen(fd, "wb") as handle:
             if mode is not None:
                 os.fchmod(handle.fileno(), mode)
-            handle.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                handle.write(data)
+            else:
+                handle.writelines(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, target)

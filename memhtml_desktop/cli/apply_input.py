@@ -9,12 +9,12 @@ failed render) are the batch's to report op by op.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from typing import Any
 
 from memhtml_desktop.cli.memhtml_argv import Parsed, UsageError
+from memhtml_desktop.domain import safe_json
 from memhtml_desktop.write.errors import INVALID_FLAG, PATH_NOT_FOUND
 
 STRING_FIELDS = ("body", "article_html", "path", "workspace", "session_id", "prompt_id", "turn_uuid", "status", "due")
@@ -26,17 +26,40 @@ def _usage(message: str, code: str = INVALID_FLAG) -> UsageError:
     return UsageError(message, code, [SUGGESTION])
 
 
-def read_text(parsed: Parsed) -> str:
+def read_input(parsed: Parsed) -> bytes:
+    """The batch's bytes (decoded line by line, so a bad byte is reported with its line)."""
     source = parsed.get("file")
     if source is None and parsed.positionals and parsed.positionals[0] != "-":
         source = parsed.positionals[0]
     if source is None or source == "-":
-        return sys.stdin.read()
+        stream = getattr(sys.stdin, "buffer", None)
+        return stream.read() if stream is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
     try:
-        with open(source, encoding="utf-8") as handle:
+        with open(source, "rb") as handle:
             return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _usage(f"apply: cannot read {source}: {getattr(exc, 'strerror', None) or exc}", PATH_NOT_FOUND) from exc
+    except OSError as exc:
+        raise _usage(f"apply: cannot read {source}: {exc.strerror or exc}", PATH_NOT_FOUND) from exc
+
+
+def _lines(data: bytes):
+    """(line number, text) of every line; a line that is not UTF-8 is refused with its number."""
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _usage(f"apply: line {number}: not UTF-8 text (byte {exc.start + 1} of the line, "
+                         f"0x{raw[exc.start]:02x}); the batch is UTF-8 JSON lines") from None
+
+
+def _check_strings(obj: dict, line: int) -> None:
+    """A control character or an unpaired surrogate in any string of the op refuses the batch."""
+    from memhtml_desktop.write.text_rules import text_problem
+
+    for name, value in obj.items():
+        for text in value if isinstance(value, list) else [value]:
+            problem = text_problem(text) if isinstance(text, str) else None
+            if problem:
+                raise _usage(f"apply: line {line}: {name} {problem}")
 
 
 def _strings(value: Any, name: str, line: int) -> list[str]:
@@ -70,6 +93,7 @@ def decode_line(obj: Any, line: int, parsed: Parsed):
 
     if not isinstance(obj, dict):
         raise _usage(f"apply: line {line}: not a JSON object")
+    _check_strings(obj, line)
     if obj.get("op") != "write":
         raise _usage(f'apply: line {line}: op must be "write"')
     for name in ("title", "type"):
@@ -102,11 +126,11 @@ def read_batch(parsed: Parsed):
     from memhtml_desktop.write.batch import ApplyRequest
 
     ops = []
-    for number, line in enumerate(read_text(parsed).split("\n"), 1):
+    for number, line in _lines(read_input(parsed)):
         if line.strip() == "":
             continue
         try:
-            obj = json.loads(line)
+            obj = safe_json.loads(line)
         except ValueError as exc:
             raise _usage(
                 f"apply: line {number}: not valid JSON ({exc}). Every line is one complete JSON object; "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memhtml_desktop.cli.common import EXIT_OK, CliError, open_store, print_json, print_notices
+from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, CliError, open_store, print_json, print_notices
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
@@ -58,20 +58,23 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     store = open_store(args, recover=False)  # doctor reports an interrupted write; `doctor --fix` finishes it
     sound = store.verify()  # a full integrity check of the index; damage is moved aside and rebuilt
+    state = store.state_health()  # the state plane cannot be rebuilt: checked, never repaired here
     store.refresh()
     problems = store.problems()
     stats = store.stats()
     found = survey(store.root)  # interrupted writes, this app's temp files, git's locks, rows waiting to move
     print_notices(store)
     if args.json:
-        print_json({"index_sound": sound, "stats": stats, "problems": [p.to_json() for p in problems],
-                    **found.to_json()})  # fmt: skip
+        print_json({"index_sound": sound, "state": state.to_json(), "stats": stats,
+                    "problems": [p.to_json() for p in problems], **found.to_json()})  # fmt: skip
     else:
         print(f"index integrity: {'ok' if sound else 'damaged, moved aside and rebuilt'}")
+        for line in state.lines():
+            print(line)
         for line in found.lines(store.root):
             print(output.field(line))
         output.print_problems(problems, stats)
-    return EXIT_OK
+    return EXIT_OK if state.sound else EXIT_FAIL
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

@@ -272,6 +272,9 @@ def cmd_workbench_eval(args: argparse.Namespace) -> int:
         other = _configuration(workbench.files, args.compare, store.ranking)
         comparison = workbench.compare(probe_set, config, other, limit=args.limit, record=record)
         _report_problems(comparison.a.problems)
+        for run in (comparison.a, comparison.b):
+            if run.not_recorded:
+                print(f"memhtml-desktop: {run.not_recorded}", file=sys.stderr)
         if args.json:
             print_json(comparison.to_json())
         else:
@@ -285,18 +288,55 @@ def cmd_workbench_eval(args: argparse.Namespace) -> int:
             if not comparison.changes:
                 print("  no probe moved")
         return EXIT_OK
-    run = workbench.run(probe_set, config, limit=args.limit, record=record)
+    run = workbench.run(probe_set, config, limit=args.limit, record=record,
+                        progress=progress_line(len(probe_set.probes)))
     _report_problems(run.problems)
     if args.json:
-        print_json(run.to_json())
+        sys.stdout.writelines(run.json_chunks(indent=2))  # a verdict at a time: 100,000 probes, bounded memory
+        sys.stdout.write("\n")
     else:
         print(f"{run.config_name} on {probe_set.name} at {(run.head or 'no commit')[:12]} · embedder {run.embedder}")
         for v in run.verdicts:
             mark = "pass" if v.passed else "FAIL"
             why = f"  lost by {v.lost_by} to {v.lost_to}" if not v.passed and v.lost_by else ""
             print(f"  {mark} {str(v.rank or '-'):>3} {len(v.inverted):>2} inv  {v.query!r}{why}")
-        print(_figures_line(run) + ("" if not record else f" · recorded {run.id}"))
+        kept = " · not recorded" if run.not_recorded else (f" · recorded {run.id}" if record else "")
+        print(_figures_line(run) + kept)
+    if run.not_recorded:  # the results above stand; only the history lacks them
+        print(f"memhtml-desktop: {run.not_recorded}", file=sys.stderr)
     return EXIT_OK if not (args.check and run.figures.failed) else EXIT_FAIL
+
+
+PROGRESS_FROM = 2000
+"""A set this large (or any set on a terminal) prints its progress on stderr."""
+
+
+def progress_line(total: int):
+    """`progress(stage, done, total)` printing "eval: 12,000 of 100,000 probes (12%) · 45 s, about
+    5 min left" on stderr: rewritten in place on a terminal, one line per tenth otherwise; None when
+    the set is small and stderr is not a terminal."""
+    import time
+
+    tty = sys.stderr.isatty()
+    if total < PROGRESS_FROM and not tty:
+        return None
+    started = time.monotonic()
+    last = {"at": 0.0, "tenth": -1}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        tenth = done * 10 // max(total, 1)
+        if done < total and (now - last["at"] < 0.5 if tty else tenth == last["tenth"]):
+            return
+        last["at"], last["tenth"] = now, tenth
+        spent = now - started
+        left = spent * (total - done) / done if done else 0
+        eta = f", about {left / 60:.0f} min left" if left >= 90 else (f", about {left:.0f} s left" if done < total else "")
+        line = f"eval: {stage} {done:,} of {total:,} probes ({done * 100 // max(total, 1)}%) · {spent:.0f} s{eta}"
+        print(("\r" + line + ("\n" if done >= total else "")) if tty else line, end="" if tty else "\n",
+              file=sys.stderr, flush=True)
+
+    return progress
 
 
 def _figures_line(run) -> str:

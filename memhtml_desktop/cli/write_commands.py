@@ -94,14 +94,14 @@ def intercept(argv: list[str]) -> int | None:
         return fail(str(exc), exc.code, EXIT_USAGE, json_out, exc.suggestions)
     json_out = bool(parsed.globals.get("json"))
     handler = HANDLERS[parsed.verb.name]
-    from memhtml_desktop.write.errors import WriteError
+    from memhtml_desktop.write.errors import WriteError, suggestions_for
 
     try:
         result, notices = handler(parsed)
     except UsageError as exc:  # found while reading the input (apply's JSONL): still before any write
         return fail(str(exc), exc.code, EXIT_USAGE, json_out, exc.suggestions)
     except WriteError as exc:
-        return fail(str(exc), exc.code, EXIT_FAIL, json_out)
+        return fail(str(exc), exc.code, EXIT_FAIL, json_out, suggestions_for(exc.code))
     except CliError as exc:
         return fail(str(exc), "ERR_STORAGE", EXIT_FAIL, json_out)
     except OSError as exc:
@@ -117,6 +117,7 @@ def intercept(argv: list[str]) -> int | None:
 
 
 def fail(message: str, code: str, exit_code: int, json_out: bool, suggestions: list[str] | None = None) -> int:
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")  # a path from argv may hold a surrogate
     print(f"memhtml-desktop: {message}", file=sys.stderr)
     if json_out:
         print_json({"error": message, "code": code, "suggestions": suggestions or []})
@@ -136,9 +137,11 @@ def pinned_clock() -> Callable[[], _dt.datetime] | None:
     return lambda: moment
 
 
-def open_curator(options: dict[str, Any], *, refresh: bool = True):
+def open_curator(options: dict[str, Any], *, refresh: bool = True, defer_state: bool = False):
     """The Curator for the store the flags name. The repository is checked BEFORE the store is
-    opened, so a refusal (not a git repository, say) leaves nothing behind, not even `.memhtml/`."""
+    opened, so a refusal (not a git repository, say) leaves nothing behind, not even `.memhtml/`.
+    `defer_state`: a store never opened gets its state.db only once the write is known to happen
+    (`_run`); `state export`, `doctor --fix` and the others need the plane as it is, so they do not defer."""
     from memhtml_desktop.cli.common import settings_from
     from memhtml_desktop.settings import resolve_store
     from memhtml_desktop.write.curator import Curator
@@ -152,6 +155,8 @@ def open_curator(options: dict[str, Any], *, refresh: bool = True):
     check_repository(Git(root))
     clock = pinned_clock()
     store = open_store(namespace)
+    if defer_state:  # a refused write leaves nothing behind, not even state.db (docs/writing.md, case 44)
+        store.create_state = store.state_path.exists()
     if clock is not None:
         store.clock = clock
     if refresh:
@@ -160,7 +165,11 @@ def open_curator(options: dict[str, Any], *, refresh: bool = True):
 
 
 def _run(parsed: Parsed, request) -> tuple[dict[str, Any], list[str]]:
-    curator = open_curator(parsed.globals)
+    curator = open_curator(parsed.globals, defer_state=True)
+    if not curator.store.create_state:
+        curator.plan(request)  # a refusal raises here, before state.db exists
+        curator.store.create_state = True
+        curator.store.close_thread_connection()  # the next connection creates and attaches it
     applied = curator.run(request)
     return applied.result, [*applied.plan.notes, *applied.notices, *curator.store.notices]
 

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
+from memhtml_desktop.domain import safe_json
 from memhtml_desktop.domain.ranking import DEFAULT, PROFILES, PerEmbedder, RankingProfile, profile_named
 
 LIMITS: dict[str, tuple[float, float]] = {
@@ -120,7 +121,7 @@ def _validate(key: str, value: Any, base: RankingProfile, text: str, source: str
 def parse_configuration(text: str, *, source: str = "", name: str | None = None) -> Configuration:
     """A what-if file's configuration; ConfigError naming the file and line otherwise."""
     try:
-        data = json.loads(text)
+        data = safe_json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"not JSON ({exc.msg})", exc.lineno, source) from None
     if not isinstance(data, dict):

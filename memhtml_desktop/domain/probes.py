@@ -30,6 +30,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from memhtml_desktop.domain import safe_json
 from memhtml_desktop.domain.types import Scope
 
 SCOPE_KEYS = ("memory_types", "workspace", "tags", "entity", "facets", "include_archived", "as_of")
@@ -156,7 +157,7 @@ def _paths(value: Any, what: str, number: int) -> tuple[str, ...]:
 def parse_probe(line: str, number: int = 1) -> EvalProbe:
     """One probe line; ProbeFileError naming the line and the fault otherwise."""
     try:
-        data = json.loads(line)
+        data = safe_json.loads(line)
     except json.JSONDecodeError as exc:
         raise ProbeFileError(f"not JSON ({exc.msg}); a probe is one JSON object a line", number) from None
     if not isinstance(data, dict):
@@ -213,7 +214,7 @@ def read_probe_set(text: str, name: str = "") -> ProbeSet:
     stripped = text.lstrip("\ufeff").lstrip()
     if stripped.startswith("["):
         try:
-            items = json.loads(stripped)
+            items = safe_json.loads(stripped)
         except json.JSONDecodeError as exc:
             return ProbeSet(name, (), (ProbeProblem(exc.lineno, f"not a JSON array of probes ({exc.msg})", name),), name)
         lines = [(i, json.dumps(item)) for i, item in enumerate(items if isinstance(items, list) else [], start=1)]
@@ -235,12 +236,32 @@ def read_probe_set(text: str, name: str = "") -> ProbeSet:
     return ProbeSet(name, tuple(probes), tuple(problems), name)
 
 
+def read_probe_bytes(raw: bytes, name: str = "") -> ProbeSet:
+    """`read_probe_set` over a file's bytes: a line that is not UTF-8 is a problem naming it, and the
+    other lines still load (the whole set used to be refused for one bad byte)."""
+    try:
+        return read_probe_set(raw.decode("utf-8"), name)
+    except UnicodeDecodeError:
+        pass
+    lines: list[str] = []
+    problems: list[ProbeProblem] = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        try:
+            lines.append(line.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            problems.append(ProbeProblem(number, f"not UTF-8 text (byte {exc.start + 1} of the line); left out", name))
+            lines.append("")  # keeps the numbers of the lines after it
+    parsed = read_probe_set("\n".join(lines), name)
+    merged = tuple(sorted((*problems, *parsed.problems), key=lambda p: p.line))
+    return ProbeSet(parsed.name, parsed.probes, merged, name)
+
+
 def parse_probes(text: str) -> list[EvalProbe]:
     """Every probe in a JSON-lines text; ProbeFileError on the first bad line (strict)."""
     stripped = text.lstrip()
     if stripped.startswith("["):
         try:
-            items = json.loads(stripped)
+            items = safe_json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise ProbeFileError(f"not a JSON array of probes ({exc.msg})") from None
         return [parse_probe(json.dumps(item), i) for i, item in enumerate(items, start=1)]

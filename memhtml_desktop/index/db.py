@@ -246,13 +246,33 @@ def polling_busy_handler(timeout_ms: int = BUSY_TIMEOUT_MS):
 def configure(conn: apsw.Connection, *, readonly: bool = False) -> None:
     conn.set_busy_handler(polling_busy_handler())
     if not readonly:
-        conn.execute("PRAGMA journal_mode=WAL")
+        _enter_wal(conn)
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     # 32 MB of page cache: the default 2 MB cannot hold the files B-tree and its twelve indexes
     # for a 20,000-file store, and every insert then re-reads pages (measured ~15% of write CPU).
     conn.execute("PRAGMA cache_size=-32768")
     conn.execute("PRAGMA temp_store=MEMORY")
+
+
+def _enter_wal(conn: apsw.Connection, timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
+    """Switch to WAL, waiting out another connection that is creating the same file.
+
+    Moving a fresh file from the rollback journal to WAL needs an exclusive lock, and SQLite
+    reports that contention as SQLITE_BUSY at once, without asking the busy handler (it would
+    deadlock a reader otherwise). Two threads opening a new index at the same moment hit it:
+    the first-run window's prepare job and its first search did (CI run 27). Retry until the
+    other side's transaction ends.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000.0
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL").fetchall()
+            return
+        except apsw.BusyError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(BUSY_POLL_S * 5)
 
 
 _migrate_lock = threading.Lock()

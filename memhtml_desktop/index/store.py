@@ -664,6 +664,13 @@ class Store:
 
         return library_versions()
 
+    def state_health(self):
+        """`doctor`'s check of `.memhtml/state.db`: integrity and schema, read only (index/state_health.py)."""
+        from memhtml_desktop.data import migrations_dir
+        from memhtml_desktop.index.state_health import check_state
+
+        return check_state(self.state_path, migrations_dir() / "state")
+
     def stats(self) -> dict[str, Any]:
         from memhtml_desktop.index.listing import store_stats
 

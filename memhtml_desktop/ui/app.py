@@ -109,14 +109,45 @@ def merge_persisted(settings: Settings, qsettings: QSettings) -> Settings:
 
 
 def copy_demo_store(dest: Path) -> Path:
-    """Copy the bundled demo store (with its access sidecar, without any index or state db) to `dest`."""
+    """Copy the bundled demo store (with its access sidecar, without any index or state db) to `dest`,
+    and make the copy a git repository of its own, so a newcomer can try curation there."""
     from memhtml_desktop.data import demo_store_dir
 
     source = demo_store_dir()
     if not source.is_dir():
         raise FileNotFoundError(f"the bundled demo store is missing ({source})")
     shutil.copytree(source, dest, ignore=DEMO_IGNORE, dirs_exist_ok=True)
+    make_demo_repository(dest)
     return dest
+
+
+DEMO_IDENTITY = ("memhtml desktop demo", "demo@memhtml-desktop.invalid")
+
+
+def make_demo_repository(root: Path) -> bool:
+    """`git init` a demo copy and commit it whole ("demo store"), so every curation dialog works there.
+
+    The commit is made under the demo's own identity; when the person has no git identity of their
+    own, the copy keeps that one in its local config too (a throwaway copy: their global config is
+    never touched). Without git the copy stays a plain folder, and the dialogs say git is missing.
+    """
+    import subprocess
+
+    if (root / ".git").exists():
+        return True
+    name, email = DEMO_IDENTITY
+    ident = ["-c", f"user.name={name}", "-c", f"user.email={email}"]
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    try:
+        for args in (["init", "-q", "-b", "main"], ["add", "-A"], [*ident, "commit", "-q", "-m", "demo store"]):
+            subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+        if subprocess.run(["git", "-C", str(root), "var", "GIT_AUTHOR_IDENT"], capture_output=True, env=env).returncode:
+            for key, value in (("user.name", name), ("user.email", email)):
+                subprocess.run(["git", "-C", str(root), "config", key, value], check=True, capture_output=True, env=env)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        log.warning("the demo copy %s is not a git repository (%s): curation there will say so", root, exc)
+        return False
+    return True
 
 
 def fresh_demo_copy() -> Path:

@@ -25,6 +25,7 @@ call here may touch disk, SQLite or git, so the window runs them as jobs, never 
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Any, Callable
 
 from memhtml_desktop.domain.configs import ConfigError, Configuration, shipped
@@ -40,7 +41,7 @@ from memhtml_desktop.workbench.locations import store_data_dir
 from memhtml_desktop.workbench.optimizer import OptimizeResult, optimize_prepared, split_probes
 from memhtml_desktop.workbench.pinning import ControlSuggestion, suggest_controls
 from memhtml_desktop.workbench.runs import (
-    RUN_LIMIT, Cancelled, PreparedSet, Progress, Run, prepare_set, run_configuration,
+    RUN_LIMIT, STREAM_PROBES, Cancelled, PreparedSet, Progress, Run, prepare_set, run_configuration, run_streamed,
 )
 from memhtml_desktop.workbench.store_files import ConfigListing, Saved, WorkbenchFiles, read_config_file, read_probe_file
 
@@ -94,12 +95,27 @@ class Workbench:
 
     def run(self, probe_set: ProbeSet, config: Configuration, *, limit: int = RUN_LIMIT, record: bool = True,
             progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> Run:
-        """Run `config` on `probe_set` and (by default) record it in the history."""
-        prepared = self.prepared(probe_set, config, progress=progress, cancelled=cancelled)
-        run = run_configuration(self.store, probe_set, config, limit=limit, prepared=prepared,
-                                progress=progress, cancelled=cancelled)
-        if record:
+        """Run `config` on `probe_set` and (by default) record it in the history.
+
+        A set of more than `STREAM_PROBES` is run streamed (`run_streamed`: bounded memory, not
+        cached). A history that cannot be written (a read-only data directory, a full disk) loses
+        nothing: the run comes back with `not_recorded` saying why."""
+        if len(probe_set.probes) > STREAM_PROBES:
+            run = run_streamed(self.store, probe_set, config, limit=limit, progress=progress, cancelled=cancelled)
+        else:
+            prepared = self.prepared(probe_set, config, progress=progress, cancelled=cancelled)
+            run = run_configuration(self.store, probe_set, config, limit=limit, prepared=prepared,
+                                    progress=progress, cancelled=cancelled)
+        return self.record(run) if record else run
+
+    def record(self, run: Run) -> Run:
+        """Keep `run` in the history; when the data directory cannot be written, the run itself is
+        kept in hand and says it was not recorded (`Run.not_recorded`)."""
+        try:
             self.history.record(run)
+        except OSError as exc:
+            return replace(run, not_recorded=f"the run was not recorded: the history in {self.history.directory} "
+                                             f"cannot be written ({exc.strerror or exc})")
         return run
 
     def suggest_controls(self, query: str, target: str, config: Configuration, *, scope: Scope | None = None,

@@ -153,7 +153,7 @@ class RunHistory:
         """Keep `run`; returns its file."""
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         target = write_atomically(self.runs_dir / f"{run.id}.json",
-                                  json.dumps(run.to_json(), ensure_ascii=False).encode("utf-8"))
+                                  (chunk.encode("utf-8") for chunk in run.json_chunks()))  # a verdict at a time
         line = json.dumps(RunSummary.of(run).to_json(), ensure_ascii=False) + "\n"
         fd = os.open(self.index, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
@@ -166,7 +166,7 @@ class RunHistory:
         """The recorded runs, oldest first, optionally of one set and/or configuration."""
         try:
             text = self.index.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        except (OSError, UnicodeDecodeError):  # none yet, or a data directory that cannot be read
             return []
         out: list[RunSummary] = []
         seen: set[str] = set()

@@ -84,7 +84,7 @@ class JudgmentLog:
     def _events(self) -> list[dict[str, Any]]:
         try:
             text = self.file.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
+        except OSError:  # none yet, or a data directory that cannot be read
             return []
         out = []
         for line in text.splitlines():

@@ -15,11 +15,12 @@ no longer exists is left out and named (file and line); a missing control is nam
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from memhtml_desktop.domain.configs import Configuration
 from memhtml_desktop.domain.judging import ProbeVerdict, RunFigures, figures, judge
@@ -31,6 +32,11 @@ from memhtml_desktop.write.git import Git, GitError
 
 RUN_LIMIT = 40
 """Hits per probe, as memhtml's gate searches."""
+
+STREAM_PROBES = 2000
+"""A set larger than this is run streamed (`run_streamed`): read and judged a chunk at a time."""
+STREAM_CHUNK = 250
+"""Probes read from the store at once by a streamed run (one read transaction each)."""
 
 Progress = Callable[[str, int, int], None]
 """`progress(stage, done, total)`: stage is "reading" (the store), "ranking" or "trial"."""
@@ -81,17 +87,31 @@ class Run:
     problems: tuple[ProbeProblem, ...] = ()
     elapsed_s: float = 0.0
     source: str = ""
+    not_recorded: str = ""  # why the history does not hold this run ("": recorded, or not asked to be)
 
     def verdict(self, key: str) -> ProbeVerdict | None:
         return next((v for v in self.verdicts if v.key == key), None)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, probes: bool = True) -> dict[str, Any]:
         return {
             "id": self.id, "set": self.set_name, "source": self.source, "config": self.config_name,
             "profile": dict(self.profile), "started": self.started, "head": self.head, "embedder": self.embedder,
             "limit": self.limit, "elapsed_s": round(self.elapsed_s, 3), "figures": self.figures.to_json(),
-            "problems": [p.to_json() for p in self.problems], "probes": [v.to_json() for v in self.verdicts],
+            "problems": [p.to_json() for p in self.problems],
+            "probes": [v.to_json() for v in self.verdicts] if probes else [],
+            **({"not_recorded": self.not_recorded} if self.not_recorded else {}),
         }
+
+    def json_chunks(self, indent: int | None = None) -> Iterator[str]:
+        """`to_json()` as JSON text, a verdict a piece: a run of 100,000 probes is written (to the
+        history, to stdout) without building its whole dict or text in memory."""
+        text = json.dumps(self.to_json(probes=False), ensure_ascii=False, indent=indent)
+        before, after = text.rsplit('"probes": []', 1)
+        yield before + '"probes": ['
+        step = "\n" + " " * (2 * indent) if indent else ""
+        for n, verdict in enumerate(self.verdicts):
+            yield ("," if n else "") + step + json.dumps(verdict.to_json(), ensure_ascii=False)
+        yield ("\n" + " " * indent if indent and self.verdicts else "") + "]" + after
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Run":
@@ -227,4 +247,55 @@ def run_configuration(
         embedder=prepared.model_id, limit=limit, figures=figures(verdicts, skipped=prepared.skipped),
         verdicts=tuple(verdicts), problems=prepared.problems, elapsed_s=time.perf_counter() - started,
         source=prepared.source,
+    )
+
+
+def run_streamed(
+    store: Any,
+    probe_set: ProbeSet,
+    config: Configuration,
+    *,
+    limit: int = RUN_LIMIT,
+    chunk: int | None = None,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Run:
+    """`run_configuration` for a very large set, in bounded memory: `chunk` probes are read from the
+    store (each chunk one read transaction), ranked and judged, and their arm lists dropped before
+    the next chunk, so what grows with the set is its verdicts, not every query's candidates (100,000
+    probes held 1.2 GB and rising that way). Nothing is cached for another configuration: a
+    comparison or the optimizer reads the store again. Progress is `("reading", done, total)`."""
+    started = time.perf_counter()
+    now = datetime.now(timezone.utc)
+    profile = config.profile
+    probes, problems, skipped = check_probe_paths(store, probe_set)
+    model_id = getattr(store.embedder, "model_id", None)
+    paths: dict[str, str] = {}  # one string per path across the verdicts' first pages
+
+    def shared(values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(paths.setdefault(v, v) for v in values)
+
+    verdicts: list[ProbeVerdict] = []
+    total = len(probes)
+    chunk = max(1, chunk or STREAM_CHUNK)
+    for start in range(0, total, chunk):
+        part = probes[start:start + chunk]
+        asks = [(p.query, p.scope, (*p.targets, *p.controls)) for p in part]
+        try:
+            queries = prepare_queries(store, asks, profile, window=profile.arm_window, cancelled=cancelled)
+        except PrepareCancelled:
+            raise Cancelled("cancelled while reading the store") from None
+        for probe, query in zip(part, queries):
+            ranked = rerank(query, profile, limit, model_id)
+            verdict = judge(probe, ranked.paths, trace=ranked.trace, degraded=query.degraded)
+            verdicts.append(replace(verdict, top=shared(verdict.top), inverted=shared(verdict.inverted)))
+        del queries
+        if progress is not None:
+            progress("reading", start + len(part), total)
+    return Run(
+        id=new_run_id(now), set_name=probe_set.name, config_name=config.name, profile=profile.to_json(),
+        started=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"), head=store_head(store.root),
+        embedder=model_id, limit=limit, figures=figures(verdicts, skipped=skipped), verdicts=tuple(verdicts),
+        problems=(*probe_set.problems, *problems), elapsed_s=time.perf_counter() - started,
+        source=probe_set.source or probe_set.name,
     )

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Sequence
 
 from memhtml_desktop.domain.configs import ConfigError, Configuration, configuration_text, parse_configuration, shipped
-from memhtml_desktop.domain.probes import EvalProbe, ProbeProblem, ProbeSet, format_probe_set, read_probe_set
+from memhtml_desktop.domain.probes import EvalProbe, ProbeProblem, ProbeSet, format_probe_set, read_probe_bytes, read_probe_set
 from memhtml_desktop.domain.ranking import PROFILES, RankingProfile
 from memhtml_desktop.guarded import SMALL_FILE_CAP, Unreadable, is_regular_inside, read_guarded
 from memhtml_desktop.write import journal as journal_mod
@@ -276,11 +276,7 @@ def read_probe_file(file: Path, *, source: str = "", name: str = "", root: Path 
         return ProbeSet(name, (), (ProbeProblem(0, str(exc), source),), source)
     except OSError as exc:
         return ProbeSet(name, (), (ProbeProblem(0, f"cannot read: {exc.strerror or exc}", source),), source)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return ProbeSet(name, (), (ProbeProblem(0, "not UTF-8 text (a probe set is JSON lines)", source),), source)
-    parsed = read_probe_set(text, source)
+    parsed = read_probe_bytes(raw, source)  # a line that is not UTF-8 is left out and named
     return ProbeSet(name, parsed.probes, parsed.problems, source)
 
 

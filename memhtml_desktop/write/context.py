@@ -28,9 +28,23 @@ SUBJECT_LIMIT = 72
 _HEX40 = re.compile(r"[0-9a-f]{40}")
 
 
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # not \v, \f: JS whitespace, folded below
+
+
+def _visible(match: re.Match) -> str:
+    """A control character as its Unicode picture (ESC -> U+241B), DEL and C1 as U+FFFD."""
+    code = ord(match.group())
+    return chr(0x2400 + code) if code < 0x20 else "\ufffd"
+
+
 def commit_subject(op: str, text: str) -> str:
-    """memhtml's subject: whitespace runs folded, trimmed, cut to 72 UTF-16 units with `…`."""
-    s = js_trim(JS_SPACE_RUN.sub(" ", text))
+    """memhtml's subject: whitespace runs folded, trimmed, cut to 72 UTF-16 units with `…`.
+
+    A control character never reaches git raw (the planners refuse them in the text they are
+    given; a path may still hold one): it is shown as its picture, so `git log` cannot clear a
+    terminal or retitle it.
+    """
+    s = js_trim(JS_SPACE_RUN.sub(" ", _CONTROLS.sub(_visible, text)))
     if utf16_len(s) > SUBJECT_LIMIT:
         # memhtml cuts at 71 UTF-16 units even inside a surrogate pair (node then writes U+FFFD);
         # the broken half is dropped here instead.

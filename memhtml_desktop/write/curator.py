@@ -56,6 +56,13 @@ from memhtml_desktop.write.requests import (
 
 log = logging.getLogger(__name__)
 
+
+def _instant(text: str | None):
+    """A plan's `now` (`2026-12-01T11:02:31Z`) as the aware datetime a PlanContext takes; None if absent."""
+    import datetime as _dt
+
+    return _dt.datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+
 PLANNERS: dict[type, Callable[[PlanContext, Any], Plan]] = {
     WriteRequest: plan_write,
     CorrectRequest: plan_correct,
@@ -127,8 +134,8 @@ class Curator:
 
     # -- planning ------------------------------------------------------------------------------
 
-    def context(self) -> PlanContext:
-        return PlanContext(self.root, self.store.reader(), self.store.clock())
+    def context(self, now=None) -> PlanContext:
+        return PlanContext(self.root, self.store.reader(), now or self.store.clock())
 
     def plan(self, request: Any) -> Plan:
         """What `request` would do, validated; nothing on disk, in git or in state.db changes.
@@ -157,7 +164,8 @@ class Curator:
         """Carry out a previewed plan, re-planned now; Conflict when the store moved since the preview."""
 
         def work() -> Applied:
-            fresh, base = self._checked_plan(plan.request)
+            # at the preview's instant: the stamps committed are the ones the preview showed
+            fresh, base = self._checked_plan(plan.request, now=_instant(plan.now))
             if fresh.shape() != plan.shape():
                 raise Stale("the store changed since this change was previewed (a file was edited or "
                                "written meanwhile); nothing was written: review it again")  # fmt: skip
@@ -182,13 +190,13 @@ class Curator:
         except OSError as exc:
             raise WriteError(f"storage operation failed: {exc.strerror or exc}") from exc
 
-    def _checked_plan(self, request: Any) -> tuple[Plan, str | None]:
+    def _checked_plan(self, request: Any, now=None) -> tuple[Plan, str | None]:
         base = check_repository(self.git)
         wait_for_index_lock(self.git)
         if self.refresh_index:
             self.store.index()
         planner = PLANNERS[type(request)]
-        return planner(self.context(), request), base
+        return planner(self.context(now), request), base
 
     def _execute(self, planned: tuple[Plan, str | None]) -> Applied:
         plan, base = planned

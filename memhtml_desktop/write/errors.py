@@ -18,6 +18,18 @@ INVALID_FLAG = "ERR_INVALID_FLAG"
 MISSING_ARGUMENT = "ERR_MISSING_ARGUMENT"
 
 
+#: What to try next, per code, as memhtml's envelope suggests it (`cli/src/errors.ts`): its search and
+#: list are this app's too; the format's rules are memhtml's own (`memhtml manifest`).
+SUGGESTIONS = {
+    PATH_NOT_FOUND: ("memhtml-desktop search <what you were looking for>", "memhtml-desktop list"),
+    INVALID_MEMORY: ("memhtml manifest",),
+}
+
+
+def suggestions_for(code: str) -> list[str]:
+    return list(SUGGESTIONS.get(code, ()))
+
+
 class WriteError(Exception):
     """A write that did not happen. `code` is memhtml's vocabulary (plus ours, above)."""
 

@@ -91,8 +91,8 @@ class Plan:
     def shape(self) -> tuple:
         """What must not change between the preview and the write (bytes read, paths, subject).
 
-        Stamps are excluded: the write re-plans with the clock at that moment, so an `updated`
-        stamp may move by a few seconds; everything the user was shown otherwise stays exact.
+        The write re-plans at the preview's own instant (`Curator.apply`), so its stamps are the
+        ones the preview showed; what the files held before is what must still hold.
         """
         return (
             self.op,

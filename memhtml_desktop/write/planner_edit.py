@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from memhtml_desktop.domain.paths import TASK_STATUSES, archive_path_for, is_archived, is_indexable
 from memhtml_desktop.html.constraints import read_head
-from memhtml_desktop.html.jsnum import js_trim
+from memhtml_desktop.html.jsnum import JS_SPACE_RUN, js_trim
 from memhtml_desktop.html.project import decode, project
 from memhtml_desktop.html.tree import parse_html
 from memhtml_desktop.html.vocabulary import MEMORY_RELS, TASK_RELS
@@ -19,6 +19,7 @@ from memhtml_desktop.write import head_edit
 from memhtml_desktop.write.context import PlanContext, clean_path, commit_subject
 from memhtml_desktop.write.errors import InvalidMemory, PathNotFound, Refused
 from memhtml_desktop.write.plan import FileChange, Plan
+from memhtml_desktop.write.prose import claim_notes
 from memhtml_desktop.write.planner_new import WRITABLE_TYPES, check_facets, choose_path, rendered
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
@@ -29,6 +30,7 @@ from memhtml_desktop.write.requests import (
     WriteRequest,
 )
 from memhtml_desktop.write.template import NewMemory
+from memhtml_desktop.write.text_rules import check_texts
 
 LINK_RELS = (*MEMORY_RELS, *TASK_RELS)
 
@@ -91,16 +93,21 @@ def plan_correct(ctx: PlanContext, req: CorrectRequest) -> Plan:
     ctx.check_expected(target, data, req.expected)
     row = _parsed(target, data, ctx)
     memory_type = req.memory_type or row["memory_type"]
-    if req.memory_type is not None and req.memory_type not in WRITABLE_TYPES:
+    if memory_type not in WRITABLE_TYPES and memory_type != row["memory_type"]:
+        # its own type is kept even when a person may not write it new (an arc stays an arc)
         raise InvalidMemory(f"unknown memory type: {req.memory_type}. One of: {', '.join(WRITABLE_TYPES)}")
     if (req.claim is None) == (req.article_html is None):
         raise InvalidMemory("a correction needs exactly one of a claim or an article")
+    if req.task_status is not None and req.task_status not in TASK_STATUSES:
+        raise InvalidMemory(f"unknown task status: {req.task_status}. One of: {', '.join(TASK_STATUSES)}")
     check_facets(req.facets)
+    check_texts(title=req.title, claim=req.claim, body=req.bodies, article=req.article_html, reason=req.reason,
+                tags=req.tags, entities=req.entities, workspace=req.workspace, session=req.session)  # fmt: skip
     memory = NewMemory(
         title=req.title, memory_type=memory_type, claim=req.claim, article_html=req.article_html,
         bodies=tuple(req.bodies), tags=tuple(req.tags), entities=tuple(req.entities),
         importance=req.importance, confidence=req.confidence, session=req.session or None,
-        task_status=row.get("task_status") if memory_type == "task" else None, facets=tuple(req.facets),
+        task_status=req.task_status if memory_type == "task" else None, facets=tuple(req.facets),
     )  # fmt: skip
     text, content_hash, _ = rendered(memory, ctx)
     twins = [p for p in curation.active_twins_of(ctx.conn, content_hash) if p != target]
@@ -109,7 +116,7 @@ def plan_correct(ctx: PlanContext, req: CorrectRequest) -> Plan:
     archived = archive_path_for(target, ctx.year)
     as_write = WriteRequest(title=req.title, memory_type=memory_type, workspace=req.workspace,
                             tags=tuple(req.tags), entities=tuple(req.entities))  # fmt: skip
-    path, _ = choose_path(ctx, memory, as_write, taken=frozenset({target, archived}))
+    path, _ = choose_path(ctx, memory, as_write, taken=frozenset({target, archived}), folder=req.folder)
     new_text, moved, archived = supersede_edits(ctx, target, data, path, text)
     trailers = [("Memhtml-Session", req.session)] if req.session else []
     if req.reason and js_trim(req.reason):
@@ -118,7 +125,7 @@ def plan_correct(ctx: PlanContext, req: CorrectRequest) -> Plan:
         op="correct", request=req, now=ctx.now_text,
         changes=(FileChange("create", path, None, new_text.encode("utf-8")),
                  FileChange("move", archived, data, moved.encode("utf-8"), source=target)),
-        subject=commit_subject("correct", req.title), trailers=tuple(trailers),
+        subject=commit_subject("correct", req.title), trailers=tuple(trailers), notes=claim_notes(req.claim),
         state_moves=((target, archived),),
         result={"path": path, "archived_path": archived, "commit_sha": None, "content_hash": content_hash},
     )  # fmt: skip
@@ -152,9 +159,19 @@ def supersede_edits(ctx: PlanContext, loser: str, loser_data: bytes, winner: str
     return new_text, _edit(loser, old_text, stamps), archived
 
 
+def reason_trailers(subject: str, reason: str | None) -> tuple[tuple[str, str], ...]:
+    """A `Memhtml-Reason` trailer when the subject had to cut the reason (memhtml keeps only the
+    cut subject, so "… — sup…" would be all that is left of it); none when the subject holds it whole."""
+    folded = js_trim(JS_SPACE_RUN.sub(" ", reason or ""))
+    if not folded or subject.endswith(folded):
+        return ()
+    return (("Memhtml-Reason", folded),)
+
+
 def plan_archive(ctx: PlanContext, req: ArchiveRequest) -> Plan:
     if not req.reason or not js_trim(req.reason):
         raise Refused("an archive needs a reason (it is the commit's subject)")
+    check_texts(reason=req.reason)
     path = clean_path(req.path)
     if not is_indexable(path):
         if ctx.exists(path):
@@ -166,10 +183,11 @@ def plan_archive(ctx: PlanContext, req: ArchiveRequest) -> Plan:
     ctx.check_expected(path, data, req.expected)
     target = _archive_target(ctx, path)
     moved = _edit(path, _text(path, data), archive_stamps(ctx))
+    subject = commit_subject("archive", f"{path} \u2014 {req.reason}")
     return Plan(
         op="archive", request=req, now=ctx.now_text,
         changes=(FileChange("move", target, data, moved.encode("utf-8"), source=path),),
-        subject=commit_subject("archive", f"{path} \u2014 {req.reason}"),
+        subject=subject, trailers=reason_trailers(subject, req.reason),
         state_moves=((path, target),),
         result={"path": path, "archive_path": target, "commit_sha": None},
     )  # fmt: skip
@@ -178,6 +196,7 @@ def plan_archive(ctx: PlanContext, req: ArchiveRequest) -> Plan:
 def plan_task_status(ctx: PlanContext, req: TaskStatusRequest) -> Plan:
     if req.status not in TASK_STATUSES:
         raise InvalidMemory(f"unknown task status: {req.status}. One of: {', '.join(TASK_STATUSES)}")
+    check_texts(reason=req.reason)
     path = _memory_path(req.path)
     data = ctx.read(path)
     row = _parsed(path, data, ctx)
@@ -204,10 +223,11 @@ def plan_task_status(ctx: PlanContext, req: TaskStatusRequest) -> Plan:
     target = _archive_target(ctx, path)
     moved = _edit(path, edited, archive_stamps(ctx))
     reason = req.reason if req.reason and js_trim(req.reason) else "task done"
+    subject = commit_subject("archive", f"{path} \u2014 {reason}")
     return Plan(
         op="task.status", request=req, now=ctx.now_text,
         changes=(FileChange("move", target, data, moved.encode("utf-8"), source=path),),
-        subject=commit_subject("archive", f"{path} \u2014 {reason}"),
+        subject=subject, trailers=reason_trailers(subject, req.reason),
         state_moves=((path, target),),
         result={**result, "archived": True, "archive_path": target},
     )  # fmt: skip
@@ -257,6 +277,7 @@ def plan_link(ctx: PlanContext, req: LinkRequest) -> Plan:
 
 def plan_supersede(ctx: PlanContext, req: SupersedeRequest) -> Plan:
     """`winner` supersedes `loser` in one commit: memhtml's consolidation edits for one pair."""
+    check_texts(reason=req.reason)
     winner, loser = _memory_path(req.winner), _memory_path(req.loser)
     if winner == loser:
         raise InvalidMemory(f"a memory cannot supersede itself: {winner}")

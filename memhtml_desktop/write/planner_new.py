@@ -22,8 +22,10 @@ from memhtml_desktop.write.placement import (
     is_valid_memory_path,
 )
 from memhtml_desktop.write.plan import FileChange, Plan
+from memhtml_desktop.write.prose import claim_notes
 from memhtml_desktop.write.requests import WriteRequest
 from memhtml_desktop.write.template import NewMemory, render
+from memhtml_desktop.write.text_rules import check_size, check_texts
 
 #: Types a person (or an agent) may write; `arc` is written only by memhtml's sleep cycle.
 WRITABLE_TYPES = (
@@ -36,11 +38,13 @@ GATE_PATH = "areas/inbox/_gate.html"
 def rendered(memory: NewMemory, ctx: PlanContext) -> tuple[str, str, Projection]:
     """The file's text, its content hash and its projection; InvalidMemory on any violation."""
     draft = render(memory, ctx.now_text, "")
+    check_size(draft)  # before parsing 8 MB for nothing
     draft_projection = project(GATE_PATH, draft.encode("utf-8"), ctx.now_text)
     if not draft_projection.ok:
         raise InvalidMemory(draft_projection.reason)
     content_hash = draft_projection.tables["files"][0]["content_hash"]
     text = render(memory, ctx.now_text, content_hash)
+    check_size(text)
     projection = project(GATE_PATH, text.encode("utf-8"), ctx.now_text)
     if not projection.ok:  # the hash meta cannot break a file; checked all the same
         raise InvalidMemory(projection.reason)
@@ -69,6 +73,9 @@ def check_facets(facets) -> None:
 def check_request(req: WriteRequest) -> None:
     """What memhtml checks at its door (usage) and at run time, for callers that skip the CLI."""
     check_facets(req.facets)
+    check_texts(title=req.title, claim=req.claim, body=req.bodies, article=req.article_html, tags=req.tags,
+                entities=req.entities, workspace=req.workspace, path=req.path, session=req.session,
+                prompt=req.prompt, turn=req.turn, due=req.due)  # fmt: skip
     if req.memory_type not in WRITABLE_TYPES:
         raise InvalidMemory(f"unknown memory type: {req.memory_type}. One of: {', '.join(WRITABLE_TYPES)}")
     if (req.claim is None) == (req.article_html is None):
@@ -82,8 +89,13 @@ def check_request(req: WriteRequest) -> None:
             )
 
 
-def choose_path(ctx: PlanContext, memory: NewMemory, req: WriteRequest, *, taken: frozenset[str] = frozenset()) -> tuple[str, bytes | None]:
-    """The path the new file goes to and the bytes it replaces (None for a new path)."""
+def choose_path(ctx: PlanContext, memory: NewMemory, req: WriteRequest, *, taken: frozenset[str] = frozenset(),
+                folder: str | None = None) -> tuple[str, bytes | None]:
+    """The path the new file goes to and the bytes it replaces (None for a new path).
+
+    `folder` (a correction made in the window: the corrected memory's own) replaces memhtml's
+    placement rule; the name is still the title's slug with memhtml's collision ordinal.
+    """
     if req.path is not None:
         path = clean_explicit_path(req.path)
         if not is_valid_memory_path(path) or not is_indexable(path):
@@ -100,7 +112,13 @@ def choose_path(ctx: PlanContext, memory: NewMemory, req: WriteRequest, *, taken
                 "pass --force to replace it, or correct it instead"
             )
         return path, before
-    directory = directory_for(memory.memory_type, workspace=req.workspace, tags=list(req.tags), entities=list(req.entities))
+    if folder is not None:
+        directory = clean_explicit_path(folder).rstrip("/")
+        if not is_valid_memory_path(f"{directory}/x.html") or is_archived(f"{directory}/x.html"):
+            raise Refused(f"{folder} is not a folder a memory can be written to (projects/, areas/ or resources/ …)")
+    else:
+        directory = directory_for(memory.memory_type, workspace=req.workspace, tags=list(req.tags),
+                                  entities=list(req.entities))
     for n in range(1, MAX_ORDINAL + 1):
         path = candidate_path(memory.title, memory.memory_type, directory, ctx.now, n)
         if path not in taken and not ctx.exists(path):
@@ -130,7 +148,7 @@ def plan_write(ctx: PlanContext, req: WriteRequest) -> Plan:
                   "task_status": memory.task_status or "todo", "due_at": memory.due, "commit_sha": None}  # fmt: skip
     else:
         result = {"path": path, "created": True, "deduped": False, "commit_sha": None, "content_hash": content_hash}
-    notes = _number_notes(req)
+    notes = _number_notes(req) + claim_notes(req.claim)
     if before is not None:
         notes += (f"replaces the existing file {path} (--force)",)
     return Plan(

@@ -52,18 +52,29 @@ def check_repository(git: Git) -> str | None:
             f"{git.root} is inside the git repository {top}, not its root: a memory written here would "
             "be committed to that repository under another path"
         )
-    if git.branch() is None:
-        raise GitFailed("HEAD is detached: check out a branch first (git switch <branch>), then try again")
+    # Before the detached-HEAD check: a rebase detaches HEAD, and "HEAD is detached" would send a
+    # person to `git switch` in the middle of their rebase.
     for name, what in IN_PROGRESS:
         if git.git_path(name).exists():
-            raise GitFailed(f"{what} is in progress in this repository: finish or abort it first")
+            raise GitFailed(f"{what} is in progress in this repository: finish it (or abort it) first, then try again")
+    if git.branch() is None:
+        raise GitFailed("HEAD is detached: check out a branch first (git switch <branch>), then try again")
     problem = git.identity_problem()
     if problem:
-        raise GitFailed(
-            f"git has no identity to commit with ({problem}): set one with "
-            "`git config user.name …` and `git config user.email …`"
-        )
+        raise GitFailed(identity_message(problem))
     return git.head()
+
+
+def identity_message(problem: str) -> str:
+    """One sentence for a missing git identity (git's own lines, "*** Please tell me who you are…",
+    are a screenful; what is missing and the two commands that fix it are all a person needs)."""
+    lowered = problem.lower()
+    missing = ("no name" if "empty ident name" in lowered
+               else "no email address" if "email" in lowered and "who you are" not in lowered
+               else "no name and email address")  # fmt: skip
+    return (f"git has no identity to commit with ({missing}): set one with "
+            '`git config --global user.name "Your Name"` and `git config --global user.email you@example.com`, '
+            "then try again")
 
 
 def wait_for_index_lock(git: Git) -> None:

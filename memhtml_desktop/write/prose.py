@@ -13,6 +13,8 @@ from memhtml_desktop.html.jsnum import JS_SPACE_CLASS, js_trim
 
 _SENTENCE = re.compile(r"(.*?[.!?])(?:" + JS_SPACE_CLASS + r"|$)", re.DOTALL)
 _FENCE = re.compile(r"`{3,}")
+CLAIM_CHARS = 300
+"""Past this a claim is not "one sentence the agent can act on" (a note, not a refusal: memhtml writes it)."""
 
 
 def split_prose(text: str) -> tuple[str, list[str]]:
@@ -45,3 +47,19 @@ def paragraphs(text: str) -> list[str]:
     if current:
         blocks.append("\n".join(current))
     return [b for b in (js_trim(block) for block in blocks) if b != ""]
+
+
+def claim_notes(claim: str | None) -> tuple[str, ...]:
+    """A word on a claim that is not one short sentence: an agent reads the claim first (a recall
+    pack's disclosure is the claim alone), so a 5,000-character one is written, but not silently."""
+    text = js_trim(claim or "")
+    if not text:
+        return ()
+    if len(text) > CLAIM_CHARS:
+        return (f"the claim is {len(text):,} characters long: an agent reads it first in every recall pack "
+                f"(a disclosure is the claim alone), so one sentence it can act on, under {CLAIM_CHARS} "
+                "characters, serves it best; the rest belongs in the body",)
+    if js_trim(text[len(split_prose(text)[0]):]):
+        return ("the claim is more than one sentence: an agent reads it first (a disclosure is the claim "
+                "alone); keep the one sentence it can act on and move the rest to the body",)
+    return ()

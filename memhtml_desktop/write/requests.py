@@ -56,6 +56,11 @@ class CorrectRequest:
     confidence: str | None = None
     expected: str | None = None
     facets: tuple[tuple, ...] = ()  # (name, value[, number]), as in WriteRequest
+    # The folder the new version goes in (the window passes the corrected memory's own, so a
+    # correction keeps its place); None: memhtml's placement rule, as its `correct` does.
+    folder: str | None = None
+    # A task's status on the new version; None: memhtml's default, `todo` (docs/writing.md).
+    task_status: str | None = None
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,9 @@ def undo_plan(git: Git, root: Path, last: dict[str, Any]) -> tuple[Plan, str | N
     head = check_repository(git)
     sha, subject = last["sha"], last["subject"]
     named = f"“{subject}” ({sha[:12]})"
+    if git.run("cat-file", "-e", f"{sha}^{{commit}}", check=False).code != 0:
+        raise Refused(f"{named} is not in this repository: the store was re-created or its history "
+                      "rewritten since this app wrote it")  # fmt: skip
     if head is None or not git.is_ancestor(sha, "HEAD"):
         raise Refused(f"{named} is no longer in this branch's history: nothing to undo")
     parent = git.parent(sha)

@@ -78,9 +78,10 @@ def test_opening_reads_the_file_once_so_details_and_article_agree(store_dir, tmp
 
 def test_reinforce_rereads_without_a_bump(store):
     jobs.OpenJob(INFRA).run(store, never, quiet)
-    result, opened = jobs.ReinforceJob(INFRA, "positive").run(store, never, quiet)
+    result, opened, before = jobs.ReinforceJob(INFRA, "positive").run(store, never, quiet)
     assert INFRA in result.signal_applied
     assert opened.detail.access["access_count"] == 1 and opened.detail.access["reinforcement_count"] == 1
+    assert before["access_count"] == 1 and before["reinforcement_count"] == 0  # the row the note compares with
 
 
 def test_problems_stats_why_recall(store):

@@ -9,6 +9,8 @@ right behaviour in test_golden_differences.py; docs/writing.md gives the reasons
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from write.golden_run import expected, golden_data, parser_text_masked, run_case, state_changes
@@ -23,6 +25,7 @@ DELIBERATE = {
     "08-write-sweeps-staged-changes": "other staged changes are refused, not swept into the commit",
     "10-correct": "the reason is kept as a Memhtml-Reason trailer (so the commit's sha differs)",
     "13-archive-already-archived": "an archived file is not archived again",
+    "24-task-status-done": "the reason the subject cuts is kept whole as a Memhtml-Reason trailer (so the sha differs)",
     "26-doctor-fix": "this app's doctor report; only the link element is removed; the index is brought current",
     "28-state-export-fresh-clone": "an empty export never replaces a sidecar that holds rows",
     "29-publish": "publish is not implemented",
@@ -45,6 +48,9 @@ def assert_conforms(run, exp) -> None:
     if "error" in data:
         assert run.stdout is not None
         assert {"error": parser_text_masked(run.stdout["error"]), "code": run.stdout["code"]} == data
+        # memhtml's suggestions; its search and list are this app's commands too
+        assert run.stdout["suggestions"] == [re.sub(r"^memhtml (search|list)\b", r"memhtml-desktop \1", s)
+                                             for s in exp.stdout["suggestions"]]
     else:
         assert run.stdout == data
     assert run.before == exp.before

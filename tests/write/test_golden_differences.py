@@ -113,6 +113,20 @@ def test_10_a_correction_keeps_its_reason_as_a_trailer(tmp_path, monkeypatch, ca
     assert r.stdout == golden_data(exp) | {"commit_sha": r.stdout["commit_sha"]}
 
 
+def test_24_a_reason_the_subject_cuts_is_kept_whole_as_a_trailer(tmp_path, monkeypatch, capsys) -> None:
+    name = "24-task-status-done"
+    r, exp = run(name, tmp_path, monkeypatch, capsys), expected(name)
+    assert r.exit_code == 0
+    assert (r.before, r.after, r.moves) == (exp.before, exp.after, exp.moves)
+    message = git(r.root, "log", "-1", "--format=%B")
+    # memhtml's subject, cut at 72 ("… — key del…"), and the whole reason after it
+    assert message == ("memhtml(archive): projects/mobile-app/tasks/drop-the-legacy-fcm-server-key.html \u2014 "
+                       "key del\u2026\n\nMemhtml-Reason: key deleted\n\n")
+    without = re.sub(r"\nMemhtml-Reason: .*\n", "", r.git_text)
+    assert re.sub(r"[0-9a-f]{40}", "SHA", without) == re.sub(r"[0-9a-f]{40}", "SHA", exp.git_text)
+    assert r.stdout == golden_data(exp) | {"commit_sha": r.stdout["commit_sha"]}
+
+
 def test_13_an_archived_file_is_not_archived_again(tmp_path, monkeypatch, capsys) -> None:
     r = run("13-archive-already-archived", tmp_path, monkeypatch, capsys)
     assert r.exit_code == 1

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from memhtml_desktop.ui.conflicts.conflicts_model import ConflictsModel
 from memhtml_desktop.ui.kit.palette import mark_color
+from memhtml_desktop.ui.kit.screen_fit import fit_to_screen
 
 #: Relations that say "both hold" (`contradicts` records a disagreement, it settles nothing).
 BOTH_HOLD_RELS = ("relates_to", "laterally_related", "supports", "example_of", "part_of")
@@ -242,7 +243,7 @@ class ConflictsWindow(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(split, 1)
-        self.resize(1100, 720)
+        fit_to_screen(self, 1100, 720)
         self._show_pair(-1)
 
     # -- state shown ------------------------------------------------------------------------------

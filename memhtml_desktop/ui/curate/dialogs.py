@@ -87,12 +87,18 @@ class CorrectDialog(WriteDialog):
         if self.unchanged(values):
             raise ValueError("Change what was wrong: the correction is written from these fields, "
                              "and they still say what the memory says.")  # fmt: skip
+        d = self.draft
+        same_kind = values["memory_type"] == d.memory_type
+        # the correction keeps the memory's place while its type and workspace stay (memhtml's
+        # rule would file it by its first tag or entity: an arc under resources/, say)
+        folder = d.path.rsplit("/", 1)[0] if same_kind and values["workspace"] == d.workspace else None
         return CorrectRequest(
-            self.draft.path, values["title"], claim=values["claim"], bodies=values["bodies"],
+            d.path, values["title"], claim=values["claim"], bodies=values["bodies"],
             memory_type=values["memory_type"], reason=self.reason.text().strip() or None,
             workspace=values["workspace"], tags=values["tags"], entities=values["entities"],
             importance=values["importance"], confidence=values["confidence"], facets=values["facets"],
-            expected=self.expected.get(self.draft.path),
+            expected=self.expected.get(d.path), folder=folder,
+            task_status=d.task_status if same_kind and d.memory_type == "task" else None,
         )  # fmt: skip
 
 
@@ -126,7 +132,8 @@ class ArchiveDialog(WriteDialog):
         self.expected = {path: expected}
         self.reason = QLineEdit(self.form_box)
         self.reason.setObjectName("reasonField")
-        self.reason.setPlaceholderText("required: why this memory no longer holds")
+        self.reason.setPlaceholderText("required: why this memory no longer holds (kept whole even where the "
+                                       "subject cuts it)")
         self.form.addRow("Memory", _plain_label(_describe(title, path), self.form_box))
         self.form.addRow("&Reason", self.reason)
         self.reason.textChanged.connect(self.changed)

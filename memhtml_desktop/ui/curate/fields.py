@@ -164,7 +164,10 @@ class MemoryFields(QObject):
         """Pre-fill from a draft (the memory being corrected)."""
         self.blockSignals(True)
         self.title.setText(draft.title)
-        if draft.memory_type and self.memory_type.findText(draft.memory_type) >= 0:
+        if draft.memory_type and self.memory_type.findText(draft.memory_type) < 0:
+            # a type nobody writes new (an arc, from memhtml's sleep cycle): a correction keeps it
+            self.memory_type.addItem(draft.memory_type)
+        if draft.memory_type:
             self.memory_type.setCurrentText(draft.memory_type)
         self.claim.setPlainText(draft.claim)
         self.body.setPlainText(join_bodies(draft.bodies))

@@ -8,7 +8,6 @@ commit under a neutral identity); a store named with `--store` is shown as it is
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -19,13 +18,13 @@ IDENTITY = {"GIT_AUTHOR_NAME": "memhtml desktop", "GIT_AUTHOR_EMAIL": "screensho
 
 
 def make_repository(root: Path) -> None:
-    """`git init` + one commit of a throwaway demo copy (the write previews need a repository)."""
-    if (root / ".git").exists():
-        return
+    """A throwaway demo copy is already a repository (`ui/app.make_demo_repository`); the previews'
+    writes need an identity even where the machine has none."""
+    from memhtml_desktop.ui.app import make_demo_repository
+
     for key, value in IDENTITY.items():
         os.environ.setdefault(key, value)
-    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "demo store")):
-        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+    make_demo_repository(root)
 
 
 def _pump(window: Any, until, timeout: float = 20.0) -> bool:

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from memhtml_desktop.ui.curate.jobs import ApplyJob, Attempt, HashesJob, PlanJob, Preview
 from memhtml_desktop.ui.curate.preview import PlanPreview
 from memhtml_desktop.ui.kit.palette import warning_color
+from memhtml_desktop.ui.kit.screen_fit import fit_to_screen
 
 PLAN_DELAY_MS = 250
 _serial = itertools.count(1)
@@ -121,11 +122,11 @@ class WriteDialog(QDialog):
             split.setStretchFactor(1, 3)
             split.setChildrenCollapsible(False)
             layout.addWidget(split, 1)
-            self.resize(1100, 720)
+            fit_to_screen(self, 1100, 720)
         else:
             layout.addWidget(self.form_box)
             layout.addWidget(self.preview, 1)
-            self.resize(820, 600)
+            fit_to_screen(self, 820, 600)
         layout.addLayout(status)
         layout.addWidget(self.buttons)
 

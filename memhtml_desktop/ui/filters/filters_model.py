@@ -35,6 +35,7 @@ STEP_ROWS = 60
 thousands of memories has hundreds of tags and facet values: listing them all would bury the
 panel and cost the GUI thread a rebuild it cannot afford while typing."""
 NOTE = "Numbers: hits in the list \u00b7 memories in scope (what ticking narrows to)."
+NOTE_NARROW = "Number: memories in scope (what ticking narrows to). Widen this pane for hits in the list."
 NOTE_HELP = ("Values under one name broaden (any of them); different names narrow (all must hold).\n"
              "First number: hits in the list now that carry the value.\n"
              "Second: memories in scope that carry it, the set the list is drawn from (recency and "

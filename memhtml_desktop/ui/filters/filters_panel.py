@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.types import Scope
-from memhtml_desktop.ui.filters.filters_model import NOTE, NOTE_HELP, PAGE, SCOPE, FiltersModel
+from memhtml_desktop.ui.filters.filters_model import NOTE, NOTE_HELP, NOTE_NARROW, PAGE, SCOPE, FiltersModel
 from memhtml_desktop.ui.session.scope_edits import is_on
 
 
@@ -113,6 +113,7 @@ class FiltersPanel(QWidget):
             header.resizeSection(column, max(digits, self.fontMetrics().horizontalAdvance(heading) + 14))
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.tree.row_clicked.connect(self._row_clicked)
+        self._archived_count = 0
         self.archived = QCheckBox("Include archived", self)
         self.archived.setObjectName("includeArchived")
         self.archived.toggled.connect(self._archived_toggled)
@@ -133,8 +134,22 @@ class FiltersPanel(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
-        # Narrow, the list column gives way to the value's name (its tooltip keeps both numbers).
-        self.tree.setColumnHidden(PAGE, self.width() < 230)
+        # Narrow, the list column gives way to the value's name (its tooltip keeps both numbers),
+        # and the note explains the one number left instead of the column that went.
+        narrow = self.width() < 230
+        self.tree.setColumnHidden(PAGE, narrow)
+        self.note.setText(NOTE_NARROW if narrow else NOTE)
+        self._fit_archived()
+
+    def _fit_archived(self) -> None:
+        """"Include archived (3 matches)", or "Include archived (3)" where that is cut (at 1024 px)."""
+        n = self._archived_count
+        full = f"Include archived ({n} {'match' if n == 1 else 'matches'})" if n else "Include archived"
+        self.archived.setToolTip(full)
+        self.archived.setText(full)
+        margins = self.layout().contentsMargins()
+        if n and self.archived.sizeHint().width() > self.width() - margins.left() - margins.right():
+            self.archived.setText(f"Include archived ({n})")
 
     def set_universe(self, counts: Any) -> None:
         self.model.set_universe(counts)
@@ -146,9 +161,8 @@ class FiltersPanel(QWidget):
 
     def set_counts(self, counts: Any) -> None:
         self.model.set_counts(counts)
-        archived = getattr(counts, "archived", 0)
-        noun = "match" if archived == 1 else "matches"
-        self.archived.setText(f"Include archived ({archived} {noun})" if archived else "Include archived")
+        self._archived_count = getattr(counts, "archived", 0)
+        self._fit_archived()
         self._restore_expansion()
 
     def set_scope(self, scope: Scope) -> None:

@@ -16,9 +16,10 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from memhtml_desktop.domain.reinforce import REINFORCE_COOLDOWN_S
 from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ui.reader.reader_pane import ReaderPane
+from memhtml_desktop.ui.reader.signal_text import reinforce_note
 from memhtml_desktop.ui.session.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ui.session.jobs import FindJob, Opened, OpenJob, ReinforceJob, RereadJob, WhyJob
+from memhtml_desktop.ui.session.jobs import FindJob, Gone, Opened, OpenJob, ReinforceJob, RereadJob, WhyJob
 
 
 class ReaderController(QObject):
@@ -33,6 +34,7 @@ class ReaderController(QObject):
         self.ctx, self.pane = ctx, pane
         self.clock = clock
         self.signals: dict[str, tuple[str, float]] = {}  # path -> (signal, when first applied)
+        self.pending: dict[str, str | None] = {}  # path -> the click waiting behind the one in flight
         session = ctx.session
         session.on("open", self.open)
         session.on("reset", lambda: self.signals.clear())
@@ -85,25 +87,44 @@ class ReaderController(QObject):
 
     def reinforce(self, path: str, signal: str) -> None:
         """Helpful / not helpful: record it (or replace the person's own recent one), then re-read
-        WITHOUT counting a read. The same button again withdraws the signal."""
+        WITHOUT counting a read. The same button again withdraws the signal.
+
+        A click made while the previous click's answer is still on its way waits for it (the latest
+        such click wins): sent at once it would not know the first landed, and was refused as
+        "already marked (elsewhere)", so a misclick could not be taken back straight away.
+        """
+        if path in self.pending:
+            self.pending[path] = signal
+            return
         previous = self.current_signal(path)
         if previous == signal:
             signal = "neutral"
+        self.pending[path] = None
         job = ReinforceJob(path, signal, self.ctx.session.highlight_terms, previous=previous)
         job.success(lambda answer: self._reinforced(answer, previous))
-        self.ctx.runner.run(job.failure(lambda msg: self.ctx.status(f"Not recorded: {msg}", 10000)))
+        self.ctx.runner.run(job.failure(lambda msg: self._not_recorded(path, msg)))
 
-    def _reinforced(self, answer: tuple[Any, Opened], previous: str | None = None) -> None:
-        result, opened = answer
+    def _not_recorded(self, path: str, message: str) -> None:
+        self.pending.pop(path, None)
+        self.ctx.status(f"Not recorded: {message}", 10000)
+
+    def _reinforced(self, answer: tuple[Any, Opened, Any], previous: str | None = None) -> None:
+        result, opened, before = answer
         path = opened.detail.path
         if path in result.signal_applied:
             since = self.signals[path][1] if previous is not None and path in self.signals else self.clock()
             self.signals[path] = (result.signal, since)
+        waiting = self.pending.pop(path, None)
         if self.pane.current_path() == path:
             self.pane.show_detail(opened.detail, opened.safe_html)
-            self.pane.show_reinforce(result, previous)
+            self.pane.show_reinforce(result, previous, before, opened.detail.access)
             self.pane.show_signal(self.current_signal(path))
+        else:  # from a row's menu: the reader shows another memory, so the status bar says it
+            note = reinforce_note(result, path, previous, before, opened.detail.access)
+            self.ctx.status(f"{opened.detail.title or path}: {note}", 15000)
         self.shown.emit(opened.detail)
+        if waiting is not None:
+            self.reinforce(path, waiting)
 
     def _store_changed(self, change: StoreChange) -> None:
         if change.reopened:
@@ -116,10 +137,13 @@ class ReaderController(QObject):
         moved_to = dict(change.moves).get(path)
         if moved_to:  # moved on disk (archived by an agent, a git mv): the reader follows the memory
             job = RereadJob(moved_to, self.ctx.session.highlight_terms)
-            job.success(lambda opened: self._followed(path, opened))
+            job.success(lambda opened: self._lost(path, opened.message) if isinstance(opened, Gone)
+                        else self._followed(path, opened))  # fmt: skip
             self.ctx.runner.run(job.failure(lambda msg: self._lost(path, msg)))
             return
-        job = RereadJob(path, self.ctx.session.highlight_terms).success(self._reread_done)
+        job = RereadJob(path, self.ctx.session.highlight_terms)
+        job.success(lambda opened: self._lost(path, opened.message) if isinstance(opened, Gone)
+                    else self._reread_done(opened))  # fmt: skip
         self.ctx.runner.run(job.failure(lambda msg: self._lost(path, msg)))
 
     def _followed(self, old: str, opened: Opened) -> None:

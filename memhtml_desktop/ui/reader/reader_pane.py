@@ -41,6 +41,7 @@ from memhtml_desktop.ui.reader.detail_page import (
     fill_metas,
     fill_strips,
 )
+from memhtml_desktop.ui.reader.signal_text import reinforce_note
 from memhtml_desktop.ui.reader.reader_parts import (
     EXTERNAL_SCHEMES,
     _muted,
@@ -191,26 +192,11 @@ class ReaderPane(QWidget):
         """`empty`, `loading`, `error` or `detail`."""
         return self._state
 
-    def show_reinforce(self, result: ReinforceResult, previous: str | None = None) -> None:
-        """Say what a Helpful / Not helpful click did (the window calls this with the library's answer).
-
-        `previous` is the person's own earlier signal the click replaced (or withdrew).
-        """
-        word = SIGNAL_WORDS.get(result.signal, result.signal)
-        if result.refused:
-            text = f"Not recorded: {result.refused}"
-        elif self._path in result.signal_applied and previous is not None and result.signal == "neutral":
-            text = f"“{SIGNAL_WORDS.get(previous, previous)}” withdrawn."
-        elif self._path in result.signal_applied and previous not in (None, "neutral"):
-            text = (f"Recorded as {word}, replacing “{SIGNAL_WORDS.get(previous, previous)}”. "
-                    "Within 15 minutes a click changes it again.")
-        elif self._path in result.signal_applied:
-            text = f"Recorded as {word}. Changed your mind? Click the other one within 15 minutes."
-        elif self._path in result.signal_cooled:
-            text = f"Already marked in the last 15 minutes (elsewhere); “{word}” was not applied again (cooldown)."
-        else:
-            text = f"Recorded: {word}."
-        self.note_label.setText(text)
+    def show_reinforce(self, result: ReinforceResult, previous: str | None = None,
+                       before: dict | None = None, after: dict | None = None) -> None:
+        """Say what a Helpful / Not helpful click did (`ui/reader/signal_text.py`): `previous` is the
+        person's own earlier signal it replaced or withdrew; `before`/`after` the row around it."""
+        self.note_label.setText(reinforce_note(result, self._path, previous, before, after))
         self.note_label.show()
 
     def show_signal(self, signal: str | None) -> None:
@@ -366,9 +352,6 @@ class ReaderPane(QWidget):
             if self._detail is not None:  # the document's default style sheet applies at setHtml
                 self._set_article(self._detail)
         super().changeEvent(event)
-
-
-SIGNAL_WORDS = {"positive": "helpful", "negative": "not helpful", "neutral": "no signal"}
 
 
 def _anchor_index(href: str, size: int) -> int | None:

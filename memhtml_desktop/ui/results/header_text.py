@@ -29,6 +29,15 @@ def summary_text(result: SearchResult, pool: Any) -> str:
     arrives with the in-scope total)."""
     n = len(result.hits)
     ms = f"{result.elapsed_ms:.0f} ms"
+    index = getattr(result, "index", None)
+    if index is not None and not index.complete:
+        # the first index is under way: "no memory holds the words" would be a verdict on a half-read store
+        so_far = f"{index.files or 0:,} of {index.seen:,}" if index.seen else f"{index.files or 0:,}"
+        return f"{n} hit{'s' if n != 1 else ''} so far \u00b7 the index is still being built ({so_far} files) \u00b7 {ms}"
+    if result.scope_empty:  # the archived banner takes the list's place: the header agrees with it
+        n_arch = result.archived_matches
+        also = f"; {n_arch:,} archived {'memory matches' if n_arch == 1 else 'memories match'} them (below)" if n_arch else ""
+        return f"0 hits \u00b7 no live memory in these filters{also} \u00b7 {ms}"
     if pool is not None:
         matches, capped, form = pool.matches, pool.matches_capped, pool.fts_form
     else:

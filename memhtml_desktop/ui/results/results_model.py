@@ -75,6 +75,8 @@ class Column(IntEnum):
 FIRST_ARM_COLUMN = 7
 BAR_COLUMN = FIRST_ARM_COLUMN + len(ARM_NAMES)
 COLUMN_COUNT = BAR_COLUMN + 1
+DESCENDING_FIRST = (Column.Date, Column.Score, BAR_COLUMN)
+"""Columns whose first header click sorts high to low (the header otherwise kept "#"'s ascending order)."""
 COLUMN_TITLES = {Column.Position: "#", Column.Fused: "Fused", Column.Title: "Title", Column.Type: "Type",
                  Column.Path: "Path", Column.Date: "Updated", Column.Score: "Score", BAR_COLUMN: "Contribution"}
 COLUMN_HELP = {
@@ -435,4 +437,6 @@ class ResultsModel(QAbstractTableModel):
             if section in (Column.Title, Column.Type, Column.Path, BAR_COLUMN):
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.InitialSortOrderRole:  # a first click: best and newest first
+            return Qt.SortOrder.DescendingOrder if section in DESCENDING_FIRST else Qt.SortOrder.AscendingOrder
         return None

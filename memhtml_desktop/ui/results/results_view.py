@@ -76,6 +76,7 @@ class ResultsView(QWidget):
         self.stack.addWidget(self.table)
         self.stack.addWidget(self.banner)
         self.stack.addWidget(self.message)
+        self.model.layoutChanged.connect(self._update_footer)  # a column sort: the note follows it
 
         self.summary = ElidedLabel(self)
         self.summary.setObjectName("resultsSummary")
@@ -302,10 +303,16 @@ class ResultsView(QWidget):
         self.more_button.setToolTip("List the next rows of the fused list, below the agent's page")
         below = sum(1 for r in range(self.model.rowCount()) if self.model.page_position(r) is None)
         rows = f"{below} row{'s' if below != 1 else ''} below the dashed line"
+        sorted_by = self.model.sorted_by()
+        if sorted_by is not None and below:  # sorted: the page's rows are mixed in, no dashed line
+            title = self.model.headerData(sorted_by[0], Qt.Orientation.Horizontal) or "a column"
+            rows = f"{below} row{'s' if below != 1 else ''} past the agent's page (sorted by {title}; click # for its order)"
         if pool is None:
             note = "Fetching the fused pool\u2026"
         elif not can:
             note = "Every candidate the arms returned is listed" + (f" ({rows})." if below else ".")
+        elif below and self.model.order() != FUSED and sorted_by is not None:
+            note = f"{rows}: mixed in with the page, not what the agent gets."
         elif below and self.model.order() != FUSED:
             note = f"{rows}: the fused list past the agent's page (not what the agent gets)."
         else:

@@ -180,6 +180,13 @@ class SearchBar(QWidget):
         self.chips = FilterChips(self)
         self.chips.chip_removed.connect(self.chip_removed)
         self.chips.clear_all.connect(self.clear_filters)
+        self.as_of_note = QLabel(self)  # a bad as-of, said where the list is: a red frame alone went unseen
+        self.as_of_note.setObjectName("asOfNote")
+        self.as_of_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.as_of_note.setWordWrap(True)
+        self.as_of_note.setStyleSheet("QLabel#asOfNote { border-left: 4px solid #D55E00; padding: 2px 6px; }")
+        self.as_of_note.hide()
+        self._applied_as_of: str | None = None
 
         top = QHBoxLayout()
         top.setSpacing(6)
@@ -194,6 +201,7 @@ class SearchBar(QWidget):
         layout.setContentsMargins(8, 6, 8, 4)
         layout.setSpacing(4)
         layout.addLayout(top)
+        layout.addWidget(self.as_of_note)
         layout.addWidget(self.chips)
         # the switch's buttons were moved into it after the field was made: Tab goes switch, field
         QWidget.setTabOrder(self.search_button, self.recall_button)
@@ -257,6 +265,7 @@ class SearchBar(QWidget):
         self.ranking.setAccessibleDescription(f"Active ranking profile: {name}")
 
     def set_scope(self, scope: Scope) -> None:
+        self._applied_as_of = scope.as_of
         self.chips.set_scope(scope)
         label = as_of_label(scope.as_of)
         if label != self.as_of.text() and not (self.as_of.hasFocus() and scope.as_of == self._as_of_value()):
@@ -281,14 +290,21 @@ class SearchBar(QWidget):
         self.as_of_entered.emit(value or "")
 
     def _as_of_error(self, message: str) -> None:
-        """A red frame and the reason in the tooltip while the as-of text cannot be read."""
+        """A red frame, the reason in the tooltip, and a line under the bar saying the list did NOT
+        move to that date (it stays as of now, or as of the last date that was read)."""
         self.as_of.setProperty("invalid", bool(message))
         self.as_of.setStyleSheet("QLineEdit#asOfField { border: 1px solid #D55E00; }" if message else "")
         if message:
             self.as_of.setToolTip(tooltip_text(f"{message}"))
             self.as_of.setAccessibleDescription(message)
+            raw = self.as_of.text().strip()
+            detail = message.removeprefix(f"as-of {raw!r}: ").removeprefix(f"{raw!r}: ")
+            applied = as_of_label(self._applied_as_of)
+            self.as_of_note.setText(f"\u26a0 As of \u201c{raw}\u201d is not applied, so the list still shows "
+                                    f"memories {f'as of {applied}' if applied else 'as of now'}: {detail}.")
         else:
             self.as_of.setAccessibleDescription(f"A date ({EXPECTED})")
+        self.as_of_note.setVisible(bool(message))
 
     def as_of_error(self) -> bool:
         return bool(self.as_of.property("invalid"))

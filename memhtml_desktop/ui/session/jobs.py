@@ -206,20 +206,39 @@ class OpenJob(Job[Opened]):
         return StoreChange(state=frozenset({self.path})) if self.bump else None
 
 
+@dataclass(frozen=True)
+class Gone:
+    """A memory re-read after a change is no longer on disk (moved or deleted): an answer, not a
+    failure, so the log gets no traceback for a move the window itself (or a watcher batch that
+    outran a write's own answer) made."""
+
+    path: str
+    message: str
+
+
 @dataclass
 class RereadJob(OpenJob):
-    """The open memory again after a change on disk: never a read."""
+    """The open memory again after a change on disk: never a read. `Gone` when it is not there."""
 
     kind: ClassVar[str] = "reread"
     bump: bool = False
 
+    def run(self, store, cancelled, progress) -> Opened | Gone:
+        from memhtml_desktop.index.store import MemoryNotFound
+
+        try:
+            return super().run(store, cancelled, progress)
+        except MemoryNotFound as exc:
+            return Gone(self.path, str(exc))
+
 
 @dataclass
-class ReinforceJob(Job[tuple[ReinforceResult, Opened]]):
+class ReinforceJob(Job[tuple[ReinforceResult, Opened, "dict | None"]]):
     """Helpful / not helpful: record it, then re-read the memory WITHOUT counting another read.
 
     With `previous` (the person's own signal on this memory, still inside the signal cooldown) the
-    new signal replaces it instead (`Store.replace_signal`): a misclick is taken back.
+    new signal replaces it instead (`Store.replace_signal`): a misclick is taken back. The answer
+    carries the memory's state row as it was before, so the note can say what moved.
     """
 
     kind: ClassVar[str] = "reinforce"
@@ -229,12 +248,13 @@ class ReinforceJob(Job[tuple[ReinforceResult, Opened]]):
     terms: tuple[str, ...] = ()
     previous: str | None = None
 
-    def run(self, store, cancelled, progress) -> tuple[ReinforceResult, Opened]:
+    def run(self, store, cancelled, progress) -> tuple[ReinforceResult, Opened, dict | None]:
+        before = store.read(self.path, bump=False).access
         if self.previous is not None:
             result = store.replace_signal(self.path, self.previous, self.signal)
         else:
             result = store.reinforce([self.path], self.signal)
-        return result, open_memory(store, self.path, self.terms, False, cancelled)
+        return result, open_memory(store, self.path, self.terms, False, cancelled), before
 
     def changes(self, value) -> StoreChange | None:
         return StoreChange(state=frozenset({self.path}))

@@ -32,21 +32,81 @@ def dark_palette() -> QPalette:
     return pal
 
 
+THEME_PROPERTY = "memhtmlTheme"
+
+
+def legible_links(palette: QPalette) -> QPalette:
+    """`palette` with its link colours readable on its own base (Fusion's dark scheme on X11 keeps
+    QPalette's default #0000ff: dark blue on near-black, the facets in the reader all but invisible)."""
+    from memhtml_desktop.ui.kit.palette import legible
+
+    fixed = QPalette(palette)
+    for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+        base = palette.color(group, QPalette.ColorRole.Base)
+        for role in (QPalette.ColorRole.Link, QPalette.ColorRole.LinkVisited):
+            fixed.setColor(group, role, legible(palette.color(group, role), base))
+    return fixed
+
+
+def restyle(app: QApplication) -> None:
+    """Polish every widget that has a style sheet again, and lay out every rich-text label's links
+    again. A sheet's `palette(button)` is read when the widget is polished, and a label's link colour
+    when its text is set, so after a palette change (the theme applied from Settings, or a platform
+    that switches its scheme once the window is up) the segment switches stayed light and the links
+    kept the old colour."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QLabel
+
+    for widget in app.allWidgets():
+        sheet = widget.styleSheet()
+        if sheet:
+            widget.setStyleSheet(sheet)
+        if isinstance(widget, QLabel) and widget.textFormat() != Qt.TextFormat.PlainText and "<a " in widget.text():
+            text = widget.text()
+            widget.clear()  # setText with the same text is a no-op
+            widget.setText(text)
+
+
+def _scheme_palette(app: QApplication, theme: str) -> QPalette:
+    palette = app.style().standardPalette()
+    if theme == "dark" and palette.color(QPalette.ColorRole.Window).lightness() >= 128:
+        palette = dark_palette()  # the platform cannot switch schemes (e.g. offscreen, Qt < 6.8)
+    return palette
+
+
 def apply_theme(app: QApplication, theme: str) -> None:
     """`system` keeps the platform's palette (light or dark); `light`/`dark` ask Qt for that scheme.
 
     Qt 6.8+ lets an application pick the colour scheme, and Fusion then draws its own palette for
-    it (check boxes and frames included); older Qt gets our dark palette.
+    it (check boxes and frames included); older Qt gets our dark palette. Either way the links are
+    made legible on the base colour, the widgets with style sheets are polished again, and a scheme
+    the platform delivers later (it may, after the window is up) is settled the same way.
     """
-    if theme == "system":
-        return
     from PySide6.QtCore import Qt
 
-    app.setStyle("Fusion")
+    app.setProperty(THEME_PROPERTY, theme)
     hints = app.styleHints()
+    if not app.property(THEME_PROPERTY + "Hooked") and hasattr(hints, "colorSchemeChanged"):
+        hints.colorSchemeChanged.connect(lambda *_: _settle(app))
+        app.setProperty(THEME_PROPERTY + "Hooked", True)
+    if theme == "system":
+        _settle(app)
+        return
+    app.setStyle("Fusion")
     if hasattr(hints, "setColorScheme"):
         hints.setColorScheme(Qt.ColorScheme.Dark if theme == "dark" else Qt.ColorScheme.Light)
-    palette = app.style().standardPalette()
-    if theme == "dark" and palette.color(QPalette.ColorRole.Window).lightness() >= 128:
-        palette = dark_palette()  # the platform cannot switch schemes (e.g. offscreen, Qt < 6.8)
-    app.setPalette(palette)
+    app.setPalette(legible_links(_scheme_palette(app, theme)))
+    restyle(app)
+
+
+def _settle(app: QApplication) -> None:
+    """After a scheme change: legible links, and the style sheets polished against the new palette."""
+    theme = str(app.property(THEME_PROPERTY) or "system")
+    if theme != "system":
+        app.setPalette(legible_links(_scheme_palette(app, theme)))
+    else:
+        palette = app.palette()
+        fixed = legible_links(palette)
+        if fixed != palette:
+            app.setPalette(fixed)
+    restyle(app)

@@ -194,7 +194,8 @@ class WorkbenchController(QObject):
         w = self.window
         w.probes.show_run(run)
         w.tabs.setCurrentWidget(w.probes)
-        w.say(f"Ran {run.config_name} on {run.set_name}: {run.figures.failed} of {run.figures.probes} probes fail.")
+        w.say(f"Ran {run.config_name} on {run.set_name}: {run.figures.failed} of {run.figures.probes} probes fail."
+              + (f" \u26a0 {run.not_recorded[:1].upper()}{run.not_recorded[1:]}." if run.not_recorded else ""))
         self.ran.emit(run)
         self.refresh()
 
