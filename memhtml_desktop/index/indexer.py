@@ -229,6 +229,30 @@ def parse_pool(root: Path, total: int, known: dict[str, str] | None = None):
                 future.cancel()
 
 
+def _with_projections(parse_batch, root: Path, projected: dict[str, Projection]):
+    """`parse_batch` with the files a write projected already taken from `projected` (when their
+    bytes still hash to the projection's blob: else another writer changed them, and they are parsed)."""
+
+    def parse(disks: Sequence[DiskFile], at: str) -> list[_Parsed]:
+        out: dict[str, _Parsed] = {}
+        rest = []
+        for disk in disks:
+            projection = projected.get(disk.path)
+            try:
+                data = read_bytes(root, disk.path) if projection is not None else None
+            except (OSError, ValueError):
+                data = None
+            if data is not None and blob_sha(data) == projection.blob_sha:
+                out[disk.path] = _Parsed(disk, projection.blob_sha, projection)
+            else:
+                rest.append(disk)
+        for item in parse_batch(rest, at) if rest else ():
+            out[item.disk.path] = item
+        return [out[d.path] for d in disks]
+
+    return parse
+
+
 class Indexer:
     """The one writer of an index. Give it its own connection; never share that across threads."""
 
@@ -315,8 +339,12 @@ class Indexer:
         *,
         progress: Progress | None = None,
         cancelled: Cancelled | None = None,
+        projected: dict[str, Projection] | None = None,
     ) -> IndexReport:
-        """Re-examine the given store paths (and explicit moves) only: what a watcher reports."""
+        """Re-examine the given store paths (and explicit moves) only: what a watcher reports.
+
+        `projected`: projections a write made of the files it wrote (by path); a file whose bytes
+        still hash to its projection's blob is written from it, not parsed again."""
         started = time.perf_counter()
         report = IndexReport()
         # Both ends of every move are re-examined. A move counts only while its source is gone: a
@@ -337,7 +365,8 @@ class Indexer:
                 continue
             report.seen += 1
             candidates.append(disk)
-        self._apply(candidates, sorted(set(vanished)), moves, report, progress, cancelled, known=known)
+        self._apply(candidates, sorted(set(vanished)), moves, report, progress, cancelled, known=known,
+                    projected=projected)  # fmt: skip
         if not report.cancelled:
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
             report.embed_error = self.embed_error
@@ -414,6 +443,7 @@ class Indexer:
         *,
         force: bool = False,
         known: dict[str, tuple[int, int, str, str]] | None = None,
+        projected: dict[str, Projection] | None = None,
     ) -> None:
         known = self._sources() if known is None else known
         self._force = force
@@ -431,7 +461,10 @@ class Indexer:
         total = len(candidates)
         batches = [candidates[i : i + self.batch_files] for i in range(0, total, self.batch_files)]
         unchanged = {} if force else {path: old[2] for path, old in known.items() if old[3] == "indexed"}
-        with parse_pool(self.root, total, unchanged) as parse_batch:
+        handed = [d for d in candidates if projected and d.path in projected]
+        with parse_pool(self.root, total - len(handed), unchanged) as parse_batch:
+            if handed:
+                parse_batch = _with_projections(parse_batch, self.root, projected or {})
             prefetch = getattr(parse_batch, "prefetch", None)
             for number, batch in enumerate(batches):
                 if cancelled is not None and cancelled():
