@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from memhtml_desktop.atomic import fsync_dir
+from memhtml_desktop.atomic import fsync_dir, sync_filesystem
 from memhtml_desktop.html.project import blob_sha_of
 from memhtml_desktop.index import curation
 from memhtml_desktop.index.state import RowMove, follow_move
@@ -225,7 +225,42 @@ class Tree:
         fsync_dir(self.full(path).parent)
         self.checkpoint(f"delete {path}")
 
+    def put_new(self, changes: list) -> None:
+        """Many new files at once (apply's batch): each written to its temp file, all announced in
+        the journal in one append (one fsync), then renamed into place, then ONE barrier
+        (`syncfs`) makes the files and the renames durable before the commit is built. A crash
+        before the commit lands is rolled back from those steps (a put whose rename never happened
+        finds no file of its inode at its path and leaves it alone)."""
+        for change in changes:
+            self.mkdirs(change.path)
+        steps = []
+        for change in changes:
+            temp = self.root / temp_name(change.path, self.journal.id)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+            try:
+                view = memoryview(change.after)
+                while view:
+                    view = view[os.write(fd, view):]
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
+            steps.append({"op": "put", "path": change.path, "saved": None, "ino": [st.st_dev, st.st_ino],
+                          "temp": temp.name, "saved_ino": None})  # fmt: skip
+        self.journal.record_all(steps)
+        for step in steps:
+            full = self.full(step["path"])
+            try:
+                rename_noreplace(full.parent / step["temp"], full)
+            except FileExistsError:
+                raise Conflict(f"{step['path']} was created by another writer meanwhile; nothing was committed") from None
+            self.put_inodes[step["path"]] = step["ino"]
+            self.checkpoint(f"put {step['path']}")
+        sync_filesystem(self.root)
+
     def apply(self, plan: Plan, modes: dict[str, int]) -> None:
+        if len(plan.changes) > 1 and all(c.action == "create" for c in plan.changes):
+            self.put_new(list(plan.changes))
+            return
         for change in plan.changes:
             if change.action == "delete":
                 self.delete(change.path, change.before)

@@ -131,3 +131,59 @@ def test_a_plan_is_made_again_when_head_moved_and_refused_when_its_file_changed(
     with pytest.raises(WriteError):
         curator.apply(plan)
     assert git(curator.root, "rev-parse", "HEAD").strip() == head and b"An edit in progress." in full.read_bytes()
+
+
+# -- kill -9 in the middle of a batch ----------------------------------------------------------------
+
+CHILD = """
+import os, signal, sys
+from pathlib import Path
+from memhtml_desktop.index.store import Store
+from memhtml_desktop.write.curator import Curator
+from memhtml_desktop.write.batch import ApplyRequest, BatchOp
+from memhtml_desktop.write.requests import WriteRequest
+
+at = sys.argv[2]
+curator = Curator(Store(Path(sys.argv[1])))
+puts = []
+def checkpoint(name):
+    if name.startswith("put "):
+        puts.append(name)
+    if name == at or (at.startswith("put#") and len(puts) == int(at[4:])):
+        os.kill(os.getpid(), signal.SIGKILL)
+curator.checkpoint = checkpoint
+ops = tuple(BatchOp(WriteRequest(memory_type="semantic", title=f"Killed batch {i}", claim=f"Killed batch fact {i}."),
+                    f"Killed batch fact {i}.") for i in range(int(sys.argv[3])))
+curator.run(ApplyRequest(ops))
+"""
+
+
+@pytest.mark.parametrize("at,count", [("put#1", 4), ("put#3", 5), ("rows", 3)])
+def test_kill_9_inside_a_batch_is_rolled_back_whole(tmp_path, monkeypatch, at, count) -> None:
+    """Killed after some of the batch's files were renamed into place (the rest still temp files),
+    or after all of them: recovery removes every file of the batch and leaves the store as it was."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from memhtml_desktop.write.curator import Curator
+    from write.support import snapshot
+
+    pin_git(monkeypatch, tmp_path)
+    root = seed(tmp_path)
+    store = open_store(root)
+    before = snapshot(root, store)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "MEMHTML_DESKTOP_NOW": "2026-12-01T12:00:00Z"}
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(root), at, str(count)], env=env, capture_output=True,
+                          text=True, timeout=180)  # fmt: skip
+    assert proc.returncode == -9, proc.stderr
+    landed = sorted(p.relative_to(root).as_posix() for p in root.rglob("killed-batch-*.html"))
+    temps = sorted(p.name for p in root.rglob(".killed-batch-*.tmp"))
+    expected_files = count if at == "rows" else int(at[4:])
+    assert len(landed) == expected_files and len(temps) == count - expected_files
+    assert snapshot(root, store) != before
+    said = Curator(open_store(root, index=False, state=False)).recover()
+    assert said and said.startswith("rolled back an interrupted write")
+    assert snapshot(root, store) == before
+    assert not list(root.rglob("*.tmp"))
