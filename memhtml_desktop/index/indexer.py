@@ -326,6 +326,11 @@ class Indexer:
                 self.conn.execute("INSERT INTO files_fts (files_fts) VALUES ('rebuild')")
                 self.conn.execute("INSERT INTO files_fts_stemmed (files_fts_stemmed) VALUES ('rebuild')")
         if not report.cancelled:
+            # Every file's words are in: the index is complete for the lexical arm now, and says so
+            # (a cold store is searchable by words while its vectors are made, newest first; the
+            # header then says how many memories have them: retrieval.coverage_sentence).
+            with writing(self.conn):
+                self.conn.execute("UPDATE index_state SET scanned_at = ? WHERE id = 1", (iso_z(self.clock()),))
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
             report.embed_error = self.embed_error
         self._finish(report, rebuilt=rebuild, scanned=not report.cancelled)
@@ -384,9 +389,13 @@ class Indexer:
 
     def embed_missing(self, *, progress: Progress | None = None, cancelled: Cancelled | None = None) -> int:
         """Embed every chunk lacking a vector in the configured space; batches commit on their own."""
+        # Newest memories first (a cold store gains meaning where it is most likely asked for), each
+        # memory's chunks together; every batch commits, so search uses the vectors made so far.
         rows = self.conn.execute(
             "SELECT c.chunk_id, c.text FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id "
-            "WHERE e.chunk_id IS NULL OR e.model <> ? ORDER BY c.chunk_id",
+            "LEFT JOIN files f ON f.path = c.path "
+            "WHERE e.chunk_id IS NULL OR e.model <> ? "
+            "ORDER BY unixepoch(f.updated_at) DESC NULLS LAST, c.path, c.ordinal, c.chunk_id",
             (self.space,),
         ).fetchall()
         done = 0

@@ -82,6 +82,12 @@ class Pool:
     cosines: dict[str, float] | None = None  # raw best-chunk cosines of the fused paths, once measured
 
 
+def coverage_sentence(done: int, total: int) -> str:
+    """What the header says while vectors are being made: "vectors for 4,210 of 20,000; search
+    is words-only for the rest"."""
+    return f"vectors for {done:,} of {total:,}; search is words-only for the rest"
+
+
 class Retriever:
     """Search, recall and explanation over one reader connection (one thread)."""
 
@@ -326,10 +332,11 @@ class Retriever:
         return space_of(self.embedder) if self.embedder is not None else ""
 
     def _coverage_reason(self) -> str | None:
-        """Say so when some chunks still lack a vector in this space (re-embedding under way)."""
+        """Say so when some memories still lack their vectors in this space (a cold store being
+        embedded, newest first, or a re-embedding under way): the header shows this sentence."""
         total, done = self.cache.coverage(self.conn, self.cache_key, self.space())
         if total and done < total:
-            return f"vector: {done} of {total} chunks embedded with {self.space()} (re-embedding under way)"
+            return coverage_sentence(done, total)
         return None
 
     def fts_form(

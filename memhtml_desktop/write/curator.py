@@ -31,6 +31,7 @@ from memhtml_desktop.write.executor import (
     RollbackIncomplete,
     finish_index,
     land_plan,
+    plan_paths,
     prune_rows,
     remove_own_index_lock,
     rollback,
@@ -41,7 +42,7 @@ from memhtml_desktop.write.plan import Plan
 from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_supersede, plan_task_status
 from memhtml_desktop.write.planner_new import plan_write
 from memhtml_desktop.write.planner_repair import plan_doctor_fix, plan_state_export
-from memhtml_desktop.write.preflight import check_repository, check_staged, wait_for_index_lock
+from memhtml_desktop.write.preflight import check_paths, check_repository, wait_for_index_lock
 from memhtml_desktop.write.undo import undo_plan
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
@@ -149,7 +150,9 @@ class Curator:
             raise TypeError(f"not a write request: {type(request).__name__}")
         try:
             plan, base = self._checked_plan(request)
-            check_staged(self.git, list(plan.paths))
+            check_paths(self.git, self.root, *plan_paths(plan))  # what the commit checks; not again unless HEAD moves
+            self.git.hooks_dir(cached=True)  # asked here, remembered while git's config files stay as they are
+            self.git.config_bool("commit.gpgsign", cached=True)
             return replace(plan, checked_on=(base,))
         except GitError as exc:
             raise GitFailed(str(exc)) from exc
@@ -170,7 +173,7 @@ class Curator:
     def _unmoved(self, plan: Plan) -> bool:
         """The previewed plan still stands: made on the HEAD the branch is at now, with git's index
         free (the executor re-checks each file's bytes as it writes)."""
-        if plan.checked_on is None or check_repository(self.git) != plan.checked_on[0]:
+        if plan.checked_on is None or self.git.head() != plan.checked_on[0]:
             return False
         wait_for_index_lock(self.git)
         return True

@@ -68,7 +68,7 @@ from memhtml_desktop.write.rollback import (  # noqa: F401 - RollbackIncomplete 
     rollback,
     temp_name,
 )
-from memhtml_desktop.write.trees import build_tree, hash_blobs, read_trees
+from memhtml_desktop.write.trees import build_tree, dirs_of, hash_blobs, read_trees
 
 log = logging.getLogger(__name__)
 
@@ -338,6 +338,24 @@ class Landed:
     paths: list[str] = field(default_factory=list)
 
 
+def stripspace(text: str) -> str:
+    """`git stripspace` (the `whitespace` cleanup `git commit -m` applies), without a process:
+    trailing whitespace cut from every line, runs of blank lines made one, none at either end,
+    and a final newline."""
+    lines: list[str] = []
+    blank = False
+    for line in text.split("\n"):
+        line = line.rstrip(" \t\n\v\f\r")
+        if not line:
+            blank = bool(lines)
+            continue
+        if blank:
+            lines.append("")
+            blank = False
+        lines.append(line)
+    return "".join(line + "\n" for line in lines)
+
+
 class Executor:
     def __init__(self, root: Path, git: Git, conn, *, checkpoint: Callable[[str], None] | None = None,
                  state_file: Path | None = None) -> None:  # fmt: skip
@@ -432,7 +450,7 @@ class Executor:
     def _hooks_dir(self) -> Path | None:
         if not hasattr(self, "_hooks"):
             try:
-                self._hooks = self.git.hooks_dir()
+                self._hooks = self.git.hooks_dir(cached=True)
             except GitError:
                 self._hooks = None
         return self._hooks
@@ -461,7 +479,7 @@ class Executor:
         shas = hash_blobs(self.git, final)
         tree.verify(plan)
         sources = {c.path: c.source for c in plan.changes if c.action == "move"}
-        base = read_trees(self.git, parent, {p.rpartition("/")[0] for p in final})
+        base = read_trees(self.git, parent, dirs_of(final))  # every folder build_tree needs, in one read
         if base is None:
             return None
 
@@ -474,14 +492,14 @@ class Executor:
             return "100644"
 
         changes = {p: (Entry(mode(p), shas[p]) if data is not None else None) for p, data in final.items()}
-        made = build_tree(self.git, parent, changes)
+        made = build_tree(self.git, parent, changes, trees=base)
         if made is None:
             return None
         tree_sha, old = made
         self.checkpoint("index")
         message = self._message(plan, journal)
         self._cleanup(message)
-        if parent and tree_sha == self.git.tree_of(parent):
+        if parent and all(e == old.get(p) for p, e in changes.items()):  # the parent's tree, unchanged
             raise CommitFailed("git commit failed (exit 1): nothing to commit")
         built = self._commit_tree(tree_sha, parent, message)
         built.entries = {p: e for p, e in changes.items() if e != old.get(p)}
@@ -512,7 +530,7 @@ class Executor:
 
     def _cleanup(self, message: Path) -> None:
         """`git commit -m`'s `whitespace` cleanup of the message; an empty one is refused as git does."""
-        cleaned = self.git.run("stripspace", input_text=message.read_bytes().decode("utf-8", "replace")).out
+        cleaned = stripspace(message.read_bytes().decode("utf-8", "replace"))
         if not cleaned.strip():
             raise CommitFailed("git commit failed (exit 1): Aborting commit due to empty commit message.")
         message.write_bytes(cleaned.encode("utf-8"))
@@ -544,7 +562,7 @@ class Executor:
         args = ["commit-tree", tree]
         if parent:
             args += ["-p", parent]
-        if self.git.config_bool("commit.gpgsign"):
+        if self.git.config_bool("commit.gpgsign", cached=True):
             args.append("-S")
         sha = self.git.run(*args, "-F", str(message), retry_lock=False).out.strip()
         return Built(sha, parent, tree, message, {}, {})
@@ -639,10 +657,15 @@ def land_plan(git: Git, root: Path, plan: Plan, base: str | None, *, conn=None, 
     The caller finishes `Landed.journal` once it has done what follows the commit."""
     from memhtml_desktop.write.preflight import check_paths
 
+    check_paths(git, root, *plan_paths(plan), git_status=plan.checked_on is None or plan.checked_on[0] != base)
+    return Executor(root, git, conn, checkpoint=checkpoint, state_file=state_file).run(plan, base)
+
+
+def plan_paths(plan: Plan) -> tuple[list[str], list[str]]:
+    """(existing, created): the files a plan edits, moves or deletes, and the paths it creates."""
     existing = [c.source or c.path for c in plan.changes if c.action in ("modify", "move", "delete")]
     created = [c.path for c in plan.changes if c.action in ("create", "move")]
-    check_paths(git, root, existing, created)
-    return Executor(root, git, conn, checkpoint=checkpoint, state_file=state_file).run(plan, base)
+    return existing, created
 
 
 def _commit_words(exc: GitError) -> str:
