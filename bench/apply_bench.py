@@ -45,9 +45,14 @@ def files_of(repo: Path) -> dict[str, bytes]:
             if ".git" not in p.parts and ".memhtml" not in p.parts}  # fmt: skip
 
 
+def drop_index(index: Path) -> None:
+    for suffix in ("", "-wal", "-shm", ".lock"):
+        index.with_name(index.name + suffix).unlink(missing_ok=True)
+
+
 def run_apply(repo: Path, ops: Path, index: Path) -> float:
     fresh(repo)
-    index.unlink(missing_ok=True)
+    drop_index(index)  # a fresh store's index: a stale one (or its WAL) would dedupe the batch away
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "memhtml_desktop", "--store", str(repo), "--index", str(index),
@@ -94,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         from memhtml_desktop.cli import main as cli_main
 
         fresh(repo)
-        index.unlink(missing_ok=True)
+        drop_index(index)
         profiler = cProfile.Profile()
         profiler.enable()
         try:
@@ -109,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.rounds):
         applies.append(run_apply(repo, ops, index))
         written = files_of(repo)
+        if len(written) < len(lines) // 2:
+            raise SystemExit(f"apply wrote {len(written)} files of {len(lines)} ops: not a fair round")
         floors.append(run_floor(floor_repo, written))
         same = files_of(floor_repo) == written
         print(f"  round {i + 1}: apply {applies[-1]:.2f}s ({len(written)} files), floor {floors[-1]:.2f}s "
