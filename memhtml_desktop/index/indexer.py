@@ -485,9 +485,14 @@ class Indexer:
                     prefetch(batches[number + 1], at)
                 start = number * self.batch_files
                 with writing(self.conn):  # not `with conn:`: its commit holds the GIL (db.writing)
+                    before = (report.added, report.changed, report.moved, report.failed)
                     for item in parsed:
                         self._write_one(item, known, pending_vanished, moved_from, by_hash, report, at)
-                    self._bump_version()
+                    if (report.added, report.changed, report.moved, report.failed) != before:
+                        # Only a batch that changed rows moves the version: the watcher's pass over
+                        # files the app itself just indexed (same bytes) then leaves the vector
+                        # snapshot and the salience list as they are (no second rebuild per write).
+                        self._bump_version()
                 self._follow_state()
                 if progress is not None:
                     progress("index", min(start + self.batch_files, total), total)

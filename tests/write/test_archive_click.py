@@ -73,3 +73,27 @@ def test_a_signing_setting_made_after_the_preview_is_seen(curator, monkeypatch) 
         curator.apply(plan)  # signing asked for, and the signer missing: refused, nothing committed
     assert git(curator.root, "rev-parse", "HEAD").strip() == head
     assert (curator.root / TARGETS[0]).exists()
+
+
+def test_the_watchers_pass_over_the_apps_own_write_rebuilds_nothing(curator) -> None:
+    """After the click the watcher reports the two paths the app just indexed: its pass reads and
+    hashes them, finds the bytes indexed, and leaves the index's version (so the vector snapshot
+    and the salience list) as they are; a real change still moves it."""
+    from memhtml_desktop.index.vectors import CACHE
+    from memhtml_desktop.write.requests import ArchiveRequest
+
+    store = curator.store
+    store.search("deregistration delay", limit=10)
+    applied = curator.apply(curator.plan(ArchiveRequest(TARGETS[0], reason="done")))
+    store.search("deregistration delay", limit=10)  # the list after the click: the snapshot follows the write
+    version = lambda: store.reader().execute("SELECT vectors_version FROM index_state WHERE id = 1").fetchone()[0]  # noqa: E731
+    after_click, snapshot = version(), CACHE._snapshots.get((str(store.index_path), store.embedder.space))
+    report = store.update_paths([TARGETS[0], "archive/2026/" + TARGETS[0]])
+    assert report.unchanged == 1 and not report.touched
+    assert version() == after_click
+    store.search("deregistration delay", limit=10)
+    assert CACHE._snapshots.get((str(store.index_path), store.embedder.space)) is snapshot
+    other = curator.root / TARGETS[1]
+    other.write_bytes(other.read_bytes().replace(b"</article>", b"<p>Edited by hand.</p></article>"))
+    assert store.update_paths([TARGETS[1]]).changed == 1 and version() > after_click
+    assert applied.commit_sha
