@@ -65,6 +65,7 @@ def test_the_header_says_how_much_of_the_store_has_vectors(qtbot, make_window, s
     sentence = f"vectors for {done:,} of {total:,}; search is words-only for the rest"
     qtbot.waitUntil(lambda: window.results.degraded.isVisibleTo(window), timeout=WAIT)
     assert window.results.degraded.text() == sentence  # progress, not a "Degraded" warning
+    assert window.grab().save(str(tmp_path / "coverage.png"))  # looked at when the header changes
     # The rest embedded: the next search's header no longer mentions vectors.
     embedder.release.set()
     qtbot.waitUntil(lambda: _counts(store)[1] == total and not window.runner.is_busy(), timeout=WAIT)
