@@ -490,7 +490,7 @@ def test_f5_while_watching_asks_the_watcher_and_watching_goes_on(qtbot, make_win
     last = window.bridge.watcher.status().last_batch
     assert last.kind == "reconcile"
     # Done: the watcher is idle again, its status shown, and every job the batch set off has answered.
-    qtbot.waitUntil(lambda: not window.bridge.status().busy and not window.runner.is_busy() and texts
+    qtbot.waitUntil(lambda: not window.bridge.status().busy and not window.runner.is_busy() and bool(texts)
                     and window.status.watch.label.text() == texts[-1], timeout=WAIT)
     assert "reconcile" not in kinds  # no second reconciliation on the runner's writer pool
     assert window.bridge.status().mode in ("live", "polling")
