@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     from memhtml_desktop.settings import Settings
     from memhtml_desktop.ui.app import settle_gc, tune_for_gui
     from memhtml_desktop.ui.shell.main_window import MainWindow
-    from memhtml_desktop.ui.workbench.jobs import existing_workbench
+    from memhtml_desktop.ops.workbench import existing_workbench
 
     main_window.VERIFY_AFTER_MS = 3_600_000  # the one integrity check is kept out of the timings
     tune_for_gui()

@@ -44,7 +44,7 @@ FLOW = {
     "on_batch": ("watch/watcher.py", "on_batch"),
     "WatchBridge": ("ui/session/watch_bridge.py", "class WatchBridge"),
     "WatchBridge._on_batch": ("ui/session/watch_bridge.py", "def _on_batch"),
-    "StoreChange.of_batch": ("ui/session/changes.py", "def of_batch"),
+    "StoreChange.of_batch": ("ops/changes.py", "def of_batch"),
     "StoreEvents.changed": ("ui/session/runner.py", "changed = Signal(object)"),
     "SessionDriver._store_changed": ("ui/session/driver.py", "def _store_changed"),
     "FiltersController": ("ui/filters/controller.py", "class FiltersController"),
@@ -53,13 +53,13 @@ FLOW = {
     "StatusController": ("ui/shell/status_bar.py", "class StatusController"),
     "Runner.run(SearchJob)": ("ui/session/runner.py", "def run(self, job: Job"),
     'Runner.submit("search")': ("ui/session/runner.py", "def submit"),
-    "SearchJob.run": ("ui/session/jobs.py", "class SearchJob"),
+    "SearchJob.run": ("ops/jobs.py", "class SearchJob"),
     "Runner._finished": ("ui/session/runner.py", "def _finished"),
     "SessionDriver.searched": ("ui/session/driver.py", "searched = Signal(object)"),
     "ResultsView.set_result": ("ui/results/results_view.py", "def set_result"),
     "ResultsModel": ("ui/results/results_model.py", "class ResultsModel"),
     "Watcher.request_reconcile": ("watch/watcher.py", "def request_reconcile"),
-    "ReconcileJob": ("ui/session/jobs.py", "class ReconcileJob"),
+    "ReconcileJob": ("ops/jobs.py", "class ReconcileJob"),
 }
 
 

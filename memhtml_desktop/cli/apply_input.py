@@ -53,7 +53,7 @@ def _lines(data: bytes):
 
 def _check_strings(obj: dict, line: int) -> None:
     """A control character or an unpaired surrogate in any string of the op refuses the batch."""
-    from memhtml_desktop.write.text_rules import text_problem
+    from memhtml_desktop.write.curator import text_problem
 
     for name, value in obj.items():
         for text in value if isinstance(value, list) else [value]:
@@ -74,7 +74,7 @@ def _strings(value: Any, name: str, line: int) -> list[str]:
 
 def _number(value: Any, name: str, line: int) -> str | None:
     from memhtml_desktop.html.jsnum import js_number
-    from memhtml_desktop.write.template import js_number_text as js_print
+    from memhtml_desktop.write.curator import js_number_text as js_print
 
     if value is None:
         return None
@@ -87,8 +87,7 @@ def _number(value: Any, name: str, line: int) -> str | None:
 
 
 def decode_line(obj: Any, line: int, parsed: Parsed):
-    from memhtml_desktop.write.batch import BatchOp
-    from memhtml_desktop.write.prose import split_prose
+    from memhtml_desktop.write.curator import BatchOp, split_prose
     from memhtml_desktop.write.requests import WriteRequest
 
     if not isinstance(obj, dict):
@@ -123,7 +122,7 @@ def decode_line(obj: Any, line: int, parsed: Parsed):
 
 
 def read_batch(parsed: Parsed):
-    from memhtml_desktop.write.batch import ApplyRequest
+    from memhtml_desktop.write.curator import ApplyRequest
 
     ops = []
     for number, line in _lines(read_input(parsed)):

@@ -111,7 +111,7 @@ def cmd_doctor_fix(args: argparse.Namespace) -> int:
     from memhtml_desktop.write.errors import WriteError
     from memhtml_desktop.write.requests import DoctorFixRequest
 
-    from memhtml_desktop.write.leftovers import remove_stale_temp_files
+    from memhtml_desktop.write.curator import remove_stale_temp_files
 
     try:
         curator = open_curator(vars(args))
@@ -160,12 +160,12 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 
 
 def cmd_conflicts(args: argparse.Namespace) -> int:
-    from memhtml_desktop.write.conflicts import scan_conflicts
+    from memhtml_desktop.ops.curate import ConflictsJob
 
     store = open_store(args)
     if not args.no_refresh:
         store.index()
-    report = scan_conflicts(store)
+    report = ConflictsJob().run(store, lambda: False, lambda *_: None)  # the window's route, in this process
     if args.json:
         print_json(report.to_json())
         return EXIT_OK

@@ -64,7 +64,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from memhtml_desktop.cli import workbench_commands
     from memhtml_desktop.workbench import read_probe_file
-    from memhtml_desktop.workbench.runs import check_probe_paths
+    from memhtml_desktop.workbench import check_probe_paths
 
     if args.limit < 1:
         raise CliError("--limit must be at least 1")

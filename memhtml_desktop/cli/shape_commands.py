@@ -165,9 +165,7 @@ def print_expansion(e) -> None:
 def cmd_eval_shapes(args: argparse.Namespace) -> int:
     """`eval PROBES --shapes` (or `--set NAME --shapes`): every shape over the probe set."""
     from memhtml_desktop.cli.workbench_commands import _probe_set
-    from memhtml_desktop.workbench.runs import check_probe_paths
-    from memhtml_desktop.workbench.shapes import compare_shapes
-    from memhtml_desktop.workbench.store_files import WorkbenchFiles
+    from memhtml_desktop.workbench import WorkbenchFiles, check_probe_paths, compare_shapes
 
     if not (args.probes or args.set):
         raise CliError("give a probe file or --set NAME")

@@ -54,7 +54,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
         return cmd_doctor_fix(args)
 
-    from memhtml_desktop.write.leftovers import survey
+    from memhtml_desktop.write.curator import survey
 
     store = open_store(args, recover=False)  # doctor reports an interrupted write; `doctor --fix` finishes it
     sound = store.verify()  # a full integrity check of the index; damage is moved aside and rebuilt

@@ -66,7 +66,7 @@ def _root(args: argparse.Namespace) -> Path:
 
 def _write(action):
     from memhtml_desktop.write.errors import WriteError
-    from memhtml_desktop.workbench.locations import BadName
+    from memhtml_desktop.workbench import BadName
 
     try:
         return action()
@@ -77,7 +77,7 @@ def _write(action):
 def cmd_probes(args: argparse.Namespace) -> int:
     from memhtml_desktop.domain.probes import EvalProbe
     from memhtml_desktop.workbench import JudgmentLog, WorkbenchFiles
-    from memhtml_desktop.workbench.locations import store_data_dir
+    from memhtml_desktop.workbench import store_data_dir
 
     root = _root(args)
     files = WorkbenchFiles(root)
@@ -158,7 +158,7 @@ def _import_pairs(args: argparse.Namespace, files) -> int:
     """`probes import SET FILE`: resolve each pair's answer to a memory, append the probes (one commit)."""
     from memhtml_desktop.cli.common import open_store, refresh
     from memhtml_desktop.domain.qa_pairs import parse_pairs
-    from memhtml_desktop.workbench.qa_import import resolve_pairs
+    from memhtml_desktop.workbench import resolve_pairs
 
     try:
         text = Path(args.pairs).read_text(encoding="utf-8")
@@ -191,7 +191,7 @@ def _import_pairs(args: argparse.Namespace, files) -> int:
 
 
 def _guard(action):
-    from memhtml_desktop.workbench.locations import BadName
+    from memhtml_desktop.workbench import BadName
 
     try:
         return action()

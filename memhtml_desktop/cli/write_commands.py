@@ -144,9 +144,7 @@ def open_curator(options: dict[str, Any], *, refresh: bool = True, defer_state: 
     (`_run`); `state export`, `doctor --fix` and the others need the plane as it is, so they do not defer."""
     from memhtml_desktop.cli.common import settings_from
     from memhtml_desktop.settings import resolve_store
-    from memhtml_desktop.write.curator import Curator
-    from memhtml_desktop.write.git import Git
-    from memhtml_desktop.write.preflight import check_repository
+    from memhtml_desktop.write.curator import Curator, Git, check_repository
 
     namespace = argparse.Namespace(**{k.replace("-", "_"): v for k, v in options.items() if v is not None})
     root = resolve_store(settings_from(namespace))

@@ -169,6 +169,16 @@ class Store:
             log.info(text)
             self.notices.append(text)
 
+    def heard(self, notices: list[str], reopened: bool = False) -> None:
+        """What another process's Store over this index said (a child running a heavy job):
+        its notices become ours; `reopened` (it moved a damaged index aside) makes every thread
+        reopen its connection on its next use."""
+        for text in notices:
+            self.notice(text)
+        if reopened:
+            self._generation += 1
+            CACHE.clear()
+
     def _move_aside(self, exc: Exception) -> None:
         """Move the damaged index (and its WAL) aside under a name no other copy has, with a notice."""
         stamp = time.strftime("%Y%m%d-%H%M%S")

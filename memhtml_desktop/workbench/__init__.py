@@ -37,20 +37,24 @@ from memhtml_desktop.workbench.coverage import Crowder, Reachability, Unreachabl
 from memhtml_desktop.workbench.floor import FloorRow, FloorScan, configuration_with_floor, scan_prepared
 from memhtml_desktop.workbench.history import ProbeChange, RunDiff, RunHistory, RunSummary, diff_runs
 from memhtml_desktop.workbench.judgments import Judgment, JudgmentLog
-from memhtml_desktop.workbench.locations import store_data_dir
+from memhtml_desktop.workbench.locations import BadName, check_name, store_data_dir
+from memhtml_desktop.workbench.qa_import import resolve_pairs
+from memhtml_desktop.workbench.shapes import compare_shapes
 from memhtml_desktop.workbench.optimizer import OptimizeResult, optimize_prepared, split_probes
 from memhtml_desktop.workbench.pinning import ControlSuggestion, suggest_controls
 from memhtml_desktop.workbench.runs import (
-    RUN_LIMIT, STREAM_PROBES, Cancelled, PreparedSet, Progress, Run, prepare_set, run_configuration, run_streamed,
+    RUN_LIMIT, STREAM_PROBES, Cancelled, PreparedSet, Progress, Run, check_probe_paths, prepare_set, run_configuration,
+    run_streamed,
 )
 from memhtml_desktop.workbench.store_files import ConfigListing, Saved, WorkbenchFiles, read_config_file, read_probe_file
 
 __all__ = [
-    "Cancelled", "ConfigError", "ConfigListing", "Configuration", "ControlSuggestion", "Crowder", "EvalProbe", "FloorRow", "FloorScan",
+    "BadName", "Cancelled", "ConfigError", "ConfigListing", "Configuration", "ControlSuggestion", "Crowder", "EvalProbe", "FloorRow", "FloorScan",
     "Judgment", "JudgmentLog", "OptimizeResult", "PreparedSet", "ProbeChange", "ProbeProblem", "ProbeSet",
     "ProbeVerdict", "QueryComparison", "Reachability", "Run", "RunDiff", "RunFigures", "RunHistory", "RunSummary",
     "Saved", "SetComparison", "Unreachable", "Workbench", "WorkbenchFiles", "configuration_with_floor",
-    "diff_runs", "read_config_file", "read_probe_file", "shipped", "split_probes",
+    "check_name", "check_probe_paths", "compare_shapes", "diff_runs", "read_config_file", "read_probe_file",
+    "resolve_pairs", "shipped", "split_probes", "store_data_dir",
 ]
 
 

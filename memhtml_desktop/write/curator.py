@@ -54,6 +54,13 @@ from memhtml_desktop.write.requests import (
     TaskStatusRequest,
     WriteRequest,
 )
+# The rest of the door (front ends import these from here, never from the modules behind it:
+# an import contract in pyproject.toml holds ui/ and cli/ to it).
+from memhtml_desktop.write.batch import BatchOp  # noqa: E402,F401
+from memhtml_desktop.write.leftovers import remove_stale_temp_files, survey  # noqa: E402,F401
+from memhtml_desktop.write.prose import split_prose  # noqa: E402,F401
+from memhtml_desktop.write.template import js_number_text  # noqa: E402,F401
+from memhtml_desktop.write.text_rules import text_problem  # noqa: E402,F401
 
 log = logging.getLogger(__name__)
 

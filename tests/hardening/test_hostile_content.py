@@ -28,7 +28,7 @@ from PySide6.QtGui import QColor, QImage, QTextDocument
 
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.ui.reader import reader_parts
-from memhtml_desktop.ui.session import jobs
+from memhtml_desktop.ops import jobs
 from memhtml_desktop.ui.app import guard_none_refcount
 from memhtml_desktop.ui.reader.reader_pane import ReaderPane
 from memhtml_desktop.ui.reader.reader_parts import SafeTextBrowser

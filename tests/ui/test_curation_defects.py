@@ -480,7 +480,7 @@ def test_a_reread_of_a_memory_moved_away_is_an_answer_not_a_traceback(qtbot, win
     answer, and the reader re-read the old path."""
     import logging
 
-    from memhtml_desktop.ui.session.changes import StoreChange
+    from memhtml_desktop.ops.changes import StoreChange
     from memhtml_desktop.write.curator import Curator
     from memhtml_desktop.write.requests import CorrectRequest
 

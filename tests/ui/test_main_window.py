@@ -120,7 +120,7 @@ def test_late_results_are_dropped(qtbot, window):
     """Two searches in flight: the first one's answer, arriving last, never replaces the second's."""
     import threading
 
-    from memhtml_desktop.ui.session.jobs import SearchJob
+    from memhtml_desktop.ops.jobs import SearchJob
 
     class SlowSearch(SearchJob):
         def run(self, store, cancelled, progress):

@@ -229,3 +229,17 @@ def test_the_pool_chart_draws_the_pool_and_says_which_arm_carries_it(qtbot, make
     with qtbot.waitSignal(window.memory_shown, timeout=WAIT) as opened:
         qtbot.keyClick(chart, Qt.Key.Key_Return)
     assert opened.args[0].path == entries[1].path
+
+
+@pytest.mark.parametrize("factor", [4, 5])
+def test_the_pool_behind_the_page_is_as_deep_as_the_profiles_pool_factor(qtbot, make_window, store, factor):
+    """The driver draws the page's pool `limit × pool_factor` deep (not a fixed 3 × limit)."""
+    from dataclasses import replace
+
+    store.ranking = replace(store.ranking, pool_factor=factor)
+    window = make_window(store)
+    window.session.set_limit(3)
+    result = search(qtbot, window, "rollback")
+    pool = window.results.model.pool()
+    assert window.driver.pool_depth() == 3 * factor
+    assert pool.query == result.query and len(pool.entries) == 3 * factor  # the store holds more than 15

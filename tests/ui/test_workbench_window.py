@@ -413,7 +413,7 @@ def test_stopping_the_optimizer_while_it_reads_the_store_still_answers(qtbot, wi
     committed_set(repo, "claims", claim_probes(git_store, 30))
     wb, w = open_workbench(qtbot, win)
     tab = w.optimizer
-    from memhtml_desktop.ui.workbench.jobs import existing_workbench
+    from memhtml_desktop.ops.workbench import existing_workbench
 
     existing_workbench(git_store).invalidate()  # no cached reading: the search starts by reading the store
     with qtbot.waitSignal(wb.optimized, timeout=60000) as done:

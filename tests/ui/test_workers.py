@@ -10,9 +10,9 @@ import pytest
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.state import access_stats
 from memhtml_desktop.index.store import Store
-from memhtml_desktop.ui.session import jobs
+from memhtml_desktop.ops import jobs
 from memhtml_desktop.ui.session import runner as workers
-from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ops.changes import StoreChange
 from tests.ui.conftest import INFRA, PROCEDURAL
 
 WAIT = 10000

@@ -17,30 +17,10 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from memhtml_desktop.ui.conflicts.conflicts_model import merge_pairs
-from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ui.session.curators import curator_for
-from memhtml_desktop.ui.session.jobs import Cancelled, Job, check
-
-
-@dataclass(kw_only=True)
-class ConflictsJob(Job[Any]):
-    """The conflicts scan (write/conflicts.py) of the whole store, or of the pairs of `paths`."""
-
-    kind: ClassVar[str] = "conflicts"
-    paths: tuple[str, ...] | None = None
-
-    def run(self, store, cancelled, progress) -> Any:
-        paths = list(self.paths) if self.paths is not None else None
-        report = curator_for(store).conflicts(cancelled=cancelled, progress=progress, paths=paths)
-        if report.cancelled:
-            raise Cancelled()
-        return report
-
-
-@dataclass(kw_only=True)
-class SomeConflictsJob(ConflictsJob):
-    kind: ClassVar[str] = "conflicts-some"
+from memhtml_desktop.ops.curate import ConflictsJob, SomeConflictsJob
+from memhtml_desktop.ops.jobs import Job, check
 
 
 ARTICLE_CHARS = 700

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from memhtml_desktop.domain.paths import is_archived
 from memhtml_desktop.ui.curate import dialogs
-from memhtml_desktop.ui.curate.jobs import Attempt, DraftJob, HashesJob, RecoverJob, UndoJob, UndoStatusJob
-from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ops.curate import Attempt, DraftJob, HashesJob, RecoverJob, UndoJob, UndoStatusJob
+from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 
 #: Where the reader goes after each kind of write: the result field holding the memory's new path.

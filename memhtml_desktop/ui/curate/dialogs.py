@@ -15,7 +15,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QCompleter, QLabel, QLineEdit, QWidget
 
 from memhtml_desktop.ui.curate.fields import MemoryFields
-from memhtml_desktop.ui.curate.jobs import FindJob
+from memhtml_desktop.ops.curate import FindJob
 from memhtml_desktop.ui.curate.write_dialog import WriteDialog
 from memhtml_desktop.write.drafts import FORM_TASK_STATUSES, MEMORY_RELATIONS, TASK_RELATIONS, MemoryDraft
 from memhtml_desktop.write.requests import (

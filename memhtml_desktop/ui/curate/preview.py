@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memhtml_desktop.ui.curate.jobs import Preview
+from memhtml_desktop.ops.curate import Preview
 from memhtml_desktop.ui.kit.palette import is_dark
 
 

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memhtml_desktop.ui.curate.jobs import ApplyJob, Attempt, HashesJob, PlanJob, Preview
+from memhtml_desktop.ops.curate import ApplyJob, Attempt, HashesJob, PlanJob, Preview
 from memhtml_desktop.ui.curate.preview import PlanPreview
 from memhtml_desktop.ui.kit.palette import warning_color
 from memhtml_desktop.ui.kit.screen_fit import fit_to_screen

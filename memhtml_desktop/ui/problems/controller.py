@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from memhtml_desktop.ui.problems.problems_pane import ProblemsPane
-from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ui.session.jobs import ProblemsJob
+from memhtml_desktop.ops.jobs import ProblemsJob
 
 
 class ProblemsController(QObject):

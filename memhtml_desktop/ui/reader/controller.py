@@ -17,9 +17,9 @@ from memhtml_desktop.domain.reinforce import REINFORCE_COOLDOWN_S
 from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ui.reader.reader_pane import ReaderPane
 from memhtml_desktop.ui.reader.signal_text import reinforce_note
-from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ui.session.jobs import FindJob, Gone, Opened, OpenJob, ReinforceJob, RereadJob, WhyJob
+from memhtml_desktop.ops.jobs import FindJob, Gone, Opened, OpenJob, ReinforceJob, RereadJob, WhyJob
 
 
 class ReaderController(QObject):

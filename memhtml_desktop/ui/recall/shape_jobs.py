@@ -12,7 +12,7 @@ from typing import ClassVar
 from memhtml_desktop.domain.catalogue import Expansion
 from memhtml_desktop.domain.shapes import ShapeComparison
 from memhtml_desktop.domain.types import Scope
-from memhtml_desktop.ui.session.jobs import Job, check
+from memhtml_desktop.ops.jobs import Job, check
 
 CATALOGUE_K = 10
 

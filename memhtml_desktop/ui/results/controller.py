@@ -13,7 +13,7 @@ from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ui.results.results_view import EMPTY_INDEX, ResultsView
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
-from memhtml_desktop.ui.session.jobs import StatsJob
+from memhtml_desktop.ops.jobs import StatsJob
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from memhtml_desktop.ui.session.changes import StoreChange
-from memhtml_desktop.ui.session.jobs import PoolJob, SearchJob
+from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.jobs import PoolJob, SearchJob
 from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.ui.session.search import SearchSession
 
@@ -75,7 +75,7 @@ class SessionDriver(QObject):
         self.counts_wanted = counts
         ask = self.session.ask()
         key = (ask.query, ask.scope, ask.limit)
-        depth = max(self.depth, ask.limit * 3) if key == self._pool_key else ask.limit * 3
+        depth = max(self.depth, self._pool_size(ask.limit)) if key == self._pool_key else self._pool_size(ask.limit)
         job = SearchJob(ask.query, ask.scope, ask.limit, depth)
         self.runner.run(job.success(lambda result, j=job: self._searched(result, j.fused)).failure(self.search_failed.emit))
         self.asked.emit(ask)
@@ -94,8 +94,12 @@ class SessionDriver(QObject):
 
     def pool_depth(self) -> int:
         """The depth a pool job asks for: the pool the page was drawn from, or as deep as paged."""
-        return max(self.depth, self.session.limit * 3)
+        return max(self.depth, self._pool_size(self.session.limit))
 
+    def _pool_size(self, limit: int) -> int:
+        """The pool a page of `limit` is drawn from: `limit × pool_factor` of the active profile."""
+        ranking = self.session.ranking or getattr(self.runner.store, "ranking", None)
+        return ranking.pool_size(limit) if ranking is not None else limit * 3
     def deepen(self, depth: int) -> None:
         """List the fused pool at least `depth` deep (show more); nothing when no answer is shown."""
         if self.result is None or not self.result.hits or depth <= self.pool_depth():

@@ -1,6 +1,6 @@
 """Work off the GUI thread: a runner over two thread pools.
 
-Every Store call the window makes is a typed job (`ui/session/jobs.py`) handed to `Runner.run`,
+Every Store call the window makes is a typed job (`ops/jobs.py`) handed to `Runner.run`,
 which runs its `run(store, cancelled, progress)` on a pool thread, calls its success or failure
 handler back on the GUI thread, then announces the StoreChange the job made on `StoreEvents`.
 Underneath, `Runner.submit` takes a plain function `fn(cancelled, progress) -> value`;
@@ -32,8 +32,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from memhtml_desktop.threads import lower_thread_priority
-from memhtml_desktop.ui.session.changes import StoreChange
-from memhtml_desktop.ui.session.jobs import Cancelled, Job
+from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.jobs import Cancelled, Job
 
 log = logging.getLogger(__name__)
 
@@ -139,8 +139,18 @@ class _Job(QRunnable):
         self.channel.finished.emit(outcome)
 
 
+def in_child(job: Job, store: Any) -> JobFn:
+    """`job` run by a child process over its own connections (ops/backend.py); the pool thread
+    only waits on the child's pipe, so the GUI thread never shares the GIL with the work."""
+    from memhtml_desktop.ops.backend import run_in_child, spec_of
+
+    portable, spec = job.portable(), spec_of(store)
+    return lambda cancelled, progress: run_in_child(spec, portable.run, cancelled=cancelled, progress=progress,
+                                                    label=job.kind, notices=store.heard)
+
+
 class StoreEvents(QObject):
-    """The one "store changed" signal every pane listens to (see ui/session/changes.py)."""
+    """The one "store changed" signal every pane listens to (see ops/changes.py)."""
 
     changed = Signal(object)  # StoreChange
 
@@ -154,8 +164,11 @@ class Runner(QObject):
 
     busy_changed = Signal(str, bool)  # kind, whether a job of that kind is now pending
 
-    def __init__(self, parent: QObject | None = None, *, readers: int = 2, events: StoreEvents | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, *, readers: int = 2, events: StoreEvents | None = None,
+                 processes: bool = True) -> None:
         super().__init__(parent)
+        self.processes = processes
+        """Heavy jobs (`Job.process`) run in a child process (ops/backend.py); False: on their pool thread."""
         self.events = events or StoreEvents(self)
         self.store: Any = None
         """The store typed jobs run against (the window sets it when it opens one)."""
@@ -231,7 +244,10 @@ class Runner(QObject):
                 job.on_success(value)
             self.events.announce(job.changes(value))
 
-        return self.submit(job.kind, lambda cancelled, progress: job.run(store, cancelled, progress), done,
+        work: JobFn = lambda cancelled, progress: job.run(store, cancelled, progress)  # noqa: E731
+        if job.process and self.processes:
+            work = in_child(job, store)
+        return self.submit(job.kind, work, done,
                            on_error=job.on_failure, on_progress=job.on_progress, writer=job.writer,
                            replace=job.replace, pool=getattr(job, "pool", ""))
 

@@ -1,8 +1,7 @@
 """The search session: what the person is asking right now, with no Qt in it.
 
 In the spirit of qutebrowser's `Completer`: one object owns the query, the scope, the mode
-(search or recall), the page size, the recall budget, the ranking profile, the debounce policy, a generation number
-per ask, and the history of opened memories. The window and the panes observe it; none of them
+(search or recall), the page size, the recall budget, the ranking profile, the debounce policy and the history of opened memories. The window and the panes observe it; none of them
 holds a copy or reaches into another pane to learn it. The Qt side (`ui/session/driver.py`)
 turns its events into jobs.
 
@@ -34,18 +33,17 @@ REOPEN_GUARD_S = 0.8
 
 @dataclass(frozen=True)
 class Ask:
-    """One snapshot of what is asked, numbered: an answer for an older generation is stale."""
+    """One snapshot of what is asked (the runner's generations per job kind drop stale answers)."""
 
     query: str
     scope: Scope
     mode: str
     limit: int
     budget: int
-    generation: int
 
 
 class SearchSession:
-    """Query, scope, mode, limit, budget, debounce, generations and history (see the module docstring)."""
+    """Query, scope, mode, limit, budget, debounce and history (see the module docstring)."""
 
     def __init__(self, *, limit: int = 10, budget: int = 16000, debounce_ms: int = 150,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -56,7 +54,6 @@ class SearchSession:
         self._budget = int(budget)
         self._ranking: Any = None  # the RankingProfile the window ranks with (the store's, on opening)
         self.debounce_ms = max(0, int(debounce_ms))
-        self.generation = 0
         self._history: list[str] = []
         self._history_at = -1
         self._last_open: tuple[str, float] = ("", 0.0)
@@ -76,7 +73,6 @@ class SearchSession:
             callback(*payload)
 
     def _changed(self, event: str, *payload: Any) -> None:
-        self.generation += 1
         self._emit(event, *payload)
 
     # -- what is asked -----------------------------------------------------------------------
@@ -112,10 +108,7 @@ class SearchSession:
         return parse_fts_query(self._query).highlight_words
 
     def ask(self) -> Ask:
-        return Ask(self._query, self._scope, self._mode, self._limit, self._budget, self.generation)
-
-    def is_current(self, generation: int) -> bool:
-        return generation == self.generation
+        return Ask(self._query, self._scope, self._mode, self._limit, self._budget)
 
     def set_query(self, text: str, *, immediate: bool = True) -> None:
         """A new query: `immediate` searches now; typing (`immediate=False`) waits for the debounce."""

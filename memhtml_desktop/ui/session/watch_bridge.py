@@ -25,8 +25,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from memhtml_desktop.ui.session.changes import StoreChange
-from memhtml_desktop.ui.session.jobs import CallJob, ReconcileJob
+from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.jobs import CallJob, ReconcileJob
 from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.watch.status import STARTING, STOPPED, BatchSummary, WatchStatus
 
@@ -81,13 +81,20 @@ class WatchBridge(QObject):
             return
         self._on_status(self._status)
         if self.enabled:
-            from memhtml_desktop.watch.watcher import Watcher
-
-            self.watcher = Watcher(self.store, on_status=self._status_from_thread.emit,
-                                   on_batch=self._batch_from_thread.emit, **self.watcher_options)
-            self.watcher.start()
+            self._start_watcher()
             return
         self._reconcile_once()
+
+    def _start_watcher(self) -> None:
+        """The watcher runs in a child process of its own (ops/watch_process.py) when the runner
+        runs heavy work in processes, so no index pass shares the GUI thread's GIL."""
+        if self.runner.processes:
+            from memhtml_desktop.ops.watch_process import ProcessWatcher as Watcher
+        else:
+            from memhtml_desktop.watch.watcher import Watcher
+        self.watcher = Watcher(self.store, on_status=self._status_from_thread.emit,
+                               on_batch=self._batch_from_thread.emit, **self.watcher_options)
+        self.watcher.start()
 
     def _reconcile_once(self) -> None:
         started = time.perf_counter()
@@ -108,6 +115,10 @@ class WatchBridge(QObject):
 
     def reconcile_now(self) -> None:
         """File → Re-index: a full comparison, by the watcher when one runs (watching goes on)."""
+        if self.watcher is not None and not self.watcher.running and not self._stopped:
+            self.watcher.stop(1.0)  # its process died (the status said so): asking again starts another
+            self._start_watcher()
+            return
         if self.watcher is not None:
             self.watcher.request_reconcile("asked for")
             return
@@ -135,6 +146,8 @@ class WatchBridge(QObject):
             return
         self._status = status
         self.status_changed.emit(status)
+        if status.mode == STOPPED and self.watcher is not None and not self.watcher.running and not self._stopped:
+            self.failed.emit(status.reason)  # its process died: the status bar says so, F5 starts another
 
     @Slot(object)
     def _on_batch(self, summary: BatchSummary) -> None:

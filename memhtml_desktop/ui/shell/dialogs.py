@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from memhtml_desktop.ui.session.jobs import CallJob
+from memhtml_desktop.ops.jobs import CallJob
 
 
 class ShellDialogs:

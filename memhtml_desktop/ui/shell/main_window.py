@@ -41,11 +41,11 @@ from memhtml_desktop.ui.results.controller import ResultsController
 from memhtml_desktop.ui.results.results_view import ResultsView
 from memhtml_desktop.ui.search.controller import SearchController
 from memhtml_desktop.ui.search.search_bar import SearchBar
-from memhtml_desktop.ui.session import curators
-from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ops import curators
+from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
-from memhtml_desktop.ui.session.jobs import VerifyJob, WarmJob
+from memhtml_desktop.ops.jobs import VerifyJob, WarmJob
 from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.ui.session.search import SearchSession
 from memhtml_desktop.ui.session.watch_bridge import WatchBridge

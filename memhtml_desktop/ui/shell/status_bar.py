@@ -162,7 +162,7 @@ class StatusController(QObject):
             self.bar.showMessage(" \u00b7 ".join(fresh), 15000)
 
     def recount(self) -> None:
-        from memhtml_desktop.ui.session.jobs import StatsJob
+        from memhtml_desktop.ops.jobs import StatsJob
 
         job = StatsJob().success(self.bar.set_stats)
         self.ctx.runner.run(job.failure(lambda msg: log.warning("stats failed: %s", msg)))

@@ -10,10 +10,10 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from memhtml_desktop.domain.as_of import parse_as_of
-from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ui.session.curators import curator_for
-from memhtml_desktop.ui.session.jobs import Job, check
+from memhtml_desktop.ops.curators import curator_for
+from memhtml_desktop.ops.jobs import Job, check
 
 
 @dataclass(kw_only=True)

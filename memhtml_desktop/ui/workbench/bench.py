@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ui.workbench import jobs as J
+from memhtml_desktop.ops import workbench as J
 
 
 class Bench(QObject):

@@ -27,7 +27,7 @@ from memhtml_desktop.domain.knobs import Knob, knobs
 from memhtml_desktop.domain.ranking import PROFILES
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.workbench.knob_fields import KnobField
-from memhtml_desktop.workbench.locations import BadName, check_name
+from memhtml_desktop.workbench import BadName, check_name
 
 GRID = {"Fusion": (0, 0), "Lexical arm": (1, 0), "After fusion": (0, 1), "Thresholds for this embedder": (1, 1),
         "Recall": (2, 1), "Other": (2, 0)}

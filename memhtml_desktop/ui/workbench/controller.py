@@ -25,9 +25,9 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
-from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ui.workbench import jobs as J
+from memhtml_desktop.ops import workbench as J
 from memhtml_desktop.ui.workbench.bench import Bench
 from memhtml_desktop.ui.workbench.gestures import JudgmentsPresenter, PinPresenter
 from memhtml_desktop.ui.workbench.runs import RunsPresenter

@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from memhtml_desktop.ui.kit.row_actions import RowAction
-from memhtml_desktop.ui.workbench import jobs as J
+from memhtml_desktop.ops import workbench as J
 from memhtml_desktop.ui.workbench.bench import Bench
 
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.probes import EvalProbe
-from memhtml_desktop.workbench.locations import BadName, check_name
+from memhtml_desktop.workbench import BadName, check_name
 
 DEFAULT_SET = "probes"
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memhtml_desktop.ui.workbench.jobs import SetTaskJob
+from memhtml_desktop.ops.workbench import SetTaskJob
 
 SHAPE_NAMES = {"memhtml": "memhtml's pack", "quotas": "Quota ledgers", "catalog+1": "Catalogue + expand #1",
                "catalog+2": "Catalogue + expand #1–2", "catalog+pick": "Catalogue + expand the target"}
@@ -40,8 +40,7 @@ class ShapesJob(SetTaskJob):
     k: int = 10
 
     def task(self, wb, probe_set, progress, cancelled) -> Any:
-        from memhtml_desktop.workbench.runs import check_probe_paths
-        from memhtml_desktop.workbench.shapes import compare_shapes
+        from memhtml_desktop.workbench import check_probe_paths, compare_shapes
 
         store = wb.store
         probes, _, _ = check_probe_paths(store, probe_set)

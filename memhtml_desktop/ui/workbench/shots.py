@@ -42,7 +42,7 @@ def _pump(until, timeout: float = 60.0) -> bool:
 def demo_set(window: Any) -> None:
     """A `demo` probe set committed to the store, unless it has a set already."""
     from memhtml_desktop.domain.probes import EvalProbe
-    from memhtml_desktop.ui.workbench.jobs import workbench_for
+    from memhtml_desktop.ops.workbench import workbench_for
 
     wb = workbench_for(window.store)
     if wb.files.probe_sets():

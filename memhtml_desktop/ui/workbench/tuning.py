@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from memhtml_desktop.ui.workbench import jobs as J
+from memhtml_desktop.ops import workbench as J
 from memhtml_desktop.ui.workbench.bench import Bench
 
 

@@ -18,8 +18,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from memhtml_desktop.ui.session.curators import curator_for
-from memhtml_desktop.ui.session.jobs import Cancelled, Job, check
+from memhtml_desktop.ops.curators import curator_for
+from memhtml_desktop.ops.jobs import Cancelled, Job, check
 
 LONG_POOL = "workbench"
 """The long reads (a run, a comparison, the optimizer, the scans) take turns on a one-thread pool
@@ -109,6 +109,7 @@ class SetTaskJob(WbJob):
     progress and can be cancelled (`task`), on the workbench's own one-thread pool."""
 
     pool: ClassVar[str] = LONG_POOL
+    process: ClassVar[bool] = True
     set_name: str = ""
 
     def run(self, store, cancelled, progress) -> Any:
@@ -210,6 +211,7 @@ class CrowdersJob(SetTaskJob):
 class UnreachableJob(WbJob):
     kind: ClassVar[str] = "wb-unreachable"
     pool: ClassVar[str] = LONG_POOL
+    process: ClassVar[bool] = True
     config: Any = None
     sample: int | None = 500
 

@@ -17,9 +17,9 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
-from memhtml_desktop.ui.session.changes import StoreChange
-from memhtml_desktop.ui.session.curators import curator_for
-from memhtml_desktop.ui.session.jobs import Job, check
+from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.curators import curator_for
+from memhtml_desktop.ops.jobs import Cancelled, Job, check
 from memhtml_desktop.write.errors import Stale, WriteError
 
 T = TypeVar("T")
@@ -245,3 +245,25 @@ class HashesJob(Job[dict]):
             data = store.file_bytes(path)
             out[path] = None if data is None else blob_sha_of(data)
         return out
+
+
+@dataclass(kw_only=True)
+class ConflictsJob(Job[Any]):
+    """The conflicts scan (write/conflicts.py, through the Curator) of the whole store, or of the
+    pairs of `paths`: the window's and the CLI's one route."""
+
+    kind: ClassVar[str] = "conflicts"
+    process: ClassVar[bool] = True  # compares every pair: the window runs it in a child process
+    paths: tuple[str, ...] | None = None
+
+    def run(self, store, cancelled, progress) -> Any:
+        paths = list(self.paths) if self.paths is not None else None
+        report = curator_for(store).conflicts(cancelled=cancelled, progress=progress, paths=paths)
+        if report.cancelled:
+            raise Cancelled()
+        return report
+
+
+@dataclass(kw_only=True)
+class SomeConflictsJob(ConflictsJob):
+    kind: ClassVar[str] = "conflicts-some"

@@ -14,13 +14,13 @@ the window.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
 from memhtml_desktop.domain.results import FilterCounts, FusedPool, MemoryRef, WhyNot
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
 from memhtml_desktop.html.render import render_safe_html
-from memhtml_desktop.ui.session.changes import StoreChange
+from memhtml_desktop.ops.changes import StoreChange
 
 T = TypeVar("T")
 Cancelled_ = Callable[[], bool]
@@ -44,6 +44,7 @@ class Job(Generic[T]):
     writer: ClassVar[bool] = False  # runs on the one-thread writer pool
     pool: ClassVar[str] = ""  # a named one-thread pool of its own instead (Runner._named_pool)
     replace: ClassVar[bool] = True  # a newer job of this kind cancels this one and drops its answer
+    process: ClassVar[bool] = False  # heavy: the window runs it in a child process (ops/backend.py)
 
     on_success: Callable[[T], Any] | None = field(default=None, repr=False, compare=False)
     on_failure: Callable[[str], Any] | None = field(default=None, repr=False, compare=False)
@@ -67,6 +68,10 @@ class Job(Generic[T]):
     def changes(self, value: T) -> StoreChange | None:
         """What this job changed in the store (announced after `on_success`); None: nothing."""
         return None
+
+    def portable(self) -> Job[T]:
+        """This job without its handlers (they live in the window): what a child process runs."""
+        return replace(self, on_success=None, on_failure=None, on_progress=None)
 
 
 @dataclass(frozen=True)
@@ -314,6 +319,7 @@ class ReconcileJob(Job[Any]):
 
     kind: ClassVar[str] = "reconcile"
     writer: ClassVar[bool] = True
+    process: ClassVar[bool] = True
     import_sidecar: bool = False
 
     def run(self, store, cancelled, progress) -> Any:
@@ -335,7 +341,8 @@ class VerifyJob(Job[bool]):
     """A full integrity check; damage is moved aside and rebuilt by the store (a change of everything)."""
 
     kind: ClassVar[str] = "verify"
-    writer: ClassVar[bool] = True
+    writer: ClassVar[bool] = True  # stays on the writer thread: SQLite's check runs without the GIL, and
+    # its rebuild of a damaged index must take turns with this process's own index passes (Store._write_lock)
 
     def run(self, store, cancelled, progress) -> bool:
         return store.verify()

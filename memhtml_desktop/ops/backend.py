@@ -1,0 +1,251 @@
+"""Heavy work in a child process: the window's GUI thread never competes with it for the GIL.
+
+Threads of one process share one interpreter lock, so an index pass, a reconciliation or a
+workbench run on a pool thread takes turns with the GUI thread however nice its thread is; on two
+loaded cores that cost the window gaps of 100-200 ms. A job that declares itself heavy
+(`Job.process = True`) therefore runs in a child process instead: `run_in_child` starts one (the
+`forkserver` context where there is one, else `spawn`: never a fork of a process that has Qt
+threads), which opens its OWN `Store` from a picklable `StoreSpec` (its own apsw connections,
+its own embedder), runs the job and sends back progress lines and the answer through a pipe. The
+calling pool thread only waits on that pipe (a wait without the GIL).
+
+- Cancellation: the caller's `cancelled()` is polled every `POLL_S`; when it turns true the
+  child's cancel event is set (its `cancelled()` answers true, so the work stops at its next
+  check), and a child that has not stopped `CANCEL_GRACE_S` later is terminated.
+- Death: a child that exits without an answer (killed, out of memory, a crash in a library)
+  raises `WorkerDied` naming how it ended; nothing waits for it. The next job starts a new child,
+  so asking again is the retry.
+- Notices: what the child's store would have told the user (a damaged index moved aside and
+  rebuilt, a locked state plane) comes back with the answer and is added to the caller's store;
+  an index moved aside makes the caller's threads reopen their connections.
+- A child outlives no parent: it stops itself when the process that asked for it is gone.
+
+The command line runs the same jobs in its own process (`Job.run` directly): it has no GUI to
+keep smooth.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+POLL_S = 0.05
+"""How often the waiting thread looks at the caller's cancel flag and the child's health."""
+CANCEL_GRACE_S = 5.0
+"""How long a cancelled child may take to stop at its next check before it is terminated."""
+CHILD_NICE = 5
+"""The child runs this much nicer than the window (Linux niceness): the GUI thread comes first."""
+PRELOAD = ("memhtml_desktop.ops.jobs", "memhtml_desktop.index.store", "memhtml_desktop.index.indexer")
+"""What the forkserver imports once, so each child forked from it starts in milliseconds."""
+
+
+class WorkerDied(RuntimeError):
+    """The child process ended without an answer (killed, crashed): said, never waited for."""
+
+
+@dataclass(frozen=True)
+class StoreSpec:
+    """What a child needs to open the same store: plain, picklable values (no connection)."""
+
+    root: str
+    index_path: str
+    embedder: Any  # the embedder itself when it pickles (the hash embedder), else its registry name
+    vector_backend: str
+    create_state: bool
+    ranking: Any
+    environ: dict = field(default_factory=dict, compare=False, repr=False)
+    """The caller's environment when it asked (the data and cache folders are found through it;
+    a forkserver's children would otherwise see the environment of the moment it started)."""
+
+    def open(self) -> Any:
+        from memhtml_desktop.index.store import Store
+
+        if self.environ:
+            os.environ.clear()
+            os.environ.update(self.environ)
+        embedder = self.embedder
+        if isinstance(embedder, str):
+            from memhtml_desktop.embedders.registry import make_embedder_or_default
+
+            embedder, _ = make_embedder_or_default(embedder)
+        return Store(self.root, index_path=self.index_path, embedder=embedder, vector_backend=self.vector_backend,
+                     create_state=self.create_state, ranking=self.ranking)
+
+
+def spec_of(store: Any) -> StoreSpec:
+    """The spec of an open store (its current ranking profile included)."""
+    embedder = store.embedder
+    name = getattr(embedder, "registry_name", None) or _registry_name(embedder)
+    if name is None:
+        try:
+            pickle.dumps(embedder)
+        except Exception:
+            name = "hash"
+            log.warning("the embedder %r cannot cross to a child process; the child uses the default", embedder)
+    return StoreSpec(str(store.root), str(store.index_path), name or embedder, store.vector_backend,
+                     store.create_state, store.ranking, dict(os.environ))
+
+
+def _registry_name(embedder: Any) -> str | None:
+    """`minilm` for the neural embedder (its loaded model never pickles; the child loads its own)."""
+    return "minilm" if type(embedder).__name__ == "MiniLMEmbedder" else None
+
+
+_CONTEXT: Any = None
+_CONTEXT_LOCK = threading.Lock()
+
+
+def context() -> Any:
+    """The multiprocessing context children start from: forkserver (Linux), else spawn (and spawn in
+    a frozen app, whose children are the app's own executable: packaging/entry.py's freeze_support)."""
+    global _CONTEXT
+    with _CONTEXT_LOCK:
+        if _CONTEXT is None:
+            if "forkserver" in multiprocessing.get_all_start_methods() and not getattr(sys, "frozen", False):
+                _CONTEXT = multiprocessing.get_context("forkserver")
+                _CONTEXT.set_forkserver_preload(list(PRELOAD))
+            else:
+                _CONTEXT = multiprocessing.get_context("spawn")
+        return _CONTEXT
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def run_in_child(spec: StoreSpec, work: Callable[..., Any], *, cancelled: Callable[[], bool],
+                 progress: Callable[[str, int, int], None], label: str = "work",
+                 notices: Callable[[list[str], bool], None] | None = None) -> Any:
+    """`work(store, cancelled, progress)` in a child process over its own `Store(spec)`; blocks the
+    calling (worker) thread, never the GUI. Re-raises the child's exception (Cancelled included);
+    `WorkerDied` when the child ends without an answer. `notices(texts, reopened)` gets the
+    child's store notices."""
+    ctx = context()
+    ours, theirs = ctx.Pipe(duplex=False)
+    stop = ctx.Event()
+    child = ctx.Process(target=child_main, args=(spec, work, theirs, stop, os.getpid()),
+                        name=f"memhtml-{label}", daemon=False)  # not a daemon: the indexer spawns parse processes
+    child.start()
+    theirs.close()
+    stop_at: float | None = None
+    try:
+        while True:
+            if cancelled() and stop_at is None:
+                stop.set()
+                stop_at = time.monotonic()
+            if stop_at is not None and time.monotonic() - stop_at > CANCEL_GRACE_S:
+                child.terminate()
+                from memhtml_desktop.ops.jobs import Cancelled
+
+                raise Cancelled()
+            try:
+                ready = ours.poll(POLL_S)
+                message = ours.recv() if ready else None
+            except (EOFError, OSError):
+                message = ("died",)
+            if message is None:
+                if not child.is_alive() and not ours.poll(0):
+                    message = ("died",)
+                else:
+                    continue
+            what = message[0]
+            if what == "progress":
+                progress(*message[1:])
+                continue
+            if what == "died":
+                child.join(1.0)
+                raise WorkerDied(f"the {label} process stopped without an answer ({describe_exit(child.exitcode)})")
+            texts, reopened = message[2], message[3]
+            if notices is not None and (texts or reopened):
+                notices(texts, reopened)
+            if what == "error":
+                raise message[1]
+            return message[1]
+    finally:
+        ours.close()
+        child.join(2.0)
+        if child.is_alive():
+            child.terminate()
+            child.join(2.0)
+
+
+def child_main(spec: StoreSpec, work: Callable[..., Any], pipe: Any, stop: Any, parent_pid: int) -> None:
+    """The child: open the store, run the work, send the answer (or the exception) and leave."""
+    try:
+        os.nice(CHILD_NICE)
+    except (AttributeError, OSError):
+        pass
+    last = [0.0]
+
+    def cancelled() -> bool:
+        if stop.is_set():
+            return True
+        now = time.monotonic()
+        if now - last[0] > 0.5:
+            last[0] = now
+            if not _alive(parent_pid):
+                stop.set()
+        return stop.is_set()
+
+    sent = [0.0]
+
+    def progress(phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - sent[0] < POLL_S:
+            return
+        sent[0] = now
+        pipe.send(("progress", phase, int(done), int(total)))
+
+    store = None
+    try:
+        store = spec.open()
+        value = work(store, cancelled, progress)
+        outcome: tuple = ("done", value)
+    except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller, in its words
+        outcome = ("error", _portable(exc))
+    generation = getattr(store, "_generation", 0) if store is not None else 0
+    texts = list(getattr(store, "notices", []) or [])
+    try:
+        pipe.send((*outcome, texts, bool(generation)))
+    except Exception as exc:  # an answer that does not pickle: said as an error
+        pipe.send(("error", RuntimeError(f"the answer could not be sent back: {exc}"), texts, bool(generation)))
+    finally:
+        if store is not None:
+            store.close_thread_connection()
+        pipe.close()
+
+
+def _portable(exc: BaseException) -> BaseException:
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        return RuntimeError(str(exc) or type(exc).__name__)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
