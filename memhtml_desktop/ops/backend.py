@@ -83,23 +83,36 @@ class StoreSpec:
                      create_state=self.create_state, ranking=self.ranking)
 
 
-def spec_of(store: Any) -> StoreSpec:
-    """The spec of an open store (its current ranking profile included)."""
-    embedder = store.embedder
-    name = getattr(embedder, "registry_name", None) or _registry_name(embedder)
-    if name is None:
-        try:
-            pickle.dumps(embedder)
-        except Exception:
-            name = "hash"
-            log.warning("the embedder %r cannot cross to a child process; the child uses the default", embedder)
-    return StoreSpec(str(store.root), str(store.index_path), name or embedder, store.vector_backend,
+def spec_of(store: Any) -> StoreSpec | None:
+    """The spec of an open store (its current ranking profile included), or None when its embedder
+    cannot reach a child as itself: the caller then runs the work in this process. A child with
+    another embedder would write vectors of another space and rank with them (a MiniLM at fp32
+    named as the registry's int8 `minilm`, a custom embedder replaced by the hash one)."""
+    embedder = crossing(store.embedder)
+    if embedder is None:
+        return None
+    return StoreSpec(str(store.root), str(store.index_path), embedder, store.vector_backend,
                      store.create_state, store.ranking, dict(os.environ))
 
 
-def _registry_name(embedder: Any) -> str | None:
-    """`minilm` for the neural embedder (its loaded model never pickles; the child loads its own)."""
-    return "minilm" if type(embedder).__name__ == "MiniLMEmbedder" else None
+def crossing(embedder: Any) -> Any | None:
+    """What carries `embedder` to a child faithfully: the registry's name for the registry's own
+    MiniLM (its loaded model never pickles; the child loads its own), the embedder itself when it
+    pickles (the hash embedder), else None."""
+    if type(embedder).__name__ == "MiniLMEmbedder":
+        from memhtml_desktop.embedders.registry import make_embedder
+
+        try:
+            same = make_embedder("minilm").space == embedder.space and embedder._model_dir is None
+        except Exception:  # noqa: BLE001 - the registry's MiniLM cannot even be made: not the same
+            same = False
+        return "minilm" if same else None
+    try:
+        pickle.dumps(embedder)
+    except Exception:  # noqa: BLE001 - whatever pickling raises, it stays in this process
+        log.info("the embedder %r cannot cross to a child process; its heavy work runs in this one", embedder)
+        return None
+    return embedder
 
 
 _CONTEXT: Any = None

@@ -138,3 +138,25 @@ def test_a_damaged_index_is_rebuilt_by_the_child_and_the_caller_hears_it(store):
     assert heard and heard[0][1] is True
     assert any("damaged" in text for text in store.notices)
     assert store.search("drain the vip", limit=3).hits
+
+
+class _HeldEmbedder(HashEmbedder):
+    """A hash embedder carrying a lock: it cannot be pickled, so it cannot reach a child as itself."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+
+
+def test_an_embedder_that_cannot_cross_keeps_its_work_in_this_process(store, tmp_path):
+    # A child with another embedder would write vectors of another space: no spec, the caller runs it here.
+    held = Store(store.root, index_path=tmp_path / "held.db", embedder=_HeldEmbedder())
+    assert backend.spec_of(held) is None
+    assert backend.crossing(HashEmbedder()) is not None and backend.spec_of(store) is not None
+    pytest.importorskip("onnxruntime")
+    from memhtml_desktop.embedders.minilm import MiniLMEmbedder
+
+    assert backend.crossing(MiniLMEmbedder()) == "minilm"
+    assert backend.crossing(MiniLMEmbedder(precision="fp32")) is None, "fp32 is not the registry's int8 space"
+    assert backend.crossing(MiniLMEmbedder(model_dir=tmp_path)) is None
+    held.close_thread_connection()

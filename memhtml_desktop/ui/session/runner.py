@@ -145,6 +145,8 @@ def in_child(job: Job, store: Any) -> JobFn:
     from memhtml_desktop.ops.backend import run_in_child, spec_of
 
     portable, spec = job.portable(), spec_of(store)
+    if spec is None:  # its embedder cannot cross faithfully: the work runs here, on the pool thread
+        return lambda cancelled, progress: job.run(store, cancelled, progress)
     return lambda cancelled, progress: run_in_child(spec, portable.run, cancelled=cancelled, progress=progress,
                                                     label=job.kind, notices=store.heard)
 

@@ -88,7 +88,9 @@ class WatchBridge(QObject):
     def _start_watcher(self) -> None:
         """The watcher runs in a child process of its own (ops/watch_process.py) when the runner
         runs heavy work in processes, so no index pass shares the GUI thread's GIL."""
-        if self.runner.processes:
+        from memhtml_desktop.ops.backend import crossing
+
+        if self.runner.processes and crossing(self.store.embedder) is not None:
             from memhtml_desktop.ops.watch_process import ProcessWatcher as Watcher
         else:
             from memhtml_desktop.watch.watcher import Watcher
