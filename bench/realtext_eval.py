@@ -2,6 +2,10 @@
 
     python bench/realtext_eval.py [--sets perl,pylibs,tools,heldout] [--embedders hash,minilm]
                                   [--out bench/out/realtext] [--split all|train|test] [--json FILE]
+                                  [--rankings default,...] [--no-index]
+
+(`--no-index` searches the index dbs as they are, e.g. a copy of sets built elsewhere, without the
+refreshing index pass.)
 
 Reads what `bench/realtext_build.py` wrote (the stores, `SET.probes.jsonl`), indexes each store
 with each embedder (`OUT/SET.index-EMBEDDER.db`, kept between runs), and searches every probe at
