@@ -63,3 +63,21 @@ def fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def sync_filesystem(path: Path) -> None:
+    """One barrier for many files: every write to the filesystem holding `path` is on disk when
+    this returns (Linux `syncfs`; elsewhere `os.sync`, which flushes every filesystem)."""
+    try:
+        import ctypes
+
+        syncfs = ctypes.CDLL(None, use_errno=True).syncfs
+    except (AttributeError, OSError, ImportError):  # pragma: no cover - not Linux
+        os.sync()
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if syncfs(fd) != 0:  # pragma: no cover - a filesystem that refuses: the slow, sure way
+            os.sync()
+    finally:
+        os.close(fd)

@@ -166,11 +166,12 @@ def open_curator(options: dict[str, Any], *, refresh: bool = True, defer_state: 
 
 def _run(parsed: Parsed, request) -> tuple[dict[str, Any], list[str]]:
     curator = open_curator(parsed.globals, defer_state=True)
+    planned = None
     if not curator.store.create_state:
-        curator.plan(request)  # a refusal raises here, before state.db exists
+        planned = curator.plan(request)  # a refusal raises here, before state.db exists
         curator.store.create_state = True
         curator.store.close_thread_connection()  # the next connection creates and attaches it
-    applied = curator.run(request)
+    applied = curator.run(request, planned=planned)  # the plan is made once when nothing moved meanwhile
     return applied.result, [*applied.plan.notes, *applied.notices, *curator.store.notices]
 
 

@@ -88,6 +88,21 @@ def project(path: str, data: bytes, indexed_at: str, *, blob_sha: str | None = N
         return Projection(path, False, [_unreadable(exc)], blob_sha=blob_sha)
 
 
+def gate_hash(data: bytes) -> str | None:
+    """The content hash of a valid memory file, None when `project` would refuse it: its checks and
+    its hash without building the rows (a write's draft is checked and hashed, rendered again with
+    the hash, and only that final text is projected). Never raises; `project` says why."""
+    try:
+        tree = parse_html(decode(data))
+        head = read_head(tree)
+        article, violations, _ = check(tree, head)
+        if violations or article is None:
+            return None
+        return body_and_hash(tree, article)[1]
+    except Exception:  # noqa: BLE001 - the caller asks `project` for the words
+        return None
+
+
 def _unreadable(exc: BaseException) -> str:
     detail = str(exc).strip() or "no detail"
     return f"unreadable: {type(exc).__name__}: {detail[:200]}"

@@ -229,6 +229,30 @@ def parse_pool(root: Path, total: int, known: dict[str, str] | None = None):
                 future.cancel()
 
 
+def _with_projections(parse_batch, root: Path, projected: dict[str, Projection]):
+    """`parse_batch` with the files a write projected already taken from `projected` (when their
+    bytes still hash to the projection's blob: else another writer changed them, and they are parsed)."""
+
+    def parse(disks: Sequence[DiskFile], at: str) -> list[_Parsed]:
+        out: dict[str, _Parsed] = {}
+        rest = []
+        for disk in disks:
+            projection = projected.get(disk.path)
+            try:
+                data = read_bytes(root, disk.path) if projection is not None else None
+            except (OSError, ValueError):
+                data = None
+            if data is not None and blob_sha(data) == projection.blob_sha:
+                out[disk.path] = _Parsed(disk, projection.blob_sha, projection)
+            else:
+                rest.append(disk)
+        for item in parse_batch(rest, at) if rest else ():
+            out[item.disk.path] = item
+        return [out[d.path] for d in disks]
+
+    return parse
+
+
 class Indexer:
     """The one writer of an index. Give it its own connection; never share that across threads."""
 
@@ -302,6 +326,11 @@ class Indexer:
                 self.conn.execute("INSERT INTO files_fts (files_fts) VALUES ('rebuild')")
                 self.conn.execute("INSERT INTO files_fts_stemmed (files_fts_stemmed) VALUES ('rebuild')")
         if not report.cancelled:
+            # Every file's words are in: the index is complete for the lexical arm now, and says so
+            # (a cold store is searchable by words while its vectors are made, newest first; the
+            # header then says how many memories have them: retrieval.coverage_sentence).
+            with writing(self.conn):
+                self.conn.execute("UPDATE index_state SET scanned_at = ? WHERE id = 1", (iso_z(self.clock()),))
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
             report.embed_error = self.embed_error
         self._finish(report, rebuilt=rebuild, scanned=not report.cancelled)
@@ -315,8 +344,12 @@ class Indexer:
         *,
         progress: Progress | None = None,
         cancelled: Cancelled | None = None,
+        projected: dict[str, Projection] | None = None,
     ) -> IndexReport:
-        """Re-examine the given store paths (and explicit moves) only: what a watcher reports."""
+        """Re-examine the given store paths (and explicit moves) only: what a watcher reports.
+
+        `projected`: projections a write made of the files it wrote (by path); a file whose bytes
+        still hash to its projection's blob is written from it, not parsed again."""
         started = time.perf_counter()
         report = IndexReport()
         # Both ends of every move are re-examined. A move counts only while its source is gone: a
@@ -337,7 +370,8 @@ class Indexer:
                 continue
             report.seen += 1
             candidates.append(disk)
-        self._apply(candidates, sorted(set(vanished)), moves, report, progress, cancelled, known=known)
+        self._apply(candidates, sorted(set(vanished)), moves, report, progress, cancelled, known=known,
+                    projected=projected)  # fmt: skip
         if not report.cancelled:
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
             report.embed_error = self.embed_error
@@ -355,9 +389,13 @@ class Indexer:
 
     def embed_missing(self, *, progress: Progress | None = None, cancelled: Cancelled | None = None) -> int:
         """Embed every chunk lacking a vector in the configured space; batches commit on their own."""
+        # Newest memories first (a cold store gains meaning where it is most likely asked for), each
+        # memory's chunks together; every batch commits, so search uses the vectors made so far.
         rows = self.conn.execute(
             "SELECT c.chunk_id, c.text FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id "
-            "WHERE e.chunk_id IS NULL OR e.model <> ? ORDER BY c.chunk_id",
+            "LEFT JOIN files f ON f.path = c.path "
+            "WHERE e.chunk_id IS NULL OR e.model <> ? "
+            "ORDER BY unixepoch(f.updated_at) DESC NULLS LAST, c.path, c.ordinal, c.chunk_id",
             (self.space,),
         ).fetchall()
         done = 0
@@ -414,6 +452,7 @@ class Indexer:
         *,
         force: bool = False,
         known: dict[str, tuple[int, int, str, str]] | None = None,
+        projected: dict[str, Projection] | None = None,
     ) -> None:
         known = self._sources() if known is None else known
         self._force = force
@@ -431,7 +470,10 @@ class Indexer:
         total = len(candidates)
         batches = [candidates[i : i + self.batch_files] for i in range(0, total, self.batch_files)]
         unchanged = {} if force else {path: old[2] for path, old in known.items() if old[3] == "indexed"}
-        with parse_pool(self.root, total, unchanged) as parse_batch:
+        handed = [d for d in candidates if projected and d.path in projected]
+        with parse_pool(self.root, total - len(handed), unchanged) as parse_batch:
+            if handed:
+                parse_batch = _with_projections(parse_batch, self.root, projected or {})
             prefetch = getattr(parse_batch, "prefetch", None)
             for number, batch in enumerate(batches):
                 if cancelled is not None and cancelled():
@@ -443,9 +485,14 @@ class Indexer:
                     prefetch(batches[number + 1], at)
                 start = number * self.batch_files
                 with writing(self.conn):  # not `with conn:`: its commit holds the GIL (db.writing)
+                    before = (report.added, report.changed, report.moved, report.failed)
                     for item in parsed:
                         self._write_one(item, known, pending_vanished, moved_from, by_hash, report, at)
-                    self._bump_version()
+                    if (report.added, report.changed, report.moved, report.failed) != before:
+                        # Only a batch that changed rows moves the version: the watcher's pass over
+                        # files the app itself just indexed (same bytes) then leaves the vector
+                        # snapshot and the salience list as they are (no second rebuild per write).
+                        self._bump_version()
                 self._follow_state()
                 if progress is not None:
                     progress("index", min(start + self.batch_files, total), total)

@@ -33,6 +33,7 @@ from memhtml_desktop.index import hydrate, relevance
 from memhtml_desktop.index.answers import word_docs
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, build_rrf_sql
+from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
 from memhtml_desktop.index.vectors import CACHE, VectorCache, VectorSnapshot, decode_vec
 
@@ -81,6 +82,12 @@ class Pool:
     cosines: dict[str, float] | None = None  # raw best-chunk cosines of the fused paths, once measured
 
 
+def coverage_sentence(done: int, total: int) -> str:
+    """What the header says while vectors are being made: "vectors for 4,210 of 20,000; search
+    is words-only for the rest"."""
+    return f"vectors for {done:,} of {total:,}; search is words-only for the rest"
+
+
 class Retriever:
     """Search, recall and explanation over one reader connection (one thread)."""
 
@@ -93,8 +100,12 @@ class Retriever:
         cache: VectorCache = CACHE,
         vector_backend: str = "numpy",
         profile: RankingProfile = DEFAULT,
+        salience_bound: bool = True,
     ) -> None:
         self.conn = conn
+        # The salience arm scores only its bound list's candidates (index/salience.py); False scans
+        # the scope as memhtml's statement does (the tests pin the two together).
+        self.salience_bound = salience_bound
         self.embedder = embedder
         self.cache = cache
         self.cache_key = cache_key
@@ -269,17 +280,21 @@ class Retriever:
             return pool
         match, pool.fts_form = self.fts_form(fts, scope_sql, profile)
         pool.match = match
+        bound = self.salience_bound and any(a.name == "salience" and a.weight > 0 for a in arms)
         sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self.space(),
-                            k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights)
+                            k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights,
+                            salience_bound=bound)  # fmt: skip
         if sql is None:
             return pool
         vector_param, dists = self.vector_param(qvec, snapshot, scope_sql, profile.arm_window)
+        salience_param = self.salience_param(scope_sql, profile.arm_window) if bound else None
         size = profile.pool_size(limit)
         # Gated priors, and a convex fusion, can lift a candidate from anywhere in the arms' windows, so
         # all of them are fused.
         gate = profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms)
         whole = gate or profile.fusion == "convex"
-        params = bind_params(sql, (match, profile.arm_window, -1 if whole else size, vector_param), scope_sql.params)
+        params = bind_params(sql, (match, profile.arm_window, -1 if whole else size, vector_param, salience_param),
+                             scope_sql.params)  # fmt: skip
         fused = self._run_fused(sql, params, dists, profile, hydrated=not whole)
         if profile.fusion == "convex":
             fused = self.convex(fused, profile)
@@ -298,6 +313,14 @@ class Retriever:
             pool.ordered = self._reorder(query, fused, len(fused) if whole_pool else limit, profile)
         return pool
 
+    def salience_param(self, scope_sql: ScopeSql, window: int) -> Any:
+        """What `?5` binds: the memories that can be among the salience arm's top `window` in scope,
+        from the bound list kept between state changes (index/salience.py)."""
+        (version,) = self.conn.execute("SELECT vectors_version FROM index_state WHERE id = 1").fetchone()
+        key = self.cache_key or self.conn.db_filename("main")
+        rowids = SALIENCE.candidates(self.conn, key, int(version), window, scope_sql)
+        return apsw.carray(rowids)
+
     def vector_snapshot(self) -> VectorSnapshot | None:
         """The in-memory vectors of this index (numpy backend), or None (sqlite-vec, no embedder)."""
         if self.vector_backend != "numpy" or self.embedder is None:
@@ -309,10 +332,11 @@ class Retriever:
         return space_of(self.embedder) if self.embedder is not None else ""
 
     def _coverage_reason(self) -> str | None:
-        """Say so when some chunks still lack a vector in this space (re-embedding under way)."""
+        """Say so when some memories still lack their vectors in this space (a cold store being
+        embedded, newest first, or a re-embedding under way): the header shows this sentence."""
         total, done = self.cache.coverage(self.conn, self.cache_key, self.space())
         if total and done < total:
-            return f"vector: {done} of {total} chunks embedded with {self.space()} (re-embedding under way)"
+            return coverage_sentence(done, total)
         return None
 
     def fts_form(

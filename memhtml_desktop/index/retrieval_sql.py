@@ -9,10 +9,11 @@ and must equal the sum of those contributions (tests pin the SQL against the pur
 `domain.rrf.fuse`).
 
 Placeholders are NUMBERED and fixed: `?1` the FTS5 MATCH text, `?2` the per-arm candidate limit,
-`?3` the final limit, `?4` the query vector, scope values from `?5`. An arm whose precondition is
-unmet is dropped before assembly, so `?1` or `?4` may appear nowhere; numbering never shifts, and
-the caller binds the same prefix either way (`bind_params`). Weights and `k` are inlined
-literals: trusted configuration, not caller input.
+`?3` the final limit, `?4` the query vector, `?5` the salience arm's candidates (a carray of file
+rowids, index/salience.py; only in the bound form of that arm), scope values from `?6`. An arm whose
+precondition is unmet is dropped before assembly, so `?1`, `?4` or `?5` may appear nowhere;
+numbering never shifts, and the caller binds the same prefix either way (`bind_params`). Weights
+and `k` are inlined literals: trusted configuration, not caller input.
 
 `?4` is bound according to the vector backend: with "numpy" (the default, see index/vectors.py)
 it is a carray of file rowids already ordered by best-chunk distance; with "sqlite-vec" it is the
@@ -121,7 +122,7 @@ RECENCY_CTE = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY t DESC, path ASC) AS 
 # third of a second at 20,000 files). tests/index/test_salience_arm.py pins this against the
 # naive full scan. CROSS JOIN pins state.access as the outer loop: the planner otherwise scans files.
 _DECAY_AGE = "(clock.now_s - unixepoch(coalesce(a.last_accessed_at, f.updated_at))) / 3600.0"
-SALIENCE_CTE = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path ASC) AS rank,
+_SALIENCE_SCORED = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path ASC) AS rank,
            json_array(decay, popularity, outcome, hours) AS raw FROM (
     SELECT path, hours, decay, popularity, outcome, decay + popularity + outcome AS score FROM (
       SELECT f.path AS path,
@@ -129,35 +130,47 @@ SALIENCE_CTE = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path ASC
              coalesce(exp(-0.01 * {_DECAY_AGE}), 0.0) AS decay,
              ln(1 + coalesce(a.access_count, 0)) AS popularity,
              max(coalesce(a.outcome_score, 0.0), 0.0) AS outcome
-      FROM (
+      FROM {{SOURCE}}
+    ORDER BY score DESC, path ASC
+    LIMIT ?2)"""
+SALIENCE_CTE = _SALIENCE_SCORED.replace("{SOURCE}", """(
         SELECT f.path AS path FROM state.access a CROSS JOIN files f ON f.path = a.path
-        WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{{F}}
+        WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{F}
         UNION
         SELECT path FROM (
           SELECT f.path AS path FROM files f
-          WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{{F}}
+          WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{F}
             AND NOT EXISTS (SELECT 1 FROM state.access a WHERE a.path = f.path)
           ORDER BY unixepoch(f.updated_at) DESC, f.path ASC
           LIMIT ?2)
       ) cand
       JOIN files f ON f.path = cand.path
       LEFT JOIN state.access a ON a.path = f.path
-      CROSS JOIN (SELECT unixepoch(memhtml_now()) AS now_s) clock)
-    ORDER BY score DESC, path ASC
-    LIMIT ?2)"""
+      CROSS JOIN (SELECT unixepoch(memhtml_now()) AS now_s) clock)""")
+
+# The same score over the few memories that can be in the top ?2 (`?5`: index/salience.py's bound
+# list, exact for the clock's next hour), so a search no longer scores every accessed memory. Same
+# exclusions, scope, score, order and cut as SALIENCE_CTE: tests/index/test_salience_cache.py pins
+# the two together.
+SALIENCE_BOUND_CTE = _SALIENCE_SCORED.replace("{SOURCE}", """carray(?5) cand
+      JOIN files f ON f.rowid = cand.value
+      LEFT JOIN state.access a ON a.path = f.path
+      CROSS JOIN (SELECT unixepoch(memhtml_now()) AS now_s) clock
+      WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{F})""")
 
 ARM_ALIAS = {"fts": "files", "vector": "f", "recency": "files", "salience": "f"}
 
 
 def arm_cte(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model_literal: str = "''",
-            lexical: str = "memhtml", field_weights: Sequence[float] = ()) -> str:
+            lexical: str = "memhtml", field_weights: Sequence[float] = (), salience_bound: bool = False) -> str:
     """One arm's CTE body with the scope filter substituted under that arm's alias; `lexical` and
-    `field_weights` choose the lexical arm's index and its bm25 column weights."""
+    `field_weights` choose the lexical arm's index and its bm25 column weights; `salience_bound`
+    scores only the candidates bound to `?5` (index/salience.py) instead of scanning the scope."""
     body = {
         "fts": FTS_CTE if lexical == "memhtml" else FTS_STEMMED_CTE.replace("{W}", lexical_weights(field_weights)),
         "vector": VECTOR_CTE_NUMPY if vector_backend == "numpy" else VECTOR_CTE_SQLITE_VEC,
         "recency": RECENCY_CTE,
-        "salience": SALIENCE_CTE,
+        "salience": SALIENCE_BOUND_CTE if salience_bound else SALIENCE_CTE,
     }[arm]
     filter_sql = scope_filter.replace("{alias}", ARM_ALIAS[arm])
     return body.replace("{F}", filter_sql).replace("{MODEL}", model_literal)
@@ -176,6 +189,7 @@ def build_rrf_sql(
     k: int = RRF_K,
     lexical: str = "memhtml",
     field_weights: Sequence[float] = (),
+    salience_bound: bool = False,
 ) -> str | None:
     """The fused statement over `arms`, or None when no arm is active (never `SELECT … FROM ()`).
 
@@ -187,7 +201,7 @@ def build_rrf_sql(
         return None
     model_literal = sql_literal(model)
     ctes = [
-        f"{arm.name} AS (\n  {arm_cte(arm.name, scope_filter, vector_backend=vector_backend, model_literal=model_literal, lexical=lexical, field_weights=field_weights)})"
+        f"{arm.name} AS (\n  {arm_cte(arm.name, scope_filter, vector_backend=vector_backend, model_literal=model_literal, lexical=lexical, field_weights=field_weights, salience_bound=salience_bound)})"
         for arm in active
     ]
     union = "\n  UNION ALL ".join(
@@ -228,11 +242,15 @@ def highest_marker(sql: str) -> int:
     return max((int(m) for m in _MARKER.findall(sql)), default=0)
 
 
+PREFIX = 5
+"""The fixed placeholders before the scope's (`?1`-`?5`); a shorter prefix is padded with NULLs."""
+
+
 def bind_params(sql: str, prefix: Sequence[object], scope_params: Sequence[object]) -> tuple[object, ...]:
-    """The full tuple `[?1..?4, scope…]` truncated to the highest marker the SQL uses.
+    """The full tuple `[?1..?5, scope…]` truncated to the highest marker the SQL uses.
 
     SQLite binds by index and refuses extra values; a missing middle slot (`?4` when scope uses
-    `?5`) is still supplied, as NULL.
+    `?6`) is still supplied, as NULL.
     """
-    values = list(prefix) + list(scope_params)
+    values = list(prefix) + [None] * (PREFIX - len(prefix)) + list(scope_params)
     return tuple(values[: highest_marker(sql)])

@@ -1,7 +1,7 @@
 """The scope predicate: assembled once, handed to every arm, the listing and the counts.
 
 One string of `AND <condition>` clauses written against the token `{alias}`, plus the values it
-binds, numbered from `?5` upward (`?1`–`?4` are the fused statement's fixed prefix). Every arm
+binds, numbered from `?6` upward (`?1`–`?5` are the fused statement's fixed prefix). Every arm
 substitutes its own alias for its files row, so a scope cannot apply to three arms and miss the
 fourth. The default exclusions are inlined literals: binding them would consume placeholder
 numbers and shift every scope parameter after them.
@@ -10,13 +10,13 @@ Example, for `Scope(memory_types=("semantic",), workspace="w", tags=("deploy", "
 entity="service:checkout-api", facets=(("doc-type", "runbook"), ("tier", "1")))`::
 
      AND {alias}.archived = 0
-     AND {alias}.memory_type IN (?5)
-     AND {alias}.workspace = ?6
-     AND {alias}.path IN (SELECT ft.path FROM file_tags ft WHERE ft.tag IN (?7, ?8))
+     AND {alias}.memory_type IN (?6)
+     AND {alias}.workspace = ?7
+     AND {alias}.path IN (SELECT ft.path FROM file_tags ft WHERE ft.tag IN (?8, ?9))
      AND {alias}.path IN (SELECT e.path FROM file_entities e
-                          WHERE memhtml_fold(e.entity_type || ':' || e.entity_name) = memhtml_fold(?9))
-     AND {alias}.path IN (SELECT ff.path FROM file_facets ff WHERE ff.name = ?10 AND ff.value IN (?11))
-     AND {alias}.path IN (SELECT ff.path FROM file_facets ff WHERE ff.name = ?12 AND ff.value IN (?13))
+                          WHERE memhtml_fold(e.entity_type || ':' || e.entity_name) = memhtml_fold(?10))
+     AND {alias}.path IN (SELECT ff.path FROM file_facets ff WHERE ff.name = ?11 AND ff.value IN (?12))
+     AND {alias}.path IN (SELECT ff.path FROM file_facets ff WHERE ff.name = ?13 AND ff.value IN (?14))
 
 The child-table axes are uncorrelated `IN (SELECT …)` rather than the correlated `EXISTS` memhtml
 writes: the meaning is the same (a file with one name under two types still appears once) but
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from memhtml_desktop.domain.instants import as_of_instant
 from memhtml_desktop.domain.types import Scope
 
-FIRST_SCOPE_PARAM = 5
+FIRST_SCOPE_PARAM = 6
 _AND = "\n         AND "
 
 

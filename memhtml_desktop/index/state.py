@@ -37,6 +37,7 @@ from memhtml_desktop.domain import reinforce as twin
 from memhtml_desktop.domain.reinforce import OUTCOME_EWMA_ALPHA, REINFORCE_COOLDOWN_S
 from memhtml_desktop.domain.types import ReinforceResult
 from memhtml_desktop.index.db import UNWRITABLE, iso_z
+from memhtml_desktop.index.salience import note_state_change
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +127,13 @@ def write_with_retry(
     (SQLITE_BUSY_SNAPSHOT never clears), and the retry belongs to whoever owns the transaction.
     """
     attempts = 1 if conn.in_transaction else 1 + max(0, retries)
-    delay = backoff_s
+    try:
+        return _attempts(conn, work, what, attempts, backoff_s)
+    finally:
+        note_state_change()  # the salience arm's bound list is rebuilt before its next use (index/salience.py)
+
+
+def _attempts(conn: apsw.Connection, work: Callable[[], T], what: str, attempts: int, delay: float) -> T:
     for attempt in range(1, attempts + 1):
         try:
             with conn:

@@ -47,6 +47,7 @@ from memhtml_desktop.index.indexer import Indexer, IndexReport
 from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
 from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the door: `import_state` raises it)
 from memhtml_desktop.index.retrieval import Retriever
+from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.vectors import CACHE
 
 log = logging.getLogger(__name__)
@@ -185,6 +186,7 @@ class Store:
         self.notices.append(notice)
         self._generation += 1  # every thread reopens on its next use
         CACHE.clear()
+        SALIENCE.clear()
 
     def _open(self) -> dbmod.Connection:
         conn = dbmod.open_index(
@@ -334,11 +336,14 @@ class Store:
             rebuild=rebuild, progress=progress, cancelled=cancelled), wait=wait, cancelled=cancelled, on_wait=on_wait)
 
     def update_paths(self, paths, moves=(), *, progress=None, cancelled=None, wait: float | None = None,
-                     on_wait=None) -> IndexReport:
+                     on_wait=None, projections=None) -> IndexReport:
+        """Re-examine `paths` (and `moves`); `projections`: a write's own projections of files it
+        wrote, by path, used for the files still holding those bytes instead of parsing them again."""
         self.check_present()
         paths, moves = list(paths), list(moves)
         return self._recovering(self._writing, "update", lambda indexer: indexer.update_paths(
-            paths, moves, progress=progress, cancelled=cancelled), wait=wait, cancelled=cancelled, on_wait=on_wait)
+            paths, moves, progress=progress, cancelled=cancelled, projected=projections), wait=wait,
+            cancelled=cancelled, on_wait=on_wait)  # fmt: skip
 
     def _writing(self, what: str, work, *, wait: float | None, cancelled, on_wait) -> IndexReport:
         """Run one index pass as the only writer: this process's thread lock, then the lock file

@@ -261,9 +261,10 @@ class VectorCache:
             return snap
 
     def coverage(self, conn: apsw.Connection, key: str, space: str) -> tuple[int, int]:
-        """(chunks, chunks with a vector in `space`), recounted only when the version moved.
+        """(memories, memories with every chunk's vector in `space`), recounted only when the
+        version moved (a cold store's vectors arrive batch by batch, newest memories first).
 
-        Counting scans every chunk; per search that was ~10 ms at 20,000 files for a number
+        Counting scans every memory; per search that was ~10 ms at 20,000 files for a number
         that changes only when the writer commits.
         """
         (version,) = conn.execute("SELECT vectors_version FROM index_state WHERE id = 1").fetchone()
@@ -273,8 +274,8 @@ class VectorCache:
             if memo is not None and memo[0] == version:
                 return memo[1]
         row = conn.execute(
-            "SELECT count(*), coalesce(sum(e.model = ?), 0) FROM chunks c "
-            "LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id",
+            "SELECT count(*), coalesce(sum(NOT EXISTS (SELECT 1 FROM chunks c LEFT JOIN embeddings e "
+            "ON e.chunk_id = c.chunk_id WHERE c.content_hash = f.content_hash AND e.model IS NOT ?)), 0) FROM files f",
             (space,),
         ).fetchone()
         counts = (int(row[0]), int(row[1]))

@@ -29,7 +29,7 @@ from memhtml_desktop.write.context import PlanContext, commit_subject
 from memhtml_desktop.write.errors import INVALID_MEMORY, WriteError
 from memhtml_desktop.write.plan import FileChange, Plan
 from memhtml_desktop.write.planner_edit import supersede_edits
-from memhtml_desktop.write.planner_new import check_request, choose_path, memory_of, rendered
+from memhtml_desktop.write.planner_new import check_request, choose_path, drafted, gated, memory_of
 from memhtml_desktop.write.requests import WriteRequest
 
 RESULT_KEYS = ("index", "ok", "path", "deduped", "existing_path", "code", "error", "skipped", "conflict",
@@ -104,12 +104,13 @@ def plan_apply(ctx: PlanContext, req: ApplyRequest) -> Plan:
     texts: list[tuple[_Slot, bytes]] = []
     claimed: set[str] = set()
     hashes: dict[str, str] = {}
+    projections: dict[str, Any] = {}
     failure: int | None = None
     for slot in slots:
         try:
             check_request(slot.op.request)
             memory = memory_of(slot.op.request)
-            text, content_hash, _ = rendered(memory, ctx)
+            text, content_hash = drafted(memory, ctx)
             if slot.op.request.memory_type != "task":
                 twin = hashes.get(content_hash) or next(iter(curation.active_twins_of(ctx.conn, content_hash)), None)
                 if twin is not None:
@@ -118,6 +119,7 @@ def plan_apply(ctx: PlanContext, req: ApplyRequest) -> Plan:
             path, before = choose_path(ctx, memory, slot.op.request, taken=frozenset(claimed))
             if before is not None:
                 raise WriteError(f"{path} already exists: a batch never replaces a file", INVALID_MEMORY)
+            projections[path] = gated(path, text, ctx)  # projected once: the reindex writes these rows
         except WriteError as exc:
             slot.failed = True
             results[slot.index].update(code=exc.code, error=str(exc))
@@ -163,6 +165,7 @@ def plan_apply(ctx: PlanContext, req: ApplyRequest) -> Plan:
     return Plan(
         op="apply", request=req, now=ctx.now_text, changes=changes, subject=subject, trailers=trailers,
         result={"results": results, "summary": summary, "commit_sha": None}, followup=followup,
+        projections={slot.path: projections[slot.path] for slot in written},
     )  # fmt: skip
 
 

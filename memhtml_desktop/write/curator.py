@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -31,6 +31,7 @@ from memhtml_desktop.write.executor import (
     RollbackIncomplete,
     finish_index,
     land_plan,
+    plan_paths,
     prune_rows,
     remove_own_index_lock,
     rollback,
@@ -41,7 +42,7 @@ from memhtml_desktop.write.plan import Plan
 from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_supersede, plan_task_status
 from memhtml_desktop.write.planner_new import plan_write
 from memhtml_desktop.write.planner_repair import plan_doctor_fix, plan_state_export
-from memhtml_desktop.write.preflight import check_repository, check_staged, wait_for_index_lock
+from memhtml_desktop.write.preflight import check_paths, check_repository, wait_for_index_lock
 from memhtml_desktop.write.undo import undo_plan
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
@@ -148,22 +149,42 @@ class Curator:
         if type(request) not in PLANNERS:
             raise TypeError(f"not a write request: {type(request).__name__}")
         try:
-            plan = self._checked_plan(request)[0]
-            check_staged(self.git, list(plan.paths))
-            return plan
+            plan, base = self._checked_plan(request)
+            check_paths(self.git, self.root, *plan_paths(plan))  # what the commit checks; not again unless HEAD moves
+            self.git.hooks_dir(cached=True)  # asked here, remembered while git's config files stay as they are
+            self.git.config_bool("commit.gpgsign", cached=True)
+            return replace(plan, checked_on=(base,))
         except GitError as exc:
             raise GitFailed(str(exc)) from exc
 
     # -- writing -------------------------------------------------------------------------------
 
-    def run(self, request: Any) -> Applied:
-        """Plan and apply in one step (what the CLI does)."""
-        return self._locked(lambda: self._execute(self._checked_plan(request)))
-
-    def apply(self, plan: Plan) -> Applied:
-        """Carry out a previewed plan, re-planned now; Conflict when the store moved since the preview."""
+    def run(self, request: Any, *, planned: Plan | None = None) -> Applied:
+        """Plan and apply in one step (what the CLI does); `planned`, this request's plan made a
+        moment ago, is carried out as it is when nothing it rests on moved (else planned again)."""
 
         def work() -> Applied:
+            if planned is not None and self._unmoved(planned):
+                return self._execute((planned, planned.checked_on[0]))
+            return self._execute(self._checked_plan(request))
+
+        return self._locked(work)
+
+    def _unmoved(self, plan: Plan) -> bool:
+        """The previewed plan still stands: made on the HEAD the branch is at now, with git's index
+        free (the executor re-checks each file's bytes as it writes)."""
+        if plan.checked_on is None or self.git.head() != plan.checked_on[0]:
+            return False
+        wait_for_index_lock(self.git)
+        return True
+
+    def apply(self, plan: Plan) -> Applied:
+        """Carry out a previewed plan: as it is when the store did not move since the preview, else
+        re-planned now; Conflict when the store moved in a way that changes it."""
+
+        def work() -> Applied:
+            if self._unmoved(plan):
+                return self._execute((plan, plan.checked_on[0]))
             # at the preview's instant: the stamps committed are the ones the preview showed
             fresh, base = self._checked_plan(plan.request, now=_instant(plan.now))
             if fresh.shape() != plan.shape():
@@ -225,9 +246,11 @@ class Curator:
         landed = land_plan(self.git, self.root, plan, base, conn=self.store.reader(), checkpoint=self.checkpoint,
                            state_file=self.store.state_path)  # fmt: skip
         return landed.sha, self._landed(plan.subject, landed, [(c.source, c.path) for c in plan.changes
-                                                               if c.action == "move"], remember)  # fmt: skip
+                                                               if c.action == "move"], remember,
+                                        plan.projections)  # fmt: skip
 
-    def _landed(self, subject: str, landed: Landed, moves: list[tuple[str, str]], remember: bool) -> list[str]:
+    def _landed(self, subject: str, landed: Landed, moves: list[tuple[str, str]], remember: bool,
+                projections: dict[str, Any] | None = None) -> list[str]:
         """After the branch moved: pending rows recorded, index brought current, undo remembered,
         the journal dropped (a crash before this point is finished by recovery)."""
         notices = list(landed.notices)
@@ -235,7 +258,7 @@ class Curator:
             PendingMoves(landed.journal.directory.parents[2]).add(
                 [{**m, "commit": landed.sha} for m in landed.pending])
             notices.append(pending_sentence(landed.pending))
-        notices += self._update_index([p for p in landed.paths if is_indexable(p)], moves)
+        notices += self._update_index([p for p in landed.paths if is_indexable(p)], moves, projections)
         if remember:
             journal_mod.write_last(self.directory, {"sha": landed.sha, "subject": subject, "paths": landed.paths,
                                                     "moves": [list(m) for m in moves]})  # fmt: skip
@@ -253,11 +276,12 @@ class Curator:
             result["state_pending"] = [{"src": m["src"], "dst": m["dst"], "reason": m["reason"]} for m in pending]
         return result
 
-    def _update_index(self, paths: list[str], moves: list[tuple[str, str]]) -> list[str]:
+    def _update_index(self, paths: list[str], moves: list[tuple[str, str]],
+                      projections: dict[str, Any] | None = None) -> list[str]:
         if not paths:
             return []
         try:
-            self.store.update_paths(paths, moves)
+            self.store.update_paths(paths, moves, projections=projections)
         except Exception as exc:  # noqa: BLE001 - the commit stands; the index is a cache
             log.warning("the index was not brought up to date after the write: %s", exc)
             return [f"the write is committed, but the index was not updated ({exc}); run `memhtml-desktop index`"]

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from memhtml_desktop.atomic import fsync_dir
+from memhtml_desktop.atomic import fsync_dir, sync_filesystem
 from memhtml_desktop.html.project import blob_sha_of
 from memhtml_desktop.index import curation
 from memhtml_desktop.index.state import RowMove, follow_move
@@ -68,7 +68,7 @@ from memhtml_desktop.write.rollback import (  # noqa: F401 - RollbackIncomplete 
     rollback,
     temp_name,
 )
-from memhtml_desktop.write.trees import build_tree, hash_blobs, read_trees
+from memhtml_desktop.write.trees import build_tree, dirs_of, hash_blobs, read_trees
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +225,42 @@ class Tree:
         fsync_dir(self.full(path).parent)
         self.checkpoint(f"delete {path}")
 
+    def put_new(self, changes: list) -> None:
+        """Many new files at once (apply's batch): each written to its temp file, all announced in
+        the journal in one append (one fsync), then renamed into place, then ONE barrier
+        (`syncfs`) makes the files and the renames durable before the commit is built. A crash
+        before the commit lands is rolled back from those steps (a put whose rename never happened
+        finds no file of its inode at its path and leaves it alone)."""
+        for change in changes:
+            self.mkdirs(change.path)
+        steps = []
+        for change in changes:
+            temp = self.root / temp_name(change.path, self.journal.id)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+            try:
+                view = memoryview(change.after)
+                while view:
+                    view = view[os.write(fd, view):]
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
+            steps.append({"op": "put", "path": change.path, "saved": None, "ino": [st.st_dev, st.st_ino],
+                          "temp": temp.name, "saved_ino": None})  # fmt: skip
+        self.journal.record_all(steps)
+        for step in steps:
+            full = self.full(step["path"])
+            try:
+                rename_noreplace(full.parent / step["temp"], full)
+            except FileExistsError:
+                raise Conflict(f"{step['path']} was created by another writer meanwhile; nothing was committed") from None
+            self.put_inodes[step["path"]] = step["ino"]
+            self.checkpoint(f"put {step['path']}")
+        sync_filesystem(self.root)
+
     def apply(self, plan: Plan, modes: dict[str, int]) -> None:
+        if len(plan.changes) > 1 and all(c.action == "create" for c in plan.changes):
+            self.put_new(list(plan.changes))
+            return
         for change in plan.changes:
             if change.action == "delete":
                 self.delete(change.path, change.before)
@@ -301,6 +336,24 @@ class Landed:
     notices: list[str] = field(default_factory=list)
     pending: list[dict[str, Any]] = field(default_factory=list)  # state rows that could not move
     paths: list[str] = field(default_factory=list)
+
+
+def stripspace(text: str) -> str:
+    """`git stripspace` (the `whitespace` cleanup `git commit -m` applies), without a process:
+    trailing whitespace cut from every line, runs of blank lines made one, none at either end,
+    and a final newline."""
+    lines: list[str] = []
+    blank = False
+    for line in text.split("\n"):
+        line = line.rstrip(" \t\n\v\f\r")
+        if not line:
+            blank = bool(lines)
+            continue
+        if blank:
+            lines.append("")
+            blank = False
+        lines.append(line)
+    return "".join(line + "\n" for line in lines)
 
 
 class Executor:
@@ -397,7 +450,7 @@ class Executor:
     def _hooks_dir(self) -> Path | None:
         if not hasattr(self, "_hooks"):
             try:
-                self._hooks = self.git.hooks_dir()
+                self._hooks = self.git.hooks_dir(cached=True)
             except GitError:
                 self._hooks = None
         return self._hooks
@@ -426,7 +479,7 @@ class Executor:
         shas = hash_blobs(self.git, final)
         tree.verify(plan)
         sources = {c.path: c.source for c in plan.changes if c.action == "move"}
-        base = read_trees(self.git, parent, {p.rpartition("/")[0] for p in final})
+        base = read_trees(self.git, parent, dirs_of(final))  # every folder build_tree needs, in one read
         if base is None:
             return None
 
@@ -439,14 +492,14 @@ class Executor:
             return "100644"
 
         changes = {p: (Entry(mode(p), shas[p]) if data is not None else None) for p, data in final.items()}
-        made = build_tree(self.git, parent, changes)
+        made = build_tree(self.git, parent, changes, trees=base)
         if made is None:
             return None
         tree_sha, old = made
         self.checkpoint("index")
         message = self._message(plan, journal)
         self._cleanup(message)
-        if parent and tree_sha == self.git.tree_of(parent):
+        if parent and all(e == old.get(p) for p, e in changes.items()):  # the parent's tree, unchanged
             raise CommitFailed("git commit failed (exit 1): nothing to commit")
         built = self._commit_tree(tree_sha, parent, message)
         built.entries = {p: e for p, e in changes.items() if e != old.get(p)}
@@ -477,7 +530,7 @@ class Executor:
 
     def _cleanup(self, message: Path) -> None:
         """`git commit -m`'s `whitespace` cleanup of the message; an empty one is refused as git does."""
-        cleaned = self.git.run("stripspace", input_text=message.read_bytes().decode("utf-8", "replace")).out
+        cleaned = stripspace(message.read_bytes().decode("utf-8", "replace"))
         if not cleaned.strip():
             raise CommitFailed("git commit failed (exit 1): Aborting commit due to empty commit message.")
         message.write_bytes(cleaned.encode("utf-8"))
@@ -509,7 +562,7 @@ class Executor:
         args = ["commit-tree", tree]
         if parent:
             args += ["-p", parent]
-        if self.git.config_bool("commit.gpgsign"):
+        if self.git.config_bool("commit.gpgsign", cached=True):
             args.append("-S")
         sha = self.git.run(*args, "-F", str(message), retry_lock=False).out.strip()
         return Built(sha, parent, tree, message, {}, {})
@@ -604,10 +657,15 @@ def land_plan(git: Git, root: Path, plan: Plan, base: str | None, *, conn=None, 
     The caller finishes `Landed.journal` once it has done what follows the commit."""
     from memhtml_desktop.write.preflight import check_paths
 
+    check_paths(git, root, *plan_paths(plan), git_status=plan.checked_on is None or plan.checked_on[0] != base)
+    return Executor(root, git, conn, checkpoint=checkpoint, state_file=state_file).run(plan, base)
+
+
+def plan_paths(plan: Plan) -> tuple[list[str], list[str]]:
+    """(existing, created): the files a plan edits, moves or deletes, and the paths it creates."""
     existing = [c.source or c.path for c in plan.changes if c.action in ("modify", "move", "delete")]
     created = [c.path for c in plan.changes if c.action in ("create", "move")]
-    check_paths(git, root, existing, created)
-    return Executor(root, git, conn, checkpoint=checkpoint, state_file=state_file).run(plan, base)
+    return existing, created
 
 
 def _commit_words(exc: GitError) -> str:

@@ -75,10 +75,15 @@ class Entry:
     sha: str
 
 
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+
 class Git:
     """`git -C root`, run synchronously. One object per store; holds no state but the paths."""
 
     def __init__(self, root: str | os.PathLike[str], *, lock_wait_s: float = LOCK_WAIT_S) -> None:
+        self._answers: dict[str, tuple[tuple, object]] = {}
         self.root = Path(root)
         self.lock_wait_s = lock_wait_s
         self.executable = shutil.which("git")
@@ -173,14 +178,54 @@ class Git:
         out = self.run("rev-parse", "--path-format=absolute", "--git-common-dir", check=False).out.strip()
         return Path(out) if out else self.git_dir()
 
-    def hooks_dir(self) -> Path:
-        """Where git looks for hooks (`core.hooksPath` honoured)."""
-        out = self.run("rev-parse", "--path-format=absolute", "--git-path", "hooks").out.strip()
-        return Path(out)
+    def hooks_dir(self, *, cached: bool = False) -> Path:
+        """Where git looks for hooks (`core.hooksPath` honoured); `cached`: asked again only when a
+        config file changed (`config_mark`)."""
+        return self._remembered("hooks", cached, lambda: Path(
+            self.run("rev-parse", "--path-format=absolute", "--git-path", "hooks").out.strip()))
 
-    def config_bool(self, key: str) -> bool:
-        result = self.run("config", "--type=bool", "--get", key, check=False)
-        return result.code == 0 and result.out.strip() == "true"
+    def config_bool(self, key: str, *, cached: bool = False) -> bool:
+        def ask() -> bool:
+            result = self.run("config", "--type=bool", "--get", key, check=False)
+            return result.code == 0 and result.out.strip() == "true"
+
+        return self._remembered(f"config {key}", cached, ask)
+
+    def _remembered(self, name: str, cached: bool, ask):
+        if not cached:
+            return ask()
+        mark = self.config_mark()
+        known = self._answers.get(name)
+        if known is not None and known[0] == mark:
+            return known[1]
+        value = ask()
+        self._answers[name] = (mark, value)
+        return value
+
+    def config_mark(self) -> tuple:
+        """What changes when git's configuration may have: the config files' stats (the
+        repository's, the global and the system ones) and the variables that point git elsewhere."""
+        home = Path(os.environ.get("HOME", "~")).expanduser()
+        xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+        files = [self.common_dir() / "config", self.git_dir() / "config.worktree", home / ".gitconfig",
+                 xdg / "git" / "config", Path("/etc/gitconfig")]  # fmt: skip
+        files += [Path(os.environ[v]) for v in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM") if os.environ.get(v)]
+        stats = []
+        for path in files:
+            try:
+                st = path.stat()
+                stats.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
+            except OSError:
+                stats.append((str(path), None))
+        return (tuple(stats), tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_CONFIG"))))
+
+    def common_dir(self) -> Path:
+        """The repository's common git directory (a linked worktree shares the main one's refs)."""
+        git_dir = self.git_dir()
+        try:
+            return (git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+        except OSError:
+            return git_dir
 
     def tree_of(self, rev: str) -> str:
         return self.run("rev-parse", "--verify", f"{rev}^{{tree}}").out.strip()
@@ -214,13 +259,53 @@ class Git:
 
     def head(self) -> str | None:
         """HEAD's commit sha, or None on an unborn branch."""
+        fast = self._read_head()
+        if fast is not None and fast[1] is not None:
+            return fast[1]
         result = self.run("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
         return result.out.strip() or None if result.code == 0 else None
 
     def branch(self) -> str | None:
         """The checked-out branch (`refs/heads/…`), or None when HEAD is detached."""
+        fast = self._read_head()
+        if fast is not None:
+            return fast[0]
         result = self.run("symbolic-ref", "-q", "HEAD", check=False)
         return result.out.strip() if result.code == 0 else None
+
+    def _read_head(self) -> tuple[str | None, str | None] | None:
+        """(branch, its tip) read from the git directory's files as git reads them (HEAD, the loose
+        ref, packed-refs), no process; None (ask git) for anything but that plain layout (a reftable
+        repository, an unreadable file). A detached HEAD gives (None, its sha); an unborn branch
+        or a tip in neither place, (branch, None)."""
+        try:
+            head = (self.git_dir() / "HEAD").read_text(encoding="utf-8").strip()
+        except (OSError, GitError, UnicodeDecodeError):
+            return None
+        if _is_sha(head):
+            return None, head
+        if not head.startswith("ref: refs/heads/") or head.endswith("/.invalid"):
+            return None
+        ref = head[5:]
+        common = self.common_dir()
+        try:
+            loose = (common / ref).read_text(encoding="utf-8").strip()
+            return (ref, loose) if _is_sha(loose) else None
+        except FileNotFoundError:
+            pass
+        except (OSError, UnicodeDecodeError):
+            return None
+        try:
+            packed = (common / "packed-refs").read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return ref, None
+        except (OSError, UnicodeDecodeError):
+            return None
+        for line in packed.splitlines():
+            sha, _, name = line.partition(" ")
+            if name == ref and _is_sha(sha):
+                return ref, sha
+        return ref, None
 
     def identity_problem(self) -> str | None:
         """Why git would refuse to commit for lack of an identity, or None."""

@@ -66,6 +66,13 @@ class Plan:
     #: Rows to move after the commit (or with none) because their memory already moved in git
     #: (`doctor --fix`'s finds); `state_moves` are the rows of the moves this plan makes itself.
     state_follows: tuple[tuple[str, str], ...] = ()
+    #: The projections planning made of the files it writes, by path (apply's batch): the reindex
+    #: after the commit writes them instead of reading and parsing the files again.
+    projections: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: `(HEAD,)` the plan was made and checked on (set by `Curator.plan`; None: never previewed).
+    #: Applying it re-checks only what can have moved since: HEAD, git's index lock, and (as every
+    #: write does) the bytes each change expects.
+    checked_on: tuple[str | None] | None = field(default=None, compare=False, repr=False)
 
     @property
     def noop(self) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from memhtml_desktop.domain.paths import TASK_STATUSES, is_archived, is_indexable
 from memhtml_desktop.html.datetime_rule import is_valid_datetime
-from memhtml_desktop.html.project import Projection, project
+from memhtml_desktop.html.project import Projection, gate_hash, project
 from memhtml_desktop.index import curation
 from memhtml_desktop.write.context import PlanContext, commit_subject
 from memhtml_desktop.write.errors import InvalidMemory, Refused, WriteError
@@ -37,18 +37,29 @@ GATE_PATH = "areas/inbox/_gate.html"
 
 def rendered(memory: NewMemory, ctx: PlanContext) -> tuple[str, str, Projection]:
     """The file's text, its content hash and its projection; InvalidMemory on any violation."""
+    text, content_hash = drafted(memory, ctx)
+    return text, content_hash, gated(GATE_PATH, text, ctx)
+
+
+def drafted(memory: NewMemory, ctx: PlanContext) -> tuple[str, str]:
+    """The file's text and its content hash (the draft checked and hashed, not projected)."""
     draft = render(memory, ctx.now_text, "")
     check_size(draft)  # before parsing 8 MB for nothing
-    draft_projection = project(GATE_PATH, draft.encode("utf-8"), ctx.now_text)
-    if not draft_projection.ok:
-        raise InvalidMemory(draft_projection.reason)
-    content_hash = draft_projection.tables["files"][0]["content_hash"]
+    data = draft.encode("utf-8")
+    content_hash = gate_hash(data)
+    if content_hash is None:
+        raise InvalidMemory(project(GATE_PATH, data, ctx.now_text).reason)
     text = render(memory, ctx.now_text, content_hash)
     check_size(text)
-    projection = project(GATE_PATH, text.encode("utf-8"), ctx.now_text)
+    return text, content_hash
+
+
+def gated(path: str, text: str, ctx: PlanContext) -> Projection:
+    """The final text's projection at `path` (what the reindex after the commit writes)."""
+    projection = project(path, text.encode("utf-8"), ctx.now_text)
     if not projection.ok:  # the hash meta cannot break a file; checked all the same
         raise InvalidMemory(projection.reason)
-    return text, content_hash, projection
+    return projection
 
 
 def memory_of(req: WriteRequest) -> NewMemory:

@@ -117,10 +117,12 @@ def check_staged(git: Git, ours: tuple[str, ...] | list[str]) -> None:
     _refuse_staged(sorted(p for p, xy in status.items() if xy[0] not in " ?!"))
 
 
-def check_paths(git: Git, root: Path, existing: list[str], created: list[str]) -> None:
+def check_paths(git: Git, root: Path, existing: list[str], created: list[str], *, git_status: bool = True) -> None:
     """Files to edit, move or delete: tracked, regular files (not links), no unsaved-to-git edits,
-    nothing staged on them, writable; new ones: free, in folders inside the store. One `git status`."""
-    status = path_status(git, list(dict.fromkeys([*existing, *created])))
+    nothing staged on them, writable; new ones: free, in folders inside the store. One `git status`
+    (`git_status=False`: the plan was checked so on a HEAD that has not moved since, and the files
+    still hold the bytes it read (the executor checks them): only the checks on disk are made again)."""
+    status = path_status(git, list(dict.fromkeys([*existing, *created]))) if git_status else {}
     _refuse_staged(sorted(p for p, xy in status.items() if xy[0] not in " ?!"))
     for path in existing:
         if os.path.islink(root / path):

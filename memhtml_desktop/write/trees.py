@@ -27,7 +27,8 @@ from memhtml_desktop.write.git import Entry, Git, git_env
 TREE_MODE = "40000"
 
 
-def _dirs_of(paths) -> set[str]:
+def dirs_of(paths) -> set[str]:
+    """Every folder on the paths (the root as ""), ancestors included."""
     dirs = {""}
     for path in paths:
         parts = path.split("/")[:-1]
@@ -100,13 +101,16 @@ def _kind(mode: str) -> str:
     return "tree" if mode == TREE_MODE else "commit" if mode == "160000" else "blob"
 
 
-def build_tree(git: Git, parent: str | None, changes: dict[str, Entry | None]) -> tuple[str, dict[str, Entry]] | None:
+def build_tree(git: Git, parent: str | None, changes: dict[str, Entry | None],
+               trees: dict[str, dict[str, Entry]] | None = None) -> tuple[str, dict[str, Entry]] | None:
     """The root tree id of `parent`'s tree with `changes` applied (an Entry: set; None: removed),
-    and the parent's entries of the changed paths; None where the fast way does not apply."""
+    and the parent's entries of the changed paths; None where the fast way does not apply.
+    `trees`: the parent's folders already read (`read_trees` of `dirs_of(changes)`)."""
     if any("\n" in p or "\0" in p for p in changes):
         return None
-    dirs = _dirs_of(changes)
-    trees = read_trees(git, parent, dirs)
+    dirs = dirs_of(changes)
+    if trees is None or not dirs <= trees.keys():
+        trees = read_trees(git, parent, dirs)
     if trees is None:
         return None
     old = {p: trees[_parent(p)][_name(p)] for p in changes if _name(p) in trees.get(_parent(p), {})}

@@ -229,10 +229,10 @@ def test_laptop_is_closer_to_thinkpad_than_to_bread(minilm) -> None:
 
 @pytest.mark.parametrize("fixture", ["minilm", "minilm_fp32"])
 def test_graph_is_cached_by_weights_hash_with_its_digest(fixture: str, request: pytest.FixtureRequest, minilm_cache_dir: Path) -> None:
+    embedder = request.getfixturevalue(fixture)  # first: it skips without the optional extra
     from memhtml_desktop.embedders import bert_onnx
     from memhtml_desktop.embedders.minilm import INT8_VERSION, file_sha256, locate_model
 
-    embedder = request.getfixturevalue(fixture)
     digest = file_sha256(locate_model().weights)[:16]
     suffix = "" if fixture == "minilm_fp32" else f"-int8-v{INT8_VERSION}"
     assert embedder.graph_path == minilm_cache_dir / f"minilm-{digest}-g{bert_onnx.GRAPH_VERSION}{suffix}.onnx"

@@ -135,6 +135,7 @@ def test_gate_is_deterministic(hash_store):
     assert first == second
 
 
+@pytest.mark.slow  # two 400-memory stores built and gated: ~30 s, longer under load
 def test_path_order_cannot_help(tmp_path_factory):
     """The same store with the target's name sorting first, then last: the same verdicts."""
     ranks = {}
@@ -150,6 +151,7 @@ def test_the_measure_can_fail():
     assert probe_rank(["c1"], "t", ["c1", "c2"]) == 3
 
 
+@pytest.mark.slow  # 120 known items under three profiles, on each of the three stores: ~20-40 s apiece
 def test_known_items_keep_their_page(hash_store):
     """Known-item MRR@10 (three content words of a claim, of a title): diversification costs it
     nothing, and for memories without a near-twin the default profile is no worse than the fused

@@ -21,25 +21,25 @@ def test_default_scope_is_exactly_the_two_exclusions():
         assert built.params == ()
 
 
-def test_numbering_starts_at_five_in_axis_order():
+def test_numbering_starts_at_six_in_axis_order():
     scope = Scope.build(
         memory_types=["semantic"], workspace="w", tags=["deploy", "oncall"], entity="service:checkout-api",
         facets=["doc-type=runbook", "tier=1", "doc-type=guide"],
     )
     built = assemble_scope(scope)
-    assert "memory_type IN (?5)" in built.filter
-    assert "workspace = ?6" in built.filter
-    assert "ft.tag IN (?7, ?8)" in built.filter
-    assert "memhtml_fold(?9)" in built.filter
-    assert "ff.name = ?10 AND ff.value IN (?11, ?12)" in built.filter
-    assert "ff.name = ?13 AND ff.value IN (?14)" in built.filter
+    assert "memory_type IN (?6)" in built.filter
+    assert "workspace = ?7" in built.filter
+    assert "ft.tag IN (?8, ?9)" in built.filter
+    assert "memhtml_fold(?10)" in built.filter
+    assert "ff.name = ?11 AND ff.value IN (?12, ?13)" in built.filter
+    assert "ff.name = ?14 AND ff.value IN (?15)" in built.filter
     assert built.params == ("semantic", "w", "deploy", "oncall", "service:checkout-api", "doc-type", "runbook",
                             "guide", "tier", "1")
     assert "<> 'task'" not in built.filter
 
 
 def test_task_opt_in_and_unknown_types():
-    assert "IN (?5, ?6)" in assemble_scope(Scope.build(memory_types=["semantic", "task"])).filter
+    assert "IN (?6, ?7)" in assemble_scope(Scope.build(memory_types=["semantic", "task"])).filter
     gossip = assemble_scope(Scope.build(memory_types=["gossip"]))
     assert gossip.filter == DEFAULT and gossip.params == ()
 
@@ -49,8 +49,8 @@ def test_include_archived_and_as_of():
     built = assemble_scope(Scope.build(as_of="2024-01-01T00:00:00Z", workspace="w"))
     assert "archived = 0" not in built.filter
     # Compared as instants (migration 0007), bound in the canonical UTC form.
-    assert "valid_from_utc <= ?5" in built.filter and "valid_until_utc > ?6)" in built.filter
-    assert "workspace = ?7" in built.filter
+    assert "valid_from_utc <= ?6" in built.filter and "valid_until_utc > ?7)" in built.filter
+    assert "workspace = ?8" in built.filter
     assert built.params == ("2024-01-01T00:00:00.000Z", "2024-01-01T00:00:00.000Z", "w")
 
 
@@ -104,12 +104,13 @@ def test_salience_exclusions_live_in_the_salience_arm_only():
     for arm in ("fts", "vector", "recency"):
         assert "NOT LIKE" not in ctes[arm] and "<> 'task'" not in ctes[arm]
     for arm in ("fts", "vector", "recency", "salience"):
-        assert "memory_type IN (?5)" in ctes[arm]
+        assert "memory_type IN (?6)" in ctes[arm]
 
 
 def test_bind_params_truncates_and_fills_the_gap():
-    sql = "SELECT ?1, ?5"
-    assert bind_params(sql, ("q", 40, 30, None), ("x",)) == ("q", 40, 30, None, "x")
+    sql = "SELECT ?1, ?6"
+    assert bind_params(sql, ("q", 40, 30, None), ("x",)) == ("q", 40, 30, None, None, "x")
+    assert bind_params(sql, ("q", 40, 30, None, "s"), ("x",)) == ("q", 40, 30, None, "s", "x")
     assert bind_params("SELECT ?1", ("q", 40, 30, None), ("x",)) == ("q",)
 
 

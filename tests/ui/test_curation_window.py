@@ -138,8 +138,10 @@ def test_archive_needs_a_reason_then_archives_and_the_watcher_updates_the_list(q
     qtbot.waitUntil(lambda: dialog.message_kind() == "info", timeout=WAIT)
     assert "needs a reason" in dialog.message.text() and not dialog.confirm_button.isEnabled()
     qtbot.keyClicks(dialog.reason, "   ")
-    qtbot.wait(400)
+    assert dialog.timer.isActive()  # the edit asked for a new plan ...
+    qtbot.waitUntil(lambda: not dialog.timer.isActive() and not win.runner.is_busy(), timeout=WAIT)  # ... it ran
     assert not dialog.confirm_button.isEnabled()
+    assert dialog.message_kind() == "info" and "needs a reason" in dialog.message.text()
     qtbot.keyClicks(dialog.reason, "retired with the old ALB")
     planned(qtbot, dialog)
     subject = commit_subject("archive", f"{DELAY} \u2014 retired with the old ALB")  # cut at 72, as memhtml does

@@ -95,16 +95,25 @@ def test_the_list_keeps_its_answer_until_the_next_one_arrives(qtbot, window):
     type_query(qtbot, window, "drain")
     before = wait_for_query(qtbot, window, "drain")
     rows = window.results.model.rowCount()
+    model = window.results.model
+    shown: list[tuple[int, str]] = []  # every state the list takes until the next answer is in
+
+    def record(*_: object) -> None:
+        shown.append((model.rowCount(), model.result().query if model.result() is not None else ""))
+
+    for signal in (model.modelReset, model.rowsRemoved, model.rowsInserted, model.layoutChanged):
+        signal.connect(record)
     release = threading.Event()
     for n in range(2):  # occupy the read pool (2 threads)
         window.runner.submit(f"hold-{n}", lambda c, p: release.wait(10))
     type_query(qtbot, window, "writer")
     qtbot.waitUntil(lambda: window.runner.is_busy("search") and not window.driver.debounce.isActive(), timeout=WAIT)
-    qtbot.wait(50)
-    assert window.results.model.rowCount() == rows > 0  # nothing cleared while the search runs
-    assert window.results.model.result() is before
+    assert model.rowCount() == rows > 0 and model.result() is before  # submitted, nothing cleared
     release.set()
-    wait_for_query(qtbot, window, "writer")
+    after = wait_for_query(qtbot, window, "writer")
+    # The list went from "drain"'s answer straight to "writer"'s: no empty or in-between state.
+    assert shown and all(state in ((rows, "drain"), (model.rowCount(), "writer")) for state in shown), shown
+    assert shown[-1] == (model.rowCount(), "writer") and after is not before
 
 
 def test_late_results_are_dropped(qtbot, window):
@@ -261,8 +270,9 @@ def reads_before(before: dict, path: str) -> int:
 def test_arrow_keys_move_without_opening_and_enter_opens(qtbot, window):
     window.set_query("drain the vip")
     result = wait_for_query(qtbot, window, "drain the vip")
-    opened = []
+    opened, asked = [], []
     window.memory_shown.connect(lambda d: opened.append(d.path))
+    window.session.on("open", lambda path, *_: asked.append(path))  # every open, as it is asked for
     window.results.set_current_row(0)
     window.search_bar.focus_query()
     qtbot.keyClick(window.search_bar.field, Qt.Key.Key_Down)
@@ -271,12 +281,12 @@ def test_arrow_keys_move_without_opening_and_enter_opens(qtbot, window):
     qtbot.keyClick(window.search_bar.field, Qt.Key.Key_Up)
     window.results.table.setFocus()
     qtbot.keyClick(window.results.table, Qt.Key.Key_Down)
-    qtbot.wait(100)
     assert window.results.current_path() == result.hits[2].path
-    assert opened == [] and reads(window.store, result.hits[2].path) == 0
+    assert asked == []  # moving asked for nothing ...
     with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
         qtbot.keyClick(window.results.table, Qt.Key.Key_Return)
-    assert opened == [result.hits[2].path]
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)  # ... and every open asked has landed
+    assert asked == [result.hits[2].path] and opened == [result.hits[2].path]
     assert reads(window.store, result.hits[2].path) == 1
 
 
@@ -479,8 +489,9 @@ def test_f5_while_watching_asks_the_watcher_and_watching_goes_on(qtbot, make_win
     qtbot.waitUntil(lambda: window.bridge.watcher.status().batches > before, timeout=WAIT)
     last = window.bridge.watcher.status().last_batch
     assert last.kind == "reconcile"
-    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)
-    qtbot.wait(200)
+    # Done: the watcher is idle again, its status shown, and every job the batch set off has answered.
+    qtbot.waitUntil(lambda: not window.bridge.status().busy and not window.runner.is_busy() and bool(texts)
+                    and window.status.watch.label.text() == texts[-1], timeout=WAIT)
     assert "reconcile" not in kinds  # no second reconciliation on the runner's writer pool
     assert window.bridge.status().mode in ("live", "polling")
     assert not any("off" in text or "stopped" in text for text in texts + [window.status.watch.label.text()])

@@ -54,16 +54,18 @@ def test_a_new_list_has_no_hidden_selection_and_enter_reads_nothing(qtbot, make_
                              "rollback mobile release", "vip shared", "bad mobile release")
                  if old in [h.path for h in demo_store.search(q).hits[2:]])
     before = reads(demo_store, old)
-    opened = []
+    opened, asked = [], []
     window.memory_shown.connect(lambda detail: opened.append(detail.path))
+    window.session.on("open", lambda path, *_: asked.append(path))  # every open, as it is asked for
     type_query(qtbot, window, query)
     wait_for_query(qtbot, window, query)
     settle(qtbot, window)
     assert window.results.current_path() is None, "a new list starts with no hidden selection"
     qtbot.keyClick(window.search_bar.field, Qt.Key.Key_Return)
-    qtbot.wait(300)
+    # Enter has done its work when the first row is current; whatever it set off has answered after settle.
+    qtbot.waitUntil(lambda: window.results.current_path() == window.results.model.hit(0).path, timeout=WAIT)
     settle(qtbot, window)
-    assert opened == [] and reads(demo_store, old) == before
+    assert asked == [] and opened == [] and reads(demo_store, old) == before
     # Enter showed the first row as current (visible, focused) without reading it ...
     assert window.results.current_path() == window.results.model.hit(0).path
     assert window.results.table.hasFocus()

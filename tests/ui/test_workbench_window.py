@@ -289,8 +289,12 @@ def test_history_chart_has_a_point_per_run(qtbot, win, repo):
 def test_implicit_judgments_are_opt_in_and_become_probes(qtbot, win, repo, tmp_path):
     wb = win.controllers["workbench"]
     search(qtbot, win, "deregistration delay")
-    win.open_memory(DELAY)  # setting off: nothing is remembered
-    qtbot.wait(200)
+    judged = []
+    wb.judged.connect(judged.append)
+    with qtbot.waitSignal(win.memory_shown, timeout=WAIT):
+        win.open_memory(DELAY)  # setting off: nothing is remembered
+    qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=WAIT)  # the read and whatever it set off answered
+    assert judged == []
     assert not (tmp_path / "app-data").exists() or not list((tmp_path / "app-data").rglob("judgments.jsonl"))
     _, w = open_workbench(qtbot, win)
     w.tabs.setCurrentWidget(w.judgments)

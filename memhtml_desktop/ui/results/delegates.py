@@ -26,6 +26,7 @@ from memhtml_desktop.ui.results.results_model import (
     Role,
     arm_for_column,
 )
+from memhtml_desktop.ui.results.pills import over, rank_pill_colors  # noqa: F401 - over: part of this module's API
 from memhtml_desktop.ui.results.snippets import highlight_spans, runs, snippet_window
 
 PAD = 6
@@ -60,35 +61,6 @@ def _muted(option: QStyleOptionViewItem) -> QColor:
         color.setAlphaF(0.8)
         return color
     return option.palette.color(QPalette.ColorRole.PlaceholderText)
-
-
-def over(fill: QColor, base: QColor) -> QColor:
-    """`fill` (with its alpha) composited over the opaque `base`: the colour a reader sees."""
-    a = fill.alphaF()
-    return QColor.fromRgbF(fill.redF() * a + base.redF() * (1 - a), fill.greenF() * a + base.greenF() * (1 - a),
-                           fill.blueF() * a + base.blueF() * (1 - a))
-
-
-_PILLS: dict[tuple[str, int, bool], tuple[QColor, QColor]] = {}
-
-
-def rank_pill_colors(arm: str, pal: QPalette, *, selected: bool) -> tuple[QColor, QColor]:
-    """(text, fill) of an arm's rank badge; the text is legible on the fill as composited on its row.
-
-    The fill is the arm's colour, faint; the text starts as the row's text colour and is pushed
-    lighter or darker until it reads (on a selected row, over the highlight). Worked out once per
-    palette: a table paints hundreds of these.
-    """
-    key = (arm, pal.cacheKey(), selected)
-    cached = _PILLS.get(key)
-    if cached is None:
-        if len(_PILLS) > 64:
-            _PILLS.clear()
-        fill = palette.arm_tint(arm, 0.28)
-        base = pal.color(QPalette.ColorRole.Highlight if selected else QPalette.ColorRole.Base)
-        text = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
-        cached = _PILLS[key] = (palette.legible(text, over(fill, base)), fill)
-    return cached
 
 
 def _badge_width(text: str, fm: QFontMetrics) -> int:

@@ -15,7 +15,6 @@ highlight, the scale of the bar) and paint from them.
 
 from __future__ import annotations
 
-from enum import IntEnum
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -26,15 +25,11 @@ from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.types import Hit, SearchResult
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.chips import tooltip_text
+from memhtml_desktop.ui.results.columns import (  # noqa: F401 - the columns and roles are part of this module's API
+    BAR_COLUMN, COLUMN_COUNT, COLUMN_HELP, COLUMN_TITLES, DESCENDING_FIRST, FIRST_ARM_COLUMN, Column, Role, arm_for_column,
+)
 from memhtml_desktop.ui.results.results_text import (  # noqa: F401 - moved_text is part of this module's API
-    ARM_NAMES,
-    accessible_arm,
-    accessible_bar,
-    accessible_title,
-    arm_tooltip,
-    badges,
-    breakdown_tooltip,
-    moved_text,
+    ARM_NAMES, accessible_arm, accessible_bar, accessible_title, arm_tooltip, badges, breakdown_tooltip, moved_text,
     title_tooltip,
 )
 
@@ -48,50 +43,6 @@ _ANSWERED = frozenset({int(Qt.ItemDataRole.DisplayRole), int(Qt.ItemDataRole.Too
                        int(Qt.ItemDataRole.AccessibleTextRole), int(Qt.ItemDataRole.AccessibleDescriptionRole)})
 """The standard roles this model answers; the view asks for a dozen per cell per paint."""
 _ROOT = QModelIndex()
-
-
-class Role(IntEnum):
-    Hit = Qt.ItemDataRole.UserRole + 1
-    Path = Qt.ItemDataRole.UserRole + 2
-    ArmScores = Qt.ItemDataRole.UserRole + 4  # tuple[ArmScore, ...] in RANK_ARMS order, ranked arms only
-    Terms = Qt.ItemDataRole.UserRole + 6  # the query's words, for highlighting
-    MaxScore = Qt.ItemDataRole.UserRole + 9
-    Contribution = Qt.ItemDataRole.UserRole + 10  # this arm column's contribution (float) or None
-    Page = Qt.ItemDataRole.UserRole + 11  # the position on the agent's page, or None below it
-    Badges = Qt.ItemDataRole.UserRole + 12  # list[str]: what the title painter writes under the title
-    SortKey = Qt.ItemDataRole.UserRole + 13
-
-
-class Column(IntEnum):
-    Position = 0
-    Fused = 1
-    Title = 2
-    Type = 3
-    Path = 4
-    Date = 5
-    Score = 6
-
-
-FIRST_ARM_COLUMN = 7
-BAR_COLUMN = FIRST_ARM_COLUMN + len(ARM_NAMES)
-COLUMN_COUNT = BAR_COLUMN + 1
-DESCENDING_FIRST = (Column.Date, Column.Score, BAR_COLUMN)
-"""Columns whose first header click sorts high to low (the header otherwise kept "#"'s ascending order)."""
-COLUMN_TITLES = {Column.Position: "#", Column.Fused: "Fused", Column.Title: "Title", Column.Type: "Type",
-                 Column.Path: "Path", Column.Date: "Updated", Column.Score: "Score", BAR_COLUMN: "Contribution"}
-COLUMN_HELP = {
-    Column.Position: "Position on the agent's page, after polarity and MMR (blank for a row not on it).",
-    Column.Fused: "Position in the fused list, before polarity and MMR reorder it.",
-    Column.Path: "The memory's path in the store.",
-    Column.Date: "When the memory was last updated.",
-    Column.Score: "The fused reciprocal-rank score: the sum of the arms' contributions.",
-    BAR_COLUMN: "Each arm's contribution to the fused score, in the arm's colour (full width: every arm ranks it first).",
-}
-
-
-def arm_for_column(column: int) -> str | None:
-    offset = column - FIRST_ARM_COLUMN
-    return ARM_NAMES[offset] if 0 <= offset < len(ARM_NAMES) else None
 
 
 class ResultsModel(QAbstractTableModel):

@@ -256,8 +256,12 @@ class ResultsView(QWidget):
         self.floor.setVisible(bool(text))
 
     def _show_degraded(self, result: SearchResult) -> None:
-        reasons = result.degraded_reasons
-        self._warn(self.degraded, ("\u26a0 Degraded: " + "; ".join(reasons)) if reasons else "")
+        # Vectors still being made (a cold store, newest memories first) are progress, not a fault:
+        # the header says how far they are ("vectors for 4,210 of 20,000; …"), other reasons warn.
+        progress = [r for r in result.degraded_reasons if r.startswith("vectors for ")]
+        faults = [r for r in result.degraded_reasons if r not in progress]
+        parts = progress + (["\u26a0 Degraded: " + "; ".join(faults)] if faults else [])
+        self._warn(self.degraded, " \u00b7 ".join(parts))
 
     def show_message(self, text: str) -> None:
         self.message.setText(text)

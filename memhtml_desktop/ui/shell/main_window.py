@@ -272,9 +272,6 @@ class MainWindow(QMainWindow):
         """A persisted value, or `default` (see window_state.setting)."""
         return window_state.setting(self.qsettings, key, default)
 
-    def save_state(self) -> None:
-        window_state.save(self)
-
     def shutdown(self) -> None:
         """Stop the watcher, the workers and the timers (idempotent)."""
         self.driver.stop()
@@ -295,7 +292,7 @@ class MainWindow(QMainWindow):
             self.splitter.setSizes(default_sizes(self.width()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.save_state()
+        window_state.save(self)
         self.shutdown()
         super().closeEvent(event)
 

@@ -63,7 +63,7 @@ def _change_tip(change: Any) -> str:
 CHANGE_COLUMNS = (
     Col("Change", lambda c: c.status, color=lambda c: STATUS_COLORS.get(c.status), width=64),
     Col("Query", lambda c: c.query, tip=lambda c: c.query),
-    Col("Target", lambda c: short(c.target, 40), tip=lambda c: c.target, width=220),
+    Col("Target", lambda c: short(c.target, 90), tip=lambda c: c.target),  # stretches with the query
     Col("A", lambda c: rank_text(c.rank_before), numeric=True, width=40, tip=lambda c: "rank under A"),
     Col("B", lambda c: rank_text(c.rank_after), numeric=True, width=40, tip=lambda c: "rank under B"),
     Col("\u0394", lambda c: change_delta(c)[0], color=lambda c: _delta_color(change_delta(c)[1]), numeric=True,

@@ -1,6 +1,8 @@
 """The Configurations tab: every configuration (the shipped two, read-only; the store's what-ifs),
-and an editor for a what-if: arm weights, RRF's k, the arm window, the pool factor, MMR's λ, the
-polarity and twin switches and the thresholds for this store's embedder.
+and an editor for a what-if with a field for every knob of the ranking profile, grouped (fusion,
+the lexical arm, after fusion, the thresholds for this store's embedder, recall). The fields are
+made from the profile's schema (`domain/knobs.py`: each field of `RankingProfile`, its range,
+choices and description), so a knob added to the profile appears here without editing this tab.
 
 Validation is the core's own, and pure (no I/O, so it runs as the person types): the draft is
 written as the file it would be saved as (`domain/configs.configuration_text`) and read back
@@ -16,32 +18,27 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-    QListWidgetItem, QPushButton, QScrollArea, QSpinBox, QSplitter, QVBoxLayout, QWidget,
+    QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+    QListWidgetItem, QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget,
 )
 
 from memhtml_desktop.domain.configs import ConfigError, Configuration, configuration_text, parse_configuration
-from memhtml_desktop.domain.ranking import FTS_FORMS, PROFILES, PerEmbedder
+from memhtml_desktop.domain.knobs import Knob, knobs
+from memhtml_desktop.domain.ranking import PROFILES
 from memhtml_desktop.ui.kit import palette
+from memhtml_desktop.ui.workbench.knob_fields import KnobField
 from memhtml_desktop.workbench.locations import BadName, check_name
 
-ARMS = ("fts", "vector", "recency", "salience")
+GRID = {"Fusion": (0, 0), "Lexical arm": (1, 0), "After fusion": (0, 1), "Thresholds for this embedder": (1, 1),
+        "Recall": (2, 1), "Other": (2, 0)}
+"""Where each group of knobs sits: two columns, so 1024 px shows most of them without scrolling."""
 
 
-def _spin(parent: QWidget, name: str, low: float, high: float, step: float, decimals: int = 2) -> QDoubleSpinBox:
-    box = QDoubleSpinBox(parent)
-    box.setRange(low, high)
-    box.setSingleStep(step)
-    box.setDecimals(decimals)
-    box.setAccessibleName(name)
-    return box
-
-
-def _int_spin(parent: QWidget, name: str, low: int, high: int) -> QSpinBox:
-    box = QSpinBox(parent)
-    box.setRange(low, high)
-    box.setAccessibleName(name)
-    return box
+def _by_group(all_knobs: tuple[Knob, ...]) -> dict[str, list[Knob]]:
+    groups: dict[str, list[Knob]] = {}
+    for knob in all_knobs:
+        groups.setdefault(knob.group, []).append(knob)
+    return groups
 
 
 class ConfigEditor(QWidget):
@@ -60,6 +57,7 @@ class ConfigEditor(QWidget):
         self.list = QListWidget(self)
         self.list.setObjectName("configList")
         self.list.setAccessibleName("Configurations")
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # long names elide
         self.list.currentRowChanged.connect(self._pick)
         self.problems = QLabel(self)
         self.problems.setObjectName("configProblems")
@@ -68,7 +66,9 @@ class ConfigEditor(QWidget):
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(QLabel("Configurations (shipped ones are read-only)", left))
+        caption = QLabel("Configurations (shipped ones are read-only)", left)
+        caption.setWordWrap(True)
+        left_layout.addWidget(caption)
         left_layout.addWidget(self.list, 1)
         left_layout.addWidget(self.problems)
 
@@ -87,86 +87,53 @@ class ConfigEditor(QWidget):
         form.addRow("&Name", self.name)
         form.addRow("Based &on", self.base)
         form.addRow("No&te", self.note)
-        self.arms: dict[str, QDoubleSpinBox] = {}
-        arms_row = QHBoxLayout()
-        for arm in ARMS:
-            box = _spin(form_host, f"Weight of the {palette.ARM_TITLES[arm]} arm", 0.0, 10.0, 0.1)
-            box.setObjectName(f"weight_{arm}")
-            box.setPrefix(f"{palette.ARM_LABELS[arm]} ")
-            box.setToolTip(palette.ARM_HELP.get(arm, arm))
-            self.arms[arm] = box
-            arms_row.addWidget(box)
-        form.addRow("Arm weights", arms_row)
-        self.rrf_k = _int_spin(form_host, "RRF k", 1, 1000)
-        self.rrf_k.setObjectName("rrfK")
-        self.window = _int_spin(form_host, "Arm window", 1, 500)
-        self.pool = _int_spin(form_host, "Pool factor", 1, 20)
-        numbers = QHBoxLayout()
-        for label, box in (("k", self.rrf_k), ("window", self.window), ("pool \u00d7", self.pool)):
-            numbers.addWidget(QLabel(label, form_host))
-            numbers.addWidget(box)
-        form.addRow("Fusion", numbers)
-        self.mmr = _spin(form_host, "MMR lambda", 0.0, 1.0, 0.05)
-        self.mmr.setObjectName("mmrLambda")
-        self.mmr.setToolTip("1.0: no diversification; lower: more")
-        self.keeps = QCheckBox("keeps known items", form_host)
-        mmr_row = QHBoxLayout()
-        mmr_row.addWidget(self.mmr)
-        mmr_row.addWidget(self.keeps)
-        form.addRow("MMR \u03bb", mmr_row)
-        self.fts_forms = QComboBox(form_host)
-        self.fts_forms.setAccessibleName("Lexical forms")
-        self.fts_forms.addItems(list(FTS_FORMS))
-        form.addRow("&Lexical", self.fts_forms)
-        self.polarity = QCheckBox("polarity step", form_host)
-        self.twins = QCheckBox("twin resolution", form_host)
-        self.gate = QCheckBox("priors only for matches", form_host)
-        self.gate.setToolTip("Recency and salience count only for memories that hold every query word "
-                             "or reach the relevance floor (docs/ranking.md)")
-        switches = QHBoxLayout()
-        switches.addWidget(self.polarity)
-        switches.addWidget(self.twins)
-        switches.addWidget(self.gate)
-        form.addRow("Switches", switches)
-        self.twin_cosine = _spin(form_host, "Twin cosine for this embedder", 0.0, 1.0, 0.01, 3)
-        self.floor = _spin(form_host, "Relevance floor for this embedder", -1.0, 1.0, 0.05, 3)
-        thresholds = QHBoxLayout()
-        for label, box in (("twin cos", self.twin_cosine), ("floor", self.floor)):
-            thresholds.addWidget(QLabel(label, form_host))
-            thresholds.addWidget(box)
-        form.addRow("Thresholds", thresholds)
-        self.verdict = QLabel(form_host)
+        self.fields: dict[str, KnobField] = {}
+        groups = QGridLayout()
+        for n, (group, members) in enumerate(_by_group(knobs()).items()):
+            box = QGroupBox(group, form_host)
+            rows = QFormLayout(box)
+            rows.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+            for knob in members:
+                field = self.fields[knob.name] = KnobField(knob, box, self._edited)
+                rows.addRow(field.label, field.widget) if field.label else rows.addRow(field.widget)
+            groups.addWidget(box, *GRID.get(group, (n, 0)))
+        groups.setColumnStretch(0, 1)
+        groups.setColumnStretch(1, 1)
+        form.addRow(groups)
+        self.arms: dict[str, QDoubleSpinBox] = self.fields["arms"].boxes
+        right = QWidget(self)  # the knobs scroll; the verdict and the buttons stay in sight under them
+        self.verdict = QLabel(right)
         self.verdict.setObjectName("configVerdict")
         self.verdict.setWordWrap(True)
-        form.addRow(self.verdict)
-        self.use_a = QPushButton("&Use as A", form_host)
-        self.use_b = QPushButton("Us&e as B", form_host)
-        self.save = QPushButton("Sa&ve what-if", form_host)
+        self.use_a = QPushButton("&Use as A", right)
+        self.use_b = QPushButton("Us&e as B", right)
+        self.save = QPushButton("Sa&ve what-if", right)
         self.save.setObjectName("saveConfigButton")
         self.save.setToolTip("Commit .memhtml-desktop/configs/NAME.json to the store (one commit)")
         buttons = QHBoxLayout()
         for button in (self.use_a, self.use_b, self.save):
             buttons.addWidget(button)
         buttons.addStretch(1)
-        form.addRow(buttons)
         self.use_a.clicked.connect(lambda: self._use("A"))
         self.use_b.clicked.connect(lambda: self._use("B"))
         self.save.clicked.connect(self._save)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(form_host)
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(scroll, 1)
+        right_layout.addWidget(self.verdict)
+        right_layout.addLayout(buttons)
         for widget in (self.name, self.note):
             widget.textChanged.connect(self._edited)
-        for combo in (self.base, self.fts_forms):
-            combo.currentIndexChanged.connect(self._edited)
-        for box in (*self.arms.values(), self.rrf_k, self.window, self.pool, self.mmr, self.twin_cosine, self.floor):
-            box.valueChanged.connect(self._edited)
-        for check in (self.keeps, self.polarity, self.twins, self.gate):
-            check.toggled.connect(self._edited)
+        self.base.currentIndexChanged.connect(self._edited)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(left)
-        split.addWidget(scroll)
-        split.setStretchFactor(1, 3)
+        split.addWidget(right)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 4)
+        split.setSizes([190, 810])  # the names are short; the knobs need the width
         split.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -203,19 +170,8 @@ class ConfigEditor(QWidget):
         self.name.setText(f"{config.name}-whatif" if config.read_only else config.name)
         self.base.setCurrentText(config.name if config.read_only else config.base)
         self.note.setText("" if config.read_only else config.note)
-        for arm, box in self.arms.items():
-            box.setValue(p.weight(arm))
-        self.rrf_k.setValue(p.rrf_k)
-        self.window.setValue(p.arm_window)
-        self.pool.setValue(p.pool_factor)
-        self.mmr.setValue(p.mmr_lambda)
-        self.keeps.setChecked(p.mmr_keeps_known_items)
-        self.fts_forms.setCurrentText(p.fts_forms)
-        self.polarity.setChecked(p.polarity)
-        self.twins.setChecked(p.twins)
-        self.gate.setChecked(p.gate_priors)
-        self.twin_cosine.setValue(p.twin_cosine.get(self.model_id))
-        self.floor.setValue(p.floor_cosine.get(self.model_id))
+        for field in self.fields.values():
+            field.load(p, self.model_id)
         self._loading = False
         self._edited()
 
@@ -223,23 +179,7 @@ class ConfigEditor(QWidget):
 
     def _profile(self) -> Any:
         base = PROFILES[self.base.currentText()]
-        arms = tuple(replace(a, weight=self.arms[a.name].value()) if a.name in self.arms else a for a in base.arms)
-        model = self.model_id or "*"
-
-        def per(table: PerEmbedder, value: float) -> PerEmbedder:
-            values = dict(table.values)
-            if model == "*":
-                return PerEmbedder(tuple(values.items()), value)
-            values[model] = value
-            return PerEmbedder(tuple(values.items()), table.default)
-
-        return replace(base, arms=arms, rrf_k=self.rrf_k.value(), arm_window=self.window.value(),
-                       pool_factor=self.pool.value(), mmr_lambda=round(self.mmr.value(), 4),
-                       mmr_keeps_known_items=self.keeps.isChecked(), fts_forms=self.fts_forms.currentText(),
-                       polarity=self.polarity.isChecked(), twins=self.twins.isChecked(),
-                       gate_priors=self.gate.isChecked(),
-                       twin_cosine=per(base.twin_cosine, round(self.twin_cosine.value(), 4)),
-                       floor_cosine=per(base.floor_cosine, round(self.floor.value(), 4)))
+        return replace(base, **{name: field.value(base, self.model_id) for name, field in self.fields.items()})
 
     def validate(self) -> tuple[Configuration | None, str]:
         """(the draft as a configuration, "") or (None, what is wrong)."""

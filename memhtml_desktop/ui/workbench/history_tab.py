@@ -20,7 +20,7 @@ from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.workbench.models import Col, RowsModel, config_color, rows_table, selected_rows
 
 RUN_COLUMNS = (
-    Col("When", lambda s: s.started.replace("T", " ").replace("Z", ""), width=140),
+    Col("When", lambda s: s.started.replace("T", " ").replace("Z", ""), width=160),  # the seconds too
     Col("Configuration", lambda s: s.config_name, color=lambda s: config_color(s.config_name).name()),
     Col("Commit", lambda s: (s.head or "?")[:10], width=84, tip=lambda s: s.head or "not a git repository"),
     Col("MRR", lambda s: f"{s.figures.mrr:.3f}", numeric=True, width=56),

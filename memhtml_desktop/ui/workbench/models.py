@@ -130,14 +130,11 @@ def rows_table(model: RowsModel, parent: QWidget, name: str, accessible: str, *,
     header.setHighlightSections(False)
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setStretchLastSection(False)
-    stretch = None
-    for i, col in enumerate(model.columns):
+    for i, col in enumerate(model.columns):  # a column without a width shares what the others leave
         if col.width:
             header.resizeSection(i, col.width)
-        elif stretch is None:
-            stretch = i
-    if stretch is not None:
-        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+        else:
+            header.setSectionResizeMode(i, QHeaderView.ResizeMode.Stretch)
     return view
 
 

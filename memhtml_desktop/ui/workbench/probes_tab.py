@@ -57,7 +57,7 @@ def _status_color(v: Any) -> str | None:
 COLUMNS = (
     Col("Result", _status, color=_status_color, width=70),
     Col("Query", lambda v: v.query, tip=lambda v: v.query),
-    Col("Target", lambda v: short(v.target, 48), tip=lambda v: "\n".join(v.targets), width=250),
+    Col("Target", lambda v: short(v.target, 90), tip=lambda v: "\n".join(v.targets)),  # stretches with the query
     Col("Rank", lambda v: rank_text(v.rank) if hasattr(v, "passed") else "", numeric=True, width=50,
         tip=lambda v: "the target's position in the list (40 hits)"),
     Col("Inv.", lambda v: len(v.inverted) if hasattr(v, "passed") else "", numeric=True, width=42,

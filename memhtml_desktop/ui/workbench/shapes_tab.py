@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -115,18 +115,26 @@ class ShapesTab(QWidget):
             "agent; pointer only: just its index or catalogue line (a budget problem, not a ranking one).")
 
 
-def wire(controller: Any, window: Any) -> None:
-    """Connect the tab to the workbench controller: the chosen set, the long-job pool, the busy bar."""
+class ShapesPresenter(QObject):
+    """The tab's presenter: the chosen set, the long-job pool, the busy bar (a `Bench`'s)."""
 
-    def run(budget: int, k: int) -> None:
-        if not controller.set_name():
-            window.say("Choose a probe set first.")
+    shapes_compared = Signal(object)  # a workbench.shapes.ShapeReport
+
+    def __init__(self, bench: Any) -> None:
+        super().__init__(bench)
+        self.bench = bench
+
+    def wire(self, window: Any) -> None:
+        window.shapes.run_requested.connect(self.run)
+
+    def run(self, budget: int, k: int) -> None:
+        b = self.bench
+        if not b.set_name():
+            b.window.say("Choose a probe set first.")
             return
-        controller._run(ShapesJob(set_name=controller.set_name(), budget=budget, k=k), done, busy="Comparing shapes…")
+        b.run(ShapesJob(set_name=b.set_name(), budget=budget, k=k), self._done, busy="Comparing shapes…")
 
-    def done(report: Any) -> None:
-        window.shapes.show_report(report)
-        window.say(f"Shapes compared over {len(report.rows)} probes.")
-        controller.shapes_compared.emit(report)
-
-    window.shapes.run_requested.connect(run)
+    def _done(self, report: Any) -> None:
+        self.bench.window.shapes.show_report(report)
+        self.bench.window.say(f"Shapes compared over {len(report.rows)} probes.")
+        self.shapes_compared.emit(report)

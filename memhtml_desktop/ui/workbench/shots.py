@@ -69,11 +69,11 @@ def workbench_view(window: Any, args: Any, size: tuple[int, int], scratch: Any) 
     shown.compare.query_field.setText(query)
     done: list[Any] = []
     controller.compared.connect(done.append)
-    controller.compare()
+    controller.runs.compare()
     _pump(lambda: bool(done) and controller.window.compare.query_comparison is not None)
     ran: list[Any] = []
     controller.ran.connect(ran.append)
-    controller.run()
+    controller.runs.run()
     _pump(lambda: bool(ran))
     _pump(lambda: len(shown.history.chart.runs) >= 3, timeout=10)
     tab = getattr(args, "tab", None) or "compare"
@@ -91,14 +91,14 @@ def workbench_view(window: Any, args: Any, size: tuple[int, int], scratch: Any) 
         scans: list[Any] = []
         controller.floor_scanned.connect(scans.append)
         controller.crowders_found.connect(scans.append)
-        controller.floor()
+        controller.diagnostics.floor()
         _pump(lambda: len(scans) >= 1)
-        controller.crowders()
+        controller.diagnostics.crowders()
         _pump(lambda: len(scans) >= 2)
     elif tab == "optimizer":
         results: list[Any] = []
         controller.optimized.connect(results.append)
-        controller.optimize(200, 0.3)
+        controller.optimizer.optimize(200, 0.3)
         _pump(lambda: bool(results), timeout=120)
     elif tab == "configs":
         shown.configs.list.setCurrentRow(1)

@@ -1,0 +1,99 @@
+"""The archive click after its preview: the plan is not made again and `git` runs at most 8 times.
+
+Counted on the real code path: `subprocess.run` is wrapped to count the `git` processes started
+(each still runs); nothing else is replaced. Varied over memories in different folders, and over a
+repository whose refs are packed (HEAD's tip read from packed-refs, not a loose ref file).
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from write.support import git, open_store, pin_git, seed
+
+TARGETS = (
+    "resources/infra/prod-alb-deregistration-delay-is-120-seconds.html",
+    "projects/billing-service/nightly-compactor-merges-overlapping-intervals.html",
+)
+
+
+@pytest.fixture
+def curator(tmp_path, monkeypatch):
+    from memhtml_desktop.write.curator import Curator
+
+    pin_git(monkeypatch, tmp_path)
+    return Curator(open_store(seed(tmp_path)))
+
+
+def _counting(monkeypatch) -> list[list[str]]:
+    calls: list[list[str]] = []
+    real = subprocess.run
+
+    def counted(args, *a, **k):
+        if isinstance(args, (list, tuple)) and args and str(args[0]).endswith("git"):
+            calls.append([str(x) for x in args[3:5]])
+        return real(args, *a, **k)
+
+    monkeypatch.setattr(subprocess, "run", counted)
+    return calls
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_an_archive_after_its_preview_runs_git_at_most_8_times(curator, monkeypatch, packed) -> None:
+    from memhtml_desktop.write.requests import ArchiveRequest
+
+    if packed:
+        git(curator.root, "pack-refs", "--all")
+        assert not (curator.root / ".git" / "refs" / "heads" / "main").exists()
+    for target in TARGETS:
+        head = git(curator.root, "rev-parse", "HEAD").strip()
+        plan = curator.plan(ArchiveRequest(target, reason="done"))
+        calls = _counting(monkeypatch)
+        applied = curator.apply(plan)
+        monkeypatch.undo()
+        assert len(calls) <= 8, calls
+        assert git(curator.root, "rev-parse", "HEAD~1").strip() == head
+        assert applied.commit_sha == git(curator.root, "rev-parse", "HEAD").strip()
+        assert git(curator.root, "status", "--porcelain") == ""
+        assert git(curator.root, "log", "-1", "--format=%s").startswith("memhtml(archive): ")
+
+
+def test_a_signing_setting_made_after_the_preview_is_seen(curator, monkeypatch) -> None:
+    """git's answers are remembered only while its config files are unchanged."""
+    from memhtml_desktop.write.errors import WriteError
+    from memhtml_desktop.write.requests import ArchiveRequest
+
+    plan = curator.plan(ArchiveRequest(TARGETS[0], reason="done"))
+    git(curator.root, "config", "commit.gpgsign", "true")
+    git(curator.root, "config", "gpg.program", "/nonexistent/gpg")
+    head = git(curator.root, "rev-parse", "HEAD").strip()
+    with pytest.raises(WriteError):
+        curator.apply(plan)  # signing asked for, and the signer missing: refused, nothing committed
+    assert git(curator.root, "rev-parse", "HEAD").strip() == head
+    assert (curator.root / TARGETS[0]).exists()
+
+
+def test_the_watchers_pass_over_the_apps_own_write_rebuilds_nothing(curator) -> None:
+    """After the click the watcher reports the two paths the app just indexed: its pass reads and
+    hashes them, finds the bytes indexed, and leaves the index's version (so the vector snapshot
+    and the salience list) as they are; a real change still moves it."""
+    from memhtml_desktop.index.vectors import CACHE
+    from memhtml_desktop.write.requests import ArchiveRequest
+
+    store = curator.store
+    store.search("deregistration delay", limit=10)
+    applied = curator.apply(curator.plan(ArchiveRequest(TARGETS[0], reason="done")))
+    store.search("deregistration delay", limit=10)  # the list after the click: the snapshot follows the write
+    version = lambda: store.reader().execute("SELECT vectors_version FROM index_state WHERE id = 1").fetchone()[0]  # noqa: E731
+    after_click, snapshot = version(), CACHE._snapshots.get((str(store.index_path), store.embedder.space))
+    report = store.update_paths([TARGETS[0], "archive/2026/" + TARGETS[0]])
+    assert report.unchanged == 1 and not report.touched
+    assert version() == after_click
+    store.search("deregistration delay", limit=10)
+    assert CACHE._snapshots.get((str(store.index_path), store.embedder.space)) is snapshot
+    other = curator.root / TARGETS[1]
+    other.write_bytes(other.read_bytes().replace(b"</article>", b"<p>Edited by hand.</p></article>"))
+    assert store.update_paths([TARGETS[1]]).changed == 1 and version() > after_click
+    assert applied.commit_sha
