@@ -21,7 +21,7 @@ embedder's model id, with a fallback for an embedder nobody calibrated.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
 from memhtml_desktop.domain.disclosure import ARC_BODY_BUDGET, MAX_PER_ENTITY, MEMORY_BODY_BUDGET
@@ -150,10 +150,7 @@ class RankingProfile:
     question_words: bool = False
     fusion: str = "rrf"
     lexical_share: PerEmbedder = PerEmbedder((), 0.5)
-    lexical_confidence: PerEmbedder = field(default=PerEmbedder((), 0.0), metadata={"description": (
-        "under convex, how much the lexical share follows the query, per embedder: this query's share is "
-        "s·c^p / (s·c^p + 1 − s), s the lexical share, c how far the lexical arm's best bm25 stands above "
-        "its window's median (0–1), p this exponent; 0 keeps the share fixed")})
+    lexical_confidence: PerEmbedder = PerEmbedder((), 0.0)  # described in domain/knobs.py
     convex_norm: str = "max"
     gate_priors: bool = False
     polarity: bool = True
