@@ -2,6 +2,10 @@
 
     python bench/realtext_eval.py [--sets perl,pylibs,tools,heldout] [--embedders hash,minilm]
                                   [--out bench/out/realtext] [--split all|train|test] [--json FILE]
+                                  [--rankings default,...] [--no-index]
+
+(`--no-index` searches the index dbs as they are, e.g. a copy of sets built elsewhere, without the
+refreshing index pass.)
 
 Reads what `bench/realtext_build.py` wrote (the stores, `SET.probes.jsonl`), indexes each store
 with each embedder (`OUT/SET.index-EMBEDDER.db`, kept between runs), and searches every probe at
@@ -57,10 +61,12 @@ def rankings() -> dict[str, RankingProfile]:
     }
 
 
-def open_indexed(out: Path, name: str, embedder_name: str) -> Store:
+def open_indexed(out: Path, name: str, embedder_name: str, *, refresh: bool = True) -> Store:
     from memhtml_desktop.embedders.registry import make_embedder
 
     store = Store(out / name, index_path=out / f"{name}.index-{embedder_name}.db", embedder=make_embedder(embedder_name))
+    if not refresh:
+        return store
     started = time.perf_counter()
     report = store.index()
     if report.indexed:
@@ -138,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "realtext"))
     ap.add_argument("--split", choices=("all", "train", "test"), default="all")
     ap.add_argument("--rankings", default="", help="comma-separated subset of the rankings (default: all)")
+    ap.add_argument("--no-index", action="store_true", help="search the index dbs as they are (a copy of built sets)")
     ap.add_argument("--json", metavar="FILE", help="also write every probe's rank per ranking here")
     args = ap.parse_args(argv)
     out = Path(args.out).resolve()
@@ -148,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.sets.split(","):
         probes = load_probes(out, name, args.split)
         for embedder_name in args.embedders.split(","):
-            store = open_indexed(out, name, embedder_name)
+            store = open_indexed(out, name, embedder_name, refresh=not args.no_index)
             figures = evaluate(store, probes, profiles)
             results[f"{name}/{embedder_name}"] = figures
             test = set(split_probes(probes, holdout=0.3, seed=1)[1]) if args.split == "all" else set()

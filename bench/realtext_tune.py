@@ -12,7 +12,10 @@ memory the query does not match) of:
   index over title, claim and body with field weights; function and question words kept or left
   out; the all-then-any forms (`all_any`) or the any-of form alone;
 - RRF with weights per embedder, and a convex combination of normalised scores (Bruch et al. 2023:
-  `α · bm25 / max bm25 + (1 − α) · cosine`, and min-max normalised), over the best lexical variant.
+  `α · bm25 / max bm25 + (1 − α) · cosine`, and min-max normalised), over the best lexical variant,
+  with α fixed or following each query's lexical confidence (`--confidences`, the exponents of
+  `lexical_confidence`); per embedder, the convex row whose worst gain over the best arm alone across
+  the sets is highest is printed on stderr (how `lexical_share` and `lexical_confidence` were chosen).
 
 MRR@10 per set and embedder, and the mean over the sets. Never run it on `heldout` (refused). The
 figures in docs/ranking.md were chosen on `--split train` and reported on `--split test`.
@@ -36,6 +39,7 @@ import numpy as np  # noqa: E402
 from realtext_eval import ROOT, load_probes, open_indexed  # noqa: E402
 
 from memhtml_desktop.domain.fts_query import parse_fts_query  # noqa: E402
+from memhtml_desktop.domain.fusion import confidence, query_share  # noqa: E402
 from memhtml_desktop.domain.stopwords import QUESTION_WORDS, STOPWORD_SET  # noqa: E402
 from memhtml_desktop.index.retrieval import common_words  # noqa: E402
 
@@ -110,9 +114,12 @@ def rrf(lists: dict[str, list[tuple[str, float]]], weights: dict[str, float], k:
     return [p for p, _ in sorted(scores.items(), key=lambda x: (-x[1], x[0]))]
 
 
-def convex(lists: dict[str, list[tuple[str, float]]], alpha: float, norm: str) -> list[str]:
-    """α · lexical + (1 − α) · vector over normalised scores; a memory one arm did not list scores 0 there."""
+def convex(lists: dict[str, list[tuple[str, float]]], alpha: float, norm: str, exponent: float = 0.0) -> list[str]:
+    """α · lexical + (1 − α) · vector over normalised scores; a memory one arm did not list scores 0 there.
+    With `exponent` > 0, α is this query's (`domain.fusion.query_share` of the lexical window's confidence)."""
     scores: dict[str, float] = {}
+    if exponent > 0 and lists.get("fts") and lists.get("vector"):
+        alpha = query_share(alpha, confidence([s for _, s in lists["fts"][:40]], 40), exponent)
     for arm, weight in (("fts", alpha), ("vector", 1 - alpha)):
         items = lists.get(arm, [])[:40]
         if not items:
@@ -139,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="lexical | fusion (default both)")
     ap.add_argument("--alphas", default="0.2,0.3,0.4,0.5,0.6,0.7,0.8", help="lexical shares the convex rows try")
     ap.add_argument("--norms", default="max,minmax,raw")
+    ap.add_argument("--confidences", default="0", help="lexical_confidence exponents the convex rows try (0: fixed share)")
     ap.add_argument("--no-rrf", action="store_true", help="leave the RRF grid out")
+    ap.add_argument("--no-index", action="store_true", help="read the index dbs as they are (a copy of built sets)")
     args = ap.parse_args(argv)
     if "heldout" in args.sets.split(","):
         raise SystemExit("heldout is for reporting only: tune on your own sets")
@@ -149,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.sets.split(","):
         probes = load_probes(out, name, args.split)
         for emb in args.embedders.split(","):
-            store = open_indexed(out, name, emb)
+            store = open_indexed(out, name, emb, refresh=not args.no_index)
             retriever = store.retriever()
             conn = retriever.conn
             snapshot = retriever.vector_snapshot()
@@ -173,11 +182,23 @@ def main(argv: list[str] | None = None) -> int:
                 for wl, wv, k in grid:
                     order = [rrf({"fts": a, "vector": b}, {"fts": wl, "vector": wv}, k) for a, b in zip(lex, vec)]
                     col[f"rrf fts {wl} vec {wv} k {k}"] = float(np.mean([rr(o, p.targets) for o, p in zip(order, probes)]))
-                for alpha, norm in itertools.product([float(a) for a in args.alphas.split(",")], args.norms.split(",")):
-                    order = [convex({"fts": a, "vector": b}, alpha, norm) for a, b in zip(lex, vec)]
-                    col[f"cc {norm} a {alpha}"] = float(np.mean([rr(o, p.targets) for o, p in zip(order, probes)]))
+                for alpha, norm, exponent in itertools.product([float(a) for a in args.alphas.split(",")],
+                                                               args.norms.split(","),
+                                                               [float(c) for c in args.confidences.split(",")]):
+                    order = [convex({"fts": a, "vector": b}, alpha, norm, exponent) for a, b in zip(lex, vec)]
+                    label = f"cc {norm} a {alpha}" + (f" c {exponent:g}" if exponent else "")
+                    col[label] = float(np.mean([rr(o, p.targets) for o, p in zip(order, probes)]))
             print(f"{key}: {len(probes)} probes", file=sys.stderr)
     keys = list(table)
+    for emb in args.embedders.split(","):
+        mine = [k for k in keys if k.endswith("/" + emb)]
+        best_arm = {k: max(v for r, v in table[k].items() if r.startswith("lex: porter any w211 +q") or r == "vector alone")
+                    for k in mine}
+        fused = {r for k in mine for r in table[k] if r.startswith("cc ")}
+        if fused:
+            pick = max(fused, key=lambda r: min(table[k].get(r, -1.0) - best_arm[k] for k in mine))
+            print(f"{emb}: highest worst gain over the best arm alone: {pick} "
+                  + " ".join(f"{k} {table[k][pick] - best_arm[k]:+.3f}" for k in mine), file=sys.stderr)
     rows = sorted({r for c in table.values() for r in c}, key=lambda r: -np.mean([table[k].get(r, 0) for k in keys]))
     print(f"{'variant':<34}" + "".join(f"{k:>16}" for k in keys) + f"{'mean':>8}")
     for r in rows:

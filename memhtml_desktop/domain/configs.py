@@ -21,7 +21,9 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
 from memhtml_desktop.domain import safe_json
-from memhtml_desktop.domain.ranking import DEFAULT, PROFILES, PerEmbedder, RankingProfile, profile_named
+from memhtml_desktop.domain.ranking import (
+    DEFAULT, LEXICAL_CONFIDENCE_MAX, PROFILES, PerEmbedder, RankingProfile, profile_named,
+)
 
 LIMITS: dict[str, tuple[float, float]] = {
     "arms": (0.0, 10.0),
@@ -35,6 +37,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "polarity_cosine": (0.0, 1.0),
     "floor_cosine": (-1.0, 1.0),
     "lexical_share": (0.0, 1.0),
+    "lexical_confidence": (0.0, LEXICAL_CONFIDENCE_MAX),
     "field_weights": (0.0, 10.0),
     "recall_budget": (0, 1_000_000),
     "arc_budget": (0, 1_000_000),
@@ -104,7 +107,8 @@ def _validate(key: str, value: Any, base: RankingProfile, text: str, source: str
                     _check_range("arms", weight, f"the weight of arm '{arm}'")
                 except ValueError as exc:
                     raise ConfigError(str(exc), arm_line or line, source) from None
-        elif key in ("twin_cosine", "floor_cosine", "polarity_cosine", "lexical_share", "field_weights"):
+        elif key in ("twin_cosine", "floor_cosine", "polarity_cosine", "lexical_share", "lexical_confidence",
+                     "field_weights"):
             RankingProfile.from_json({key: value}, base=base)
             values = value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else [value]
             for v in values:

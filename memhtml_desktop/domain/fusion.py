@@ -30,6 +30,7 @@ re-ranking (`domain/refusion.py`), so the three agree path for path.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -45,6 +46,7 @@ class Part:
     rank: int
     contribution: float
     norm: float | None = None
+    weight: float = 0.0  # a scored arm's weight × its share for this query (`contribution = weight × norm`)
 
 
 def signal(arm: str, raw: float | None) -> float | None:
@@ -80,6 +82,28 @@ def arm_share(arm: str, lexical_share: float) -> float:
     return 1.0
 
 
+def confidence(signals: Sequence[float | None], window: int) -> float:
+    """How far the arm's best stands above its typical candidate, in [0, 1]: (best − median) / best,
+    the median over the `window` slots, a slot the arm left empty counting 0 (an arm that lists one
+    memory is sure of it). 0 when the best is not above 0."""
+    known = sorted((max(v, 0.0) for v in signals if v is not None), reverse=True)
+    if not known or known[0] <= 0:
+        return 0.0
+    slots = known + [0.0] * max(0, window - len(known))
+    return max(0.0, (known[0] - statistics.median(slots)) / known[0])
+
+
+def query_share(lexical_share: float, lexical_confidence: float, exponent: float) -> float:
+    """This query's lexical share: `s·c^p / (s·c^p + 1 − s)`, `s` the profile's `lexical_share`, `c`
+    the lexical arm's `confidence` and `p` the profile's `lexical_confidence` (0: `s` whatever the
+    query). A query whose best bm25 stands far above the rest (its rare words name a few memories)
+    trusts its words more; one whose matches all score alike (common words only) trusts the vector."""
+    if exponent <= 0 or lexical_share in (0.0, 1.0):
+        return lexical_share
+    lexical = lexical_share * lexical_confidence ** exponent
+    return lexical / (lexical + 1.0 - lexical_share)
+
+
 def convex_parts(
     ranked: Mapping[str, Sequence[tuple[str, int, float | None]]],
     weights: Mapping[str, float],
@@ -88,23 +112,28 @@ def convex_parts(
     how: str,
     k: int,
     window: int,
+    lexical_confidence: float = 0.0,
 ) -> dict[str, list[Part]]:
     """Per path, each arm's `Part`. `ranked[arm]`: `(path, rank, raw)` best first (ranks past
-    `window` earn nothing; raw as the arm's SQL gives it: bm25 for fts, the cosine for vector)."""
+    `window` earn nothing; raw as the arm's SQL gives it: bm25 for fts, the cosine for vector).
+    `lexical_confidence` is the profile's exponent (`query_share`)."""
     parts: dict[str, list[Part]] = {}
-    for arm, rows in ranked.items():
+    inside = {arm: [r for r in rows if 1 <= r[1] <= window] for arm, rows in ranked.items()}
+    signals = {arm: [signal(arm, raw) for _, _, raw in inside[arm]] for arm in SCORED_ARMS if arm in inside}
+    if lexical_confidence > 0 and signals.get("fts") and signals.get("vector") and weights.get("vector", 0.0) > 0:
+        lexical_share = query_share(lexical_share, confidence(signals["fts"], window), lexical_confidence)
+    for arm, rows in inside.items():
         weight = weights.get(arm, 0.0)
-        inside = [r for r in rows if 1 <= r[1] <= window]
-        if weight <= 0 or not inside:
+        if weight <= 0 or not rows:
             continue
         if arm in SCORED_ARMS:
-            norms = normalise([signal(arm, raw) for _, _, raw in inside], how)
+            norms = normalise(signals[arm], how)
             factor = weight * arm_share(arm, lexical_share)
-            for (path, rank, _), norm in zip(inside, norms):
-                parts.setdefault(path, []).append(Part(arm, rank, factor * norm, norm))
+            for (path, rank, _), norm in zip(rows, norms):
+                parts.setdefault(path, []).append(Part(arm, rank, factor * norm, norm, factor))
         else:
-            for path, rank, _ in inside:
-                parts.setdefault(path, []).append(Part(arm, rank, weight / (rank + k)))
+            for path, rank, _ in rows:
+                parts.setdefault(path, []).append(Part(arm, rank, weight / (rank + k), None, weight))
     return parts
 
 

@@ -40,6 +40,9 @@ DESCRIPTIONS: dict[str, tuple[str, str, str]] = {
                "vector arms' normalised scores, shared by the lexical share, the priors as in rrf"),
     "lexical_share": ("Lexical share", "Fusion", "under convex fusion, the lexical arm's share against the "
                       "vector arm's (1 minus it), for this store's embedder"),
+    "lexical_confidence": ("Lexical confidence", "Fusion", "under convex fusion, how much this query's lexical "
+                           "share follows how far the lexical arm's best score stands above its window's median "
+                           "(0 keeps the share fixed), for this store's embedder"),
     "convex_norm": ("Convex normalisation", "Fusion", "under convex fusion, how an arm's scores are normalised "
                     "over its window: by the best (max) or worst to 0, best to 1 (minmax)"),
     "gate_priors": ("Priors only for matches", "Fusion", "recency and salience count only for memories that "

@@ -68,6 +68,9 @@ and vector arms' normalised scores, `lexical_share` against `1 − lexical_share
 CONVEX_NORMS = ("max", "minmax")
 """How `convex` normalises an arm's scores over its window: by the best, or worst→0 best→1."""
 
+LEXICAL_CONFIDENCE_MAX = 4.0
+"""The largest `lexical_confidence` exponent: past it the share is all or nothing for almost every query."""
+
 FIELDS = ("title", "claim", "body")
 """The stemmed index's columns, in order: `field_weights` gives one bm25 weight each."""
 
@@ -147,6 +150,7 @@ class RankingProfile:
     question_words: bool = False
     fusion: str = "rrf"
     lexical_share: PerEmbedder = PerEmbedder((), 0.5)
+    lexical_confidence: PerEmbedder = PerEmbedder((), 0.0)  # described in domain/knobs.py
     convex_norm: str = "max"
     gate_priors: bool = False
     polarity: bool = True
@@ -178,6 +182,9 @@ class RankingProfile:
         for _, share in (*self.lexical_share.values, ("*", self.lexical_share.default)):
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"lexical_share must lie in [0, 1], got {share!r}")
+        for _, exponent in (*self.lexical_confidence.values, ("*", self.lexical_confidence.default)):
+            if not 0.0 <= exponent <= LEXICAL_CONFIDENCE_MAX:
+                raise ValueError(f"lexical_confidence must lie in [0, {LEXICAL_CONFIDENCE_MAX:g}], got {exponent!r}")
         if self.mmr_redundancy not in MMR_REDUNDANCY:
             raise ValueError(f"mmr_redundancy must be one of {MMR_REDUNDANCY}, got {self.mmr_redundancy!r}")
         if self.recall_pool not in RECALL_POOLS:
@@ -213,7 +220,10 @@ class RankingProfile:
         if self.fusion == "convex" and arm in ("fts", "vector"):
             norm = "its score over the best in this query's window" if self.convex_norm == "max" else \
                 "its score min-max normalised over this query's window"
-            share = "the lexical share" if arm == "fts" else "1 \u2212 the lexical share"
+            lexical = "the lexical share"
+            if any(p > 0 for p in (*dict(self.lexical_confidence.values).values(), self.lexical_confidence.default)):
+                lexical = "this query's lexical share (it follows how far the best bm25 stands above the rest)"
+            share = lexical if arm == "fts" else f"(1 \u2212 {lexical})"
             return f"weight \u00d7 {share} \u00d7 {norm}"
         return f"weight/(rank+{self.rrf_k})"
 
@@ -283,7 +293,7 @@ class RankingProfile:
         for key, value in data.items():
             if key == "arms":
                 changes["arms"] = _arms_from(value, base.arms)
-            elif key in ("twin_cosine", "floor_cosine", "polarity_cosine", "lexical_share"):
+            elif key in ("twin_cosine", "floor_cosine", "polarity_cosine", "lexical_share", "lexical_confidence"):
                 changes[key] = PerEmbedder.from_json(value, what=key, base=getattr(base, key))
             elif key == "field_weights":
                 changes[key] = _field_weights(value, base.field_weights)
@@ -342,11 +352,19 @@ MEMHTML = RankingProfile(
     floor_cosine=FLOOR_COSINE,
 )
 
-LEXICAL_SHARE = PerEmbedder(((HASH_MODEL, 0.8), (MINILM_MODEL, 0.15), (MINILM_INT8_MODEL, 0.15)), 0.5)
-"""The lexical arm's share against the vector arm under the convex fusion, per embedder, chosen on the
-real-text sets' training split (docs/ranking.md, "fusion"): the hash embedder's cosines are a bag of
-words, worth little beside bm25; MiniLM's find the answer to a paraphrased question more often than
-its words do."""
+LEXICAL_SHARE = PerEmbedder(((HASH_MODEL, 0.95), (MINILM_MODEL, 0.2), (MINILM_INT8_MODEL, 0.2)), 0.5)
+"""The lexical arm's share against the vector arm under the convex fusion, per embedder, before this
+query's `lexical_confidence` moves it; chosen with it on the real-text sets' training split
+(docs/ranking.md, "fusion"): the hash embedder's cosines are a bag of words, worth little beside bm25
+beyond breaking its near-ties; MiniLM's find the answer to a paraphrased question more often than its
+words do, unless the words are rare enough to name it."""
+
+LEXICAL_CONFIDENCE = PerEmbedder(((HASH_MODEL, 0.5), (MINILM_MODEL, 0.5), (MINILM_INT8_MODEL, 0.5)), 0.0)
+"""The exponent by which this query's lexical share follows the lexical arm's confidence (`domain/fusion.py`,
+`query_share`), per embedder, chosen with `LEXICAL_SHARE` on the three real-text sets' training split as
+the pair whose worst gain over the best arm alone was highest, for MiniLM among the shares that keep the
+paraphrase bench within 0.01 of its figure (share 0.3 with exponent 1 gained 0.007 more on the worst set
+and cost paraphrase MRR 0.047; docs/ranking.md); an embedder nobody measured keeps its share fixed (0)."""
 
 DEFAULT = RankingProfile(
     name="default",
@@ -360,6 +378,7 @@ DEFAULT = RankingProfile(
     question_words=True,
     fusion="convex",
     lexical_share=LEXICAL_SHARE,
+    lexical_confidence=LEXICAL_CONFIDENCE,
     convex_norm="max",
     gate_priors=True,
     polarity=False,

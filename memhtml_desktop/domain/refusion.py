@@ -119,7 +119,8 @@ def fuse_prepared(
                   for arm in arms}
         convex = convex_parts(ranked, {a.name: _weight(a.weight) for a in arms},
                               lexical_share=profile.lexical_share.get(model_id), how=profile.convex_norm,
-                              k=profile.rrf_k, window=profile.arm_window)
+                              k=profile.rrf_k, window=profile.arm_window,
+                              lexical_confidence=profile.lexical_confidence.get(model_id))
         parts = {path: [(p.arm, p.contribution) for p in v] for path, v in convex.items()}
         scored: dict[str, dict[str, float]] | None = {}
         for path, v in convex.items():

@@ -21,7 +21,7 @@ import numpy as np
 from memhtml_desktop.domain import disclosure
 from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
-from memhtml_desktop.domain.fusion import Part, arm_share, convex_parts, order_of
+from memhtml_desktop.domain.fusion import Part, convex_parts, order_of
 from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.reorder import PoolItem, reorder
@@ -432,10 +432,11 @@ class Retriever:
                 ranked.setdefault(a.arm, []).append((c.path, a.rank, _signal_raw(a)))
         for rows in ranked.values():
             rows.sort(key=lambda r: r[1])
-        share = profile.lexical_share.get(getattr(self.embedder, "model_id", None))
+        model = getattr(self.embedder, "model_id", None)
         weights = {a.name: float(f"{a.weight:.4f}") for a in profile.arms}  # as the fused statement inlines them
-        parts = convex_parts(ranked, weights, lexical_share=share, how=profile.convex_norm, k=profile.rrf_k,
-                             window=profile.arm_window)
+        parts = convex_parts(ranked, weights, lexical_share=profile.lexical_share.get(model), how=profile.convex_norm,
+                             k=profile.rrf_k, window=profile.arm_window,
+                             lexical_confidence=profile.lexical_confidence.get(model))
         by_path = {c.path: c for c in fused}
         out = []
         for position, (score, path) in enumerate(order_of(parts), start=1):
@@ -447,13 +448,11 @@ class Retriever:
 
     def settle(self, kept: list[Candidate], profile: RankingProfile) -> None:
         """Write a convex fusion's parts into the arms of the candidates kept (see `convex`)."""
-        share = profile.lexical_share.get(getattr(self.embedder, "model_id", None))
-        weights = {a.name: float(f"{a.weight:.4f}") for a in profile.arms}
         for c in kept:
             if c.scored is None:
                 continue
             parts = c.scored
-            c.arms = [ArmScore(a.arm, a.rank, weights[a.arm] * arm_share(a.arm, share), parts[a.arm].contribution,
+            c.arms = [ArmScore(a.arm, a.rank, parts[a.arm].weight, parts[a.arm].contribution,
                                a.raw, a.counted, parts[a.arm].norm) for a in c.arms if a.arm in parts]
             c.scored = None
 

@@ -15,7 +15,8 @@ is the one to believe, and with few held-out probes the interval says how little
 
 The search is seeded random sampling around the base (weights 0–3, k from a grid, λ 0.3–1.0;
 on a base that ranks with the stemmed lexical index, also bm25's field weights from `FIELD_GRID`
-and whether question words are left out), then coordinate refinement of the best; every trial
+and whether question words are left out; on a convex base, the store's embedder's lexical share and
+lexical confidence), then coordinate refinement of the best; every trial
 re-ranks the cached per-arm candidate lists (`runs.judge_prepared`), so a trial costs arithmetic,
 not SQL (a lexical variant is read once, the first time a trial asks for it). Progress is reported per trial;
 cancelling stops the search and still reports the best so far (`cancelled=True`).
@@ -33,7 +34,7 @@ from typing import Any, Callable, Sequence
 from memhtml_desktop.domain.configs import Configuration
 from memhtml_desktop.domain.metrics import mean
 from memhtml_desktop.domain.probes import EvalProbe, ProbeSet
-from memhtml_desktop.domain.ranking import RankingProfile
+from memhtml_desktop.domain.ranking import PerEmbedder, RankingProfile
 from memhtml_desktop.workbench.runs import RUN_LIMIT, Cancelled, PreparedSet, Progress, judge_prepared, prepare_set
 
 K_GRID = (5, 10, 20, 30, 45, 60, 90, 120, 200)
@@ -43,6 +44,11 @@ FIELD_GRID = ((1.0, 1.0, 1.0), (2.0, 1.0, 1.0), (3.0, 1.0, 1.0), (2.0, 2.0, 1.0)
 """bm25's (title, claim, body) weights the optimizer tries for the stemmed lexical index. Each value
 of them, and each setting of `question_words`, changes the lexical arm's candidates, so each costs
 one more reading of the probe set (made once, when a trial first asks for it)."""
+SHARE_RANGE = (0.05, 0.95)
+CONFIDENCE_GRID = (0.0, 0.25, 0.5, 1.0, 2.0)
+"""Under the convex fusion the optimizer also tries this store's embedder's `lexical_share` (sampled in
+`SHARE_RANGE`) and `lexical_confidence` (from this grid); neither changes the candidates, so both are
+arithmetic on the cached lists."""
 
 
 def split_probes(probes: Sequence[EvalProbe], *, holdout: float = 0.3, seed: int = 1) -> tuple[list[int], list[int]]:
@@ -81,7 +87,7 @@ class Certainty:
 class OptimizeResult:
     base: Configuration
     best: Configuration
-    knobs: dict[str, Any]  # the chosen knobs (arms, rrf_k, mmr_lambda; field_weights, question_words)
+    knobs: dict[str, Any]  # the chosen knobs (arms, rrf_k, mmr_lambda; field_weights, question_words; lexical_share, lexical_confidence)
     train: tuple[int, ...]  # indexes into the prepared probes
     held_out: tuple[int, ...]
     base_train_mrr: float
@@ -112,9 +118,16 @@ class OptimizeResult:
                 "elapsed_s": round(self.elapsed_s, 3), "cancelled": self.cancelled}
 
 
-def apply_knobs(profile: RankingProfile, knobs: dict[str, Any]) -> RankingProfile:
+def apply_knobs(profile: RankingProfile, knobs: dict[str, Any], model_id: str | None = None) -> RankingProfile:
+    """`profile` with `knobs`; the fusion's per-embedder knobs are set for `model_id` only (None: the
+    fallback every embedder without a value of its own reads)."""
     arms = tuple(replace(a, weight=float(knobs["arms"].get(a.name, a.weight))) for a in profile.arms)
     lexical: dict[str, Any] = {}
+    for key in ("lexical_share", "lexical_confidence"):
+        if key in knobs:
+            table = getattr(profile, key)
+            lexical[key] = PerEmbedder.from_json({model_id: float(knobs[key])}, what=key, base=table) if model_id \
+                else PerEmbedder(table.values, float(knobs[key]))
     if "field_weights" in knobs:
         lexical["field_weights"] = tuple(float(w) for w in knobs["field_weights"])
     if "question_words" in knobs:
@@ -122,20 +135,27 @@ def apply_knobs(profile: RankingProfile, knobs: dict[str, Any]) -> RankingProfil
     return replace(profile, arms=arms, rrf_k=int(knobs["rrf_k"]), mmr_lambda=float(knobs["mmr_lambda"]), **lexical)
 
 
-def knobs_of(profile: RankingProfile, *, lexical: bool = False) -> dict[str, Any]:
-    """The knobs the search varies; with `lexical`, the stemmed index's field weights and question words too."""
+def knobs_of(profile: RankingProfile, *, lexical: bool = False, convex: bool = False,
+             model_id: str | None = None) -> dict[str, Any]:
+    """The knobs the search varies; with `lexical`, the stemmed index's field weights and question words too;
+    with `convex`, `model_id`'s lexical share and lexical confidence."""
     out: dict[str, Any] = {"arms": {a.name: a.weight for a in profile.arms}, "rrf_k": profile.rrf_k,
                            "mmr_lambda": profile.mmr_lambda}
     if lexical:
         out.update(field_weights=list(profile.field_weights), question_words=profile.question_words)
+    if convex:
+        out.update(lexical_share=profile.lexical_share.get(model_id),
+                   lexical_confidence=profile.lexical_confidence.get(model_id))
     return out
 
 
-def _sample(rng: Random, names: Sequence[str], lexical: bool = False) -> dict[str, Any]:
+def _sample(rng: Random, names: Sequence[str], lexical: bool = False, convex: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"arms": {n: round(rng.uniform(*WEIGHT_RANGE), 2) for n in names},
                            "rrf_k": rng.choice(K_GRID), "mmr_lambda": round(rng.uniform(*LAMBDA_RANGE), 2)}
     if lexical:
         out.update(field_weights=list(rng.choice(FIELD_GRID)), question_words=rng.random() < 0.5)
+    if convex:
+        out.update(lexical_share=round(rng.uniform(*SHARE_RANGE), 2), lexical_confidence=rng.choice(CONFIDENCE_GRID))
     return out
 
 
@@ -146,6 +166,15 @@ def _neighbours(knobs: dict[str, Any], step: float) -> list[dict[str, Any]]:
         if at is not None:
             out += [{**knobs, "field_weights": list(FIELD_GRID[j])} for j in (at - 1, at + 1) if 0 <= j < len(FIELD_GRID)]
         out.append({**knobs, "question_words": not knobs["question_words"]})
+    if "lexical_share" in knobs:
+        for d in (-step / 5, step / 5):
+            value = round(min(max(knobs["lexical_share"] + d, SHARE_RANGE[0]), SHARE_RANGE[1]), 2)
+            if value != knobs["lexical_share"]:
+                out.append({**knobs, "lexical_share": value})
+        at = CONFIDENCE_GRID.index(knobs["lexical_confidence"]) if knobs["lexical_confidence"] in CONFIDENCE_GRID else None
+        if at is not None:
+            out += [{**knobs, "lexical_confidence": CONFIDENCE_GRID[j]} for j in (at - 1, at + 1)
+                    if 0 <= j < len(CONFIDENCE_GRID)]
     for arm, w in knobs["arms"].items():
         for d in (-step, step):
             value = round(min(max(w + d, WEIGHT_RANGE[0]), WEIGHT_RANGE[1]), 2)
@@ -197,6 +226,8 @@ def optimize_prepared(
     rng = Random(seed)
     names = base.profile.arm_names
     lexical = prepare is not None and base.profile.lexical == "stemmed" and base.profile.fts_forms != "all"
+    convex = base.profile.fusion == "convex"
+    model_id = prepared.model_id
     readings = {prepared.lexical_key: prepared}
 
     def reading(profile: RankingProfile) -> PreparedSet:
@@ -207,11 +238,11 @@ def optimize_prepared(
         return readings[key]
 
     def score(knobs: dict[str, Any]) -> float:
-        profile = apply_knobs(base.profile, knobs)
+        profile = apply_knobs(base.profile, knobs, model_id)
         verdicts = judge_prepared(reading(profile), profile, limit=limit, indexes=train)
         return mean([v.rr for v in verdicts])
 
-    best_knobs = knobs_of(base.profile, lexical=lexical)
+    best_knobs = knobs_of(base.profile, lexical=lexical, convex=convex, model_id=model_id)
     base_train = best_train = score(best_knobs)
     done, stopped = 1, False
     seen = {repr(best_knobs)}
@@ -223,7 +254,7 @@ def optimize_prepared(
                 stopped = True
                 break
             if done < explore:
-                candidates = [_sample(rng, names, lexical)]
+                candidates = [_sample(rng, names, lexical, convex)]
             else:
                 candidates = [k for k in _neighbours(best_knobs, step) if repr(k) not in seen][:1]
                 if not candidates:
@@ -241,7 +272,7 @@ def optimize_prepared(
                 progress("trial", done, trials)
     except Cancelled:
         stopped = True
-    best_profile = apply_knobs(base.profile, best_knobs)
+    best_profile = apply_knobs(base.profile, best_knobs, model_id)
     name = f"{base.name}-optimized"
     best = Configuration(name, replace(best_profile, name=name), f"optimized from {base.name} on {prepared.name}",
                          "", base.base if base.source else base.name)

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from memhtml_desktop.domain.fusion import (
-    arm_share, convex_parts, max_convex_score, normalise, order_of, signal,
+    arm_share, confidence, convex_parts, max_convex_score, normalise, order_of, query_share, signal,
 )
 
 
@@ -60,3 +60,51 @@ def test_contributions_add_up_ranks_past_the_window_earn_nothing_and_ties_go_by_
     tie = convex_parts({"fts": [("b", 1, -3.0), ("a", 2, -3.0)]}, {"fts": 1.0}, lexical_share=1.0, how="max", k=60,
                        window=40)
     assert [p for _, p in order_of(tie)] == ["a", "b"]
+
+
+def test_confidence_is_the_best_over_the_window_median():
+    assert confidence([10.0, 5.0, 5.0, 2.0, 1.0], 5) == pytest.approx(0.5)
+    assert confidence([10.0, 10.0, 10.0], 3) == 0.0  # every match alike: the words say nothing
+    assert confidence([8.0], 40) == 1.0  # one memory holds the words: the empty slots count 0
+    assert confidence([8.0, 6.0, None, 4.0], 4) == pytest.approx(1 - 5.0 / 8.0)
+    assert confidence([], 40) == 0.0 and confidence([-1.0, None], 2) == 0.0
+
+
+@pytest.mark.parametrize("share", [0.1, 0.3, 0.8, 0.95])
+def test_the_query_share_follows_the_lexical_confidence_and_stays_a_share(share):
+    assert query_share(share, 0.37, 0.0) == share  # exponent 0: fixed
+    assert query_share(share, 1.0, 1.0) == pytest.approx(share)  # full confidence: the profile's share
+    assert query_share(share, 0.0, 1.0) == 0.0
+    lows = [query_share(share, c, 1.0) for c in (0.1, 0.3, 0.6, 0.9)]
+    assert lows == sorted(lows) and all(0.0 < v < share for v in lows)
+    assert query_share(share, 0.5, 2.0) < query_share(share, 0.5, 0.5)
+    assert query_share(0.0, 0.5, 1.0) == 0.0 and query_share(1.0, 0.5, 1.0) == 1.0
+
+
+@pytest.mark.parametrize("seed", [3, 9, 27])
+def test_an_adaptive_share_moves_the_arms_weights_and_still_adds_up(seed):
+    rng = random.Random(seed)
+    paths = [f"m{i:03d}" for i in range(50)]
+    lexical = sorted(((p, -rng.uniform(1, 20)) for p in rng.sample(paths, 40)), key=lambda x: x[1])
+    vector = sorted(((p, rng.uniform(0.0, 0.9)) for p in rng.sample(paths, 40)), key=lambda x: -x[1])
+    ranked = {"fts": [(p, r, s) for r, (p, s) in enumerate(lexical, start=1)],
+              "vector": [(p, r, s) for r, (p, s) in enumerate(vector, start=1)],
+              "salience": [(p, r, None) for r, p in enumerate(rng.sample(paths, 10), start=1)]}
+    weights = {"fts": 1.0, "vector": 1.0, "salience": 0.4}
+    share, exponent = rng.uniform(0.2, 0.9), rng.choice([0.5, 1.0, 2.0])
+    parts = convex_parts(ranked, weights, lexical_share=share, how="max", k=60, window=40, lexical_confidence=exponent)
+    expected = query_share(share, confidence([-s for _, s in lexical], 40), exponent)
+    assert expected < share
+    for path, v in parts.items():
+        for p in v:
+            assert p.contribution == pytest.approx(p.weight * (p.norm if p.norm is not None else 1.0 / (p.rank + 60)))
+            if p.arm in ("fts", "vector"):
+                assert p.weight == pytest.approx(arm_share(p.arm, expected))
+            else:
+                assert p.weight == 0.4
+    for score, path in order_of(parts):
+        assert score == math.fsum(p.contribution for p in parts[path])
+    # without a vector arm the share cannot matter and is left as it is
+    alone = convex_parts({"fts": ranked["fts"]}, weights, lexical_share=share, how="max", k=60, window=40,
+                         lexical_confidence=exponent)
+    assert all(p.weight == pytest.approx(share) for v in alone.values() for p in v)

@@ -130,7 +130,9 @@ def test_the_convex_fusion_is_the_pure_one(store, norm):
     and the scored arms' contributions are what `domain.fusion.convex_parts` makes of their ranks and raw scores."""
     from memhtml_desktop.domain.fusion import convex_parts
 
-    profile = dataclasses.replace(DEFAULT, convex_norm=norm, gate_priors=False)
+    from memhtml_desktop.domain.ranking import PerEmbedder
+
+    profile = dataclasses.replace(DEFAULT, convex_norm=norm, gate_priors=False, lexical_confidence=PerEmbedder((), 0.0))
     result = store.search("rollback deploy ledger", limit=30, ranking=profile)
     by_fused = sorted(result.hits, key=lambda h: h.fused_position)
     scores = [(h.score, h.path) for h in by_fused]
@@ -151,6 +153,33 @@ def test_the_convex_fusion_is_the_pure_one(store, norm):
             if norm == "max":  # by the best alone: the pool's lexical hits give the same normalisation
                 got = next(h for h in by_fused if h.path == path).arm("fts").contribution
                 assert math.isclose(parts[path][0].contribution, got, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("query", ["rollback deploy ledger", "who drained the vip", "postgres replica lag slot"])
+def test_an_adaptive_share_is_one_per_query_and_every_hit_shows_it(store, query):
+    """With `lexical_confidence` the lexical share is this query's: the same for every hit of the list, at
+    most the profile's (full confidence), the two scored arms' weights adding up to one, each scored
+    contribution its weight × its normalised score, and *Why not?* giving the same weight."""
+    profile = dataclasses.replace(DEFAULT, gate_priors=False)
+    assert profile.lexical_confidence.get(store.embedder.model_id) > 0
+    result = store.search(query, limit=20, ranking=profile)
+    lexical = {a.weight for h in result.hits for a in h.arms if a.arm == "fts"}
+    vector = {a.weight for h in result.hits for a in h.arms if a.arm == "vector"}
+    assert len(lexical) <= 1 and len(vector) <= 1
+    if lexical and vector:
+        (w_lex,), (w_vec,) = lexical, vector
+        assert math.isclose(w_lex + w_vec, 1.0, rel_tol=1e-12)
+        assert w_lex <= profile.lexical_share.get(store.embedder.model_id) + 1e-12
+    for hit in result.hits:
+        assert math.isclose(math.fsum(a.contribution for a in hit.arms), hit.score, rel_tol=1e-9)
+        for a in hit.arms:
+            if a.norm is not None:
+                assert math.isclose(a.contribution, a.weight * a.norm, rel_tol=1e-12)
+    top = result.hits[0]
+    why = store.why(query, None, top.path, ranking=profile, limit=20)
+    for a in top.arms:
+        if a.norm is not None:
+            assert math.isclose(why.arms[a.arm]["weight"], a.weight, rel_tol=1e-12)
 
 
 def test_same_query_same_list(store):

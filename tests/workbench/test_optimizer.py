@@ -74,7 +74,7 @@ def test_a_weak_base_is_improved_and_the_gain_is_measured_on_the_held_out_part(p
     assert c.wins + c.losses <= len(held) and c.interval[0] <= result.held_out_gain <= c.interval[1] + 1e-9
     assert result.trials == 40 and not result.cancelled and result.trials_per_s > 0
     assert result.best.profile.fts_forms == weak.fts_forms and result.best.name == "weak-optimized"
-    assert set(result.knobs) == {"arms", "rrf_k", "mmr_lambda"}
+    assert set(result.knobs) == {"arms", "rrf_k", "mmr_lambda", "lexical_share", "lexical_confidence"}
 
 
 def test_the_held_out_probes_never_choose(prepared):
@@ -143,3 +143,32 @@ def test_the_lexical_knobs_are_searched_each_variant_read_once_and_judged_with_i
         sum(v.rr for v in judge_prepared(fresh, best, indexes=held)) / len(held))
     without = opt.optimize_prepared(prepared, base, trials=10, seed=3, holdout=0.34)
     assert "field_weights" not in without.knobs, "without a reader, only the re-rankable knobs are searched"
+
+
+def test_the_fusion_knobs_are_searched_for_this_stores_embedder_only(prepared):
+    """On a convex base the optimizer varies the lexical share and the lexical confidence of the store's
+    embedder; every other embedder's values stay the base's, the winner's held-out figure is what its
+    profile gives, and an RRF base (memhtml) has no fusion knobs to vary."""
+    from memhtml_desktop.domain.ranking import PerEmbedder
+
+    model = prepared.model_id
+    other = "some-other-embedder"
+    base_profile = replace(DEFAULT, lexical_share=PerEmbedder(((model, 0.5), (other, 0.61)), 0.42),
+                           lexical_confidence=PerEmbedder(((model, 0.0), (other, 3.0)), 0.7))
+    result = opt.optimize_prepared(prepared, Configuration("fusion", base_profile), trials=30, seed=4, holdout=0.34)
+    best = result.best.profile
+    share, exponent = result.knobs["lexical_share"], result.knobs["lexical_confidence"]
+    assert opt.SHARE_RANGE[0] <= share <= opt.SHARE_RANGE[1] or share == 0.5
+    assert exponent in opt.CONFIDENCE_GRID
+    assert best.lexical_share.get(model) == share and best.lexical_confidence.get(model) == exponent
+    assert best.lexical_share.get(other) == 0.61 and best.lexical_share.default == 0.42
+    assert best.lexical_confidence.get(other) == 3.0 and best.lexical_confidence.default == 0.7
+    held = list(result.held_out)
+    assert result.best_held_out_mrr == pytest.approx(
+        sum(v.rr for v in judge_prepared(prepared, best, indexes=held)) / len(held))
+    memhtml = {c.name: c for c in shipped()}["memhtml"]
+    assert "lexical_share" not in opt.knobs_of(memhtml.profile, convex=memhtml.profile.fusion == "convex")
+    applied = opt.apply_knobs(DEFAULT, {**opt.knobs_of(DEFAULT), "lexical_share": 0.33, "lexical_confidence": 2.0})
+    assert applied.lexical_share.default == 0.33 and applied.lexical_confidence.default == 2.0, \
+        "no embedder named: the fallback"
+    assert applied.lexical_share.values == DEFAULT.lexical_share.values
