@@ -156,6 +156,7 @@ def _shared_pool() -> ProcessPoolExecutor:
                 max_workers=_workers(),
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_lower_priority,
+                initargs=(os.getpid(),),
             )
             atexit.register(shutdown_pool)
         return _POOL
@@ -169,8 +170,9 @@ pool's manager thread unpickles in one call, holding the GIL: 62 files (a 500-fi
 cores) held it 15-61 ms on a loaded machine while a window was open; 16 keep it to a quarter."""
 
 
-def _lower_priority() -> None:
-    """In each parse worker: yield the CPU to interactive work (the window's GUI thread).
+def _lower_priority(owner: int) -> None:
+    """In each parse worker: yield the CPU to interactive work (the window's GUI thread), and
+    leave when the process that owns the pool is gone.
 
     On a machine with few cores the parse processes keep every core busy and a window stutters
     though it does little; niced, they still get every cycle nobody else wants.
@@ -180,6 +182,23 @@ def _lower_priority() -> None:
             os.nice(PARSE_NICENESS)
         except OSError:
             pass
+    # The owner's pid comes from the owner: a worker still importing when its owner died would
+    # otherwise read its new parent (init) as the owner, and wait for it.
+    threading.Thread(target=_exit_with_owner, args=(owner,), name="owner-watch", daemon=True).start()
+
+
+OWNER_POLL_S = 1.0
+
+
+def _exit_with_owner(owner: int) -> None:
+    """A worker blocks on the pool's call queue, of which it holds both ends (multiprocessing
+    pickles a queue whole), so it never sees its owner die: a watcher process stopped with
+    SIGTERM or SIGKILL left its parse workers behind, holding the owner's stdout open (a test
+    that read a child's output waited on them forever). Reparented means the owner is gone."""
+    while True:
+        time.sleep(OWNER_POLL_S)
+        if os.getppid() != owner:
+            os._exit(0)
 
 
 def shutdown_pool() -> None:
