@@ -63,27 +63,44 @@ def note_state_change() -> None:
 
 
 def _file_mark(path: str) -> tuple:
+    """The file's identity, size and times, by `stat` only. Never open the file: closing any
+    descriptor of a database file drops every POSIX lock this process holds on it, SQLite's
+    included, and a concurrent writer then corrupts it (reading the header's change counter with
+    `open()` did: "database disk image is malformed" beside memhtml's bumps)."""
     try:
         st = os.stat(path)
     except OSError:
         return (None,)
-    counter = b""
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _note_other_writers(conn: apsw.Connection) -> None:
+    """SQLite's own word on whether anyone else committed to the state plane since this
+    connection last asked (`PRAGMA data_version` moves on every commit by another connection); a
+    connection asked for the first time counts as news, so a list built on another thread's
+    connection is never trusted across a commit this one cannot vouch for."""
     try:
-        with open(path, "rb") as handle:
-            counter = handle.read(100)[24:28]  # SQLite's file change counter (every rollback-journal commit)
-    except OSError:
-        pass
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, counter)
+        (version,) = conn.execute("PRAGMA state.data_version").fetchone()
+    except apsw.Error:
+        note_state_change()
+        return
+    if getattr(conn, "_state_data_version", None) != version:
+        note_state_change()
+        try:
+            conn._state_data_version = version  # type: ignore[attr-defined]
+        except AttributeError:
+            pass  # a plain apsw connection: every call counts as news (correct, only slower)
 
 
 def state_mark(conn: apsw.Connection) -> tuple:
-    """What changes whenever the attached state plane is written (by anyone), read from its files."""
+    """What changes whenever the attached state plane is written (by anyone)."""
     try:
         path = conn.db_filename("state")
     except (apsw.Error, TypeError):
         path = ""
     if not path:
         return ("no-state",)
+    _note_other_writers(conn)
     return (path, _generation, _file_mark(path), _file_mark(path + "-wal"))
 
 
