@@ -52,8 +52,12 @@ def test_the_pool_chart_draws_a_new_pool_after_the_paint_that_found_it(qtbot, wi
     qtbot.waitUntil(lambda: chart.pool() is not None and chart.pool().query == "rollback", timeout=WAIT)
     qtbot.waitUntil(lambda: chart._picture is not None and chart._picture[0][0] == id(chart.pool()), timeout=WAIT)
     before = chart._picture
+    # No paint may reach the chart while the new pool arrives (the wait spins the event loop, and a
+    # paint there would find the picture stale first and render before the one this test makes).
+    chart.setUpdatesEnabled(False)
     window.set_query("drain the vip")
     qtbot.waitUntil(lambda: chart.pool().query == "drain the vip", timeout=WAIT)
+    chart.setUpdatesEnabled(True)
     chart.repaint()  # the paint that finds the picture stale blits the old one ...
     assert chart._picture is before and chart._render_pending
     qtbot.waitUntil(lambda: chart._picture[0][0] == id(chart.pool()), timeout=WAIT)  # ... the next draws it
