@@ -159,13 +159,26 @@ def run_migrations(conn: apsw.Connection, directory: Path, schema: str = "", clo
         if file.name in seen:
             continue
         statements = split_statements(file.read_text(encoding="utf-8"))
-        with conn:  # one transaction per migration
-            for statement in statements:
-                conn.execute(statement)
-            conn.execute(
-                f"INSERT INTO {schema}schema_migrations (name, applied_at) VALUES (?, ?)",
-                (file.name, iso_z(clock(), millis=True)),
-            )
+        # One transaction per migration, holding the write lock from its start: another process
+        # (the window's watcher or a job's child, the CLI) may be migrating the same new file, and
+        # `_migrate_lock` orders only this process's threads. Whoever gets the lock second finds
+        # the ledger row and skips ("table files already exists" otherwise).
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            done = conn.execute(f"SELECT 1 FROM {schema}schema_migrations WHERE name = ?", (file.name,)).fetchone()
+            if not done:
+                for statement in statements:
+                    conn.execute(statement)
+                conn.execute(
+                    f"INSERT INTO {schema}schema_migrations (name, applied_at) VALUES (?, ?)",
+                    (file.name, iso_z(clock(), millis=True)),
+                )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        if done:
+            continue
         log.info("applied migration %s%s", schema, file.name)
         applied.append(file.name)
     return applied
