@@ -177,8 +177,10 @@ class Retriever:
         budget: int | None = None,
         limit: int = DEFAULT_SEARCH_LIMIT,
         ranking: RankingProfile | None = None,
+        fts: FtsQuery | None = None,
     ) -> RecallPack:
-        """The pack an agent would receive: the whole pool (`limit` x the pool factor), folded.
+        """The pack an agent would receive: the whole pool (`limit` x the pool factor), folded
+        (`fts`: the query already parsed, as search takes it).
 
         memhtml folds all of its fused candidates, so this does too: under the `default` profile
         the pool is first reordered by the same steps as search (the seeds: "recall diversifies
@@ -191,7 +193,7 @@ class Retriever:
         budget = profile.recall_budget if budget is None else max(0, int(budget))
         limit = max(0, min(int(limit), MAX_LIMIT))
         with self.conn:
-            pool = self._candidates(query, scope, limit, profile, whole_pool=True)
+            pool = self._candidates(query, scope, limit, profile, whole_pool=True, fts=fts)
             pool.degraded_reasons = (cut, *pool.degraded_reasons) if cut else pool.degraded_reasons
             paths = [c.path for c in pool.ordered]
             names = hydrate.entity_names(self.conn, paths)

@@ -435,9 +435,10 @@ class Store:
         budget: int | None = None,
         limit: int = 10,
         ranking: RankingProfile | None = None,
+        fts: FtsQuery | None = None,
     ) -> RecallPack:
         return self._recovering(
-            lambda: self.retriever().recall(query, scope, budget=budget, limit=limit, ranking=ranking)
+            lambda: self.retriever().recall(query, scope, budget=budget, limit=limit, ranking=ranking, fts=fts)
         )
 
     def quotas(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
@@ -489,12 +490,14 @@ class Store:
         return SEED
 
     def shapes(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
-               k: int = 10, ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None) -> ShapeComparison:
-        """memhtml's pack, the quota ledgers and the catalogue for one query, with their costs."""
+               k: int = 10, ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None,
+               answer: Answer | None = None) -> ShapeComparison:
+        """memhtml's pack, the quota ledgers and the catalogue for one query, with their costs
+        (`answer`: the search of that query already made, its page and parse reused)."""
         from memhtml_desktop.index.shapes import compare
 
         return self._recovering(lambda: compare(self, query, scope, budget=budget, limit=limit, k=k, ranking=ranking,
-                                                ledgers=ledgers))
+                                                ledgers=ledgers, answer=answer))
 
     def reinforce(self, paths, signal: str) -> ReinforceResult:
         """Record reads or judgements. A plane that stayed locked, or a disk that filled mid-write,

@@ -78,6 +78,13 @@ def test_one_search_is_one_answer_one_reset_and_one_parse(qtbot, window, parses,
         window.session.why(path)
     assert why.args[0].path == path and why.args[0].search_position == hit.position
     window.controllers["why"].dialog.close()
+    # The recall pane folds the same answer: its catalogue is the answer's page, its pack the same ask.
+    with qtbot.waitSignal(window.controllers["recall"].shapes_shown, timeout=WAIT) as shapes:
+        window.session.set_mode("recall")  # what Ctrl+R does
+    comparison = shapes.args[0]
+    assert comparison.pack.query == query
+    assert [e.path for e in comparison.catalogue.entries] == [h.path for h in model.result().hits][
+        : len(comparison.catalogue.entries)]
     settle(qtbot, window)
     assert parses.count(sanitize(query)) == 1, parses
 

@@ -5,7 +5,7 @@
 search replaces the older one, so "drai" never lands after "drain"), and re-runs it when a
 StoreChange says what a search sees has moved. The list keeps its last answer until the next one
 arrives. Panes listen to `answered` (the results and the pool chart, the search bar's form, the
-filter counts) and to `asked` (the recall pack follows the same ask).
+filter counts, the recall pane's shapes); `asked` says a search started.
 
 One search, one `Answer` (domain/results.py): the page, the fused pool behind it (the fused list
 deeper than the page and the totals, "10 of 1,284 matching") and the query parsed once, from one
