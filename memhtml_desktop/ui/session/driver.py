@@ -24,6 +24,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from memhtml_desktop.domain.ranking import DEFAULT
 from memhtml_desktop.domain.results import Answer
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ops.jobs import PoolJob, SearchJob
@@ -102,8 +103,8 @@ class SessionDriver(QObject):
 
     def _pool_size(self, limit: int) -> int:
         """The pool a page of `limit` is drawn from: `limit × pool_factor` of the active profile."""
-        ranking = self.session.ranking or getattr(self.runner.store, "ranking", None)
-        return ranking.pool_size(limit) if ranking is not None else limit * 3
+        ranking = self.session.ranking or getattr(self.runner.store, "ranking", None) or DEFAULT
+        return ranking.pool_size(limit)
 
     def deepen(self, depth: int) -> None:
         """List the fused pool at least `depth` deep (show more); nothing when no answer is shown."""
