@@ -681,6 +681,14 @@ class Store:
         return import_file(self.reader(), self.root)
 
     @staticmethod
+    def stop_parse_workers() -> None:
+        """Stop this process's parse workers (index/indexer.py `shutdown_pool`). A child process
+        calls it once nothing indexes any more, before it leaves: its exit would wait on them."""
+        from memhtml_desktop.index.indexer import shutdown_pool
+
+        shutdown_pool()
+
+    @staticmethod
     def library_versions() -> dict[str, str]:
         """SQLite's, sqlite-vec's and apsw's versions (Help → About), without a caller's apsw import."""
         from memhtml_desktop.index.versions import library_versions

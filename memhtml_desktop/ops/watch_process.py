@@ -206,9 +206,9 @@ def watch_main(spec: Any, options: dict, events: Any, commands: Any, parent_pid:
         if watcher.running:
             log.warning("the watcher's pass did not stop within %g s; leaving without waiting", CHILD_STOP_S)
         else:
-            from memhtml_desktop.index.indexer import shutdown_pool
+            from memhtml_desktop.index.store import Store
 
-            shutdown_pool()  # nothing submits any more: the parse workers leave, and so can we
+            Store.stop_parse_workers()  # nothing submits any more: the parse workers leave, and so can we
         send(("status", watcher.status()))
         logging.getLogger().removeHandler(forward)
         events.close()
