@@ -244,6 +244,9 @@ def child_main(spec: StoreSpec, work: Callable[..., Any], pipe: Any, stop: Any, 
         if store is not None:
             store.close_thread_connection()
         pipe.close()
+        from memhtml_desktop.index.store import Store
+
+        Store.stop_parse_workers()  # the work is over: its parse workers leave now (the exit would wait on them)
 
 
 def _portable(exc: BaseException) -> BaseException:
