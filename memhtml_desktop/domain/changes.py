@@ -5,10 +5,15 @@ a store switch each produce one `StoreChange`, and `StoreEvents.changed` carries
 Each pane decides from the flags whether it cares (the reader re-reads its memory when the index
 moved, the Problems tab re-lists when problems may differ, the status bar recounts always), so a
 new pane subscribes and no one edits a list of hand-written refreshes. No Qt here.
+
+A write computes its own in the write core (`write/curator.py`: `Applied.change`, from the paths
+the commit actually carried), so no front end rebuilds it from what it asked for. It lives in
+domain/ for that reason: write/ sits below ops/ and ui/.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +46,14 @@ class StoreChange:
     def content(self) -> bool:
         """Whether what a search can see may differ (not just salience)."""
         return self.index or self.reopened
+
+    @classmethod
+    def of_commit(cls, paths: Iterable[str], moves: Iterable[tuple[str, str]] = ()) -> StoreChange:
+        """The change a commit made: the store paths it carried (a move's old and new path both)
+        and the moves among them."""
+        moves = tuple((src, dst) for src, dst in moves)
+        touched = set(paths) | {p for move in moves for p in move}
+        return cls(index=True, problems=True, paths=frozenset(touched), moves=moves)
 
     @classmethod
     def of_report(cls, report: Any) -> StoreChange | None:

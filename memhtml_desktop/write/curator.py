@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from memhtml_desktop.domain.changes import StoreChange
 from memhtml_desktop.domain.paths import is_indexable
 from memhtml_desktop.index.state import follow_move, state_mode
 from memhtml_desktop.write import journal as journal_mod
@@ -71,6 +72,11 @@ def _instant(text: str | None):
 
     return _dt.datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
 
+def _moves(plan: Plan) -> list[tuple[str, str]]:
+    """(old path, new path) of each file `plan` moves."""
+    return [(c.source, c.path) for c in plan.changes if c.action == "move"]
+
+
 PLANNERS: dict[type, Callable[[PlanContext, Any], Plan]] = {
     WriteRequest: plan_write,
     CorrectRequest: plan_correct,
@@ -92,6 +98,9 @@ class Applied:
     commit_sha: str | None
     result: dict[str, Any]
     notices: list[str] = field(default_factory=list)
+    change: StoreChange | None = None
+    """What the write changed, from the paths its commits carried (None: it committed nothing):
+    what the window announces to its panes, as Anki's operations return their `OpChanges`."""
 
 
 def pending_sentence(moves: list[dict[str, Any]]) -> str:
@@ -233,28 +242,31 @@ class Curator:
             notices += self._follow_rows(plan.state_follows)
             pruned = prune_rows(self.store.reader(), plan.state_deletes) if plan.state_deletes else []
             return Applied(plan, None, self._result(plan, None, pruned), notices)
-        sha, notices = self._commit(plan, base)
+        sha, notices, paths = self._commit(plan, base)
         notices += self._follow_rows(plan.state_follows)
         pruned = prune_rows(self.store.reader(), plan.state_deletes) if plan.state_deletes else []
         result = self._result(plan, sha, pruned)
+        moves = _moves(plan)
         if plan.followup is not None:
             try:
-                follow_sha, more = self._commit(plan.followup, sha)
+                follow_sha, more, also = self._commit(plan.followup, sha)
                 notices += more
+                paths += also
+                moves += _moves(plan.followup)
             except (WriteError, GitError, OSError) as exc:
                 # memhtml logs a failed consolidation and only drops superseded_path; same here.
                 notices.append(f"the batch is committed, but its consolidation was not: {exc}")
                 for item in result.get("results", []):
                     item["superseded_path"] = None
-        return Applied(plan, sha, result, notices)
+        return Applied(plan, sha, result, notices, StoreChange.of_commit(paths, moves))
 
-    def _commit(self, plan: Plan, base: str | None, *, remember: bool = True) -> tuple[str, list[str]]:
-        """Check the paths, write, commit, reindex, remember the commit for undo."""
+    def _commit(self, plan: Plan, base: str | None, *, remember: bool = True) -> tuple[str, list[str], list[str]]:
+        """Check the paths, write, commit, reindex, remember the commit for undo; (its sha, what
+        to tell, the store paths the commit carried)."""
         landed = land_plan(self.git, self.root, plan, base, conn=self.store.reader(), checkpoint=self.checkpoint,
                            state_file=self.store.state_path)  # fmt: skip
-        return landed.sha, self._landed(plan.subject, landed, [(c.source, c.path) for c in plan.changes
-                                                               if c.action == "move"], remember,
-                                        plan.projections)  # fmt: skip
+        return landed.sha, self._landed(plan.subject, landed, _moves(plan), remember,
+                                        plan.projections), list(landed.paths)  # fmt: skip
 
     def _landed(self, subject: str, landed: Landed, moves: list[tuple[str, str]], remember: bool,
                 projections: dict[str, Any] | None = None) -> list[str]:
@@ -374,10 +386,10 @@ class Curator:
                 raise Refused("nothing to undo: this app has made no change to this store since its last undo")
             wait_for_index_lock(self.git)
             plan, base = undo_plan(self.git, self.root, last)
-            sha, notices = self._commit(plan, base, remember=False)
+            sha, notices, paths = self._commit(plan, base, remember=False)
             journal_mod.write_last(self.directory, None)
             result = {"reverted": last["sha"], "commit_sha": sha, "paths": last.get("paths", [])}
-            return Applied(plan, sha, result, notices)
+            return Applied(plan, sha, result, notices, StoreChange.of_commit(paths, _moves(plan)))
 
         return self._locked(work)
 
