@@ -4,6 +4,8 @@ the files it moved, and the window's jobs announce that change, never one rebuil
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from memhtml_desktop.ops.curate import ApplyJob, UndoJob
@@ -90,3 +92,41 @@ def test_undo_and_a_noop_answer_with_their_own_change(curator):
     attempt = again.run(curator.store, lambda: False, lambda *_: None)
     assert attempt.ok and attempt.value.commit_sha is None
     assert attempt.value.change is None and again.changes(attempt) is None
+
+
+def test_the_watcher_recognises_what_the_write_already_indexed(curator):
+    """The app's own commit reaches the watcher as file events; its pass finds the blob ids the
+    write already indexed, parses nothing and announces no second change. A file edited behind
+    the app's back in the same way is indexed (so the check can fail)."""
+    from memhtml_desktop.domain.changes import StoreChange
+    from memhtml_desktop.watch.watcher import Watcher
+
+    store, root = curator.store, curator.root
+    batches: list = []
+    watcher = Watcher(store, on_batch=batches.append, quiet_s=0.1, max_delay_s=0.3, health_after_s=60)
+    watcher.start()
+    try:
+        assert watcher.wait_idle(60)
+        batches.clear()
+        applied = curator.run(ArchiveRequest(MEMORY, "retired"))
+        assert watcher.wait_idle(60)
+        seen = [b for b in batches if b.kind == "batch"]
+        deadline = time.monotonic() + 20
+        while sum(b.paths for b in seen) < 1 and time.monotonic() < deadline:
+            watcher.wait_idle(1)
+            seen = [b for b in batches if b.kind == "batch"]
+        assert seen, "the watcher saw the write's files"
+        assert all((b.added, b.changed, b.moved, b.removed, b.failed) == (0, 0, 0, 0, 0) for b in seen), seen
+        assert sum(b.report.unchanged for b in seen) >= 1, "it looked at the files and found them indexed"
+        assert all(StoreChange.of_batch(b) is None for b in seen)
+        assert applied.change.paths == {MEMORY, "archive/2026/" + MEMORY}
+        # the same kind of change from outside the app is indexed and announced
+        batches.clear()
+        (root / MERGES).write_text((root / MERGES).read_text().replace("overlapping", "overlapping, adjacent"))
+        deadline = time.monotonic() + 20
+        while not any(b.changed for b in batches) and time.monotonic() < deadline:
+            watcher.wait_idle(1)
+        outside = [b for b in batches if b.changed]
+        assert outside and StoreChange.of_batch(outside[0]).index
+    finally:
+        watcher.stop()
