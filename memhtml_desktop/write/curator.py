@@ -25,6 +25,7 @@ from memhtml_desktop.domain.paths import is_indexable
 from memhtml_desktop.index.state import follow_move, state_mode
 from memhtml_desktop.write import journal as journal_mod
 from memhtml_desktop.write.batch import ApplyRequest, plan_apply
+from memhtml_desktop.write.committer import Committer
 from memhtml_desktop.write.context import PlanContext
 from memhtml_desktop.write.errors import GitFailed, Refused, Stale, WriteError
 from memhtml_desktop.write.executor import (
@@ -37,13 +38,13 @@ from memhtml_desktop.write.executor import (
     remove_own_index_lock,
     rollback,
 )
-from memhtml_desktop.write.git import Git, GitError
-from memhtml_desktop.write.journal import Journal, JournalError, LockTimeout, PendingMoves, WriteLock
+from memhtml_desktop.write.git import GitError
+from memhtml_desktop.write.journal import Journal, LockTimeout, PendingMoves
 from memhtml_desktop.write.plan import Plan
 from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_supersede, plan_task_status
 from memhtml_desktop.write.planner_new import plan_write
 from memhtml_desktop.write.planner_repair import plan_doctor_fix, plan_state_export
-from memhtml_desktop.write.preflight import check_paths, check_repository, wait_for_index_lock
+from memhtml_desktop.write.preflight import check_paths, wait_for_index_lock
 from memhtml_desktop.write.undo import undo_plan
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
@@ -58,6 +59,9 @@ from memhtml_desktop.write.requests import (
 # The rest of the door (front ends import these from here, never from the modules behind it:
 # an import contract in pyproject.toml holds ui/ and cli/ to it).
 from memhtml_desktop.write.batch import BatchOp  # noqa: E402,F401
+from memhtml_desktop.write.committer import Committed  # noqa: E402,F401
+from memhtml_desktop.write.git import Git  # noqa: E402,F401
+from memhtml_desktop.write.preflight import check_repository  # noqa: E402,F401
 from memhtml_desktop.write.leftovers import remove_stale_temp_files, survey  # noqa: E402,F401
 from memhtml_desktop.write.prose import split_prose  # noqa: E402,F401
 from memhtml_desktop.write.template import js_number_text  # noqa: E402,F401
@@ -111,7 +115,7 @@ def pending_sentence(moves: list[dict[str, Any]]) -> str:
             "`doctor --fix` will not prune it")  # fmt: skip
 
 
-class Curator:
+class Curator(Committer):
     """The write core for one open Store. Share it between threads; its writes take turns.
 
     `refresh_index`: bring the whole index in step with the tree before each plan (the duplicate
@@ -124,13 +128,9 @@ class Curator:
 
     def __init__(self, store, *, lock_wait_s: float = journal_mod.LOCK_WAIT_S, git_lock_wait_s: float | None = None,
                  refresh_index: bool = False) -> None:  # fmt: skip
+        super().__init__(store.root, lock_wait_s=lock_wait_s, git_lock_wait_s=git_lock_wait_s)
         self.store = store
         self.refresh_index = refresh_index
-        self.root = Path(store.root)
-        self.git = Git(self.root) if git_lock_wait_s is None else Git(self.root, lock_wait_s=git_lock_wait_s)
-        self.directory = journal_mod.write_dir(self.root)
-        self.lock = WriteLock(self.directory, wait_s=lock_wait_s)
-        self.checkpoint: Callable[[str], None] | None = None
 
     # -- the git directory (journals, pending row moves) ---------------------------------------
 
@@ -210,26 +210,12 @@ class Curator:
 
         return self._locked(work)
 
-    def _locked(self, work: Callable[[], Applied]) -> Applied:
-        try:
-            with self.lock:
-                said = self._recover_locked()
-                applied = work()
-                if said:
-                    applied.notices.insert(0, said)
-                return applied
-        except LockTimeout as exc:
-            raise Refused(str(exc)) from exc
-        except GitError as exc:
-            raise GitFailed(str(exc)) from exc
-        except JournalError as exc:
-            raise WriteError(str(exc.strerror)) from exc
-        except OSError as exc:
-            raise WriteError(f"storage operation failed: {exc.strerror or exc}") from exc
+    def _settle(self) -> str | None:
+        """A write a crash interrupted is finished or rolled back first (this door has the index)."""
+        return self._recover_locked()
 
     def _checked_plan(self, request: Any, now=None) -> tuple[Plan, str | None]:
-        base = check_repository(self.git)
-        wait_for_index_lock(self.git)
+        base = self._preflight()
         if self.refresh_index:
             self.store.index()
         planner = PLANNERS[type(request)]
