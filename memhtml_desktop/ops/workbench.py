@@ -7,8 +7,9 @@ pool of their own (`LONG_POOL`), so the window's searches never queue behind the
 writes to the store (a probe pinned, a configuration saved, a probe removed) on the "curate"
 one-thread pool the curation dialogs use, so they take turns with memory writes and never wait
 behind an integrity check. The core's own `Cancelled` becomes the runner's, so a cancelled run's
-answer is dropped like any other. The optimizer is the exception: its Stop flag is the job's own,
-and a stopped search still answers with the best configuration so far.
+answer is dropped like any other. The long ones run in a child process (`process = True`,
+ops/backend.py). The optimizer also has a Stop flag of its own, kept in the window and added to the
+child's through `OptimizeJob.around`: a stopped search still answers with the best so far.
 """
 
 from __future__ import annotations
