@@ -91,3 +91,20 @@ def test_an_embedder_that_cannot_cross_keeps_the_optimizer_here(committed, tmp_p
         assert result.pid == os.getpid() and result.trials == 6
     finally:
         held.close_thread_connection()
+
+
+@pytest.mark.slow
+def test_with_minilm_the_child_loads_the_same_model_and_answers_the_same(tmp_path):
+    """MiniLM crosses by its registry name: the child loads its own copy of the same int8 model, and
+    its search is the one this process makes (another space would rank, and so choose, otherwise)."""
+    pytest.importorskip("onnxruntime")
+    from workbench.support import build
+
+    store, probes = build(tmp_path, 160, 23, 10, "shuffled", "minilm")
+    WorkbenchFiles(store.root).save_probe_set("gate", probes)
+    assert backend.crossing(store.embedder) == "minilm"
+    there = backend.job_call(OptimizeJob(set_name="gate", base=DEFAULT, trials=8), store)(never, lambda *_: None)
+    here = OptimizeJob(set_name="gate", base=DEFAULT, trials=8).run(store, never, lambda *_: None)
+    assert there.pid != os.getpid() == here.pid
+    for name, (a, b) in same_search(there, here).items():
+        assert a == b, name
