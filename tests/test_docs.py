@@ -44,7 +44,7 @@ FLOW = {
     "on_batch": ("watch/watcher.py", "on_batch"),
     "WatchBridge": ("ui/session/watch_bridge.py", "class WatchBridge"),
     "WatchBridge._on_batch": ("ui/session/watch_bridge.py", "def _on_batch"),
-    "StoreChange.of_batch": ("ops/changes.py", "def of_batch"),
+    "StoreChange.of_batch": ("domain/changes.py", "def of_batch"),
     "StoreEvents.changed": ("ui/session/runner.py", "changed = Signal(object)"),
     "SessionDriver._store_changed": ("ui/session/driver.py", "def _store_changed"),
     "FiltersController": ("ui/filters/controller.py", "class FiltersController"),

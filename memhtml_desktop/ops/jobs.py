@@ -74,6 +74,11 @@ class Job(Generic[T]):
         """This job without its handlers (they live in the window): what a child process runs."""
         return replace(self, on_success=None, on_failure=None, on_progress=None)
 
+    def around(self, call: Callable[[Cancelled_], T], cancelled: Cancelled_) -> T:
+        """Make `call` (the work, here or in a child) with the flag that stops it: the runner's. A
+        job with a Stop of its own adds it there and turns a stopped run into an answer."""
+        return call(cancelled)
+
 
 @dataclass(frozen=True)
 class Opened:
