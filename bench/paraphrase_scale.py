@@ -9,7 +9,8 @@ the state plane) of N - 90 memories, plus the 90 memories of `devtools/paraphras
 memories in all. It is indexed from scratch with each embedder, then each of the 30 paraphrase
 queries is searched as a person would (`Store.search`, limit 10, the default scope) and explained
 (`Store.why`: the target's rank in every arm over the whole store, and its fused position), once
-per ranking profile (`--rankings`, default both: `default` and `memhtml`) over the same index.
+per ranking profile (`--rankings`, default both: `default` and `memhtml`; a `.json` file is a what-if
+profile, `--ranking FILE.json`'s format, reported under the file's name) over the same index.
 
 Printed per size and embedder: fused MRR@10 and recall@10 (the list a person sees, after polarity
 and MMR), the vector arm's MRR and recall@10 over the whole store, the median fused position of the
@@ -36,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memhtml_desktop.devtools.gen_store import generate_store  # noqa: E402
 from memhtml_desktop.devtools.paraphrases import DISTRACTORS, PARAPHRASES  # noqa: E402
-from memhtml_desktop.domain.ranking import PROFILES, profile_named  # noqa: E402
+from memhtml_desktop.domain.configs import parse_configuration  # noqa: E402
+from memhtml_desktop.domain.ranking import PROFILES, RankingProfile, profile_named  # noqa: E402
 from memhtml_desktop.index.store import Store  # noqa: E402
 
 PROBE_DIR = "areas/notes"
@@ -87,6 +89,13 @@ def make_embedder(name: str):
     return make(name)
 
 
+def ranking_of(name: str) -> RankingProfile:
+    """A shipped profile by name, or a what-if profile read from a `.json` file."""
+    if name.endswith(".json"):
+        return parse_configuration(Path(name).read_text(encoding="utf-8"), source=name).profile
+    return profile_named(name)
+
+
 def measure(root: Path, targets: list[str], embedder_name: str, index: Path, rankings: list[str]) -> dict[str, dict]:
     """Index once, then search every query under each ranking profile: {profile name: figures}."""
     from memhtml_desktop.index.sidecar import import_file
@@ -96,7 +105,7 @@ def measure(root: Path, targets: list[str], embedder_name: str, index: Path, ran
     started = time.perf_counter()
     report = store.index()
     index_s = time.perf_counter() - started
-    return {name: _searches(store, targets, profile_named(name), report.seen, index_s) for name in rankings}
+    return {name: _searches(store, targets, ranking_of(name), report.seen, index_s) for name in rankings}
 
 
 def _searches(store: Store, targets: list[str], profile, files: int, index_s: float) -> dict:
@@ -157,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     embedders = [e.strip() for e in args.embedders.split(",") if e.strip()]
     rankings = [r.strip() for r in args.rankings.split(",") if r.strip()]
     for name in rankings:
-        profile_named(name)  # an unknown name fails here, before any store is built
+        ranking_of(name)  # an unknown name or a bad file fails here, before any store is built
     args.dir.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, dict]] = {}
     for size in sizes:

@@ -19,7 +19,10 @@ the arm's own window for this query (`convex_norm`): `max` divides by the window
 negated first, so higher is better; a cosine at or below 0 counts 0), `minmax` maps the window's
 worst to 0 and its best to 1. A memory an arm did not list gets nothing from it. The query-blind
 priors (recency, salience) keep their RRF contribution `weight / (rank + k)`: next to a top hit's
-~0.5–1 they only order memories the arms scored alike, which is what they are for.
+~0.5–1 they only order memories the arms scored alike, which is what they are for. A prior whose
+window is one tie (every memory it lists equally recent, or equally salient: a store written in one
+`apply`, nothing read yet) cannot order anything: its ranks would be the paths' alphabetical order,
+so for this query it weighs 0 (`undivided`).
 
 Every contribution is carried with the hit (its normalised score too), so the contributions still
 add up to the fused score in the list, `--json`, the tooltip and *Why not?*. Pure functions, shared
@@ -29,10 +32,12 @@ re-ranking (`domain/refusion.py`), so the three agree path for path.
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 SCORED_ARMS = ("fts", "vector")
 """The arms whose raw score is fused under `convex`: both measure the query against the memory."""
@@ -93,6 +98,27 @@ def confidence(signals: Sequence[float | None], window: int) -> float:
     return max(0.0, (known[0] - statistics.median(slots)) / known[0])
 
 
+def prior_signal(arm: str, raw: object) -> object:
+    """What a prior arm ranks by, comparable for equality: recency's time, salience's score (the sum
+    of its three terms, as the arm's SQL adds them), from the SQL's raw value or the hit's `raw` dict."""
+    if arm == "recency":
+        return raw.get("time") if isinstance(raw, Mapping) else raw
+    if arm == "salience":
+        if isinstance(raw, str):
+            raw = json.loads(raw)
+        if isinstance(raw, Mapping):
+            raw = (raw.get("decay"), raw.get("popularity"), raw.get("outcome"))
+        if isinstance(raw, Sequence) and len(raw) >= 3 and all(isinstance(v, (int, float)) for v in raw[:3]):
+            return raw[0] + raw[1] + raw[2]
+    return None
+
+
+def undivided(values: Sequence[object]) -> bool:
+    """Whether a prior arm's window is one tie: two or more memories, every value known and equal.
+    Its order is then the path order, which says nothing about the memories."""
+    return len(values) > 1 and values[0] is not None and all(v == values[0] for v in values)
+
+
 def query_share(lexical_share: float, lexical_confidence: float, exponent: float) -> float:
     """This query's lexical share: `s·c^p / (s·c^p + 1 − s)`, `s` the profile's `lexical_share`, `c`
     the lexical arm's `confidence` and `p` the profile's `lexical_confidence` (0: `s` whatever the
@@ -105,7 +131,7 @@ def query_share(lexical_share: float, lexical_confidence: float, exponent: float
 
 
 def convex_parts(
-    ranked: Mapping[str, Sequence[tuple[str, int, float | None]]],
+    ranked: Mapping[str, Sequence[tuple[str, int, Any]]],
     weights: Mapping[str, float],
     *,
     lexical_share: float,
@@ -115,8 +141,10 @@ def convex_parts(
     lexical_confidence: float = 0.0,
 ) -> dict[str, list[Part]]:
     """Per path, each arm's `Part`. `ranked[arm]`: `(path, rank, raw)` best first (ranks past
-    `window` earn nothing; raw as the arm's SQL gives it: bm25 for fts, the cosine for vector).
-    `lexical_confidence` is the profile's exponent (`query_share`)."""
+    `window` earn nothing; raw as the arm's SQL gives it: bm25 for fts, the cosine for vector; for a
+    prior, `prior_signal`'s value). `lexical_confidence` is the profile's exponent (`query_share`).
+    A prior whose window is `undivided` weighs 0 for this query (its parts stay, at 0, so every hit
+    still names the rank it had)."""
     parts: dict[str, list[Part]] = {}
     inside = {arm: [r for r in rows if 1 <= r[1] <= window] for arm, rows in ranked.items()}
     signals = {arm: [signal(arm, raw) for _, _, raw in inside[arm]] for arm in SCORED_ARMS if arm in inside}
@@ -132,6 +160,8 @@ def convex_parts(
             for (path, rank, _), norm in zip(rows, norms):
                 parts.setdefault(path, []).append(Part(arm, rank, factor * norm, norm, factor))
         else:
+            if undivided([raw for _, _, raw in rows]):
+                weight = 0.0
             for path, rank, _ in rows:
                 parts.setdefault(path, []).append(Part(arm, rank, weight / (rank + k), None, weight))
     return parts

@@ -37,7 +37,8 @@ DESCRIPTIONS: dict[str, tuple[str, str, str]] = {
     "pool_factor": ("Pool factor", "Fusion", "the fused pool is the limit times this: the steps after fusion "
                     "can reorder only what they are given"),
     "fusion": ("Fusion", "Fusion", "rrf: the sum of weight / (rank + k) (memhtml); convex: the lexical and "
-               "vector arms' normalised scores, shared by the lexical share, the priors as in rrf"),
+               "vector arms' normalised scores, shared by the lexical share, the priors as in rrf (a prior "
+               "whose window is one tie weighs 0)"),
     "lexical_share": ("Lexical share", "Fusion", "under convex fusion, the lexical arm's share against the "
                       "vector arm's (1 minus it), for this store's embedder"),
     "lexical_confidence": ("Lexical confidence", "Fusion", "under convex fusion, how much this query's lexical "

@@ -63,7 +63,7 @@ claim and body joined) under unicode61, bm25 with its default weight. `stemmed`:
 FUSIONS = ("rrf", "convex")
 """How the arms' lists become one. `rrf`: `Σ weight / (rank + rrf_k)` (memhtml). `convex`: the lexical
 and vector arms' normalised scores, `lexical_share` against `1 − lexical_share`, the priors as in RRF
-(`domain/fusion.py`)."""
+(a prior whose window is one tie weighs 0: `domain/fusion.py`)."""
 
 CONVEX_NORMS = ("max", "minmax")
 """How `convex` normalises an arm's scores over its window: by the best, or worst→0 best→1."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -68,8 +69,9 @@ class PreparedQuery:
     fts_form: str | None = None  # the lexical form the arm bound: `all` (every word) or `any`
     lexical_key: tuple = ()  # the preparing profile's `lexical_key` (index, forms, field weights, words)
     every_word: frozenset[str] | None = None  # listed lexical paths holding every query word (None: by the form)
-    signals: dict[str, tuple[float | None, ...]] = field(default_factory=dict)  # per arm, aligned with `lists`:
-    # the raw score a convex fusion normalises (bm25 for fts, the cosine for vector)
+    signals: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # per arm, aligned with `lists`:
+    # the raw score a convex fusion normalises (bm25 for fts, the cosine for vector), and for recency
+    # and salience the value they rank by (`fusion.prior_signal`: is the window one tie?)
     _table: CosineTable | None = field(default=None, repr=False)
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -147,7 +149,7 @@ def fuse_prepared(
     return [p for _, p in order[: profile.pool_size(limit)]], ranks, counted, scored
 
 
-def _signal_of(prepared: PreparedQuery, arm: str, index: int) -> float | None:
+def _signal_of(prepared: PreparedQuery, arm: str, index: int) -> Any:
     values = prepared.signals.get(arm, ())
     return values[index] if index < len(values) else None
 

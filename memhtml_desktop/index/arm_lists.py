@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
+from memhtml_desktop.domain.fusion import prior_signal
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.refusion import Candidate, PreparedQuery
 from memhtml_desktop.domain.types import Scope, clean_text
@@ -76,6 +77,7 @@ class _Reader:
         self.shared_reasons: list[str] = []
         self.state = False
         self.scopes: dict[Scope, tuple[ScopeSql, dict[str, tuple[str, ...]]]] = {}
+        self.prior_signals: dict[Scope, dict[str, tuple[Any, ...]]] = {}  # per scope, aligned with its lists
         self.candidates: dict[str, Candidate] = {}
         self.rowids: dict[str, int] = {}
         self.last_signals: tuple[float | None, ...] = ()  # the raw scores of the last lexical or vector list
@@ -97,12 +99,16 @@ class _Reader:
         if scope not in self.scopes:
             scope_sql = assemble_scope(scope)
             lists: dict[str, tuple[str, ...]] = {}
+            signals: dict[str, tuple[Any, ...]] = {}
             arms = ["recency"] + (["salience"] if self.state else [])
             for arm in arms:
                 sql = build_arm_sql(arm, scope_sql.filter)
                 params = bind_params(sql, (None, self.window, None, None), scope_sql.params)
-                lists[arm] = tuple(row[0] for row in self.conn.execute(sql, params))
+                rows = self.conn.execute(sql, params).fetchall()
+                lists[arm] = tuple(row[0] for row in rows)
+                signals[arm] = tuple(prior_signal(arm, row[2]) for row in rows)
             self.scopes[scope] = (scope_sql, lists)
+            self.prior_signals[scope] = signals
         return self.scopes[scope]
 
     def lexical(self, fts: FtsQuery, scope_sql: ScopeSql) -> tuple[tuple[str, ...], str | None]:
@@ -193,7 +199,7 @@ def prepare_queries(
             if qvec is not None and coverage:
                 reasons.append(coverage)
             lists: dict[str, tuple[str, ...]] = dict(shared)
-            signals: dict[str, tuple[float | None, ...]] = {}
+            signals: dict[str, tuple[Any, ...]] = dict(reader.prior_signals[scope or Scope()])
             available = {"recency"} | ({"salience"} if reader.state else set())
             form = None
             every: frozenset[str] | None = None

@@ -190,6 +190,10 @@ def _arm_ranks(
                 for a in c.arms:
                     if a.arm in report.arms and a.norm is not None:
                         report.arms[a.arm].update(contribution=a.contribution, weight=a.weight, normalised=a.norm)
+                    elif a.arm in report.arms and a.arm in PRIOR_ARMS and a.weight == 0.0:  # `undivided`
+                        report.arms[a.arm].update(contribution=0.0, weight=0.0)
+                        report.reasons.append(f"{a.arm} lists every memory in its window alike "
+                                              "(one time or one score): it orders nothing for this query")
     else:
         parts = {c.path: [(a.arm, a.contribution) for a in c.arms] for c in fused}
     if profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms):

@@ -21,7 +21,7 @@ import numpy as np
 from memhtml_desktop.domain import disclosure
 from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
-from memhtml_desktop.domain.fusion import Part, convex_parts, order_of
+from memhtml_desktop.domain.fusion import Part, convex_parts, order_of, prior_signal
 from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.reorder import PoolItem, reorder
@@ -434,7 +434,7 @@ class Retriever:
         arms' contributions become weight × share × normalised score, the priors' stay RRF's. Each
         candidate's parts wait in `scored` until `settle` writes them into the arms of those kept
         (a search keeps 30 of up to 160: rebuilding every candidate's explanation cost 12 % of it)."""
-        ranked: dict[str, list[tuple[str, int, float | None]]] = {}
+        ranked: dict[str, list[tuple[str, int, Any]]] = {}
         for c in fused:
             for a in c.arms:
                 ranked.setdefault(a.arm, []).append((c.path, a.rank, _signal_raw(a)))
@@ -620,14 +620,15 @@ def common_words(conn: apsw.Connection, words: tuple[str, ...]) -> frozenset[str
     return frozenset(term for term, docs in word_docs(conn, words).items() if 2 * docs >= total)
 
 
-def _signal_raw(score: ArmScore) -> float | None:
-    """What a convex fusion normalises: the bm25 value, the cosine (1 − distance), nothing for priors."""
+def _signal_raw(score: ArmScore) -> Any:
+    """What a convex fusion reads: the bm25 value, the cosine (1 − distance); a prior's time or score,
+    to see whether its window is one tie (`domain.fusion.undivided`)."""
     if score.arm == "fts":
         return score.raw.get("bm25")
     if score.arm == "vector":
         distance = score.raw.get("distance")
         return None if distance is None else 1.0 - float(distance)
-    return None
+    return prior_signal(score.arm, score.raw)
 
 
 def _raw(arm: str, raw: Any, dists: np.ndarray | None) -> dict[str, Any]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
 import pytest
 
 from memhtml_desktop.domain.fusion import (
-    arm_share, confidence, convex_parts, max_convex_score, normalise, order_of, query_share, signal,
+    arm_share, confidence, convex_parts, max_convex_score, normalise, order_of, prior_signal, query_share, signal,
+    undivided,
 )
 
 
@@ -108,3 +110,29 @@ def test_an_adaptive_share_moves_the_arms_weights_and_still_adds_up(seed):
     alone = convex_parts({"fts": ranked["fts"]}, weights, lexical_share=share, how="max", k=60, window=40,
                          lexical_confidence=exponent)
     assert all(p.weight == pytest.approx(share) for v in alone.values() for p in v)
+
+
+def test_a_prior_whose_window_is_one_tie_weighs_nothing():
+    fts = [("a", 1, -9.0), ("b", 2, -8.95)]
+    tied = {"fts": fts, "recency": [("b", 1, "2026-06-01T09:30:00.000Z"), ("c", 2, "2026-06-01T09:30:00.000Z")],
+            "salience": [("b", 1, 0.5), ("a", 2, 0.5), ("c", 3, 0.5)]}
+    weights = {"fts": 1.0, "recency": 0.5, "salience": 0.4}
+    parts = convex_parts(tied, weights, lexical_share=1.0, how="max", k=60, window=40)
+    priors = [p for v in parts.values() for p in v if p.arm in ("recency", "salience")]
+    assert len(priors) == 5 and all(p.contribution == 0.0 and p.weight == 0.0 for p in priors)
+    assert [p for _, p in order_of(parts)][:2] == ["a", "b"]  # the lexical arm's order, not the path tie's
+    divided = dict(tied, recency=[("b", 1, "2026-06-02T00:00:00.000Z"), ("c", 2, "2026-06-01T09:30:00.000Z")])
+    parts = convex_parts(divided, weights, lexical_share=1.0, how="max", k=60, window=40)
+    by = {p: {x.arm: x for x in v} for p, v in parts.items()}
+    assert by["b"]["recency"].contribution == pytest.approx(0.5 / 61) and by["b"]["salience"].contribution == 0.0
+    assert [p for _, p in order_of(parts)][:2] == ["b", "a"]  # a real recency lead orders a near-tie
+    assert not undivided(["x"]) and not undivided([None, None]) and not undivided([])
+    assert undivided([0.25, 0.25]) and not undivided([0.25, 0.2500001])
+
+
+def test_a_priors_signal_is_the_same_from_the_sql_and_from_the_hit():
+    terms = [0.9387478808404105, 0.6931471805599453, 0.2]
+    assert prior_signal("salience", json.dumps(terms + [6.3])) == prior_signal(
+        "salience", {"decay": terms[0], "popularity": terms[1], "outcome": terms[2], "hours_since_access": 6.3})
+    assert prior_signal("recency", "2026-06-01T09:30:00.000Z") == prior_signal("recency", {"time": "2026-06-01T09:30:00.000Z"})
+    assert prior_signal("salience", None) is None and prior_signal("salience", "[null, 0, 0, 1]") is None
