@@ -401,7 +401,9 @@ class VectorCache:
                 if current is not None and current.mark is not None and current.matrix.shape[1:] == (dim,):
                     changed = changes.changed_files(conn, current.mark, now)
                 if changed is not None:
-                    snap = _patch(conn, current, now.version, dim, changed, now)
+                    # nothing logged (a version moved by a write that touched no memory): the same rows
+                    snap = _patch(conn, current, now.version, dim, changed, now) if changed.shape[0] \
+                        else replace(current, version=now.version, mark=now)  # fmt: skip
                     self.patched += 1
                 else:
                     snap = _build(conn, now.version, space, dim, current, now)
@@ -425,7 +427,7 @@ class VectorCache:
             if changed is None:
                 fresh = _Coverage.count(conn, space, now)
             else:
-                fresh = memo.patched(conn, space, now, changed)
+                fresh = memo.patched(conn, space, now, changed) if changed.shape[0] else _Coverage(now, memo.live, memo.uncovered)
         with self._lock:
             self._coverage[memo_key] = fresh
         return fresh.counts

@@ -301,3 +301,26 @@ def test_a_rewrite_of_the_same_bytes_logs_nothing(tmp_path):
     store.update_paths([path])
     (after,) = conn.execute("SELECT count(*) FROM index_changes").fetchone()
     assert after == before
+
+
+def test_a_version_moved_with_nothing_logged_keeps_the_caches(tmp_path):
+    """A write that moved the version and touched no memory: the caches keep their rows (and
+    still equal whole builds); the change log names nothing, which must not be an error."""
+    store = _store(tmp_path, 9, "hash")
+    conn, key, space, dim = store.reader(), str(store.index_path), space_of(store.embedder), store.embedder.dim
+    with conn:
+        before = CACHE.snapshot(conn, key, space, dim)
+        counts = CACHE.coverage(conn, key, space)
+        SALIENCE.bounds(conn, key)
+    writer = _writer(store)
+    with db.writing(writer):
+        writer.execute("UPDATE index_state SET vectors_version = vectors_version + 1 WHERE id = 1")
+    writer.close()
+    patched, rebuilt = CACHE.patched, SALIENCE.rebuilt
+    with conn:
+        got = CACHE.snapshot(conn, key, space, dim)
+        assert got.version == before.version + 1 and CACHE.patched == patched + 1
+        _same_snapshot(got, vectors._build(conn, got.version, space, dim, None))
+        assert CACHE.coverage(conn, key, space) == counts == _reference_coverage(conn, space)
+        SALIENCE.bounds(conn, key)
+        assert SALIENCE.rebuilt == rebuilt
