@@ -16,32 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
-import tempfile
-import time
-from pathlib import Path
 
 import numpy as np
+from _timing import open_store, pct, store_arguments, timed, warm_and_time
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from memhtml_desktop.domain.embedder import space_of  # noqa: E402
-from memhtml_desktop.index.store import Store  # noqa: E402
-from memhtml_desktop.index.vectors import CACHE  # noqa: E402
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    index = min(len(ordered) - 1, max(0, int(round(q * (len(ordered) - 1)))))
-    return ordered[index]
-
-
-def timed(fn, *args, **kwargs) -> tuple[float, object]:
-    started = time.perf_counter()
-    out = fn(*args, **kwargs)
-    return (time.perf_counter() - started) * 1000, out
+from memhtml_desktop.domain.embedder import space_of
+from memhtml_desktop.index.store import Store
+from memhtml_desktop.index.vectors import CACHE
 
 
 def bench_backends(store: Store, queries: list[str], vectors: list[np.ndarray]) -> dict[str, float]:
@@ -72,38 +53,12 @@ def bench_backends(store: Store, queries: list[str], vectors: list[np.ndarray]) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path)
-    parser.add_argument("--index", type=Path)
-    parser.add_argument("--generate", type=int, metavar="N", help="generate (or reuse) a store of N memories")
-    parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--queries", type=Path, default=Path(__file__).with_name("queries.txt"))
+    store_arguments(parser)
     parser.add_argument("--limit", type=int, default=10)
-    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--backends", action="store_true", help="also time the sqlite-vec alternatives")
     args = parser.parse_args(argv)
-
-    if args.generate:
-        from index_bench import ensure_store
-
-        root = ensure_store(Path(tempfile.gettempdir()) / f"memhtml-bench-store-{args.generate}", args.generate, args.seed)
-    elif args.store:
-        root = args.store
-    else:
-        parser.error("give --store DIR or --generate N")
-    index = args.index or Path(tempfile.gettempdir()) / f"memhtml-bench-index-{root.name}.db"
-    store = Store(root, index_path=index)
-    started = time.perf_counter()
-    report = store.index()
-    print(f"index ready: {report.seen} files ({report.indexed} (re)indexed) in {time.perf_counter() - started:.1f}s")
-
-    queries = [q.strip() for q in args.queries.read_text(encoding="utf-8").splitlines() if q.strip()]
-    for query in queries:  # warm: vector snapshot, page cache, statement cache
-        store.search(query, limit=args.limit)
-    latencies: list[float] = []
-    for _ in range(args.rounds):
-        for query in queries:
-            ms, _ = timed(store.search, query, limit=args.limit)
-            latencies.append(ms)
+    store, report, queries = open_store(args, parser)
+    latencies = warm_and_time(queries, {"search": lambda q: store.search(q, limit=args.limit)}, args.rounds)["search"]
 
     conn = store.reader()
     snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(store.embedder), store.embedder.dim)

@@ -18,49 +18,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-import tempfile
-import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import open_store, pct, store_arguments, timed, warm_and_time
 
-from memhtml_desktop.domain.quotas import SEED, fold_quotas  # noqa: E402
-from memhtml_desktop.index import shape_reads  # noqa: E402
-from memhtml_desktop.index.store import Store  # noqa: E402
-from search_bench import pct, timed  # noqa: E402
+from memhtml_desktop.domain.quotas import SEED, fold_quotas
+from memhtml_desktop.index import shape_reads
 
 BUDGET_MS = 20.0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path)
-    parser.add_argument("--index", type=Path)
-    parser.add_argument("--generate", type=int, metavar="N", help="generate (or reuse) a store of N memories")
-    parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--queries", type=Path, default=Path(__file__).with_name("queries.txt"))
+    store_arguments(parser)
     parser.add_argument("--budget", type=int, default=16_000)
     parser.add_argument("--k", type=int, default=10)
-    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
+    store, report, queries = open_store(args, parser)
 
-    if args.generate:
-        from index_bench import ensure_store
-
-        root = ensure_store(Path(tempfile.gettempdir()) / f"memhtml-bench-store-{args.generate}", args.generate, args.seed)
-    elif args.store:
-        root = args.store
-    else:
-        parser.error("give --store DIR or --generate N")
-    index = args.index or Path(tempfile.gettempdir()) / f"memhtml-bench-index-{root.name}.db"
-    store = Store(root, index_path=index)
-    started = time.perf_counter()
-    report = store.index()
-    print(f"index ready: {report.seen} files ({report.indexed} (re)indexed) in {time.perf_counter() - started:.1f}s")
-
-    queries = [q.strip() for q in args.queries.read_text(encoding="utf-8").splitlines() if q.strip()]
     ops = {
         "search": lambda q: store.search(q, limit=10),
         "recall": lambda q: store.recall(q, budget=args.budget),
@@ -70,29 +44,27 @@ def main(argv: list[str] | None = None) -> int:
         "compare": lambda q: store.shapes(q, budget=args.budget, k=args.k),
     }
     first: dict[str, str | None] = {}
-    for q in queries:  # warm: the vector snapshot, the page cache, the statement cache
-        cat = store.catalogue(q, k=args.k, budget=args.budget)
-        first[q] = cat.entries[0].path if cat.entries else None
-        for op in ops.values():
-            op(q)
-    times: dict[str, list[float]] = {name: [] for name in ops}
     fold_times: list[float] = []
     cold_times: list[float] = []
     held = {"profile": 0, "pending": 0}
-    for _ in range(args.rounds):
-        for q in queries:
-            for name, op in ops.items():
-                times[name].append(timed(op, q)[0])
-            pack = store.recall(q, budget=args.budget)
-            conn = store.reader()
-            order = [i.path for i in (*pack.memories.items, *pack.arcs.items)]
-            ranks = {p: n for n, p in enumerate(order, start=1)}
-            found = shape_reads.candidates(conn, order, ranks)
-            ms, (resident, totals) = timed(shape_reads.resident, conn, pack.scope, SEED)  # no cache: after a write
-            cold_times.append(ms)
-            held = {name: totals.get(name, 0) for name in held}
-            pool = [found[p] for p in order if p in found]
-            fold_times.append(timed(fold_quotas, q, pool, resident, totals, args.budget, SEED, max_per_entity=2)[0])
+
+    def first_entry(q: str) -> None:
+        cat = store.catalogue(q, k=args.k, budget=args.budget)
+        first[q] = cat.entries[0].path if cat.entries else None
+
+    def fold_alone(q: str) -> None:
+        pack = store.recall(q, budget=args.budget)
+        conn = store.reader()
+        order = [i.path for i in (*pack.memories.items, *pack.arcs.items)]
+        ranks = {p: n for n, p in enumerate(order, start=1)}
+        found = shape_reads.candidates(conn, order, ranks)
+        ms, (resident, totals) = timed(shape_reads.resident, conn, pack.scope, SEED)  # no cache: after a write
+        cold_times.append(ms)
+        held.update({name: totals.get(name, 0) for name in held})
+        pool = [found[p] for p in order if p in found]
+        fold_times.append(timed(fold_quotas, q, pool, resident, totals, args.budget, SEED, max_per_entity=2)[0])
+
+    times = warm_and_time(queries, ops, args.rounds, warm=first_entry, each=fold_alone)
 
     search_p95 = pct(times["search"], 0.95)
     result: dict[str, float | int | bool] = {"n": len(times["search"]), "files": report.seen, "budget": args.budget,

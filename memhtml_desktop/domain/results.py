@@ -10,10 +10,11 @@ import did, and how far the index is behind the tree (`Health`). They are plain 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from memhtml_desktop.domain.types import Hit, Scope
+from memhtml_desktop.domain.fts_query import FtsQuery
+from memhtml_desktop.domain.types import Hit, Scope, SearchResult
 
 #: How many example paths a Health carries per list (the counts are exact).
 SAMPLE = 20
@@ -202,6 +203,47 @@ class FusedPool:
             "matches_capped": self.matches_capped,
             "in_scope": self.in_scope,
         }
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One search, whole: the page, the fused pool behind it and the parsed query, from ONE read.
+
+    The search job makes it (`Store.answer`) and the window's driver emits it once; the list, the
+    pool chart, the reader's highlighting and *Why not?* all read this one value, so nothing pairs a
+    pool with its page again. `generation` numbers the driver's searches: an answer older than the
+    one shown is dropped. `pool` is None for an answer with no hits (nothing to list behind it);
+    `deeper(pool)` is the same answer with a deeper pool ("show more": not a new search).
+    """
+
+    result: SearchResult
+    pool: FusedPool | None
+    fts: FtsQuery  # the query as parsed once, for every reader of this answer
+    limit: int
+    generation: int = 0
+
+    @property
+    def query(self) -> str:
+        return self.result.query
+
+    @property
+    def scope(self) -> Scope:
+        return self.result.scope
+
+    @property
+    def hits(self) -> tuple[Hit, ...]:
+        return self.result.hits
+
+    @property
+    def highlight_words(self) -> tuple[str, ...]:
+        return self.fts.highlight_words
+
+    def same_ask(self, other: Answer | None) -> bool:
+        """`other` answered the same query, scope and page size (a re-run after the store changed)."""
+        return other is not None and (other.query, other.scope, other.limit) == (self.query, self.scope, self.limit)
+
+    def deeper(self, pool: FusedPool) -> Answer:
+        return replace(self, pool=pool)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 
-from memhtml_desktop.domain.fts_query import parse_fts_query
+from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
 from memhtml_desktop.domain.paths import MEMORY_TYPES, is_indexable
 from memhtml_desktop.domain.priors import PRIOR_ARMS, why_not_counted
 from memhtml_desktop.domain.ranking import RankingProfile
@@ -83,15 +83,18 @@ def why_not(
     *,
     limit: int = DEFAULT_SEARCH_LIMIT,
     ranking: RankingProfile | None = None,
+    fts: FtsQuery | None = None,
 ) -> WhyNot:
     """Explain `path` for `query` in `scope`, against the page a search of `limit` hits shows.
 
     `retriever` is the reader's (Store.why hands it over); everything here goes through its public
     face (`fts_form`, `vector_param`, `space`, `search`), so the explanation ranks exactly as the
     search does, and a page longer than ten is the page asked about. `ranking` (default: the
-    retriever's profile) decides the arms, windows and steps, as it does for the search.
+    retriever's profile) decides the arms, windows and steps, as it does for the search. `fts`: the
+    query already parsed (the window's Answer carries it); parsed here once otherwise.
     """
     query = bounded_query(query)[0]  # a 50 MB paste is cut at the door, as search cuts it
+    fts = parse_fts_query(query) if fts is None else fts
     profile = ranking or retriever.profile
     conn = retriever.conn
     report = WhyNot(path=path, query=query, status="indexed", ranking=profile.name)
@@ -117,8 +120,8 @@ def why_not(
             report.reasons.append("excluded by the scope: " + text)
         effective = relax(scope, report.excluded_by)
         report.ranks_relaxed = bool(report.excluded_by)
-        _arm_ranks(retriever, query, effective, path, report, profile)
-    result = retriever.search(query, scope, limit=limit, ranking=profile)
+        _arm_ranks(retriever, query, fts, effective, path, report, profile)
+    result = retriever.search(query, scope, limit=limit, ranking=profile, fts=fts)
     for hit in result.hits:
         if hit.path == path:
             report.search_position = hit.position
@@ -136,10 +139,9 @@ def why_not(
 
 
 def _arm_ranks(
-    retriever: Retriever, query: str, scope: Scope, path: str, report: WhyNot, profile: RankingProfile
+    retriever: Retriever, query: str, fts: FtsQuery, scope: Scope, path: str, report: WhyNot, profile: RankingProfile
 ) -> None:
     conn = retriever.conn
-    fts = parse_fts_query(query)
     qvec, _ = retriever.query_vector(query)
     arms = active_arms(profile.arms, has_vector=qvec is not None, has_state=has_state(conn), has_terms=not fts.empty)
     scope_sql = assemble_scope(scope)

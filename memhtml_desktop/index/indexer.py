@@ -202,6 +202,10 @@ def _exit_with_owner(owner: int) -> None:
 
 
 def shutdown_pool() -> None:
+    """Stop this process's parse workers (queued chunks cancelled, running ones finished). A
+    process that owns a watcher calls it once the watcher's thread has stopped, before it returns:
+    multiprocessing's exit joins every non-daemon child, and the pool's workers would wait on
+    their queue for ever (the interpreter's own shutdown of the pool comes after that join)."""
     global _POOL
     with _POOL_LOCK:
         pool, _POOL = _POOL, None
@@ -226,7 +230,11 @@ def parse_pool(root: Path, total: int, known: dict[str, str] | None = None):
     def submit(disks: Sequence[DiskFile], at: str) -> list:
         jobs = [(d, known.get(d.path)) for d in disks]
         size = max(8, min(MAX_CHUNK_FILES, len(jobs) // (_workers() * 4)))
-        return [pool.submit(_parse_chunk, str(root), jobs[i : i + size], at) for i in range(0, len(jobs), size)]
+        try:
+            return [pool.submit(_parse_chunk, str(root), jobs[i : i + size], at) for i in range(0, len(jobs), size)]
+        except RuntimeError:  # the pool was shut down under this run (the process is closing): parse here
+            log.info("the parse pool is shut down; parsing %d files in this process", len(jobs))
+            return [_Done([parse_file(root, d, at, sha) for d, sha in jobs])]
 
     def parse_batch(disks: Sequence[DiskFile], at: str) -> list[_Parsed]:
         key = tuple(d.path for d in disks)
@@ -246,6 +254,19 @@ def parse_pool(root: Path, total: int, known: dict[str, str] | None = None):
         for futures in ahead.values():  # a cancelled run leaves no work queued behind it
             for future in futures:
                 future.cancel()
+
+
+class _Done:
+    """A chunk parsed in this process, with a future's `result` and `cancel`."""
+
+    def __init__(self, parsed: list[_Parsed]) -> None:
+        self.parsed = parsed
+
+    def result(self) -> list[_Parsed]:
+        return self.parsed
+
+    def cancel(self) -> bool:
+        return False
 
 
 def _with_projections(parse_batch, root: Path, projected: dict[str, Projection]):

@@ -18,10 +18,10 @@ import math
 import apsw
 
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
-from memhtml_desktop.domain.results import MATCH_COUNT_CAP, FusedPool
+from memhtml_desktop.domain.results import MATCH_COUNT_CAP, Answer, FusedPool
 from memhtml_desktop.domain.ranking import RankingProfile
-from memhtml_desktop.domain.types import Scope, SearchResult, clean_text
-from memhtml_desktop.index.retrieval import MAX_FTS_TERMS, MAX_LIMIT, Pool, Retriever
+from memhtml_desktop.domain.types import Scope, bounded_query, clean_text
+from memhtml_desktop.index.retrieval import MAX_LIMIT, Pool, Retriever, matchable
 from memhtml_desktop.index.retrieval_sql import FTS_TABLES, bind_params
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
 
@@ -49,7 +49,7 @@ def scope_count(conn: apsw.Connection, scope_sql: ScopeSql) -> int:
     return int(conn.execute(sql, bind_params(sql, (None, None, None, None), scope_sql.params)).fetchone()[0])
 
 
-def search_with_pool(
+def answer(
     retriever: Retriever,
     query: str,
     scope: Scope | None,
@@ -57,14 +57,19 @@ def search_with_pool(
     limit: int,
     depth: int,
     ranking: RankingProfile | None = None,
-) -> tuple[SearchResult, FusedPool]:
-    """A search and the pool behind it from ONE run of the pipeline, in one read transaction."""
+    generation: int = 0,
+) -> Answer:
+    """A search and the pool behind it from ONE run of the pipeline, in one read transaction, the
+    query parsed once for both (and for whoever reads the Answer); no pool when nothing was hit."""
+    fts = parse_fts_query(bounded_query(query)[0])
     keep: list = []
     with retriever.conn:
-        result = retriever.search(query, scope, limit=limit, ranking=ranking, keep=keep)
-        pool = fused_pool(retriever, result.query, scope, limit=limit, depth=depth, ranking=ranking,
-                          page=keep[0] if keep else None)
-    return result, pool
+        result = retriever.search(query, scope, limit=limit, ranking=ranking, keep=keep, fts=fts)
+        pool = None
+        if result.hits:
+            pool = fused_pool(retriever, result.query, scope, limit=limit, depth=depth, ranking=ranking,
+                              page=keep[0] if keep else None, fts=fts)
+    return Answer(result, pool, fts, max(1, min(int(limit), MAX_LIMIT)), generation)
 
 
 def fused_pool(
@@ -76,12 +81,13 @@ def fused_pool(
     depth: int,
     ranking: RankingProfile | None = None,
     page: Pool | None = None,
+    fts: FtsQuery | None = None,
 ) -> FusedPool:
     """The page's pool and `depth` entries of the fused list (see the module docstring).
 
     `ranking` is the profile the page was ranked with (the store's by default): the pool's size
     and the page's order follow it as search's do. `page`: the candidate Pool a search of the same
-    query, scope, limit and profile just made (it is not fused again).
+    query, scope, limit and profile just made (it is not fused again); `fts`: the query parsed.
     """
     profile = ranking or retriever.profile
     factor = max(1, profile.pool_factor)
@@ -92,20 +98,18 @@ def fused_pool(
     conn = retriever.conn
     with conn:  # one read transaction: the page, the deeper list and the totals see one snapshot
         if page is None:
-            page = retriever._candidates(query, scope, limit, profile)
+            page = retriever._candidates(query, scope, limit, profile, fts=fts)
         fused = list(page.fused)
         wanted = max(depth, len(fused))
         if wanted > len(fused) and len(fused) >= profile.pool_size(limit):
-            deeper = retriever._candidates(query, scope, min(MAX_LIMIT, math.ceil(wanted / factor)), profile)
+            deeper = retriever._candidates(query, scope, min(MAX_LIMIT, math.ceil(wanted / factor)), profile,
+                                           fts=fts)
             fused = list(deeper.fused)
         # In fused order nothing moved a candidate: the copies drop the page's moves.
         listed = [dataclasses.replace(c, moves=[]) for c in fused[:depth]]
         entries = retriever._hits(dataclasses.replace(page, ordered=listed))[0] if listed else []
         scope_sql = assemble_scope(scope)
-        fts = parse_fts_query(query)
-        if len(fts.terms) > MAX_FTS_TERMS:
-            fts = FtsQuery(terms=fts.terms[:MAX_FTS_TERMS])
-        match, form = retriever.fts_form(fts, scope_sql, profile)
+        match, form = retriever.fts_form(matchable(page.fts or parse_fts_query(query)), scope_sql, profile)
         matches, capped = match_count(conn, match, scope_sql, profile.lexical) if match is not None else (None, False)
         in_scope = scope_count(conn, scope_sql)
     asked = max(wanted, profile.pool_size(limit))

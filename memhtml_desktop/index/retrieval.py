@@ -82,6 +82,11 @@ class Pool:
     cosines: dict[str, float] | None = None  # raw best-chunk cosines of the fused paths, once measured
 
 
+def matchable(fts: FtsQuery) -> FtsQuery:
+    """The parsed query the lexical arm binds: its first MAX_FTS_TERMS terms."""
+    return FtsQuery(terms=fts.terms[:MAX_FTS_TERMS]) if len(fts.terms) > MAX_FTS_TERMS else fts
+
+
 def coverage_sentence(done: int, total: int) -> str:
     """What the header says while vectors are being made: "vectors for 4,210 of 20,000; search
     is words-only for the rest"."""
@@ -123,15 +128,17 @@ class Retriever:
         limit: int = DEFAULT_SEARCH_LIMIT,
         ranking: RankingProfile | None = None,
         keep: list | None = None,
+        fts: FtsQuery | None = None,
     ) -> SearchResult:
-        """`keep`: a list the candidate Pool is appended to (index/pool.py lists it without fusing again)."""
+        """`keep`: a list the candidate Pool is appended to (index/pool.py lists it without fusing again);
+        `fts`: the query already parsed (`parse_fts_query` of the bounded query: an Answer's)."""
         started = time.perf_counter()
         query, cut = bounded_query(query)
         scope = scope or Scope()
         limit = max(0, min(int(limit), MAX_LIMIT))
         profile = ranking or self.profile
         with self.conn:  # one read transaction: every statement sees the same snapshot
-            pool = self._candidates(query, scope, limit, profile)
+            pool = self._candidates(query, scope, limit, profile, fts=fts)
             pool.degraded_reasons = (cut, *pool.degraded_reasons) if cut else pool.degraded_reasons
             if keep is not None:
                 keep.append(pool)
@@ -170,8 +177,10 @@ class Retriever:
         budget: int | None = None,
         limit: int = DEFAULT_SEARCH_LIMIT,
         ranking: RankingProfile | None = None,
+        fts: FtsQuery | None = None,
     ) -> RecallPack:
-        """The pack an agent would receive: the whole pool (`limit` x the pool factor), folded.
+        """The pack an agent would receive: the whole pool (`limit` x the pool factor), folded
+        (`fts`: the query already parsed, as search takes it).
 
         memhtml folds all of its fused candidates, so this does too: under the `default` profile
         the pool is first reordered by the same steps as search (the seeds: "recall diversifies
@@ -184,7 +193,7 @@ class Retriever:
         budget = profile.recall_budget if budget is None else max(0, int(budget))
         limit = max(0, min(int(limit), MAX_LIMIT))
         with self.conn:
-            pool = self._candidates(query, scope, limit, profile, whole_pool=True)
+            pool = self._candidates(query, scope, limit, profile, whole_pool=True, fts=fts)
             pool.degraded_reasons = (cut, *pool.degraded_reasons) if cut else pool.degraded_reasons
             paths = [c.path for c in pool.ordered]
             names = hydrate.entity_names(self.conn, paths)
@@ -245,16 +254,15 @@ class Retriever:
         return vec, None
 
     def _candidates(
-        self, query: str, scope: Scope, limit: int, profile: RankingProfile, *, whole_pool: bool = False
+        self, query: str, scope: Scope, limit: int, profile: RankingProfile, *, whole_pool: bool = False,
+        fts: FtsQuery | None = None,
     ) -> Pool:
         """Fuse `limit` x the pool factor, then run the profile's steps over the pool.
 
         Search keeps `limit` of the reordered pool. Recall (`whole_pool`) keeps all of it: reordered
-        when the profile says so, in fused order otherwise.
+        when the profile says so, in fused order otherwise. `fts`: `query` already parsed.
         """
-        fts = parse_fts_query(query)
-        if len(fts.terms) > MAX_FTS_TERMS:
-            fts = FtsQuery(terms=fts.terms[:MAX_FTS_TERMS])
+        fts = matchable(parse_fts_query(query) if fts is None else fts)
         reasons: list[str] = []
         qvec, why = self.query_vector(query)
         if why:

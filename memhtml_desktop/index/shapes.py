@@ -17,6 +17,7 @@ from memhtml_desktop.domain.catalogue import Catalogue, CatalogueEntry, list_wit
 from memhtml_desktop.domain.disclosure import smallest_capsule
 from memhtml_desktop.domain.quotas import SEED, LedgerMap, QuotaCandidate, QuotaPack, fold_quotas
 from memhtml_desktop.domain.ranking import RankingProfile
+from memhtml_desktop.domain.results import Answer
 from memhtml_desktop.domain.shapes import ShapeComparison, costs
 from memhtml_desktop.domain.types import RecallPack, Scope, SearchResult
 from memhtml_desktop.index import shape_reads
@@ -82,14 +83,21 @@ def catalogue(store: "Store", query: str, scope: Scope | None, *, k: int, budget
 
 
 def compare(store: "Store", query: str, scope: Scope | None, *, budget: int | None, limit: int, k: int,
-            ranking: RankingProfile | None, ledgers: LedgerMap | None) -> ShapeComparison:
+            ranking: RankingProfile | None, ledgers: LedgerMap | None, answer: Answer | None = None) -> ShapeComparison:
     """Every shape for one query and budget: one recall (memhtml's pack and the quota ledgers fold
-    the same candidates) and one search (the catalogue), then the costs side by side."""
+    the same candidates) and one search (the catalogue), then the costs side by side.
+
+    `answer`: the window's search of this query (domain/results.py). Its parsed query serves the
+    recall, and its page is the catalogue's when it was ranked `k` deep by this profile (no second
+    search)."""
     profile = ranking or store.ranking
     budget = profile.recall_budget if budget is None else max(0, int(budget))
-    pack = store.recall(query, scope, budget=budget, limit=limit, ranking=profile)
+    fts = answer.fts if answer is not None else None
+    pack = store.recall(query, scope, budget=budget, limit=limit, ranking=profile, fts=fts)
     quotas, pool = quotas_from(store, pack, budget, ledgers or SEED, profile)
-    cat = catalogue_from(store, store.search(query, scope, limit=k, ranking=profile), k=k, budget=budget)
+    page = answer.result if answer is not None and answer.limit == k and answer.result.ranking == profile.name \
+        else store.search(query, scope, limit=k, ranking=profile)
+    cat = catalogue_from(store, page, k=k, budget=budget)
     memories = {i.path for i in pack.memories.items}
     smallest = smallest_capsule([c.fold for c in pool if c.path in memories])
     return ShapeComparison(pack.query, budget, pack, quotas, cat, costs(pack, quotas, cat, smallest=smallest))

@@ -29,7 +29,9 @@ from memhtml_desktop.domain.embedder import Embedder
 from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
 from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
+from memhtml_desktop.domain.fts_query import FtsQuery
 from memhtml_desktop.domain.results import (
+    Answer,
     FilterCounts,
     FusedPool,
     Health,
@@ -433,9 +435,10 @@ class Store:
         budget: int | None = None,
         limit: int = 10,
         ranking: RankingProfile | None = None,
+        fts: FtsQuery | None = None,
     ) -> RecallPack:
         return self._recovering(
-            lambda: self.retriever().recall(query, scope, budget=budget, limit=limit, ranking=ranking)
+            lambda: self.retriever().recall(query, scope, budget=budget, limit=limit, ranking=ranking, fts=fts)
         )
 
     def quotas(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
@@ -487,12 +490,14 @@ class Store:
         return SEED
 
     def shapes(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
-               k: int = 10, ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None) -> ShapeComparison:
-        """memhtml's pack, the quota ledgers and the catalogue for one query, with their costs."""
+               k: int = 10, ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None,
+               answer: Answer | None = None) -> ShapeComparison:
+        """memhtml's pack, the quota ledgers and the catalogue for one query, with their costs
+        (`answer`: the search of that query already made, its page and parse reused)."""
         from memhtml_desktop.index.shapes import compare
 
         return self._recovering(lambda: compare(self, query, scope, budget=budget, limit=limit, k=k, ranking=ranking,
-                                                ledgers=ledgers))
+                                                ledgers=ledgers, answer=answer))
 
     def reinforce(self, paths, signal: str) -> ReinforceResult:
         """Record reads or judgements. A plane that stayed locked, or a disk that filled mid-write,
@@ -565,14 +570,16 @@ class Store:
         return run_known_items(self, items, ranking=profile, k=k)
 
     def why(
-        self, query: str, scope: Scope | None, path: str, *, limit: int = 10, ranking: RankingProfile | None = None
+        self, query: str, scope: Scope | None, path: str, *, limit: int = 10, ranking: RankingProfile | None = None,
+        fts: FtsQuery | None = None,
     ) -> WhyNot:
-        """Where `path` stood for `query` and what kept it off a page of `limit` hits."""
+        """Where `path` stood for `query` and what kept it off a page of `limit` hits (`fts`: the
+        query as the Answer shown parsed it)."""
         from memhtml_desktop.index.explain import why_not
 
         path = safe_store_path(path)
         return self._recovering(
-            lambda: why_not(self.retriever(), query, scope or Scope(), path, limit=limit, ranking=ranking)
+            lambda: why_not(self.retriever(), query, scope or Scope(), path, limit=limit, ranking=ranking, fts=fts)
         )
 
     def counts(self, query: str, scope: Scope | None = None) -> FilterCounts:
@@ -595,15 +602,17 @@ class Store:
         limit: int = 10,
         depth: int = 30,
         ranking: RankingProfile | None = None,
+        fts: FtsQuery | None = None,
     ) -> FusedPool:
-        """The fused list a search page of `limit` is drawn from, `depth` deep, with its totals."""
+        """The fused list a search page of `limit` is drawn from, `depth` deep, with its totals
+        (`fts`: the query as an Answer parsed it)."""
         from memhtml_desktop.index.pool import fused_pool
 
         return self._recovering(
-            lambda: fused_pool(self.retriever(), query, scope, limit=limit, depth=depth, ranking=ranking)
+            lambda: fused_pool(self.retriever(), query, scope, limit=limit, depth=depth, ranking=ranking, fts=fts)
         )
 
-    def search_with_pool(
+    def answer(
         self,
         query: str,
         scope: Scope | None = None,
@@ -611,13 +620,14 @@ class Store:
         limit: int = 10,
         depth: int = 30,
         ranking: RankingProfile | None = None,
-    ) -> tuple[SearchResult, FusedPool]:
-        """`search` and `pool` from one run of the pipeline (the window's search job)."""
-        from memhtml_desktop.index.pool import search_with_pool
+        generation: int = 0,
+    ) -> Answer:
+        """`search` and `pool` from one run of the pipeline, the query parsed once (the window's
+        search job; see index/pool.py)."""
+        from memhtml_desktop.index.pool import answer
 
-        return self._recovering(
-            lambda: search_with_pool(self.retriever(), query, scope, limit=limit, depth=depth, ranking=ranking)
-        )
+        return self._recovering(lambda: answer(self.retriever(), query, scope, limit=limit, depth=depth,
+                                               ranking=ranking, generation=generation))
 
     def find_memories(self, text: str, *, limit: int = 20) -> list[MemoryRef]:
         """Memories whose title or path holds `text` (choosing one by name)."""
@@ -669,6 +679,14 @@ class Store:
         from memhtml_desktop.index.sidecar import import_file
 
         return import_file(self.reader(), self.root)
+
+    @staticmethod
+    def stop_parse_workers() -> None:
+        """Stop this process's parse workers (index/indexer.py `shutdown_pool`). A child process
+        calls it once nothing indexes any more, before it leaves: its exit would wait on them."""
+        from memhtml_desktop.index.indexer import shutdown_pool
+
+        shutdown_pool()
 
     @staticmethod
     def library_versions() -> dict[str, str]:

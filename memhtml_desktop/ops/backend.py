@@ -115,6 +115,21 @@ def crossing(embedder: Any) -> Any | None:
     return embedder
 
 
+def job_call(job: Any, store: Any) -> Callable[[Callable[[], bool], Callable[[str, int, int], None]], Any]:
+    """`job` (a `Job` with `process` set) as its runner calls it: `(cancelled, progress) -> answer`,
+    in a child process over its own connections, or here when the store's embedder cannot cross
+    (`spec_of`). Either way through `job.around`, so a job's own Stop reaches the child's flag."""
+    portable, spec = job.portable(), spec_of(store)
+    if spec is None:  # its embedder cannot cross faithfully: the work runs here, on the pool thread
+        return lambda cancelled, progress: job.run(store, cancelled, progress)
+
+    def call(cancelled: Callable[[], bool], progress: Callable[[str, int, int], None]) -> Any:
+        return job.around(lambda flag: run_in_child(spec, portable.run, cancelled=flag, progress=progress,
+                                                    label=job.kind, notices=store.heard), cancelled)
+
+    return call
+
+
 _CONTEXT: Any = None
 _CONTEXT_LOCK = threading.Lock()
 
@@ -244,6 +259,9 @@ def child_main(spec: StoreSpec, work: Callable[..., Any], pipe: Any, stop: Any, 
         if store is not None:
             store.close_thread_connection()
         pipe.close()
+        from memhtml_desktop.index.store import Store
+
+        Store.stop_parse_workers()  # the work is over: its parse workers leave now (the exit would wait on them)
 
 
 def _portable(exc: BaseException) -> BaseException:

@@ -1,60 +1,6 @@
-"""What changed in the store: the one message every pane listens to instead of being refreshed.
+"""The `StoreChange` every pane listens to (defined in `domain/changes.py`, so the write core can
+compute the change a write made and hand it back with its answer: `Applied.change`)."""
 
-In the spirit of Anki's `OpChanges`: a job that wrote, the watcher's batch, a recovered index and
-a store switch each produce one `StoreChange`, and `StoreEvents.changed` carries it to every pane.
-Each pane decides from the flags whether it cares (the reader re-reads its memory when the index
-moved, the Problems tab re-lists when problems may differ, the status bar recounts always), so a
-new pane subscribes and no one edits a list of hand-written refreshes. No Qt here.
-"""
+from memhtml_desktop.domain.changes import StoreChange
 
-from __future__ import annotations
-
-from dataclasses import dataclass, field
-from typing import Any
-
-
-@dataclass(frozen=True)
-class StoreChange:
-    """One change of the store, as the panes need to know it.
-
-    index: rows of the index changed (a batch, a reconciliation, a rebuild): searches, counts,
-        the open memory and the filter values may all differ.
-    problems: the set of broken files may differ.
-    state: paths whose state-plane row moved (a read, a reinforce): salience and the reader's
-        access line, nothing else.
-    reopened: another Store (or the same one reopened): every pane starts over.
-    paths: paths the change is known to concern (moves, failures), when it is known; empty means
-        "any".
-    moves: (old path, new path) for each file the change moved (a `git mv`, an archive by an agent),
-        so a pane showing the old path can follow it instead of losing it.
-    """
-
-    index: bool = False
-    problems: bool = False
-    state: frozenset[str] = field(default_factory=frozenset)
-    reopened: bool = False
-    paths: frozenset[str] = field(default_factory=frozenset)
-    moves: tuple[tuple[str, str], ...] = ()
-    store: Any = field(default=None, compare=False, repr=False)
-
-    @property
-    def content(self) -> bool:
-        """Whether what a search can see may differ (not just salience)."""
-        return self.index or self.reopened
-
-    @classmethod
-    def of_report(cls, report: Any) -> StoreChange | None:
-        """The change an index pass made (an IndexReport), or None when it touched nothing."""
-        if report is None or not report.touched:
-            return None
-        paths = {dst for _, dst in report.moves} | {src for src, _ in report.moves} | {p for p, _ in report.failures}
-        return cls(index=True, problems=True, paths=frozenset(paths), moves=tuple(report.moves))
-
-    @classmethod
-    def of_batch(cls, summary: Any) -> StoreChange | None:
-        """The change a watcher batch (BatchSummary) made, or None when it touched nothing."""
-        if summary.report is not None:
-            return cls.of_report(summary.report)
-        if any((summary.added, summary.changed, summary.moved, summary.removed, summary.failed)):
-            return cls(index=True, problems=True)
-        return None
+__all__ = ["StoreChange"]

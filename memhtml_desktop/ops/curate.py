@@ -6,9 +6,9 @@ a failure: `Attempt.error` carries the write core's message (and `stale` when th
 disk since the dialog read it), so a dialog shows it in place and the log gets no traceback.
 Unexpected exceptions still fail the job, and the dialog shows their message too.
 
-A write that committed announces `StoreChange(index=True, problems=True, paths=…)`: the list,
-the reader, the filters and the conflicts view follow through the one store-changed signal, as
-they do after a watcher batch.
+A write that committed announces the `StoreChange` the write core computed from the paths its
+commit carried (`Applied.change`): the list, the reader, the filters and the conflicts view follow
+through the one store-changed signal, as they do after a watcher batch.
 """
 
 from __future__ import annotations
@@ -162,10 +162,8 @@ class ApplyJob(Job[Attempt]):
         return result
 
     def changes(self, value: Attempt) -> StoreChange | None:
-        if not value.ok or value.value is None or value.value.commit_sha is None:
-            return None
-        moves = tuple((c.source, c.path) for c in self.plan.changes if c.action == "move")
-        return StoreChange(index=True, problems=True, paths=frozenset(self.plan.paths), moves=moves)
+        """The change the write core computed from what it committed (None: nothing committed)."""
+        return value.value.change if value.ok and value.value is not None else None
 
 
 @dataclass(kw_only=True)
@@ -198,9 +196,7 @@ class UndoJob(Job[Attempt]):
         return attempt(work)
 
     def changes(self, value: Attempt) -> StoreChange | None:
-        if not value.ok or value.value is None:
-            return None
-        return StoreChange(index=True, problems=True, paths=frozenset(value.value[0].result.get("paths", ())))
+        return value.value[0].change if value.ok and value.value is not None else None
 
 
 @dataclass(kw_only=True)

@@ -17,8 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
-from memhtml_desktop.domain.results import FilterCounts, FusedPool, MemoryRef, WhyNot
-from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
+from memhtml_desktop.domain.fts_query import FtsQuery
+from memhtml_desktop.domain.results import Answer, FilterCounts, FusedPool, MemoryRef, WhyNot
+from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope
 from memhtml_desktop.html.render import render_safe_html
 from memhtml_desktop.ops.changes import StoreChange
 
@@ -73,6 +74,11 @@ class Job(Generic[T]):
         """This job without its handlers (they live in the window): what a child process runs."""
         return replace(self, on_success=None, on_failure=None, on_progress=None)
 
+    def around(self, call: Callable[[Cancelled_], T], cancelled: Cancelled_) -> T:
+        """Make `call` (the work, here or in a child) with the flag that stops it: the runner's. A
+        job with a Stop of its own adds it there and turns a stopped run into an answer."""
+        return call(cancelled)
+
 
 @dataclass(frozen=True)
 class Opened:
@@ -97,12 +103,12 @@ def open_memory(store: Any, path: str, terms: tuple[str, ...], bump: bool, cance
 
 
 @dataclass
-class SearchJob(Job[SearchResult]):
+class SearchJob(Job[Answer]):
     """A search never bumps anything: it only ranks.
 
-    With a `depth` it also lists the fused pool behind the page, that deep, from the same run of
-    the pipeline (`Store.search_with_pool`); the pool is left in `self.fused` for the success
-    handler (the answer itself stays a SearchResult). Not `pool`: that names a job's thread pool.
+    Its answer is one `Answer`: the page, the fused pool behind it listed `depth` deep (its totals
+    only when `depth` is 0) and the query parsed once, from one run of the pipeline (`Store.answer`).
+    `generation` numbers the asker's searches (the driver drops an answer older than the one shown).
     """
 
     kind: ClassVar[str] = "search"
@@ -110,14 +116,11 @@ class SearchJob(Job[SearchResult]):
     scope: Scope
     limit: int
     depth: int = 0
-    fused: FusedPool | None = field(default=None, repr=False, compare=False)
+    generation: int = 0
 
-    def run(self, store, cancelled, progress) -> SearchResult:
+    def run(self, store, cancelled, progress) -> Answer:
         check(cancelled)
-        if self.depth:
-            result, self.fused = store.search_with_pool(self.query, self.scope, limit=self.limit, depth=self.depth)
-            return result
-        return store.search(self.query, self.scope, limit=self.limit)
+        return store.answer(self.query, self.scope, limit=self.limit, depth=self.depth, generation=self.generation)
 
 
 @dataclass
@@ -142,10 +145,11 @@ class PoolJob(Job[FusedPool]):
     scope: Scope
     limit: int
     depth: int
+    fts: FtsQuery | None = None  # the query as its Answer parsed it
 
     def run(self, store, cancelled, progress) -> FusedPool:
         check(cancelled)
-        return store.pool(self.query, self.scope, limit=self.limit, depth=self.depth)
+        return store.pool(self.query, self.scope, limit=self.limit, depth=self.depth, fts=self.fts)
 
 
 @dataclass
@@ -272,10 +276,11 @@ class WhyJob(Job[WhyNot]):
     scope: Scope
     path: str
     limit: int = 10
+    fts: FtsQuery | None = None  # the query as the Answer shown parsed it
 
     def run(self, store, cancelled, progress) -> WhyNot:
         check(cancelled)
-        return store.why(self.query, self.scope, self.path, limit=self.limit)
+        return store.why(self.query, self.scope, self.path, limit=self.limit, fts=self.fts)
 
 
 @dataclass

@@ -10,6 +10,13 @@ store's notices (a damaged index moved aside and rebuilt) come back to the calle
 
 When the child dies (killed, out of memory) the listener says so with a STOPPED status naming how
 it ended; nothing waits for it, and `running` turns false, so the window can start another.
+
+Stopping is orderly, mid-reconcile too: the child stops accepting commands, cancels the running
+pass (the indexer checks between batches and drops the parse work queued ahead), joins the
+watcher's thread, and only then shuts its parse pool down and returns (a pool shut under a running
+pass refused its next chunk, "cannot schedule new futures after shutdown"; a pool left running
+kept the child's exit waiting on its workers until the caller killed it). The child's warnings
+cross the pipe and are logged here, under the same logger names: the window's log file has them.
 """
 
 from __future__ import annotations
@@ -28,6 +35,10 @@ log = logging.getLogger(__name__)
 
 IDLE_POLL_S = 0.02
 """How often the child tells whether its watcher has caught up (for `wait_idle`)."""
+
+CHILD_STOP_S = 8.0
+"""How long the child waits for its watcher's pass to notice the stop (it does between batches of
+a few hundred files); the caller waits longer (`ProcessWatcher.stop`) before it kills the child."""
 
 
 class ProcessWatcher:
@@ -132,6 +143,8 @@ class ProcessWatcher:
                 self._cond.notify_all()
         elif what == "notices":
             self.store.heard(message[1], message[2])
+        elif what == "log":
+            logging.getLogger(message[2]).log(message[1], "watcher process: %s", message[3])
 
     def _say(self, status: WatchStatus) -> None:
         with self._cond:
@@ -157,6 +170,8 @@ def watch_main(spec: Any, options: dict, events: Any, commands: Any, parent_pid:
             except (OSError, EOFError, BrokenPipeError):
                 pass
 
+    forward = _Forward(send)
+    logging.getLogger().addHandler(forward)
     store = spec.open()
     watcher = Watcher(store, on_status=lambda s: send(("status", s)), on_batch=lambda b: send(("batch", b)),
                       **options)
@@ -187,6 +202,27 @@ def watch_main(spec: Any, options: dict, events: Any, commands: Any, parent_pid:
                 if not _alive(parent_pid):
                     break
     finally:
-        watcher.stop(10.0)
+        watcher.stop(CHILD_STOP_S)  # cancels the running pass and joins the watcher's thread
+        if watcher.running:
+            log.warning("the watcher's pass did not stop within %g s; leaving without waiting", CHILD_STOP_S)
+        else:
+            from memhtml_desktop.index.store import Store
+
+            Store.stop_parse_workers()  # nothing submits any more: the parse workers leave, and so can we
         send(("status", watcher.status()))
+        logging.getLogger().removeHandler(forward)
         events.close()
+
+
+class _Forward(logging.Handler):
+    """The child's warnings, sent down the pipe (`("log", level, logger name, text)`)."""
+
+    def __init__(self, send: Callable[[tuple], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.send = send
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.send(("log", record.levelno, record.name, self.format(record)))
+        except Exception:  # noqa: BLE001 - a log record must never break the watcher
+            self.handleError(record)

@@ -7,15 +7,16 @@ pool of their own (`LONG_POOL`), so the window's searches never queue behind the
 writes to the store (a probe pinned, a configuration saved, a probe removed) on the "curate"
 one-thread pool the curation dialogs use, so they take turns with memory writes and never wait
 behind an integrity check. The core's own `Cancelled` becomes the runner's, so a cancelled run's
-answer is dropped like any other. The optimizer is the exception: its Stop flag is the job's own,
-and a stopped search still answers with the best configuration so far.
+answer is dropped like any other. The long ones run in a child process (`process = True`,
+ops/backend.py). The optimizer also has a Stop flag of its own, kept in the window and added to the
+child's through `OptimizeJob.around`: a stopped search still answers with the best so far.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from memhtml_desktop.ops.curators import curator_for
@@ -162,30 +163,45 @@ class QueryCompareJob(WbJob):
 
 @dataclass
 class OptimizeJob(WbJob):
-    """The optimizer on a set from a base configuration. `stop` is the window's Stop button: the
-    search ends and answers with the best so far (the runner's own flag still drops the answer)."""
+    """The optimizer on a set from a base configuration, in a child process like the runs (its
+    search holds the GIL for seconds). `stop` is the window's Stop button: the search ends and
+    answers with the best so far (the runner's own flag still drops the answer). The Stop stays in
+    this process: `around` adds it to the flag the child watches, and a child stopped before it
+    tried anything (its Cancelled) answers None here."""
 
     kind: ClassVar[str] = "wb-optimize"
     pool: ClassVar[str] = LONG_POOL
+    process: ClassVar[bool] = True
     set_name: str = ""
     base: Any = None
     trials: int = 200
     holdout: float = 0.3
-    stop: threading.Event = field(default_factory=threading.Event)
+    seed: int = 1
+    stop: threading.Event | None = field(default_factory=threading.Event, compare=False)
+
+    def portable(self) -> OptimizeJob:
+        return replace(super().portable(), stop=None)  # an Event does not cross; `around` carries it
+
+    def around(self, call, cancelled) -> Any:
+        stop = self.stop
+        if stop is None:
+            return call(cancelled)
+        try:
+            return call(lambda: cancelled() or stop.is_set())
+        except Cancelled:
+            if stop.is_set() and not cancelled():
+                return None
+            raise
 
     def run(self, store, cancelled, progress) -> Any:
         """The result; None when Stop came while the store was still being read (nothing tried)."""
-        from memhtml_desktop.workbench import Cancelled as CoreCancelled
+        return self.around(lambda flag: self.search(store, flag, progress), cancelled)
 
+    def search(self, store, cancelled, progress) -> Any:
         wb = self.wb(store)
         probe_set = wb.files.read_probe_set(self.set_name)
-        try:
-            return wb.optimize(probe_set, self.base, trials=self.trials, holdout=self.holdout, progress=progress,
-                               cancelled=lambda: cancelled() or self.stop.is_set())
-        except CoreCancelled:
-            if self.stop.is_set() and not cancelled():
-                return None
-            raise Cancelled() from None
+        return _core_cancelled(lambda: wb.optimize(probe_set, self.base, trials=self.trials, seed=self.seed,
+                                                   holdout=self.holdout, progress=progress, cancelled=cancelled))
 
 
 @dataclass

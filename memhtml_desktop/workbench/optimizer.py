@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from random import Random
 from typing import Any, Callable, Sequence
 
@@ -98,6 +99,8 @@ class OptimizeResult:
     trials: int
     elapsed_s: float
     cancelled: bool = False
+    pid: int = field(default_factory=os.getpid, compare=False)
+    """The process the search ran in (the window's, or the child the backend ran it in)."""
 
     @property
     def held_out_gain(self) -> float:

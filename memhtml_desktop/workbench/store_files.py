@@ -3,9 +3,10 @@
 The files live under `.memhtml-desktop/` (see `locations.py` for why there). memhtml's doctor
 reports an uncommitted change there as a dirty tree, sleep's preflight fails on it and memhtml's
 next commit sweeps a staged one in, so nothing is ever left uncommitted: every change is written
-and committed at once, through the write core's one commit pipeline (`executor.land_plan`): the
-same preflight (a work tree on a branch, an identity, git's lock free, our files tracked, regular
-and without edits or staged changes of anyone else's), the same write lock (shared with memory
+and committed at once, through the write core's commit door (`write.curator.Committer`, the one
+the Curator's memory writes go through): the same preflight (a work tree on a branch, an
+identity, git's lock free, our files tracked, regular and without edits or staged changes of
+anyone else's), the same write lock (shared with memory
 writes, so the two take turns), the same journal and rollback (on any failure the files are
 exactly as they were, and a crash is finished or rolled back by `Curator.recover`), the same
 commit of only its own paths through a private index. The subject says what changed:
@@ -30,12 +31,9 @@ from memhtml_desktop.domain.probes import EvalProbe, ProbeProblem, ProbeSet, for
 from memhtml_desktop.domain.ranking import PROFILES, RankingProfile
 from memhtml_desktop.guarded import SMALL_FILE_CAP, Unreadable, is_regular_inside, read_guarded
 from memhtml_desktop.write import journal as journal_mod
-from memhtml_desktop.write.errors import GitFailed, Refused, WriteError
-from memhtml_desktop.write.executor import land_plan
-from memhtml_desktop.write.git import Git, GitError
-from memhtml_desktop.write.journal import Journal, JournalError, LockTimeout, WriteLock
-from memhtml_desktop.write.plan import FileChange, Plan
-from memhtml_desktop.write.preflight import check_repository, wait_for_index_lock
+from memhtml_desktop.write.curator import Committer
+from memhtml_desktop.write.errors import Refused
+from memhtml_desktop.write.plan import FileChange
 from memhtml_desktop.workbench.locations import (
     CONFIG_SUFFIX, CONFIGS_DIR, GITIGNORE, GITIGNORE_TEXT, PROBE_SUFFIX, PROBES_DIR, BadName, config_path, probe_path,
 )
@@ -83,9 +81,8 @@ class WorkbenchFiles:
     def __init__(self, root: str | Path, *, lock_wait_s: float = journal_mod.LOCK_WAIT_S,
                  git_lock_wait_s: float | None = None) -> None:
         self.root = Path(root)
-        self.git = Git(self.root) if git_lock_wait_s is None else Git(self.root, lock_wait_s=git_lock_wait_s)
-        self.directory = journal_mod.write_dir(self.root)
-        self.lock = WriteLock(self.directory, wait_s=lock_wait_s)
+        self.committer = Committer(self.root, lock_wait_s=lock_wait_s, git_lock_wait_s=git_lock_wait_s)
+        self.lock = self.committer.lock  # the store's write lock, shared with memory writes
 
     # -- probe sets ----------------------------------------------------------------------------
 
@@ -211,31 +208,11 @@ class WorkbenchFiles:
 
     def _commit(self, files: dict[str, bytes | None], subject: str) -> Saved:
         """Write `files` (None: delete) plus the folder's `.gitignore` when missing, and commit
-        only those paths. All or nothing (see the module docstring). WriteError otherwise."""
+        only those paths, through the write core (`Committer.commit`). All or nothing (see the
+        module docstring). WriteError otherwise."""
         subject = subject if len(subject) <= SUBJECT_MAX else subject[: SUBJECT_MAX - 1] + "…"
-        try:
-            with self.lock:
-                base = check_repository(self.git)
-                if _has_orphans(self.git.git_dir()):
-                    raise Refused("an interrupted write is pending in this store: open it in the window "
-                                  "(or run any write command) to finish it first")
-                wait_for_index_lock(self.git)
-                changes = self._changes(files)
-                if not changes:
-                    raise Refused("nothing to change")
-                plan = Plan(op="workbench", request=None, changes=tuple(changes), subject=subject,
-                            trailers=(TRAILER,))
-                landed = land_plan(self.git, self.root, plan, base)
-                landed.journal.finish()
-                return Saved(landed.sha, plan.paths, subject)
-        except LockTimeout as exc:
-            raise Refused(str(exc)) from exc
-        except GitError as exc:
-            raise GitFailed(str(exc)) from exc
-        except JournalError as exc:
-            raise WriteError(str(exc.strerror)) from exc
-        except OSError as exc:
-            raise WriteError(f"storage operation failed: {exc.strerror or exc}") from exc
+        done = self.committer.commit(lambda: self._changes(files), subject, trailers=(TRAILER,), op="workbench")
+        return Saved(done.sha, done.paths, subject)
 
     def _read(self, path: str) -> bytes | None:
         """A file of the workbench's own, through the guard (Refused naming why); None when absent."""
@@ -295,13 +272,6 @@ def read_config_file(file: Path, *, source: str = "", name: str | None = None, r
     except UnicodeDecodeError:
         raise ConfigError("not UTF-8 text (a configuration is a JSON object)", 0, source) from None
     return parse_configuration(text, source=source, name=name)
-
-
-def _has_orphans(git_dir: Path) -> bool:
-    orphans = Journal.orphans(git_dir)
-    for journal in orphans:
-        journal.release()
-    return bool(orphans)
 
 
 def dumps_config(config: Configuration) -> str:

@@ -20,10 +20,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from memhtml_desktop.domain.changes import StoreChange
 from memhtml_desktop.domain.paths import is_indexable
 from memhtml_desktop.index.state import follow_move, state_mode
 from memhtml_desktop.write import journal as journal_mod
 from memhtml_desktop.write.batch import ApplyRequest, plan_apply
+from memhtml_desktop.write.committer import Committer
 from memhtml_desktop.write.context import PlanContext
 from memhtml_desktop.write.errors import GitFailed, Refused, Stale, WriteError
 from memhtml_desktop.write.executor import (
@@ -36,13 +38,13 @@ from memhtml_desktop.write.executor import (
     remove_own_index_lock,
     rollback,
 )
-from memhtml_desktop.write.git import Git, GitError
-from memhtml_desktop.write.journal import Journal, JournalError, LockTimeout, PendingMoves, WriteLock
+from memhtml_desktop.write.git import GitError
+from memhtml_desktop.write.journal import Journal, LockTimeout, PendingMoves
 from memhtml_desktop.write.plan import Plan
 from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_supersede, plan_task_status
 from memhtml_desktop.write.planner_new import plan_write
 from memhtml_desktop.write.planner_repair import plan_doctor_fix, plan_state_export
-from memhtml_desktop.write.preflight import check_paths, check_repository, wait_for_index_lock
+from memhtml_desktop.write.preflight import check_paths, wait_for_index_lock
 from memhtml_desktop.write.undo import undo_plan
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
@@ -57,6 +59,9 @@ from memhtml_desktop.write.requests import (
 # The rest of the door (front ends import these from here, never from the modules behind it:
 # an import contract in pyproject.toml holds ui/ and cli/ to it).
 from memhtml_desktop.write.batch import BatchOp  # noqa: E402,F401
+from memhtml_desktop.write.committer import Committed  # noqa: E402,F401
+from memhtml_desktop.write.git import Git  # noqa: E402,F401
+from memhtml_desktop.write.preflight import check_repository  # noqa: E402,F401
 from memhtml_desktop.write.leftovers import remove_stale_temp_files, survey  # noqa: E402,F401
 from memhtml_desktop.write.prose import split_prose  # noqa: E402,F401
 from memhtml_desktop.write.template import js_number_text  # noqa: E402,F401
@@ -70,6 +75,11 @@ def _instant(text: str | None):
     import datetime as _dt
 
     return _dt.datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+
+def _moves(plan: Plan) -> list[tuple[str, str]]:
+    """(old path, new path) of each file `plan` moves."""
+    return [(c.source, c.path) for c in plan.changes if c.action == "move"]
+
 
 PLANNERS: dict[type, Callable[[PlanContext, Any], Plan]] = {
     WriteRequest: plan_write,
@@ -92,6 +102,9 @@ class Applied:
     commit_sha: str | None
     result: dict[str, Any]
     notices: list[str] = field(default_factory=list)
+    change: StoreChange | None = None
+    """What the write changed, from the paths its commits carried (None: it committed nothing):
+    what the window announces to its panes, as Anki's operations return their `OpChanges`."""
 
 
 def pending_sentence(moves: list[dict[str, Any]]) -> str:
@@ -102,7 +115,7 @@ def pending_sentence(moves: list[dict[str, Any]]) -> str:
             "`doctor --fix` will not prune it")  # fmt: skip
 
 
-class Curator:
+class Curator(Committer):
     """The write core for one open Store. Share it between threads; its writes take turns.
 
     `refresh_index`: bring the whole index in step with the tree before each plan (the duplicate
@@ -115,13 +128,9 @@ class Curator:
 
     def __init__(self, store, *, lock_wait_s: float = journal_mod.LOCK_WAIT_S, git_lock_wait_s: float | None = None,
                  refresh_index: bool = False) -> None:  # fmt: skip
+        super().__init__(store.root, lock_wait_s=lock_wait_s, git_lock_wait_s=git_lock_wait_s)
         self.store = store
         self.refresh_index = refresh_index
-        self.root = Path(store.root)
-        self.git = Git(self.root) if git_lock_wait_s is None else Git(self.root, lock_wait_s=git_lock_wait_s)
-        self.directory = journal_mod.write_dir(self.root)
-        self.lock = WriteLock(self.directory, wait_s=lock_wait_s)
-        self.checkpoint: Callable[[str], None] | None = None
 
     # -- the git directory (journals, pending row moves) ---------------------------------------
 
@@ -201,26 +210,12 @@ class Curator:
 
         return self._locked(work)
 
-    def _locked(self, work: Callable[[], Applied]) -> Applied:
-        try:
-            with self.lock:
-                said = self._recover_locked()
-                applied = work()
-                if said:
-                    applied.notices.insert(0, said)
-                return applied
-        except LockTimeout as exc:
-            raise Refused(str(exc)) from exc
-        except GitError as exc:
-            raise GitFailed(str(exc)) from exc
-        except JournalError as exc:
-            raise WriteError(str(exc.strerror)) from exc
-        except OSError as exc:
-            raise WriteError(f"storage operation failed: {exc.strerror or exc}") from exc
+    def _settle(self) -> str | None:
+        """A write a crash interrupted is finished or rolled back first (this door has the index)."""
+        return self._recover_locked()
 
     def _checked_plan(self, request: Any, now=None) -> tuple[Plan, str | None]:
-        base = check_repository(self.git)
-        wait_for_index_lock(self.git)
+        base = self._preflight()
         if self.refresh_index:
             self.store.index()
         planner = PLANNERS[type(request)]
@@ -233,28 +228,31 @@ class Curator:
             notices += self._follow_rows(plan.state_follows)
             pruned = prune_rows(self.store.reader(), plan.state_deletes) if plan.state_deletes else []
             return Applied(plan, None, self._result(plan, None, pruned), notices)
-        sha, notices = self._commit(plan, base)
+        sha, notices, paths = self._commit(plan, base)
         notices += self._follow_rows(plan.state_follows)
         pruned = prune_rows(self.store.reader(), plan.state_deletes) if plan.state_deletes else []
         result = self._result(plan, sha, pruned)
+        moves = _moves(plan)
         if plan.followup is not None:
             try:
-                follow_sha, more = self._commit(plan.followup, sha)
+                follow_sha, more, also = self._commit(plan.followup, sha)
                 notices += more
+                paths += also
+                moves += _moves(plan.followup)
             except (WriteError, GitError, OSError) as exc:
                 # memhtml logs a failed consolidation and only drops superseded_path; same here.
                 notices.append(f"the batch is committed, but its consolidation was not: {exc}")
                 for item in result.get("results", []):
                     item["superseded_path"] = None
-        return Applied(plan, sha, result, notices)
+        return Applied(plan, sha, result, notices, StoreChange.of_commit(paths, moves))
 
-    def _commit(self, plan: Plan, base: str | None, *, remember: bool = True) -> tuple[str, list[str]]:
-        """Check the paths, write, commit, reindex, remember the commit for undo."""
+    def _commit(self, plan: Plan, base: str | None, *, remember: bool = True) -> tuple[str, list[str], list[str]]:
+        """Check the paths, write, commit, reindex, remember the commit for undo; (its sha, what
+        to tell, the store paths the commit carried)."""
         landed = land_plan(self.git, self.root, plan, base, conn=self.store.reader(), checkpoint=self.checkpoint,
                            state_file=self.store.state_path)  # fmt: skip
-        return landed.sha, self._landed(plan.subject, landed, [(c.source, c.path) for c in plan.changes
-                                                               if c.action == "move"], remember,
-                                        plan.projections)  # fmt: skip
+        return landed.sha, self._landed(plan.subject, landed, _moves(plan), remember,
+                                        plan.projections), list(landed.paths)  # fmt: skip
 
     def _landed(self, subject: str, landed: Landed, moves: list[tuple[str, str]], remember: bool,
                 projections: dict[str, Any] | None = None) -> list[str]:
@@ -374,10 +372,10 @@ class Curator:
                 raise Refused("nothing to undo: this app has made no change to this store since its last undo")
             wait_for_index_lock(self.git)
             plan, base = undo_plan(self.git, self.root, last)
-            sha, notices = self._commit(plan, base, remember=False)
+            sha, notices, paths = self._commit(plan, base, remember=False)
             journal_mod.write_last(self.directory, None)
             result = {"reverted": last["sha"], "commit_sha": sha, "paths": last.get("paths", [])}
-            return Applied(plan, sha, result, notices)
+            return Applied(plan, sha, result, notices, StoreChange.of_commit(paths, _moves(plan)))
 
         return self._locked(work)
 

@@ -401,7 +401,7 @@ def test_the_count_line_agrees_with_the_archived_banner(qtbot, make_window, tmp_
     # during a first index: not a verdict on a half-read store
     result = replace(window.results.model.result(), scope_empty=False, archived_matches=0, archived=(),
                      index=IndexStatus(complete=False, files=0, seen=63))
-    window.results.set_result(result)
+    window.results.set_answer(replace(window.results.model.answer(), result=result))
     assert window.results.summary.text().startswith("0 hits so far \u00b7 the index is still being built (0 of 63 files)")
     store.close_thread_connection()
 

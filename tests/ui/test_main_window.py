@@ -130,13 +130,43 @@ def test_late_results_are_dropped(qtbot, window):
     release = threading.Event()
     shown = []
     window.search_shown.connect(lambda r: shown.append(r.query))
-    window.runner.run(SlowSearch("slow", Scope(), 10).success(window.driver.searched.emit))
+    window.runner.run(SlowSearch("slow", Scope(), 10).success(window.driver.show))
     window.set_query("writer")
     qtbot.waitUntil(lambda: "writer" in shown, timeout=WAIT)
     release.set()
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)
     assert shown[-1] == "writer" and "slow" not in shown
     assert window.runner.dropped >= 1
+
+
+def test_an_older_answer_never_replaces_a_newer_one(qtbot, window):
+    """The driver numbers its searches: an answer older than the one listed is dropped whatever
+    path it came by (here a job of another kind, which the runner's generations cannot drop)."""
+    import threading
+    from typing import ClassVar
+
+    from memhtml_desktop.ops.jobs import SearchJob
+
+    class SlowSearch(SearchJob):
+        kind: ClassVar[str] = "slow-search"
+
+        def run(self, store, cancelled, progress):
+            release.wait(5)
+            return super().run(store, lambda: False, progress)
+
+    wait_for_query(qtbot, window, "")
+    release = threading.Event()
+    shown: list[str] = []
+    window.search_shown.connect(lambda answer: shown.append(answer.query))
+    window.driver.generation += 1  # the slow one is asked first ...
+    window.runner.run(SlowSearch("slow", Scope(), 10, 30, window.driver.generation).success(window.driver.show))
+    window.set_query("writer")  # ... and "writer" after it
+    qtbot.waitUntil(lambda: "writer" in shown, timeout=WAIT)
+    listed, dropped = window.driver.answer, window.driver.dropped
+    release.set()
+    qtbot.waitUntil(lambda: window.driver.dropped == dropped + 1, timeout=WAIT)
+    assert shown == ["writer"] and window.driver.answer is listed
+    assert window.results.model.answer() is listed and window.chart.pool() is listed.pool
 
 
 def test_degraded_arms_are_shown(qtbot, make_window, store):
@@ -213,7 +243,7 @@ def test_a_chip_removes_its_filter(qtbot, window):
 def test_an_emptying_filter_shows_the_archived_banner(qtbot, window):
     with qtbot.waitSignal(window.search_shown, timeout=WAIT) as shown:
         window.session.toggle_filter("facet", "Applies to=ALB/NLB target-group deploys", True)
-    result = shown.args[0]
+    result = shown.args[0].result
     assert result.scope_empty and result.archived_matches == 1
     assert result.archived[0].path == ARCHIVED and result.archived[0].superseded_by == PROCEDURAL
     view = window.results

@@ -26,22 +26,27 @@ from memhtml_desktop.ui.results.results_view import ResultsView
 
 
 @pytest.fixture
-def result(store):
-    return store.search("drain the vip", Scope(), limit=10)
+def answer(store):
+    return store.answer("drain the vip", Scope(), limit=10, depth=30)
 
 
-def test_the_model_passes_the_model_tester(qtmodeltester, result):
+@pytest.fixture
+def result(answer):
+    return answer.result
+
+
+def test_the_model_passes_the_model_tester(qtmodeltester, answer):
     model = ResultsModel()
     qtmodeltester.check(model)
-    model.set_result(result)
+    model.set_answer(answer)
     qtmodeltester.check(model)
-    model.set_result(None)
+    model.set_answer(None)
     qtmodeltester.check(model)
 
 
-def test_cells_and_roles_explain_every_hit(result):
+def test_cells_and_roles_explain_every_hit(answer, result):
     model = ResultsModel()
-    model.set_result(result)
+    model.set_answer(answer)
     assert model.rowCount() == len(result.hits) and model.columnCount() == COLUMN_COUNT
     for row, hit in enumerate(result.hits):
         assert model.index(row, Column.Position).data() == str(hit.position)
@@ -85,9 +90,9 @@ def test_cells_and_roles_explain_every_hit(result):
     assert model.terms() == ("drain", "vip"), "function words are not highlighted"
 
 
-def test_headers_name_colour_and_explain_each_arm(qapp, result):
+def test_headers_name_colour_and_explain_each_arm(qapp, answer):
     model = ResultsModel()
-    model.set_result(result)
+    model.set_answer(answer)
     for offset, arm in enumerate(ARM_NAMES):
         section = FIRST_ARM_COLUMN + offset
         tip = model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
@@ -121,12 +126,12 @@ def test_highlighting_helpers():
     assert snippet_window("drain it", [(0, 5)]) == ("drain it", [(0, 5)])
 
 
-def test_the_view_paints_titles_bars_and_dashes(qtbot, result):
+def test_the_view_paints_titles_bars_and_dashes(qtbot, answer, result):
     view = ResultsView()
     qtbot.addWidget(view)
     view.resize(1000, 500)
     view.show()
-    view.set_result(result)
+    view.set_answer(answer)
     qtbot.waitExposed(view)
     # Paint events keep to a time budget and leave the rest for the next turns of the event loop;
     # a grab paints the widget again, so under a slow first paint it held only part of the table

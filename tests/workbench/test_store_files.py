@@ -34,6 +34,14 @@ def _snapshot(root: Path) -> dict:
             "head": git(root, "rev-parse", "HEAD").strip()}
 
 
+def _refuse_commits(root: Path, words: str) -> Path:
+    """A pre-commit hook that refuses every commit, saying `words`."""
+    hook = root / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\necho '{words}' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    return hook
+
+
 P1 = EvalProbe("drain the vip", "areas/a/one.html", ("areas/a/two.html",), note="the runbook")
 P2 = EvalProbe("rotate the keys", "areas/b/keys.html")
 
@@ -116,9 +124,7 @@ def test_a_hook_that_rejects_the_commit_leaves_files_and_index_as_they_were(tmp_
     root = _store(tmp_path)
     files = WorkbenchFiles(root)
     files.add_probe("oncall", P1)
-    hook = root / ".git" / "hooks" / "pre-commit"
-    hook.write_text("#!/bin/sh\necho 'no commits today' >&2\nexit 1\n")
-    hook.chmod(0o755)
+    _refuse_commits(root, "no commits today")
     before = _snapshot(root)
     with pytest.raises(GitFailed, match="no commits today"):
         files.add_probe("oncall", P2)
@@ -244,3 +250,72 @@ def _try(action):
     except Exception as exc:  # noqa: BLE001 - returned to the test
         return exc
     return None
+
+
+# -- through the write core's door (issue 24): faults beside another writer -----------------------
+
+
+def test_git_refusing_beside_another_writers_staged_and_unstaged_work_loses_nothing(tmp_path):
+    """Another writer has a staged edit and an unstaged new file when git refuses our commit: their
+    work stays exactly as it was (staged stays staged, with its bytes), and ours leaves no trace."""
+    root = _store(tmp_path)
+    files = WorkbenchFiles(root)
+    files.add_probe("oncall", P1)
+    (root / "areas" / "a" / "one.html").write_text("<html>theirs, staged</html>\n")
+    git(root, "add", "areas/a/one.html")
+    (root / "areas" / "a" / "draft.html").write_text("<html>theirs, not yet added</html>\n")
+    hook = _refuse_commits(root, "refused by policy")
+    before = _snapshot(root)
+    with pytest.raises(GitFailed, match="refused by policy"):
+        files.add_probe("oncall", P2)
+    with pytest.raises(GitFailed, match="refused by policy"):
+        files.save_configuration("light", replace(DEFAULT, mmr_lambda=0.7))
+    assert _snapshot(root) == before
+    assert git(root, "show", ":areas/a/one.html") == "<html>theirs, staged</html>\n"
+    hook.unlink()
+    saved = files.add_probe("oncall", P2)  # and once git agrees, only our file is committed
+    assert git(root, "show", "--name-only", "--format=", saved.commit_sha).split() == [
+        ".memhtml-desktop/probes/oncall.jsonl"]
+    assert git(root, "diff", "--cached", "--name-only").split() == ["areas/a/one.html"]
+    assert (root / "areas" / "a" / "draft.html").read_text() == "<html>theirs, not yet added</html>\n"
+
+
+def test_another_writers_commit_during_ours_is_kept_and_ours_lands_on_top(tmp_path):
+    """Another writer commits while our files are being written (the write core's checkpoint): the
+    branch keeps their commit, ours is re-parented onto it, nothing of theirs is reverted."""
+    root = _store(tmp_path)
+    files = WorkbenchFiles(root)
+    files.add_probe("oncall", P1)
+
+    def another_writer(step: str) -> None:
+        if step == "journal":
+            files.committer.checkpoint = None
+            (root / "areas" / "a" / "two.html").write_text("<html>theirs</html>\n")
+            git(root, "add", "areas/a/two.html")
+            git(root, "commit", "-q", "-m", "their commit")
+
+    files.committer.checkpoint = another_writer
+    saved = files.add_probe("oncall", P2)
+    log = git(root, "log", "--format=%s", "-3").splitlines()
+    assert log[0].startswith("memhtml-desktop(probes)") and log[1] == "their commit"
+    assert git(root, "rev-parse", f"{saved.commit_sha}^").strip() == git(root, "rev-parse", "HEAD~1").strip()
+    assert git(root, "show", "HEAD:areas/a/two.html") == "<html>theirs</html>\n"
+    assert git(root, "status", "--porcelain=v1") == ""
+    assert [p.key for p in files.read_probe_set("oncall").probes] == [P1.key, P2.key]
+
+
+def test_an_interrupted_memory_write_is_refused_until_it_is_finished(tmp_path):
+    """The door without the index cannot finish a crashed memory write: it refuses, writing nothing."""
+    from memhtml_desktop.write.journal import JOURNALS
+
+    root = _store(tmp_path)
+    files = WorkbenchFiles(root)
+    files.add_probe("oncall", P1)
+    orphan = root / ".git" / JOURNALS / "12345-dead"
+    orphan.mkdir(parents=True)
+    (orphan / "owner").write_text("")  # its writer is gone: nobody holds the owner lock
+    (orphan / "journal.json").write_text(json.dumps({"subject": "memhtml(archive): x"}))
+    before = _snapshot(root)
+    with pytest.raises(Refused, match="interrupted write"):
+        files.add_probe("oncall", P2)
+    assert _snapshot(root) == before

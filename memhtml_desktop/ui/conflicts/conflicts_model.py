@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.palette import muted_color
-
-_Index = QModelIndex | QPersistentModelIndex
+from memhtml_desktop.ui.kit.rows_model import ROW_ROLE, Col, RowsModel
 
 
 def merge_pairs(pairs: list, fresh: list, paths: set[str]) -> list:
@@ -25,26 +22,37 @@ def merge_pairs(pairs: list, fresh: list, paths: set[str]) -> list:
     return sorted(kept, key=lambda p: (p.a.path, p.b.path))
 
 
-class ConflictsModel(QAbstractTableModel):
-    COLUMNS = ("Memory A", "Memory B", "Differs in", "Alike")
-    PairRole = Qt.ItemDataRole.UserRole + 1
+class ConflictsModel(RowsModel):
+    """The shown pairs as rows (ui/kit/rows_model.py); the settled ones muted, hidden unless asked."""
+
+    PairRole = ROW_ROLE
 
     def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
         self._all: list = []
-        self._rows: list = []
-        self._cells: list[tuple[str, str, str, str]] = []
+        self._cells: dict[int, tuple[str, str, str, str]] = {}
         self.show_settled = False
+        cell = self._cell
+        muted = lambda p: muted_color() if p.settled else None  # noqa: E731
+        super().__init__((
+            Col("Memory A", lambda p: cell(p, 0), tip=lambda p: tooltip_text(f"{p.a.path}\n{p.a.claim}"), color=muted),
+            Col("Memory B", lambda p: cell(p, 1), tip=lambda p: tooltip_text(f"{p.b.path}\n{p.b.claim}"), color=muted),
+            Col("Differs in", lambda p: cell(p, 2), color=muted,
+                tip=lambda p: tooltip_text("linked: " + ", ".join(p.links)) if p.links else ""),
+            Col("Alike", lambda p: cell(p, 3), color=muted, numeric=True,
+                tip=lambda p: tooltip_text("cosine similarity of the two memories' vectors (a near-twin from 0.9)")),
+        ), parent)
 
     def set_pairs(self, pairs: list) -> None:
-        self.beginResetModel()
         self._all = list(pairs)
-        self._rows = [p for p in self._all if self.show_settled or not p.settled]
+        shown = [p for p in self._all if self.show_settled or not p.settled]
         # the cells as shown, made once: a view asks for them thousands of times (size hints, paints)
-        self._cells = [(p.a.title or p.a.path, p.b.title or p.b.path,
-                        ", ".join(p.diff.kinds) + (" \u00b7 settled" if p.settled else ""), f"{p.cosine:.3f}")
-                       for p in self._rows]  # fmt: skip
-        self.endResetModel()
+        self._cells = {id(p): (p.a.title or p.a.path, p.b.title or p.b.path,
+                               ", ".join(p.diff.kinds) + (" \u00b7 settled" if p.settled else ""), f"{p.cosine:.3f}")
+                       for p in shown}  # fmt: skip
+        self.set_rows(shown)
+
+    def _cell(self, pair: Any, col: int) -> str:
+        return self._cells[id(pair)][col]
 
     def set_show_settled(self, on: bool) -> None:
         self.show_settled = bool(on)
@@ -54,47 +62,13 @@ class ConflictsModel(QAbstractTableModel):
         return list(self._all)
 
     def pair(self, row: int) -> Any:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
+        return self.row(row)
 
     def row_of(self, a: str, b: str) -> int:
-        for i, pair in enumerate(self._rows):
+        for i, pair in enumerate(self.rows):
             if {pair.a.path, pair.b.path} == {a, b}:
                 return i
         return -1
 
     def settled_count(self) -> int:
         return sum(1 for p in self._all if p.settled)
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 4:
-            return self.COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        pair = self.pair(index.row()) if index.isValid() else None
-        if pair is None:
-            return None
-        col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._cells[index.row()][col]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            side = pair.a if col == 0 else pair.b if col == 1 else None
-            if side is not None:
-                return tooltip_text(f"{side.path}\n{side.claim}")
-            if col == 2 and pair.links:
-                return tooltip_text("linked: " + ", ".join(pair.links))
-            if col == 3:
-                return tooltip_text("cosine similarity of the two memories' vectors (a near-twin from 0.9)")
-        if role == Qt.ItemDataRole.TextAlignmentRole and col == 3:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ForegroundRole and pair.settled:
-            return muted_color()
-        if role == self.PairRole:
-            return pair
-        return None

@@ -41,7 +41,7 @@ class FiltersController(QObject):
         panel.filter_toggled.connect(self._toggle)
         panel.include_archived_toggled.connect(lambda on: self._toggle("archived", "", on))
         ctx.session.on("scope", panel.set_scope)
-        driver.searched.connect(self._searched)
+        driver.answered.connect(self._searched)
         ctx.events.changed.connect(self._store_changed)
 
     def _toggle(self, axis: str, value: str, on: bool) -> None:
@@ -50,7 +50,7 @@ class FiltersController(QObject):
         except ValueError as exc:
             self.ctx.status(str(exc), 8000)
 
-    def _searched(self, result: Any) -> None:
+    def _searched(self, result: Any) -> None:  # an Answer: its hits and scope
         listed = ListedCountsJob(tuple(h.path for h in result.hits)).success(self.panel.set_listed)
         self.ctx.runner.run(listed.failure(lambda msg: log.warning("page counts failed: %s", msg)))
         if not self.driver.counts_wanted:
@@ -68,7 +68,7 @@ class FiltersController(QObject):
 
     def _recount(self) -> None:
         """The store has been quiet: count what it holds now (once for a whole burst)."""
-        result = self.driver.result
+        result = self.driver.answer
         if result is not None and self.counted != result.scope:
             self._count(result.scope)
         elif self.universe_stale:

@@ -1,4 +1,5 @@
-"""The pool chart's wiring: every pool the driver fetches is drawn; a bar opens or offers the row actions."""
+"""The pool chart's wiring: every answer's pool is drawn (none for an empty answer); a bar opens or
+offers the row actions."""
 
 from __future__ import annotations
 
@@ -16,16 +17,10 @@ class PoolController(QObject):
     def __init__(self, ctx: PaneContext, driver: SessionDriver, chart: PoolChart) -> None:
         super().__init__(chart)
         self.ctx, self.chart = ctx, chart
-        driver.pooled.connect(chart.set_pool)
-        driver.searched.connect(self._searched)
+        driver.answered.connect(lambda answer: chart.set_pool(answer.pool))
         chart.open_requested.connect(ctx.session.open)
         chart.menu_requested.connect(self._menu)
         self._shown_menu: Any = None
-
-    def _searched(self, result: Any) -> None:
-        pool = self.chart.pool()
-        if not result.hits or (pool is not None and (pool.query, pool.scope) != (result.query, result.scope)):
-            self.chart.set_pool(None)  # the next pool follows; an empty answer has none
 
     def _menu(self, path: str, title: str, where: QPoint) -> None:
         menu = build_menu(self.ctx.row_actions, Row(path, title), self.chart)

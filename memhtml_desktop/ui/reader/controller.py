@@ -66,10 +66,15 @@ class ReaderController(QObject):
             return None
         return signal
 
+    def terms(self) -> tuple[str, ...]:
+        """The words the reader marks: those of the answer listed, as its search parsed them."""
+        answer = self.ctx.answer()
+        return answer.highlight_words if answer is not None else ()
+
     def open(self, path: str, bump: bool = True) -> None:
         self.ctx.reveal(self.pane)
         self.pane.show_loading(path)
-        job = OpenJob(path, self.ctx.session.highlight_terms, bump).success(self._opened)
+        job = OpenJob(path, self.terms(), bump).success(self._opened)
         self.ctx.runner.run(job.failure(lambda msg: self.pane.show_error(path, msg)))
 
     def _opened(self, opened: Opened) -> None:
@@ -100,7 +105,7 @@ class ReaderController(QObject):
         if previous == signal:
             signal = "neutral"
         self.pending[path] = None
-        job = ReinforceJob(path, signal, self.ctx.session.highlight_terms, previous=previous)
+        job = ReinforceJob(path, signal, self.terms(), previous=previous)
         job.success(lambda answer: self._reinforced(answer, previous))
         self.ctx.runner.run(job.failure(lambda msg: self._not_recorded(path, msg)))
 
@@ -136,12 +141,12 @@ class ReaderController(QObject):
             return
         moved_to = dict(change.moves).get(path)
         if moved_to:  # moved on disk (archived by an agent, a git mv): the reader follows the memory
-            job = RereadJob(moved_to, self.ctx.session.highlight_terms)
+            job = RereadJob(moved_to, self.terms())
             job.success(lambda opened: self._lost(path, opened.message) if isinstance(opened, Gone)
                         else self._followed(path, opened))  # fmt: skip
             self.ctx.runner.run(job.failure(lambda msg: self._lost(path, msg)))
             return
-        job = RereadJob(path, self.ctx.session.highlight_terms)
+        job = RereadJob(path, self.terms())
         job.success(lambda opened: self._lost(path, opened.message) if isinstance(opened, Gone)
                     else self._reread_done(opened))  # fmt: skip
         self.ctx.runner.run(job.failure(lambda msg: self._lost(path, msg)))
@@ -195,8 +200,12 @@ class WhyController(QObject):
         self.ctx.runner.run(job.failure(lambda msg: self.ctx.status(f"Finding memories failed: {msg}", 8000)))
 
     def why(self, path: str) -> None:
-        session = self.ctx.session
-        job = WhyJob(session.query, session.scope, path, session.limit).success(self._done)
+        answer = self.ctx.answer()  # the list's ask, its query as parsed (the session's before any answer)
+        if answer is not None:
+            job = WhyJob(answer.query, answer.scope, path, answer.limit, answer.fts)
+        else:
+            job = WhyJob(self.ctx.session.query, self.ctx.session.scope, path, self.ctx.session.limit)
+        job.success(self._done)
         self.ctx.runner.run(job.failure(
             lambda msg: self.ctx.notify("Why not this one?", msg, QMessageBox.Icon.Warning)))
 

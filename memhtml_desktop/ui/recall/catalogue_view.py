@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -31,66 +31,51 @@ from PySide6.QtWidgets import (
 from memhtml_desktop.domain.catalogue import Catalogue, CatalogueEntry, Expansion
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.palette import muted_color, warning_color
+from memhtml_desktop.ui.kit.rows_model import PATH_ROLE, Col, RowsModel
 
-_Index = QModelIndex | QPersistentModelIndex
 
+class CatalogueModel(RowsModel):
+    """The catalogue's entries as rows (ui/kit/rows_model.py); a mark on the lines that cannot be
+    told apart, a line the budget left out muted."""
 
-class CatalogueModel(QAbstractTableModel):
-    COLUMNS = ("#", "Entry", "Line", "Expand")
     RANK, ENTRY, LINE, EXPAND = range(4)
-    PathRole = Qt.ItemDataRole.UserRole + 1
+    PathRole = PATH_ROLE
 
     def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._entries: tuple[CatalogueEntry, ...] = ()
         self._twins: dict[str, tuple[str, ...]] = {}
+        tip, muted = self._tip, self._muted
+        super().__init__((
+            Col("#", lambda e: str(e.rank), tip=tip, color=lambda e: muted(e, True), numeric=True),
+            Col("Entry", self._entry_text, tip=tip, color=lambda e: muted(e, False)),
+            Col("Line", lambda e: f"{e.cost:,}" if e.listed else "left out", tip=tip,
+                color=lambda e: muted(e, True), numeric=True),
+            Col("Expand", lambda e: f"{e.expand_cost:,}", tip=tip, color=lambda e: muted(e, False), numeric=True),
+        ), parent, path=lambda e: e.path)
 
     def set_catalogue(self, cat: Catalogue | None) -> None:
-        self.beginResetModel()
-        self._entries = cat.entries if cat is not None else ()
         self._twins = {p: g for g in (cat.indistinct if cat is not None else ()) for p in g}
-        self.endResetModel()
+        self.set_rows(cat.entries if cat is not None else ())
 
     def entry(self, row: int) -> CatalogueEntry | None:
-        return self._entries[row] if 0 <= row < len(self._entries) else None
+        return self.row(row)
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self._entries)
+    def _entry_text(self, entry: CatalogueEntry) -> str:
+        mark = "\u2261 " if self._twins.get(entry.path) else ""
+        return f"{mark}{entry.title}: {entry.summary}" if entry.summary else f"{mark}{entry.title}"
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 4:
-            return self.COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        entry = self.entry(index.row()) if index.isValid() else None
-        if entry is None:
-            return None
-        col = index.column()
+    def _tip(self, entry: CatalogueEntry) -> str:
+        text = f"{entry.line}\n\nexpanding costs {entry.expand_cost:,} chars"
+        if not entry.listed:
+            text += "\nleft out: the line does not fit in what the budget has left"
         twins = self._twins.get(entry.path, ())
-        if role == Qt.ItemDataRole.DisplayRole:
-            mark = "≡ " if twins else ""
-            text = f"{mark}{entry.title}: {entry.summary}" if entry.summary else f"{mark}{entry.title}"
-            return (str(entry.rank), text, f"{entry.cost:,}" if entry.listed else "left out",
-                    f"{entry.expand_cost:,}")[col]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            text = f"{entry.line}\n\nexpanding costs {entry.expand_cost:,} chars"
-            if not entry.listed:
-                text += "\nleft out: the line does not fit in what the budget has left"
-            if twins:
-                others = ", ".join(p for p in twins if p != entry.path)
-                text += f"\ncannot be told apart from {others} (same title and summary)"
-            return tooltip_text(text)
-        if role == Qt.ItemDataRole.ForegroundRole and (not entry.listed or col in (self.RANK, self.LINE)):
-            return muted_color()
-        if role == Qt.ItemDataRole.TextAlignmentRole and col != self.ENTRY:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == self.PathRole:
-            return entry.path
-        return None
+        if twins:
+            others = ", ".join(p for p in twins if p != entry.path)
+            text += f"\ncannot be told apart from {others} (same title and summary)"
+        return tooltip_text(text)
+
+    @staticmethod
+    def _muted(entry: CatalogueEntry, always: bool) -> Any:
+        return muted_color() if always or not entry.listed else None
 
 
 class CatalogueView(QWidget):

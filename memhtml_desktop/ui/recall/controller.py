@@ -1,4 +1,9 @@
-"""The recall pane's wiring: every shape follows every ask while the pane shows (or recall mode is on).
+"""The recall pane's wiring: every shape follows every answer while the pane shows (or recall mode is on).
+
+The pane reads the search's `Answer` (domain/results.py): its query and scope, its parsed query
+for the recall, and its page for the catalogue, so a shape never searches or parses again what
+the list already answered. Before any answer (or for a budget moved meanwhile) it asks the
+session's query.
 
 One job (`ShapesJob`) builds memhtml's pack, the quota ledgers and the catalogue for the query and
 budget, so moving the budget slider re-folds every shape; Expand on a catalogue row runs an
@@ -32,7 +37,7 @@ class RecallController(QObject):
         pane.expand_requested.connect(self.expand)
         ctx.session.on("budget", lambda chars: self.run())
         ctx.session.on("mode", self._mode_changed)
-        driver.asked.connect(lambda ask: self.run() if self.wanted() else None)
+        driver.answered.connect(lambda answer: self.run() if self.wanted() else None)
 
     def _mode_changed(self, mode: str) -> None:
         if mode == RECALL:
@@ -46,9 +51,13 @@ class RecallController(QObject):
         self.run()
 
     def run(self) -> None:
-        session = self.ctx.session
+        session, answer = self.ctx.session, self.ctx.answer()
         self.pane.show_loading()
-        job = ShapesJob(session.query, session.scope, session.budget, session.limit).success(self._done)
+        if answer is not None:
+            job = ShapesJob(answer.query, answer.scope, session.budget, answer.limit, answer=answer)
+        else:
+            job = ShapesJob(session.query, session.scope, session.budget, session.limit)
+        job.success(self._done)
         self.ctx.runner.run(job.failure(lambda msg: self.ctx.status(f"Recall failed: {msg}", 10000)))
 
     def expand(self, path: str) -> None:

@@ -1,4 +1,4 @@
-"""The results pane's wiring: the session's answers (and the pool behind them) into the list, the
+"""The results pane's wiring: the session's answers (page and pool, one value) into the list, the
 list's requests into the session, and the results pane's own row actions in the shared registry."""
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ def empty_store_text(stats: dict) -> str:
 
 
 class ResultsController(QObject):
-    """Shows every search answer and its pool; opening a row or "include archived" goes to the session."""
+    """Shows every search's answer; opening a row or "include archived" goes to the session."""
 
     def __init__(self, ctx: PaneContext, driver: SessionDriver, view: ResultsView) -> None:
         super().__init__(view)
         self.ctx, self.driver, self.view = ctx, driver, view
         view.row_actions = ctx.row_actions
-        driver.searched.connect(self._searched)
-        driver.pooled.connect(view.set_pool)
+        driver.answered.connect(self._answered)
+        driver.deepened.connect(view.set_deeper)
         driver.search_failed.connect(self._failed)
         view.open_requested.connect(ctx.session.open)
         view.include_archived_requested.connect(lambda: ctx.session.toggle_filter("archived", "", True))
@@ -53,8 +53,9 @@ class ResultsController(QObject):
         ):
             ctx.row_actions.add(action)
 
-    def _searched(self, result: Any) -> None:
-        self.view.set_result(result)
+    def _answered(self, answer: Any) -> None:
+        self.view.set_answer(answer)
+        result = answer.result
         if not result.hits and not result.scope_empty and not result.scope.narrowed:
             job = StatsJob().success(self._empty_store)
             self.ctx.runner.run(job.failure(lambda msg: log.warning("stats failed: %s", msg)))

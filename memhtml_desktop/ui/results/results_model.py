@@ -1,7 +1,8 @@
 """The ranked hits as a table: one row per hit, one column per arm, and the breakdown as roles.
 
-The model holds the `SearchResult` it was given (the agent's page) and, once it arrives, the
-`FusedPool` behind it, and translates them; it never ranks or queries. Rows come in two orders:
+The model holds the `Answer` it was given (the agent's page, the `FusedPool` behind it and the
+query's words to highlight, all of one search) and translates it; it never ranks, queries or
+parses. One answer is one reset of the model; a deeper pool of the same answer (show more) relists. Rows come in two orders:
 
 - the agent's order: the page as the agent receives it (after polarity and MMR), then, when the
   person asked to see more, the rest of the fused list below the page, in fused order;
@@ -20,7 +21,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush
 
-from memhtml_desktop.domain.fts_query import parse_fts_query
+from memhtml_desktop.domain.results import Answer
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.types import Hit, SearchResult
 from memhtml_desktop.ui.kit import palette
@@ -46,10 +47,11 @@ _ROOT = QModelIndex()
 
 
 class ResultsModel(QAbstractTableModel):
-    """A read-only table over the page of one `SearchResult` and the fused pool behind it."""
+    """A read-only table over one search's `Answer`: its page and the fused pool behind it."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self._answer: Answer | None = None
         self._result: SearchResult | None = None
         self._pool: Any = None
         self._rows: list[tuple[Hit, int | None]] = []  # (hit, position on the agent's page or None)
@@ -79,17 +81,17 @@ class ResultsModel(QAbstractTableModel):
 
     # -- content -------------------------------------------------------------------------------
 
-    def set_result(self, result: SearchResult | None) -> None:
-        """A new answer: its page, in the order chosen; the pool behind it arrives later."""
+    def set_answer(self, answer: Answer | None) -> None:
+        """A search's answer: its page and the pool behind it, in the order chosen (one reset).
+        A re-run of the same ask (the store changed) keeps the rows the person asked to see."""
         self.beginResetModel()
-        same = (result is not None and self._result is not None and result.query == self._result.query
-                and result.scope == self._result.scope)
-        self._result = result
-        if not same:
-            self._pool, self._extra, self._no_word = None, 0, False
-        # a re-run of the same ask keeps its pool until the new one arrives (no flicker of the rows
-        # below the page); the driver asks for that pool at once
-        self._terms = parse_fts_query(result.query).highlight_words if result else ()
+        if answer is None or not answer.same_ask(self._answer):
+            self._extra = 0
+        self._answer = answer
+        self._result, self._pool = (answer.result, answer.pool) if answer else (None, None)
+        self._no_word = bool(self._pool is not None and self._pool.no_word_matched)
+        self._terms = answer.highlight_words if answer else ()
+        result = self._result
         self._active = frozenset(result.arms) if result else frozenset(ARM_NAMES)
         self._degraded = {}
         if result:
@@ -100,13 +102,9 @@ class ResultsModel(QAbstractTableModel):
         self.endResetModel()
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, COLUMN_COUNT - 1)
 
-    def set_pool(self, pool: Any) -> None:
-        """The fused pool behind the answer shown (ignored when it belongs to another answer)."""
-        result = self._result
-        if result is None or pool is None or pool.query != result.query or pool.scope != result.scope:
-            return
-        self._pool = pool
-        self._no_word = bool(pool.no_word_matched)
+    def set_deeper(self, answer: Answer) -> None:
+        """The answer listed, its pool deeper (show more; the driver sends only the listed one's)."""
+        self._answer, self._pool = answer, answer.pool
         self._relist()
 
     def set_order(self, order: str) -> None:
@@ -197,6 +195,9 @@ class ResultsModel(QAbstractTableModel):
             self._relist()
 
     # -- questions -----------------------------------------------------------------------------
+
+    def answer(self) -> Answer | None:
+        return self._answer
 
     def result(self) -> SearchResult | None:
         return self._result

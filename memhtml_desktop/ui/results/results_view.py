@@ -8,8 +8,6 @@ instead). A re-run of the same search (the store changed) keeps the row the pers
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QByteArray, QItemSelectionModel, QPoint, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
@@ -24,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.results import Answer
 from memhtml_desktop.domain.types import SearchResult
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.elided_label import ElidedLabel
@@ -198,14 +197,13 @@ class ResultsView(QWidget):
 
     # -- content -------------------------------------------------------------------------------
 
-    def set_result(self, result: SearchResult) -> None:
-        """Show a new answer (see the module docstring for the current row)."""
-        before = self.model.result()
-        same = before is not None and before.query == result.query and before.scope == result.scope
-        current = self.current_path() if same else None
-        self.model.set_result(result)
-        self._set_summary(summary_text(result, None))
-        self._warn(self.notice, "")
+    def set_answer(self, answer: Answer) -> None:
+        """Show a search's answer, page and pool together (see the module docstring for the current row)."""
+        current = self.current_path() if answer.same_ask(self.model.answer()) else None
+        self.model.set_answer(answer)
+        result, pool = answer.result, answer.pool
+        self._set_summary(summary_text(result, pool))
+        self._warn(self.notice, NO_WORD_NOTICE if pool is not None and pool.no_word_matched else "")
         self._show_degraded(result)
         self._show_floor(result)
         if result.scope_empty:
@@ -223,17 +221,10 @@ class ResultsView(QWidget):
         self.table.fit_columns()
         self._update_footer()
 
-    def set_pool(self, pool: Any) -> None:
-        """The fused pool behind the answer: totals, the no-match notice, rows below the page."""
-        result = self.model.result()
-        if result is None:
-            return
+    def set_deeper(self, answer: Answer) -> None:
+        """The answer shown, its pool listed deeper (show more): more rows below, the current row kept."""
         current = self.current_path()
-        self.model.set_pool(pool)
-        if self.model.pool() is not pool:
-            return
-        self._set_summary(summary_text(result, pool))
-        self._warn(self.notice, NO_WORD_NOTICE if pool.no_word_matched else "")
+        self.model.set_deeper(answer)
         if current and self.model.row_of(current) >= 0:
             self.set_current_row(self.model.row_of(current), scroll=False)
         self._update_footer()

@@ -29,7 +29,7 @@ class SearchController(QObject):
         session.on("query", self._query_set)
         session.on("scope", bar.set_scope)
         session.on("mode", self._mode_set)
-        driver.searched.connect(lambda result: bar.set_form(result.fts_form, result.arms, result.degraded_reasons))
+        driver.answered.connect(lambda a: bar.set_form(a.result.fts_form, a.result.arms, a.result.degraded_reasons))
         ctx.runner.busy_changed.connect(lambda kind, busy: bar.set_busy(busy) if kind == "search" else None)
         self.session = session
 

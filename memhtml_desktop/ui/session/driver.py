@@ -4,15 +4,17 @@
 `debounce_ms` of quiet, everything else searches now), runs `SearchJob` on the runner (a newer
 search replaces the older one, so "drai" never lands after "drain"), and re-runs it when a
 StoreChange says what a search sees has moved. The list keeps its last answer until the next one
-arrives. Panes listen to `searched` (the results, the search bar's form, the filter counts) and
-to `asked` (the recall pack follows the same ask).
+arrives. Panes listen to `answered` (the results and the pool chart, the search bar's form, the
+filter counts, the recall pane's shapes); `asked` says a search started.
 
-Each search also lists the fused pool behind its page (the fused list deeper than the page and
-the totals, "10 of 1,284 matching") from the same run of the pipeline (`SearchJob(depth=...)`),
-and the driver emits `pooled` right after `searched`; the list's "show more" and fused order and
-the pool chart follow it. `deepen(depth)` asks for a deeper pool for the same answer
-(`PoolJob`). A new ask starts at the pool's own depth again; a re-run of the same ask (the store
-changed) keeps the depth the person paged to.
+One search, one `Answer` (domain/results.py): the page, the fused pool behind it (the fused list
+deeper than the page and the totals, "10 of 1,284 matching") and the query parsed once, from one
+run of the pipeline, emitted once by `answered`. Every search is numbered (`generation`): an
+answer older than the one shown is dropped here, whatever path it came by. `deepen(depth)` asks
+for a deeper pool for the answer shown (`PoolJob`, "show more") and emits `deepened` with that
+answer, its pool deeper (not a new search: the list keeps its rows and its current row). A new ask
+starts at the pool's own depth again; a re-run of the same ask (the store changed) keeps the depth
+the person paged to.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from memhtml_desktop.domain.ranking import DEFAULT
+from memhtml_desktop.domain.results import Answer
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ops.jobs import PoolJob, SearchJob
 from memhtml_desktop.ui.session.runner import Runner
@@ -36,8 +40,8 @@ class SessionDriver(QObject):
     """Runs the session's searches (see the module docstring)."""
 
     asked = Signal(object)  # Ask: a refresh started
-    searched = Signal(object)  # SearchResult: the answer now listed
-    pooled = Signal(object)  # FusedPool: the fused list behind the answer now listed
+    answered = Signal(object)  # Answer: one search's whole answer, now listed (once per search)
+    deepened = Signal(object)  # Answer: the answer listed, with a deeper pool (show more)
     search_failed = Signal(str)
     indexing_refreshed = Signal()  # a quick refresh while a first index runs (the counts follow it)
 
@@ -45,10 +49,11 @@ class SessionDriver(QObject):
         super().__init__(parent)
         self.session = session
         self.runner = runner
-        self.result: Any = None
-        self.pool: Any = None
+        self.answer: Answer | None = None
+        self.generation = 0  # searches asked so far; an answer older than the one shown is dropped
+        self.dropped = 0  # answers dropped as older than the one shown (tests read this)
         self.depth = 0  # how deep the person paged into the pool (0: the pool itself)
-        self._pool_key: tuple | None = None
+        self._asked: tuple | None = None  # (query, scope, limit) of the last ask
         self.counts_wanted = True  # False for the quick refreshes of a first index
         self._last_refresh = 0.0
         self.debounce = QTimer(self)
@@ -75,49 +80,45 @@ class SessionDriver(QObject):
         self.counts_wanted = counts
         ask = self.session.ask()
         key = (ask.query, ask.scope, ask.limit)
-        depth = max(self.depth, self._pool_size(ask.limit)) if key == self._pool_key else self._pool_size(ask.limit)
-        job = SearchJob(ask.query, ask.scope, ask.limit, depth)
-        self.runner.run(job.success(lambda result, j=job: self._searched(result, j.fused)).failure(self.search_failed.emit))
+        if key != self._asked:
+            self.depth = 0
+        self._asked = key
+        self.generation += 1
+        self.runner.cancel("pool")  # a deeper pool of the answer this one replaces
+        job = SearchJob(ask.query, ask.scope, ask.limit, self.pool_depth(ask.limit), self.generation)
+        self.runner.run(job.success(self.show).failure(self.search_failed.emit))
         self.asked.emit(ask)
 
-    def _searched(self, result: Any, pool: Any = None) -> None:
-        self.result = result
-        key = (result.query, result.scope, self.session.limit)
-        if key != self._pool_key:
-            self.depth, self.pool = 0, None
-        self._pool_key = key
-        self.searched.emit(result)
-        if pool is not None and result.hits:
-            self._pooled(pool)
-        elif result.hits:
-            self._run_pool()
+    def show(self, answer: Answer) -> None:
+        """List `answer`, unless a newer search's answer is listed already."""
+        if self.answer is not None and answer.generation < self.answer.generation:
+            self.dropped += 1
+            return
+        self.answer = answer
+        self.answered.emit(answer)
 
-    def pool_depth(self) -> int:
-        """The depth a pool job asks for: the pool the page was drawn from, or as deep as paged."""
-        return max(self.depth, self._pool_size(self.session.limit))
+    def pool_depth(self, limit: int | None = None) -> int:
+        """The depth a pool is listed to: the pool the page was drawn from, or as deep as paged."""
+        return max(self.depth, self._pool_size(self.session.limit if limit is None else limit))
 
     def _pool_size(self, limit: int) -> int:
         """The pool a page of `limit` is drawn from: `limit × pool_factor` of the active profile."""
-        ranking = self.session.ranking or getattr(self.runner.store, "ranking", None)
-        return ranking.pool_size(limit) if ranking is not None else limit * 3
+        ranking = self.session.ranking or getattr(self.runner.store, "ranking", None) or DEFAULT
+        return ranking.pool_size(limit)
+
     def deepen(self, depth: int) -> None:
         """List the fused pool at least `depth` deep (show more); nothing when no answer is shown."""
-        if self.result is None or not self.result.hits or depth <= self.pool_depth():
+        answer = self.answer
+        if answer is None or answer.pool is None or depth <= self.pool_depth():
             return
         self.depth = depth
-        self._run_pool()
+        job = PoolJob(answer.query, answer.scope, answer.limit, self.pool_depth(), answer.fts)
+        self.runner.run(job.success(lambda pool, a=answer: self._deepened(a, pool)).failure(lambda msg: None))
 
-    def _run_pool(self) -> None:
-        result = self.result
-        job = PoolJob(result.query, result.scope, self.session.limit, self.pool_depth())
-        self.runner.run(job.success(self._pooled).failure(lambda msg: None))
-
-    def _pooled(self, pool: Any) -> None:
-        result = self.result
-        if result is None or pool.query != result.query or pool.scope != result.scope:
-            return  # the pool of an answer no longer listed
-        self.pool = pool
-        self.pooled.emit(pool)
+    def _deepened(self, answer: Answer, pool: Any) -> None:
+        if self.answer is not None and self.answer.generation == answer.generation:
+            self.answer = self.answer.deeper(pool)
+            self.deepened.emit(self.answer)
 
     def _query_changed(self, text: str, immediate: bool) -> None:
         if immediate:
@@ -131,7 +132,7 @@ class SessionDriver(QObject):
 
     def follow_indexing(self, status: Any) -> None:
         """A first index (the watcher busy, the list empty): show hits as soon as some are committed."""
-        empty = self.result is None or not self.result.hits
+        empty = self.answer is None or not self.answer.hits
         if status.busy and status.progress and empty and not self.debounce.isActive() \
                 and time.monotonic() - self._last_refresh > INDEXING_REFRESH_S:
             self.refresh(counts=False)

@@ -142,13 +142,9 @@ class _Job(QRunnable):
 def in_child(job: Job, store: Any) -> JobFn:
     """`job` run by a child process over its own connections (ops/backend.py); the pool thread
     only waits on the child's pipe, so the GUI thread never shares the GIL with the work."""
-    from memhtml_desktop.ops.backend import run_in_child, spec_of
+    from memhtml_desktop.ops.backend import job_call
 
-    portable, spec = job.portable(), spec_of(store)
-    if spec is None:  # its embedder cannot cross faithfully: the work runs here, on the pool thread
-        return lambda cancelled, progress: job.run(store, cancelled, progress)
-    return lambda cancelled, progress: run_in_child(spec, portable.run, cancelled=cancelled, progress=progress,
-                                                    label=job.kind, notices=store.heard)
+    return job_call(job, store)
 
 
 class StoreEvents(QObject):

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.ui.session.scope_edits import active_filters, set_filter
 
@@ -101,11 +100,6 @@ class SearchSession:
     def ranking(self) -> Any:
         """The active ranking profile (a `RankingProfile`), or None before a store is shown."""
         return self._ranking
-
-    @property
-    def highlight_terms(self) -> tuple[str, ...]:
-        """The query's words, for highlighting them in the reader."""
-        return parse_fts_query(self._query).highlight_words
 
     def ask(self) -> Ask:
         return Ask(self._query, self._scope, self._mode, self._limit, self._budget)

@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
                                      debounce_ms=settings.debounce_ms)
         self.driver = SessionDriver(self.session, self.runner, self)
         self.ctx = PaneContext(self.session, self.runner, status=self._message, notify=self.notify,
-                               reveal=self.reveal)
+                               reveal=self.reveal, answer=lambda: self.driver.answer)
         self.stores = StoreChooser(self, store_opener)
         self.idle_gc = IdleCollector(self.runner, self.driver, self)
         self.dialogs = ShellDialogs(self)
@@ -124,7 +124,7 @@ class MainWindow(QMainWindow):
         self.reader.curate_requested.connect(self._curate_requested)
         self.controllers["reader"].shown.connect(self.controllers["timeline"].follow)
         # What the window shows, by event (tests and batch tools wait on these).
-        self.search_shown, self.memory_shown = driver.searched, self.controllers["reader"].shown
+        self.search_shown, self.memory_shown = driver.answered, self.controllers["reader"].shown
         self.recall_shown, self.problems_shown = self.controllers["recall"].shown, self.controllers["problems"].shown
         self.why_shown, self.store_changed = self.controllers["why"].shown, self.runner.events.changed
         self.search_bar.submitted.connect(self._submitted)

@@ -25,7 +25,7 @@ class PinPresenter(QObject):
         self.bench = bench
         self.dialog: Any = None
         self.last_result: Any = None
-        driver.searched.connect(self._searched)
+        driver.answered.connect(lambda answer: self._searched(answer.result))
         bench.ctx.row_actions.add(RowAction(
             "pin_probe", "&Expect this memory for this query\u2026", lambda row: self.pin(row.path), group="judge",
             order=50, tip="Pin a probe: this query should bring this memory first (one commit in the store)"))

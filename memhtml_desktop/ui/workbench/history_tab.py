@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.ui.kit import palette
-from memhtml_desktop.ui.workbench.models import Col, RowsModel, config_color, rows_table, selected_rows
+from memhtml_desktop.ui.kit.rows_model import Col, RowsModel
+from memhtml_desktop.ui.workbench.models import config_color, rows_table, selected_rows
 
 RUN_COLUMNS = (
     Col("When", lambda s: s.started.replace("T", " ").replace("Z", ""), width=160),  # the seconds too
