@@ -32,7 +32,7 @@ import numpy as np
 from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.html.project import Projection, project
 from memhtml_desktop.html.project import blob_sha_of as blob_sha  # git's blob id: the change key
-from memhtml_desktop.index import writer
+from memhtml_desktop.index import changes, writer
 from memhtml_desktop.index.db import iso_z, utc_now, writing
 from memhtml_desktop.index.scanner import DiskFile, Skipped, read_bytes, stat_one, walk_store
 from memhtml_desktop.index.vectors import encode_vec
@@ -429,6 +429,15 @@ class Indexer:
 
     def embed_missing(self, *, progress: Progress | None = None, cancelled: Cancelled | None = None) -> int:
         """Embed every chunk lacking a vector in the configured space; batches commit on their own."""
+        # Most passes find none, which two counts over narrow indexes tell (the foreign key keeps every
+        # vector on a chunk, so as many vectors in the space as chunks means none lacks one): the
+        # ordered query below reads every chunk's text and path, ~50 ms at 20,000 memories, on
+        # every write's reindex.
+        (lacking,) = self.conn.execute(
+            "SELECT (SELECT count(*) FROM chunks) > (SELECT count(*) FROM embeddings WHERE model = ?)", (self.space,)
+        ).fetchone()
+        if not lacking:
+            return 0
         # Newest memories first (a cold store gains meaning where it is most likely asked for), each
         # memory's chunks together; every batch commits, so search uses the vectors made so far.
         rows = self.conn.execute(
@@ -637,3 +646,4 @@ class Indexer:
                 "scanned_at = CASE WHEN ? THEN ? ELSE scanned_at END WHERE id = 1",
                 (str(self.root), self.space, self.embedder.dim, at, int(rebuilt), at, int(scanned), at),
             )
+            changes.prune(self.conn)

@@ -324,9 +324,8 @@ class Retriever:
     def salience_param(self, scope_sql: ScopeSql, window: int) -> Any:
         """What `?5` binds: the memories that can be among the salience arm's top `window` in scope,
         from the bound list kept between state changes (index/salience.py)."""
-        (version,) = self.conn.execute("SELECT vectors_version FROM index_state WHERE id = 1").fetchone()
         key = self.cache_key or self.conn.db_filename("main")
-        rowids = SALIENCE.candidates(self.conn, key, int(version), window, scope_sql)
+        rowids = SALIENCE.candidates(self.conn, key, window, scope_sql)
         return apsw.carray(rowids)
 
     def vector_snapshot(self) -> VectorSnapshot | None:

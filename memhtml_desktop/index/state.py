@@ -127,10 +127,15 @@ def write_with_retry(
     (SQLITE_BUSY_SNAPSHOT never clears), and the retry belongs to whoever owns the transaction.
     """
     attempts = 1 if conn.in_transaction else 1 + max(0, retries)
+    before = conn.total_changes()
+    wrote = True
     try:
-        return _attempts(conn, work, what, attempts, backoff_s)
+        result = _attempts(conn, work, what, attempts, backoff_s)
+        wrote = conn.total_changes() != before  # a row move that found no row wrote nothing
+        return result
     finally:
-        note_state_change()  # the salience arm's bound list is rebuilt before its next use (index/salience.py)
+        if wrote:
+            note_state_change()  # the salience arm's access rows are read again before its next use (index/salience.py)
 
 
 def _attempts(conn: apsw.Connection, work: Callable[[], T], what: str, attempts: int, delay: float) -> T:

@@ -61,9 +61,8 @@ def _both(store, scope: Scope, window: int):
     """(bound, full): the salience arm's rows both ways, at the store clock's now."""
     conn = store.reader()
     built = assemble_scope(scope)
-    (version,) = conn.execute("SELECT vectors_version FROM index_state WHERE id = 1").fetchone()
     with conn:
-        rowids = SALIENCE.candidates(conn, str(store.index_path), version, window, built)
+        rowids = SALIENCE.candidates(conn, str(store.index_path), window, built)
         bound = arm_cte("salience", built.filter, salience_bound=True)
         full = build_arm_sql("salience", built.filter)
         got = conn.execute(bound, bind_params(bound, (None, window, None, None, apsw.carray(rowids)), built.params)).fetchall()

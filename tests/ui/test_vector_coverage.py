@@ -40,7 +40,8 @@ class GatedEmbedder(HashEmbedder):
 def _counts(store) -> tuple[int, int, list[tuple[int, int]]]:
     rows = store.reader().execute(
         "SELECT unixepoch(f.updated_at), NOT EXISTS (SELECT 1 FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = "
-        "c.chunk_id WHERE c.content_hash = f.content_hash AND e.chunk_id IS NULL) FROM files f").fetchall()  # fmt: skip
+        "c.chunk_id WHERE c.content_hash = f.content_hash AND e.chunk_id IS NULL) FROM files f "
+        "WHERE f.archived = 0").fetchall()  # the live store: archived memories are not counted  # fmt: skip
     return len(rows), sum(1 for _, done in rows if done), rows
 
 

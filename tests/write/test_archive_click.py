@@ -97,3 +97,38 @@ def test_the_watchers_pass_over_the_apps_own_write_rebuilds_nothing(curator) -> 
     other.write_bytes(other.read_bytes().replace(b"</article>", b"<p>Edited by hand.</p></article>"))
     assert store.update_paths([TARGETS[1]]).changed == 1 and version() > after_click
     assert applied.commit_sha
+
+
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_after_the_click_the_search_caches_are_patched_not_rebuilt(curator, order) -> None:
+    """The list's next search after an archive brings the vector snapshot, the coverage count and
+    the salience list up to date from the rows the click changed (index/changes.py), and each
+    equals what a build from nothing gives on the index as it stands."""
+    import numpy as np
+
+    from memhtml_desktop.index import changes, salience, vectors
+    from memhtml_desktop.index.salience import SALIENCE
+    from memhtml_desktop.index.vectors import CACHE
+    from memhtml_desktop.write.requests import ArchiveRequest
+
+    store = curator.store
+    conn, key, space, dim = store.reader(), str(store.index_path), store.embedder.space, store.embedder.dim
+    store.search("deregistration delay", limit=10)
+    (live,) = conn.execute("SELECT count(*) FROM files WHERE archived = 0").fetchone()
+    for n, index in enumerate(order, start=1):
+        patched, rebuilt = CACHE.patched, SALIENCE.rebuilt
+        curator.apply(curator.plan(ArchiveRequest(TARGETS[index], reason="done")))
+        hits = store.search("deregistration delay", limit=10).hits
+        assert TARGETS[index] not in {h.path for h in hits}
+        assert CACHE.patched == patched + 1 and SALIENCE.rebuilt == rebuilt
+        with conn:
+            got = CACHE.snapshot(conn, key, space, dim)
+            want = vectors._build(conn, got.version, space, dim, None)
+            assert list(got.file_paths) == list(want.file_paths) and "archive/2026/" + TARGETS[index] in got.file_paths
+            assert np.array_equal(got.file_path_rank, want.file_path_rank) and np.array_equal(got.matrix, want.matrix)
+            assert got.chunk_row == want.chunk_row and got.rowid_to_file == want.rowid_to_file
+            assert CACHE.coverage(conn, key, space) == (live - n, live - n)  # archived memories are not counted
+            memories, _ = SALIENCE._kept[key]
+            whole = salience.Memories.read(conn, changes.mark(conn), salience.state_mark(conn))
+            for name in ("rowids", "updated", "since", "base"):
+                assert np.array_equal(getattr(memories, name), getattr(whole, name), equal_nan=True), name

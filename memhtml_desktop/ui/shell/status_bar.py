@@ -142,7 +142,7 @@ class StatusController(QObject):
         self.later = QTimer(self)
         self.later.setSingleShot(True)
         self.later.setInterval(RECOUNT_AFTER_MS)
-        self.later.timeout.connect(self.recount)
+        self.later.timeout.connect(self._recount_after_search)
         self._store: Any = None
         self._seen = 0  # how many of the store's notices the bar has shown
         ctx.events.changed.connect(self._store_changed)
@@ -166,6 +166,14 @@ class StatusController(QObject):
 
         job = StatsJob().success(self.bar.set_stats)
         self.ctx.runner.run(job.failure(lambda msg: log.warning("stats failed: %s", msg)))
+
+    def _recount_after_search(self) -> None:
+        """The list's search after a change comes first: the count is a scan of the store, and run
+        beside a slow search (a loaded machine, 20,000 memories) it delayed the list by its length."""
+        if self.ctx.runner.is_busy("search"):
+            self.later.start()
+        else:
+            self.recount()
 
     def _store_changed(self, change: Any) -> None:
         if change.reopened:
