@@ -35,6 +35,7 @@ from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, build_rrf_sql
 from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
+from memhtml_desktop.index.scope_rows import SCOPE_ROWS
 from memhtml_desktop.index.vectors import CACHE, VectorCache, VectorSnapshot, decode_vec
 
 log = logging.getLogger(__name__)
@@ -400,10 +401,8 @@ class Retriever:
         return apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64)), dists
 
     def _count_in_scope(self, rowids: np.ndarray, scope_sql: ScopeSql) -> int:
-        sql = f"SELECT count(*) FROM carray(?4) v JOIN files f ON f.rowid = v.value WHERE 1 = 1{scope_sql.for_alias('f')}"
-        binding = apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64))
-        params = bind_params(sql, (None, None, None, binding), scope_sql.params)
-        return int(self.conn.execute(sql, params).fetchone()[0])
+        key = self.cache_key or self.conn.db_filename("main")
+        return int(SCOPE_ROWS.mask(self.conn, key, rowids, scope_sql).sum())
 
     def _run_fused(
         self, sql: str, params: tuple[Any, ...], dists: np.ndarray | None, profile: RankingProfile,

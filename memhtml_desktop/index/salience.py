@@ -43,11 +43,17 @@ import numpy as np
 from memhtml_desktop.index import changes
 from memhtml_desktop.index.changes import IndexMark
 from memhtml_desktop.index.scope import ScopeSql
+from memhtml_desktop.index.scope_rows import SCOPE_ROWS
 
 #: How long one bound list holds (seconds). Longer: fewer rebuilds, a wider band between the bounds.
 HORIZON_S = 3600
-#: Rounding slack on the bounds (SQLite's exp and numpy's may differ in the last place).
+#: Rounding slack on the bounds, relative (SQLite's exp and numpy's may differ in the last place,
+#: and the sum's order in the last few). Relative, not absolute: a memory last touched months ago
+#: scores ~1e-12, and an absolute slack of that size tied every such memory with every other,
+#: which made the whole store a candidate (18,331 of 18,752 on a generated store).
 SLACK = 1e-9
+#: The absolute part: only what keeps a zero score's bounds apart from a subnormal one's.
+FLOOR = float(np.finfo(np.float64).tiny)
 
 _ELIGIBLE = "f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'"
 # The score's two halves, read apart: the index's (each eligible memory's update instant) and the
@@ -204,7 +210,7 @@ def _widened(scores: np.ndarray, sign: float) -> np.ndarray:
     """Scores moved outward by the rounding slack (an infinite score, a far-future access, stays)."""
     finite = np.isfinite(scores)
     out = scores.copy()
-    out[finite] += sign * (np.abs(scores[finite]) * SLACK + SLACK)
+    out[finite] += sign * (np.abs(scores[finite]) * SLACK + FLOOR)
     return out
 
 
@@ -270,7 +276,7 @@ class SalienceCache:
             return np.array([-1], dtype=np.int64)
         top = min(total, max(window * 4, 64))
         while True:
-            in_scope = self._in_scope(conn, bounds.rowids[:top], scope_sql)
+            in_scope = self._in_scope(conn, key, bounds.rowids[:top], scope_sql)
             lowers = bounds.lower[:top][in_scope]
             if lowers.shape[0] >= window:
                 floor = float(np.partition(lowers, lowers.shape[0] - window)[lowers.shape[0] - window])
@@ -283,16 +289,9 @@ class SalienceCache:
             top = min(total, top * 8)
 
     @staticmethod
-    def _in_scope(conn: apsw.Connection, rowids: np.ndarray, scope_sql: ScopeSql) -> np.ndarray:
-        """Which of `rowids` the scope keeps (a mask aligned with them)."""
-        from memhtml_desktop.index.retrieval_sql import bind_params
-
-        if not scope_sql.filter:
-            return np.ones(rowids.shape[0], dtype=bool)
-        sql = f"SELECT f.rowid FROM carray(?5) v JOIN files f ON f.rowid = v.value WHERE 1 = 1{scope_sql.for_alias('f')}"
-        binding = apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64))
-        kept = {r[0] for r in conn.execute(sql, bind_params(sql, (None, None, None, None, binding), scope_sql.params))}
-        return np.fromiter((int(r) in kept for r in rowids), dtype=bool, count=rowids.shape[0])
+    def _in_scope(conn: apsw.Connection, key: str, rowids: np.ndarray, scope_sql: ScopeSql) -> np.ndarray:
+        """Which of `rowids` the scope keeps (a mask aligned with them; index/scope_rows.py)."""
+        return SCOPE_ROWS.mask(conn, key, rowids, scope_sql)
 
     def clear(self) -> None:
         with self._lock:

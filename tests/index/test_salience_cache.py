@@ -90,6 +90,24 @@ def test_the_statement_scores_only_a_few_candidates(store_root, make_store):
     assert candidates < 60  # of ~220 eligible: the full scan scores them all
 
 
+@pytest.mark.parametrize("seed", [8, 9])
+def test_memories_decayed_to_tiny_scores_stay_few_candidates(store_root, make_store, seed):
+    """Unread memories last updated months or years ago score 1e-10 .. 1e-40: distinct values that
+    an absolute rounding slack of 1e-9 tied together, so the whole scope became candidates."""
+    rng = random.Random(seed)
+    for i in range(240):
+        stamp = f"{rng.choice([2019, 2021, 2023, 2025])}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00Z"
+        write_memory(store_root, f"areas/old/q{seed}-{rng.random():.6f}.html", title=f"Old {i}",
+                     claim=f"Old memory {i} of seed {seed}.", updated=stamp, created=stamp)
+    store = make_store(store_root)
+    store.index()
+    for scope in (Scope(), Scope.build(memory_types=["semantic"])):
+        for window in (1, 10, 40):
+            got, want, candidates = _both(store, scope, window)
+            assert got == want, (scope, window)
+            assert candidates <= window + 8, (scope, window, candidates)  # of 240
+
+
 def test_a_read_counted_here_moves_the_ranking_at_once(store_root, make_store, clock):
     store, paths, _ = _seed(store_root, make_store, 5)
     before, _, _ = _both(store, Scope(), 40)
