@@ -6,7 +6,8 @@
 The store is generated once per directory (gen_store, seed 11, memhtml's seeded state plane, a git
 repository with its `--probes` probes committed as the workbench set `bench`). Each round starts
 `--load` busy Python processes (`while True: pass`, nice 0: one per core on a two-core machine),
-then opens the real MainWindow (offscreen, watching on, as a person runs it) over a FRESH index
+then opens the real MainWindow (offscreen, watching on, as a person runs it: shown, then the
+start-up objects frozen out of the collector's way as `ui/app.run` does) over a FRESH index
 and records the gaps between the ticks of a 5 ms timer on the GUI thread during three phases:
 
 - cold index: from the window shown until the watcher's start-up reconciliation of the whole store
@@ -82,8 +83,22 @@ class Beat:
     def _tick(self) -> None:
         now = time.perf_counter()
         if self.phase:
-            self.gaps.setdefault(self.phase, []).append((now - self.last) * 1000)
+            gap = (now - self.last) * 1000
+            self.gaps.setdefault(self.phase, []).append(gap)
+            if gap > TARGET_MS:
+                self.long.append((self.phase, self.last, now))
         self.last = now
+
+    long: list = []  # (phase, start, end) of every gap over the target, for --trace
+    events: list = []  # (perf_counter, what): jobs starting and ending, collections, watcher messages
+
+    def explain(self) -> list[str]:
+        """Each long gap with what happened in it and in the 100 ms before it."""
+        lines = []
+        for phase, start, end in self.long:
+            seen = [f"{(t - start) * 1000:+.0f}:{what}" for t, what in self.events if start - 0.1 <= t <= end]
+            lines.append(f"    {phase}: {(end - start) * 1000:.0f} ms gap: " + (" ".join(seen[-12:]) or "(nothing recorded)"))
+        return lines
 
     def row(self, phase: str) -> dict:
         gaps = sorted(self.gaps.get(phase, [0.0]))
@@ -105,7 +120,7 @@ def prepare(base: Path, count: int, probes: int) -> Path:
     return root
 
 
-def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: float = 1800.0) -> dict:
+def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: float = 1800.0, trace: bool = False) -> dict:
     import random
 
     from heartbeat_bench import Control, run_loop
@@ -115,7 +130,7 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
     import memhtml_desktop.ui.shell.main_window as main_window
     from memhtml_desktop.index.store import Store
     from memhtml_desktop.settings import Settings
-    from memhtml_desktop.ui.app import tune_for_gui
+    from memhtml_desktop.ui.app import settle_gc, tune_for_gui
     from memhtml_desktop.ui.shell.main_window import MainWindow
 
     main_window.VERIFY_AFTER_MS = 3_600_000  # the one integrity check is kept out of the timings
@@ -153,8 +168,24 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
                   f"load {os.getloadavg()[0]:.1f}", flush=True)
             run_loop(300)
 
+        if trace:
+            import gc
+
+            window.runner.busy_changed.connect(
+                lambda kind, busy: beat.events.append((time.perf_counter(), f"{kind}{'+' if busy else '-'}")))
+            if window.bridge is not None:
+                for name in ("status_changed", "batch_indexed"):
+                    signal = getattr(window.bridge, name, None)
+                    if signal is not None:
+                        signal.connect(lambda *a, name=name: beat.events.append((time.perf_counter(), name)))
+            gc.callbacks.append(lambda stage, info: beat.events.append(
+                (time.perf_counter(), f"gc{info['generation']}{'(' if stage == 'start' else ')'}")))
+        def open_window() -> None:  # as ui/app.run does: show, then freeze the start-up objects
+            window.show()
+            settle_gc()
+
         beat.start()
-        phase("cold index", window.show,
+        phase("cold index", open_window,
               until=lambda: window.results.model.result() is not None and window.bridge.status().batches > 0 and quiet())
         figures["memories"] = store.stats()["memories"]
         wb = window.controllers["workbench"]
@@ -194,6 +225,8 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
     for name, worst in machine.items():
         if name in figures:
             figures[name]["machine_ms"] = worst
+    if trace:
+        print("\n".join(beat.explain()) or "    no gap over the target", flush=True)
     return figures
 
 
@@ -207,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--checkout", type=Path, help="run this checkout's code (default: this one)")
+    parser.add_argument("--trace", action="store_true",
+                        help="name what happened in each gap over the target (jobs, collections, watcher messages)")
     parser.add_argument("--phase-timeout", type=float, default=1800.0,
                         help="seconds a phase may take before the next starts (its figures say finished: false)")
     args = parser.parse_args(argv)
@@ -221,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     rounds = []
     for n in range(args.rounds):
         print(f"round {n + 1}", flush=True)
-        rounds.append(one_round(root, args.edits, args.seed + n, args.load, args.phase_timeout))
+        rounds.append(one_round(root, args.edits, args.seed + n, args.load, args.phase_timeout, args.trace))
     phases = [k for k, v in rounds[0].items() if isinstance(v, dict)]
     worst = {p: max(r[p]["longest_ms"] for r in rounds) for p in phases}
     print(json.dumps({"checkout": str(CHECKOUT), "head": head, "load_processes": args.load, "worst_longest_ms": worst,
