@@ -52,6 +52,7 @@ class ProcessWatcher:
         self._cond = threading.Condition()
         self._stopping = False
         self._proc: Any = None
+        self._proc_lock = threading.Lock()  # one thread at a time asks the child's exit (see _exit_code)
         self._commands: Any = None
         self._listener: threading.Thread | None = None
 
@@ -73,7 +74,20 @@ class ProcessWatcher:
 
     @property
     def running(self) -> bool:
-        return self._proc is not None and self._proc.is_alive()
+        return self._proc is not None and self._exit_code() is None
+
+    def _exit_code(self, timeout: float = 0.0) -> int | None:
+        """The child's exit code once it has left (None while it runs), waiting up to `timeout`.
+
+        One thread at a time: under the forkserver a child's exit code is 8 bytes the server writes
+        once on the process's sentinel, and two threads polling together (the listener's join at the
+        end and `stop`'s) both see the sentinel ready; the one that reads second gets EOF, and
+        multiprocessing then records 255 over the real code ("perhaps the forkserver process itself
+        got killed"). A clean exit read as 255 was said as a crash.
+        """
+        with self._proc_lock:
+            self._proc.join(timeout)
+            return self._proc.exitcode
 
     def status(self) -> WatchStatus:
         with self._cond:
@@ -92,10 +106,9 @@ class ProcessWatcher:
         self._stopping = True
         self._send(("stop",))
         if self._proc is not None:
-            self._proc.join(timeout)
-            if self._proc.is_alive():
+            if self._exit_code(timeout) is None:
                 self._proc.terminate()
-                self._proc.join(2.0)
+                self._exit_code(2.0)
         if self._listener is not None and self._listener is not threading.current_thread():
             self._listener.join(2.0)
 
@@ -114,18 +127,18 @@ class ProcessWatcher:
                 except (EOFError, OSError):
                     break
                 if message is None:
-                    if not self._proc.is_alive() and not events.poll(0):
+                    if self._exit_code() is not None and not events.poll(0):
                         break
                     continue
                 self._heard(message)
         finally:
             events.close()
-            self._proc.join(2.0)
+            code = self._exit_code(2.0)
             with self._cond:
                 self._idle = False
                 self._cond.notify_all()
             if not self._stopping:
-                how = describe_exit(self._proc.exitcode)
+                how = describe_exit(code)
                 log.warning("the watcher's process stopped (%s)", how)
                 self._say(replace(self._status, mode=STOPPED, busy=False, progress=None,
                                   reason=f"the indexing process stopped ({how}); File \u2192 Re-index starts it again"))

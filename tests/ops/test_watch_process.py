@@ -71,3 +71,31 @@ def test_a_killed_watcher_process_is_said_and_nothing_waits(store):
         assert watcher.wait_idle(5) is False and time.monotonic() - started < 1
     finally:
         watcher.stop(5)
+
+
+def test_a_clean_exit_reads_as_clean_while_other_threads_ask_whether_it_runs(store, caplog):
+    """Under the forkserver a child's exit code is written once on its sentinel; two threads polling
+    together (the listener's join, `stop`'s, the window asking `running`) made the second reader get
+    EOF, and multiprocessing then recorded 255 over the real 0: a clean exit said as a crash."""
+    codes = []
+    for _ in range(6):
+        watcher = ProcessWatcher(store, quiet_s=0.1).start()
+        assert watcher.wait_idle(30)
+        asking = threading.Event()
+
+        def ask() -> None:
+            while not asking.is_set():
+                watcher.running  # noqa: B018 - the poll is the point
+        askers = [threading.Thread(target=ask) for _ in range(3)]
+        for thread in askers:
+            thread.start()
+        try:
+            watcher.stop(10)
+        finally:
+            asking.set()
+            for thread in askers:
+                thread.join()
+        watcher._listener.join(5)
+        codes.append(watcher._exit_code())
+    assert codes == [0] * 6
+    assert "the watcher's process stopped" not in caplog.text
