@@ -10,7 +10,7 @@ silently take the twin's vectors with it).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import apsw
@@ -72,29 +72,97 @@ def write_projection(
             conn.execute(f"DELETE FROM {table} WHERE path = ?", (path,))
         release_chunks(conn, path, keep_hash=file_row["content_hash"])
         conn.execute("DELETE FROM edges WHERE src_path = ? AND derived = 0", (path,))
-    conn.execute(_UPSERT_FILE, tuple(file_row.get(c) for c in FILE_COLUMNS) + instant_values(file_row))
-    _insert(conn, "file_tags", ("path", "tag"), tables.get("file_tags", ()))
-    _insert(conn, "file_entities", ("path", "entity_type", "entity_name"), tables.get("file_entities", ()))
-    conn.executemany(
-        "INSERT INTO chunks (chunk_id, path, content_hash, ordinal, text, char_count) VALUES (?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT(chunk_id) DO UPDATE SET path = excluded.path, ordinal = excluded.ordinal, "
-        "text = excluded.text, char_count = excluded.char_count",
-        [
-            (r["chunk_id"], r["path"], r["content_hash"], r["ordinal"], r["text"], r["char_count"])
-            for r in tables.get("chunks", ())
-        ],
-    )
-    _insert(conn, "file_facets", ("path", "name", "value", "numeric_value"), tables.get("file_facets", ()))
-    _insert(conn, "file_citations", ("path", "text", "href"), tables.get("file_citations", ()))
-    _insert(
-        conn,
-        "edges",
-        ("src_path", "rel", "dst_path", "edge_class", "derived", "strength", "provenance", "sleep_run",
-         "src_hash", "dst_hash", "created_at"),
-        tables.get("edges", ()),
-        or_ignore=True,
-    )
+    rows = Rows()
+    rows.add(tables)
+    rows.write(conn)
     return path
+
+
+def _insert_sql(table: str, columns: tuple[str, ...], verb: str = "INSERT", tail: str = "") -> str:
+    return f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}){tail}"
+
+
+_CHUNK_COLUMNS = ("chunk_id", "path", "content_hash", "ordinal", "text", "char_count")
+_EDGE_COLUMNS = (
+    "src_path", "rel", "dst_path", "edge_class", "derived", "strength", "provenance", "sleep_run",
+    "src_hash", "dst_hash", "created_at",
+)
+# Each child table's statement and columns, in memhtml's order of writing (store-format.md §6).
+_CHILDREN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("file_tags", _insert_sql("file_tags", ("path", "tag")), ("path", "tag")),
+    (
+        "file_entities",
+        _insert_sql("file_entities", ("path", "entity_type", "entity_name")),
+        ("path", "entity_type", "entity_name"),
+    ),
+    (
+        "chunks",
+        _insert_sql(
+            "chunks", _CHUNK_COLUMNS,
+            tail=" ON CONFLICT(chunk_id) DO UPDATE SET path = excluded.path, ordinal = excluded.ordinal, "
+            "text = excluded.text, char_count = excluded.char_count",
+        ),
+        _CHUNK_COLUMNS,
+    ),
+    (
+        "file_facets",
+        _insert_sql("file_facets", ("path", "name", "value", "numeric_value")),
+        ("path", "name", "value", "numeric_value"),
+    ),
+    ("file_citations", _insert_sql("file_citations", ("path", "text", "href")), ("path", "text", "href")),
+    ("edges", _insert_sql("edges", _EDGE_COLUMNS, verb="INSERT OR IGNORE"), _EDGE_COLUMNS),
+)
+_UPSERT_SOURCE = (
+    "INSERT INTO sources (path, size, mtime_ns, blob_sha, status, seen_at) VALUES (?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
+    "blob_sha = excluded.blob_sha, status = excluded.status, seen_at = excluded.seen_at"
+)
+_UPSERT_PROBLEM = (
+    "INSERT INTO problems (path, kind, violations, warnings, detected_at) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, violations = excluded.violations, "
+    "warnings = excluded.warnings, detected_at = excluded.detected_at"
+)
+
+
+class Rows:
+    """The rows of one or more memories, as bindings per statement, written a table at a time.
+
+    One file's rows are `write_projection`'s; a build from nothing gathers a whole batch's and
+    writes each table with one `executemany` (Indexer._bulk): 100,000 calls for 20,000 memories
+    became 400, and each call had released and re-taken the GIL. Within every table the rows keep
+    the order of the files added, so rowids, the chunk upserts (the last twin wins) and the edges'
+    INSERT OR IGNORE (the first wins) come out as the file-at-a-time writes would make them.
+    """
+
+    def __init__(self) -> None:
+        self.files: list[tuple] = []
+        self.children: list[list[tuple]] = [[] for _ in _CHILDREN]
+        self.problems: list[tuple] = []
+        self.sources: list[tuple] = []
+
+    def add(self, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+        (file_row,) = tables["files"]
+        self.files.append(tuple(file_row.get(c) for c in FILE_COLUMNS) + instant_values(file_row))
+        for (table, _sql, columns), out in zip(_CHILDREN, self.children):
+            out.extend(tuple(row.get(c) for c in columns) for row in tables.get(table, ()))
+
+    def problem(self, path: str, kind: str, violations: Sequence[str], warnings: Sequence[str], at: str) -> None:
+        self.problems.append((path, kind, json.dumps(list(violations)), json.dumps(list(warnings)), at))
+
+    def source(self, path: str, size: int, mtime_ns: int, blob_sha: str, status: str, at: str) -> None:
+        self.sources.append((path, size, mtime_ns, blob_sha, status, at))
+
+    def write(self, conn: apsw.Connection) -> None:
+        if self.files:
+            conn.executemany(_UPSERT_FILE, self.files)
+        for (_table, sql, _columns), rows in zip(_CHILDREN, self.children):
+            if rows:
+                conn.executemany(sql, rows)
+        if self.problems:
+            conn.executemany(_UPSERT_PROBLEM, self.problems)
+        if self.sources:
+            conn.executemany(_UPSERT_SOURCE, self.sources)
+        self.__init__()
 
 
 def instant_values(row: Mapping[str, Any]) -> tuple[str, str, str, str | None]:
@@ -107,24 +175,6 @@ def instant_values(row: Mapping[str, Any]) -> tuple[str, str, str, str | None]:
         instant_text(row.get("updated_at")) or "",
         first_instant(row.get("valid_from"), event, row.get("created_at")) or "",
         instant_text(row.get("valid_until")),
-    )
-
-
-def _insert(
-    conn: apsw.Connection,
-    table: str,
-    columns: tuple[str, ...],
-    rows: Iterable[Mapping[str, Any]],
-    *,
-    or_ignore: bool = False,
-) -> None:
-    rows = list(rows)
-    if not rows:
-        return
-    verb = "INSERT OR IGNORE" if or_ignore else "INSERT"
-    conn.executemany(
-        f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-        [tuple(row.get(c) for c in columns) for row in rows],
     )
 
 
@@ -145,23 +195,13 @@ def move_file(conn: apsw.Connection, src: str, dst: str) -> None:
 
 
 def record_source(conn: apsw.Connection, path: str, size: int, mtime_ns: int, blob_sha: str, status: str, at: str) -> None:
-    conn.execute(
-        "INSERT INTO sources (path, size, mtime_ns, blob_sha, status, seen_at) VALUES (?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
-        "blob_sha = excluded.blob_sha, status = excluded.status, seen_at = excluded.seen_at",
-        (path, size, mtime_ns, blob_sha, status, at),
-    )
+    conn.execute(_UPSERT_SOURCE, (path, size, mtime_ns, blob_sha, status, at))
 
 
 def record_problem(
     conn: apsw.Connection, path: str, kind: str, violations: Sequence[str], warnings: Sequence[str], at: str
 ) -> None:
-    conn.execute(
-        "INSERT INTO problems (path, kind, violations, warnings, detected_at) VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, violations = excluded.violations, "
-        "warnings = excluded.warnings, detected_at = excluded.detected_at",
-        (path, kind, json.dumps(list(violations)), json.dumps(list(warnings)), at),
-    )
+    conn.execute(_UPSERT_PROBLEM, (path, kind, json.dumps(list(violations)), json.dumps(list(warnings)), at))
 
 
 def clear_problem(conn: apsw.Connection, path: str) -> None:
