@@ -51,7 +51,32 @@ def resolve_within(root: str | os.PathLike[str], path: str | os.PathLike[str]) -
     any component leads out of `root`."""
     full = os.path.join(os.fspath(root), os.fspath(path))
     target = os.path.realpath(full)
-    return target if inside(os.path.realpath(root), target) else None
+    key = os.fspath(root)
+    if inside(_real_root(key), target):
+        return target
+    _REAL_ROOTS.pop(key, None)  # the same directory may be reached by another path now: ask afresh
+    return target if inside(_real_root(key), target) else None
+
+
+_REAL_ROOTS: dict[str, tuple[int, int, str]] = {}
+
+
+def _real_root(root: str) -> str:
+    """`realpath(root)`, remembered while `root` still names the same directory (device and inode
+    by one `stat`): resolving it for every file was a tenth of a cold index's parsing (six
+    `lstat`s a file, 20,000 files). A root re-pointed elsewhere names another directory and is
+    resolved again; a target outside the remembered path is judged against a fresh resolution
+    (`resolve_within`), so nothing is refused for a path the root no longer has."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return os.path.realpath(root)
+    known = _REAL_ROOTS.get(root)
+    if known is not None and known[:2] == (st.st_dev, st.st_ino):
+        return known[2]
+    real = os.path.realpath(root)
+    _REAL_ROOTS[root] = (st.st_dev, st.st_ino, real)
+    return real
 
 
 def _size_text(size: int) -> str:

@@ -156,3 +156,32 @@ def test_a_memory_that_links_out_is_not_drafted_or_edited(store):
     assert proc.returncode == 1 and SECRET not in proc.stderr
     _never_committed(root)
     assert isinstance(PathNotFound("x"), WriteError)
+
+
+def test_the_remembered_root_follows_a_store_link_re_pointed_between_reads(tmp_path):
+    """The guard remembers a root's real path (guarded._real_root); a root re-pointed since is
+    judged by where it leads now: the new home's files are read, a link from it into the old home
+    (now outside the store) is refused, and a home moved under the same link still reads."""
+    from memhtml_desktop.guarded import Unreadable, read_guarded
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    for home in (first, second):
+        (home / "areas").mkdir(parents=True)
+        (home / "areas" / "note.html").write_text(f"<p>{home.name}</p>")
+    (first / "areas" / "only-in-first.html").write_text("<p>first's own</p>")
+    root = tmp_path / "store"
+    root.symlink_to(first)
+    assert read_guarded("areas/note.html", root=root) == b"<p>first</p>"
+
+    (second / "areas" / "back.html").symlink_to(first / "areas" / "only-in-first.html")
+    root.unlink()
+    root.symlink_to(second)
+    with pytest.raises(Unreadable, match="leads out of the store"):  # judged by the new home at once
+        read_guarded("areas/back.html", root=root)
+    assert read_guarded("areas/note.html", root=root) == b"<p>second</p>"
+
+    moved = tmp_path / "moved"
+    second.rename(moved)  # the same directory (same inode) under another path
+    root.unlink()
+    root.symlink_to(moved)
+    assert read_guarded("areas/note.html", root=root) == b"<p>second</p>"
