@@ -7,7 +7,10 @@ The store is generated once per `--dir` (gen_store, `--seed`); the index is dele
 run. Then, as the window does: the watcher starts in a child process of its own
 (`ops/watch_process.ProcessWatcher`, niced, the start-up reconciliation: every file's words, then
 the vectors newest first), while this process searches the same index from a worker thread every
-0.25 s (`Store.search`, what the list asks). Prints when the first search answered, when a search
+`--every` seconds (`Store.search`, what the list asks; the window refreshes an empty list once a
+second while a first index runs, ui/session/driver.INDEXING_REFRESH_S, and otherwise waits for the
+pass) and, between searches, reads `index_state.scanned_at` every 50 ms to search at once when the
+words are all in. Prints when the first search answered, when a search
 first answered for the whole store by words (the index says complete; the header then says how
 many memories have vectors), and the header's coverage sentences seen over the next `--after`
 seconds (the vectors' progress). Target (issue 23): words ≤ 15 s after opening at 20,000
@@ -28,6 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import apsw  # noqa: E402
+
 from memhtml_desktop.devtools.gen_store import generate_store  # noqa: E402
 from memhtml_desktop.embedders.registry import make_embedder  # noqa: E402
 from memhtml_desktop.index.store import Store  # noqa: E402
@@ -47,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--after", type=float, default=20.0, help="seconds to watch the vectors' progress")
     parser.add_argument("--query", default="retry the ramp step")
     parser.add_argument("--limit", type=float, default=300.0, help="give up after this many seconds")
+    parser.add_argument("--every", type=float, default=1.0,
+                        help="seconds between searches (the window's INDEXING_REFRESH_S while its list is empty)")
     args = parser.parse_args(argv)
     root = args.dir / "store"
     marker = args.dir / ".params"
@@ -80,7 +87,23 @@ def main(argv: list[str] | None = None) -> int:
                 words = (at, time.perf_counter() - asked, "; ".join(reasons))
             if (words is not None and at >= words[0] + args.after) or at > args.limit:
                 stop.set()
-            stop.wait(0.25)
+            # The next search: after `--every`, or at once when the index says its words are all in.
+            due = time.perf_counter() + args.every
+            while not stop.is_set() and time.perf_counter() < due:
+                if words is None and scanned():
+                    break
+                stop.wait(0.05)
+
+    def scanned() -> bool:
+        try:
+            conn = apsw.Connection(str(index), flags=apsw.SQLITE_OPEN_READONLY)
+            try:
+                row = conn.execute("SELECT scanned_at FROM index_state WHERE id = 1").fetchone()
+            finally:
+                conn.close()
+        except apsw.Error:  # not created or not migrated yet
+            return False
+        return row is not None and row[0] is not None
 
     thread = threading.Thread(target=searching, name="list-search")
     thread.start()
