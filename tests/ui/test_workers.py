@@ -258,3 +258,56 @@ def test_the_idle_collector_waits_for_a_quiet_window_then_collects_and_freezes(q
     assert collector.maybe_collect() and collector.collections == 1
     assert gc.get_freeze_count() >= frozen
     runner.shutdown()
+
+
+def test_the_collector_settles_while_busy_and_frees_frozen_cycles_only_when_all_is_quiet(qtbot):
+    """Issue 24: during a cold index the window never went quiet, so what it gathered was walked
+    by an automatic full collection (63-76 ms). A settle collects what is not frozen and freezes
+    the survivors whatever runs; a garbage cycle among frozen objects is freed by the deep
+    collection, which waits for the runner, the search, the watcher's pass and DEEP_EVERY_S."""
+    import gc
+    import weakref
+
+    from memhtml_desktop.ui.shell import idle_gc
+    from memhtml_desktop.ui.shell.idle_gc import IdleCollector
+
+    class Driver:
+        def pending(self) -> bool:
+            return False
+
+    class Node:
+        def __init__(self) -> None:
+            self.other = None
+
+    watching = {"busy": True}
+    runner = workers.Runner()
+    collector = IdleCollector(runner, Driver(), elsewhere_busy=lambda: watching["busy"])
+    collector.timer.stop()
+    collector.settle_timer.stop()
+    try:
+        young_a, young_b = Node(), Node()
+        young_a.other, young_b.other = young_b, young_a  # a cycle, garbage before any settle
+        young = weakref.ref(young_a)
+        del young_a, young_b
+        kept = [Node() for _ in range(500)]
+        frozen = gc.get_freeze_count()
+        collector.settle()
+        assert young() is None  # the unfrozen cycle was collected
+        assert gc.get_freeze_count() >= frozen + len(kept)  # the survivors are frozen
+        old_a, old_b = kept[0], kept[1]
+        old_a.other, old_b.other = old_b, old_a  # frozen objects, now a garbage cycle
+        old = weakref.ref(old_a)
+        del kept, old_a, old_b
+        collector.settle()
+        assert old() is not None  # frozen: a settle does not walk it
+        collector._busy_at -= idle_gc.QUIET_S + 1
+        assert not collector.maybe_collect()  # the watcher's pass is under way
+        watching["busy"] = False
+        assert collector.maybe_collect() and collector.collections == 1
+        assert old() is None  # freed by the deep collection
+        collector._busy_at -= idle_gc.QUIET_S + 1
+        assert not collector.maybe_collect()  # at most every DEEP_EVERY_S
+        collector._deep_at -= idle_gc.DEEP_EVERY_S + 1
+        assert collector.maybe_collect() and collector.collections == 2
+    finally:
+        runner.shutdown()

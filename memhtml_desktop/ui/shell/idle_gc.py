@@ -1,45 +1,78 @@
-"""The cyclic collector, run when nobody is waiting for the window.
+"""The cyclic collector, kept out of the window's way.
 
 A full collection holds the GIL for as long as it walks every tracked object, on whichever
-thread triggers it: mid-burst at 100,000 memories that was 260 ms of a frozen window. So a window
-keeps automatic full collections rare (`ui.app.GC_THRESHOLDS`) and instead collects here, when
-no job runs and no search waits, then freezes what survived (`gc.freeze`): the survivors are the
-long-lived state (vector snapshot, caches), and the next collection skips them.
+thread triggers it: mid-burst at 100,000 memories that was 260 ms of a frozen window, and during
+a cold index at 20,000 a full pass of what the window had gathered since start-up (each batch's
+answer relisted, the header's counts, the watcher's statuses) took 63-76 ms. So a window keeps
+automatic full collections rare (`ui.app.GC_THRESHOLDS`), and this collector keeps what a full
+pass would walk small, at two paces:
+
+* **settle**, every SETTLE_EVERY_MS whatever runs: collect what is not frozen (only what
+  survived since the last settle, a few milliseconds) and freeze the survivors (`gc.freeze`),
+  so the next automatic full pass has little to walk even through a pass that never goes quiet;
+* **deep**, when no job runs, no search waits, no watcher pass is under way and that has lasted
+  QUIET_S, at most every DEEP_EVERY_S: unfreeze everything, collect, freeze again. A frozen
+  object that later became part of a garbage cycle is freed only here; a whole-heap walk is paid
+  only when nobody waits for the window.
 """
 
 from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
-IDLE_EVERY_MS = 60_000
+SETTLE_EVERY_MS = 5_000
+IDLE_EVERY_MS = 20_000
 QUIET_S = 3.0
+DEEP_EVERY_S = 600.0
 
 
 class IdleCollector(QObject):
-    """Every IDLE_EVERY_MS, if the runner and the driver have been idle for QUIET_S: collect, freeze."""
+    """Settles the young heap every SETTLE_EVERY_MS; collects the whole heap when quiet (see above).
 
-    def __init__(self, runner: Any, driver: Any, parent: QObject | None = None) -> None:
+    `elsewhere_busy`: whether work the runner does not see is under way (the watcher's pass in
+    its child process), which defers the deep collection too.
+    """
+
+    def __init__(self, runner: Any, driver: Any, parent: QObject | None = None,
+                 elsewhere_busy: Callable[[], bool] | None = None) -> None:
         super().__init__(parent)
         self.runner, self.driver = runner, driver
-        self.collections = 0
+        self.elsewhere_busy = elsewhere_busy or (lambda: False)
+        self.collections = 0  # deep collections
+        self.settles = 0
         self._busy_at = time.monotonic()
+        self._deep_at = float("-inf")
         runner.busy_changed.connect(lambda kind, busy: self._touch())
         self.timer = QTimer(self)
         self.timer.setInterval(IDLE_EVERY_MS)
         self.timer.timeout.connect(self.maybe_collect)
         self.timer.start()
+        self.settle_timer = QTimer(self)
+        self.settle_timer.setInterval(SETTLE_EVERY_MS)
+        self.settle_timer.timeout.connect(self.settle)
+        self.settle_timer.start()
 
     def _touch(self) -> None:
         self._busy_at = time.monotonic()
 
+    def settle(self) -> None:
+        gc.collect()  # walks only what is not frozen: what survived since the last settle
+        gc.freeze()
+        self.settles += 1
+
     def maybe_collect(self) -> bool:
-        if self.runner.is_busy() or self.driver.pending() or time.monotonic() - self._busy_at < QUIET_S:
+        now = time.monotonic()
+        if self.runner.is_busy() or self.driver.pending() or self.elsewhere_busy() \
+                or now - self._busy_at < QUIET_S or now - self._deep_at < DEEP_EVERY_S:
             return False
+        gc.unfreeze()
         gc.collect()
         gc.freeze()
+        self._deep_at = time.monotonic()
         self.collections += 1
         return True

@@ -88,7 +88,8 @@ class MainWindow(QMainWindow):
         self.ctx = PaneContext(self.session, self.runner, status=self._message, notify=self.notify,
                                reveal=self.reveal, answer=lambda: self.driver.answer)
         self.stores = StoreChooser(self, store_opener)
-        self.idle_gc = IdleCollector(self.runner, self.driver, self)
+        self.idle_gc = IdleCollector(self.runner, self.driver, self,
+                                     elsewhere_busy=lambda: self.bridge is not None and self.bridge.status().busy)
         self.dialogs = ShellDialogs(self)
         self._build()
         self.menus = WindowMenus(self)
