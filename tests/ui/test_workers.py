@@ -279,9 +279,13 @@ def test_the_collector_settles_while_busy_and_frees_frozen_cycles_only_when_all_
         def __init__(self) -> None:
             self.other = None
 
-    watching = {"busy": True}
+    class Status:
+        def __init__(self, busy: bool) -> None:
+            self.busy = busy
+
     runner = workers.Runner()
-    collector = IdleCollector(runner, Driver(), elsewhere_busy=lambda: watching["busy"])
+    collector = IdleCollector(runner, Driver())
+    collector.heard(Status(busy=True))
     collector.timer.stop()
     collector.settle_timer.stop()
     try:
@@ -302,7 +306,9 @@ def test_the_collector_settles_while_busy_and_frees_frozen_cycles_only_when_all_
         assert old() is not None  # frozen: a settle does not walk it
         collector._busy_at -= idle_gc.QUIET_S + 1
         assert not collector.maybe_collect()  # the watcher's pass is under way
-        watching["busy"] = False
+        collector.heard(Status(busy=False))
+        assert not collector.maybe_collect()  # it has just said so: not quiet yet
+        collector._busy_at -= idle_gc.QUIET_S + 1
         assert collector.maybe_collect() and collector.collections == 1
         assert old() is None  # freed by the deep collection
         collector._busy_at -= idle_gc.QUIET_S + 1

@@ -88,8 +88,7 @@ class MainWindow(QMainWindow):
         self.ctx = PaneContext(self.session, self.runner, status=self._message, notify=self.notify,
                                reveal=self.reveal, answer=lambda: self.driver.answer)
         self.stores = StoreChooser(self, store_opener)
-        self.idle_gc = IdleCollector(self.runner, self.driver, self,
-                                     elsewhere_busy=lambda: self.bridge is not None and self.bridge.status().busy)
+        self.idle_gc = IdleCollector(self.runner, self.driver, self)
         self.dialogs = ShellDialogs(self)
         self._build()
         self.menus = WindowMenus(self)
@@ -153,6 +152,7 @@ class MainWindow(QMainWindow):
                                   watcher_options=self.watcher_options, parent=self)
         self.bridge.status_changed.connect(self.status.set_watch)
         self.bridge.status_changed.connect(self.driver.follow_indexing)
+        self.bridge.status_changed.connect(self.idle_gc.heard)
         self.bridge.failed.connect(lambda msg: self._message(f"Indexing failed: {msg}", 15000))
         self.bridge.start()
         self.runner.events.announce(StoreChange(index=True, problems=True, reopened=True, store=store))
