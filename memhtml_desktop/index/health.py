@@ -23,9 +23,15 @@ def _now_iso() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def measure_health(conn: apsw.Connection, root: Path, cancelled: Callable[[], bool] | None = None) -> Health:
-    """Walk the buckets and compare with `sources` and `files` (one read transaction)."""
+def measure_health(conn: apsw.Connection, root: Path, cancelled: Callable[[], bool] | None = None) -> Health | None:
+    """Walk the buckets and compare with `sources` and `files` (one read transaction).
+
+    None when `cancelled` cut the walk short: a partial walk would call every file it did not
+    reach a row without a file (a watcher stopped mid-audit reported 17,023 and reconciled).
+    """
     on_disk = {disk.path: disk for disk in walk_store(root, cancelled=cancelled)}
+    if cancelled is not None and cancelled():
+        return None
     sources, files = source_states(conn)
     unindexed = sorted(
         path for path, disk in on_disk.items()

@@ -645,8 +645,9 @@ class Store:
 
         return self._recovering(lambda: problems(self.reader()))
 
-    def health(self, *, cancelled: Callable[[], bool] | None = None) -> Health:
-        """The tree compared with the index (a directory walk: the watcher runs it when quiet)."""
+    def health(self, *, cancelled: Callable[[], bool] | None = None) -> Health | None:
+        """The tree compared with the index (a directory walk: the watcher runs it when quiet);
+        None when `cancelled` stopped the walk."""
         from memhtml_desktop.index.health import measure_health
 
         return measure_health(self.reader(), self.root, cancelled)
