@@ -265,10 +265,13 @@ class Retriever:
         """
         fts = matchable(parse_fts_query(query) if fts is None else fts)
         reasons: list[str] = []
-        qvec, why = self.query_vector(query)
+        index = relevance.index_status(self.conn)
+        if self._words_first(index):
+            qvec, why = None, self._coverage_reason()  # nothing to compare the query with yet
+        else:
+            qvec, why = self.query_vector(query)
         if why:
             reasons.append(why)
-        index = relevance.index_status(self.conn)
         if not index.complete:
             reasons.append(index.reason())
         state = has_state(self.conn)
@@ -338,6 +341,15 @@ class Retriever:
     def space(self) -> str:
         """The embedding space the vector arm compares in (`model@dim`), or "" without an embedder."""
         return space_of(self.embedder) if self.embedder is not None else ""
+
+    def _words_first(self, index: IndexStatus) -> bool:
+        """A first index still putting its words in, with no vector yet in this space: the query is
+        not embedded. Nothing could be compared with it, and loading a model for it (MiniLM: 1.2 s
+        of CPU) would only slow the index the person is waiting for."""
+        if index.complete or self.embedder is None:
+            return False
+        return self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM embeddings WHERE model = ?)",
+                                 (self.space(),)).fetchone()[0] == 1
 
     def _coverage_reason(self) -> str | None:
         """Say so when some memories still lack their vectors in this space (a cold store being

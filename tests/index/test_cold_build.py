@@ -164,3 +164,30 @@ def test_cold_batches_grow_and_cover_every_file_in_order():
     fixed = _batches(items, 50)
     assert {len(b) for b in fixed[:-1]} == {50} and [x for b in fixed for x in b] == items
     assert _batches([], 50, grow=True) == []
+
+
+@pytest.mark.parametrize("seed", [5, 23])
+def test_while_the_first_words_go_in_the_query_is_not_embedded(tmp_path, make_store, seed):
+    """Mid-way through a first index there is no vector to compare a query with: the search does
+    not embed it (a model's load would only slow the index), says how far the vectors are, and
+    embeds again as soon as the index is complete."""
+    root = _store(tmp_path, 140, seed)
+    store = make_store(root)  # its embedder counts its calls (tests/index/conftest.CountingEmbedder)
+    flag = {"stop": False}
+
+    def progress(phase, done, total):
+        flag["stop"] = flag["stop"] or (phase == "index" and done > 0)
+
+    indexer = Indexer(store.reader(), store.root, store.embedder, batch_files=30)
+    assert indexer.scan(progress=progress, cancelled=lambda: flag["stop"]).cancelled
+    word = store.reader().execute("SELECT title FROM files ORDER BY rowid LIMIT 1").fetchone()[0].split()[0]
+    calls = store.embedder.calls
+    mid = store.search(word)
+    assert store.embedder.calls == calls
+    assert mid.hits and "vector" not in mid.arms
+    assert any("vectors for 0 of" in r for r in mid.degraded_reasons)
+    assert any("incomplete" in r for r in mid.degraded_reasons)
+    store.index()
+    done = store.search(word)
+    assert store.embedder.calls > calls and "vector" in done.arms
+    assert not any("vectors for" in r or "incomplete" in r for r in done.degraded_reasons)
