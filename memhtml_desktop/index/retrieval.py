@@ -266,7 +266,7 @@ class Retriever:
         fts = matchable(parse_fts_query(query) if fts is None else fts)
         reasons: list[str] = []
         index = relevance.index_status(self.conn)
-        if self._words_first():
+        if self._words_first(index):
             qvec, why = None, self._coverage_reason()  # nothing to compare the query with yet
         else:
             qvec, why = self.query_vector(query)
@@ -342,12 +342,13 @@ class Retriever:
         """The embedding space the vector arm compares in (`model@dim`), or "" without an embedder."""
         return space_of(self.embedder) if self.embedder is not None else ""
 
-    def _words_first(self) -> bool:
-        """No vector in this space yet (a first index putting its words in, or its first vectors
-        not made yet; an embedder switched a moment ago): the query is not embedded. Nothing could
-        be compared with it, and loading a model for it (MiniLM: 1.2 s of CPU) would only slow
-        the index the person is waiting for. The header says how many memories have vectors."""
-        if self.embedder is None:
+    def _words_first(self, index: IndexStatus) -> bool:
+        """A first index still putting its words in, no vector yet in this space: the query is not
+        embedded. Nothing could be compared with it, and loading a model for it (MiniLM: 1.2 s of
+        CPU) would only slow the index the person is waiting for; the header says how many
+        memories have vectors. Once the index is complete the query is embedded again even with
+        no vector made: an embedder that fails must say so (the header names its error)."""
+        if index.complete or self.embedder is None:
             return False
         return self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM embeddings WHERE model = ?)",
                                  (self.space(),)).fetchone()[0] == 1

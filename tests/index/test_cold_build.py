@@ -170,7 +170,7 @@ def test_cold_batches_grow_and_cover_every_file_in_order():
 def test_while_the_first_words_go_in_the_query_is_not_embedded(tmp_path, make_store, seed):
     """Mid-way through a first index there is no vector to compare a query with: the search does
     not embed it (a model's load would only slow the index), says how far the vectors are, and
-    embeds again once vectors exist in its space."""
+    embeds again once the index is complete."""
     root = _store(tmp_path, 140, seed)
     store = make_store(root)  # its embedder counts its calls (tests/index/conftest.CountingEmbedder)
     flag = {"stop": False}

@@ -43,13 +43,18 @@ def _descendants(pid: int) -> set[int]:
     return out
 
 
+# A cold run's batches grow 500 -> 1,000 -> 2,000 (indexer.COLD_BATCH_GROWTH): this many notes make
+# three of them, so a close after the first lands before the last.
+NOTES = 6 * POOL_THRESHOLD
+
+
 @pytest.fixture
 def unindexed(tmp_path: Path):
     """A store of the golden cases plus enough notes that the reconcile parses in worker processes
     and writes several batches (so there is a 'middle' to close in)."""
     root = write_golden_store(tmp_path / "store")
     template = (root / PROCEDURAL).read_text(encoding="utf-8")
-    for i in range(3 * POOL_THRESHOLD):
+    for i in range(NOTES):
         folder = root / "areas" / f"bulk{i // 100:02d}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"note-{i:04d}.html").write_text(template.replace("</h1>", f" marmot{i} burrows</h1>", 1),
@@ -85,4 +90,4 @@ def test_closing_mid_reconcile_is_orderly(qtbot, make_window, unindexed, caplog)
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert "cannot schedule new futures" not in text
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING and "watch" in r.name], text
-    assert unindexed.stats()["memories"] < 3 * POOL_THRESHOLD, "it was closed in the middle, not after"
+    assert unindexed.stats()["memories"] < NOTES, "it was closed in the middle, not after"

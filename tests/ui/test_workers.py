@@ -250,13 +250,18 @@ def test_the_idle_collector_waits_for_a_quiet_window_then_collects_and_freezes(q
     driver.waiting = True
     assert not collector.maybe_collect()  # a search waits for its debounce
     driver.waiting = False
-    frozen = gc.get_freeze_count()
-    garbage = [[] for _ in range(1000)]
+    import weakref
+
+    class Node(list):
+        pass
+
+    garbage = [Node() for _ in range(1000)]
     for a, b in zip(garbage, garbage[1:]):
         a.append(b), b.append(a)  # cycles only the collector frees
+    gone = weakref.ref(garbage[500])
     del garbage, a, b
     assert collector.maybe_collect() and collector.collections == 1
-    assert gc.get_freeze_count() >= frozen
+    assert gone() is None and gc.get_freeze_count() > 0  # collected; the survivors frozen again
     runner.shutdown()
 
 
