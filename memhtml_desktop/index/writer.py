@@ -78,39 +78,23 @@ def write_projection(
     return path
 
 
-def _insert_sql(table: str, columns: tuple[str, ...], verb: str = "INSERT", tail: str = "") -> str:
-    return f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}){tail}"
+def _child(table: str, columns: tuple[str, ...], verb: str = "INSERT", tail: str = "") -> tuple[str, str, tuple[str, ...]]:
+    """A child table, the statement that writes one of its rows, and the columns it binds."""
+    sql = f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}){tail}"
+    return table, sql, columns
 
 
-_CHUNK_COLUMNS = ("chunk_id", "path", "content_hash", "ordinal", "text", "char_count")
-_EDGE_COLUMNS = (
-    "src_path", "rel", "dst_path", "edge_class", "derived", "strength", "provenance", "sleep_run",
-    "src_hash", "dst_hash", "created_at",
-)
 # Each child table's statement and columns, in memhtml's order of writing (store-format.md §6).
 _CHILDREN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("file_tags", _insert_sql("file_tags", ("path", "tag")), ("path", "tag")),
-    (
-        "file_entities",
-        _insert_sql("file_entities", ("path", "entity_type", "entity_name")),
-        ("path", "entity_type", "entity_name"),
-    ),
-    (
-        "chunks",
-        _insert_sql(
-            "chunks", _CHUNK_COLUMNS,
-            tail=" ON CONFLICT(chunk_id) DO UPDATE SET path = excluded.path, ordinal = excluded.ordinal, "
-            "text = excluded.text, char_count = excluded.char_count",
-        ),
-        _CHUNK_COLUMNS,
-    ),
-    (
-        "file_facets",
-        _insert_sql("file_facets", ("path", "name", "value", "numeric_value")),
-        ("path", "name", "value", "numeric_value"),
-    ),
-    ("file_citations", _insert_sql("file_citations", ("path", "text", "href")), ("path", "text", "href")),
-    ("edges", _insert_sql("edges", _EDGE_COLUMNS, verb="INSERT OR IGNORE"), _EDGE_COLUMNS),
+    _child("file_tags", ("path", "tag")),
+    _child("file_entities", ("path", "entity_type", "entity_name")),
+    _child("chunks", ("chunk_id", "path", "content_hash", "ordinal", "text", "char_count"),
+           tail=" ON CONFLICT(chunk_id) DO UPDATE SET path = excluded.path, ordinal = excluded.ordinal, "
+           "text = excluded.text, char_count = excluded.char_count"),
+    _child("file_facets", ("path", "name", "value", "numeric_value")),
+    _child("file_citations", ("path", "text", "href")),
+    _child("edges", ("src_path", "rel", "dst_path", "edge_class", "derived", "strength", "provenance",
+                     "sleep_run", "src_hash", "dst_hash", "created_at"), verb="INSERT OR IGNORE"),
 )
 _UPSERT_SOURCE = (
     "INSERT INTO sources (path, size, mtime_ns, blob_sha, status, seen_at) VALUES (?, ?, ?, ?, ?, ?) "
