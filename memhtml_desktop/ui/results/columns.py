@@ -51,3 +51,20 @@ COLUMN_HELP = {
 def arm_for_column(column: int) -> str | None:
     offset = column - FIRST_ARM_COLUMN
     return ARM_NAMES[offset] if 0 <= offset < len(ARM_NAMES) else None
+
+
+# The roles, flags and alignments as plain values for ResultsModel.data(): it runs a few hundred
+# times a paint, and an enum member's lookup and comparison cost more than the answer.
+USER_ROLE, DISPLAY_ROLE, TOOLTIP_ROLE = int(Qt.ItemDataRole.UserRole), int(Qt.ItemDataRole.DisplayRole), int(Qt.ItemDataRole.ToolTipRole)
+ALIGN_ROLE, FOREGROUND_ROLE = int(Qt.ItemDataRole.TextAlignmentRole), int(Qt.ItemDataRole.ForegroundRole)
+ACCESSIBLE_ROLE, DESCRIPTION_ROLE = int(Qt.ItemDataRole.AccessibleTextRole), int(Qt.ItemDataRole.AccessibleDescriptionRole)
+HIT_ROLE, PATH_ROLE, PAGE_ROLE, BADGES_ROLE = int(Role.Hit), int(Role.Path), int(Role.Page), int(Role.Badges)
+ARM_SCORES_ROLE, CONTRIBUTION_ROLE, TERMS_ROLE, MAX_SCORE_ROLE = int(Role.ArmScores), int(Role.Contribution), int(Role.Terms), int(Role.MaxScore)
+ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+NO_FLAGS = Qt.ItemFlag.NoItemFlags
+LEFT_ALIGNED = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+RIGHT_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+LEFT_COLUMNS = frozenset({int(Column.Title), int(Column.Type), int(Column.Path)})
+MUTED_COLUMNS = frozenset({int(Column.Type), int(Column.Path), int(Column.Date), int(Column.Fused)})
+ANSWERED_ROLES = frozenset({DISPLAY_ROLE, TOOLTIP_ROLE, ALIGN_ROLE, FOREGROUND_ROLE, ACCESSIBLE_ROLE, DESCRIPTION_ROLE})
+"""The standard roles the model answers; the view asks for a dozen per cell per paint."""

@@ -7,19 +7,12 @@ from the palette roles (so the light/dark theme follows the system) and from `pa
 
 from __future__ import annotations
 
-import time
-from collections import OrderedDict
-
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPixmap
-from PySide6.QtWidgets import (
-    QApplication,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
-)
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
 from memhtml_desktop.ui.kit import palette
+from memhtml_desktop.ui.results.cached_delegate import CachedDelegate, background
 from memhtml_desktop.ui.results.results_model import (
     ARM_NAMES,
     DASH,
@@ -34,16 +27,6 @@ BAR_HEIGHT_RATIO = 0.34
 
 
 # -- painting -----------------------------------------------------------------------------------
-
-
-def _background(painter: QPainter, option: QStyleOptionViewItem, index) -> QStyleOptionViewItem:
-    """Paint the cell's panel (selection, hover, alternate row) and return the prepared option."""
-    opt = QStyleOptionViewItem(option)
-    opt.text = ""
-    opt.features &= ~QStyleOptionViewItem.ViewItemFeature.HasDisplay
-    style = opt.widget.style() if opt.widget is not None else QApplication.style()
-    style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, opt, painter, opt.widget)
-    return opt
 
 
 def _selected(option: QStyleOptionViewItem) -> bool:
@@ -90,84 +73,6 @@ def _mark_ink(pal: QPalette, mark: QColor) -> QColor:
         _INKS.clear() if len(_INKS) > 16 else None
         _INKS[key] = palette.legible(pal.color(QPalette.ColorRole.Text), mark)
     return _INKS[key]
-
-
-class CachedDelegate(QStyledItemDelegate):
-    """A delegate that paints each distinct cell once, into a pixmap, and blits it after.
-
-    A results table repaints whenever anything moves (a new answer, the pool behind it, a row
-    chosen, the window exposed), and painting ~250 cells through Python took the GUI thread tens
-    of milliseconds, hundreds on a loaded machine, while typing. A cell's look depends only on
-    what `content_key` says it shows, its size, its state (selected, focused, alternate row) and
-    the palette, so that is the cache key; many cells share one (an arm's rank 1, a dash).
-
-    A new answer misses the cache in every cell at once: 250 cells drawn in one paint event were
-    40-110 ms of the GUI thread on a loaded machine while the store was being indexed, the longest
-    stall the window had. So a view may give a paint event a time budget (`paint_deadline`, a
-    `time.perf_counter()` instant): past it, a cell that is not cached yet gets only its background
-    and is handed to the view's `defer_cell`, which paints it in a later event. At least
-    `MIN_DRAWN` cells are drawn per event, so every picture arrives; a paint outside such a view
-    (a test, a grab without a deadline) draws everything at once.
-    """
-
-    CACHE = 1500
-    MIN_DRAWN = 3
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self._pixmaps: OrderedDict[tuple, QPixmap] = OrderedDict()
-
-    def content_key(self, index) -> tuple | None:
-        """What the cell shows (None: paint it directly, uncached)."""
-        return None
-
-    def draw(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
-        raise NotImplementedError
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
-        content = self.content_key(index)
-        size = option.rect.size()
-        if content is None or size.isEmpty():
-            painter.save()
-            painter.setClipRect(option.rect)
-            self.draw(painter, option, index)
-            painter.restore()
-            return
-        view = option.widget
-        epoch = getattr(view, "paint_epoch", None)  # the view's palette/font/ratio, once per paint event
-        if epoch is None:
-            device = painter.device()
-            epoch = (option.palette.cacheKey(), option.font.key(), device.devicePixelRatioF() if device else 1.0)
-        key = (content, size.width(), size.height(), option.state.value, option.features.value, epoch)
-        ratio = epoch[2]
-        pixmap = self._pixmaps.get(key)
-        if pixmap is None and self._over_budget(view):
-            _background(painter, option, index)
-            view.defer_cell(option.rect)
-            return
-        if pixmap is None:
-            pixmap = QPixmap(round(size.width() * ratio), round(size.height() * ratio))
-            pixmap.setDevicePixelRatio(ratio)
-            pixmap.fill(Qt.GlobalColor.transparent)
-            local = QStyleOptionViewItem(option)
-            local.rect = QRect(QPoint(0, 0), size)
-            inner = QPainter(pixmap)
-            self.draw(inner, local, index)
-            inner.end()
-            self._pixmaps[key] = pixmap
-            if len(self._pixmaps) > self.CACHE:
-                self._pixmaps.popitem(last=False)
-        else:
-            self._pixmaps.move_to_end(key)
-        painter.drawPixmap(option.rect.topLeft(), pixmap)
-
-    def _over_budget(self, view) -> bool:
-        """Whether this paint event of `view` has spent its budget (see the class docstring)."""
-        deadline = getattr(view, "paint_deadline", None)
-        if deadline is None or not hasattr(view, "defer_cell"):
-            return False
-        view.paint_drawn = getattr(view, "paint_drawn", 0) + 1
-        return view.paint_drawn > self.MIN_DRAWN and time.perf_counter() > deadline
 
 
 SNIPPET_CHARS = 240
@@ -235,7 +140,7 @@ class TitleDelegate(CachedDelegate):
     def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()
         painter.setClipRect(option.rect)
-        opt = _background(painter, option, index)
+        opt = background(painter, option, index)
         hit = index.data(Role.Hit)
         if hit is None:
             painter.restore()
@@ -310,7 +215,7 @@ class ArmRankDelegate(CachedDelegate):
     def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()
         painter.setClipRect(option.rect)
-        opt = _background(painter, option, index)
+        opt = background(painter, option, index)
         arm = arm_for_column(index.column())
         hit = index.data(Role.Hit)
         score = hit.arm(arm) if hit is not None and arm else None
@@ -351,7 +256,7 @@ class ScoreBarDelegate(CachedDelegate):
     def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()
         painter.setClipRect(option.rect)
-        opt = _background(painter, option, index)
+        opt = background(painter, option, index)
         scores = index.data(Role.ArmScores) or ()
         scale = index.data(Role.MaxScore) or 1.0
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)

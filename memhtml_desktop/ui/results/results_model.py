@@ -26,6 +26,11 @@ from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.types import Hit, SearchResult
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.chips import tooltip_text
+from memhtml_desktop.ui.results.columns import (  # the roles as plain ints: data() runs hundreds of times a paint
+    ACCESSIBLE_ROLE, ALIGN_ROLE, ANSWERED_ROLES, ARM_SCORES_ROLE, BADGES_ROLE, CONTRIBUTION_ROLE, DESCRIPTION_ROLE,
+    DISPLAY_ROLE, FOREGROUND_ROLE, HIT_ROLE, LEFT_ALIGNED, LEFT_COLUMNS, MAX_SCORE_ROLE, MUTED_COLUMNS, NO_FLAGS, PAGE_ROLE,
+    PATH_ROLE, RIGHT_ALIGNED, ROW_FLAGS, TERMS_ROLE, TOOLTIP_ROLE, USER_ROLE,
+)
 from memhtml_desktop.ui.results.columns import (  # noqa: F401 - the columns and roles are part of this module's API
     BAR_COLUMN, COLUMN_COUNT, COLUMN_HELP, COLUMN_TITLES, DESCENDING_FIRST, FIRST_ARM_COLUMN, Column, Role, arm_for_column,
 )
@@ -39,10 +44,6 @@ from memhtml_desktop.ui.results.results_text import (  # noqa: F401 - moved_text
 # short bar means weak agreement between arms. Weights and k come from the same profile.
 DASH = "\u2014"
 AGENT, FUSED = "agent", "fused"
-_ANSWERED = frozenset({int(Qt.ItemDataRole.DisplayRole), int(Qt.ItemDataRole.ToolTipRole),
-                       int(Qt.ItemDataRole.TextAlignmentRole), int(Qt.ItemDataRole.ForegroundRole),
-                       int(Qt.ItemDataRole.AccessibleTextRole), int(Qt.ItemDataRole.AccessibleDescriptionRole)})
-"""The standard roles this model answers; the view asks for a dozen per cell per paint."""
 _ROOT = QModelIndex()
 
 
@@ -65,6 +66,8 @@ class ResultsModel(QAbstractTableModel):
         self._badges: dict[int, list[str]] = {}  # per row, for the painter (cleared with the rows)
         self._brush: tuple[int, QBrush] | None = None
         self._profile: RankingProfile = DEFAULT
+        self.stamp = 0
+        """Moves whenever what any cell shows may have changed (delegates key their caches on it)."""
 
     def set_profile(self, profile: RankingProfile | None) -> None:
         """The active ranking profile: its weights, k and scale are what the cells explain."""
@@ -72,6 +75,7 @@ class ResultsModel(QAbstractTableModel):
         if profile == self._profile:
             return
         self._profile = profile
+        self.stamp += 1
         if self._rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, COLUMN_COUNT - 1))
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, COLUMN_COUNT - 1)
@@ -84,6 +88,7 @@ class ResultsModel(QAbstractTableModel):
     def set_answer(self, answer: Answer | None) -> None:
         """A search's answer: its page and the pool behind it, in the order chosen (one reset).
         A re-run of the same ask (the store changed) keeps the rows the person asked to see."""
+        header = (self._active, self._degraded)
         self.beginResetModel()
         if answer is None or not answer.same_ask(self._answer):
             self._extra = 0
@@ -100,7 +105,8 @@ class ResultsModel(QAbstractTableModel):
                 self._degraded[arm.strip()] = why.strip() or reason
         self._rebuild()
         self.endResetModel()
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, COLUMN_COUNT - 1)
+        if (self._active, self._degraded) != header:  # the header's marks: its repaint measures every section
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, COLUMN_COUNT - 1)
 
     def set_deeper(self, answer: Answer) -> None:
         """The answer listed, its pool deeper (show more; the driver sends only the listed one's)."""
@@ -142,6 +148,7 @@ class ResultsModel(QAbstractTableModel):
 
     def _rebuild(self) -> None:
         self._badges = {}
+        self.stamp += 1
         result, pool = self._result, self._pool
         if result is None:
             self._rows = []
@@ -255,56 +262,53 @@ class ResultsModel(QAbstractTableModel):
         return 0 if parent.isValid() else COLUMN_COUNT
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        return ROW_FLAGS if index.isValid() else NO_FLAGS
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role < Qt.ItemDataRole.UserRole and role not in _ANSWERED:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY_ROLE) -> Any:
+        role = int(role)
+        if role < USER_ROLE and role not in ANSWERED_ROLES:
             return None
-        if not index.isValid() or not (0 <= index.row() < len(self._rows)):
+        row = index.row()
+        if not index.isValid() or not (0 <= row < len(self._rows)):
             return None
-        hit, page = self._rows[index.row()]
+        hit, page = self._rows[row]
         column = index.column()
         arm = arm_for_column(column)
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == DISPLAY_ROLE:
             return self._display(hit, page, column, arm)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == TOOLTIP_ROLE:
             tip = self._tooltip(hit, page, column, arm)
             return tooltip_text(tip) if tip else None
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            if column in (Column.Title, Column.Type, Column.Path):
-                return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == ALIGN_ROLE:
+            return LEFT_ALIGNED if column in LEFT_COLUMNS else RIGHT_ALIGNED
+        if role == FOREGROUND_ROLE:
             if page is None or getattr(hit, "low_relevance", False) or (arm is not None and hit.arm(arm) is None) \
-                    or column in (Column.Type, Column.Path, Column.Date, Column.Fused):
+                    or column in MUTED_COLUMNS:
                 return self._muted_brush()
             return None
-        if role == Qt.ItemDataRole.AccessibleTextRole:
+        if role == ACCESSIBLE_ROLE:
             return self._accessible(hit, page, column, arm)
-        if role == Qt.ItemDataRole.AccessibleDescriptionRole and column == Column.Title:
+        if role == DESCRIPTION_ROLE and column == Column.Title:
             return hit.path
-        if role == Role.Hit:
+        if role == HIT_ROLE:
             return hit
-        if role == Role.Path:
+        if role == PATH_ROLE:
             return hit.path
-        if role == Role.Page:
+        if role == PAGE_ROLE:
             return page
-        if role == Role.Badges:
-            row = index.row()
+        if role == BADGES_ROLE:
             if row not in self._badges:
                 self._badges[row] = badges(hit, page=page, no_word_matched=self._no_word,
                                            could_match=self._could_match())
             return self._badges[row]
-        if role == Role.ArmScores:
+        if role == ARM_SCORES_ROLE:
             return tuple(s for name in ARM_NAMES if (s := hit.arm(name)) is not None)
-        if role == Role.Contribution:
+        if role == CONTRIBUTION_ROLE:
             score = hit.arm(arm) if arm else None
             return score.contribution if score else None
-        if role == Role.Terms:
+        if role == TERMS_ROLE:
             return self._terms
-        if role == Role.MaxScore:
+        if role == MAX_SCORE_ROLE:
             return self._profile.max_score
         return None
 

@@ -35,9 +35,11 @@ from memhtml_desktop.ui.results.results_model import (
 )
 
 TITLE_MIN = 240
-PAINT_BUDGET_S = 0.006
-"""How long one paint event may spend drawing cells not cached yet; the rest follow in the next
-events (CachedDelegate), so a new answer never holds the GUI thread for its whole repaint."""
+PAINT_BUDGET_S = 0.003
+"""How long one paint event may spend drawing cells not cached yet; the rest are drawn between
+events, a slice of RENDER_SLICE_S each, then shown in one more paint (CachedDelegate), so a new
+answer never holds the GUI thread for its whole repaint."""
+RENDER_SLICE_S = 0.006
 NATURAL = {Column.Position: 34, Column.Fused: 50, Column.Type: 92, Column.Path: 260, Column.Date: 88,
            Column.Score: 62, BAR_COLUMN: 124}
 COMPACT = {Column.Position: 30, Column.Fused: 44, Column.Type: 78, Column.Path: 180, Column.Date: 80,
@@ -62,6 +64,7 @@ class ResultsTable(QTableView):
         super().__init__(parent)
         self.setObjectName("resultsTable")
         self._deferred = QRect()  # cells left for a later paint event (defer_cell)
+        self._renders: list = []  # their pictures, to draw between paint events
         self.paint_deadline = None
         self.setAccessibleName("Results")
         self.setAccessibleDescription("The ranked memories for the query: Enter or a click opens one, "
@@ -258,13 +261,25 @@ class ResultsTable(QTableView):
     """Whether paint events keep to PAINT_BUDGET_S (off: every cell drawn in the event, as a grab
     for a screenshot wants)."""
 
-    def defer_cell(self, rect: QRect) -> None:
-        """A cell left for a later paint event: repaint its area once the event loop has run."""
-        if self._deferred.isNull():
+    def defer_cell(self, rect: QRect, render=None) -> None:
+        """A cell left for later: `render()` draws its picture outside any paint event, in slices
+        of RENDER_SLICE_S, and the cells' area is repainted once they are drawn (one paint of cached
+        pictures, not a paint per slice: each paint event costs the whole visible table)."""
+        if self._deferred.isNull() and not self._renders:
             QTimer.singleShot(0, self, self._paint_deferred)
         self._deferred = self._deferred.united(rect)
+        if render is not None:
+            self._renders.append(render)
 
     def _paint_deferred(self) -> None:
+        deadline = time.perf_counter() + RENDER_SLICE_S
+        while self._renders:
+            self._renders.pop(0)()
+            if time.perf_counter() > deadline:
+                break
+        if self._renders:
+            QTimer.singleShot(0, self, self._paint_deferred)
+            return
         rect, self._deferred = self._deferred, QRect()
         if not rect.isNull():
             self.viewport().update(rect)
@@ -276,7 +291,7 @@ class ResultsTable(QTableView):
             self.viewport().repaint()
         finally:
             self.budgeted = budgeted
-        self._deferred = QRect()
+        self._deferred, self._renders = QRect(), []
 
     # -- the page cut --------------------------------------------------------------------------
 
