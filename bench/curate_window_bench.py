@@ -77,6 +77,8 @@ class Loop:
 
 
 def summary(values: list[float]) -> dict:
+    if not values:  # a part left out (--scans 0)
+        return {"n": 0}
     return {"best": round(min(values), 1), "median": round(statistics.median(values), 1),
             "worst": round(max(values), 1), "n": len(values)}  # fmt: skip
 
@@ -218,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         "archive_click_to_list": summary(to_list), "archive_click_to_commit": summary(to_commit),
         "archive_preview": summary(preview), "archive_longest_gap": summary(archive_gaps),
         "conflicts_scan": summary(scans), "conflicts_longest_gap": summary(gaps), "conflicts_gap_p99": summary(p99s),
-        "pairs": pairs,
+        "pairs": pairs if args.scans else None,
     }  # fmt: skip
     print(json.dumps(figures))
     return 0

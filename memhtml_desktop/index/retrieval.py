@@ -343,15 +343,26 @@ class Retriever:
         return space_of(self.embedder) if self.embedder is not None else ""
 
     def _words_first(self, index: IndexStatus) -> bool:
-        """A first index still putting its words in, no vector yet in this space: the query is not
-        embedded. Nothing could be compared with it, and loading a model for it (MiniLM: 1.2 s of
-        CPU) would only slow the index the person is waiting for; the header says how many
-        memories have vectors. Once the index is complete the query is embedded again even with
-        no vector made: an embedder that fails must say so (the header names its error)."""
-        if index.complete or self.embedder is None:
+        """No vector yet in this space, and nothing gained by embedding the query: it is not
+        embedded (the header says how many memories have vectors). That is so while a first index
+        still puts its words in, and, once it is complete, while the embedder is a model not loaded
+        in this process that says it could load (MiniLM: 1.2 s of CPU to load, the words answer
+        held for it, the vectors being made newest first by the index). An embedder that is loaded,
+        or cannot load, embeds the query with no vector made: one that fails must say so (the
+        header names its error)."""
+        if self.embedder is None:
+            return False
+        if index.complete and not self._unloaded_model():
             return False
         return self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM embeddings WHERE model = ?)",
                                  (self.space(),)).fetchone()[0] == 1
+
+    def _unloaded_model(self) -> bool:
+        """The embedder loads a model on first use, has not yet, and says it could (a cheap check)."""
+        if getattr(self.embedder, "is_loaded", True):
+            return False
+        check = getattr(self.embedder, "unavailable_reason", None)
+        return not callable(check) or check() is None
 
     def _coverage_reason(self) -> str | None:
         """Say so when some memories still lack their vectors in this space (a cold store being

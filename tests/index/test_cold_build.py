@@ -24,6 +24,9 @@ from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.index import changes, db, writer
 from memhtml_desktop.index.indexer import POOL_THRESHOLD, Indexer, IndexReport, _batches
 from memhtml_desktop.index.scanner import walk_store
+from memhtml_desktop.index.store import Store
+
+from .conftest import CountingEmbedder
 
 NOW = dt.datetime(2026, 12, 1, 9, 30, tzinfo=dt.timezone.utc)
 TABLES = ("files", "file_tags", "file_entities", "chunks", "file_facets", "file_citations", "edges",
@@ -191,3 +194,64 @@ def test_while_the_first_words_go_in_the_query_is_not_embedded(tmp_path, make_st
     done = store.search(word)
     assert store.embedder.calls > calls and "vector" in done.arms
     assert not any("vectors for" in r or "incomplete" in r for r in done.degraded_reasons)
+
+
+class LazyModel(CountingEmbedder):
+    """A counted embedder that loads on first use, as MiniLM does (`is_loaded`, `load`,
+    `unavailable_reason`): the hash embedder behind it, so its vectors are real."""
+
+    def __init__(self, problem: str | None = None) -> None:
+        super().__init__()
+        self.loaded, self.problem = False, problem
+
+    @property
+    def is_loaded(self) -> bool:
+        return self.loaded
+
+    def unavailable_reason(self) -> str | None:
+        return self.problem
+
+    def load(self) -> None:
+        if self.problem:
+            raise RuntimeError(self.problem)
+        self.loaded = True
+
+    def embed(self, texts):
+        self.load()
+        return super().embed(texts)
+
+
+@pytest.mark.parametrize("seed", [7, 31])
+def test_a_model_not_loaded_is_not_loaded_for_a_query_no_vector_can_answer(tmp_path, make_store, seed):
+    """The words are all in, the vectors not yet (the index makes them newest first): a search
+    answers by words without loading the model, and says how far the vectors are; once one vector
+    exists, or the model is loaded anyway, the query is embedded. A model that says it cannot load
+    is asked all the same, so its error reaches the header."""
+    root = _store(tmp_path, 90, seed)
+    model = LazyModel()
+    store = make_store(root, embedder=model)
+    store.index()
+    word = store.reader().execute("SELECT title FROM files ORDER BY rowid DESC LIMIT 1").fetchone()[0].split()[0]
+    conn = store.reader()
+    with conn:
+        vectors = conn.execute("SELECT chunk_id, model, dim, vec, created_at FROM embeddings").fetchall()
+        conn.execute("DELETE FROM embeddings")  # the moment the words are in and no vector is
+    calls, model.loaded = model.calls, False
+    words = store.search(word)
+    assert model.calls == calls and not model.is_loaded
+    assert words.hits and "vector" not in words.arms
+    assert any("vectors for 0 of" in r and "words-only" in r for r in words.degraded_reasons), words.degraded_reasons
+    with conn:
+        conn.execute("INSERT INTO embeddings (chunk_id, model, dim, vec, created_at) VALUES (?, ?, ?, ?, ?)", vectors[0])
+    some = store.search(word)
+    assert model.calls > calls and model.is_loaded and "vector" in some.arms
+
+    broken = LazyModel(problem="the model package is not installed")
+    other = Store(root, index_path=tmp_path / "other.db", embedder=broken)
+    other.index()
+    with other.reader() as c:
+        c.execute("DELETE FROM embeddings")
+    result = other.search(word)
+    assert "vector" not in result.arms
+    assert any("not installed" in r for r in result.degraded_reasons), result.degraded_reasons
+    other.close_thread_connection()

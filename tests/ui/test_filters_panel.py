@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -126,3 +128,45 @@ def test_status_bar_reads_the_watcher_status(qtbot):
     assert batch_text(None) == ""
     bar.set_stats({"memories": 1290, "active": 1284, "archived": 6})
     assert bar.count_label.text() == "\u00b7 1,284 memories"
+
+
+def _layout(model) -> list:
+    """The panel's tree as (section, [row texts and counts]) — what a person sees in it."""
+    out = []
+    for row in range(model.rowCount()):
+        section = model.index(row, 0)
+        rows = []
+        for sub in range(model.rowCount(section)):
+            child = model.index(sub, 0, section)
+            rows.append((child.data(), model.index(sub, 2, section).data(),
+                         [model.index(r, 0, child).data() for r in range(model.rowCount(child))]))
+        out.append((section.data(), rows))
+    return out
+
+
+@pytest.mark.parametrize("added", ["zz-new-tag", "aa-new-tag"])
+def test_a_rebuild_puts_in_one_section_a_turn_and_ends_as_a_fresh_build(qtbot, qtmodeltester, store, added):
+    """New values (a cold index's counts, batch after batch) rebuild the panel a section per
+    event-loop turn, the old section shown until its new one is in; the end is the tree a fresh
+    panel builds from the same values, with the ticked value still ticked."""
+    panel = FiltersPanel()
+    qtbot.addWidget(panel)
+    first = store.counts("", Scope())
+    panel.set_universe(first)
+    assert panel.model.settled() or qtbot.waitUntil(panel.model.settled) is None
+    panel.set_scope(Scope.build(tags=["infra"]))
+    grown = dataclasses.replace(first, tags={**first.tags, added: max(first.tags.values()) + 5})
+    steps: list[bool] = []
+    panel.model.sections_replaced.connect(lambda: steps.append(panel.model.item_for("tag", added) is not None))
+    panel.set_universe(grown)
+    assert panel.model.item_for("tag", added) is None and panel.model.building()  # the old tags still shown
+    qtbot.waitUntil(panel.model.settled, timeout=5000)
+    assert steps == [False, False, False, True, True], "types, workspaces, facets, then tags: a section a turn"
+    qtmodeltester.check(panel.model)
+    fresh = FiltersPanel()
+    qtbot.addWidget(fresh)
+    fresh.set_universe(grown)
+    fresh.set_scope(Scope.build(tags=["infra"]))
+    qtbot.waitUntil(fresh.model.settled, timeout=5000)
+    assert _layout(panel.model) == _layout(fresh.model)
+    assert panel.model.item_for("tag", "infra").checkState() == Qt.CheckState.Checked

@@ -122,6 +122,7 @@ class FiltersPanel(QWidget):
         self.tree.collapsed.connect(lambda i: self._expansion_chosen(i, False))
         self.tree.expanded.connect(lambda i: self._expansion_chosen(i, True))
         self.model.modelReset.connect(self._restore_expansion)
+        self.model.sections_replaced.connect(self._restore_expansion)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 4, 6)
         layout.addWidget(title)

@@ -305,8 +305,8 @@ class ResultsView(QWidget):
         if sorted_by is not None and below:  # sorted: the page's rows are mixed in, no dashed line
             title = self.model.headerData(sorted_by[0], Qt.Orientation.Horizontal) or "a column"
             rows = f"{below} row{'s' if below != 1 else ''} past the agent's page (sorted by {title}; click # for its order)"
-        if pool is None:
-            note = "Fetching the fused pool\u2026"
+        if pool is None:  # an answer with no hits has no fused list behind it (domain/results.Answer)
+            note = "No candidate was fused for this search."
         elif not can:
             note = "Every candidate the arms returned is listed" + (f" ({rows})." if below else ".")
         elif below and self.model.order() != FUSED and sorted_by is not None:
