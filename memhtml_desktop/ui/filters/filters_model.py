@@ -23,6 +23,7 @@ from PySide6.QtGui import QBrush, QFont, QStandardItem, QStandardItemModel
 
 from memhtml_desktop.domain.paths import MEMORY_TYPES
 from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.ui.filters.flat_counts import axis_counts, flatten
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.session.scope_edits import active_filters, is_on, split_facet
 
@@ -42,33 +43,15 @@ NOTE_HELP = ("Values under one name broaden (any of them); different names narro
              "salience rank every one of them), counted with the value's own axis relaxed. Ticking a "
              "value narrows the list to those; a value at 0 cannot be ticked, it could only empty the list.")
 PAGE, SCOPE = 1, 2
+FACET_NAMES_A_TURN = 8
+"""A rebuild makes the facet section (up to MAX_FACET_NAMES names of up to 12 values) this many
+names per event-loop turn: the whole section was 28-35 ms of the GUI thread at 20,000 memories."""
 # Flags and alignment made once: an enum OR costs more than the Qt call it feeds, and a rebuild
 # makes ~900 items.
 PLAIN = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemNeverHasChildren
 VALUE = PLAIN | Qt.ItemFlag.ItemIsUserCheckable
 UNTICKABLE = Qt.ItemFlag.ItemNeverHasChildren | Qt.ItemFlag.ItemIsUserCheckable
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-
-
-def _axis_counts(counts: Any, axis: str) -> dict:
-    if counts is None:
-        return {}
-    return {"type": counts.types, "workspace": counts.workspaces, "tag": counts.tags,
-            "entity": counts.entities, "facet": counts.facets}[axis]
-
-
-def _flatten(counts: Any) -> dict[tuple[str, str], int]:
-    """`FilterCounts` as one dict keyed like the rows, `("facet", "name=value")` for a facet value."""
-    flat: dict[tuple[str, str], int] = {}
-    if counts is None:
-        return flat
-    for axis in ("type", "workspace", "tag", "entity"):
-        for value, n in _axis_counts(counts, axis).items():
-            flat[(axis, value)] = int(n)
-    for name, values in counts.facets.items():
-        for value, n in values.items():
-            flat[("facet", f"{name}={value}")] = int(n)
-    return flat
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -107,6 +90,7 @@ class FiltersModel(QStandardItemModel):
         self._pace.setInterval(0)
         self._pace.timeout.connect(self._step)
         self._sections_due: list[str] = []  # sections a rebuild has still to replace, one a turn
+        self._draft: tuple | None = None  # the facet section being built: (section, rows, groups, names left)
         self._build = QTimer(self)
         self._build.setSingleShot(True)
         self._build.setInterval(0)
@@ -127,7 +111,7 @@ class FiltersModel(QStandardItemModel):
     def set_counts(self, counts: Any) -> None:
         """The in-scope counts (`Store.counts("", scope)`)."""
         self._counts = counts
-        self._flat_counts = _flatten(counts)
+        self._flat_counts = flatten(counts)
         if self._universe is None and any(key not in self._rows for key in self._wanted_keys()):
             self._rebuild()
         else:
@@ -136,7 +120,7 @@ class FiltersModel(QStandardItemModel):
     def set_listed(self, counts: Any) -> None:
         """The counts over the hits listed (`Store.counts_of(paths)`)."""
         self._listed = counts
-        self._flat_listed = _flatten(counts)
+        self._flat_listed = flatten(counts)
         self._refresh()
 
     def set_scope(self, scope: Scope) -> None:
@@ -157,7 +141,6 @@ class FiltersModel(QStandardItemModel):
     def tickable(self, axis: str, value: str) -> bool:
         """A value can be ticked when it is ticked already, counts are not known yet, or it has some."""
         return self._counts is None or is_on(self._scope, axis, value) or self.count(axis, value) > 0
-
 
     def item_for(self, axis: str, value: str) -> QStandardItem | None:
         row = self._rows.get((axis, value))
@@ -185,7 +168,7 @@ class FiltersModel(QStandardItemModel):
         return values
 
     def _compute_values(self, axis: str, source_counts: Any) -> list[str]:
-        source = _axis_counts(source_counts, axis)
+        source = axis_counts(source_counts, axis)
         selected = [v for a, v, _ in active_filters(self._scope) if a == axis]
         if axis == "type":
             order = [t for t in MEMORY_TYPES if t in source]
@@ -219,7 +202,7 @@ class FiltersModel(QStandardItemModel):
         item.setFont(font)
         return item
 
-    def _value_row(self, axis: str, value: str, label: str) -> list[QStandardItem]:
+    def _value_row(self, axis: str, value: str, label: str, rows: dict | None = None) -> list[QStandardItem]:
         item = self._plain(label, key=(axis, value))
         item.setFlags(VALUE)
         item.setCheckable(True)
@@ -234,25 +217,46 @@ class FiltersModel(QStandardItemModel):
         count = self._plain(key=(axis, value))
         count.setToolTip("Memories in scope that carry this value: ticking it narrows the list to them")
         count.setTextAlignment(RIGHT)
-        self._rows[(axis, value)] = (item, listed, count)
+        (self._rows if rows is None else rows)[(axis, value)] = (item, listed, count)
         return [item, listed, count]
 
     def _rebuild(self) -> None:
-        """Rows for the values wanted now. A first build is made at once; a rebuild replaces one
-        section per event-loop turn, the old section shown until its new one is in (all five in
-        one go were 30-48 ms of the GUI thread at 20,000 memories, 122 ms on two loaded cores: the
-        longest stall of a cold index, whose counts change the listed values batch after batch)."""
+        """Rows for the values wanted now. A first build is made at once; a rebuild replaces the
+        sections over several event-loop turns (`_build_step`), each old section shown until its
+        new one is in: all five in one go were 30-48 ms of the GUI thread at 20,000 memories, 122 ms
+        on two loaded cores, the longest stall of a cold index, whose counts change the listed
+        values batch after batch."""
+        self._draft = None
         if self.rowCount() == 0:
             for axis in AXES:
-                self._replace_section(axis)
+                self._swap_section(*self._build_section(axis, self._facet_groups(self._values(axis))))
             self._refresh()
             return
         self._sections_due = list(AXES)
         self._build.start()
 
     def _build_step(self) -> None:
-        if self._sections_due:
-            self._replace_section(self._sections_due.pop(0))
+        """One turn of a rebuild: a section, or FACET_NAMES_A_TURN of the facet section's names
+        (built detached, then put in place of the old section in a turn of its own)."""
+        if not self._sections_due:
+            return
+        axis = self._sections_due[0]
+        if axis != "facet":
+            self._sections_due.pop(0)
+            self._swap_section(*self._build_section(axis))
+        elif self._draft is None:
+            groups = self._facet_groups(self._values(axis))
+            self._draft = (*self._build_section(axis, groups[:FACET_NAMES_A_TURN]), groups[FACET_NAMES_A_TURN:])
+        elif self._draft[3]:
+            section, rows, made, left = self._draft
+            more = self._build_section(axis, left[:FACET_NAMES_A_TURN], section)
+            self._draft = (section, {**rows, **more[1]}, {**made, **more[2]}, left[FACET_NAMES_A_TURN:])
+        else:
+            section, rows, made, _ = self._draft
+            self._draft = None
+            self._sections_due.pop(0)
+            self._swap_section(section, rows, made)
+        if not self._draft:
             self._refresh()
             self.sections_replaced.emit()
         if self._sections_due:
@@ -262,23 +266,14 @@ class FiltersModel(QStandardItemModel):
         """Whether sections are still being replaced (tests wait on `settled`, which includes this)."""
         return bool(self._sections_due)
 
-    def _replace_section(self, axis: str) -> None:
-        """Build `axis`'s section from the values wanted now (detached items: no signal each) and
-        put it in place of the old one, at its fixed row (sections stand in AXES order)."""
-        mine = (lambda key: key[0] == axis) if axis != "facet" else (lambda key: key[0] == "facet" or key[0].startswith("facet:"))
-        self._queue = [q for q in self._queue if not mine(q[0] if isinstance(q[0], tuple) else (q[0],))]
-        for key in [k for k in self._rows if k[0] == axis]:
-            del self._rows[key]
-            self._shown.pop(key, None)
-            self._checked.pop(key, None)
+    def _build_section(self, axis: str, groups: list | None = None, section: QStandardItem | None = None):
+        """`axis`'s section (or more facet names under `section`), detached from the model: no
+        signal per item. Returns (section, its value rows, its facet groups)."""
+        rows: dict = {}
+        made: dict = {}
+        section = section if section is not None else self._section(SECTION_TITLES[axis], axis)
         if axis == "facet":
-            for key in list(self._groups):
-                del self._groups[key]
-                self._shown.pop(key, None)
-        values = self._values(axis)
-        section = self._section(SECTION_TITLES[axis], axis)
-        if axis == "facet":
-            for name, members in self._facet_groups(values):
+            for name, members in groups or []:
                 head = self._section(name, f"facet:{name}")
                 head.setFont(QFont())
                 mid = self._plain(key="", section=f"facet:{name}")
@@ -287,13 +282,28 @@ class FiltersModel(QStandardItemModel):
                     cell.setTextAlignment(RIGHT)
                 for value in members[: MAX_ROWS["facet"]]:
                     # under its name's row the value alone says it (the tooltip has both)
-                    head.appendRow(self._value_row(axis, value, split_facet(value)[1]))
+                    head.appendRow(self._value_row(axis, value, split_facet(value)[1], rows))
                 section.appendRow([head, mid, tail])
-                self._groups[f"facet:{name}"] = (head, mid, tail, members)
+                made[f"facet:{name}"] = (head, mid, tail, members)
                 self.default_open[f"facet:{name}"] = len(members) > 1
         else:
-            for value in values:
-                section.appendRow(self._value_row(axis, value, value))
+            for value in self._values(axis):
+                section.appendRow(self._value_row(axis, value, value, rows))
+        return section, rows, made
+
+    def _swap_section(self, section: QStandardItem, rows: dict, made: dict) -> None:
+        """Put a built section in place of the old one, at its fixed row (sections stand in AXES
+        order), and its rows in place of the old section's."""
+        axis = section.data(self.SectionRole)
+        gone = {key for key in self._rows if key[0] == axis} | (set(self._groups) if axis == "facet" else set())
+        self._queue = [q for q in self._queue if q[0] not in gone]  # their items are about to be deleted
+        for key in gone:
+            self._rows.pop(key, None)
+            self._groups.pop(key, None)
+            self._shown.pop(key, None)
+            self._checked.pop(key, None)
+        self._rows.update(rows)
+        self._groups.update(made)
         order = {a: i for i, a in enumerate(AXES)}
         self._rows = dict(sorted(self._rows.items(), key=lambda kv: order[kv[0][0]]))  # stable: AXES order
         position = AXES.index(axis)
@@ -383,6 +393,3 @@ class FiltersModel(QStandardItemModel):
         on = item.checkState() == Qt.CheckState.Checked
         if on != is_on(self._scope, axis, value):
             self.toggled.emit(axis, value, on)
-
-
-# -- the panel -----------------------------------------------------------------------------------
