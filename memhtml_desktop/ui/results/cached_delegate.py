@@ -6,7 +6,7 @@ import time
 from collections import OrderedDict
 
 from PySide6.QtCore import QPersistentModelIndex, QPoint, QRect, Qt
-from PySide6.QtGui import QPainter, QPixmap
+from PySide6.QtGui import QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 
@@ -18,6 +18,15 @@ def background(painter: QPainter, option: QStyleOptionViewItem, index) -> QStyle
     style = opt.widget.style() if opt.widget is not None else QApplication.style()
     style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, opt, painter, opt.widget)
     return opt
+
+
+def placeholder(painter: QPainter, option: QStyleOptionViewItem) -> None:
+    """A deferred cell's background until its picture comes: the row's colour, filled (the style's
+    panel, with a copy of the option, cost ten times as much for a cell drawn a turn later)."""
+    if option.state & QStyle.StateFlag.State_Selected:
+        painter.fillRect(option.rect, option.palette.brush(QPalette.ColorRole.Highlight))
+    elif option.features & QStyleOptionViewItem.ViewItemFeature.Alternate:
+        painter.fillRect(option.rect, option.palette.brush(QPalette.ColorRole.AlternateBase))
 
 
 class CachedDelegate(QStyledItemDelegate):
@@ -89,7 +98,7 @@ class CachedDelegate(QStyledItemDelegate):
         key = (content, size.width(), size.height(), option.state.value, option.features.value, epoch)
         pixmap = self._pixmaps.get(key)
         if pixmap is None and self._over_budget(view):
-            background(painter, option, index)
+            placeholder(painter, option)
             later = QStyleOptionViewItem(option)  # the paint's own option lives only as long as the paint
             view.defer_cell(option.rect, lambda at=QPersistentModelIndex(index): self._render(key, later, at))
             return

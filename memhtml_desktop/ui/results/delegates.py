@@ -134,7 +134,8 @@ class TitleDelegate(CachedDelegate):
         if hit is None:
             return None
         return ("title", hit.path, hit.title, hit.snippet or hit.gist or "", hit.updated_at,
-                tuple(index.data(Role.Terms) or ()), tuple(index.data(Role.Badges) or ()),
+                tuple((model.terms() if hasattr(model, "terms") else index.data(Role.Terms)) or ()),
+                tuple(model.data(index, Role.Badges) or ()),
                 model.page_position(row) is None if hasattr(model, "page_position") else False)
 
     def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
@@ -251,7 +252,8 @@ class ScoreBarDelegate(CachedDelegate):
         hit = model.hit(index.row()) if hasattr(model, "hit") else index.data(Role.Hit)
         if hit is None:
             return None
-        return ("bar", tuple((s.arm, round(s.contribution, 7)) for s in hit.arms), index.data(Role.MaxScore))
+        scale = model.profile().max_score if hasattr(model, "profile") else index.data(Role.MaxScore)
+        return ("bar", tuple((s.arm, round(s.contribution, 7)) for s in hit.arms), scale)
 
     def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()
