@@ -170,3 +170,24 @@ def test_a_rebuild_puts_in_one_section_a_turn_and_ends_as_a_fresh_build(qtbot, q
     qtbot.waitUntil(fresh.model.settled, timeout=5000)
     assert _layout(panel.model) == _layout(fresh.model)
     assert panel.model.item_for("tag", "infra").checkState() == Qt.CheckState.Checked
+
+
+def test_the_values_and_the_counts_of_one_turn_are_compared_with_the_rows_once(qtbot, store):
+    """The store's values and the counts in scope arrive in one turn after a search; each compare
+    walks every row, so it runs once, in the next turn, and every row then shows its number."""
+    panel = FiltersPanel()
+    qtbot.addWidget(panel)
+    counts = store.counts("", Scope())
+    panel.set_universe(counts)
+    qtbot.waitUntil(panel.model.settled, timeout=5000)
+    compared: list[int] = []
+    real = panel.model._changed_rows
+    panel.model._changed_rows = lambda: compared.append(1) or real()
+    narrow = store.counts("", Scope.build(tags=["infra"]))
+    panel.set_universe(counts)
+    panel.set_counts(narrow)
+    assert compared == [], "compared in the turn the updates came in"
+    qtbot.waitUntil(panel.model.settled, timeout=5000)
+    assert compared == [1]
+    for (axis, value), (_, _, count_item) in panel.model._rows.items():
+        assert count_item.text() == str(panel.model.count(axis, value)), (axis, value)

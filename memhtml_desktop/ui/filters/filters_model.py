@@ -46,8 +46,7 @@ PAGE, SCOPE = 1, 2
 FACET_NAMES_A_TURN = 8
 """A rebuild makes the facet section (up to MAX_FACET_NAMES names of up to 12 values) this many
 names per event-loop turn: the whole section was 28-35 ms of the GUI thread at 20,000 memories."""
-# Flags and alignment made once: an enum OR costs more than the Qt call it feeds, and a rebuild
-# makes ~900 items.
+# Flags and alignment made once: an enum OR costs more than the Qt call it feeds (~900 items a rebuild).
 PLAIN = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemNeverHasChildren
 VALUE = PLAIN | Qt.ItemFlag.ItemIsUserCheckable
 UNTICKABLE = Qt.ItemFlag.ItemNeverHasChildren | Qt.ItemFlag.ItemIsUserCheckable
@@ -85,6 +84,7 @@ class FiltersModel(QStandardItemModel):
         self._shown: dict[Any, tuple[int, int, bool]] = {}  # (on page, in scope, can tick) each row shows now
         self._checked: dict[tuple[str, str], bool] = {}
         self._queue: list[tuple[Any, QStandardItem, QStandardItem, int]] = []
+        self._recount = False  # rows' numbers to compare in the next turn (`_refresh`)
         self._pace = QTimer(self)
         self._pace.setSingleShot(True)
         self._pace.setInterval(0)
@@ -262,8 +262,7 @@ class FiltersModel(QStandardItemModel):
         if self._sections_due:
             self._build.start()
 
-    def building(self) -> bool:
-        """Whether sections are still being replaced (tests wait on `settled`, which includes this)."""
+    def building(self) -> bool:  # sections still being replaced (`settled` includes it)
         return bool(self._sections_due)
 
     def _build_section(self, axis: str, groups: list | None = None, section: QStandardItem | None = None):
@@ -328,8 +327,9 @@ class FiltersModel(QStandardItemModel):
 
         Every Qt call from Python may give up the GIL, and while indexing threads run each one can
         wait to get it back: rewriting 500 rows in one go stalled the event loop for over 100 ms
-        on a busy two-core machine. So only changed rows are touched, STEP_ROWS per event-loop
-        turn, and a newer update simply replaces what is still queued.
+        on a busy two-core machine. So only changed rows are touched, STEP_ROWS per turn, a newer
+        update replacing what is queued; which rows changed is worked out in the first such turn,
+        once for all the updates of the turn before (values and counts arrive together).
         """
         self._updating = True
         try:
@@ -340,6 +340,10 @@ class FiltersModel(QStandardItemModel):
                     item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
         finally:
             self._updating = False
+        self._recount = True
+        self._pace.start()
+
+    def _changed_rows(self) -> list:
         queue = []
         for key, (head, mid, tail, members) in self._groups.items():
             shown = (sum(self.listed("facet", v) for v in members), sum(self.count("facet", v) for v in members), True)
@@ -349,14 +353,15 @@ class FiltersModel(QStandardItemModel):
             shown = (self.listed(*key), self.count(*key), self.tickable(*key))
             if self._shown.get(key) != shown:
                 queue.append((key, item, listed_item, count_item, shown))
-        self._queue = queue
-        self._step()
+        return queue
 
     def settled(self) -> bool:
         """Whether every row shows its current count (tests wait on this)."""
-        return not self._queue and not self._sections_due
+        return not self._queue and not self._sections_due and not self._recount
 
     def _step(self) -> None:
+        if self._recount:
+            self._recount, self._queue = False, self._changed_rows()
         batch, self._queue = self._queue[:STEP_ROWS], self._queue[STEP_ROWS:]
         muted = QBrush(palette.muted_color())
         self._updating = True
