@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -27,22 +26,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+from event_loop_gaps import CHECKOUT, HERE  # importing it puts CHECKOUT's code first on the path, offscreen Qt
+
 QUERIES = ("deploy rollback", "database migration", "release checklist", "team meeting notes", "api rate limit",
            "backup restore", "incident postmortem", "config flag", "search ranking", "memory leak")
-
-
-def checkout_from(argv: list[str]) -> Path:
-    if "--checkout" in argv:
-        return Path(argv[argv.index("--checkout") + 1]).resolve()
-    return HERE.parent
-
-
-CHECKOUT = checkout_from(sys.argv)
-sys.path.insert(0, str(CHECKOUT))
-sys.path.insert(1, str(HERE))
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-os.environ.setdefault("MEMHTML_DESKTOP_NO_USER_CONFIG", "1")
 
 
 def prepare(base: Path, count: int, seed: int) -> tuple[Path, Path]:

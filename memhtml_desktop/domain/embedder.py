@@ -32,3 +32,9 @@ class Embedder(Protocol):
 
 def space_of(embedder: Embedder) -> str:
     return f"{embedder.model_id}@{embedder.dim}"
+
+
+def unavailable_reason(embedder: Embedder) -> str | None:
+    """None if `embedder` looks runnable (cheap check, nothing loaded), else why not."""
+    check = getattr(embedder, "unavailable_reason", None)
+    return check() if callable(check) else None

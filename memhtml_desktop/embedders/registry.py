@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from memhtml_desktop.domain.embedder import Embedder, EmbedderUnavailable
+from memhtml_desktop.domain.embedder import Embedder, EmbedderUnavailable, unavailable_reason  # noqa: F401 - part of this module's API
 
 DEFAULT_EMBEDDER = "hash"
 
@@ -52,12 +52,6 @@ def make_embedder(name: str) -> Embedder:
     """A new, not yet loaded embedder. ValueError for an unknown name; EmbedderUnavailable when the
     embedder's module cannot even be imported (MiniLM's heavy packages are checked on load)."""
     return _factory(name)()
-
-
-def unavailable_reason(embedder: Embedder) -> str | None:
-    """None if `embedder` looks runnable (cheap check, nothing loaded), else why not."""
-    check = getattr(embedder, "unavailable_reason", None)
-    return check() if callable(check) else None
 
 
 def available_embedders() -> dict[str, str | None]:

@@ -19,7 +19,7 @@ import apsw
 import numpy as np
 
 from memhtml_desktop.domain import disclosure
-from memhtml_desktop.domain.embedder import Embedder, space_of
+from memhtml_desktop.domain.embedder import Embedder, space_of, unavailable_reason
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
 from memhtml_desktop.domain.fusion import Part, convex_parts, order_of, prior_signal
 from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query
@@ -359,10 +359,7 @@ class Retriever:
 
     def _unloaded_model(self) -> bool:
         """The embedder loads a model on first use, has not yet, and says it could (a cheap check)."""
-        if getattr(self.embedder, "is_loaded", True):
-            return False
-        check = getattr(self.embedder, "unavailable_reason", None)
-        return not callable(check) or check() is None
+        return not getattr(self.embedder, "is_loaded", True) and unavailable_reason(self.embedder) is None
 
     def _coverage_reason(self) -> str | None:
         """Say so when some memories still lack their vectors in this space (a cold store being

@@ -229,7 +229,7 @@ class FiltersModel(QStandardItemModel):
         self._draft = None
         if self.rowCount() == 0:
             for axis in AXES:
-                self._swap_section(*self._build_section(axis, self._facet_groups(self._values(axis))))
+                self._swap_section(*self._build_section(axis))
             self._refresh()
             return
         self._sections_due = list(AXES)
@@ -244,18 +244,14 @@ class FiltersModel(QStandardItemModel):
         if axis != "facet":
             self._sections_due.pop(0)
             self._swap_section(*self._build_section(axis))
-        elif self._draft is None:
-            groups = self._facet_groups(self._values(axis))
-            self._draft = (*self._build_section(axis, groups[:FACET_NAMES_A_TURN]), groups[FACET_NAMES_A_TURN:])
-        elif self._draft[3]:
-            section, rows, made, left = self._draft
-            more = self._build_section(axis, left[:FACET_NAMES_A_TURN], section)
-            self._draft = (section, {**rows, **more[1]}, {**made, **more[2]}, left[FACET_NAMES_A_TURN:])
+        elif self._draft is None or self._draft[3]:
+            section, rows, made, left = self._draft or (None, {}, {}, self._facet_groups(self._values(axis)))
+            section = self._build_section(axis, left[:FACET_NAMES_A_TURN], section, rows, made)[0]
+            self._draft = (section, rows, made, left[FACET_NAMES_A_TURN:])
         else:
-            section, rows, made, _ = self._draft
-            self._draft = None
             self._sections_due.pop(0)
-            self._swap_section(section, rows, made)
+            self._swap_section(*self._draft[:3])
+            self._draft = None
         if not self._draft:
             self._refresh()
             self.sections_replaced.emit()
@@ -265,14 +261,15 @@ class FiltersModel(QStandardItemModel):
     def building(self) -> bool:  # sections still being replaced (`settled` includes it)
         return bool(self._sections_due)
 
-    def _build_section(self, axis: str, groups: list | None = None, section: QStandardItem | None = None):
-        """`axis`'s section (or more facet names under `section`), detached from the model: no
-        signal per item. Returns (section, its value rows, its facet groups)."""
-        rows: dict = {}
-        made: dict = {}
+    def _build_section(self, axis: str, groups: list | None = None, section: QStandardItem | None = None,
+                       rows: dict | None = None, made: dict | None = None):
+        """`axis`'s section (the facets: `groups` of names, all by default, added under `section`),
+        detached from the model: no signal per item. Returns (section, its value rows, its facet groups)."""
+        rows = {} if rows is None else rows
+        made = {} if made is None else made
         section = section if section is not None else self._section(SECTION_TITLES[axis], axis)
         if axis == "facet":
-            for name, members in groups or []:
+            for name, members in self._facet_groups(self._values(axis)) if groups is None else groups:
                 head = self._section(name, f"facet:{name}")
                 head.setFont(QFont())
                 mid = self._plain(key="", section=f"facet:{name}")
