@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QFont, QStandardItem, QStandardItemModel
 
 from memhtml_desktop.domain.paths import MEMORY_TYPES
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.ui.filters.flat_counts import axis_counts, flatten
 from memhtml_desktop.ui.kit import palette
+from memhtml_desktop.ui.kit.turns import turn_timer
 from memhtml_desktop.ui.session.scope_edits import active_filters, is_on, split_facet
 
 AXES = ("type", "workspace", "facet", "tag", "entity")
@@ -85,16 +86,10 @@ class FiltersModel(QStandardItemModel):
         self._checked: dict[tuple[str, str], bool] = {}
         self._queue: list[tuple[Any, QStandardItem, QStandardItem, int]] = []
         self._recount = False  # rows' numbers to compare in the next turn (`_refresh`)
-        self._pace = QTimer(self)
-        self._pace.setSingleShot(True)
-        self._pace.setInterval(0)
-        self._pace.timeout.connect(self._step)
+        self._pace = turn_timer(self, self._step)
         self._sections_due: list[str] = []  # sections a rebuild has still to replace, one a turn
         self._draft: tuple | None = None  # the facet section being built: (section, rows, groups, names left)
-        self._build = QTimer(self)
-        self._build.setSingleShot(True)
-        self._build.setInterval(0)
-        self._build.timeout.connect(self._build_step)
+        self._build = turn_timer(self, self._build_step)
         self.default_open: dict[str, bool] = {"entity": False}
         """Whether a section or facet name starts expanded (a one-value facet name starts closed)."""
         self._updating = False

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QPoint, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.chips import tooltip_text
+from memhtml_desktop.ui.kit.turns import turn_timer
 
 ARM_NAMES = DEFAULT.arm_names  # the arms' drawing order; the scale is the active profile's max_score
 CARRYING = 0.5
@@ -79,6 +80,7 @@ class PoolChart(QWidget):
         self._focus = -1
         self._picture: tuple[tuple, QPixmap] | None = None  # the bars, drawn once per pool and size
         self._render_pending = False
+        self._later = turn_timer(self, self._render)
         self._profile: RankingProfile = DEFAULT
         self.set_pool(None)
 
@@ -165,7 +167,7 @@ class PoolChart(QWidget):
             self._render()
         elif self._picture[0] != self._key() and not self._render_pending:
             self._render_pending = True
-            QTimer.singleShot(0, self, self._render)
+            self._later.start()
         painter = QPainter(self)
         painter.drawPixmap(0, 0, self._picture[1])
         if 0 <= self._focus < len(self.entries()):

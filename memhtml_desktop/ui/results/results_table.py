@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections import deque
 
-from PySide6.QtCore import QByteArray, QModelIndex, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QModelIndex, QPoint, QRect, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
+from memhtml_desktop.ui.kit.turns import turn_timer
 from memhtml_desktop.ui.results.delegates import ArmRankDelegate, ScoreBarDelegate, TitleDelegate
 from memhtml_desktop.ui.results.results_model import (
     AGENT,
@@ -33,12 +35,13 @@ from memhtml_desktop.ui.results.results_model import (
     ResultsModel,
     Role,
 )
+from memhtml_desktop.ui.results.row_pictures import RowPictures, placeholder
 
 TITLE_MIN = 240
 PAINT_BUDGET_S = 0.003
-"""How long one paint event may spend drawing cells not cached yet; the rest are drawn between
-events, a slice of RENDER_SLICE_S each, then shown in one more paint (CachedDelegate), so a new
-answer never holds the GUI thread for its whole repaint."""
+"""How long one paint event may spend drawing row pictures not cached yet (at least one is drawn);
+the rest are drawn between events, a slice of RENDER_SLICE_S each, then shown in one more paint
+(row_pictures.RowPictures), so a new answer never holds the GUI thread for its whole repaint."""
 RENDER_SLICE_S = 0.006
 NATURAL = {Column.Position: 34, Column.Fused: 50, Column.Type: 92, Column.Path: 260, Column.Date: 88,
            Column.Score: 62, BAR_COLUMN: 124}
@@ -63,9 +66,10 @@ class ResultsTable(QTableView):
     def __init__(self, model: ResultsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("resultsTable")
-        self._deferred = QRect()  # cells left for a later paint event (defer_cell)
-        self._renders: list = []  # their pictures, to draw between paint events
-        self.paint_deadline = None
+        self._deferred = QRect()  # rows left for a later paint event (defer)
+        self._renders: deque = deque()  # their pictures, to draw between paint events
+        self.pictures = RowPictures(self)
+        self._slices = turn_timer(self, self._paint_deferred)
         self.setAccessibleName("Results")
         self.setAccessibleDescription("The ranked memories for the query: Enter or a click opens one, "
                                       "the Menu key lists what else can be done with it.")
@@ -255,18 +259,20 @@ class ResultsTable(QTableView):
             self._chosen, self._widths = {}, {}  # an older header state: start from the defaults
         self.fit_columns()
 
-    # -- painting in slices (see CachedDelegate) ----------------------------------------------
+    # -- painting: a picture a row, in slices (see row_pictures) --------------------------------
 
     budgeted = True
-    """Whether paint events keep to PAINT_BUDGET_S (off: every cell drawn in the event, as a grab
+    """Whether paint events keep to PAINT_BUDGET_S (off: every row drawn in the event, as a grab
     for a screenshot wants)."""
+    paint_by_rows = True
+    """Off: QTableView paints cell by cell (the reference the row pictures are held to in tests)."""
 
-    def defer_cell(self, rect: QRect, render=None) -> None:
-        """A cell left for later: `render()` draws its picture outside any paint event, in slices
-        of RENDER_SLICE_S, and the cells' area is repainted once they are drawn (one paint of cached
-        pictures, not a paint per slice: each paint event costs the whole visible table)."""
+    def defer(self, rect: QRect, render=None) -> None:
+        """An area left for later: `render()` draws its picture outside any paint event, in slices
+        of RENDER_SLICE_S, and the area is repainted once they are all drawn (one paint of cached
+        pictures, not a paint per slice)."""
         if self._deferred.isNull() and not self._renders:
-            QTimer.singleShot(0, self, self._paint_deferred)
+            self._slices.start()
         self._deferred = self._deferred.united(rect)
         if render is not None:
             self._renders.append(render)
@@ -274,36 +280,89 @@ class ResultsTable(QTableView):
     def _paint_deferred(self) -> None:
         deadline = time.perf_counter() + RENDER_SLICE_S
         while self._renders:
-            self._renders.pop(0)()
+            self._renders.popleft()()
             if time.perf_counter() > deadline:
                 break
         if self._renders:
-            QTimer.singleShot(0, self, self._paint_deferred)
+            self._slices.start()
             return
         rect, self._deferred = self._deferred, QRect()
         if not rect.isNull():
             self.viewport().update(rect)
 
     def drain_paints(self) -> None:
-        """Draw every pending cell now (a grab or a test that reads pixels wants the whole picture)."""
+        """Draw every pending row now (a grab or a test that reads pixels wants the whole picture)."""
         budgeted, self.budgeted = self.budgeted, False
         try:
             self.viewport().repaint()
         finally:
             self.budgeted = budgeted
-        self._deferred, self._renders = QRect(), []
+        self._deferred, self._renders = QRect(), deque()
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        self.paint_epoch = self._epoch()
+        try:
+            if self.paint_by_rows:
+                self._paint_rows(event.rect())
+            else:
+                super().paintEvent(event)
+        finally:
+            self.paint_epoch = None
+        self._paint_page_cut()
+
+    def _paint_rows(self, rect: QRect) -> None:
+        """The rows that meet `rect`, each from its picture. Past the budget (at least one row is
+        drawn), a row whose picture is not at hand is left for later (defer) without even asking
+        what it shows, and keeps the picture it had in the last paint (a fill if it had none of its
+        size) until its own comes. A row already drawn is always shown: a repaint converges."""
+        top = self.rowAt(rect.top())
+        if top < 0:
+            return  # the area is below the last row (or the table is empty)
+        bottom = self.rowAt(rect.bottom())
+        bottom = self.model().rowCount() - 1 if bottom < 0 else bottom
+        deadline = time.perf_counter() + PAINT_BUDGET_S if self.budgeted else None
+        columns, epoch, width = self.pictures.columns(), self.paint_epoch, self.viewport().width()
+        painter = QPainter(self.viewport())
+        for row in range(top, bottom + 1):
+            y, height = self.rowViewportPosition(row), self.rowHeight(row)
+            if height <= 0:
+                continue
+            pixmap = self.pictures.ready(row, columns, epoch)
+            if pixmap is None and deadline is not None and row > top and time.perf_counter() > deadline:
+                area = QRect(0, y, width, height)
+                shown = self.pictures.shown(row, area.size())
+                if shown is None:
+                    placeholder(painter, self, area, row)
+                else:
+                    painter.drawPixmap(0, y, shown)
+                self.defer(area, lambda r=row: self._draw_row(r))
+                continue
+            if pixmap is None:
+                key = self.pictures.key(row, columns, epoch)
+                pixmap = self.pictures.cached(key) or self.pictures.render(row, key)
+            self.pictures.show(row, pixmap)
+            painter.drawPixmap(0, y, pixmap)
+        painter.end()
+
+    def _epoch(self) -> tuple:
+        """What every cached picture depends on besides its content (CachedDelegate, RowPictures)."""
+        return (self.palette().cacheKey(), self.font().key(), self.devicePixelRatioF())
+
+    def _draw_row(self, row: int) -> None:
+        """A deferred row's picture, for the table as it is now (the row may have changed or gone)."""
+        if not 0 <= row < self.model().rowCount():
+            return
+        self.paint_epoch = self._epoch()
+        try:
+            key = self.pictures.key(row, self.pictures.columns(), self.paint_epoch)
+            if self.pictures.cached(key) is None:
+                self.pictures.render(row, key)
+        finally:
+            self.paint_epoch = None
 
     # -- the page cut --------------------------------------------------------------------------
 
-    def paintEvent(self, event) -> None:  # noqa: N802
-        # What every cached cell picture depends on besides its content (see CachedDelegate).
-        self.paint_epoch = (self.palette().cacheKey(), self.font().key(), self.devicePixelRatioF())
-        self.paint_deadline = time.perf_counter() + PAINT_BUDGET_S if self.budgeted else None
-        self.paint_drawn = 0
-        try:
-            super().paintEvent(event)
-        finally:
-            self.paint_epoch = self.paint_deadline = None
+    def _paint_page_cut(self) -> None:
         model = self.model()
         if model.order() != AGENT or model.sorted_by() is not None or not model.extra():
             return
