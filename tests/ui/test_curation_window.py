@@ -61,8 +61,10 @@ def dialog_from(qtbot, win, act) -> object:
 
 
 def planned(qtbot, dialog) -> None:
-    """Wait for the preview (confirm enabled) or a refusal in the dialog."""
-    qtbot.waitUntil(lambda: dialog.confirm_button.isEnabled() or dialog.message_kind() in ("error", "stale"),
+    """Wait for the preview (confirm enabled) or a refusal in the dialog, for the fields as they are
+    now (a refusal of an earlier plan stays shown while the next one is on its way)."""
+    qtbot.waitUntil(lambda: not dialog.planning() and (dialog.confirm_button.isEnabled()
+                                                       or dialog.message_kind() in ("error", "stale")),
                     timeout=WAIT)  # fmt: skip
 
 
@@ -186,6 +188,22 @@ def test_link_to_a_target_chosen_by_title_completion(qtbot, win, repo):
     qtbot.waitUntil(lambda: any(link.path == DOES_NOT and link.rel.endswith("supports")
                                 for link in win.reader.detail().links) if win.reader.detail() else False,
                     timeout=WAIT)  # fmt: skip
+
+
+def test_a_refusal_shown_before_a_change_is_not_the_answer_to_the_changed_fields(qtbot, win):
+    """The refusal of the last plan stays shown while the next plan is on its way; the dialog says
+    it is planning, so nothing (a person's eye, a test) takes the old refusal for the new answer."""
+    open_in_reader(qtbot, win, MERGES)
+    dialog = dialog_from(qtbot, win, win.reader.curate_actions["link"].trigger)
+    qtbot.keyClicks(dialog.target, MERGES)  # itself: refused
+    planned(qtbot, dialog)
+    assert dialog.message_kind() == "error" and not dialog.planning()
+    dialog.target.clear()
+    qtbot.keyClicks(dialog.target, DOES_NOT)
+    assert dialog.planning() and dialog.message_kind() == "error"  # the old refusal, not yet replaced
+    planned(qtbot, dialog)
+    assert dialog.preview.preview() is not None and dialog.confirm_button.isEnabled()
+    assert dialog.preview.preview().plan.subject == commit_subject("link", f"relates_to {MERGES} -> {DOES_NOT}")
 
 
 def test_a_refusal_shows_in_the_dialog_and_nothing_is_written(qtbot, win, repo, git_store):

@@ -69,6 +69,7 @@ class WriteDialog(QDialog):
         self._plan_kind, self._hash_kind = f"plan-{serial}", f"hashes-{serial}"
         self.expected: dict[str, str | None] = {}
         self._request: Any = None
+        self._answered: Any = None  # the request whose plan (or refusal) the dialog shows
         self._busy = False
         self._note = ""  # said again once the next plan arrives (after a reload)
         self.timer = QTimer(self)
@@ -165,9 +166,14 @@ class WriteDialog(QDialog):
         job = PlanJob(kind=self._plan_kind, request=request, refresh_index=self.refresh_index())
         self.runner.run(job.success(lambda result, r=request: self._planned(r, result)).failure(self._failed))
 
+    def planning(self) -> bool:
+        """Whether what the dialog shows is older than its fields (a plan is due or on its way)."""
+        return self.timer.isActive() or (self._request is not None and self._answered is not self._request)
+
     def _planned(self, request: Any, result: Attempt) -> None:
         if request is not self._request or self._busy:
             return  # the fields moved on meanwhile; a newer plan is coming
+        self._answered = request
         if result.ok:
             preview: Preview = result.value
             self.preview.show_preview(preview)
