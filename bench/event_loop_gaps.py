@@ -144,6 +144,18 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
     figures: dict = {"load_at_start": round(os.getloadavg()[0], 1)}
     try:
         time.sleep(1.0)  # the load is running before the window opens
+        if trace:  # the window's own collections, named in the trace (settles and deep ones)
+            from memhtml_desktop.ui.shell import idle_gc
+
+            for name in ("settle", "maybe_collect"):
+                def traced(self, original=getattr(idle_gc.IdleCollector, name), name=name):
+                    beat.events.append((time.perf_counter(), f"{name}("))
+                    try:
+                        return original(self)
+                    finally:
+                        beat.events.append((time.perf_counter(), f"{name})"))
+
+                setattr(idle_gc.IdleCollector, name, traced)
         store = Store(root, index_path=scratch / "index.db")  # cold: a fresh index
         window = MainWindow(store, Settings(debounce_ms=30), watch=True, watcher_options={"quiet_s": 0.2},
                             qsettings=QSettings(str(scratch / "s.ini"), QSettings.Format.IniFormat))
