@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -63,10 +64,48 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MEMHTML_DESKTOP_NO_USER_CONFIG", "1")
 
 
+class Clocks:
+    """Where a gap's time went, from the kernel's own counters (Linux; empty elsewhere).
+
+    The GUI thread's `schedstat` says how long it ran and how long it waited on a run queue; the
+    rest of the gap it slept (on the GIL, a lock, or nothing to do). The other threads' CPU says
+    whether a worker of this process ran meanwhile (the GIL's holder), and the machine's `steal`
+    (`/proc/stat`) whether the virtual machine itself was off its cores."""
+
+    def __init__(self) -> None:
+        self.main = f"/proc/self/task/{threading.get_native_id()}/schedstat"
+        self.ok = os.path.exists(self.main)
+
+    def read(self) -> tuple[int, int, int, int]:
+        """(GUI run ns, GUI run-queue wait ns, other threads' run ns, machine steal ticks)."""
+        if not self.ok:
+            return (0, 0, 0, 0)
+        with open(self.main) as f:
+            run, wait = (int(x) for x in f.read().split()[:2])
+        others = 0
+        for task in os.listdir("/proc/self/task"):
+            path = f"/proc/self/task/{task}/schedstat"
+            if path != self.main:
+                try:
+                    with open(path) as f:
+                        others += int(f.read().split()[0])
+                except (OSError, ValueError, IndexError):
+                    pass  # a thread that ended between the listing and the read
+        with open("/proc/stat") as f:
+            steal = int(f.readline().split()[8])
+        return (run, wait, others, steal)
+
+    @staticmethod
+    def say(before: tuple[int, int, int, int], after: tuple[int, int, int, int]) -> str:
+        run, wait, others = ((a - b) / 1e6 for a, b in zip(after[:3], before[:3]))
+        steal = (after[3] - before[3]) * 1000 / os.sysconf("SC_CLK_TCK")
+        return f"[GUI ran {run:.0f} ms, queued {wait:.0f} ms; other threads ran {others:.0f} ms; steal {steal:.0f} ms]"
+
+
 class Beat:
     """A 5 ms timer on the GUI thread; each gap is filed under the phase running when it ended."""
 
-    def __init__(self) -> None:
+    def __init__(self, clocks: bool = False) -> None:
         from PySide6.QtCore import Qt, QTimer
 
         self.timer = QTimer()
@@ -76,6 +115,10 @@ class Beat:
         self.phase = ""
         self.gaps: dict[str, list[float]] = {}
         self.last = time.perf_counter()
+        self.clocks = Clocks() if clocks else None
+        self.counted = self.clocks.read() if self.clocks else None
+        self.long = []  # (phase, start, end, clocks) of every gap over the target, for --trace
+        self.events = []  # (perf_counter, what): jobs starting and ending, collections, watcher messages
 
     def start(self) -> None:
         self.last = time.perf_counter()
@@ -83,22 +126,23 @@ class Beat:
 
     def _tick(self) -> None:
         now = time.perf_counter()
+        counted = self.clocks.read() if self.clocks else None
         if self.phase:
             gap = (now - self.last) * 1000
             self.gaps.setdefault(self.phase, []).append(gap)
             if gap > TARGET_MS:
-                self.long.append((self.phase, self.last, now))
+                self.long.append((self.phase, self.last, now,
+                                  Clocks.say(self.counted, counted) if self.clocks else ""))
         self.last = now
-
-    long: list = []  # (phase, start, end) of every gap over the target, for --trace
-    events: list = []  # (perf_counter, what): jobs starting and ending, collections, watcher messages
+        self.counted = counted
 
     def explain(self) -> list[str]:
-        """Each long gap with what happened in it and in the 100 ms before it."""
+        """Each long gap with what happened in it and in the 100 ms before it, and where its time went."""
         lines = []
-        for phase, start, end in self.long:
+        for phase, start, end, clocks in self.long:
             seen = [f"{(t - start) * 1000:+.0f}:{what}" for t, what in self.events if start - 0.1 <= t <= end]
-            lines.append(f"    {phase}: {(end - start) * 1000:.0f} ms gap: " + (" ".join(seen[-12:]) or "(nothing recorded)"))
+            lines.append(f"    {phase}: {(end - start) * 1000:.0f} ms gap: "
+                         + (" ".join(seen[-12:]) or "(nothing recorded)") + (f" {clocks}" if clocks else ""))
         return lines
 
     def row(self, phase: str) -> dict:
@@ -140,7 +184,7 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
     scratch = Path(tempfile.mkdtemp(prefix="event-loop-gaps-"))
     load = [subprocess.Popen([sys.executable, "-c", LOAD]) for _ in range(loaders)]
     control = Control()
-    beat = Beat()
+    beat = Beat(clocks=trace)
     figures: dict = {"load_at_start": round(os.getloadavg()[0], 1)}
     try:
         time.sleep(1.0)  # the load is running before the window opens
@@ -255,7 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--checkout", type=Path, help="run this checkout's code (default: this one)")
     parser.add_argument("--trace", action="store_true",
-                        help="name what happened in each gap over the target (jobs, collections, watcher messages)")
+                        help="name what happened in each gap over the target (jobs, collections, watcher messages) "
+                             "and where its time went (the GUI thread's run and run-queue time, the other "
+                             "threads' run time, the machine's steal)")
     parser.add_argument("--phase-timeout", type=float, default=1800.0,
                         help="seconds a phase may take before the next starts (its figures say finished: false)")
     args = parser.parse_args(argv)
