@@ -67,39 +67,50 @@ os.environ.setdefault("MEMHTML_DESKTOP_NO_USER_CONFIG", "1")
 class Clocks:
     """Where a gap's time went, from the kernel's own counters (Linux; empty elsewhere).
 
-    The GUI thread's `schedstat` says how long it ran and how long it waited on a run queue; the
-    rest of the gap it slept (on the GIL, a lock, or nothing to do). The other threads' CPU says
-    whether a worker of this process ran meanwhile (the GIL's holder), and the machine's `steal`
-    (`/proc/stat`) whether the virtual machine itself was off its cores."""
+    Each thread's `schedstat` says how long it ran and how long it waited on a run queue: for the
+    GUI thread, the rest of the gap it slept (on the GIL, a lock, or nothing to do); the threads
+    that ran or queued meanwhile are named (Python's name for the thread, else the kernel's), the
+    GIL's holder among them. The machine's `steal` (`/proc/stat`) says whether the virtual machine
+    itself was off its cores."""
 
     def __init__(self) -> None:
-        self.main = f"/proc/self/task/{threading.get_native_id()}/schedstat"
-        self.ok = os.path.exists(self.main)
+        self.gui = threading.get_native_id()
+        self.ok = os.path.exists(f"/proc/self/task/{self.gui}/schedstat")
 
-    def read(self) -> tuple[int, int, int, int]:
-        """(GUI run ns, GUI run-queue wait ns, other threads' run ns, machine steal ticks)."""
+    def read(self) -> tuple[dict[int, tuple[int, int]], int]:
+        """({thread id: (run ns, run-queue wait ns)}, machine steal ticks)."""
         if not self.ok:
-            return (0, 0, 0, 0)
-        with open(self.main) as f:
-            run, wait = (int(x) for x in f.read().split()[:2])
-        others = 0
+            return {}, 0
+        threads = {}
         for task in os.listdir("/proc/self/task"):
-            path = f"/proc/self/task/{task}/schedstat"
-            if path != self.main:
-                try:
-                    with open(path) as f:
-                        others += int(f.read().split()[0])
-                except (OSError, ValueError, IndexError):
-                    pass  # a thread that ended between the listing and the read
+            try:
+                with open(f"/proc/self/task/{task}/schedstat") as f:
+                    run, wait = f.read().split()[:2]
+                threads[int(task)] = (int(run), int(wait))
+            except (OSError, ValueError):
+                pass  # a thread that ended between the listing and the read
         with open("/proc/stat") as f:
             steal = int(f.readline().split()[8])
-        return (run, wait, others, steal)
+        return threads, steal
 
-    @staticmethod
-    def say(before: tuple[int, int, int, int], after: tuple[int, int, int, int]) -> str:
-        run, wait, others = ((a - b) / 1e6 for a, b in zip(after[:3], before[:3]))
-        steal = (after[3] - before[3]) * 1000 / os.sysconf("SC_CLK_TCK")
-        return f"[GUI ran {run:.0f} ms, queued {wait:.0f} ms; other threads ran {others:.0f} ms; steal {steal:.0f} ms]"
+    def say(self, before: tuple[dict, int], after: tuple[dict, int]) -> str:
+        names = {t.native_id: t.name for t in threading.enumerate()}
+        run, wait = (x / 1e6 for x in (v - before[0].get(self.gui, (0, 0))[i]
+                                       for i, v in enumerate(after[0].get(self.gui, (0, 0)))))
+        others = []
+        for tid, (r, w) in after[0].items():
+            r0, w0 = before[0].get(tid, (0, 0))
+            if tid != self.gui and (r - r0 > 2e6 or w - w0 > 2e6):
+                name = names.get(tid)
+                if name is None:
+                    try:
+                        name = Path(f"/proc/self/task/{tid}/comm").read_text().strip()
+                    except OSError:
+                        name = str(tid)
+                others.append(f"{name} ran {(r - r0) / 1e6:.0f} queued {(w - w0) / 1e6:.0f}")
+        steal = (after[1] - before[1]) * 1000 / os.sysconf("SC_CLK_TCK")
+        return (f"[GUI ran {run:.0f} ms, queued {wait:.0f} ms; " + ("; ".join(others) or "no other thread ran")
+                + f"; steal {steal:.0f} ms]")
 
 
 class Beat:
@@ -119,10 +130,16 @@ class Beat:
         self.counted = self.clocks.read() if self.clocks else None
         self.long = []  # (phase, start, end, clocks) of every gap over the target, for --trace
         self.events = []  # (perf_counter, what): jobs starting and ending, collections, watcher messages
+        self.full_passes = []  # (ms, who asked) of every full collection, for --trace
 
     def start(self) -> None:
-        self.last = time.perf_counter()
+        self.restart()
         self.timer.start()
+
+    def restart(self) -> None:
+        """Gaps count from now (the bench's own work before this is none of the window's)."""
+        self.last = time.perf_counter()
+        self.counted = self.clocks.read() if self.clocks else None
 
     def _tick(self) -> None:
         now = time.perf_counter()
@@ -132,7 +149,7 @@ class Beat:
             self.gaps.setdefault(self.phase, []).append(gap)
             if gap > TARGET_MS:
                 self.long.append((self.phase, self.last, now,
-                                  Clocks.say(self.counted, counted) if self.clocks else ""))
+                                  self.clocks.say(self.counted, counted) if self.clocks else ""))
         self.last = now
         self.counted = counted
 
@@ -212,7 +229,7 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
 
         def phase(name: str, act, until, timeout_s: float = phase_timeout) -> None:
             wall0, t0 = time.time(), time.perf_counter()
-            beat.last = t0  # the bench's own work between phases (listing the store's files) is no gap
+            beat.restart()  # the bench's own work between phases (listing the store's files) is no gap
             beat.phase = name
             act()
             ok = run_loop(0, until=until, timeout_s=timeout_s)
@@ -235,8 +252,22 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
                     signal = getattr(window.bridge, name, None)
                     if signal is not None:
                         signal.connect(lambda *a, name=name: beat.events.append((time.perf_counter(), name)))
-            gc.callbacks.append(lambda stage, info: beat.events.append(
-                (time.perf_counter(), f"gc{info['generation']}{'(' if stage == 'start' else ')'}")))
+            full: list = []  # (start, who asked) of the full pass under way
+
+            def collected(stage: str, info: dict) -> None:
+                now = time.perf_counter()
+                what = f"gc{info['generation']}{'(' if stage == 'start' else ')'}"
+                if info["generation"] == 2 and stage == "start":  # a full pass: who asked for it
+                    import traceback
+
+                    full[:] = [now, f"{threading.current_thread().name}: " + " < ".join(
+                        f"{Path(f.filename).stem}:{f.lineno}" for f in traceback.extract_stack(limit=6)[:-1][::-1])]
+                    what += f"<{full[1]}>"
+                elif info["generation"] == 2 and full:
+                    beat.full_passes.append(((now - full[0]) * 1000, full[1]))
+                beat.events.append((now, what))
+
+            gc.callbacks.append(collected)
         # As ui/app.run_app does: show, then freeze the start-up objects, and only then run the
         # event loop (a whole-heap collection of 80-190 ms, before the loop's first turn, not
         # inside it: measured inside the phase, it was the cold index's longest "gap").
@@ -285,6 +316,9 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
             figures[name]["machine_ms"] = worst
     if trace:
         print("\n".join(beat.explain()) or "    no gap over the target", flush=True)
+        slow = [f"    full collection {ms:.0f} ms by {who}" for ms, who in beat.full_passes if ms > 10]
+        print(f"    {len(beat.full_passes)} full collections" + ("; over 10 ms:\n" + "\n".join(slow) if slow else ""),
+              flush=True)
     return figures
 
 

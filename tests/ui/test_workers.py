@@ -265,6 +265,27 @@ def test_the_idle_collector_waits_for_a_quiet_window_then_collects_and_freezes(q
     runner.shutdown()
 
 
+def test_a_shut_down_window_collects_nothing_more(window):
+    """A closed window's collector went on settling and, nothing busy holding it back, walked the
+    whole heap in the middle of what ran next in the process (99 ms beside the next round's cold
+    index, event_loop_gaps --trace). Shut down, it neither settles nor collects deeply."""
+    import gc
+
+    from memhtml_desktop.ui.shell import idle_gc
+
+    collector = window.idle_gc
+    assert collector.timer.isActive() and collector.settle_timer.isActive()
+    window.shutdown()
+    assert not collector.timer.isActive() and not collector.settle_timer.isActive()
+    collector._busy_at -= idle_gc.QUIET_S + 1  # quiet long enough, never collected deeply
+    collector._deep_at = float("-inf")
+    collections, settles = collector.collections, collector.settles
+    assert not collector.maybe_collect()
+    collector.settle()
+    assert (collector.collections, collector.settles) == (collections, settles)
+    assert gc.isenabled()  # the automatic collector is the process's own business still
+
+
 def test_the_collector_settles_while_busy_and_frees_frozen_cycles_only_when_all_is_quiet(qtbot):
     """Issue 24: during a cold index the window never went quiet, so what it gathered was walked
     by an automatic full collection (63-76 ms). A settle collects what is not frozen and freezes

@@ -279,6 +279,7 @@ class MainWindow(QMainWindow):
         if self.bridge is not None:
             self.bridge.stop()
         self.runner.shutdown()
+        self.idle_gc.stop()
         self.search_bar.set_busy(False)
 
     def showEvent(self, event) -> None:  # noqa: N802
