@@ -26,6 +26,7 @@ target (issue 24) is no gap over 50 ms. Ends with one JSON line.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import shutil
@@ -34,6 +35,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -95,8 +97,8 @@ class Clocks:
 
     def say(self, before: tuple[dict, int], after: tuple[dict, int]) -> str:
         names = {t.native_id: t.name for t in threading.enumerate()}
-        run, wait = (x / 1e6 for x in (v - before[0].get(self.gui, (0, 0))[i]
-                                       for i, v in enumerate(after[0].get(self.gui, (0, 0)))))
+        (run0, wait0), (run1, wait1) = before[0].get(self.gui, (0, 0)), after[0].get(self.gui, (0, 0))
+        run, wait = (run1 - run0) / 1e6, (wait1 - wait0) / 1e6
         others = []
         for tid, (r, w) in after[0].items():
             r0, w0 = before[0].get(tid, (0, 0))
@@ -131,6 +133,7 @@ class Beat:
         self.long = []  # (phase, start, end, clocks) of every gap over the target, for --trace
         self.events = []  # (perf_counter, what): jobs starting and ending, collections, watcher messages
         self.full_passes = []  # (ms, who asked) of every full collection, for --trace
+        self._full: tuple[float, str] | None = None  # (start, who asked) of the full pass under way
 
     def start(self) -> None:
         self.restart()
@@ -153,6 +156,18 @@ class Beat:
         self.last = now
         self.counted = counted
 
+    def collected(self, stage: str, info: dict) -> None:
+        """A `gc.callbacks` entry: every collection in the events, and who asked for each full one."""
+        now = time.perf_counter()
+        what = f"gc{info['generation']}{'(' if stage == 'start' else ')'}"
+        if info["generation"] == 2 and stage == "start":
+            self._full = (now, f"{threading.current_thread().name}: " + " < ".join(
+                f"{Path(f.filename).stem}:{f.lineno}" for f in traceback.extract_stack(limit=6)[:-1][::-1]))
+            what += f"<{self._full[1]}>"
+        elif info["generation"] == 2 and self._full is not None:
+            self.full_passes.append(((now - self._full[0]) * 1000, self._full[1]))
+        self.events.append((now, what))
+
     def explain(self) -> list[str]:
         """Each long gap with what happened in it and in the 100 ms before it, and where its time went."""
         lines = []
@@ -166,6 +181,27 @@ class Beat:
         gaps = sorted(self.gaps.get(phase, [0.0]))
         return {"longest_ms": round(gaps[-1], 1), "p99_ms": round(gaps[int(len(gaps) * 0.99)], 1),
                 "over_50": sum(g > TARGET_MS for g in gaps), "ticks": len(gaps)}
+
+
+def trace_collectors(beat: Beat) -> None:
+    """Name the window's own collections (settles and deep ones) in `beat`'s trace. The methods
+    are wrapped once per process and record into the round's beat: a closed window's collector
+    (before `IdleCollector.stop`) showed up in the next round's trace under its own name."""
+    from memhtml_desktop.ui.shell import idle_gc
+
+    trace_collectors.beat = beat
+    if getattr(idle_gc.IdleCollector, "_traced", False):
+        return
+    for name in ("settle", "maybe_collect"):
+        def traced(self, original=getattr(idle_gc.IdleCollector, name), name=name):
+            trace_collectors.beat.events.append((time.perf_counter(), f"{name}("))
+            try:
+                return original(self)
+            finally:
+                trace_collectors.beat.events.append((time.perf_counter(), f"{name})"))
+
+        setattr(idle_gc.IdleCollector, name, traced)
+    idle_gc.IdleCollector._traced = True
 
 
 def prepare(base: Path, count: int, probes: int) -> Path:
@@ -205,18 +241,8 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
     figures: dict = {"load_at_start": round(os.getloadavg()[0], 1)}
     try:
         time.sleep(1.0)  # the load is running before the window opens
-        if trace:  # the window's own collections, named in the trace (settles and deep ones)
-            from memhtml_desktop.ui.shell import idle_gc
-
-            for name in ("settle", "maybe_collect"):
-                def traced(self, original=getattr(idle_gc.IdleCollector, name), name=name):
-                    beat.events.append((time.perf_counter(), f"{name}("))
-                    try:
-                        return original(self)
-                    finally:
-                        beat.events.append((time.perf_counter(), f"{name})"))
-
-                setattr(idle_gc.IdleCollector, name, traced)
+        if trace:
+            trace_collectors(beat)
         store = Store(root, index_path=scratch / "index.db")  # cold: a fresh index
         window = MainWindow(store, Settings(debounce_ms=30), watch=True, watcher_options={"quiet_s": 0.2},
                             qsettings=QSettings(str(scratch / "s.ini"), QSettings.Format.IniFormat))
@@ -243,8 +269,6 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
             run_loop(300)
 
         if trace:
-            import gc
-
             window.runner.busy_changed.connect(
                 lambda kind, busy: beat.events.append((time.perf_counter(), f"{kind}{'+' if busy else '-'}")))
             if window.bridge is not None:
@@ -252,22 +276,7 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
                     signal = getattr(window.bridge, name, None)
                     if signal is not None:
                         signal.connect(lambda *a, name=name: beat.events.append((time.perf_counter(), name)))
-            full: list = []  # (start, who asked) of the full pass under way
-
-            def collected(stage: str, info: dict) -> None:
-                now = time.perf_counter()
-                what = f"gc{info['generation']}{'(' if stage == 'start' else ')'}"
-                if info["generation"] == 2 and stage == "start":  # a full pass: who asked for it
-                    import traceback
-
-                    full[:] = [now, f"{threading.current_thread().name}: " + " < ".join(
-                        f"{Path(f.filename).stem}:{f.lineno}" for f in traceback.extract_stack(limit=6)[:-1][::-1])]
-                    what += f"<{full[1]}>"
-                elif info["generation"] == 2 and full:
-                    beat.full_passes.append(((now - full[0]) * 1000, full[1]))
-                beat.events.append((now, what))
-
-            gc.callbacks.append(collected)
+            gc.callbacks.append(beat.collected)
         # As ui/app.run_app does: show, then freeze the start-up objects, and only then run the
         # event loop (a whole-heap collection of 80-190 ms, before the loop's first turn, not
         # inside it: measured inside the phase, it was the cold index's longest "gap").
@@ -307,6 +316,8 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
         store.close_thread_connection()
     finally:
         beat.timer.stop()
+        if beat.collected in gc.callbacks:
+            gc.callbacks.remove(beat.collected)  # the next round's beat records its own
         for process in load:
             process.kill()
         machine = control.by_phase(control.stop())
