@@ -165,6 +165,10 @@ def reads_on_a_full_disk(root: Path, index: Path, run, *, index_full: bool) -> d
     ok = ok and figures["says_not_counted"]
     if index_full:
         figures["refresh_skipped"] = "note: the index was not refreshed" in outputs["search"][2]
+        if not figures["refresh_skipped"]:  # what a failure needs to be understood
+            wal = Path(f"{index}-wal")
+            figures["search_stderr"] = outputs["search"][2][-2000:]
+            figures["wal_bytes"] = wal.stat().st_size if wal.exists() else None
         ok = ok and figures["refresh_skipped"]
     proc = run(["reinforce", PATH, "--signal", "positive", "--store", str(root), "--index", str(index)])
     err = proc.stderr.decode(errors="replace")
