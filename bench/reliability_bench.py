@@ -456,6 +456,8 @@ def disk(args, work: Path) -> dict:
                 root = hs.copy_demo(mnt / "store")
                 index = (mnt / "cache" / "index.db") if index_on_disk else (mnt.parent / f"index-{journal}.db")
                 fd.prepare(root, index, state_journal=journal)
+                if index_on_disk:
+                    fd.give_the_refresh_work(root)
                 filled = fd.fill(mnt)
                 out[label] = {"tmpfs_filled_bytes": filled, "free_bytes": fd.free_bytes(mnt),
                               **fd.reads_on_a_full_disk(root, index, hs.run_cli, index_full=index_on_disk)}
@@ -465,6 +467,7 @@ def disk(args, work: Path) -> dict:
     root = hs.copy_demo(work / "fsize" / "store")
     index = work / "fsize" / "index.db"
     fd.prepare(root, index, state_journal="wal")
+    fd.give_the_refresh_work(root)
     out["file-size limit (1 KB), state.db in WAL"] = fd.reads_on_a_full_disk(root, index, fd.run_cli_fsize,
                                                                            index_full=True)
     log(f"  file-size limit: {out['file-size limit (1 KB), state.db in WAL']}")

@@ -118,6 +118,14 @@ def prepare(root: Path, index: Path, *, state_journal: str = "rollback") -> None
         conn.close()
 
 
+def give_the_refresh_work(root: Path) -> None:
+    """Edit PATH, so a refresh has something to write (before the disk is filled). Without a change
+    the refresh of a child started in the same second as `prepare`'s pass writes nothing (every
+    timestamp it sets reads the same, and SQLite leaves a row whose bytes are unchanged unwritten):
+    it rightly succeeds on a full disk and has nothing to say."""
+    (root / PATH).write_bytes((root / PATH).read_bytes().replace(b"</article>", b"<p>edited</p></article>"))
+
+
 def _digest(path: Path) -> str:
     import hashlib
 

@@ -24,6 +24,7 @@ from full_disk import (
     fill,
     free_bytes,
     full_tmpfs,
+    give_the_refresh_work,
     prepare,
     reads_on_a_full_disk,
     run_cli_fsize,
@@ -80,7 +81,7 @@ def test_reads_survive_when_the_index_disk_is_full_too(tmp_path, mounted):
     root = copy_demo(mounted / "store")
     index = mounted / "cache" / "index.db"
     prepare(root, index)
-    (root / PATH).write_bytes((root / PATH).read_bytes().replace(b"</article>", b"<p>edited</p></article>"))
+    give_the_refresh_work(root)
     fill(mounted)
     _check_reads(root, index, run_cli, index_full=True)
     proc = run_cli(_args(root, index, "index"))
@@ -106,11 +107,7 @@ def test_reads_survive_a_file_size_limit(tmp_path, index_open_elsewhere, state_j
     root = copy_demo(tmp_path / "store")
     index = tmp_path / "index.db"
     prepare(root, index, state_journal=state_journal)
-    # A change the refresh must write. Without one, a child started in the same second as the
-    # index pass above writes nothing at all (SQLite leaves a row whose bytes are unchanged unwritten, and
-    # every timestamp the pass sets reads the same), so the refresh rightly succeeds and has
-    # nothing to say: the flake CI met at stop 32.
-    (root / PATH).write_bytes((root / PATH).read_bytes().replace(b"</article>", b"<p>edited</p></article>"))
+    give_the_refresh_work(root)  # without it, CI's flake at stop 32
     keeper = None
     if index_open_elsewhere:
         keeper = apsw.Connection(str(index))
