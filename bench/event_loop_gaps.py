@@ -2,8 +2,9 @@
 
     python bench/event_loop_gaps.py [--dir /tmp/event-loop-gaps] [--count 20000] [--probes 500]
                                     [--edits 500] [--load 2] [--rounds 1] [--checkout DIR]
+                                    [--store-seed 11] [--embedder hash|minilm] [--trace]
 
-The store is generated once per directory (gen_store, seed 11, memhtml's seeded state plane, a git
+The store is generated once per directory (gen_store, seed `--store-seed`, memhtml's seeded state plane, a git
 repository with its `--probes` probes committed as the workbench set `bench`). Each round starts
 `--load` busy Python processes (`while True: pass`, nice 0: one per core on a two-core machine),
 then opens the real MainWindow (offscreen, watching on, as a person runs it: shown, then the
@@ -204,21 +205,22 @@ def trace_collectors(beat: Beat) -> None:
     idle_gc.IdleCollector._traced = True
 
 
-def prepare(base: Path, count: int, probes: int) -> Path:
+def prepare(base: Path, count: int, probes: int, store_seed: int = 11) -> Path:
     from memhtml_desktop.devtools.gen_store import generate_store, git_commit, write_probes
     from memhtml_desktop.workbench import WorkbenchFiles, read_probe_file
 
     root = base / "store"
     if not (root / ".git").exists():
-        made = generate_store(root, count, 11, probes=probes, state=True, control_names="shuffled", force=True)
+        made = generate_store(root, count, store_seed, probes=probes, state=True, control_names="shuffled", force=True)
         write_probes(made, base / "probes.jsonl")
         git_commit(root)
         WorkbenchFiles(root).save_probe_set("bench", read_probe_file(base / "probes.jsonl").probes)
-        print(f"generated {count:,} memories with {probes} probes at {root}", flush=True)
+        print(f"generated {count:,} memories (seed {store_seed}) with {probes} probes at {root}", flush=True)
     return root
 
 
-def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: float = 1800.0, trace: bool = False) -> dict:
+def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: float = 1800.0, trace: bool = False,
+              embedder: str = "hash") -> dict:
     import random
 
     from heartbeat_bench import Control, run_loop
@@ -243,7 +245,9 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
         time.sleep(1.0)  # the load is running before the window opens
         if trace:
             trace_collectors(beat)
-        store = Store(root, index_path=scratch / "index.db")  # cold: a fresh index
+        from memhtml_desktop.embedders.registry import make_embedder
+
+        store = Store(root, index_path=scratch / "index.db", embedder=make_embedder(embedder))  # cold: a fresh index
         window = MainWindow(store, Settings(debounce_ms=30), watch=True, watcher_options={"quiet_s": 0.2},
                             qsettings=QSettings(str(scratch / "s.ini"), QSettings.Format.IniFormat))
         window.resize(1400, 900)
@@ -341,7 +345,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edits", type=int, default=500)
     parser.add_argument("--load", type=int, default=2, help="busy Python processes beside the window")
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--seed", type=int, default=11, help="the burst's choice of files (one more each round)")
+    parser.add_argument("--store-seed", type=int, default=11,
+                        help="the generated store's seed (a store is generated once per --dir)")
+    parser.add_argument("--embedder", choices=("hash", "minilm"), default="hash",
+                        help="the window's embedder (minilm: the cold index makes MiniLM vectors in the index's child)")
     parser.add_argument("--checkout", type=Path, help="run this checkout's code (default: this one)")
     parser.add_argument("--trace", action="store_true",
                         help="name what happened in each gap over the target (jobs, collections, watcher messages) "
@@ -354,17 +362,20 @@ def main(argv: list[str] | None = None) -> int:
                        ("GIT_COMMITTER_NAME", "gaps bench"), ("GIT_COMMITTER_EMAIL", "bench@example.invalid")):
         os.environ.setdefault(key, value)
     os.environ["MEMHTML_DESKTOP_DATA"] = str(args.dir / "app-data")  # the run history: never the user's
-    root = prepare(args.dir, args.count, args.probes)
+    root = prepare(args.dir, args.count, args.probes, args.store_seed)
     head = subprocess.run(["git", "-C", str(CHECKOUT), "log", "-1", "--format=%h %s"], capture_output=True,
                           text=True).stdout.strip()
-    print(f"checkout {CHECKOUT} ({head[:70]}); {args.load} busy processes; uptime: {os.getloadavg()}", flush=True)
+    print(f"checkout {CHECKOUT} ({head[:70]}); {args.load} busy processes; embedder {args.embedder}; "
+          f"uptime: {os.getloadavg()}", flush=True)
     rounds = []
     for n in range(args.rounds):
         print(f"round {n + 1}", flush=True)
-        rounds.append(one_round(root, args.edits, args.seed + n, args.load, args.phase_timeout, args.trace))
+        rounds.append(one_round(root, args.edits, args.seed + n, args.load, args.phase_timeout, args.trace,
+                                args.embedder))
     phases = [k for k, v in rounds[0].items() if isinstance(v, dict)]
     worst = {p: max(r[p]["longest_ms"] for r in rounds) for p in phases}
-    print(json.dumps({"checkout": str(CHECKOUT), "head": head, "load_processes": args.load, "worst_longest_ms": worst,
+    print(json.dumps({"checkout": str(CHECKOUT), "head": head, "load_processes": args.load, "embedder": args.embedder,
+                      "worst_longest_ms": worst,
                       "target_ms": TARGET_MS, "met": all(v <= TARGET_MS for v in worst.values()), "rounds": rounds}))
     return 0
 
