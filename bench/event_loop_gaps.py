@@ -67,6 +67,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MEMHTML_DESKTOP_NO_USER_CONFIG", "1")
 
 
+def _kernel_name(tid: int) -> str:
+    """A thread's name as the kernel knows it (a thread Python did not start), else its id."""
+    try:
+        return Path(f"/proc/self/task/{tid}/comm").read_text().strip()
+    except OSError:
+        return str(tid)
+
+
 class Clocks:
     """Where a gap's time went, from the kernel's own counters (Linux; empty elsewhere).
 
@@ -104,13 +112,7 @@ class Clocks:
         for tid, (r, w) in after[0].items():
             r0, w0 = before[0].get(tid, (0, 0))
             if tid != self.gui and (r - r0 > 2e6 or w - w0 > 2e6):
-                name = names.get(tid)
-                if name is None:
-                    try:
-                        name = Path(f"/proc/self/task/{tid}/comm").read_text().strip()
-                    except OSError:
-                        name = str(tid)
-                others.append(f"{name} ran {(r - r0) / 1e6:.0f} queued {(w - w0) / 1e6:.0f}")
+                others.append(f"{names.get(tid) or _kernel_name(tid)} ran {(r - r0) / 1e6:.0f} queued {(w - w0) / 1e6:.0f}")
         steal = (after[1] - before[1]) * 1000 / os.sysconf("SC_CLK_TCK")
         return (f"[GUI ran {run:.0f} ms, queued {wait:.0f} ms; " + ("; ".join(others) or "no other thread ran")
                 + f"; steal {steal:.0f} ms]")
@@ -228,6 +230,7 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
     from PySide6.QtWidgets import QApplication
 
     import memhtml_desktop.ui.shell.main_window as main_window
+    from memhtml_desktop.embedders.registry import make_embedder
     from memhtml_desktop.index.store import Store
     from memhtml_desktop.settings import Settings
     from memhtml_desktop.ui.app import settle_gc, tune_for_gui
@@ -245,8 +248,6 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
         time.sleep(1.0)  # the load is running before the window opens
         if trace:
             trace_collectors(beat)
-        from memhtml_desktop.embedders.registry import make_embedder
-
         store = Store(root, index_path=scratch / "index.db", embedder=make_embedder(embedder))  # cold: a fresh index
         window = MainWindow(store, Settings(debounce_ms=30), watch=True, watcher_options={"quiet_s": 0.2},
                             qsettings=QSettings(str(scratch / "s.ini"), QSettings.Format.IniFormat))
