@@ -118,6 +118,46 @@ class Clocks:
                 + f"; steal {steal:.0f} ms]")
 
 
+def _where(frame, depth: int = 4) -> str:
+    """A frame and its callers, innermost first, as `file:line function` joined by ` < `."""
+    parts = []
+    while frame is not None and len(parts) < depth:
+        parts.append(f"{Path(frame.f_code.co_filename).stem}:{frame.f_lineno} {frame.f_code.co_name}")
+        frame = frame.f_back
+    return " < ".join(parts) or "(no Python frame)"
+
+
+class StackSampler(threading.Thread):
+    """Where the GUI thread's Python is while its tick is late (`--trace`): every `every_s`, once
+    the last tick is older than `late_s`, the GUI thread's innermost frames. A stack whose innermost
+    frame is the bench's own event loop means the GUI thread was in Qt's C++ (painting, layout,
+    the event dispatcher) or not running at all; the clocks of the gap say which."""
+
+    def __init__(self, beat: "Beat", every_s: float = 0.008, late_s: float = 0.02) -> None:
+        super().__init__(name="gap-sampler", daemon=True)
+        self.beat, self.every_s, self.late_s = beat, every_s, late_s
+        self.gui = threading.get_ident()
+        self.samples: list[tuple[float, str]] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(self.every_s):
+            now = time.perf_counter()
+            if self.beat.phase and now - self.beat.last > self.late_s:
+                self.samples.append((now, _where(sys._current_frames().get(self.gui))))
+
+    def within(self, start: float, end: float) -> list[str]:
+        """The samples of one gap, each run of the same stack once with its count."""
+        said: list[list] = []
+        for t, where in self.samples:
+            if start <= t <= end:
+                if said and said[-1][1] == where:
+                    said[-1][2] += 1
+                else:
+                    said.append([t, where, 1])
+        return [f"{(t - start) * 1000:+.0f}:{where}" + (f" (x{n})" if n > 1 else "") for t, where, n in said]
+
+
 class Beat:
     """A 5 ms timer on the GUI thread; each gap is filed under the phase running when it ended."""
 
@@ -132,6 +172,7 @@ class Beat:
         self.gaps: dict[str, list[float]] = {}
         self.last = time.perf_counter()
         self.clocks = Clocks() if clocks else None
+        self.sampler = StackSampler(self) if clocks else None
         self.counted = self.clocks.read() if self.clocks else None
         self.long = []  # (phase, start, end, clocks) of every gap over the target, for --trace
         self.events = []  # (perf_counter, what): jobs starting and ending, collections, watcher messages
@@ -141,6 +182,13 @@ class Beat:
     def start(self) -> None:
         self.restart()
         self.timer.start()
+        if self.sampler is not None:
+            self.sampler.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+        if self.sampler is not None:
+            self.sampler.done.set()
 
     def restart(self) -> None:
         """Gaps count from now (the bench's own work before this is none of the window's)."""
@@ -178,6 +226,8 @@ class Beat:
             seen = [f"{(t - start) * 1000:+.0f}:{what}" for t, what in self.events if start - 0.1 <= t <= end]
             lines.append(f"    {phase}: {(end - start) * 1000:.0f} ms gap: "
                          + (" ".join(seen[-12:]) or "(nothing recorded)") + (f" {clocks}" if clocks else ""))
+            if self.sampler is not None:
+                lines.extend(f"      GUI at {where}" for where in self.sampler.within(start, end))
         return lines
 
     def row(self, phase: str) -> dict:
@@ -320,7 +370,7 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
         window.close()
         store.close_thread_connection()
     finally:
-        beat.timer.stop()
+        beat.stop()
         if beat.collected in gc.callbacks:
             gc.callbacks.remove(beat.collected)  # the next round's beat records its own
         for process in load:
@@ -355,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trace", action="store_true",
                         help="name what happened in each gap over the target (jobs, collections, watcher messages) "
                              "and where its time went (the GUI thread's run and run-queue time, the other "
-                             "threads' run time, the machine's steal)")
+                             "threads' run time, the machine's steal, the GUI thread's Python stack while late)")
     parser.add_argument("--phase-timeout", type=float, default=1800.0,
                         help="seconds a phase may take before the next starts (its figures say finished: false)")
     args = parser.parse_args(argv)
