@@ -3,6 +3,7 @@
     python bench/event_loop_gaps.py [--dir /tmp/event-loop-gaps] [--count 20000] [--probes 500]
                                     [--edits 500] [--load 2] [--rounds 1] [--checkout DIR]
                                     [--store-seed 11] [--embedder hash|minilm] [--trace]
+    python bench/event_loop_gaps.py --floor SECONDS [--load 2] [--niced 1] [--rounds 1] [--trace]
 
 The store is generated once per directory (gen_store, seed `--store-seed`, memhtml's seeded state plane, a git
 repository with its `--probes` probes committed as the workbench set `bench`). Each round starts
@@ -20,7 +21,11 @@ and records the gaps between the ticks of a 5 ms timer on the GUI thread during 
   until the watcher has indexed them and the window has searched again.
 
 A second, idle heartbeat process ("machine") shows what the loaded machine itself inflicts on any
-process. `--checkout DIR` runs another checkout's code (e.g. main, for the figures before). The
+process, and every gap over the target is listed beside the control's own stall at the same
+moment (a gap the idle control suffered as well is the machine's). `--floor SECONDS` runs the
+same beat with no window at all, beside the load and `--niced` busy processes at the window's
+child's niceness (the cold index's stand-in): the machine's own floor under the window's figures.
+`--checkout DIR` runs another checkout's code (e.g. main, for the figures before). The
 target (issue 24) is no gap over 50 ms. Ends with one JSON line.
 """
 
@@ -174,7 +179,7 @@ class Beat:
         self.clocks = Clocks() if clocks else None
         self.sampler = StackSampler(self) if clocks else None
         self.counted = self.clocks.read() if self.clocks else None
-        self.long = []  # (phase, start, end, clocks) of every gap over the target, for --trace
+        self.long = []  # (phase, start, end, clocks, wall-clock end) of every gap over the target
         self.events = []  # (perf_counter, what): jobs starting and ending, collections, watcher messages
         self.full_passes = []  # (ms, who asked) of every full collection, for --trace
         self._full: tuple[float, str] | None = None  # (start, who asked) of the full pass under way
@@ -203,7 +208,7 @@ class Beat:
             self.gaps.setdefault(self.phase, []).append(gap)
             if gap > TARGET_MS:
                 self.long.append((self.phase, self.last, now,
-                                  self.clocks.say(self.counted, counted) if self.clocks else ""))
+                                  self.clocks.say(self.counted, counted) if self.clocks else "", time.time()))
         self.last = now
         self.counted = counted
 
@@ -219,13 +224,27 @@ class Beat:
             self.full_passes.append(((now - self._full[0]) * 1000, self._full[1]))
         self.events.append((now, what))
 
-    def explain(self) -> list[str]:
-        """Each long gap with what happened in it and in the 100 ms before it, and where its time went."""
+    def beside(self, stalls: list[tuple[float, float]]) -> list[tuple[str, float, float]]:
+        """(phase, gap ms, the idle control process's longest stall meanwhile, ms) for each gap over
+        the target. `stalls` are the control's (wall-clock end, ms); it reports only stalls over
+        20 ms, so 0 means it kept its beat. A window gap with the control stalled as long is the
+        machine's (steal, a full run queue), one with the control on time is the window's own."""
+        said = []
+        for phase, start, end, _, wall in self.long:
+            gap = (end - start) * 1000
+            meanwhile = [ms for t, ms in stalls if t - ms / 1000 < wall and t > wall - gap / 1000]
+            said.append((phase, round(gap, 1), round(max(meanwhile, default=0.0), 1)))
+        return said
+
+    def explain(self, stalls: list[tuple[float, float]] = ()) -> list[str]:
+        """Each long gap with what happened in it and in the 100 ms before it, where its time went,
+        and what the idle control process suffered meanwhile."""
         lines = []
-        for phase, start, end, clocks in self.long:
+        for (phase, start, end, clocks, _), (_, _, machine) in zip(self.long, self.beside(list(stalls))):
             seen = [f"{(t - start) * 1000:+.0f}:{what}" for t, what in self.events if start - 0.1 <= t <= end]
             lines.append(f"    {phase}: {(end - start) * 1000:.0f} ms gap: "
-                         + (" ".join(seen[-12:]) or "(nothing recorded)") + (f" {clocks}" if clocks else ""))
+                         + (" ".join(seen[-12:]) or "(nothing recorded)") + (f" {clocks}" if clocks else "")
+                         + f" (control process {'stalled ' + format(machine, '.0f') + ' ms' if machine else 'on time'})")
             if self.sampler is not None:
                 lines.extend(f"      GUI at {where}" for where in self.sampler.within(start, end))
         return lines
@@ -375,17 +394,65 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
             gc.callbacks.remove(beat.collected)  # the next round's beat records its own
         for process in load:
             process.kill()
-        machine = control.by_phase(control.stop())
+        stalls = control.stop()
+        machine = control.by_phase(stalls)
         shutil.rmtree(scratch, ignore_errors=True)
+    return report(figures, beat, machine, stalls, trace)
+
+
+def report(figures: dict, beat: Beat, machine: dict, stalls: list, trace: bool) -> dict:
+    """`figures` with each phase's "machine" (the control's longest stall) and its gaps over the
+    target beside the control's stall at the same moment; with `trace`, each long gap explained."""
     for name, worst in machine.items():
         if name in figures:
             figures[name]["machine_ms"] = worst
+    for name, gap, meanwhile in beat.beside(stalls):
+        if name in figures:
+            figures[name].setdefault("long_gaps", []).append([gap, meanwhile])  # [window ms, control ms]
     if trace:
-        print("\n".join(beat.explain()) or "    no gap over the target", flush=True)
+        print("\n".join(beat.explain(stalls)) or "    no gap over the target", flush=True)
         slow = [f"    full collection {ms:.0f} ms by {who}" for ms, who in beat.full_passes if ms > 10]
         print(f"    {len(beat.full_passes)} full collections" + ("; over 10 ms:\n" + "\n".join(slow) if slow else ""),
               flush=True)
     return figures
+
+
+def floor_round(seconds: float, loaders: int, niced: int, trace: bool = False) -> dict:
+    """The same 5 ms beat with NO window: what the loaded machine alone does to a Qt event loop.
+
+    `loaders` busy processes at nice 0 (the bench's load) and `niced` more at the window's child's
+    niceness (a stand-in for the index's child, which keeps about one core busy in a cold index),
+    for `seconds`. A gap over the target here is none of the window's doing: it is the floor under
+    the window's own figures on this machine at this load."""
+    from heartbeat_bench import Control, run_loop
+    from PySide6.QtWidgets import QApplication
+
+    from memhtml_desktop.ops.backend import CHILD_NICE
+
+    app = QApplication.instance() or QApplication([])
+    load = [subprocess.Popen([sys.executable, "-c", LOAD]) for _ in range(loaders)]
+    load += [subprocess.Popen([sys.executable, "-c", f"import os\nos.nice({CHILD_NICE})\n{LOAD}"]) for _ in range(niced)]
+    control = Control()
+    beat = Beat(clocks=trace)
+    name = "no window"
+    figures: dict = {"load_at_start": round(os.getloadavg()[0], 1)}
+    try:
+        time.sleep(1.0)
+        beat.start()
+        wall0, t0 = time.time(), time.perf_counter()
+        beat.phase = name
+        run_loop(seconds * 1000)
+        beat.phase = ""
+        control.spans.append((name, wall0, time.time()))
+        figures[name] = {**beat.row(name), "took_s": round(time.perf_counter() - t0, 1), "finished": True}
+        print(f"  {name:14} longest gap {figures[name]['longest_ms']:6.1f} ms, p99 {figures[name]['p99_ms']:5.1f} ms, "
+              f"{figures[name]['over_50']} over 50 ms, {seconds:.0f} s; load {os.getloadavg()[0]:.1f}", flush=True)
+    finally:
+        beat.stop()
+        for process in load:
+            process.kill()
+        stalls = control.stop()
+    return report(figures, beat, control.by_phase(stalls), stalls, trace)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -406,6 +473,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="name what happened in each gap over the target (jobs, collections, watcher messages) "
                              "and where its time went (the GUI thread's run and run-queue time, the other "
                              "threads' run time, the machine's steal, the GUI thread's Python stack while late)")
+    parser.add_argument("--floor", type=float, metavar="SECONDS",
+                        help="no window: the same beat in an empty event loop for SECONDS beside the load and "
+                             "--niced busy processes at the child's niceness (the machine's own floor)")
+    parser.add_argument("--niced", type=int, default=1,
+                        help="with --floor: busy processes at the child's niceness (the index's stand-in)")
     parser.add_argument("--phase-timeout", type=float, default=1800.0,
                         help="seconds a phase may take before the next starts (its figures say finished: false)")
     args = parser.parse_args(argv)
@@ -413,6 +485,16 @@ def main(argv: list[str] | None = None) -> int:
                        ("GIT_COMMITTER_NAME", "gaps bench"), ("GIT_COMMITTER_EMAIL", "bench@example.invalid")):
         os.environ.setdefault(key, value)
     os.environ["MEMHTML_DESKTOP_DATA"] = str(args.dir / "app-data")  # the run history: never the user's
+    if args.floor:
+        print(f"no window: {args.load} busy processes and {args.niced} niced; uptime: {os.getloadavg()}", flush=True)
+        rounds = []
+        for n in range(args.rounds):
+            print(f"round {n + 1}", flush=True)
+            rounds.append(floor_round(args.floor, args.load, args.niced, args.trace))
+        worst = max(r["no window"]["longest_ms"] for r in rounds)
+        print(json.dumps({"floor_s": args.floor, "load_processes": args.load, "niced": args.niced,
+                          "worst_longest_ms": worst, "target_ms": TARGET_MS, "rounds": rounds}))
+        return 0
     root = prepare(args.dir, args.count, args.probes, args.store_seed)
     head = subprocess.run(["git", "-C", str(CHECKOUT), "log", "-1", "--format=%h %s"], capture_output=True,
                           text=True).stdout.strip()
