@@ -46,6 +46,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TARGET_MS = 50.0
+EXPLAIN_MS = TARGET_MS
+"""Gaps over this are kept with their clocks and explained (`--explain-over`: below the target, to
+see what the near misses are)."""
 LOAD = "while True: pass"
 EDIT = """
 import json, sys
@@ -179,7 +182,7 @@ class Beat:
         self.clocks = Clocks() if clocks else None
         self.sampler = StackSampler(self) if clocks else None
         self.counted = self.clocks.read() if self.clocks else None
-        self.long = []  # (phase, start, end, clocks, wall-clock end) of every gap over the target
+        self.long = []  # (phase, start, end, clocks, wall-clock end) of every gap over EXPLAIN_MS
         self.events = []  # (perf_counter, what): jobs starting and ending, collections, watcher messages
         self.full_passes = []  # (ms, who asked) of every full collection, for --trace
         self._full: tuple[float, str] | None = None  # (start, who asked) of the full pass under way
@@ -206,7 +209,7 @@ class Beat:
         if self.phase:
             gap = (now - self.last) * 1000
             self.gaps.setdefault(self.phase, []).append(gap)
-            if gap > TARGET_MS:
+            if gap > EXPLAIN_MS:
                 self.long.append((self.phase, self.last, now,
                                   self.clocks.say(self.counted, counted) if self.clocks else "", time.time()))
         self.last = now
@@ -407,10 +410,10 @@ def report(figures: dict, beat: Beat, machine: dict, stalls: list, trace: bool) 
         if name in figures:
             figures[name]["machine_ms"] = worst
     for name, gap, meanwhile in beat.beside(stalls):
-        if name in figures:
+        if name in figures and gap > TARGET_MS:
             figures[name].setdefault("long_gaps", []).append([gap, meanwhile])  # [window ms, control ms]
     if trace:
-        print("\n".join(beat.explain(stalls)) or "    no gap over the target", flush=True)
+        print("\n".join(beat.explain(stalls)) or f"    no gap over {EXPLAIN_MS:.0f} ms", flush=True)
         slow = [f"    full collection {ms:.0f} ms by {who}" for ms, who in beat.full_passes if ms > 10]
         print(f"    {len(beat.full_passes)} full collections" + ("; over 10 ms:\n" + "\n".join(slow) if slow else ""),
               flush=True)
@@ -478,9 +481,13 @@ def main(argv: list[str] | None = None) -> int:
                              "--niced busy processes at the child's niceness (the machine's own floor)")
     parser.add_argument("--niced", type=int, default=1,
                         help="with --floor: busy processes at the child's niceness (the index's stand-in)")
+    parser.add_argument("--explain-over", type=float, default=TARGET_MS, metavar="MS",
+                        help="with --trace: explain every gap over MS (default: the target), to see the near misses")
     parser.add_argument("--phase-timeout", type=float, default=1800.0,
                         help="seconds a phase may take before the next starts (its figures say finished: false)")
     args = parser.parse_args(argv)
+    global EXPLAIN_MS
+    EXPLAIN_MS = args.explain_over
     for key, value in (("GIT_AUTHOR_NAME", "gaps bench"), ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
                        ("GIT_COMMITTER_NAME", "gaps bench"), ("GIT_COMMITTER_EMAIL", "bench@example.invalid")):
         os.environ.setdefault(key, value)
