@@ -172,6 +172,38 @@ def test_a_rebuild_puts_in_one_section_a_turn_and_ends_as_a_fresh_build(qtbot, q
     assert panel.model.item_for("tag", "infra").checkState() == Qt.CheckState.Checked
 
 
+def test_a_large_first_build_goes_a_section_a_turn_and_a_small_one_at_once(qtbot, qtmodeltester, store, monkeypatch):
+    """A cold index's first values arrive mid-pass, hundreds of rows at 20,000 memories: past
+    FIRST_BUILD_AT_ONCE rows the first build puts the sections in one a turn (in AXES order), and
+    ends as the tree built in one go; a small first build is whole at once."""
+    from memhtml_desktop.ui.filters import filters_model
+
+    small = store.counts("", Scope())
+    at_once = FiltersPanel()
+    qtbot.addWidget(at_once)
+    at_once.set_universe(small)
+    assert at_once.model.rowCount() == 5 and not at_once.model.building()
+    assert 0 < len(at_once.model._rows) <= filters_model.FIRST_BUILD_AT_ONCE
+
+    large = dataclasses.replace(small, tags={**small.tags, **{f"tag-{i:03d}": 1 + i % 7 for i in range(90)}})
+    panel = FiltersPanel()
+    qtbot.addWidget(panel)
+    seen: list[int] = []
+    panel.model.sections_replaced.connect(lambda: seen.append(panel.model.rowCount()))
+    panel.set_universe(large)
+    assert panel.model.rowCount() == 0 and panel.model.building(), "nothing built in the turn the values came"
+    qtbot.waitUntil(panel.model.settled, timeout=5000)
+    assert seen == [1, 2, 3, 4, 5], "a section a turn, each put in after the ones before it"
+    qtmodeltester.check(panel.model)
+    monkeypatch.setattr(filters_model, "FIRST_BUILD_AT_ONCE", 10_000)
+    whole = FiltersPanel()
+    qtbot.addWidget(whole)
+    whole.set_universe(large)
+    assert whole.model.rowCount() == 5 and not whole.model.building()
+    qtbot.waitUntil(whole.model.settled, timeout=5000)  # its numbers are put in a slice a turn
+    assert _layout(panel.model) == _layout(whole.model)
+
+
 def test_the_values_and_the_counts_of_one_turn_are_compared_with_the_rows_once(qtbot, store):
     """The store's values and the counts in scope arrive in one turn after a search; each compare
     walks every row, so it runs once, in the next turn, and every row then shows its number."""

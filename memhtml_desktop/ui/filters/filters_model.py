@@ -47,6 +47,11 @@ PAGE, SCOPE = 1, 2
 FACET_NAMES_A_TURN = 8
 """A rebuild makes the facet section (up to MAX_FACET_NAMES names of up to 12 values) this many
 names per event-loop turn: the whole section was 28-35 ms of the GUI thread at 20,000 memories."""
+FIRST_BUILD_AT_ONCE = 60
+"""A first build of at most this many value rows is made in one go (the panel is whole at its first
+paint); a larger one goes section by section like a rebuild: 288 rows at 20,000 memories were 12 ms
+of the GUI thread idle and 22 ms of one 50 ms event-loop turn on two loaded cores, in a cold index,
+where the first values arrive mid-pass."""
 # Flags and alignment made once: an enum OR costs more than the Qt call it feeds (~900 items a rebuild).
 PLAIN = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemNeverHasChildren
 VALUE = PLAIN | Qt.ItemFlag.ItemIsUserCheckable
@@ -216,13 +221,13 @@ class FiltersModel(QStandardItemModel):
         return [item, listed, count]
 
     def _rebuild(self) -> None:
-        """Rows for the values wanted now. A first build is made at once; a rebuild replaces the
-        sections over several event-loop turns (`_build_step`), each old section shown until its
-        new one is in: all five in one go were 30-48 ms of the GUI thread at 20,000 memories, 122 ms
-        on two loaded cores, the longest stall of a cold index, whose counts change the listed
-        values batch after batch."""
+        """Rows for the values wanted now. A small first build is made at once; a rebuild (and a
+        first build past FIRST_BUILD_AT_ONCE rows) replaces or puts in the sections over several
+        event-loop turns (`_build_step`), each old section shown until its new one is in: all five
+        in one go were 30-48 ms of the GUI thread at 20,000 memories, 122 ms on two loaded cores,
+        the longest stall of a cold index, whose counts change the listed values batch after batch."""
         self._draft = None
-        if self.rowCount() == 0:
+        if self.rowCount() == 0 and len(self._wanted_keys()) <= FIRST_BUILD_AT_ONCE:
             for axis in AXES:
                 self._swap_section(*self._build_section(axis))
             self._refresh()
