@@ -18,6 +18,14 @@ reconciliation (both take the store's write lock only for their own index writes
 (`Runner.thread_closers`): PySide gives a QRunnable's `run` a fresh Python thread state on every
 call and deletes it afterwards, which takes `threading.local` data with it, and an apsw connection
 deallocated during that teardown crashes the process. Opening one costs about 2 ms.
+
+Pool threads run at the GUI thread's own niceness (they were niced +4 until 3 December 2026).
+Their jobs run Python in bursts (an answer's counts, a listing) holding the GIL the GUI thread
+needs next, and a niced thread holding it is kept off loaded cores longest: the window's own gaps
+over 50 ms in `bench/event_loop_gaps.py --trace` were the GUI thread waiting on pool threads queued
+32-64 ms. `bench/gil_inversion.py` (two busy processes, 15 ms Python bursts): the GUI thread's
+longest gap 28-37 ms beside a pool thread niced +4, 18 ms beside one that is not; with C work that
+gives the GIL up (a search's SQL), 15-19 ms either way.
 """
 
 from __future__ import annotations
@@ -31,7 +39,6 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
-from memhtml_desktop.threads import lower_thread_priority
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ops.jobs import Cancelled, Job
 
@@ -42,21 +49,6 @@ JobFn = Callable[[Callable[[], bool], Progress], Any]
 
 PROGRESS_INTERVAL_S = 0.05
 """At most one progress signal per 50 ms per job: the GUI thread redraws, it must not drown."""
-
-WORKER_NICE = 4
-"""Pool threads run this much nicer than the GUI thread (Linux niceness is per thread): on two
-cores shared by the GUI, two readers, the watcher and the parse processes, a key press must not
-wait for a search's SQL to give up a core."""
-_niced: set[int] = set()  # native ids of pool threads already lowered (a pool reuses its threads)
-
-
-def _lower_this_thread() -> None:
-    tid = threading.get_native_id()
-    if tid in _niced:
-        return
-    _niced.add(tid)
-    lower_thread_priority(WORKER_NICE)
-
 
 class CancelFlag:
     """A thread-safe flag; calling it answers "was I cancelled?"."""
@@ -118,7 +110,6 @@ class _Job(QRunnable):
         self.channel.progressed.emit(self.job_id, phase, int(done), int(total))
 
     def run(self) -> None:  # pool thread
-        _lower_this_thread()
         outcome = Outcome(self.job_id, self.kind, self.generation, ok=False)
         try:
             if self.flag():
