@@ -46,9 +46,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TARGET_MS = 50.0
-EXPLAIN_MS = TARGET_MS
-"""Gaps over this are kept with their clocks and explained (`--explain-over`: below the target, to
-see what the near misses are)."""
 LOAD = "while True: pass"
 EDIT = """
 import json, sys
@@ -169,7 +166,9 @@ class StackSampler(threading.Thread):
 class Beat:
     """A 5 ms timer on the GUI thread; each gap is filed under the phase running when it ended."""
 
-    def __init__(self, clocks: bool = False) -> None:
+    def __init__(self, clocks: bool = False, explain_ms: float = TARGET_MS) -> None:
+        """`explain_ms`: gaps over this are kept with their clocks and explained (`--explain-over`:
+        below the target, to see what the near misses are)."""
         from PySide6.QtCore import Qt, QTimer
 
         self.timer = QTimer()
@@ -180,9 +179,10 @@ class Beat:
         self.gaps: dict[str, list[float]] = {}
         self.last = time.perf_counter()
         self.clocks = Clocks() if clocks else None
+        self.explain_ms = explain_ms
         self.sampler = StackSampler(self) if clocks else None
         self.counted = self.clocks.read() if self.clocks else None
-        self.long = []  # (phase, start, end, clocks, wall-clock end) of every gap over EXPLAIN_MS
+        self.long = []  # (phase, start, end, clocks, wall-clock end) of every gap over explain_ms
         self.events = []  # (perf_counter, what): jobs starting and ending, collections, watcher messages
         self.full_passes = []  # (ms, who asked) of every full collection, for --trace
         self._full: tuple[float, str] | None = None  # (start, who asked) of the full pass under way
@@ -209,7 +209,7 @@ class Beat:
         if self.phase:
             gap = (now - self.last) * 1000
             self.gaps.setdefault(self.phase, []).append(gap)
-            if gap > EXPLAIN_MS:
+            if gap > self.explain_ms:
                 self.long.append((self.phase, self.last, now,
                                   self.clocks.say(self.counted, counted) if self.clocks else "", time.time()))
         self.last = now
@@ -294,7 +294,7 @@ def prepare(base: Path, count: int, probes: int, store_seed: int = 11) -> Path:
 
 
 def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: float = 1800.0, trace: bool = False,
-              embedder: str = "hash") -> dict:
+              embedder: str = "hash", explain_ms: float = TARGET_MS) -> dict:
     import random
 
     from heartbeat_bench import Control, run_loop
@@ -314,7 +314,7 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
     scratch = Path(tempfile.mkdtemp(prefix="event-loop-gaps-"))
     load = [subprocess.Popen([sys.executable, "-c", LOAD]) for _ in range(loaders)]
     control = Control()
-    beat = Beat(clocks=trace)
+    beat = Beat(clocks=trace, explain_ms=explain_ms)
     figures: dict = {"load_at_start": round(os.getloadavg()[0], 1)}
     try:
         time.sleep(1.0)  # the load is running before the window opens
@@ -413,14 +413,14 @@ def report(figures: dict, beat: Beat, machine: dict, stalls: list, trace: bool) 
         if name in figures and gap > TARGET_MS:
             figures[name].setdefault("long_gaps", []).append([gap, meanwhile])  # [window ms, control ms]
     if trace:
-        print("\n".join(beat.explain(stalls)) or f"    no gap over {EXPLAIN_MS:.0f} ms", flush=True)
+        print("\n".join(beat.explain(stalls)) or f"    no gap over {beat.explain_ms:.0f} ms", flush=True)
         slow = [f"    full collection {ms:.0f} ms by {who}" for ms, who in beat.full_passes if ms > 10]
         print(f"    {len(beat.full_passes)} full collections" + ("; over 10 ms:\n" + "\n".join(slow) if slow else ""),
               flush=True)
     return figures
 
 
-def floor_round(seconds: float, loaders: int, niced: int, trace: bool = False) -> dict:
+def floor_round(seconds: float, loaders: int, niced: int, trace: bool = False, explain_ms: float = TARGET_MS) -> dict:
     """The same 5 ms beat with NO window: what the loaded machine alone does to a Qt event loop.
 
     `loaders` busy processes at nice 0 (the bench's load) and `niced` more at the window's child's
@@ -436,7 +436,7 @@ def floor_round(seconds: float, loaders: int, niced: int, trace: bool = False) -
     load = [subprocess.Popen([sys.executable, "-c", LOAD]) for _ in range(loaders)]
     load += [subprocess.Popen([sys.executable, "-c", f"import os\nos.nice({CHILD_NICE})\n{LOAD}"]) for _ in range(niced)]
     control = Control()
-    beat = Beat(clocks=trace)
+    beat = Beat(clocks=trace, explain_ms=explain_ms)
     name = "no window"
     figures: dict = {"load_at_start": round(os.getloadavg()[0], 1)}
     try:
@@ -486,8 +486,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--phase-timeout", type=float, default=1800.0,
                         help="seconds a phase may take before the next starts (its figures say finished: false)")
     args = parser.parse_args(argv)
-    global EXPLAIN_MS
-    EXPLAIN_MS = args.explain_over
     for key, value in (("GIT_AUTHOR_NAME", "gaps bench"), ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
                        ("GIT_COMMITTER_NAME", "gaps bench"), ("GIT_COMMITTER_EMAIL", "bench@example.invalid")):
         os.environ.setdefault(key, value)
@@ -497,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
         rounds = []
         for n in range(args.rounds):
             print(f"round {n + 1}", flush=True)
-            rounds.append(floor_round(args.floor, args.load, args.niced, args.trace))
+            rounds.append(floor_round(args.floor, args.load, args.niced, args.trace, args.explain_over))
         worst = max(r["no window"]["longest_ms"] for r in rounds)
         print(json.dumps({"floor_s": args.floor, "load_processes": args.load, "niced": args.niced,
                           "worst_longest_ms": worst, "target_ms": TARGET_MS, "rounds": rounds}))
@@ -511,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
     for n in range(args.rounds):
         print(f"round {n + 1}", flush=True)
         rounds.append(one_round(root, args.edits, args.seed + n, args.load, args.phase_timeout, args.trace,
-                                args.embedder))
+                                args.embedder, args.explain_over))
     phases = [k for k, v in rounds[0].items() if isinstance(v, dict)]
     worst = {p: max(r[p]["longest_ms"] for r in rounds) for p in phases}
     print(json.dumps({"checkout": str(CHECKOUT), "head": head, "load_processes": args.load, "embedder": args.embedder,
