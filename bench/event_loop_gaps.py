@@ -279,6 +279,19 @@ def trace_collectors(beat: Beat) -> None:
     idle_gc.IdleCollector._traced = True
 
 
+def start_load(loaders: int, niced: int = 0, nice: int = 0) -> list[subprocess.Popen]:
+    """`loaders` busy Python processes at nice 0 and `niced` more at `nice`."""
+    return ([subprocess.Popen([sys.executable, "-c", LOAD]) for _ in range(loaders)]
+            + [subprocess.Popen([sys.executable, "-c", f"import os\nos.nice({nice})\n{LOAD}"]) for _ in range(niced)])
+
+
+def say_phase(name: str, row: dict) -> None:
+    """One phase's line: its longest gap, p99, gaps over the target, time taken and the load now."""
+    print(f"  {name:14} longest gap {row['longest_ms']:6.1f} ms, p99 {row['p99_ms']:5.1f} ms, "
+          f"{row['over_50']} over 50 ms, took {row['took_s']} s{'' if row['finished'] else ' (not finished)'}; "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
+
+
 def prepare(base: Path, count: int, probes: int, store_seed: int = 11) -> Path:
     from memhtml_desktop.devtools.gen_store import generate_store, git_commit, write_probes
     from memhtml_desktop.workbench import WorkbenchFiles, read_probe_file
@@ -312,7 +325,7 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
     tune_for_gui()
     app = QApplication.instance() or QApplication([])
     scratch = Path(tempfile.mkdtemp(prefix="event-loop-gaps-"))
-    load = [subprocess.Popen([sys.executable, "-c", LOAD]) for _ in range(loaders)]
+    load = start_load(loaders)
     control = Control()
     beat = Beat(clocks=trace, explain_ms=explain_ms)
     figures: dict = {"load_at_start": round(os.getloadavg()[0], 1)}
@@ -339,10 +352,7 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
             beat.phase = ""
             control.spans.append((name, wall0, time.time()))
             figures[name] = {**beat.row(name), "took_s": round(time.perf_counter() - t0, 1), "finished": ok}
-            print(f"  {name:14} longest gap {figures[name]['longest_ms']:6.1f} ms, p99 {figures[name]['p99_ms']:5.1f} ms, "
-                  f"{figures[name]['over_50']} over 50 ms, took {figures[name]['took_s']} s"
-                  f"{'' if ok else ' (not finished)'}; "
-                  f"load {os.getloadavg()[0]:.1f}", flush=True)
+            say_phase(name, figures[name])
             run_loop(300)
 
         if trace:
@@ -433,8 +443,7 @@ def floor_round(seconds: float, loaders: int, niced: int, trace: bool = False, e
     from memhtml_desktop.ops.backend import CHILD_NICE
 
     app = QApplication.instance() or QApplication([])
-    load = [subprocess.Popen([sys.executable, "-c", LOAD]) for _ in range(loaders)]
-    load += [subprocess.Popen([sys.executable, "-c", f"import os\nos.nice({CHILD_NICE})\n{LOAD}"]) for _ in range(niced)]
+    load = start_load(loaders, niced, CHILD_NICE)
     control = Control()
     beat = Beat(clocks=trace, explain_ms=explain_ms)
     name = "no window"
@@ -448,8 +457,7 @@ def floor_round(seconds: float, loaders: int, niced: int, trace: bool = False, e
         beat.phase = ""
         control.spans.append((name, wall0, time.time()))
         figures[name] = {**beat.row(name), "took_s": round(time.perf_counter() - t0, 1), "finished": True}
-        print(f"  {name:14} longest gap {figures[name]['longest_ms']:6.1f} ms, p99 {figures[name]['p99_ms']:5.1f} ms, "
-              f"{figures[name]['over_50']} over 50 ms, {seconds:.0f} s; load {os.getloadavg()[0]:.1f}", flush=True)
+        say_phase(name, figures[name])
     finally:
         beat.stop()
         for process in load:
