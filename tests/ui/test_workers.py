@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -35,6 +36,35 @@ def test_search_and_counts_jobs_bump_nothing(store):
     counts = jobs.CountsJob("drain the vip", Scope()).run(store, never, quiet)
     assert counts.types.get("procedural") == 1 and counts.query_matches >= 1
     assert access_stats(store.reader(), PROCEDURAL) is None
+
+
+class CountedAt(Store):
+    """A store that notes when it was asked to count."""
+
+    asked_at: list[float]
+
+    def counts(self, query, scope=None):
+        self.asked_at.append(time.monotonic())
+        return super().counts(query, scope)
+
+
+def test_an_answers_counts_wait_asleep_then_count_unless_cancelled(store_dir, tmp_path):
+    store = CountedAt(store_dir, index_path=tmp_path / "counted.db")
+    store.asked_at = []
+    store.index()
+    try:
+        start = time.monotonic()
+        counts = jobs.CountsJob("", Scope(), after_s=0.25).run(store, never, quiet)
+        assert store.asked_at and store.asked_at[0] - start >= 0.25
+        assert counts.types == jobs.CountsJob("", Scope()).run(store, never, quiet).types
+        assert store.asked_at[1] - store.asked_at[0] < 0.25  # no wait asked: counted at once
+        store.asked_at.clear()
+        start = time.monotonic()
+        with pytest.raises(jobs.Cancelled):  # a newer count cancels the wait: it never counts
+            jobs.CountsJob("", Scope(), after_s=30).run(store, lambda: time.monotonic() - start > 0.05, quiet)
+        assert time.monotonic() - start < 5 and store.asked_at == []
+    finally:
+        store.close_thread_connection()
 
 
 def test_a_cancelled_job_stops_before_it_starts(store):
