@@ -80,7 +80,8 @@ class FiltersController(QObject):
 
     def _count(self, scope: Scope, after_s: float = 0.0) -> None:
         self.counting = True
-        job = CountsJob("", scope, after_s=after_s).success(lambda counts, s=scope, e=self.epoch: self._counted(counts, s, e))
+        job = CountsJob("", scope, after_s=after_s)
+        job.success(lambda counts, s=scope, e=self.epoch: self._counted(counts, s, e))
         self.ctx.runner.run(job.failure(self._count_failed))
 
     def _count_failed(self, message: str) -> None:
@@ -121,7 +122,7 @@ class FiltersController(QObject):
     def _store_changed(self, change: StoreChange) -> None:
         if change.reopened:
             self.quiet.stop()  # another store: count it at once
-            self.values_known = False
+            self.values_known = self.counting = False  # (a count for the old store is not waited for)
         elif not change.content:
             return
         else:
