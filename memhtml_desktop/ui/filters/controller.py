@@ -22,7 +22,6 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer
 
 from memhtml_desktop.ui.filters.filters_panel import FiltersPanel
-from memhtml_desktop.ui.filters.flat_counts import flatten
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
@@ -35,6 +34,11 @@ RECOUNT_QUIET_MS = 1500
 COUNT_AFTER_S = 0.15
 """An answer's counts start this long after it is listed (`CountsJob.after_s`): not beside the
 turns that list and paint it. The wait is asleep on a pool thread, so the runner stays busy."""
+
+
+def holds_memories(counts: Any) -> bool:
+    """Whether counts found any memory (every memory has a type: no second flattening of them)."""
+    return any(counts.types.values())
 
 
 class FiltersController(QObject):
@@ -98,7 +102,7 @@ class FiltersController(QObject):
 
     def _counted(self, counts: Any, scope: Scope, epoch: int) -> None:
         self.counting = False
-        self.values_known = self.values_known or any(flatten(counts).values())
+        self.values_known = self.values_known or holds_memories(counts)
         if epoch != self.epoch:  # the store changed while they were counted: shown, counted again once quiet
             self.panel.set_counts(counts)
             return
@@ -116,7 +120,7 @@ class FiltersController(QObject):
         self.ctx.runner.run(job.failure(lambda msg: log.warning("filter values failed: %s", msg)))
 
     def _values_loaded(self, counts: Any) -> None:
-        self.values_known = self.values_known or any(flatten(counts).values())
+        self.values_known = self.values_known or holds_memories(counts)
         self.panel.set_universe(counts)
 
     def _store_changed(self, change: StoreChange) -> None:
