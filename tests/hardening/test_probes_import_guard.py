@@ -24,6 +24,9 @@ import time
 from pathlib import Path
 
 import pytest
+from hardening_support import private_git
+
+from write.support import git as _git
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "outside-text-that-must-never-be-read"
@@ -33,18 +36,9 @@ DEMO = ROOT / "resources" / "demo-store"
 PAIRS = '{"question": "how do mobile releases ship", "answer": "areas/arcs/mobile-releases-ship-dark.html"}\n'
 
 
-def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
-
-
 @pytest.fixture
 def store(tmp_path, monkeypatch):
-    for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-                       "GIT_COMMITTER_EMAIL": "t@example.invalid"}.items():  # fmt: skip
-        monkeypatch.setenv(key, value)
-    monkeypatch.setenv("MEMHTML_DESKTOP_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("MEMHTML_DESKTOP_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global"))
+    private_git(monkeypatch, tmp_path)
     root = tmp_path / "store"
     (root / MEMORY).parent.mkdir(parents=True)
     (root / MEMORY).write_bytes((DEMO / MEMORY).read_bytes())
