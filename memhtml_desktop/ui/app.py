@@ -30,7 +30,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from memhtml_desktop import __version__
 from memhtml_desktop.settings import Settings, load_settings, resolve_index
 from memhtml_desktop.ui.shell.theme import apply_theme
-from memhtml_desktop.ui.kit.pyside_fixes import guard_none_refcount
+from memhtml_desktop.ui.kit.pyside_fixes import guard_singleton_refcounts
 
 log = logging.getLogger(__name__)
 
@@ -214,7 +214,7 @@ def open_store(root: Path, settings: Settings) -> Any:
 
 
 def ensure_app(argv: list[str] | None = None) -> QApplication:
-    guard_none_refcount()
+    guard_singleton_refcounts()
     tune_for_gui()
     app = QApplication.instance()
     if app is None:

@@ -1,4 +1,10 @@
-"""The status bar: store path, memory count, watcher state, queue depth, last batch, indexing progress."""
+"""The status bar: store path, memory count, watcher state, queue depth, last batch, indexing progress.
+
+A transient message ("… committed 0123456789ab") takes the place of the normal widgets while it
+shows (QStatusBar hides them and shows them again after). So nothing here shows or hides one of
+them: a label shown during a message is drawn over it (the last batch's label, shown by the
+watcher's status after a write, was; issue 41). An empty label is blank instead of hidden.
+"""
 
 from __future__ import annotations
 
@@ -111,8 +117,7 @@ class StatusBar(QStatusBar):
         self.watch.setToolTip(reason or MODE_HELP.get(mode, ""))
         self.queue_label.setText(f"\u00b7 queue {getattr(status, 'queue_depth', 0) if status is not None else 0}")
         batch = batch_text(getattr(status, "last_batch", None) if status is not None else None)
-        self.batch_label.setText(f"\u00b7 last batch {batch}" if batch else "")
-        self.batch_label.setVisible(bool(batch))
+        self.batch_label.setText(f"\u00b7 last batch {batch}" if batch else "")  # blank, never hidden (docstring)
         progress = getattr(status, "progress", None) if status is not None else None
         if progress:
             self.set_progress(*progress)
