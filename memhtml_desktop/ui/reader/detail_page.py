@@ -53,6 +53,7 @@ CURATE_ACTIONS = (
     ("done", "Mark task done\u2026", "Set this task's status to done (it is archived)"),
     ("timeline", "Supersession timeline", "What this memory superseded and what superseded it, on a time axis"),
 )
+CURATE_TIPS = {key: tip for key, _, tip in CURATE_ACTIONS}
 
 
 def build_detail_page(pane) -> QWidget:
