@@ -55,13 +55,9 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
 
 
 def _root(args: argparse.Namespace) -> Path:
-    from memhtml_desktop.cli.common import settings_from
-    from memhtml_desktop.settings import resolve_store
+    from memhtml_desktop.cli.common import checked_root
 
-    root = resolve_store(settings_from(args))
-    if not root.exists():
-        raise CliError(f"store not found: {root} does not exist (use --store DIR or set MEMHTML_ROOT)")
-    return root
+    return checked_root(args)
 
 
 def _write(action):

@@ -52,8 +52,9 @@ class WindowMenus:
         self.recent_menu.aboutToShow.connect(lambda: w.stores.fill_recent(self.recent_menu))
         file_menu.addSeparator()
         curate = w.controllers["curate"]
-        action(w, file_menu, "&New memory\u2026", curate.new_memory, [QKeySequence.StandardKey.New],
-               tip="Write a new memory (or task) in one commit, previewed first")
+        new = action(w, file_menu, "&New memory\u2026", curate.new_memory, [QKeySequence.StandardKey.New],
+                     tip="Write a new memory (or task) in one commit, previewed first")
+        file_menu.aboutToShow.connect(lambda: new.setEnabled(curate.can("new")))
         file_menu.addSeparator()
         action(w, file_menu, "Re-&index now", w.reindex, ["F5"], tip="Compare the whole store with the index and catch up")
         file_menu.addSeparator()
