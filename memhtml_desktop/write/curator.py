@@ -443,33 +443,31 @@ def _also(notes: list[str]) -> str:
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-def _files(count: int) -> str:
-    return f"{count:,} file{'s' if count != 1 else ''}"
-
-
 def rolled_back_sentence(subject: str, done) -> str:
     """What a recovery that found an uncommitted write did, in words that match what happened
     (`done`: rollback.RolledBack). "rolled back" only when something was: after an agent's `git add
     -A && git commit` of the half-written files, every file stays as that commit holds it, and
     saying "rolled back" about a store still holding all of them misled (issue 40)."""
+    from memhtml_desktop.domain.plural import counted, noun_for
+
     notes = list(done.left)
     if done.committed or done.temps:
         sha, title = done.commits[0] if done.commits else ("", "")
         where = f", in {sha[:12]} “{title}”" if sha else ""
         if len(done.commits) > 1:
-            where += f" and {len(done.commits) - 1} earlier commit{'s' if len(done.commits) > 2 else ''}"
-        parts = [f"{_files(len(done.committed))} of it"] if done.committed else []
+            where += f" and {counted(len(done.commits) - 1, 'earlier commit')}"
+        parts = [f"{counted(len(done.committed), 'file')} of it"] if done.committed else []
         if done.temps:
-            parts.append(f"{len(done.temps)} of its temp file{'s' if len(done.temps) != 1 else ''}")
+            parts.append(f"{len(done.temps):,} of its {noun_for(len(done.temps), 'temp file')}")
         total = len(done.committed) + len(done.temps)
         notes.insert(0, f"another writer committed {' and '.join(parts)} since{where}, and "
-                        f"{'they stay' if total != 1 else 'it stays'} as committed")  # fmt: skip
+                        f"{noun_for(total, 'it stays', 'they stay')} as committed")  # fmt: skip
         if done.temps:
             shown = " ".join(done.temps[:3]) + (" …" if len(done.temps) > 3 else "")
-            notes.append(f"remove the temp file{'s' if len(done.temps) != 1 else ''} with `git rm {shown}`")
+            notes.append(f"remove the {noun_for(len(done.temps), 'temp file')} with `git rm {shown}`")
         if not done.undone:
             return f"an interrupted write ({subject}) had not committed: {'; '.join(notes)}; nothing was rolled back"
-        undone = f"{done.undone:,} of its change{'s' if done.undone != 1 else ''} undone"
+        undone = f"{done.undone:,} of its {noun_for(done.undone, 'change')} undone"
         return f"rolled back part of an interrupted write: {subject} ({undone}; {'; '.join(notes)})"
     if not done.undone and not notes:
         return f"an interrupted write ({subject}) had changed nothing yet: there was nothing to roll back"
