@@ -19,6 +19,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from memhtml_desktop import __version__
 from memhtml_desktop.settings import Settings, load_settings, resolve_index
 from memhtml_desktop.ui.shell.theme import apply_theme
-from memhtml_desktop.ui.kit.pyside_fixes import guard_none_refcount
+from memhtml_desktop.ui.kit.pyside_fixes import guard_singleton_refcounts
 
 log = logging.getLogger(__name__)
 
@@ -189,15 +190,21 @@ def temporary_index(root: Path) -> Path | None:
 
 
 def open_store(root: Path, settings: Settings) -> Any:
-    """A Store for `root` with the configured embedder (or the default, with a notice why)."""
+    """A Store for `root` with the configured embedder (or the default, with a notice why).
+    StoreError, before anything is made, when `root` is not a memhtml store (index/store_check.py)."""
     from memhtml_desktop.domain.ranking import profile_named
     from memhtml_desktop.embedders.registry import make_embedder_or_default
-    from memhtml_desktop.index.store import Store
+    from memhtml_desktop.index.store import Store, StoreError, check_store
 
+    check = check_store(root)
+    if check.problem is not None:
+        raise StoreError(check.problem)
     embedder, notice = make_embedder_or_default(settings.embedder)
     index_path = resolve_index(settings, root) if settings.index else temporary_index(Path(root))
     store = Store(root, index_path=index_path, embedder=embedder, vector_backend=settings.vector_backend,
-                  ranking=profile_named(settings.ranking))
+                  ranking=profile_named(settings.ranking), curation_off=check.git_problem)
+    if check.git_problem:
+        store.notice(f"Curation is off: {check.git_problem}")
     if notice:
         store.notices.append(f"Embedder: {notice}")
     return store
@@ -207,7 +214,7 @@ def open_store(root: Path, settings: Settings) -> Any:
 
 
 def ensure_app(argv: list[str] | None = None) -> QApplication:
-    guard_none_refcount()
+    guard_singleton_refcounts()
     tune_for_gui()
     app = QApplication.instance()
     if app is None:
@@ -223,14 +230,34 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+def recent_stores(qsettings: QSettings) -> list[str]:
+    value = qsettings.value("recent_stores", [])
+    return [str(v) for v in ([value] if isinstance(value, str) else (value or []))]
+
+
 def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool = False,
-                 qsettings: QSettings | None = None, watch: bool | None = None):
-    """The window over the resolved store (the one place that wires store, workers and window)."""
+                 qsettings: QSettings | None = None, watch: bool | None = None,
+                 choose: Callable[[str, list[str]], Any] | None = None):
+    """The window over the resolved store (the one place that wires store, workers and window).
+
+    A store that is not one (a mistyped `--store`, a remembered store since deleted) is not opened:
+    `choose(problem, recent)` (the store chooser, `ui/shell/store_problem.py`) says why and offers
+    another folder, a recent store or the demo; None (Quit there) builds no window."""
+    from memhtml_desktop.index.store import check_store
     from memhtml_desktop.ui.shell.main_window import MainWindow
 
     qsettings = qsettings if qsettings is not None else make_qsettings()
     settings = merge_persisted(settings, qsettings)
     root, seed = resolve_initial_store(settings, demo=demo, explicit_store=explicit_store)
+    check = check_store(root)
+    if check.problem is not None:  # offer the chooser rather than quit (issue 41)
+        from memhtml_desktop.ui.shell.store_problem import DEMO_CHOICE, ask_for_store
+
+        picked = (choose or ask_for_store)(check.problem, recent_stores(qsettings))
+        if picked is None:
+            return None
+        demo = picked == DEMO_CHOICE
+        root, seed = (fresh_demo_copy(), True) if demo else (Path(picked), False)
     store = open_store(root, settings)
     window = MainWindow(store, settings, qsettings=qsettings, watch=watch,
 
@@ -275,6 +302,9 @@ def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False
     except Exception as exc:
         log.debug("could not open the store", exc_info=True)
         QMessageBox.critical(None, "memhtml desktop", f"Could not open the store: {exc}")
+        return 1
+    if window is None:
+        print("memhtml-desktop: no store opened", file=sys.stderr)
         return 1
     window.show()
     settle_gc()

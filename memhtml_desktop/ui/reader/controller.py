@@ -134,7 +134,7 @@ class ReaderController(QObject):
     def _store_changed(self, change: StoreChange) -> None:
         if change.reopened:
             self.pane.clear()
-            self.pane.set_store_root(change.store.root)
+            self.pane.set_store_root(change.store.root, getattr(change.store, "curation_off", None))
             return
         path = self.pane.current_path()
         if not (change.index and path and self.pane.state() == "detail"):
