@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.ui.filters.entity_field import EntityField
 from memhtml_desktop.ui.filters.filters_model import NOTE, NOTE_HELP, NOTE_NARROW, PAGE, SCOPE, FiltersModel
@@ -136,7 +137,7 @@ class FiltersPanel(QWidget):
     def _fit_archived(self) -> None:
         """"Include archived (3 matches)", or "Include archived (3)" where that is cut (at 1024 px)."""
         n = self._archived_count
-        full = f"Include archived ({n} {'match' if n == 1 else 'matches'})" if n else "Include archived"
+        full = f"Include archived ({counted(n, 'match')})" if n else "Include archived"
         self.archived.setToolTip(full)
         self.archived.setText(full)
         margins = self.layout().contentsMargins()

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QGuiApplication
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ui.results.results_view import EMPTY_INDEX, ResultsView
 from memhtml_desktop.ui.session.context import PaneContext
@@ -22,8 +23,7 @@ def empty_store_text(stats: dict) -> str:
     """What an empty list says: an index still to build, or a store whose files all failed."""
     failed = int(stats.get("failed") or 0)
     if not int(stats.get("memories") or 0) and failed:
-        noun = "file" if failed == 1 else "files"
-        return (f"No memory could be indexed: {failed:,} {noun} failed memhtml's checks. "
+        return (f"No memory could be indexed: {counted(failed, 'file')} failed memhtml's checks. "
                 "The Problems tab (Ctrl+3) lists every violation.")
     return EMPTY_INDEX
 

@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QStatusBar, QWidget
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit import icons
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ def batch_text(batch: Any) -> str:
         return ""
     files = sum(getattr(batch, name, 0) for name in ("added", "changed", "moved", "removed", "failed"))
     kind = "reconcile, " if getattr(batch, "kind", "batch") == "reconcile" else ""
-    return f"{kind}{files} file{'s' if files != 1 else ''} {getattr(batch, 'ms', 0):.0f} ms"
+    return f"{kind}{counted(files, 'file')} {getattr(batch, 'ms', 0):.0f} ms"
 
 
 def _home_relative(path: Path) -> str:
@@ -101,7 +102,7 @@ class StatusBar(QStatusBar):
 
     def set_stats(self, stats: dict[str, Any]) -> None:
         active = int(stats.get("active", stats.get("memories", 0)) or 0)
-        self.count_label.setText(f"\u00b7 {active:,} memories")
+        self.count_label.setText(f"\u00b7 {counted(active, 'memory')}")
         self.count_label.setToolTip(
             f"{stats.get('memories', 0):,} indexed files: {active:,} live, {stats.get('archived', 0):,} archived, "
             f"{stats.get('open_tasks', 0):,} open tasks; {stats.get('failed', 0):,} failed to parse, "
