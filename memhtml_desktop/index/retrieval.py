@@ -567,6 +567,20 @@ class Retriever:
         counted = {p: matches_query(cosines.get(p), floor, p in every_word) for p in parts}
         return gated_order(parts, counted.__getitem__), counted, cosines
 
+    def every_word_count(self, query: str, scope: Scope | None, profile: RankingProfile,
+                         fts: FtsQuery | None = None) -> MatchCount:
+        """How many in-scope memories hold every content word of `query` in the profile's lexical
+        index, whatever form the profile binds (under `default` the arm binds any of the words, so
+        its own count says nothing about how determinate the question is: the catalogue's verdict
+        reads this one, domain/catalogue.py `question_kind`). Capped like `match_count`."""
+        fts = matchable(parse_fts_query(bounded_query(query)[0]) if fts is None else fts)
+        if fts.empty:
+            return MatchCount(None)
+        drop = QUESTION_WORDS if profile.question_words else frozenset()
+        every = fts.every_word_form if profile.fts_forms == "all" else fts.all_form_without(drop)
+        with self.conn:
+            return relevance.match_count(self.conn, every, "all", assemble_scope(scope or Scope()), profile.lexical)
+
     def every_word(self, fts: FtsQuery | None, form: str | None, profile: RankingProfile,
                    lexical: list[str]) -> frozenset[str]:
         """Of the paths the lexical arm ranked, those holding every content word of the query: all of

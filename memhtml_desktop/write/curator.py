@@ -45,12 +45,13 @@ from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_
 from memhtml_desktop.write.planner_new import plan_write
 from memhtml_desktop.write.planner_repair import plan_doctor_fix, plan_state_export
 from memhtml_desktop.write.preflight import check_paths, wait_for_index_lock
-from memhtml_desktop.write.undo import undo_plan
+from memhtml_desktop.write.undo import plan_revert, undo_plan
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
     CorrectRequest,
     DoctorFixRequest,
     LinkRequest,
+    RevertRequest,
     StateExportRequest,
     SupersedeRequest,
     TaskStatusRequest,
@@ -91,6 +92,7 @@ PLANNERS: dict[type, Callable[[PlanContext, Any], Plan]] = {
     StateExportRequest: plan_state_export,
     ApplyRequest: plan_apply,
     SupersedeRequest: plan_supersede,
+    RevertRequest: plan_revert,
 }
 
 

@@ -241,3 +241,20 @@ def test_a_ledger_map_that_cannot_be_used_falls_back_to_the_seeds_with_the_reaso
     qtbot.waitUntil(lambda: words in window.statusBar().currentMessage(), timeout=WAIT)
     if broken != "fifo":
         window.grab().save(str(tmp_path / "ledgers-fallback.png"))
+
+
+def test_the_verdict_reads_a_specific_question_under_default_in_the_window(qtbot, demo_window):
+    """Issue 41, item 1: the verdict under the bars and the catalogue's line say "specific" for a
+    question one memory answers (the old verdict read the default profile's any-of form: "vague")."""
+    window, store = demo_window
+    pane = window.recall
+    assert store.ranking.name == "default"
+    query = "idempotency keys expire after 24 hours"
+    window.search_bar.field.setFocus()
+    with qtbot.waitSignal(window.controllers["recall"].shapes_shown, timeout=WAIT):
+        qtbot.keyClicks(window.search_bar.field, query)
+        qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)  # recall mode
+    qtbot.waitUntil(lambda: pane.comparison() is not None and pane.comparison().query == query, timeout=WAIT)
+    click_tab(qtbot, pane, 2)
+    assert "The question reads specific: every word is in 1 memory." in pane.catalogue.summary.text()
+    assert "the question reads specific" in pane.costs.verdict.text()
