@@ -478,12 +478,14 @@ def rolled_back_sentence(subject: str, done) -> str:
 
 def cheap_git_dir(root: Path) -> Path | None:
     """The work tree's git directory without running git (`.git` a folder, or a `gitdir:` file)."""
+    from memhtml_desktop.guarded import read_guarded
+
     dot = root / ".git"
     if dot.is_dir():
         return dot
-    try:
-        text = dot.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    try:  # a `gitdir:` file, read through the guard: a `.git` that is a FIFO is not waited on
+        text = read_guarded(".git", root=root, cap=64 * 1024, what=".git").decode("utf-8", "replace")
+    except (OSError, ValueError):
         return None
     if text.startswith("gitdir:"):
         target = Path(text[len("gitdir:"):].strip())
