@@ -29,6 +29,48 @@ if TYPE_CHECKING:
 CATALOGUE_K = 10
 
 
+def read_ledger_map(root, path=None, *, lenient: bool = False, notice=None) -> LedgerMap:
+    """The map at `path` (a file the user named: anywhere, but a regular file under the cap), else
+    the store's `.memhtml-desktop/ledgers.json` (through the store's guard: inside the store, a
+    regular file, at most 1 MB), else the seed's when the store has none.
+
+    Whatever keeps a map from being used is a LedgerMapError naming the file (and the line, when it
+    is in the text): never an OSError, a RecursionError or a plain ValueError, never a hang on a FIFO,
+    never a read of /dev/zero or of a 100 MB file. `lenient` (the window): the seed's map instead,
+    its `note` saying why, and the same sentence once to `notice`. The CLI is strict: a map asked
+    for and not usable is an error, so a curator's broken file is never silently replaced."""
+    from memhtml_desktop.domain.quotas import MAX_FILE_BYTES, STORE_FILE, LedgerMapError, parse_ledger_map
+    from memhtml_desktop.guarded import Unreadable, read_guarded
+
+    source = STORE_FILE if path is None else str(path)
+    try:
+        try:
+            if path is None:
+                data = read_guarded(STORE_FILE, root=root, cap=MAX_FILE_BYTES, what=STORE_FILE)
+            else:
+                data = read_guarded(path, cap=MAX_FILE_BYTES, what=source)
+        except FileNotFoundError:
+            if path is None:
+                return SEED  # no map of the store's own: the seed's, nothing to say
+            raise LedgerMapError("no such file", 0, source) from None
+        except Unreadable as exc:
+            raise LedgerMapError(str(exc).removeprefix(source + " "), 0, source) from None
+        except OSError as exc:
+            raise LedgerMapError(f"cannot be read ({exc.strerror or exc})", 0, source) from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise LedgerMapError("not UTF-8 text (a ledger map is a JSON object)", 0, source) from None
+        return parse_ledger_map(text, source=source)
+    except LedgerMapError as error:
+        if not lenient:
+            raise
+        said = f"{error}; the seed's ledger map is used instead"
+        if notice is not None:
+            notice(said)
+        return replace(SEED, note=said)
+
+
 def _pool_ranks(pack: RecallPack) -> dict[str, int]:
     order = [i.path for i in pack.memories.items] + [i.path for i in pack.arcs.items]
     return {path: rank for rank, path in enumerate(order, start=1)}
