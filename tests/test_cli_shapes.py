@@ -119,3 +119,18 @@ def test_eval_compares_the_shapes_over_a_probe_set(tmp_path):
     assert "catalogue + expand the target" in table and "mean chars" in table
     bad = run("eval", "--shapes", *base, check=False)
     assert bad.returncode == 1 and "give a probe file" in bad.stderr
+
+
+def test_the_question_kind_reads_what_the_question_matched_under_both_profiles(tmp_path):
+    """Issue 41, item 1: under `default` the lexical arm binds any of the words, and the verdict
+    called every multi-word question "vague: no memory holds every word" from that form alone."""
+    base = demo(tmp_path)
+    for ranking in ("default", "memhtml"):
+        cat = json.loads(run("recall", "idempotency keys expire after 24 hours", *base, "--shape", "catalog",
+                             "--ranking", ranking, "--json").stdout)
+        assert (cat["question"], cat["question_why"]) == ("specific", "every word is in 1 memory"), ranking
+        costs = run("recall", "idempotency keys expire after 24 hours", *base, "--costs", "--ranking", ranking).stdout
+        assert "specific" in costs and "no memory holds every word" not in costs
+        vague = json.loads(run("recall", "what do we know about billing", *base, "--shape", "catalog",
+                               "--ranking", ranking, "--json").stdout)
+        assert vague["question"] == "vague" and vague["question_why"].startswith("no memory holds every word")

@@ -224,17 +224,45 @@ def list_within(entries: Sequence[CatalogueEntry], budget: int) -> tuple[Catalog
     return tuple(out)
 
 
-def question_kind(form: str | None, count: int, k: int) -> tuple[str, str]:
-    """How determinate the question is, read off the lexical arm: "specific" when every word of it
-    is held by no more memories than the catalogue lists; "vague" otherwise. The seed's rule:
-    direct recall is cheaper for a specific question, catalogue plus expansion for a vague one."""
+LEAD = {"convex": 0.06, "rrf": 0.18}
+"""How far the top fused score must lead the second (a share of the top) for one memory to stand
+out, per fusion (`RankingProfile.fusion`: convex scores and RRF sums spread differently): each
+chosen on the real-question training sets by bench/question_kind_eval.py (docs/recall.md,
+"Specific or vague")."""
+
+
+def score_lead(scores: Sequence[float]) -> float:
+    """The top fused score's lead over the second, as a share of the top: 1.0 for a lone hit, 0.0
+    without a positive top score. Fused scores are relative (the top is on top whether the query
+    matched anything or not), so only the gap between the first two says one memory stands out."""
+    if not scores or scores[0] <= 0:
+        return 0.0
+    if len(scores) == 1:
+        return 1.0
+    return max(0.0, (scores[0] - scores[1]) / scores[0])
+
+
+def question_kind(form: str | None, count: int, k: int, scores: Sequence[float] = (),
+                  lead: float = LEAD["convex"]) -> tuple[str, str]:
+    """How determinate the question is, read off what it matched (not off the profile's match form):
+    "specific" when every content word of it is held by no more memories than the catalogue lists
+    (`count`, the all-words count whatever form the lexical arm bound: `Retriever.every_word_count`),
+    or when one memory stands out (the page's fused `scores`: the top leads the second by `lead` or
+    more); "vague" otherwise. The seed's rule: direct recall is cheaper for a specific question,
+    catalogue plus expansion for a vague one. `form` "any" (an older caller's bound form) says
+    nothing about how many hold every word, so only the scores can make it specific."""
     if form is None:
         return "", "no words to match"
     if form == "all" and 0 < count <= k:
         return "specific", f"every word is in {count} {'memory' if count == 1 else 'memories'}"
-    if form == "all":
-        return "vague", f"every word is in {count:,} memories, more than the {k} listed"
-    return "vague", "no memory holds every word"
+    ahead = score_lead(scores)
+    if scores and ahead >= lead:
+        return "specific", f"one memory stands out (its score leads the next by {ahead:.0%})"
+    tail = ", and none stands out" if scores else ""
+    if form == "all" and count > 0:
+        more = "more than 100" if count > 100 else f"{count:,}"
+        return "vague", f"every word is in {more} memories, more than the {k} listed{tail}"
+    return "vague", f"no memory holds every word{tail}"
 
 
 def render_catalogue_text(cat: Catalogue) -> str:

@@ -25,7 +25,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from memhtml_desktop.domain.paths import normalize_path
 from memhtml_desktop.html.constraints import is_root_relative_href
 from memhtml_desktop.html.project import decode
-from memhtml_desktop.html.tree import MAX_START_TAGS
+from memhtml_desktop.html import budget
 
 MARK_STYLE = "background-color:#ffe58a; color:#000000;"
 HIGHLIGHT_STYLE = "background-color:#d6e8ff; color:#000000;"  # explicit text colour: readable on a dark palette too
@@ -67,8 +67,10 @@ def render_safe_html(data: bytes, *, highlight_terms: Sequence[str] = ()) -> str
     """The first `<article>` (or the body, when there is none) as inert Qt rich text."""
     try:
         text = decode(data)
-        if text.count("<") > MAX_START_TAGS:
-            return f'<p style="{MUTED_STYLE}">[this file has too many elements to display]</p>'
+        try:
+            budget.check(text)
+        except budget.DocumentTooComplex as exc:
+            return f'<p style="{MUTED_STYLE}">[this file is too complex to display: {escape(str(exc))}]</p>'
         parser = LexborHTMLParser(text, scripting=True)
         root = parser.css_first("article") or parser.body
         if root is None:

@@ -109,7 +109,7 @@ class MainWindow(QMainWindow):
             "filters": FiltersController(ctx, driver, self.filters),
             "results": ResultsController(ctx, driver, self.results),
             "pool": PoolController(ctx, driver, self.chart),
-            "reader": ReaderController(ctx, self.reader),
+            "reader": ReaderController(ctx, self.reader, driver),
             "why": WhyController(ctx, self),
             "recall": RecallController(ctx, driver, self.recall),
             "problems": ProblemsController(ctx, self.problems),
