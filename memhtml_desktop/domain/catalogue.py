@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from memhtml_desktop.domain.disclosure import _attr, _escape, utf16_len
+from memhtml_desktop.domain.ranking import HASH_MODEL, MINILM_INT8_MODEL, MINILM_MODEL, PerEmbedder
 from memhtml_desktop.domain.types import Scope
 
 
@@ -268,11 +269,14 @@ def list_within(entries: Sequence[CatalogueEntry], budget: int) -> tuple[Catalog
     return tuple(out)
 
 
-LEAD = {"convex": 0.06, "rrf": 0.18}
+LEAD = {
+    "convex": PerEmbedder(((HASH_MODEL, 0.06), (MINILM_MODEL, 0.16), (MINILM_INT8_MODEL, 0.16)), 0.06),
+    "rrf": PerEmbedder(((HASH_MODEL, 0.18), (MINILM_MODEL, 0.08), (MINILM_INT8_MODEL, 0.08)), 0.18),
+}
 """How far the top fused score must lead the second (a share of the top) for one memory to stand
-out, per fusion (`RankingProfile.fusion`: convex scores and RRF sums spread differently): each
-chosen on the real-question training sets by bench/question_kind_eval.py (docs/recall.md,
-"Specific or vague")."""
+out, per fusion (`RankingProfile.fusion`: convex scores and RRF sums spread differently) and per
+embedder (the convex fusion's lexical share is the embedder's): each chosen on the real-question
+training sets by bench/question_kind_eval.py (docs/recall.md, "Specific or vague")."""
 
 
 def score_lead(scores: Sequence[float]) -> float:
@@ -287,7 +291,7 @@ def score_lead(scores: Sequence[float]) -> float:
 
 
 def question_kind(form: str | None, count: int, k: int, scores: Sequence[float] = (),
-                  lead: float = LEAD["convex"]) -> tuple[str, str]:
+                  lead: float = 0.06) -> tuple[str, str]:
     """How determinate the question is, read off what it matched (not off the profile's match form):
     "specific" when every content word of it is held by no more memories than the catalogue lists
     (`count`, the all-words count whatever form the lexical arm bound: `Retriever.every_word_count`),

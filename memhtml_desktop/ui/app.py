@@ -217,7 +217,7 @@ def open_store(root: Path, settings: Settings) -> Any:
     StoreError, before anything is made, when `root` is not a memhtml store (index/store_check.py)."""
     from memhtml_desktop.domain.ranking import profile_named
     from memhtml_desktop.embedders.registry import make_embedder_or_default
-    from memhtml_desktop.index.store import Store, StoreError, check_store
+    from memhtml_desktop.index.store import CURATION_OFF_NOTE, Store, StoreError, check_store
 
     check = check_store(root)
     if check.problem is not None:
@@ -227,7 +227,7 @@ def open_store(root: Path, settings: Settings) -> Any:
     store = Store(root, index_path=index_path, embedder=embedder, vector_backend=settings.vector_backend,
                   ranking=profile_named(settings.ranking), curation_off=check.git_problem)
     if check.git_problem:
-        store.notice(f"Curation is off: {check.git_problem}")
+        store.notice(CURATION_OFF_NOTE)
     if notice:
         store.notices.append(f"Embedder: {notice}")
     return store
