@@ -48,7 +48,7 @@ from memhtml_desktop.index import writelock
 from memhtml_desktop.index.indexer import Indexer, IndexReport
 from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
 from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the door: `import_state` raises it)
-from memhtml_desktop.index.store_check import StoreCheck, check_store  # noqa: F401  (part of the door)
+from memhtml_desktop.index.store_check import CURATION_OFF_NOTE, StoreCheck, check_store  # noqa: F401  (the door)
 from memhtml_desktop.index.retrieval import Retriever
 from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.vectors import CACHE
