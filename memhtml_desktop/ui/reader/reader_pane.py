@@ -113,6 +113,11 @@ class ReaderPane(QWidget):
 
     # -- contract -----------------------------------------------------------------------------
 
+    def add_section(self, widget: QWidget) -> None:
+        """A strip another pane fills (the review's provenance), between the memory and the footer."""
+        layout = self.layout()
+        layout.insertWidget(layout.count() - 1, widget)
+
     def set_store_root(self, root: pathlib.Path, curation_off: str | None = None) -> None:
         """`curation_off`: why the store cannot be curated (no git of its own); the Curate menu's
         writes are greyed out with it as their tip."""

@@ -97,6 +97,8 @@ class WindowMenus:
         for i, (name, label) in enumerate(zip(TAB_NAMES, ("&Reader", "Recall &pack", "&Problems")), start=1):
             action(w, view, label, lambda _=False, n=name: w.show_view(n), [f"Ctrl+{i}"])
         view.addSeparator()
+        action(w, view, "Re&view inbox\u2026", w.controllers["review"].show, ["Ctrl+Shift+R"],
+               tip="What changed since you last looked: the agent's writes since your review mark, and the activity")
         action(w, view, "&Conflicts\u2026", w.controllers["conflicts"].show, ["Ctrl+Shift+C"],
                tip="Near-twin memories whose claims disagree, side by side")
         action(w, view, "Supersession &timeline\u2026",
