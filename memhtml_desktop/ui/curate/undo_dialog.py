@@ -18,19 +18,8 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QDialog,
-    QDialogButtonBox,
-    QFrame,
-    QHeaderView,
-    QLabel,
-    QSplitter,
-    QTreeWidget,
-    QTreeWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFrame, QHeaderView, QLabel, QSplitter,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)  # fmt: skip
 
 from memhtml_desktop.ops.curate import Attempt, Preview, UndoChoicesJob, UndoJob, UndoPlanJob
 from memhtml_desktop.ui.curate.preview import PlanPreview
