@@ -261,41 +261,40 @@ def test_a_stale_preview_is_explained_and_reloads(qtbot, win, repo):
 # -- Undo -------------------------------------------------------------------------------------------------
 
 
-def _undo_button(win) -> QPushButton:
-    box = win.controllers["curate"].undo_box
-    return box.findChild(QPushButton, "undoButton") if box is not None else None
+def _undo_dialog(qtbot, win):
+    """Edit → Undo…: the dialog, its list (and the chosen change's preview or refusal) arrived."""
+    curate = win.controllers["curate"]
+    with qtbot.waitSignal(curate.dialog_opened, timeout=WAIT) as opened:
+        win.menus.curate_actions["undo"].trigger()
+    dialog = opened.args[0]
+    qtbot.waitUntil(lambda: dialog.list.isEnabled() and (
+        dialog.confirm_button.isEnabled() or dialog.message_kind() == "error" or not dialog.choices), timeout=WAIT)
+    return dialog
 
 
-def test_undo_reverts_the_apps_last_change_and_says_why_when_it_cannot(qtbot, win, repo):
+def test_undo_reverts_the_apps_change_and_says_why_when_it_cannot(qtbot, win, repo):
     curate = win.controllers["curate"]
     menus = win.menus.curate_actions
-    with qtbot.waitSignal(curate.undo_refused, timeout=WAIT) as refused:
-        menus["undo"].trigger()
-    assert refused.args[0].startswith("nothing to undo")
-    qtbot.waitUntil(lambda: getattr(win, "_message_box", None) is not None, timeout=WAIT)
-    assert "Nothing can be undone now" in win._message_box.text()
-    dismiss(win)
+    dialog = _undo_dialog(qtbot, win)
+    assert dialog.choices == [] and "nothing to undo" in dialog.message.text()
+    assert not dialog.confirm_button.isEnabled()
+    dialog.close()
     open_in_reader(qtbot, win, DELAY)
     dialog = dialog_from(qtbot, win, lambda: menus["archive"].trigger())  # Edit → Archive…, on the reader's memory
     qtbot.keyClicks(dialog.reason, "retired")
     planned(qtbot, dialog)
     applied = confirm(qtbot, win, dialog)
     archived = applied.result["archive_path"]
-    menus["undo"].trigger()
-    qtbot.waitUntil(lambda: _undo_button(win) is not None, timeout=WAIT)
-    assert "memhtml(archive)" in curate.undo_box.text()
+    dialog = _undo_dialog(qtbot, win)
+    assert "memhtml(archive)" in dialog.preview.commit_label.text() and dialog.confirm_button.isEnabled()
     with qtbot.waitSignal(curate.written, timeout=WAIT):
-        qtbot.mouseClick(_undo_button(win), Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(dialog.confirm_button, Qt.MouseButton.LeftButton)
     assert (repo / DELAY).exists() and not (repo / archived).exists()
     reverted = commit_subject("archive", f"{DELAY} \u2014 retired")
     assert log(repo)[0] == f'Revert "{reverted}"'
     assert status(repo) == ""
     qtbot.waitUntil(lambda: win.reader.current_path() == DELAY and win.reader.state() == "detail", timeout=WAIT)
-    # the revert is not this app's own change: a second undo says why not
-    with qtbot.waitSignal(curate.undo_refused, timeout=WAIT) as refused:
-        menus["undo"].trigger()
-    assert refused.args[0].startswith("nothing to undo")
-    dismiss(win)
+    dialog.close()
     # and a commit made after the app's own that changes its file: undo refuses, naming it
     dialog = dialog_from(qtbot, win, lambda: menus["archive"].trigger())
     qtbot.keyClicks(dialog.reason, "retired again")
@@ -304,9 +303,11 @@ def test_undo_reverts_the_apps_last_change_and_says_why_when_it_cannot(qtbot, wi
     (repo / archived).write_text((repo / archived).read_text(encoding="utf-8") + "<!-- someone's note -->\n",
                                  encoding="utf-8")  # fmt: skip
     git(repo, "commit", "-qam", "someone else")
-    with qtbot.waitSignal(curate.undo_refused, timeout=WAIT) as refused:
-        menus["undo"].trigger()
-    assert "changed since" in refused.args[0] and archived in refused.args[0]
+    dialog = _undo_dialog(qtbot, win)
+    change, why = dialog.choices[0]
+    assert "changed since" in why and archived in why and "someone else" in why
+    assert dialog.message_kind() == "error" and "changed since" in dialog.message.text()
+    assert not dialog.confirm_button.isEnabled()
     assert log(repo)[0] == "someone else"
 
 
