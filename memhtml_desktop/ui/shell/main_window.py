@@ -114,7 +114,7 @@ class MainWindow(QMainWindow):
             "recall": RecallController(ctx, driver, self.recall),
             "problems": ProblemsController(ctx, self.problems),
             "status": StatusController(ctx, self.status),
-            "curate": CurateController(ctx, self, current=self.reader.detail,
+            "curate": CurateController(ctx, self, reader=self.reader,
                                        refresh_index=lambda: not self.watch_enabled),
             "timeline": TimelineController(ctx, self),
         }

@@ -65,9 +65,11 @@ class WindowMenus:
         action(w, file_menu, "&Quit", w.close, [QKeySequence.StandardKey.Quit])
 
         edit = bar.addMenu("&Edit")
-        self.curate_actions = {"undo": action(w, edit, "&Undo last change\u2026", curate.undo,
-                                              [QKeySequence.StandardKey.Undo],
-                                              tip="Revert this app's last commit, if it is still the newest")}
+        self.curate_actions = {
+            "undo": action(w, edit, "&Undo\u2026", curate.undo, [QKeySequence.StandardKey.Undo],
+                           tip="This app's own recent changes: the commit that reverts one, previewed"),
+            "redo": action(w, edit, "&Redo\u2026", curate.redo, ["Ctrl+Shift+Z"],
+                           tip="Give back a change this app undid, previewed")}
         edit.addSeparator()
         for key, text, keys in (("correct", "&Correct\u2026", ["Ctrl+E"]), ("archive", "&Archive\u2026", []),
                                 ("link", "&Link to\u2026", ["Ctrl+K"]), ("doing", "Mark task &doing\u2026", []),
