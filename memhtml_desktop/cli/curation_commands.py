@@ -35,7 +35,7 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("conflicts", parents=[common],
-                       help="near-twin memories whose claims disagree (a negation, a number, a qualifier)")  # fmt: skip
+                       help="memories whose claims contradict each other (one slot, two values; a negation, a number, a date), newer first")  # fmt: skip
     p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
     p.add_argument("--json", action="store_true")
 
@@ -198,9 +198,12 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
         print_json(report.to_json())
         return EXIT_OK
     for pair in report.pairs:
-        print(f"{', '.join(pair.diff.kinds)} (cosine {pair.cosine:.3f})")
-        print(f"  {pair.a.path}\n    {pair.a.claim}")
-        print(f"  {pair.b.path}\n    {pair.b.claim}")
+        alike = f", cosine {pair.cosine:.3f}" if pair.cosine is not None else ""
+        print(f"{pair.reason.reason if pair.reason else ', '.join(pair.diff.kinds)}{alike}: "
+              f"{pair.reason.detail if pair.reason else ''}")
+        for side in (pair.a, pair.b):
+            mark = " (newer)" if side.path == pair.newer else ""
+            print(f"  {side.path}{mark}\n    {side.claim}")
     print(f"{len(report.pairs)} conflicting pair(s) among {report.compared} memories ({report.seconds:.2f} s)")
     return EXIT_OK
 

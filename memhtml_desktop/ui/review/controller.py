@@ -25,8 +25,8 @@ from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ops.curate import ApplyJob, PlanJob
 from memhtml_desktop.ops.review import (
-    PAGE, AcceptJob, ActivityJob, ChangeDetailJob, NewCommitsJob, ReviewCountJob, ReviewDoneJob, ReviewPageJob,
-    ReviewRangeJob,
+    PAGE, AcceptJob, ActivityJob, ChangeDetailJob, FullCountJob, NewCommitsJob, ReviewCountJob, ReviewDoneJob,
+    ReviewPageJob, ReviewRangeJob,
 )  # fmt: skip
 from memhtml_desktop.ui.kit.turns import turn_timer
 from memhtml_desktop.ui.session.context import PaneContext
@@ -75,7 +75,8 @@ class ReviewController(QObject):
     # -- the count -------------------------------------------------------------------------------
 
     def recount(self) -> None:
-        if self.ctx.store is None or self.ctx.runner.is_busy(ReviewCountJob.kind):
+        if self.ctx.store is None or self.ctx.runner.is_busy(ReviewCountJob.kind) or \
+                self.ctx.runner.is_busy(FullCountJob.kind):  # fmt: skip
             return
         job = ReviewCountJob(known=self.known, known_count=self.count or 0).success(self._counted)
         self.ctx.runner.run(job.failure(lambda msg: self.button.setToolTip(f"The history could not be read: {msg}")))
@@ -83,7 +84,12 @@ class ReviewController(QObject):
     def _counted(self, answer: Any) -> None:
         if answer is None:
             return
-        self.known, count, _rng = answer
+        state, count = answer
+        if count is None:  # a long range: counted in a child process
+            if not self.ctx.runner.is_busy(FullCountJob.kind):
+                self.ctx.runner.run(FullCountJob().success(self._counted).failure(lambda msg: None))
+            return
+        self.known = state
         self._set_count(count)
         if self.window is not None and self.window.isVisible() and self.rng is not None:
             if self.known.head != self.rng.head or self.known.mark != self.rng.mark:
@@ -165,6 +171,8 @@ class ReviewController(QObject):
     def _listed(self) -> None:
         self._say()
         self._set_count(len(self.window.model.changes))
+        if self.known is None or (self.known.head, self.known.mark) != (self.rng.head, self.rng.mark):
+            self.known = None  # the count now is the list's: the next look counts again from the mark
         self.loaded.emit(self.rng)
 
     def _say(self) -> None:
