@@ -19,7 +19,7 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="FILE.png")
     p.add_argument("--query", default="")
     p.add_argument("--view", choices=("results", "reader", "recall", "problems", "correct", "conflicts", "timeline",
-                                        "workbench"),
+                                        "workbench", "review", "activity", "provenance"),
                    default="results", help="correct, conflicts, timeline, workbench: that dialog or window alone")
     p.add_argument("--tab", choices=("probes", "compare", "configs", "history", "optimizer", "diagnostics", "judgments"),
                    help="--view workbench: the tab shown (default: compare, after comparing A and B)")
