@@ -51,6 +51,16 @@ FTS_STEMMED_CTE = """SELECT path, ROW_NUMBER() OVER (ORDER BY score ASC, path AS
     ORDER BY score ASC, path ASC
     LIMIT ?2)"""
 
+# The lexical arm as the search binds it (index/lexical_window.py): `?1` is a carray of file rowids
+# already ranked by (bm25, path) and cut to the scope, its own rowid the position; the bm25 values
+# travel beside the statement, as the vector arm's distances do. Same rows and ranks as the forms above.
+FTS_CTE_BOUND = """SELECT path, ROW_NUMBER() OVER (ORDER BY pos ASC) AS rank, pos AS raw FROM (
+    SELECT f.path AS path, v.rowid AS pos
+    FROM carray(?1) v JOIN files f ON f.rowid = v.value
+    WHERE 1 = 1{F}
+    ORDER BY v.rowid
+    LIMIT ?2)"""
+
 FTS_TABLES = {"memhtml": "files_fts", "stemmed": "files_fts_stemmed"}
 """The FTS5 table each lexical index reads (`RankingProfile.lexical`)."""
 
@@ -162,10 +172,14 @@ ARM_ALIAS = {"fts": "files", "vector": "f", "recency": "files", "salience": "f"}
 
 
 def arm_cte(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model_literal: str = "''",
-            lexical: str = "memhtml", field_weights: Sequence[float] = (), salience_bound: bool = False) -> str:
+            lexical: str = "memhtml", field_weights: Sequence[float] = (), salience_bound: bool = False,
+            lexical_bound: bool = False) -> str:
     """One arm's CTE body with the scope filter substituted under that arm's alias; `lexical` and
     `field_weights` choose the lexical arm's index and its bm25 column weights; `salience_bound`
-    scores only the candidates bound to `?5` (index/salience.py) instead of scanning the scope."""
+    scores only the candidates bound to `?5` (index/salience.py) instead of scanning the scope;
+    `lexical_bound` reads the lexical arm's window from the carray bound to `?1` (index/lexical_window.py)."""
+    if arm == "fts" and lexical_bound:
+        return FTS_CTE_BOUND.replace("{F}", scope_filter.replace("{alias}", "f"))
     body = {
         "fts": FTS_CTE if lexical == "memhtml" else FTS_STEMMED_CTE.replace("{W}", lexical_weights(field_weights)),
         "vector": VECTOR_CTE_NUMPY if vector_backend == "numpy" else VECTOR_CTE_SQLITE_VEC,
@@ -190,6 +204,7 @@ def build_rrf_sql(
     lexical: str = "memhtml",
     field_weights: Sequence[float] = (),
     salience_bound: bool = False,
+    lexical_bound: bool = False,
 ) -> str | None:
     """The fused statement over `arms`, or None when no arm is active (never `SELECT … FROM ()`).
 
@@ -201,7 +216,7 @@ def build_rrf_sql(
         return None
     model_literal = sql_literal(model)
     ctes = [
-        f"{arm.name} AS (\n  {arm_cte(arm.name, scope_filter, vector_backend=vector_backend, model_literal=model_literal, lexical=lexical, field_weights=field_weights, salience_bound=salience_bound)})"
+        f"{arm.name} AS (\n  {arm_cte(arm.name, scope_filter, vector_backend=vector_backend, model_literal=model_literal, lexical=lexical, field_weights=field_weights, salience_bound=salience_bound, lexical_bound=lexical_bound)})"
         for arm in active
     ]
     union = "\n  UNION ALL ".join(
