@@ -17,8 +17,8 @@ import sys
 
 from memhtml_desktop import __version__
 from memhtml_desktop.cli import (
-    curation_commands, eval_command, read_commands, shape_commands, store_commands, window_commands,
-    workbench_commands, write_commands,
+    curation_commands, eval_command, read_commands, review_commands, shape_commands, store_commands,
+    window_commands, workbench_commands, write_commands,
 )
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CliError, common_parser, environment_failure
 
@@ -27,7 +27,7 @@ __all__ = ["COMMANDS", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "CliError", "build_
 # Help lists the groups in this order: the window first, then reading, then maintenance, then writing,
 # then measuring the ranking.
 _GROUPS = (window_commands, read_commands, shape_commands, store_commands, write_commands, curation_commands,
-           eval_command, workbench_commands)
+           review_commands, eval_command, workbench_commands)
 
 COMMANDS = {name: fn for group in _GROUPS for name, fn in group.COMMANDS.items()}
 
@@ -41,7 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     parser.add_argument("--version", action="version", version=f"memhtml-desktop {__version__}")
-    parser.add_argument("--demo", action="store_true", help="open a fresh copy of the bundled demo store")
+    parser.add_argument("--demo", action="store_true", help="open the demo store: your kept copy of the bundled one (made on first use, in the app's data folder)")
+    parser.add_argument("--demo-fresh", action="store_true",
+                        help="open a throwaway copy of the bundled demo store (in a temporary folder; not kept)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in _GROUPS:
         group.add_parsers(sub, common)

@@ -1,5 +1,5 @@
 """The PySide6 window. Importing any ui module applies the PySide6 workarounds first."""
 
-from memhtml_desktop.ui.kit.pyside_fixes import guard_none_refcount
+from memhtml_desktop.ui.kit.pyside_fixes import guard_singleton_refcounts
 
-guard_none_refcount()
+guard_singleton_refcounts()

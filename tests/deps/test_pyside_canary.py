@@ -123,3 +123,27 @@ def test_every_dependency_has_a_tested_range():
         if not (operators & {">=", ">", "=="}) or not (operators & {"<", "<=", "=="}):
             unbounded.append(text)
     assert unbounded == []
+
+
+LOSE_TRUE = """
+import ctypes, sys
+{guard}
+drop = ctypes.pythonapi.Py_DecRef
+drop.argtypes = [ctypes.py_object]
+for _ in range(5000):  # a binding losing a reference per emit, 5,000 emits (True starts near 600)
+    drop(True)
+    drop(None)
+print("survived")
+"""
+
+
+def test_the_windows_guard_keeps_the_singletons_alive_beside_a_losing_binding():
+    """The second wall: importing the ui package (what the window does first) gives True, False and
+    None counts no session can exhaust, so a broken binding installed anyway does not abort it."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    guarded = subprocess.run([sys.executable, "-c", LOSE_TRUE.format(guard="import memhtml_desktop.ui")],
+                             env=env, capture_output=True, text=True, timeout=120)
+    assert guarded.returncode == 0 and guarded.stdout.strip() == "survived", guarded.stderr[-600:]
+    bare = subprocess.run([sys.executable, "-c", LOSE_TRUE.format(guard="")], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert bare.returncode != 0 and "dealloc" in bare.stderr  # what the guard prevents

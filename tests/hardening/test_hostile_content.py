@@ -29,11 +29,11 @@ from PySide6.QtGui import QColor, QImage, QTextDocument
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.ui.reader import reader_parts
 from memhtml_desktop.ops import jobs
-from memhtml_desktop.ui.app import guard_none_refcount
+from memhtml_desktop.ui.app import guard_singleton_refcounts
 from memhtml_desktop.ui.reader.reader_pane import ReaderPane
 from memhtml_desktop.ui.reader.reader_parts import SafeTextBrowser
 
-guard_none_refcount()  # what the app does before any widget exists (a PySide6 refcount workaround)
+guard_singleton_refcounts()  # what the app does before any widget exists (a PySide6 refcount workaround)
 
 HEAD = """<!doctype html>
 <html lang="en">

@@ -22,9 +22,9 @@ from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.html.render import render_safe_html
 from memhtml_desktop.index.reader import MemoryNotFound
 from memhtml_desktop.index.store import Store, StoreError
-from memhtml_desktop.ui.app import guard_none_refcount
+from memhtml_desktop.ui.app import guard_singleton_refcounts
 
-guard_none_refcount()
+guard_singleton_refcounts()
 
 LINKS = """<link rel="memhtml-supports" href="/../../outside/secret.html">
 <link rel="memhtml-relates-to" href="../../../outside/secret.html">

@@ -24,9 +24,9 @@ from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.settings import Settings
 from memhtml_desktop.ui.app import tune_for_gui
-from memhtml_desktop.ui.kit.pyside_fixes import guard_none_refcount
+from memhtml_desktop.ui.kit.pyside_fixes import guard_singleton_refcounts
 
-guard_none_refcount()  # before any widget exists: see its docstring (a PySide6 6.12 refcount bug)
+guard_singleton_refcounts()  # before any widget exists: see its docstring (a PySide6 6.12 refcount bug)
 tune_for_gui()  # what app.ensure_app does for the real window
 
 # The offscreen platform's one screen is 800x800, smaller than the window's minimum width, so a

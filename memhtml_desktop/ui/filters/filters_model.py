@@ -187,7 +187,7 @@ class FiltersModel(QStandardItemModel):
 
     def _plain(self, text: str = "", *, key: tuple[str, str] | str = "", section: str = "") -> QStandardItem:
         """An item with BOTH roles set, so reading either never yields an invalid QVariant
-        (PySide6 6.12 drops a reference to None on each such read; see ui.pyside_fixes.guard_none_refcount)."""
+        (PySide6 6.12 drops a reference to None on each such read; see ui.pyside_fixes.guard_singleton_refcounts)."""
         item = QStandardItem(text)
         item.setFlags(PLAIN)
         item.setData(key, self.KeyRole)

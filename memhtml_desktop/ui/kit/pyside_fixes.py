@@ -5,19 +5,25 @@ from __future__ import annotations
 import sys
 
 
-def guard_none_refcount() -> None:
-    """Make `None` impossible to deallocate on CPython < 3.12 (idempotent).
+def guard_singleton_refcounts() -> None:
+    """Make `None`, `True` and `False` impossible to deallocate on CPython < 3.12 (idempotent).
 
-    PySide6 6.12 drops one reference to `None` each time it hands Python an invalid QVariant:
-    `index.data(role)` for a role with no value, `QSettings.value()` of a missing key, ... A window
-    does that thousands of times, and when None's count reaches zero the interpreter aborts with
-    "none_dealloc: deallocating None" (measured: 1,000 `index.data()` calls cost 1,000 references).
-    CPython 3.12 made None immortal; on 3.11 we give it a count no session can exhaust. Our own
-    code also avoids the conversion where it can (delegates read the model's Python objects).
+    PySide6 6.12.0 drops references to them: one to `None` each time it hands Python an invalid
+    QVariant (`index.data(role)` for a role with no value, `QSettings.value()` of a missing key)
+    and each time a built-in `clicked(bool)` / `toggled(bool)` reaches a Python slot; one to `True`
+    each time a signal delivers `True` to a Python slot (`Signal(bool)`, `Signal(str, bool)`, even a
+    tuple holding True through `Signal(object)`). When a count reaches zero the interpreter aborts
+    ("bool_dealloc: deallocating True or False"): the window died after about 1,400 memory opens.
+
+    pyproject.toml keeps 6.12 out and tests/deps/test_pyside_canary.py fails CI on a binding that
+    loses these references; this is the second wall, for an environment that installs a broken
+    binding anyway. CPython 3.12 made the singletons immortal; on 3.11 we give each a count no
+    session can exhaust (2**40 references: a million losses a second for twelve days).
     """
-    if sys.version_info >= (3, 12) or getattr(guard_none_refcount, "done", False):
+    if sys.version_info >= (3, 12) or getattr(guard_singleton_refcounts, "done", False):
         return
     import ctypes
 
-    ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40
-    guard_none_refcount.done = True  # type: ignore[attr-defined]
+    for singleton in (None, True, False):
+        ctypes.c_ssize_t.from_address(id(singleton)).value += 1 << 40
+    guard_singleton_refcounts.done = True  # type: ignore[attr-defined]

@@ -15,6 +15,7 @@ KEYS_OUTSIDE_MENUS = (
     ("Up / Down, Page Up / Page Down", "move in the results (from the search field too); nothing is read"),
     ("Enter", "open the chosen result (a read); with none chosen, show the first one"),
     ("Esc", "clear the query, then the filters"),
+    ("Esc (in Filter by entity)", "close its completions, then clear what was typed there; the query stays"),
     ("Tab / Shift+Tab", "the next / previous control"),
     ("Ctrl+C", "in the results: copy the memory's path"),
     ("Menu / Shift+F10", "a result's actions: open, why not, helpful, expect this memory for this query, copy "
@@ -51,8 +52,9 @@ class WindowMenus:
         self.recent_menu.aboutToShow.connect(lambda: w.stores.fill_recent(self.recent_menu))
         file_menu.addSeparator()
         curate = w.controllers["curate"]
-        action(w, file_menu, "&New memory\u2026", curate.new_memory, [QKeySequence.StandardKey.New],
-               tip="Write a new memory (or task) in one commit, previewed first")
+        new = action(w, file_menu, "&New memory\u2026", curate.new_memory, [QKeySequence.StandardKey.New],
+                     tip="Write a new memory (or task) in one commit, previewed first")
+        file_menu.aboutToShow.connect(lambda: new.setEnabled(curate.can("new")))
         file_menu.addSeparator()
         action(w, file_menu, "Re-&index now", w.reindex, ["F5"], tip="Compare the whole store with the index and catch up")
         file_menu.addSeparator()
@@ -63,9 +65,11 @@ class WindowMenus:
         action(w, file_menu, "&Quit", w.close, [QKeySequence.StandardKey.Quit])
 
         edit = bar.addMenu("&Edit")
-        self.curate_actions = {"undo": action(w, edit, "&Undo last change\u2026", curate.undo,
-                                              [QKeySequence.StandardKey.Undo],
-                                              tip="Revert this app's last commit, if it is still the newest")}
+        self.curate_actions = {
+            "undo": action(w, edit, "&Undo\u2026", curate.undo, [QKeySequence.StandardKey.Undo],
+                           tip="This app's own recent changes: the commit that reverts one, previewed"),
+            "redo": action(w, edit, "&Redo\u2026", curate.redo, ["Ctrl+Shift+Z"],
+                           tip="Give back a change this app undid, previewed")}
         edit.addSeparator()
         for key, text, keys in (("correct", "&Correct\u2026", ["Ctrl+E"]), ("archive", "&Archive\u2026", []),
                                 ("link", "&Link to\u2026", ["Ctrl+K"]), ("doing", "Mark task &doing\u2026", []),
@@ -93,6 +97,8 @@ class WindowMenus:
         for i, (name, label) in enumerate(zip(TAB_NAMES, ("&Reader", "Recall &pack", "&Problems")), start=1):
             action(w, view, label, lambda _=False, n=name: w.show_view(n), [f"Ctrl+{i}"])
         view.addSeparator()
+        action(w, view, "Re&view inbox\u2026", w.controllers["review"].show, ["Ctrl+Shift+R"],
+               tip="What changed since you last looked: the agent's writes since your review mark, and the activity")
         action(w, view, "&Conflicts\u2026", w.controllers["conflicts"].show, ["Ctrl+Shift+C"],
                tip="Near-twin memories whose claims disagree, side by side")
         action(w, view, "Supersession &timeline\u2026",
@@ -127,6 +133,7 @@ class WindowMenus:
         action(w, help_menu, "Open &log folder", dialogs.open_log_folder,
                tip="The folder of memhtml-desktop.log, to attach to a bug report")
         self.escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), w, w.search_bar.escape_pressed.emit)
+        w.filters.entity_left.connect(w.search_bar.focus_query)  # Esc on the empty entity field
 
     def _fill_columns(self, menu: QMenu) -> None:
         menu.clear()

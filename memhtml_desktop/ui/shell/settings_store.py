@@ -16,7 +16,7 @@ release, then this one) is read for the names this app knows and never restamped
 to the newer release loses nothing.
 
 Every read asks `contains()` first: `QSettings.value()` of a missing key hands PySide6 an invalid
-QVariant, which costs a reference to `None` (see `ui.pyside_fixes.guard_none_refcount`).
+QVariant, which costs a reference to `None` (see `ui.pyside_fixes.guard_singleton_refcounts`).
 """
 
 from __future__ import annotations

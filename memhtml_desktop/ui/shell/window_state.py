@@ -1,7 +1,7 @@
 """What the main window keeps between runs: geometry, splitters, the list's columns, which panes show.
 
 QSettings is read through `setting`, which never asks for a missing key (see
-ui.kit.pyside_fixes.guard_none_refcount).
+ui.kit.pyside_fixes.guard_singleton_refcounts).
 """
 
 from __future__ import annotations

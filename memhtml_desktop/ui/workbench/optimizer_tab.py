@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.workbench.models import FAIL_COLOR, PASS_COLOR
 
 
@@ -49,7 +50,9 @@ class OptimizerTab(QWidget):
         self.progress.setObjectName("optimizeProgress")
         self.progress.setAccessibleName("Optimizer progress")
         self.progress.setFormat("%v / %m trials")
-        self.progress.setValue(0)
+        self._running = False
+        self._idle_range(self.trials.value())
+        self.trials.valueChanged.connect(self._idle_range)
         row = QHBoxLayout()
         for label, widget in (("Trials", self.trials), ("held out", self.holdout)):
             row.addWidget(QLabel(label, self))
@@ -93,7 +96,14 @@ class OptimizerTab(QWidget):
         for widget in (self.use_b, self.save, self.save_name):
             widget.setEnabled(on)
 
+    def _idle_range(self, trials: int) -> None:
+        """Before a run the bar counts the trials the spin box asks for ("0 / 200", not Qt's "0 / 100")."""
+        if not self._running:
+            self.progress.setRange(0, max(1, trials))
+            self.progress.setValue(0)
+
     def set_running(self, running: bool, trials: int = 0) -> None:
+        self._running = running
         self.start.setEnabled(not running)
         self.stop.setEnabled(running)
         if running:
@@ -107,12 +117,12 @@ class OptimizerTab(QWidget):
             self.progress.setValue(done)
             self.report.setText(f"Trial {done} of {total}\u2026")
         else:
-            self.report.setText(f"Reading the store for the probe set: {done} of {total} queries\u2026")
+            self.report.setText(f"Reading the store for the probe set: {done} of {counted(total, 'query', 'queries')}\u2026")
 
     def show_result(self, result: Any) -> None:
         self.result = result
         self.set_running(False)
-        self.progress.setRange(0, max(1, result.trials))
+        self.progress.setRange(0, max(1, result.asked or result.trials))  # "184 / 200" when it ended early
         self.progress.setValue(result.trials)
         gain = result.held_out_gain
         c = result.certainty
@@ -122,14 +132,15 @@ class OptimizerTab(QWidget):
                 "the whole interval is below zero: worse")
         knobs = result.knobs
         arms = ", ".join(f"{a} {w:g}" for a, w in knobs["arms"].items())
-        stopped = " <b>(stopped early: best so far)</b>" if result.cancelled else ""
+        ended = getattr(result, "ended", "") or ("stopped early: the best found so far" if result.cancelled else "")
+        stopped = f" <b>({ended})</b>" if ended else ""
         self.report.setText(
-            f"{result.trials} trials in {result.elapsed_s:.1f} s{stopped}<br>"
-            f"Training ({len(result.train)} probes): MRR {result.base_train_mrr:.3f} \u2192 {result.best_train_mrr:.3f}<br>"
-            f"<b>Held out ({len(result.held_out)} probes): MRR {result.base_held_out_mrr:.3f} \u2192 "
+            f"{counted(result.trials, 'trial')} in {result.elapsed_s:.1f} s{stopped}<br>"
+            f"Training ({counted(len(result.train), 'probe')}): MRR {result.base_train_mrr:.3f} \u2192 {result.best_train_mrr:.3f}<br>"
+            f"<b>Held out ({counted(len(result.held_out), 'probe')}): MRR {result.base_held_out_mrr:.3f} \u2192 "
             f"{result.best_held_out_mrr:.3f}, gain <span style='color:{color}'>{gain:+.3f}</span></b><br>"
             f"95 % interval [{c.interval[0]:+.3f}, {c.interval[1]:+.3f}] \u2014 {sure}; "
-            f"{c.wins} probes up, {c.losses} down, sign test p = {c.p_value:.3f}<br>"
+            f"{counted(c.wins, 'probe')} up, {c.losses} down, sign test p = {c.p_value:.3f}<br>"
             f"Best: weights {arms}; k {knobs['rrf_k']}; \u03bb {knobs['mmr_lambda']:g}")
         if not self.save_name.text():
             self.save_name.setText(f"{result.base.name.replace(' ', '-').replace('(', '').replace(')', '')}-optimized")
@@ -137,7 +148,7 @@ class OptimizerTab(QWidget):
 
     def show_failure(self, message: str) -> None:
         self.set_running(False)
-        self.progress.setValue(0)
+        self._idle_range(self.trials.value())
         self.report.setText(f"The optimizer stopped: {message}")
 
     def _save(self) -> None:
