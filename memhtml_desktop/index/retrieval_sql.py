@@ -51,16 +51,6 @@ FTS_STEMMED_CTE = """SELECT path, ROW_NUMBER() OVER (ORDER BY score ASC, path AS
     ORDER BY score ASC, path ASC
     LIMIT ?2)"""
 
-# The lexical arm as the search binds it (index/lexical_window.py): `?1` is a carray of file rowids
-# already ranked by (bm25, path) and cut to the scope, its own rowid the position; the bm25 values
-# travel beside the statement, as the vector arm's distances do. Same rows and ranks as the forms above.
-FTS_CTE_BOUND = """SELECT path, ROW_NUMBER() OVER (ORDER BY pos ASC) AS rank, pos AS raw FROM (
-    SELECT f.path AS path, v.rowid AS pos
-    FROM carray(?1) v JOIN files f ON f.rowid = v.value
-    WHERE 1 = 1{F}
-    ORDER BY v.rowid
-    LIMIT ?2)"""
-
 FTS_TABLES = {"memhtml": "files_fts", "stemmed": "files_fts_stemmed"}
 """The FTS5 table each lexical index reads (`RankingProfile.lexical`)."""
 
@@ -72,13 +62,17 @@ def lexical_weights(weights: Sequence[float]) -> str:
 
 # numpy backend: ?4 is a carray of file rowids in (distance, path) order; the carray's own rowid
 # is the position in that order, so the scope filter keeps the order and the LIMIT keeps the
-# nearest in-scope files.
-VECTOR_CTE_NUMPY = """SELECT path, ROW_NUMBER() OVER (ORDER BY pos ASC) AS rank, pos AS raw FROM (
+# nearest in-scope files. The lexical arm as the search binds it (index/lexical_window.py) has the
+# same form on ?1: file rowids ranked by (bm25, path) and cut to the scope, the bm25 values kept
+# beside the statement as the vector arm's distances are; same rows and ranks as FTS_CTE's forms.
+_RANKED_CARRAY = """SELECT path, ROW_NUMBER() OVER (ORDER BY pos ASC) AS rank, pos AS raw FROM (
     SELECT f.path AS path, v.rowid AS pos
-    FROM carray(?4) v JOIN files f ON f.rowid = v.value
+    FROM carray({P}) v JOIN files f ON f.rowid = v.value
     WHERE 1 = 1{F}
     ORDER BY v.rowid
     LIMIT ?2)"""
+VECTOR_CTE_NUMPY = _RANKED_CARRAY.replace("{P}", "?4")
+FTS_CTE_BOUND = _RANKED_CARRAY.replace("{P}", "?1")
 
 # sqlite-vec backend: exact brute force in SQL; GROUP BY path with min() collapses a file to its
 # best chunk, so a three-chunk file cannot take three ranks.
