@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import floors
+from _timing import warm_and_time
 
 HERE = Path(__file__).resolve().parent
 QUERIES = HERE / "queries.txt"
@@ -180,19 +181,16 @@ def search_case(ctx: Context, *, count: int, rounds: int, target_p95_ms: float) 
     store = Store(root, index_path=ctx.index(count))
     floor = apsw.Connection(str(ctx.floor_db(count)), flags=apsw.SQLITE_OPEN_READONLY)
     qs = queries(ctx)
-    for q in qs:  # warm: the vector snapshot, the salience list, the page cache
+    cpu: list[float] = []
+
+    def ours_once(q: str) -> None:
+        started = time.process_time()
         store.search(q, limit=10)
-        floors.search(floor, q)
-    ours, floor_ms, cpu = [], [], []
-    for _ in range(rounds):
-        for q in qs:
-            c, t = time.process_time(), time.perf_counter()
-            store.search(q, limit=10)
-            ours.append((time.perf_counter() - t) * 1000)
-            cpu.append((time.process_time() - c) * 1000)
-            t = time.perf_counter()
-            floors.search(floor, q)
-            floor_ms.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - started) * 1000)
+
+    # warm first (the vector snapshot, the salience list, the page cache), then the rounds interleaved
+    times = warm_and_time(qs, {"ours": ours_once, "floor": lambda q: floors.search(floor, q)}, rounds)
+    ours, floor_ms, cpu = times["ours"], times["floor"], cpu[len(qs):]
     conf, why = ctx.recoll(count) if ctx.size == "standard" else (None, "not run at the tiny size")
     peer = None
     if conf is not None:
