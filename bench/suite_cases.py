@@ -1,7 +1,7 @@
 """The suite's cases (run by bench/suite.py). Each measures what a person waits for and, in the
 same run, interleaved, its floor (bench/floors.py) or peer (Recoll, where installed).
 
-Adding a case (the review inbox and the conflicts scan are next):
+Adding a case (the conflicts scan is next; the review inbox's are `review_listing`, `review_window`):
 
     def review_inbox(ctx: Context, *, count: int, rounds: int) -> dict:
         store, index = ctx.store(count), ctx.index(count)
@@ -352,6 +352,48 @@ def event_loop_case(ctx: Context, *, count: int, rounds: int) -> dict:
             "ratio": None, "met": got["met"], "raw": {k: v for k, v in got.items() if k != "rounds"}}
 
 
+def review_listing_case(ctx: Context, *, commits: int, rounds: int) -> dict:
+    """The review inbox's listing (`history.review_range` + `list_changes`, in this process) of
+    `commits` agent commits after the mark, beside `git log --name-status` over the same range as a
+    process, in turns (bench/review_bench.py is the same measure with more to say)."""
+    from memhtml_desktop.devtools.gen_history import build_history
+    from memhtml_desktop.history import Git, list_changes, review_range
+
+    root = ctx.work / f"review-history-{commits}"
+    marker = root / ".git" / "suite-made"
+    if not marker.exists():
+        if root.exists():
+            shutil.rmtree(root)
+        build_history(root, commits=commits)
+        marker.write_text("gen_history seed 7\n")
+    git = Git(root)
+    base = review_range(git).base
+    log = ["git", "-C", str(root), "log", "--name-status", f"{base}..HEAD"]
+    listed = len(list_changes(git, review_range(git)))  # warm both: the page cache, git's packs
+    subprocess.run(log, capture_output=True, check=True)
+    ours, floor = [], []
+    for _ in range(ctx.rounds or rounds):
+        started = time.perf_counter()
+        list_changes(git, review_range(git))
+        ours.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        subprocess.run(log, capture_output=True, check=True)
+        floor.append((time.perf_counter() - started) * 1000)
+    ratio = statistics.median(ours) / statistics.median(floor)
+    return outcome(ours, floor, unit="ms", other_text=f"git log --name-status median {statistics.median(floor):.1f} ms",
+                   met=ratio <= 5, events=listed)
+
+
+def review_window_case(ctx: Context, *, commits: int, rounds: int, load: int) -> dict:
+    got = script_json("review_window_bench.py", ["--commits", str(commits), "--rounds", str(ctx.rounds or rounds),
+                                                 "--load", str(load), "--dir", str(ctx.work / "review-window")])
+    worst = got["worst_ms"]
+    control = max(r[p].get("control_ms", 0.0) for r in got["rounds"] for p in r)
+    return {"headline": f"longest gap {worst:.0f} ms opening the inbox and its activity tab (target 50 ms)",
+            "ours_text": f"longest gap {worst:.0f} ms", "other_text": f"an idle control process: {control:.0f} ms",
+            "ratio": None, "met": worst <= 50, "raw": got}
+
+
 CASES: list[Case] = [
     Case("search_20k", "warm in-process search, 20,000 memories, all arms + explanation, state plane",
          "p95 ≤ 15 ms", search_case,
@@ -377,4 +419,8 @@ CASES: list[Case] = [
          "within 0.3 s of the demo store's", archive_click_case, {"standard": {"count": 20000, "rounds": 4}}),
     Case("event_loop_gaps", "the window's longest event-loop gap under load, 20,000 memories", "≤ 50 ms",
          event_loop_case, {"standard": {"count": 20000, "rounds": 1}}),
+    Case("review_listing", "the review inbox's listing of 3,000 agent commits after the mark", "≤ 5× git log",
+         review_listing_case, {"tiny": {"commits": 60, "rounds": 1}, "standard": {"commits": 3000, "rounds": 7}}),
+    Case("review_window", "the review inbox opening on 3,000 commits in the window (and its activity tab)",
+         "≤ 50 ms gap", review_window_case, {"standard": {"commits": 3000, "rounds": 3, "load": 0}}),
 ]
