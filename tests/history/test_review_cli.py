@@ -182,3 +182,18 @@ def test_task_status_and_a_supersede_are_their_kinds(root, capsys, monkeypatch) 
     assert done["path"].startswith("archive/")
     assert (superseded["kind"], superseded["path"], superseded["old_path"]) == ("corrected", WINNER, LOSER)
     assert superseded["subject"].startswith("memhtml(consolidate): ")
+
+
+def test_a_store_inside_another_repository_is_one_clear_line(tmp_path, capsys, monkeypatch) -> None:
+    from write.support import copy_base
+
+    isolate(monkeypatch, tmp_path)
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    git(outer, "init", "-q", "-b", "main")
+    store = copy_base(outer / "store")
+    git(outer, "add", "-A")
+    git(outer, "commit", "-q", "-m", "a store inside", who=PERSON)
+    code, out, err = cli(["--repo", str(store), "review", "--json"], capsys, monkeypatch, PERSON)
+    assert code == 1 and "is inside the git repository" in err and out == "" and len(err.splitlines()) == 1
+    assert not (outer / ".git" / "refs" / "memhtml-desktop").exists()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QToolButton, QWidget
 
 from memhtml_desktop.domain.plural import counted
@@ -294,6 +294,7 @@ class ReviewController(QObject):
                           f"{plan.subject}\n\n" + "\n".join(plan.describe()) + "\n\nA new commit reverts only these "
                           "paths; a later change to them would have refused it.", QMessageBox.StandardButton.Cancel,
                           self.window)  # fmt: skip
+        box.setTextFormat(Qt.TextFormat.PlainText)  # a subject is anyone's text, never markup
         button = box.addButton("Revert", QMessageBox.ButtonRole.AcceptRole)
         button.setObjectName("revertButton")
         box.setDefaultButton(button)
