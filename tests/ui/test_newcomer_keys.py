@@ -152,3 +152,96 @@ def test_a_transient_message_is_never_drawn_under_a_label_the_watcher_shows(qtbo
     window.bridge.status_changed.emit(WatchStatus(mode="live", last_batch=batch))
     QApplication.processEvents()
     assert [w.objectName() for w in normal if w.isVisible()] == []
+
+
+# -- 11. Why not this one? ------------------------------------------------------------------------------
+
+
+def _why(qtbot, window, path: str | None = None):
+    why = window.controllers["why"]
+    if path is None:
+        why.choose(None)
+        return why.dialog
+    with qtbot.waitSignal(window.why_shown, timeout=WAIT):
+        why.choose(path)
+    return why.dialog
+
+
+def _rows_all_shown(view) -> bool:
+    model = view.model()
+    bottom = view.visualRect(model.index(model.rowCount() - 1, 0)).bottom()
+    return view.verticalScrollBar().maximum() == 0 and 0 < bottom <= view.viewport().height()
+
+
+def test_why_not_shows_every_arm_row_and_lets_the_prose_scroll(qtbot, window):
+    """The arms table showed 2.5 rows and scrolled while the prose below it took the room."""
+    from memhtml_desktop.domain.ranking import profile_named
+
+    window.session.set_ranking(profile_named("memhtml"))  # its differences from default: seven lines of prose
+    type_query(qtbot, window, "drain the vip")
+    result = wait_for_query(qtbot, window, "drain the vip")
+    target = next((h.path for h in result.hits if h.moves), result.hits[-1].path)
+    dialog = _why(qtbot, window, target)
+    assert dialog.report().path == target and dialog.arms_model.rowCount() == 4
+    assert dialog.differs_label.text().count("\n") >= 5
+    for size in ((760, 480), (760, 380), (640, 340)):
+        dialog.resize(*size)
+        qtbot.wait(50)
+        QApplication.processEvents()
+        assert _rows_all_shown(dialog.arms_view), size
+        assert dialog.arms_view.height() >= dialog.arms_view.horizontalHeader().height() + 4 * 16, size
+    assert dialog.prose.verticalScrollBar().maximum() > 0, "the prose scrolls in what is left"
+
+
+def test_why_not_resolves_a_typed_title_pressed_with_enter(qtbot, window):
+    """Typing a title and pressing Enter without picking a completion said "Not a memory file
+    (wrong folder, extension…)"."""
+    from tests.ui.conftest import INFRA
+
+    dialog = _why(qtbot, window)
+    field = dialog.memory_field
+    title = window.store.read(INFRA, bump=False).title
+    assert title
+    field.setFocus()
+    with qtbot.waitSignal(window.why_shown, timeout=WAIT) as shown:
+        qtbot.keyClicks(field, title)
+        qtbot.keyClick(field, Qt.Key.Key_Return)  # at once: before the completions arrive
+    report = shown.args[0]
+    assert report.path == INFRA and report.status == "indexed", report.status
+    assert not dialog.choice_note.isVisible()
+    # the start of a title, in another case, names it too when no other title starts so
+    field.selectAll()
+    with qtbot.waitSignal(window.why_shown, timeout=WAIT) as shown:
+        qtbot.keyClicks(field, title[:18].upper())
+        qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert shown.args[0].path == INFRA
+    # words several memories hold (two paths here): the dialog says so, and asks for nothing
+    field.selectAll()
+    reports = []
+    window.why_shown.connect(reports.append)
+    qtbot.keyClicks(field, "format-md")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.choice_note.isVisible(), timeout=WAIT)
+    assert "2 memories hold \u201cformat-md\u201d" in dialog.choice_note.text() and reports == []
+    assert dialog.isVisible(), "Enter in the field never closes the dialog"
+    field.selectAll()
+    qtbot.keyClicks(field, "zzqx no such title")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "No memory" in dialog.choice_note.text(), timeout=WAIT)
+    assert reports == []
+
+
+def test_resolve_typed_prefers_the_title_then_its_start_then_the_live_one():
+    from memhtml_desktop.domain.results import MemoryRef
+    from memhtml_desktop.ui.reader.why_choice import resolve_typed
+
+    refs = [MemoryRef("a/drain.html", "Drain the VIP", "procedural"),
+            MemoryRef("archive/2026/a/drain.html", "Drain the VIP", "procedural", archived=True),
+            MemoryRef("a/drain-more.html", "Drain the VIP before a rollback", "procedural"),
+            MemoryRef("b/vip.html", "The VIP pool", "semantic")]
+    assert resolve_typed("drain the vip", refs) == ("a/drain.html", "")
+    assert resolve_typed("Drain the VIP before", refs) == ("a/drain-more.html", "")
+    assert resolve_typed("the vip pool", refs) == ("b/vip.html", "")
+    path, note = resolve_typed("drain", refs)
+    assert path is None and "2 memories hold" in note
+    assert resolve_typed("zz", []) == (None, "No memory's title or path holds \u201czz\u201d.")
