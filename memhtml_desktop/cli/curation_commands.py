@@ -32,6 +32,9 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("winner")
     p.add_argument("loser")
     p.add_argument("--reason", help="why (kept as a Memhtml-Reason trailer)")
+    p.add_argument("--keep-graph", action="store_true",
+                   help="carry LOSER's links, entities and facets onto WINNER and repoint the links to LOSER "
+                        "(memhtml's consolidation does neither)")  # fmt: skip
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("conflicts", parents=[common],
@@ -176,7 +179,8 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 
     try:
         curator = open_curator(vars(args))
-        applied = curator.run(SupersedeRequest(args.winner, args.loser, args.reason))
+        request = SupersedeRequest(args.winner, args.loser, args.reason)
+        applied = curator.run(curator.keeping_graph(request) if args.keep_graph else request)
     except WriteError as exc:
         return fail(str(exc), exc.code, EXIT_FAIL, args.json)
     r = applied.result

@@ -41,7 +41,7 @@ from memhtml_desktop.write.executor import (
     rollback,
 )
 from memhtml_desktop.write.git import GitError
-from memhtml_desktop.write.journal import Journal, LockTimeout, PendingMoves
+from memhtml_desktop.write.journal import Journal, LockTimeout, PendingMoves, cheap_git_dir
 from memhtml_desktop.write.plan import Plan
 from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_supersede, plan_task_status
 from memhtml_desktop.write.planner_new import plan_write
@@ -262,10 +262,10 @@ class Curator(Committer):
         landed = land_plan(self.git, self.root, plan, base, conn=self.store.reader(), checkpoint=self.checkpoint,
                            state_file=self.store.state_path)  # fmt: skip
         return landed.sha, self._landed(plan.subject, landed, _moves(plan), remember,
-                                        plan.projections), list(landed.paths)  # fmt: skip
+                                        plan.projections, rows=plan.state_moves), list(landed.paths)  # fmt: skip
 
     def _landed(self, subject: str, landed: Landed, moves: list[tuple[str, str]], remember: bool | dict,
-                projections: dict[str, Any] | None = None) -> list[str]:
+                projections: dict[str, Any] | None = None, rows=()) -> list[str]:
         """After the branch moved: pending rows recorded, index brought current, undo remembered,
         the journal dropped (a crash before this point is finished by recovery)."""
         notices = list(landed.notices)
@@ -275,6 +275,8 @@ class Curator(Committer):
             notices.append(pending_sentence(landed.pending))
         notices += self._update_index([p for p in landed.paths if is_indexable(p)], moves, projections)
         record = {"sha": landed.sha, "subject": subject, "paths": list(landed.paths), "moves": [list(m) for m in moves]}
+        if rows:  # the state rows it moved (a correction's reads may follow the new version, not a file move)
+            record["rows"] = [list(m) for m in rows]
         git_dir = landed.journal.directory.parents[2]
         if remember is True:
             journal_mod.write_last(git_dir, record, legacy=self.directory)
@@ -357,6 +359,24 @@ class Curator(Committer):
         from memhtml_desktop.write.conflicts import scan_conflicts
 
         return scan_conflicts(self.store, **kwargs)
+
+    def graph(self, path: str):
+        """The graph around one memory: its links, entities, the memories linking to it, its reads
+        (`graph.memory_graph`): what a correction or a supersession would lose."""
+        from memhtml_desktop.write.graph import memory_graph
+
+        return memory_graph(self.store, path)
+
+    def keeping_graph(self, request: Any) -> Any:
+        """`request` (a CorrectRequest or a SupersedeRequest) made to keep the memory's place in the
+        graph with everything carried (the CLI's `--keep-graph`; write/graph.py)."""
+        from memhtml_desktop.write.graph import keeping_correct, keeping_supersede
+
+        if isinstance(request, CorrectRequest):
+            return keeping_correct(self.store, request)
+        if isinstance(request, SupersedeRequest):
+            return keeping_supersede(self.store, request)
+        raise TypeError(f"nothing to keep for {type(request).__name__}")
 
     def history(self, path: str):
         """The supersession chain around one memory (see `history.supersession_chain`)."""
@@ -546,21 +566,6 @@ def rolled_back_sentence(subject: str, done) -> str:
     if not done.undone and not notes:
         return f"an interrupted write ({subject}) had changed nothing yet: there was nothing to roll back"
     return f"rolled back an interrupted write: {subject}" + _also(notes)
-
-
-def cheap_git_dir(root: Path) -> Path | None:
-    """The work tree's git directory without running git (`.git` a folder, or a `gitdir:` file)."""
-    dot = root / ".git"
-    if dot.is_dir():
-        return dot
-    try:
-        text = dot.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    if text.startswith("gitdir:"):
-        target = Path(text[len("gitdir:"):].strip())
-        return target if target.is_absolute() else (root / target).resolve()
-    return None
 
 
 def recover_interrupted(store) -> None:
