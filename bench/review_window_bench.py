@@ -12,8 +12,8 @@ machine itself inflicted shows as such: each gap over 50 ms is printed beside th
 longest stall at the same moment. The target (issue 38): no gap over 50 ms. Ends with one
 JSON line.
 
-A standalone script: the benchmark suite with one runner (issue 42) had not landed when it was
-written; it is meant to become one of its cases.
+The suite's case `review_window` (bench/suite.py, bench/suite_cases.py) measures the same and keeps the
+result per commit: `python bench/suite.py run --only review_window`; this script says more.
 """
 
 from __future__ import annotations

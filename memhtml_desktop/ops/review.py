@@ -60,6 +60,7 @@ class ReviewPageJob(Job[list]):
         return read_changes(_git(store), self.shas, shallow=self.shallow, accepted=self.accepted)
 
 
+UNAVAILABLE = "unavailable"
 BIG = 300
 """Commits past which a count is left to a child process (`FullCountJob`): classifying a long
 history holds the GIL in bursts the GUI thread would wait behind (docs/architecture.md)."""
@@ -85,6 +86,11 @@ class ReviewCountJob(Job[Any]):
 
     def run(self, store, cancelled, progress) -> Any:
         git = _git(store)
+        if git.executable is None:
+            return UNAVAILABLE, "git was not found on PATH"
+        top, why = git.toplevel()
+        if top is None:  # not a repository (or git is missing): nothing to count, said once
+            return UNAVAILABLE, (why.strip().splitlines() or ["not a git repository"])[-1]
         state = head_state(git)
         if state == self.known:
             return None

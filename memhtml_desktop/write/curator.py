@@ -41,7 +41,7 @@ from memhtml_desktop.write.executor import (
     rollback,
 )
 from memhtml_desktop.write.git import GitError
-from memhtml_desktop.write.journal import Journal, LockTimeout, PendingMoves
+from memhtml_desktop.write.journal import Journal, LockTimeout, PendingMoves, cheap_git_dir
 from memhtml_desktop.write.plan import Plan
 from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_supersede, plan_task_status
 from memhtml_desktop.write.planner_new import plan_write
@@ -566,21 +566,6 @@ def rolled_back_sentence(subject: str, done) -> str:
     if not done.undone and not notes:
         return f"an interrupted write ({subject}) had changed nothing yet: there was nothing to roll back"
     return f"rolled back an interrupted write: {subject}" + _also(notes)
-
-
-def cheap_git_dir(root: Path) -> Path | None:
-    """The work tree's git directory without running git (`.git` a folder, or a `gitdir:` file)."""
-    dot = root / ".git"
-    if dot.is_dir():
-        return dot
-    try:
-        text = dot.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    if text.startswith("gitdir:"):
-        target = Path(text[len("gitdir:"):].strip())
-        return target if target.is_absolute() else (root / target).resolve()
-    return None
 
 
 def recover_interrupted(store) -> None:

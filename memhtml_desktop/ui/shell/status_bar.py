@@ -96,6 +96,17 @@ class StatusBar(QStatusBar):
             label.setPalette(pal)
         self.set_watch(None)
 
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """A message posted before the bar was first shown (a store's notice at start: "Curation is
+        off", which demo copy this is) left the widgets it covers unhidden, since QStatusBar hides
+        only the visible ones; they then showed with the window and were drawn over it. Posted
+        again now, it hides them (its 15 s start over)."""
+        super().showEvent(event)
+        message = self.currentMessage()
+        if message:  # the same text again is a no-op for QStatusBar: cleared first
+            self.clearMessage()
+            self.showMessage(message, 15000)
+
     def set_store(self, root: Path) -> None:
         self.store_label.setText(_home_relative(Path(root)))
         self.store_label.setToolTip(str(root))
