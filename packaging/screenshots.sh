@@ -56,3 +56,13 @@ for theme in light dark; do
       --theme "$theme"
   done
 done
+# Correct… keeping the memory's place in the graph (issue 39): the drain runbook, part-of an arc, about a
+# person, a <dfn>, four facets, three memories linking to it, its reads; both sizes, both themes.
+for theme in light dark; do
+  for size in 1024x700 1920x1080; do
+    "${run[@]}" screenshot --demo --out "$out/correct-graph-$size-$theme.png" --view correct --size "$size" \
+      --theme "$theme" --open areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html \
+      --claim "If a prod rollback is issued, drain the VIP for 60 seconds before reverting the deploy." \
+      --reason "the delay is 60 s since the ALB change"
+  done
+done

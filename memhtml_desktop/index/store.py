@@ -677,9 +677,9 @@ class Store:
 
     @staticmethod
     def stop_parse_workers() -> None:
-        """Stop this process's parse workers (index/indexer.py `shutdown_pool`). A child process
+        """Stop this process's parse workers (index/parse_pool.py `shutdown_pool`). A child process
         calls it once nothing indexes any more, before it leaves: its exit would wait on them."""
-        from memhtml_desktop.index.indexer import shutdown_pool
+        from memhtml_desktop.index.parse_pool import shutdown_pool
 
         shutdown_pool()
 

@@ -124,12 +124,20 @@ class DraftJob(Job[Attempt]):
 
     kind: str = "draft"  # type: ignore[misc] - per dialog: each has its own generation line
     path: str
+    graph: bool = False  # with its place in the graph (Curator.graph): what a correction would lose
 
     def run(self, store, cancelled, progress) -> Attempt:
+        from dataclasses import replace
+
         from memhtml_desktop.write.drafts import memory_draft
 
         check(cancelled)
-        return attempt(lambda: memory_draft(store, self.path))
+
+        def draft():
+            made = memory_draft(store, self.path)
+            return replace(made, graph=curator_for(store).graph(self.path)) if self.graph else made
+
+        return attempt(draft)
 
 
 @dataclass(kw_only=True)

@@ -21,7 +21,8 @@ Here a replacement can keep the memory's place (docs/writing.md, "Keeping the gr
 - **the links to it** (`Inbound`): each active memory linking to the old path is edited in the
   same commit so its link names the new one (in place: the link keeps its place in that head);
 - **its reads**: a correction's new version is the same memory reworded, so its `state.access`
-  row moves to the new path (the one guarded statement every move uses, beside memhtml's CLI writing
+  row moves to the new path (unless its outcome is negative: read and found unhelpful, likely
+  because it was wrong, a score the correction should not start with) (the one guarded statement every move uses, beside memhtml's CLI writing
   the same file); a supersession's winner is another memory with a history of its own, so the
   loser's row stays with its archived copy (memhtml's move) and the reader says where it is.
 
@@ -103,6 +104,13 @@ class MemoryGraph:
     @property
     def read_count(self) -> int:
         return int((self.reads or {}).get("access_count") or 0)
+
+    @property
+    def reads_follow_by_default(self) -> bool:
+        """Whether a correction's reads follow it unless the curator says otherwise: yes, except
+        when the outcome is negative (read and found unhelpful, likely because it was wrong: moving
+        that score would penalise the correction from its first day)."""
+        return float((self.reads or {}).get("outcome_score") or 0) >= 0
 
 
 def memory_graph(store, path: str) -> MemoryGraph:
@@ -258,7 +266,7 @@ def keeping_correct(store, request):
         entities=tuple(dict.fromkeys((*request.entities, *graph.all_entities()))),
         facets=request.facets or tuple(draft.facets),
         repoint=graph.repoints(),
-        reads_follow=True,
+        reads_follow=graph.reads_follow_by_default,
     )
 
 

@@ -205,6 +205,8 @@ def test_the_cli_keeps_memhtmls_correct_unless_asked(curator) -> None:
     text = (root / result["path"]).read_text(encoding="utf-8")
     assert "memhtml-part-of" not in text and "concept:" not in text
     assert all(f'href="/{RUNBOOK}"' in (root / p).read_text(encoding="utf-8") for p in LINKERS), "left dangling"
+    store.update_paths([result["path"], ARCHIVED])
+    assert store.read(result["path"], bump=False).earlier_reads == ((ARCHIVED, 23),), "the reader says where they are"
     assert status(root) == ""
     undone = _cli(root, "undo")
     assert undone.returncode == 0, undone.stderr
@@ -279,3 +281,13 @@ def test_a_repeated_meta_is_added_after_its_kind_once() -> None:
     assert ('<meta name="memhtml-entity" content="service:a">\n'
             '<meta name="memhtml-entity" content="concept:draining">\n<meta name="memhtml-tag"') in out
     assert head_edit.add_repeated_meta(out, "memhtml-entity", "concept:draining") == out
+
+
+def test_a_memory_found_unhelpful_keeps_its_reads_on_the_archived_copy_unless_asked(curator) -> None:
+    from memhtml_desktop.write.requests import CorrectRequest
+
+    merges = "projects/billing-service/nightly-compactor-merges-overlapping-intervals.html"
+    graph = curator.graph(merges)
+    assert graph.read_count == 9 and graph.reads["outcome_score"] < 0 and not graph.reads_follow_by_default
+    request = curator.keeping_graph(CorrectRequest(merges, "Merges except month-end", claim="It merges, except month-end."))
+    assert request.reads_follow is False and curator.graph(RUNBOOK).reads_follow_by_default

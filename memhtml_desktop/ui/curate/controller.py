@@ -97,7 +97,8 @@ class CurateController(QObject):
                 return
             self._show(dialogs.CorrectDialog(self.ctx.runner, result.value, self.parent_widget, **self._options()))
 
-        self.ctx.runner.run(DraftJob(kind="curate-draft", path=path).success(drafted).failure(self._refused("Correct")))
+        job = DraftJob(kind="curate-draft", path=path, graph=True)
+        self.ctx.runner.run(job.success(drafted).failure(self._refused("Correct")))
 
     def archive(self, path: str, title: str = "") -> None:
         if self._refuse_off("Archive"):

@@ -48,7 +48,7 @@ from memhtml_desktop.ui.reader.reader_parts import (
     _muted,
     _plain_label,
     _Strip,
-    access_line,
+    reads_line,
     memory_path_of,
     safe_relative,
 )
@@ -164,7 +164,7 @@ class ReaderPane(QWidget):
         self.hover_label.hide()
         fill_citations(self, detail)
         fill_metas(self, detail)
-        self.stats_label.setText(access_line(detail.access, self.clock(), indexed=detail.indexed))
+        self.stats_label.setText(reads_line(detail, self.clock()))
         self.note_label.setText(_bump_note(detail))
         self.note_label.setVisible(bool(self.note_label.text()))
         self.stack.setCurrentIndex(3)

@@ -21,12 +21,14 @@ from memhtml_desktop.ui.kit import icons
 
 log = logging.getLogger(__name__)
 
-STATE_COLORS = {"live": "#009E73", "polling": "#E69F00", "starting": "#56B4E9", "stopped": "#999999"}
+STATE_COLORS = {"live": "#009E73", "polling": "#E69F00", "starting": "#56B4E9", "behind": "#D55E00",
+                "stopped": "#999999"}
 PHASES = {"scan": "scanning", "index": "indexing", "embed": "embedding"}
 MODE_HELP = {
     "live": "Watching the store: changes on disk reach the index within about a second.",
     "polling": "Checking the store for changes periodically (file events are unavailable here).",
     "starting": "Comparing the store with the index.",
+    "behind": "The index is not in step with the store: comparing them failed, and is tried again.",
     "stopped": "Not watching the store: changes on disk are not followed.",
 }
 
@@ -125,7 +127,7 @@ class StatusBar(QStatusBar):
         """`status`: the watcher's WatchStatus (mode, reason, queue_depth, last_batch, progress), or None."""
         mode = getattr(status, "mode", "stopped") if status is not None else "stopped"
         reason = getattr(status, "reason", "") if status is not None else ""
-        self.watch.set(STATE_COLORS.get(mode, "#999999"), f"\u00b7 {mode}", hollow=mode in ("stopped", "polling"))
+        self.watch.set(STATE_COLORS.get(mode, "#999999"), f"\u00b7 {mode}", hollow=mode in ("stopped", "polling", "behind"))
         self.watch.setToolTip(reason or MODE_HELP.get(mode, ""))
         self.queue_label.setText(f"\u00b7 queue {getattr(status, 'queue_depth', 0) if status is not None else 0}")
         batch = batch_text(getattr(status, "last_batch", None) if status is not None else None)
