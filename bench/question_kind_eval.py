@@ -70,13 +70,14 @@ def old_rule(f: dict) -> str:
     return question_kind(f["bound_form"], f["bound"], K)[0]
 
 
-def rules(threshold: float, shipped: float) -> dict:
+def rules(threshold: float, fusion: str) -> dict:
     return {
         "old (the bound form)": old_rule,
         "count: 1..k hold every word": lambda f: "specific" if 0 < f["every"] <= K else "vague",
         f"peak: lead >= {threshold:.2f}": lambda f: "specific" if score_lead(f["scores"]) >= threshold else "vague",
         "count or peak (new)": lambda f: question_kind("all", f["every"], K, f["scores"], threshold)[0],
-        f"count or peak, shipped {shipped:.2f}": lambda f: question_kind("all", f["every"], K, f["scores"], shipped)[0],
+        "count or peak, shipped LEAD": lambda f: question_kind("all", f["every"], K, f["scores"],
+                                                               LEAD[fusion].get(f["model"]))[0],
     }
 
 
@@ -114,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             asked = [(p.query, "specific") for p in probes] + [(q, "vague") for q in vague_questions(store, args.vague, args.seed)]
             for profile in (DEFAULT, MEMHTML):
                 for query, label in asked:
-                    rows.append({"set": name, "embedder": embedder, "profile": profile.name, "query": query,
+                    rows.append({"set": name, "embedder": embedder, "model": store.embedder.model_id,
+                                 "profile": profile.name, "query": query,
                                  "label": label, **features(store, query, profile)})
             print(f"{name}/{embedder}: {len(probes)} specific, {len(asked) - len(probes)} vague", flush=True)
             store.close_thread_connection()
@@ -122,12 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     out: dict = {}
     for profile in ("default", "memhtml"):
         train = [r for r in rows if r["profile"] == profile and r["set"] in TRAIN]
-        best = max(grid, key=lambda t: (balanced(train, rules(t, 0.0)["count or peak (new)"]), -t))
+        best = max(grid, key=lambda t: (balanced(train, rules(t, "rrf")["count or peak (new)"]), -t))
         out[profile] = {"threshold": best, "rules": {}}
         print(f"\n{profile}: the lead threshold chosen on {', '.join(TRAIN)}: {best:.2f}")
         print(f"  {'rule':<30} " + "  ".join(f"{s:>22}" for s in (*args.sets.split(","), "all")))
-        shipped = LEAD["convex" if profile == "default" else "rrf"]
-        for rule_name, rule in rules(best, shipped).items():
+        for rule_name, rule in rules(best, "convex" if profile == "default" else "rrf").items():
             cells = []
             for name in (*args.sets.split(","), "all"):
                 part = [r for r in rows if r["profile"] == profile and (name == "all" or r["set"] == name)]

@@ -62,4 +62,8 @@ def main(rows: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rows", type=int, nargs="?", default=10_000)
+    main(parser.parse_args().rows)

@@ -134,3 +134,21 @@ def test_the_question_kind_reads_what_the_question_matched_under_both_profiles(t
         vague = json.loads(run("recall", "what do we know about billing", *base, "--shape", "catalog",
                                "--ranking", ranking, "--json").stdout)
         assert vague["question"] == "vague" and vague["question_why"].startswith("no memory holds every word")
+
+
+def test_expand_and_doctor_on_a_memory_of_megabytes(tmp_path):
+    """Issue 41, item 8: `expand` caps the body with a marker; `doctor` warns about the size."""
+    from memfiles import write_memory
+
+    from tests.index.test_large_memory import BIG, paragraphs
+
+    root = tmp_path / "store"
+    write_memory(root, BIG, title="A pasted transcript", claim="The incident transcript was pasted whole.",
+                 article_extra=paragraphs(1_600_000, 11))
+    base = ["--store", str(root), "--index", str(tmp_path / "index.db")]
+    out = run("expand", BIG, *base).stdout
+    assert len(out) < 25_000 and "[cut: " in out and "expand hands over 20,000 at most" in out
+    data = json.loads(run("expand", BIG, *base, "--json").stdout)
+    assert data["body_cut"] > 1_000_000 and len(data["text"]) < 25_000
+    doctor = run("doctor", *base, check=False)
+    assert "over the 1 MB a memory is expected to stay under" in doctor.stdout

@@ -482,6 +482,10 @@ class MemoryDetail:
     access: dict[str, Any] | None
     bump: "ReinforceResult | None" = None
     suspicious_date: str | None = None  # as on Hit: a claimed stamp that lies after now
+    #: Reads counted on the versions it supersedes, (path, access count), where any were: a
+    #: supersession leaves the loser's reads with its archived copy, and memhtml's own correct
+    #: leaves the old version's there (docs/writing.md, "Keeping the graph").
+    earlier_reads: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -506,4 +510,5 @@ class MemoryDetail:
             "access": self.access,
             "bump": self.bump.to_json() if self.bump else None,
             "suspicious_date": self.suspicious_date,
+            "earlier_reads": [{"path": p, "access_count": n} for p, n in self.earlier_reads],
         }

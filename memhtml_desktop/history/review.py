@@ -21,6 +21,7 @@ page, one `git cat-file --batch` for the blobs. Nothing here writes; `review_don
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -94,13 +95,12 @@ def parse_since(git: Git, text: str) -> tuple[str, str | None]:
 
 
 def _shallow(git: Git) -> frozenset[str]:
+    """The commits at a shallow clone's edge (`<common git dir>/shallow`); empty in a full clone."""
     try:
-        path = git.git_path("shallow")
-        if path.name and (git.common_dir() / "shallow").exists():
-            path = git.common_dir() / "shallow"
-        return frozenset(line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+        text = (git.common_dir() / "shallow").read_text(encoding="utf-8")
     except (OSError, GitError):
         return frozenset()
+    return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _rev_list(git: Git, *args: str) -> list[str]:
@@ -116,6 +116,9 @@ def review_range(git: Git, *, since: str | None = None, now: _dt.datetime | None
     top, why = git.toplevel()
     if top is None:
         raise ReviewError(f"not a git repository: {git.root} ({why.strip() or 'git says no'})")
+    if os.path.realpath(top) != os.path.realpath(git.root):
+        raise ReviewError(f"{git.root} is inside the git repository {top}, not its root: its history is that "
+                          "repository's, where these memories have other paths")  # fmt: skip
     state = mark_mod.read_mark(git)
     head = git.head()
     rng = ReviewRange(mark=state.sha, head=head, base=None, ref=state.ref)
@@ -295,3 +298,34 @@ def accept(git: Git, keys: Sequence[str], *, order: Sequence[str], pending: dict
         accepted = {k for k in accepted if k.split(":", 1)[0] not in covered}
     mark_mod.write_accepted(git, accepted)
     return mark
+
+
+@dataclass(frozen=True)
+class HeadState:
+    """What the number to review depends on: HEAD, the mark, the accepted file (its stat)."""
+
+    head: str | None
+    mark: str | None
+    accepted: tuple = ()
+
+
+def head_state(git: Git) -> HeadState:
+    """HEAD (from git's files), the mark (one `rev-parse`), the accepted file's stat: cheap enough
+    to ask every few seconds."""
+    try:
+        st = mark_mod.accepted_file(git).stat()
+        accepted: tuple = (st.st_mtime_ns, st.st_size)
+    except (OSError, GitError):
+        accepted = ()
+    ref = git.run("rev-parse", "-q", "--verify", mark_mod.mark_ref(git), check=False)
+    return HeadState(git.head(), ref.out.strip() or None if ref.code == 0 else None, accepted)
+
+
+def commits_after(git: Git, old: str, new: str) -> list[str] | None:
+    """The commits `new` adds to `old`, oldest first (parents first), or None when `new` does not
+    descend from `old` (the branch was rewritten or switched: list again from the mark)."""
+    if old == new:
+        return []
+    if not git.is_ancestor(old, new):
+        return None
+    return _rev_list(git, new, f"^{old}")

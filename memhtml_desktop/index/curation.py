@@ -124,11 +124,12 @@ def supersedes_edges(conn: apsw.Connection, path: str) -> tuple[list[str], list[
     return older, newer
 
 
-def active_claims(conn: apsw.Connection) -> list[tuple[int, str, str, str]]:
-    """(rowid, path, gist, title) of every active non-task memory with a claim, in path order."""
+def active_statements(conn: apsw.Connection) -> list[tuple]:
+    """(rowid, path, gist, title, frame_key, event_at, created_at) of every active non-task memory
+    with a claim, in path order: what the conflicts scan judges."""
     rows = conn.execute(
-        "SELECT rowid, path, gist, title FROM files WHERE archived = 0 AND memory_type <> 'task' AND gist <> '' "
-        "ORDER BY path"
+        "SELECT rowid, path, gist, title, frame_key, event_at, created_at FROM files "
+        "WHERE archived = 0 AND memory_type <> 'task' AND gist <> '' ORDER BY path"
     )
     return [tuple(r) for r in rows]
 
@@ -158,3 +159,23 @@ def links_among(conn: apsw.Connection, paths: Iterable[str]) -> dict[tuple[str, 
     ):
         out.setdefault((src, dst), []).append(rel)
     return out
+
+
+def inbound_links(conn: apsw.Connection, path: str) -> list[tuple[str, str, str, bool, str]]:
+    """(src, rel, src title, src archived, src type) of every authored link to `path` from another
+    indexed memory, in (src, rel) order: who points at a memory a correction replaces."""
+    rows = conn.execute(
+        "SELECT e.src_path, e.rel, f.title, f.archived, f.memory_type FROM edges AS e "
+        "JOIN files AS f ON f.path = e.src_path "
+        "WHERE e.dst_path = ? AND e.derived = 0 AND e.src_path <> e.dst_path ORDER BY e.src_path, e.rel",
+        (path,),
+    )
+    return [(src, rel, title or "", bool(archived), kind or "") for src, rel, title, archived, kind in rows]
+
+
+def titles_of(conn: apsw.Connection, paths: Iterable[str]) -> dict[str, tuple[str, bool]]:
+    """(title, archived) of each indexed path among `paths`."""
+    wanted = json.dumps(list(dict.fromkeys(paths)), ensure_ascii=False)
+    rows = conn.execute("SELECT path, title, archived FROM files WHERE path IN (SELECT value FROM json_each(?))",
+                        (wanted,))  # fmt: skip
+    return {p: (t or "", bool(a)) for p, t, a in rows}

@@ -116,7 +116,7 @@ def catalogue_from(store: "Store", result: SearchResult, *, k: int, budget: int,
     profile = profile or store.ranking
     every = store.retriever().every_word_count(result.query, result.scope, profile, fts=fts)
     kind, why = question_kind(every.form, every.count + int(every.capped), k, [h.score for h in result.hits],
-                              LEAD.get(profile.fusion, LEAD["rrf"]))
+                              LEAD.get(profile.fusion, LEAD["rrf"]).get(getattr(store.embedder, "model_id", None)))
     return Catalogue(result.query, result.scope, k, max(0, int(budget)), list_within(entries, budget),
                      result.degraded_reasons, result.ranking, kind, why)
 

@@ -49,7 +49,7 @@ from memhtml_desktop.index import writelock
 from memhtml_desktop.index.indexer import Indexer, IndexReport
 from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
 from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the door: `import_state` raises it)
-from memhtml_desktop.index.store_check import StoreCheck, check_store  # noqa: F401  (part of the door)
+from memhtml_desktop.index.store_check import CURATION_OFF_NOTE, StoreCheck, check_store  # noqa: F401  (the door)
 from memhtml_desktop.index.retrieval import Retriever
 from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.vectors import CACHE
@@ -706,9 +706,9 @@ class Store:
 
     @staticmethod
     def stop_parse_workers() -> None:
-        """Stop this process's parse workers (index/indexer.py `shutdown_pool`). A child process
+        """Stop this process's parse workers (index/parse_pool.py `shutdown_pool`). A child process
         calls it once nothing indexes any more, before it leaves: its exit would wait on them."""
-        from memhtml_desktop.index.indexer import shutdown_pool
+        from memhtml_desktop.index.parse_pool import shutdown_pool
 
         shutdown_pool()
 

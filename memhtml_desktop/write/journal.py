@@ -361,3 +361,34 @@ def write_last(git_dir: Path, record: dict[str, Any] | None, legacy: Path | None
     target.parent.mkdir(parents=True, exist_ok=True)
     _write_durably(target.with_suffix(".json.tmp"), json.dumps(record).encode("utf-8"))
     os.replace(target.with_suffix(".json.tmp"), target)
+
+
+def cheap_git_dir(root: Path) -> Path | None:
+    """The work tree's git directory without running git (`.git` a folder, or a `gitdir:` file)."""
+    from memhtml_desktop.guarded import read_guarded
+
+    dot = root / ".git"
+    if dot.is_dir():
+        return dot
+    try:  # a `gitdir:` file, read through the guard: a `.git` that is a FIFO is not waited on
+        text = read_guarded(".git", root=root, cap=64 * 1024, what=".git").decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
+    if text.startswith("gitdir:"):
+        target = Path(text[len("gitdir:"):].strip())
+        return target if target.is_absolute() else (root / target).resolve()
+    return None
+
+
+def nothing_to_recover(root: Path) -> bool:
+    """Whether no write can be waiting for recovery in the store at `root`: no journal and no pending
+    moves (a listing; a reader then needs nothing of the write core, whose import costs a CLI call
+    about 0.1 s). False says only that `write.curator.recover_interrupted` must look."""
+    git_dir = cheap_git_dir(Path(root))
+    if git_dir is None:
+        return True
+    try:
+        journals = os.listdir(git_dir / JOURNALS)
+    except OSError:
+        journals = []
+    return not journals and not (git_dir / PENDING_MOVES).exists()

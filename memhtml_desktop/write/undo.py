@@ -61,6 +61,11 @@ def undo_plan(git: Git, root: Path, last: dict[str, Any]) -> tuple[Plan, str | N
     diff = Executor(root, git, None)._diff(git.parent(sha), sha)
     moves = [tuple(m) for m in last.get("moves", []) if m[0] in diff[0] and m[1] in diff[0]]
     changes, state_moves = _reverting(git, root, sha, sorted(diff[0]), moves, named, head, diff)
+    rows = last.get("rows")
+    if isinstance(rows, list) and all(isinstance(m, list) and len(m) == 2 for m in rows):
+        # the rows the commit moved, moved back (a correction's reads may have followed the new
+        # version rather than a file move: reversing the file moves would strand them there)
+        state_moves = tuple((dst, src) for src, dst in reversed(rows))
     plan = Plan(op="undo", request=None, changes=changes, subject=f'Revert "{subject}"',
                 body=f"This reverts commit {sha}.", state_moves=state_moves)  # fmt: skip
     return plan, head

@@ -15,6 +15,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QCompleter, QLabel, QLineEdit, QWidget
 
 from memhtml_desktop.ui.curate.fields import MemoryFields
+from memhtml_desktop.ui.curate.graph_fields import GraphFields
 from memhtml_desktop.ops.curate import FindJob
 from memhtml_desktop.ui.curate.write_dialog import WriteDialog
 from memhtml_desktop.write.drafts import FORM_TASK_STATUSES, MEMORY_RELATIONS, TASK_RELATIONS, MemoryDraft
@@ -65,18 +66,33 @@ class CorrectDialog(WriteDialog):
         self.reason.setPlaceholderText("why it was wrong (kept as a commit trailer)")
         self.form.addRow("&Reason", self.reason)
         self.fields.fill(draft)
+        # its place in the graph (write/graph.py): the <dfn> terms join the entities, the links and the
+        # reads are ticked to follow; memhtml's own correct keeps none of it
+        self.entities = tuple(draft.graph.all_entities()) if draft.graph is not None else tuple(draft.entities)
+        self.fields.entities.setText(", ".join(self.entities))
+        at = self.form.getWidgetPosition(self.fields.claim)[0] + 1  # under the claim: seen as it is typed
+        self.graph = GraphFields(self.form, self.form_box, at=at)
+        if draft.graph is not None:
+            self.graph.fill(draft.graph, concepts=len(draft.graph.concepts), facets=len(draft.facets))
+            self.expected.update({ref.src: ref.expected for ref in draft.graph.inbound if ref.repoint})
         self.fields.changed.connect(self.changed)
+        self.graph.changed.connect(self.changed)
         self.reason.textChanged.connect(self.changed)
         self.finish_layout(
             f"Correcting {draft.path}. The new version is written from these fields; the old one moves to "
-            "archive/ and the new one says it supersedes it. Inline markup of the old article (times, code, "
-            "data) becomes plain text here; the archived version keeps every byte."
+            "archive/ and the new one says it supersedes it. It keeps the memory's place: its links, entities "
+            "(a <dfn> as a concept: entity) and facets, the links of the memories that point at it, and its reads, "
+            "unless you untick them. Inline markup of the old article (times, code, data) becomes plain text "
+            "here; the archived version keeps every byte."
         )
         self.changed()
 
+    def with_expected(self) -> None:
+        self.graph.set_expected(self.expected)
+
     def unchanged(self, values: dict) -> bool:
         d = self.draft
-        before = (d.title, d.memory_type, d.claim, tuple(d.bodies), tuple(d.tags), tuple(d.entities),
+        before = (d.title, d.memory_type, d.claim, tuple(d.bodies), tuple(d.tags), self.entities,
                   tuple((n, v, x) for n, v, x in d.facets), d.workspace, d.importance, d.confidence)  # fmt: skip
         after = tuple(values[k] for k in ("title", "memory_type", "claim", "bodies", "tags", "entities", "facets",
                                          "workspace", "importance", "confidence"))  # fmt: skip
@@ -99,6 +115,7 @@ class CorrectDialog(WriteDialog):
             importance=values["importance"], confidence=values["confidence"], facets=values["facets"],
             expected=self.expected.get(d.path), folder=folder,
             task_status=d.task_status if same_kind and d.memory_type == "task" else None,
+            links=self.graph.kept_links(), repoint=self.graph.repoints(), reads_follow=self.graph.reads_follow(),
         )  # fmt: skip
 
 

@@ -48,11 +48,13 @@ from memhtml_desktop.ui.reader.reader_parts import (
     _muted,
     _plain_label,
     _Strip,
-    access_line,
+    reads_line,
     memory_path_of,
     safe_relative,
 )
 
+
+EMPTY_TEXT = "Open a memory to read it here."
 
 class ReaderPane(QWidget):
     """One memory, read safely. See the module docstring for what it shows and what it never does.
@@ -86,7 +88,7 @@ class ReaderPane(QWidget):
 
         self.stack = QStackedWidget(self)
         self.empty_label = _muted(_plain_label(self, wrap=True))
-        self.empty_label.setText("Open a memory to read it here.")
+        self.empty_label.setText(EMPTY_TEXT)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.loading_label = _muted(_plain_label(self, wrap=True))
         self.loading_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -110,6 +112,11 @@ class ReaderPane(QWidget):
     # -- construction -------------------------------------------------------------------------
 
     # -- contract -----------------------------------------------------------------------------
+
+    def add_section(self, widget: QWidget) -> None:
+        """A strip another pane fills (the review's provenance), between the memory and the footer."""
+        layout = self.layout()
+        layout.insertWidget(layout.count() - 1, widget)
 
     def set_store_root(self, root: pathlib.Path, curation_off: str | None = None) -> None:
         """`curation_off`: why the store cannot be curated (no git of its own); the Curate menu's
@@ -157,7 +164,7 @@ class ReaderPane(QWidget):
         self.hover_label.hide()
         fill_citations(self, detail)
         fill_metas(self, detail)
-        self.stats_label.setText(access_line(detail.access, self.clock(), indexed=detail.indexed))
+        self.stats_label.setText(reads_line(detail, self.clock()))
         self.note_label.setText(_bump_note(detail))
         self.note_label.setVisible(bool(self.note_label.text()))
         self.stack.setCurrentIndex(3)
@@ -178,11 +185,17 @@ class ReaderPane(QWidget):
         self._path = None
         self._detail = None
         self._state = "empty"
+        self.empty_label.setText(EMPTY_TEXT)
         self.stack.setCurrentIndex(0)
         self.stats_label.setText("")
         self.note_label.setText("")
         self.note_label.hide()
         self._update_actions()
+
+    def show_note(self, text: str) -> None:
+        """Nothing to show, and why: an undo removed the memory that was shown (not an error)."""
+        self.clear()
+        self.empty_label.setText(text)
 
     # -- additions ----------------------------------------------------------------------------
 

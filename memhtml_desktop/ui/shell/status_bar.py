@@ -21,12 +21,14 @@ from memhtml_desktop.ui.kit import icons
 
 log = logging.getLogger(__name__)
 
-STATE_COLORS = {"live": "#009E73", "polling": "#E69F00", "starting": "#56B4E9", "stopped": "#999999"}
+STATE_COLORS = {"live": "#009E73", "polling": "#E69F00", "starting": "#56B4E9", "behind": "#D55E00",
+                "stopped": "#999999"}
 PHASES = {"scan": "scanning", "index": "indexing", "embed": "embedding"}
 MODE_HELP = {
     "live": "Watching the store: changes on disk reach the index within about a second.",
     "polling": "Checking the store for changes periodically (file events are unavailable here).",
     "starting": "Comparing the store with the index.",
+    "behind": "The index is not in step with the store: comparing them failed, and is tried again.",
     "stopped": "Not watching the store: changes on disk are not followed.",
 }
 
@@ -99,6 +101,17 @@ class StatusBar(QStatusBar):
             label.setPalette(pal)
         self.set_watch(None)
 
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """A message posted before the bar was first shown (a store's notice at start: "Curation is
+        off", which demo copy this is) left the widgets it covers unhidden, since QStatusBar hides
+        only the visible ones; they then showed with the window and were drawn over it. Posted
+        again now, it hides them (its 15 s start over)."""
+        super().showEvent(event)
+        message = self.currentMessage()
+        if message:  # the same text again is a no-op for QStatusBar: cleared first
+            self.clearMessage()
+            self.showMessage(message, 15000)
+
     def set_store(self, root: Path) -> None:
         self.store_label.setText(_home_relative(Path(root)))
         self.store_label.setToolTip(str(root))
@@ -149,7 +162,7 @@ class StatusBar(QStatusBar):
         """`status`: the watcher's WatchStatus (mode, reason, queue_depth, last_batch, progress), or None."""
         mode = getattr(status, "mode", "stopped") if status is not None else "stopped"
         reason = getattr(status, "reason", "") if status is not None else ""
-        self.watch.set(STATE_COLORS.get(mode, "#999999"), f"\u00b7 {mode}", hollow=mode in ("stopped", "polling"))
+        self.watch.set(STATE_COLORS.get(mode, "#999999"), f"\u00b7 {mode}", hollow=mode in ("stopped", "polling", "behind"))
         self.watch.setToolTip(reason or MODE_HELP.get(mode, ""))
         self.queue_label.setText(f"\u00b7 queue {getattr(status, 'queue_depth', 0) if status is not None else 0}")
         batch = batch_text(getattr(status, "last_batch", None) if status is not None else None)

@@ -32,7 +32,7 @@ class StoreChooser:
     def open_path(self, path: Path, *, remember: bool = True) -> bool:
         """Open the store at `path`; a folder that is not a store (`check_store`) is refused with
         why, and nothing is made there."""
-        from memhtml_desktop.index.store import Store, StoreError, check_store
+        from memhtml_desktop.index.store import CURATION_OFF_NOTE, Store, StoreError, check_store
 
         window = self.window
         try:
@@ -45,7 +45,7 @@ class StoreChooser:
                 store = Store(path, embedder=window.store.embedder, vector_backend=window.settings.vector_backend,
                               ranking=window.store.ranking, curation_off=check.git_problem)
                 if check.git_problem:
-                    store.notice(f"Curation is off: {check.git_problem}")
+                    store.notice(CURATION_OFF_NOTE)
         except (StoreError, OSError, ValueError) as exc:
             window.notify("Cannot open this store", str(exc), QMessageBox.Icon.Warning)
             return False
