@@ -45,6 +45,13 @@ def fresh(work: Path, name: str) -> Path:
     return root
 
 
+def indexed(work: Path, name: str) -> Path:
+    """A fresh store, indexed by the CLI (into the cache the run's environment names)."""
+    root = fresh(work, name)
+    assert cli(root, "index")["exit"] == 0
+    return root
+
+
 def cli(root: Path, *argv: str, timeout: float = TIMEOUT) -> dict:
     started = time.monotonic()
     try:
@@ -107,14 +114,13 @@ def open_store_scenarios(work: Path) -> dict:
 
 
 def plane_file_scenarios(work: Path) -> dict:
+    import apsw
+
     out = {}
-    root = fresh(work, "plane-files")
-    assert cli(root, "index")["exit"] == 0
+    root = indexed(work, "plane-files")
     state_db = root / ".memhtml" / "state.db"
     aside = root / ".memhtml" / "state.real"
     outside = work / "outside.db"
-    import apsw
-
     conn = apsw.Connection(str(outside))
     conn.execute("CREATE TABLE secret(x); INSERT INTO secret VALUES ('outside-value')")
     conn.close()
@@ -182,11 +188,10 @@ def probes_import_scenarios(work: Path) -> dict:
 
 
 def ledgers_scenarios(work: Path) -> dict:
-    out = {}
-    root = fresh(work, "ledgers")
-    assert cli(root, "index")["exit"] == 0
-    target = root / ".memhtml-desktop" / "ledgers.json"
+    target = indexed(work, "ledgers") / ".memhtml-desktop" / "ledgers.json"
+    root = target.parent.parent
     target.parent.mkdir()
+    out = {}
     secret = work / "outside.json"
     secret.write_text(json.dumps({"outside_secret_key": 1}))
     rule = {"ledger": "profile", "types": ["user_preference"]}
@@ -242,8 +247,7 @@ def ledgers_scenarios(work: Path) -> dict:
 
 def recovery_scenarios(work: Path, ops: int) -> dict:
     out = {}
-    root = fresh(work, "apply")
-    assert cli(root, "index")["exit"] == 0
+    root = indexed(work, "apply")
     batch = work / "ops.jsonl"
     batch.write_text("".join(json.dumps({"op": "write", "title": f"Agent note {i}", "type": "semantic",
                                          "body": f"Agent note {i} says something of its own, number {i}."}) + "\n"
