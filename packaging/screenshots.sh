@@ -17,6 +17,9 @@ mkdir -p "$out"
   --open projects/billing-service/nightly-compactor-merges-overlapping-intervals.html \
   --claim "The nightly compactor merges overlapping intervals, except on month-end runs." \
   --reason "month-end runs skip the merge"
+# Edit → Undo…: the demo's runbook corrected first, then its revert previewed (the moved-back file's diff).
+"${run[@]}" screenshot --demo --out "$out/undo.png" --view undo --size 1100x620 --query "drain the vip" \
+  --open areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html --file 0
 "${run[@]}" screenshot --demo --out "$out/conflicts.png" --view conflicts --size 1100x640
 "${run[@]}" screenshot --demo --out "$out/timeline.png" --view timeline --size 1000x520 \
   --open areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html
