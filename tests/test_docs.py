@@ -157,8 +157,8 @@ SCREENSHOTS = {"results": (1400, 900), "reader": (1400, 900), "recall": (1400, 9
                "workbench-dark": (1024, 700), "recall-quotas": (1024, 700), "recall-catalog": (1400, 900),
                **{f"review-{view}-{w}x{h}-{theme}": (w, h) for view in ("inbox", "activity", "provenance")
                   for w, h in ((1024, 700), (1920, 1080)) for theme in ("light", "dark")},
-               **{f"correct-graph-{w}x{h}-{theme}": (w, h) for w, h in ((1024, 700), (1920, 1080))
-                  for theme in ("light", "dark")}}
+               **{f"{view}-{w}x{h}-{theme}": (w, h) for view in ("correct-graph", "conflicts-queue")
+                  for w, h in ((1024, 700), (1920, 1080)) for theme in ("light", "dark")}}
 
 
 def test_the_readme_shows_the_screenshots_and_they_exist():
@@ -178,5 +178,6 @@ def test_the_screenshot_script_makes_exactly_the_readme_images():
                     ("ranking-memhtml", "results"), ("fused-order", "results"), ("workbench", "workbench"),
                     ("workbench-dark", "workbench"), ("recall-quotas", "recall"), ("recall-catalog", "recall"),
                     ("review-inbox-$size-$theme", "review"), ("review-activity-$size-$theme", "activity"),
-                    ("review-provenance-$size-$theme", "provenance"), ("correct-graph-$size-$theme", "correct")]
+                    ("review-provenance-$size-$theme", "provenance"), ("correct-graph-$size-$theme", "correct"),
+                    ("conflicts-queue-$size-$theme", "conflicts")]
     assert "for theme in light dark" in script

@@ -425,6 +425,9 @@ class ReinforceResult:
     # True when the write was attempted and failed (the plane stayed locked, the disk filled):
     # unlike a refusal by design (read-only store), something was lost and `refused` says what.
     lost: bool = False
+    # True when the write could not be made now and was kept to be made later, with its own instant
+    # (`.memhtml/state.db-pending.jsonl`, index/pending_reads.py): nothing is lost; `refused` says why.
+    queued: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -435,6 +438,7 @@ class ReinforceResult:
             "signal_cooled": list(self.signal_cooled),
             "refused": self.refused,
             "lost": self.lost,
+            "queued": self.queued,
         }
 
 

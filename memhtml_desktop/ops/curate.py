@@ -141,6 +141,31 @@ class DraftJob(Job[Attempt]):
 
 
 @dataclass(kw_only=True)
+class SupersedeDraftJob(Job[Attempt]):
+    """What "this one is right" keeps (write/graph.py): the supersession with the loser's place
+    carried onto the winner, the loser's graph to show, and both files' blob ids as read."""
+
+    kind: ClassVar[str] = "supersede-draft"
+    winner: str
+    loser: str
+
+    def run(self, store, cancelled, progress) -> Attempt:
+        from memhtml_desktop.html.project import blob_sha_of
+        from memhtml_desktop.write.requests import SupersedeRequest
+
+        check(cancelled)
+
+        def draft():
+            curator = curator_for(store)
+            hashes = {p: blob_sha_of(store.file_bytes(p) or b"") for p in (self.winner, self.loser)}
+            request = curator.keeping_graph(SupersedeRequest(self.winner, self.loser, expected_winner=hashes[self.winner],
+                                                             expected_loser=hashes[self.loser]))  # fmt: skip
+            return request, curator.graph(self.loser)
+
+        return attempt(draft)
+
+
+@dataclass(kw_only=True)
 class PlanJob(Job[Attempt]):
     """Plan a request (touches nothing) and diff its files: what a dialog previews."""
 

@@ -386,6 +386,9 @@ def _bump_note(detail: MemoryDetail) -> str:
     bump = detail.bump
     if bump is None:
         return ""
+    if bump.refused and getattr(bump, "queued", False):
+        return (f"This read is not counted yet: {bump.refused}. It is kept and counted, with the time you "
+                "opened it, as soon as state.db can be written.")
     if bump.refused and getattr(bump, "lost", False):
         # attempted and failed (the state plane stayed locked, the disk filled): not a refusal by design
         return (f"This read was not counted (the write was lost): {bump.refused}. "
