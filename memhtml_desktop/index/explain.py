@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import apsw
+import numpy as np
 
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
 from memhtml_desktop.domain.paths import MEMORY_TYPES, is_indexable
@@ -21,6 +23,7 @@ from memhtml_desktop.domain.rrf import active_arms
 from memhtml_desktop.domain.results import WhyNot
 from memhtml_desktop.domain.signals import STEP_NAMES
 from memhtml_desktop.domain.types import Scope, bounded_query
+from memhtml_desktop.index import arm_rank
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval import DEFAULT_SEARCH_LIMIT, Retriever
 from memhtml_desktop.index.retrieval_sql import bind_params, build_arm_sql, build_rrf_sql
@@ -147,18 +150,33 @@ def _arm_ranks(
     scope_sql = assemble_scope(scope)
     match, form = retriever.fts_form(fts, scope_sql, profile)
     snapshot = retriever.vector_snapshot() if qvec is not None else None
-    vector_param, dists = retriever.vector_param(qvec, snapshot, scope_sql, profile.arm_window, whole=True)
-    prefix = (match, -1, -1, vector_param)
+    ranked = None  # every file by (distance, path), as the numpy backend binds the whole vector arm
+    if qvec is not None and retriever.vector_backend == "numpy" and snapshot is not None \
+            and snapshot.file_rowids.shape[0]:  # fmt: skip
+        ranked, dists = snapshot.ranked_files(qvec, int(snapshot.file_rowids.shape[0]))
+        vector_param = apsw.carray(np.ascontiguousarray(ranked, dtype=np.int64))
+    else:
+        vector_param, dists = retriever.vector_param(qvec, snapshot, scope_sql, profile.arm_window, whole=True)
+    key = retriever.cache_key or conn.db_filename("main")
     for arm in arms:
-        sql = build_arm_sql(arm.name, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space(),
-                            lexical=profile.lexical, field_weights=profile.field_weights)
-        params = bind_params(sql, prefix, scope_sql.params)
-        total = 0
-        found = None
-        for row_path, rank, raw in conn.execute(sql, params):
-            total += 1
-            if row_path == path:
-                found = (int(rank), raw)
+        # Each whole arm counted, not listed (index/arm_rank.py): its length, the memory's rank and raw.
+        if arm.name == "fts":
+            standing = arm_rank.lexical(conn, key, match, scope_sql, path, lexical=profile.lexical,
+                                        field_weights=profile.field_weights)
+        elif arm.name == "vector" and ranked is not None:
+            standing = arm_rank.vector(conn, key, ranked, scope_sql, path)
+        elif arm.name in ("recency", "salience"):
+            standing = arm_rank.prior(conn, arm.name, scope_sql, path)
+        else:  # the vector arm in SQL (sqlite-vec): its statement, only the memory's row read back
+            sql = build_arm_sql(arm.name, scope_sql.filter, vector_backend=retriever.vector_backend,
+                                model=retriever.space(), lexical=profile.lexical, field_weights=profile.field_weights)
+            params = bind_params(sql, (match, -1, -1, vector_param), scope_sql.params)
+            marker = len(params) + 1
+            standing = arm_rank.Standing(*conn.execute(
+                f"SELECT count(*), max(CASE WHEN path = ?{marker} THEN rank END), "
+                f"max(CASE WHEN path = ?{marker} THEN raw END) FROM ({sql})", (*params, path)).fetchone())
+        total = standing.ranked
+        found = None if standing.rank is None else (int(standing.rank), standing.raw)
         entry: dict[str, Any] = {"ranked": total, "weight": arm.weight}
         if arm.name == "fts":
             entry["form"] = form
@@ -175,12 +193,22 @@ def _arm_ranks(
             else:
                 entry["raw"] = raw
         report.arms[arm.name] = entry
+    # The fused list as the search binds it: the lexical window ranked on the FTS table alone and the
+    # salience arm's bound candidates (index/lexical_window.py, index/salience.py), not the statement
+    # forms that join every match, or score every accessed memory (the same rows, ranks and values).
+    window = retriever.lexical_param(match, scope_sql, profile) if match is not None and any(
+        a.name == "fts" and a.weight > 0 for a in arms) else None
+    bound = retriever.salience_bound and any(a.name == "salience" and a.weight > 0 for a in arms)
     sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space(),
-                        k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights)
+                        k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights,
+                        salience_bound=bound, lexical_bound=window is not None)
     if sql is None:
         return
-    params = bind_params(sql, (match, profile.arm_window, -1, vector_param), scope_sql.params)
-    fused = retriever._run_fused(sql, params, dists, profile, hydrated=False)
+    salience = retriever.salience_param(scope_sql, profile.arm_window) if bound else None
+    params = bind_params(sql, (window.binding() if window is not None else match, profile.arm_window, -1,
+                               vector_param, salience), scope_sql.params)
+    fused = retriever._run_fused(sql, params, dists, profile, hydrated=False,
+                                 bm25=window.scores if window is not None else None)
     if profile.fusion == "convex":
         fused = retriever.convex(fused, profile)
         parts = {c.path: [(p.arm, p.contribution) for p in (c.scored or {}).values()] for c in fused}

@@ -84,8 +84,10 @@ def superseded_by(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, str]
     if not paths:
         return {}
     out: dict[str, str] = {}
+    # Driven by the paths (edges_dst): the planner otherwise walks every supersedes edge of the
+    # store (edges_derived) and tests each against the list, 1.4 ms a search at 100,000 memories.
     for dst, src in conn.execute(
-        "SELECT dst_path, src_path FROM edges WHERE dst_path IN carray(?1) AND rel = 'supersedes' "
+        "SELECT dst_path, src_path FROM edges INDEXED BY edges_dst WHERE dst_path IN carray(?1) AND rel = 'supersedes' "
         "AND derived = 0 ORDER BY dst_path, created_at DESC, src_path ASC",
         (_paths(paths),),
     ):

@@ -35,6 +35,8 @@ class LexicalWindow:
 
     rowids: np.ndarray  # int64
     scores: np.ndarray  # float64, aligned
+    matched: int = 0  # in-scope memories seen matching: all of them when `whole`, else at least this many
+    whole: bool = True
 
     def binding(self) -> apsw.carray:
         if not self.rowids.shape[0]:  # carray refuses an empty array; rowid -1 matches no file
@@ -75,4 +77,4 @@ def lexical_window(conn: apsw.Connection, match: str, window: int, *, lexical: s
         n *= WIDEN
     order = sorted((i for i in range(rowids.shape[0]) if int(rowids[i]) in paths),
                    key=lambda i: (scores[i], paths[int(rowids[i])]))[:window]
-    return LexicalWindow(rowids[order], scores[order])
+    return LexicalWindow(rowids[order], scores[order], len(paths), whole)

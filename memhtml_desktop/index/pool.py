@@ -24,6 +24,7 @@ from memhtml_desktop.domain.types import Scope, bounded_query, clean_text
 from memhtml_desktop.index.retrieval import MAX_LIMIT, Pool, Retriever, matchable
 from memhtml_desktop.index.retrieval_sql import FTS_TABLES, bind_params
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
+from memhtml_desktop.index.scope_rows import SCOPE_ROWS
 
 MAX_DEPTH = 480
 """The deepest a pool is listed (the arms' windows hold at most 4 x 40 distinct memories anyway)."""
@@ -44,7 +45,11 @@ def match_count(conn: apsw.Connection, match: str | None, scope_sql: ScopeSql,
     return min(int(count), MATCH_COUNT_CAP), int(count) > MATCH_COUNT_CAP
 
 
-def scope_count(conn: apsw.Connection, scope_sql: ScopeSql) -> int:
+def scope_count(conn: apsw.Connection, scope_sql: ScopeSql, key: str | None = None) -> int:
+    """Memories the scope admits; with `key` (the index's) from the scope's rows kept between
+    searches (index/scope_rows.py), which a scope that filters nothing does not keep."""
+    if key is not None and scope_sql.filter:
+        return int(SCOPE_ROWS.rows(conn, key, scope_sql).shape[0])
     sql = f"SELECT count(*) FROM files WHERE 1 = 1{scope_sql.for_alias('files')}"
     return int(conn.execute(sql, bind_params(sql, (None, None, None, None), scope_sql.params)).fetchone()[0])
 
@@ -109,9 +114,15 @@ def fused_pool(
         listed = [dataclasses.replace(c, moves=[]) for c in fused[:depth]]
         entries = retriever._hits(dataclasses.replace(page, ordered=listed))[0] if listed else []
         scope_sql = assemble_scope(scope)
-        match, form = retriever.fts_form(matchable(page.fts or parse_fts_query(query)), scope_sql, profile)
-        matches, capped = match_count(conn, match, scope_sql, profile.lexical) if match is not None else (None, False)
-        in_scope = scope_count(conn, scope_sql)
+        if page.scope_sql is not None and page.scope == scope and page.profile == profile:
+            # the page bound these in this transaction: its form, and its lexical window's count
+            match, form = page.match, page.fts_form
+            counted = page.match_count(conn) if match is not None else None
+            matches, capped = (counted.count, counted.capped) if counted is not None else (None, False)
+        else:
+            match, form = retriever.fts_form(matchable(page.fts or parse_fts_query(query)), scope_sql, profile)
+            matches, capped = match_count(conn, match, scope_sql, profile.lexical) if match is not None else (None, False)
+        in_scope = scope_count(conn, scope_sql, retriever.cache_key or conn.db_filename("main"))
     asked = max(wanted, profile.pool_size(limit))
     return FusedPool(
         query=query,

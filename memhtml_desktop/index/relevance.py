@@ -77,13 +77,25 @@ def match_count(conn: apsw.Connection, match: str | None, form: str | None, scop
     return MatchCount(form, min(int(count), MATCH_COUNT_CAP), capped=count > MATCH_COUNT_CAP)
 
 
+def counted(seen: int, whole: bool) -> MatchCount | None:
+    """`match_count`'s answer from in-scope matches already seen (the lexical window's: all of them
+    when `whole`), or None when they cannot say (fewer seen than the cap, and not all)."""
+    if not whole and seen <= MATCH_COUNT_CAP:
+        return None
+    count = min(seen, MATCH_COUNT_CAP + 1)
+    return MatchCount(None, min(count, MATCH_COUNT_CAP), capped=count > MATCH_COUNT_CAP)
+
+
 def holding(conn: apsw.Connection, match: str | None, paths: Sequence[str], lexical: str = "memhtml") -> frozenset[str]:
     """Which of `paths` the MATCH text `match` matches in the lexical index `lexical`."""
     if not match or not paths:
         return frozenset()
     table = FTS_TABLES[lexical]
-    rows = conn.execute(f"SELECT files.path FROM {table} JOIN files ON files.rowid = {table}.rowid "
-                        f"WHERE {table} MATCH ?1 AND files.path IN carray(?2)", (match, apsw.carray(tuple(paths))))
+    # The paths drive (a look-up each), the MATCH's rows only listed: joining every match to the
+    # wide `files` rows cost 2.5 ms a search at 100,000 memories.
+    rows = conn.execute(f"SELECT f.path FROM carray(?2) p CROSS JOIN files f ON f.path = p.value "
+                        f"WHERE f.rowid IN (SELECT rowid FROM {table} WHERE {table} MATCH ?1)",
+                        (match, apsw.carray(tuple(paths))))
     return frozenset(str(r[0]) for r in rows)
 
 

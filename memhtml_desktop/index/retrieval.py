@@ -82,6 +82,15 @@ class Pool:
     scope_sql: ScopeSql | None = None
     index: IndexStatus = IndexStatus()
     cosines: dict[str, float] | None = None  # raw best-chunk cosines of the fused paths, once measured
+    window: LexicalWindow | None = None  # the lexical arm's window, as bound to the fused statement
+
+    def match_count(self, conn: apsw.Connection) -> MatchCount:
+        """In-scope memories matching the bound MATCH text, capped (`relevance.match_count`): read off
+        the lexical window when it saw enough of them, counted in SQL otherwise."""
+        known = relevance.counted(self.window.matched, self.window.whole) if self.window is not None else None
+        if known is not None:
+            return replace(known, form=self.fts_form)
+        return relevance.match_count(conn, self.match, self.fts_form, self.scope_sql, self.profile.lexical)
 
 
 def matchable(fts: FtsQuery) -> FtsQuery:
@@ -147,7 +156,7 @@ class Retriever:
             hits, summary = self._hits(pool)
             matches = MatchCount(pool.fts_form)
             if pool.scope_sql is not None and limit > 0:
-                matches = relevance.match_count(self.conn, pool.match, pool.fts_form, pool.scope_sql, profile.lexical)
+                matches = pool.match_count(self.conn)
             scope_empty = not hits and scope.narrowed
             archived_count, archived = (0, ())
             if scope_empty:
@@ -298,6 +307,7 @@ class Retriever:
         bound = self.salience_bound and any(a.name == "salience" and a.weight > 0 for a in arms)
         window = self.lexical_param(match, scope_sql, profile) if any(
             a.name == "fts" and a.weight > 0 for a in arms) and match is not None else None
+        pool.window = window
         sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self.space(),
                             k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights,
                             salience_bound=bound, lexical_bound=window is not None)  # fmt: skip

@@ -97,21 +97,27 @@ VECTOR_CTE_SQLITE_VEC = """SELECT path, ROW_NUMBER() OVER (ORDER BY dist ASC, pa
 # walk down from now (the ?2 newest), and the few rows claiming the future, ranked by their
 # fallback; the union is cut to ?2 again.
 _NOW = "(SELECT strftime('%Y-%m-%dT%H:%M:%fZ', memhtml_now()))"
+_RECENCY_PAST = f"""SELECT files.path AS path, files.recency_utc AS t
+      FROM files WHERE files.recency_utc <= {_NOW}{{F}}"""
+_RECENCY_AHEAD = f"""SELECT files.path AS path,
+             CASE WHEN files.updated_utc <= {_NOW} THEN files.updated_utc ELSE '' END AS t
+      FROM files WHERE files.recency_utc > {_NOW}{{F}}"""
 RECENCY_CTE = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY t DESC, path ASC) AS rank, t AS raw FROM (
     SELECT path, t FROM (
-      SELECT files.path AS path, files.recency_utc AS t
-      FROM files WHERE files.recency_utc <= {_NOW}{{F}}
+      {_RECENCY_PAST}
       ORDER BY files.recency_utc DESC, files.path ASC
       LIMIT ?2)
     UNION ALL
     SELECT path, t FROM (
-      SELECT files.path AS path,
-             CASE WHEN files.updated_utc <= {_NOW} THEN files.updated_utc ELSE '' END AS t
-      FROM files WHERE files.recency_utc > {_NOW}{{F}}
+      {_RECENCY_AHEAD}
       ORDER BY t DESC, path ASC
       LIMIT ?2)
     ORDER BY t DESC, path ASC
     LIMIT ?2)"""
+RECENCY_ROWS = f"""{_RECENCY_PAST}
+    UNION ALL
+    {_RECENCY_AHEAD}"""
+"""Every (path, t) the recency arm ranks, unordered and uncut (index/arm_rank.py counts in it)."""
 
 # Three unitless terms over the store's state plane. The two exclusions are THIS arm's (a task is
 # reached by status and due date, a person record by key) and live here, never in the shared
@@ -126,18 +132,19 @@ RECENCY_CTE = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY t DESC, path ASC) AS 
 # third of a second at 20,000 files). tests/index/test_salience_arm.py pins this against the
 # naive full scan. CROSS JOIN pins state.access as the outer loop: the planner otherwise scans files.
 _DECAY_AGE = "(clock.now_s - unixepoch(coalesce(a.last_accessed_at, f.updated_at))) / 3600.0"
-_SALIENCE_SCORED = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path ASC) AS rank,
-           json_array(decay, popularity, outcome, hours) AS raw FROM (
-    SELECT path, hours, decay, popularity, outcome, decay + popularity + outcome AS score FROM (
+_SALIENCE_ROWS = f"""SELECT path, hours, decay, popularity, outcome, decay + popularity + outcome AS score FROM (
       SELECT f.path AS path,
              {_DECAY_AGE} AS hours,
              coalesce(exp(-0.01 * {_DECAY_AGE}), 0.0) AS decay,
              ln(1 + coalesce(a.access_count, 0)) AS popularity,
              max(coalesce(a.outcome_score, 0.0), 0.0) AS outcome
-      FROM {{SOURCE}}
+      FROM {{SOURCE}}"""
+_SALIENCE_SCORED = f"""SELECT path, ROW_NUMBER() OVER (ORDER BY score DESC, path ASC) AS rank,
+           json_array(decay, popularity, outcome, hours) AS raw FROM (
+    {_SALIENCE_ROWS}
     ORDER BY score DESC, path ASC
     LIMIT ?2)"""
-SALIENCE_CTE = _SALIENCE_SCORED.replace("{SOURCE}", """(
+_SALIENCE_SOURCE = """(
         SELECT f.path AS path FROM state.access a CROSS JOIN files f ON f.path = a.path
         WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{F}
         UNION
@@ -150,7 +157,10 @@ SALIENCE_CTE = _SALIENCE_SCORED.replace("{SOURCE}", """(
       ) cand
       JOIN files f ON f.path = cand.path
       LEFT JOIN state.access a ON a.path = f.path
-      CROSS JOIN (SELECT unixepoch(memhtml_now()) AS now_s) clock)""")
+      CROSS JOIN (SELECT unixepoch(memhtml_now()) AS now_s) clock)"""
+SALIENCE_CTE = _SALIENCE_SCORED.replace("{SOURCE}", _SALIENCE_SOURCE)
+SALIENCE_ROWS = _SALIENCE_ROWS.replace("{SOURCE}", _SALIENCE_SOURCE)
+"""Every (path, hours, decay, popularity, outcome, score) the salience arm ranks when `?2` is -1, unordered."""
 
 # The same score over the few memories that can be in the top ?2 (`?5`: index/salience.py's bound
 # list, exact for the clock's next hour), so a search no longer scores every accessed memory. Same
@@ -182,6 +192,13 @@ def arm_cte(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model
     }[arm]
     filter_sql = scope_filter.replace("{alias}", ARM_ALIAS[arm])
     return body.replace("{F}", filter_sql).replace("{MODEL}", model_literal)
+
+
+def build_arm_rows_sql(arm: str, scope_filter: str) -> str:
+    """Every row the recency or salience arm ranks (with `?2` = -1), unordered, uncut, without the
+    window function: what "why not this one?" counts in (index/arm_rank.py)."""
+    body = {"recency": RECENCY_ROWS, "salience": SALIENCE_ROWS}[arm]
+    return body.replace("{F}", scope_filter.replace("{alias}", ARM_ALIAS[arm]))
 
 
 def sql_literal(text: str) -> str:

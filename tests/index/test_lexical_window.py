@@ -142,3 +142,30 @@ def test_a_search_explains_the_same_bm25_as_the_statement(store_root, make_store
                 arm = hit.arm("fts")
                 if arm is not None:
                     assert (arm.rank, arm.raw["bm25"]) == ranked[hit.path]
+
+
+@pytest.mark.parametrize("seed", [4, 23])
+def test_the_match_count_read_off_the_window_is_the_counted_one(store_root, make_store, seed):
+    # A search reads "how many memories hold the words" off its lexical window when the window saw
+    # more than the cap, or saw every match; otherwise it counts in SQL. Either way the same answer.
+    from memhtml_desktop.index import relevance
+
+    store = _seed(store_root, make_store, seed, files=260)
+    conn = store.reader()
+    retriever = store.retriever()
+    rng = random.Random(seed)
+    decided = counted = 0
+    for profile in (DEFAULT, MEMHTML):
+        for scope in SCOPES:
+            for _ in range(6):
+                query = " ".join(rng.sample(WORDS, rng.randint(1, 3)))
+                with conn:
+                    pool = retriever._candidates(query, scope, 10, profile)
+                    if pool.match is None:
+                        continue
+                    want = relevance.match_count(conn, pool.match, pool.fts_form, pool.scope_sql, profile.lexical)
+                    assert pool.match_count(conn) == want, (profile.name, scope, query)
+                known = relevance.counted(pool.window.matched, pool.window.whole) if pool.window else None
+                decided += known is not None
+                counted += known is None
+    assert decided and counted  # both ways were taken
