@@ -205,6 +205,8 @@ def _arm_ranks(
     if sql is None:
         return
     salience = retriever.salience_param(scope_sql, profile.arm_window) if bound else None
+    if ranked is not None:  # the nearest files the search binds, not every file (joined to `files` one by one)
+        vector_param, dists = retriever.vector_param(qvec, snapshot, scope_sql, profile.arm_window)
     params = bind_params(sql, (window.binding() if window is not None else match, profile.arm_window, -1,
                                vector_param, salience), scope_sql.params)
     fused = retriever._run_fused(sql, params, dists, profile, hydrated=False,
