@@ -390,10 +390,15 @@ class Store:
                     held = not (cancelled is not None and cancelled())
         return IndexReport(cancelled=True)
 
-    def refresh(self, paths=None, *, progress=None) -> IndexReport | None:
+    def refresh(self, paths=None, *, progress=None, trust_watcher: bool = False) -> IndexReport | None:
         """Bring the index in step before a read, or say why not and let the read answer from the last
         committed state (WAL readers are never blocked): another process is writing the index, or its
-        disk is full. `paths` re-examines only those; None, the whole tree. None when skipped."""
+        disk is full. `paths` re-examines only those; None, the whole tree. None when skipped.
+
+        `trust_watcher`: a live watcher's lease that the index is in step (index/lease.py) stands in
+        for the walk of the whole tree."""
+        if paths is None and trust_watcher and self.watched():
+            return None
         conn = self.reader()
         reason = conn.index_note
         if reason is None:
@@ -413,6 +418,13 @@ class Store:
                     conn.set_busy_timeout(dbmod.BUSY_TIMEOUT_MS)
         self.notice(f"the index was not refreshed: {reason}; answering from the last committed state")
         return None
+
+    def watched(self) -> bool:
+        """Whether a live watcher (the window's, or a headless `watch`) vouches that this index is in
+        step with the store now, or within a moment (index/lease.py)."""
+        from memhtml_desktop.index.lease import in_step
+
+        return in_step(self.index_path, str(self.root))
 
     def warm(self) -> int:
         """Load the vector snapshot now (a background job on opening a store), so the first search
