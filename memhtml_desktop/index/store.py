@@ -20,38 +20,41 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memhtml_desktop.domain.catalogue import Catalogue, Expansion
-from memhtml_desktop.domain.embedder import Embedder
-from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
-from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
-from memhtml_desktop.domain.fts_query import FtsQuery
-from memhtml_desktop.domain.results import (
-    Answer,
-    FilterCounts,
-    FusedPool,
-    Health,
-    ImportReport,
-    ListPage,
-    MemoryRef,
-    Problem,
-    WhyNot,
-)
-from memhtml_desktop.domain.shapes import ShapeComparison
-from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
+from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index import db as dbmod
 from memhtml_desktop.index import writelock
-from memhtml_desktop.index.indexer import Indexer, IndexReport
-from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
 from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the door: `import_state` raises it)
 from memhtml_desktop.index.store_check import CURATION_OFF_NOTE, StoreCheck, check_store  # noqa: F401  (the door)
-from memhtml_desktop.index.retrieval import Retriever
-from memhtml_desktop.index.salience import SALIENCE
-from memhtml_desktop.index.vectors import CACHE
+
+if TYPE_CHECKING:  # the values the door hands out; imported where they are made (a search needs none of
+    # the indexer's, the reader's or the parser's modules: 40 ms of a command-line search's start)
+    from memhtml_desktop.domain.catalogue import Catalogue, Expansion
+    from memhtml_desktop.domain.embedder import Embedder
+    from memhtml_desktop.domain.fts_query import FtsQuery
+    from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
+    from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
+    from memhtml_desktop.domain.results import (
+        Answer, FilterCounts, FusedPool, Health, ImportReport, ListPage, MemoryRef, Problem, WhyNot,
+    )
+    from memhtml_desktop.domain.shapes import ShapeComparison
+    from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, SearchResult
+    from memhtml_desktop.index.indexer import IndexReport
+    from memhtml_desktop.index.retrieval import Retriever
+
+
+def __getattr__(name: str):
+    """`MemoryNotFound` (part of the door: `read` raises it) from the reader, imported when asked for."""
+    if name == "MemoryNotFound":
+        from memhtml_desktop.index.reader import MemoryNotFound
+
+        return MemoryNotFound
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 log = logging.getLogger(__name__)
 
@@ -76,14 +79,19 @@ LAZY_MODULES = (
     "memhtml_desktop.index.explain",
     "memhtml_desktop.index.facets",
     "memhtml_desktop.index.health",
+    "memhtml_desktop.index.indexer",
+    "memhtml_desktop.index.lease",
     "memhtml_desktop.index.listing",
     "memhtml_desktop.index.pool",
     "memhtml_desktop.index.reader",
+    "memhtml_desktop.index.retrieval",
+    "memhtml_desktop.index.salience",
     "memhtml_desktop.index.scanner",
     "memhtml_desktop.index.shape_reads",
     "memhtml_desktop.index.shapes",
     "memhtml_desktop.index.sidecar",
     "memhtml_desktop.index.state",
+    "memhtml_desktop.index.vectors",
     "memhtml_desktop.index.versions",
 )
 """The modules the Store's methods import on first use (a headless command loads only its own)."""
@@ -183,6 +191,8 @@ class Store:
         for text in notices:
             self.notice(text)
         if reopened:
+            from memhtml_desktop.index.vectors import CACHE
+
             self._generation += 1
             CACHE.clear()
 
@@ -201,6 +211,9 @@ class Store:
         notice = f"The index was damaged ({exc}); it was moved to {aside.name} and rebuilt."
         log.warning(notice)
         self.notices.append(notice)
+        from memhtml_desktop.index.salience import SALIENCE
+        from memhtml_desktop.index.vectors import CACHE
+
         self._generation += 1  # every thread reopens on its next use
         CACHE.clear()
         SALIENCE.clear()
@@ -292,6 +305,8 @@ class Store:
         return sound
 
     def _recover(self, exc: Exception) -> None:
+        from memhtml_desktop.index.indexer import Indexer
+
         with self._write_lock, writelock.hold(self.index_path, "recovering a damaged index"):
             self.close_thread_connection()
             self._move_aside(exc)
@@ -315,6 +330,8 @@ class Store:
             return operation(*args, **kwargs)
 
     def retriever(self) -> Retriever:
+        from memhtml_desktop.index.retrieval import Retriever
+
         return Retriever(
             self.reader(), self.embedder, cache_key=str(self.index_path), vector_backend=self.vector_backend,
             profile=self.ranking,
@@ -367,6 +384,8 @@ class Store:
         every process takes (index/writelock.py), then SQLite's own lock, which a writer that knows
         nothing of the file may hold: a pass that meets it is retried whole (its committed
         batches stand) until the lock frees or the wait is over."""
+        from memhtml_desktop.index.indexer import Indexer, IndexReport
+
         deadline = None if wait is None else time.monotonic() + wait
         told = []
 
@@ -430,6 +449,7 @@ class Store:
         """Load the vector snapshot now (a background job on opening a store), so the first search
         does not pay for it: ~3 s at 100,000 files. Returns the number of vectors loaded."""
         from memhtml_desktop.domain.embedder import space_of
+        from memhtml_desktop.index.vectors import CACHE
 
         conn = self.reader()
         with conn:
@@ -437,6 +457,8 @@ class Store:
         return snapshot.size
 
     def paths_under(self, prefix: str) -> list[str]:
+        from memhtml_desktop.index.indexer import Indexer
+
         return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).paths_under(prefix)
 
     def search(

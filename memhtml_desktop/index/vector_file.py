@@ -34,6 +34,7 @@ import json
 import mmap
 import os
 import re
+import weakref
 import zlib
 from pathlib import Path
 
@@ -50,6 +51,11 @@ def path_for(index_file: str | os.PathLike[str], space: str) -> Path:
     slug = re.sub(r"[^A-Za-z0-9.@-]+", "_", space)[:60]
     digest = hashlib.sha1(space.encode("utf-8", "replace")).hexdigest()[:8]
     return Path(f"{index_file}.vectors-{slug}-{digest}")
+
+
+def beside(index_file: str | os.PathLike[str], what: str) -> Path:
+    """Another cache kept beside `index_file` in this file's format (the salience list's index half)."""
+    return Path(f"{index_file}.{what}")
 
 
 def identity(index_file: str | os.PathLike[str]) -> list[int] | None:
@@ -99,7 +105,7 @@ def write(path: Path, header: dict, arrays: dict[str, np.ndarray]) -> None:
     write_atomically(path, chunks())
 
 
-def read(path: Path) -> tuple[dict, dict[str, np.ndarray], mmap.mmap] | None:
+def read(path: Path) -> tuple[dict, dict[str, np.ndarray], "Mapping"] | None:
     """The header and the arrays of the file at `path`, mapped read-only, and the mapping; None when
     there is no such file or it is not a whole one of ours (never an exception for what it holds)."""
     try:
@@ -109,15 +115,16 @@ def read(path: Path) -> tuple[dict, dict[str, np.ndarray], mmap.mmap] | None:
     try:
         size = os.fstat(fd).st_size
         if size < HEADER_BYTES:
+            os.close(fd)
             return None
         mapped = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
+        os.close(fd)
         return None
-    finally:
-        os.close(fd)  # the mapping keeps the file; a rename over it leaves this inode to us
     header = _header(mapped, size)
     if header is None:
         mapped.close()
+        os.close(fd)
         return None
     arrays = {}
     try:
@@ -129,8 +136,21 @@ def read(path: Path) -> tuple[dict, dict[str, np.ndarray], mmap.mmap] | None:
             arrays[name] = np.frombuffer(mapped, dtype=kind, count=count, offset=offset).reshape(shape)
     except (TypeError, ValueError, KeyError):
         mapped.close()
+        os.close(fd)
         return None
-    return header, arrays, mapped
+    return header, arrays, Mapping(mapped, fd)
+
+
+class Mapping:
+    """The file as read: its mapping and a descriptor of the same inode (for `pread`), which stays
+    open for the mapping's life (a rename over the file leaves both on this inode)."""
+
+    def __init__(self, mapped: mmap.mmap, fd: int) -> None:
+        self.mapped, self.fd = mapped, fd
+        weakref.finalize(self, os.close, fd)
+
+    def pages(self, offset: int) -> "Pages":
+        return Pages(self.mapped, offset, os.dup(self.fd))
 
 
 class Pages:
@@ -152,15 +172,19 @@ class Pages:
     """
 
     BLOCK = 8192
-    #: Rows gathered at a time from scattered places: each read maps the pages around it too (the
-    #: kernel's fault-around, 64 KB), so a block of scattered rows can map 16 pages a row.
-    GATHER = 256
+    #: Scattered rows up to this many are read with `pread` into memory of their own: touching a
+    #: mapping maps whole page-cache folios (up to 2 MB each on a recent kernel, whatever
+    #: `madvise` says): 159 scattered rows mapped 110 MB of the file into the process.
+    SCATTERED = 4096
 
-    def __init__(self, mapped: mmap.mmap, offset: int) -> None:
+    def __init__(self, mapped: mmap.mmap, offset: int, fd: int | None = None) -> None:
         from memhtml_desktop.threads import blas_threads
 
         self._mapped, self._offset = mapped, offset
         self.blocked = blas_threads() == 1
+        self._fd = fd
+        if fd is not None:
+            weakref.finalize(self, os.close, fd)
 
     def _release(self, start: int, end: int) -> None:
         """Drop the process's mapping of the file's pages in [start, end) (rounded to whole pages)."""
@@ -192,16 +216,21 @@ class Pages:
                 done = upto
         return out
 
-    def gather_product(self, matrix: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
-        """`matrix[rows] @ query`, the same bits."""
-        if not self.blocked:
-            out = matrix[rows] @ query
+    def rows(self, matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """A copy of `matrix[rows]` that maps none of the file into the process (see SCATTERED)."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if self._fd is None or rows.shape[0] > self.SCATTERED:
+            out = np.array(matrix[rows])
             self._release(self._offset, self._end(matrix))
             return out
-        out = np.empty(rows.shape[0], dtype=np.float32)
-        for start in range(0, rows.shape[0], self.GATHER):
-            out[start : start + self.GATHER] = matrix[rows[start : start + self.GATHER]] @ query
-            self._release(self._offset, self._end(matrix))
+        width = matrix.shape[1] * matrix.itemsize
+        out = np.empty((rows.shape[0], matrix.shape[1]), dtype=matrix.dtype)
+        flat = out.reshape(-1).view(np.uint8)
+        for i, row in enumerate(rows.tolist()):
+            data = os.pread(self._fd, width, self._offset + row * width)
+            if len(data) != width:
+                raise OSError(f"short read of the vector file at row {row}")
+            flat[i * width : (i + 1) * width] = np.frombuffer(data, dtype=np.uint8)
         return out
 
 

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from memhtml_desktop.domain.embedder import space_of
-from memhtml_desktop.index import vector_file, vectors
+from memhtml_desktop.index import changes, salience, vector_file, vectors
 from memhtml_desktop.index.retrieval import Retriever
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.index.vectors import VectorCache
@@ -56,6 +56,22 @@ def _fresh(store: Store) -> tuple[VectorCache, vectors.VectorSnapshot, vectors.V
     return cache, got, want
 
 
+def _fresh_salience(store: Store) -> salience.SalienceCache:
+    """A new process's salience list: equal, array for array, to the list read whole."""
+    conn, key = store.reader(), str(store.index_path)
+    cache = salience.SalienceCache()
+    with conn:
+        bounds, now = cache.bounds(conn, key)
+        memories, _ = cache._kept[key]
+        whole = salience.Memories.read(conn, changes.mark(conn), salience.state_mark(conn))
+    for name in ("rowids", "updated", "since", "base"):
+        assert np.array_equal(getattr(memories, name), getattr(whole, name), equal_nan=True), name
+    full = salience.bound(whole, bounds.mark, now)
+    for name in ("rowids", "upper", "lower"):
+        assert np.array_equal(getattr(bounds, name), getattr(full, name), equal_nan=True), name
+    return cache
+
+
 def _answers(store: Store, cache: VectorCache) -> list[str]:
     """The JSON of a few searches through `cache`, at one pinned instant (salience reads the clock)."""
     conn = store.reader()
@@ -85,6 +101,9 @@ def test_a_new_process_maps_the_kept_snapshot_and_answers_the_same(tmp_path, see
 def test_a_stale_file_is_patched_through_the_change_log_and_kept_again(tmp_path):
     store = _store(tmp_path, 4, "hash")
     _fresh(store)
+    first = _fresh_salience(store)
+    assert (first.kept, first.mapped, first.rebuilt) == (1, 0, 1)
+    assert _fresh_salience(store).mapped == 1
     rng = random.Random(4)
     for step in STEPS:
         before = _header(store)["version"]
@@ -95,6 +114,9 @@ def test_a_stale_file_is_patched_through_the_change_log_and_kept_again(tmp_path)
         assert _header(store)["version"] == got.version, f"{step.__name__}: the patched snapshot was not kept"
         again, _, _ = _fresh(store)
         assert again.mapped == 1, step.__name__
+        listed = _fresh_salience(store)  # the salience list's index half, followed the same way
+        assert listed.rebuilt == 0 and (listed.kept, listed.mapped) in ((1, 0), (0, 1)), step.__name__
+        assert _fresh_salience(store).mapped == 1, step.__name__
 
 
 def _header(store: Store) -> dict:
@@ -130,11 +152,16 @@ def _spoil(path: Path, how: str) -> None:
 def test_a_file_that_is_not_whole_or_not_this_index_is_never_used(tmp_path, how):
     store = _store(tmp_path, 5, "hash", count=90)
     _fresh(store)
+    _fresh_salience(store)
     _spoil(_kept(store), how)
     cache, got, _ = _fresh(store)  # equal to a whole build, bit for bit (checked inside)
     assert cache.mapped == 0 and cache.kept == 1 and got.pages is None
     again, _, _ = _fresh(store)
     assert again.mapped == 1  # written again, whole
+    if how in ("truncated", "header bit", "another index", "empty"):  # the same file format and checks
+        _spoil(vector_file.beside(store.index_path, salience._FILE), how)
+        listed = _fresh_salience(store)
+        assert listed.mapped == 0 and listed.rebuilt == 1 and listed.kept == 1
 
 
 def test_a_copied_index_does_not_take_the_copy_s_file(tmp_path):
@@ -159,13 +186,13 @@ from memhtml_desktop.index import vector_file
 from memhtml_desktop.threads import blas_threads
 path = sys.argv[1]
 _, arrays, mapped = vector_file.read(vector_file.Path(path))
-pages = vector_file.Pages(mapped, vector_file.HEADER_BYTES)
+pages = mapped.pages(vector_file.HEADER_BYTES)
 query = np.frombuffer(bytes.fromhex(sys.argv[2]), dtype=np.float32)
 pick = np.frombuffer(bytes.fromhex(sys.argv[3]), dtype=np.int64)
 print(json.dumps({"threads": blas_threads(), "blocked": pages.blocked,
                   "product": pages.product(arrays["matrix"], query).tobytes().hex(),
                   "whole": (arrays["matrix"] @ query).tobytes().hex(),
-                  "gather": pages.gather_product(arrays["matrix"], pick, query).tobytes().hex(),
+                  "gather": (pages.rows(arrays["matrix"], pick) @ query).tobytes().hex(),
                   "gathered": (arrays["matrix"][pick] @ query).tobytes().hex()}))
 """
 
@@ -181,7 +208,7 @@ def test_blocked_products_equal_one_product(tmp_path, threads):
         path = tmp_path / f"m{rows}"
         vector_file.write(path, {"n": rows}, {"matrix": matrix})
         query = rng.standard_normal(dim).astype(np.float32)
-        pick = rng.choice(rows, size=3 * vector_file.Pages.GATHER + 5, replace=True).astype(np.int64)
+        pick = rng.choice(rows, size=vector_file.Pages.SCATTERED // 2 + 5, replace=True).astype(np.int64)
         env = {**_child_env(), "OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads}
         proc = subprocess.run([sys.executable, "-c", _BLOCKED, str(path), query.tobytes().hex(), pick.tobytes().hex()],
                               capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
@@ -198,15 +225,16 @@ def test_blocks_in_this_process_equal_one_product(tmp_path):
         path = tmp_path / f"m{rows}"
         vector_file.write(path, {"n": rows}, {"matrix": matrix})
         _, arrays, mapped = vector_file.read(path)
-        pages = vector_file.Pages(mapped, vector_file.HEADER_BYTES)
+        pages = mapped.pages(vector_file.HEADER_BYTES)
         for _ in range(4):
             query = rng.standard_normal(dim).astype(np.float32)
             whole = matrix @ query
             assert np.array_equal(pages.product(arrays["matrix"], query).view(np.uint32), whole.view(np.uint32))
-            pick = rng.choice(rows, size=min(rows, 3 * vector_file.Pages.GATHER + 5), replace=True)
-            gathered = matrix[pick] @ query
-            assert np.array_equal(pages.gather_product(arrays["matrix"], pick, query).view(np.uint32),
-                                  gathered.view(np.uint32))
+            for size in (vector_file.Pages.SCATTERED // 2 + 5, vector_file.Pages.SCATTERED + 9):  # pread, mapped
+                pick = rng.choice(rows, size=size, replace=True)
+                assert np.array_equal(pages.rows(arrays["matrix"], pick), matrix[pick])
+                gathered = matrix[pick] @ query
+                assert np.array_equal((pages.rows(arrays["matrix"], pick) @ query).view(np.uint32), gathered.view(np.uint32))
 
 
 def _child_env() -> dict:
@@ -225,11 +253,11 @@ def test_a_product_gives_the_file_s_pages_back(tmp_path):
     vector_file.write(path, {}, {"matrix": matrix})
     del matrix
     _, arrays, mapped = vector_file.read(path)
-    pages = vector_file.Pages(mapped, vector_file.HEADER_BYTES)
+    pages = mapped.pages(vector_file.HEADER_BYTES)
     before = _rss_file_kb()
     pages.product(arrays["matrix"], np.ones(dim, dtype=np.float32))
-    pages.gather_product(arrays["matrix"], np.arange(0, rows, 3), np.ones(dim, dtype=np.float32))
-    assert _rss_file_kb() - before < 16 * 1024  # a block at a time, not the 92 MB
+    pages.rows(arrays["matrix"], np.random.default_rng(3).choice(rows, 400)) @ np.ones(dim, dtype=np.float32)
+    assert _rss_file_kb() - before < 16 * 1024  # a block at a time, and scattered rows read, not mapped
     _ = float(arrays["matrix"].sum())  # what reading without giving back costs: the whole file
     assert _rss_file_kb() - before > 80 * 1024
 
