@@ -28,7 +28,8 @@ import time
 from dataclasses import replace
 from typing import Any, Callable
 
-from memhtml_desktop.ops.backend import CHILD_NICE, _alive, context, describe_exit, spec_of
+from memhtml_desktop.ops.backend import CHILD_NICE
+from memhtml_desktop.ops.spec import alive as _alive, context, describe_exit, spec_of
 from memhtml_desktop.watch.status import STARTING, STOPPED, WatchStatus, now_iso
 
 log = logging.getLogger(__name__)
