@@ -63,6 +63,8 @@ class StoreError(Exception):
 # long (and SQLite's lock this long per attempt), then answers from the last committed state.
 REFRESH_WAIT_S = 2.0
 REFRESH_BUSY_MS = 1000
+# A kept connection looks whether its index file is still the one at the index's path this often.
+IDENTITY_EVERY_S = 1.0
 # A state plane another process had locked is tried again at most this often (seconds).
 STATE_RETRY_S = 2.0
 # What a full or unwritable disk raises through apsw (SQLITE_FULL, SQLITE_IOERR_*, a read-only file).
@@ -100,6 +102,15 @@ def preload_modules() -> None:
 
     for name in LAZY_MODULES:
         importlib.import_module(name)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """A file's identity (device, inode), or None when nothing is there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def safe_store_path(path: str) -> str:
@@ -219,16 +230,31 @@ class Store:
         if conn is not None and getattr(self._local, "generation", None) != self._generation:
             self.close_thread_connection()
             conn = None
+        if conn is not None and self._index_replaced():
+            self.close_thread_connection()  # it reads a file no longer at the index's path
+            conn = None
         if conn is None:
             conn = self.connect()
             self._local.conn = conn
             self._local.generation = self._generation
             self._local.state_tried = time.monotonic()
+            self._local.identity, self._local.identity_at = _identity(self.index_path), time.monotonic()
         elif conn.state_busy and time.monotonic() - getattr(self._local, "state_tried", 0.0) >= STATE_RETRY_S:
             self._local.state_tried = time.monotonic()
             conn.state_busy, conn.state_error = False, None
             dbmod.attach_state(conn, self.state_path, create=False, clock=self.clock)
         return conn
+
+    def _index_replaced(self) -> bool:
+        """Whether the file at the index's path is no longer the one this thread's connection opened
+        (deleted, moved away, replaced by another): looked at most every IDENTITY_EVERY_S. A
+        long-lived connection (the engine keeps one per thread) would otherwise read the old file
+        for the rest of the session."""
+        now = time.monotonic()
+        if now - getattr(self._local, "identity_at", 0.0) < IDENTITY_EVERY_S:
+            return False
+        self._local.identity_at = now
+        return _identity(self.index_path) != getattr(self._local, "identity", None)
 
     def _state_locked(self) -> bool:
         """Whether this thread's state plane cannot be read now (another process's lock on it)."""

@@ -28,7 +28,7 @@ class StoreSpec:
     """What a child needs to open the same store: plain, picklable values (no connection)."""
 
     root: str
-    index_path: str
+    index_path: str  # "" for the store's default place (under the user cache)
     embedder: Any  # the embedder itself when it pickles (the hash embedder), else its registry name
     vector_backend: str
     create_state: bool
@@ -38,18 +38,23 @@ class StoreSpec:
     a forkserver's children would otherwise see the environment of the moment it started)."""
 
     def open(self) -> Any:
+        """The Store this spec names, in this process (an embedder named by the registry is made
+        here; when it cannot be, the default is used and the store says so in a notice)."""
         from memhtml_desktop.index.store import Store
 
         if self.environ:
             os.environ.clear()
             os.environ.update(self.environ)
-        embedder = self.embedder
+        embedder, notice = self.embedder, ""
         if isinstance(embedder, str):
             from memhtml_desktop.embedders.registry import make_embedder_or_default
 
-            embedder, _ = make_embedder_or_default(embedder)
-        return Store(self.root, index_path=self.index_path, embedder=embedder, vector_backend=self.vector_backend,
-                     create_state=self.create_state, ranking=self.ranking)
+            embedder, notice = make_embedder_or_default(embedder)
+        store = Store(self.root, index_path=self.index_path or None, embedder=embedder,
+                      vector_backend=self.vector_backend, create_state=self.create_state, ranking=self.ranking)
+        if notice:
+            store.notice(f"Embedder: {notice}")
+        return store
 
 
 def spec_of(store: Any) -> StoreSpec | None:

@@ -177,30 +177,21 @@ def resolve_initial_store(settings: Settings, *, demo: bool, explicit_store: boo
     return first_run_demo()
 
 
-def import_sidecar(store: Any) -> Any:
-    """Seed the state plane from `.memhtml/state/access.jsonl` (a demo copy's recorded reads)."""
-    return store.import_sidecar()
-
-
 def temporary_index(root: Path) -> Path | None:
     """A fresh demo copy (in a temp directory) keeps its index beside it, not in the user's cache."""
     marker = root.parent.name
     return root.parent / "index.db" if marker.startswith("memhtml-demo-") else None
 
 
-def open_store(root: Path, settings: Settings) -> Any:
-    """A Store for `root` with the configured embedder (or the default, with a notice why)."""
+def store_spec(root: Path, settings: Settings) -> Any:
+    """What the window's engine opens for `root`: the configured embedder by name (the engine makes
+    it, or the default with a notice why), the index, the backend, the ranking profile."""
     from memhtml_desktop.domain.ranking import profile_named
-    from memhtml_desktop.embedders.registry import make_embedder_or_default
-    from memhtml_desktop.index.store import Store
+    from memhtml_desktop.ops.spec import StoreSpec
 
-    embedder, notice = make_embedder_or_default(settings.embedder)
     index_path = resolve_index(settings, root) if settings.index else temporary_index(Path(root))
-    store = Store(root, index_path=index_path, embedder=embedder, vector_backend=settings.vector_backend,
-                  ranking=profile_named(settings.ranking))
-    if notice:
-        store.notices.append(f"Embedder: {notice}")
-    return store
+    return StoreSpec(str(root), str(index_path or ""), settings.embedder, settings.vector_backend, True,
+                     profile_named(settings.ranking), dict(os.environ))
 
 
 # -- the application -------------------------------------------------------------------------------
@@ -231,14 +222,11 @@ def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool
     qsettings = qsettings if qsettings is not None else make_qsettings()
     settings = merge_persisted(settings, qsettings)
     root, seed = resolve_initial_store(settings, demo=demo, explicit_store=explicit_store)
-    store = open_store(root, settings)
-    window = MainWindow(store, settings, qsettings=qsettings, watch=watch,
-
-                        prepare=import_sidecar if seed else None)
+    window = MainWindow(store_spec(root, settings), settings, qsettings=qsettings, watch=watch, seed=seed)
     # Reads the window's CURRENT settings, so a changed embedder or backend applies on reopen.
-    window.stores.opener = lambda path: open_store(path, window.settings)
+    window.stores.opener = lambda path: store_spec(path, window.settings)
     if not demo:
-        window.stores.remember(store.root)
+        window.stores.remember(window.store.root)
     return window
 
 

@@ -21,37 +21,9 @@ from memhtml_desktop.engine.protocol import Batch, Done, Failed, Gone, Idle, Not
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.ops.jobs import ReconcileJob, SearchJob
 from memhtml_desktop.ops.spec import StoreSpec, spec_of
-from tests.engine.helpers import CurateLaneJob, FailJob, NoticeJob, StoppableJob, WaitJob, WhereJob
+from tests.engine.helpers import CurateLaneJob, Inbox, FailJob, NoticeJob, StoppableJob, WaitJob, WhereJob
 from tests.memfiles import memory_html
 from tests.ui.conftest import write_golden_store
-
-
-class Inbox:
-    """What the engine said, in order; `wait(pred)` blocks the test (never a GUI) until it is said."""
-
-    def __init__(self) -> None:
-        self.messages: list = []
-        self._cond = threading.Condition()
-
-    def __call__(self, message) -> None:
-        with self._cond:
-            self.messages.append(message)
-            self._cond.notify_all()
-
-    def wait(self, pred, timeout: float = 30.0):
-        end = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                for message in self.messages:
-                    if pred(message):
-                        return message
-                left = end - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"not said within {timeout} s; said: {self.messages!r}"[:3000])
-                self._cond.wait(left)
-
-    def answer(self, call_id: int, timeout: float = 30.0):
-        return self.wait(lambda m: isinstance(m, (Done, Failed)) and m.id == call_id, timeout)
 
 
 @pytest.fixture
@@ -236,3 +208,56 @@ def test_an_embedder_that_cannot_cross_runs_the_engine_here(store, tmp_path):
     finally:
         client.close()
         held.close_thread_connection()
+
+
+def test_a_clean_close_reads_as_clean_while_other_threads_ask_whether_it_runs(store, caplog):
+    """Under the forkserver a child's exit code is written once on its sentinel; two threads polling
+    together made the second reader get EOF, and multiprocessing then recorded 255 over the real 0:
+    a clean exit said as a crash. Six engines closed while three threads keep asking."""
+    for _ in range(6):
+        inbox = Inbox()
+        client = EngineClient(store, inbox).start()
+        client.watch(quiet_s=0.1)
+        inbox.wait(lambda m: isinstance(m, Idle) and m.idle, 30)
+        asking = threading.Event()
+
+        def ask() -> None:
+            while not asking.is_set():
+                client.running  # noqa: B018 - the poll is the point
+        askers = [threading.Thread(target=ask) for _ in range(3)]
+        for thread in askers:
+            thread.start()
+        try:
+            client.close(10)
+        finally:
+            asking.set()
+            for thread in askers:
+                thread.join()
+        gone = inbox.wait(lambda m: isinstance(m, Gone), 10)
+        assert gone.expected and gone.reason == "exit code 0"
+    assert "the engine stopped" not in caplog.text
+
+
+def test_which_embedders_cross_to_an_engine_process(store, tmp_path):
+    from memhtml_desktop.ops.spec import crossing
+    from tests.engine.helpers import HeldEmbedder
+
+    held = Store(store.root, index_path=tmp_path / "held.db", embedder=HeldEmbedder())
+    assert spec_of(held) is None
+    assert crossing(HashEmbedder()) is not None and spec_of(store) is not None
+    pytest.importorskip("onnxruntime")
+    from memhtml_desktop.embedders.minilm import MiniLMEmbedder
+
+    assert crossing(MiniLMEmbedder()) == "minilm"
+    assert crossing(MiniLMEmbedder(precision="fp32")) is None, "fp32 is not the registry's int8 space"
+    assert crossing(MiniLMEmbedder(model_dir=tmp_path)) is None
+
+
+def test_a_reconciliation_asked_of_the_watcher_runs_and_is_said(engine, store):
+    client, inbox = engine
+    client.watch(quiet_s=0.05)
+    inbox.wait(lambda m: isinstance(m, Batch) and m.summary.kind == "reconcile", 30)
+    inbox.wait(lambda m: isinstance(m, Idle) and m.idle, 30)
+    client.reconcile("asked for")
+    inbox.wait(lambda m: len([x for x in inbox.messages if isinstance(x, Batch) and x.summary.kind == "reconcile"]) >= 2,
+               30)

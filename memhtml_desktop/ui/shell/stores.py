@@ -14,8 +14,8 @@ MAX_RECENT = 8
 class StoreChooser:
     """Opens stores for `window` (a MainWindow: its `set_store`, `notify`, `qsettings`, `settings`).
 
-    `opener` builds a Store from a path (the composition root sets one that uses the window's
-    current settings); without it, a Store with the open store's embedder.
+    `opener` makes what the window's engine opens from a path (a `StoreSpec`; the composition root
+    sets one that uses the window's current settings); without it, the open store's own, rooted there.
     """
 
     def __init__(self, window: Any, opener: Callable[[Path], Any] | None = None) -> None:
@@ -30,21 +30,17 @@ class StoreChooser:
             self.open_path(Path(path))
 
     def open_path(self, path: Path, *, remember: bool = True) -> bool:
-        from memhtml_desktop.index.store import Store, StoreError
-
+        """Switch the window to the store at `path`: its engine opens it (and says so if it cannot)."""
         window = self.window
-        try:
-            if self.opener is not None:
-                store = self.opener(Path(path))
-            else:
-                store = Store(path, embedder=window.store.embedder, vector_backend=window.settings.vector_backend,
-                              ranking=window.store.ranking)
-        except (StoreError, OSError, ValueError) as exc:
-            window.notify("Cannot open this store", str(exc), QMessageBox.Icon.Warning)
+        path = Path(path).expanduser()
+        if not path.is_dir():  # one stat of a folder the person just named; the engine checks the rest
+            window.notify("Cannot open this store", f"store not found: {path} is not a directory",
+                          QMessageBox.Icon.Warning)
             return False
+        store = self.opener(path) if self.opener is not None else window.runner.like_this(path)
         window.set_store(store)
         if remember:
-            self.remember(store.root)
+            self.remember(window.store.root)
         return True
 
     def remember(self, root: Path) -> None:
