@@ -79,6 +79,19 @@ def _real_root(root: str) -> str:
     return real
 
 
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular file is, in words ("a FIFO", "a device", "a directory")."""
+    if _stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if _stat.S_ISCHR(mode) or _stat.S_ISBLK(mode):
+        return "a device"
+    if _stat.S_ISDIR(mode):
+        return "a directory"
+    if _stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a regular file" if _stat.S_ISREG(mode) else "not a regular file"
+
+
 def _size_text(size: int) -> str:
     if size >= 1_048_576:
         return f"{size / 1_048_576:.1f} MB"
@@ -113,13 +126,14 @@ def read_guarded(
         if exc.errno == errno.ELOOP:
             raise Unreadable(f"{what} was replaced by a symbolic link while it was being read; not read") from None
         raise
-    with os.fdopen(fd, "rb") as handle:
-        st = os.fstat(fd)
+    try:
+        st = os.fstat(fd)  # before fdopen: it refuses a directory's descriptor with IsADirectoryError
         if not _stat.S_ISREG(st.st_mode):
-            kind = "a FIFO" if _stat.S_ISFIFO(st.st_mode) else "a device" if (
-                _stat.S_ISCHR(st.st_mode) or _stat.S_ISBLK(st.st_mode)) else "a directory" if (
-                _stat.S_ISDIR(st.st_mode)) else "not a regular file"  # fmt: skip
-            raise Unreadable(f"{what} is {kind}, not a regular file; not read")
+            raise Unreadable(f"{what} is {kind_of(st.st_mode)}, not a regular file; not read")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
         if st.st_size > cap:
             raise TooLarge(f"{what} is {_size_text(st.st_size)}; files over {_size_text(cap)} are not read",
                            st.st_size, cap)

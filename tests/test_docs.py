@@ -28,7 +28,7 @@ ARCHITECTURE = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 FORMAT = (ROOT / "docs" / "format-support.md").read_text(encoding="utf-8")
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
-LAYERS = ("domain/", "html/", "index/", "write/", "workbench/", "watch/", "ops/", "engine/", "ui/", "cli/")
+LAYERS = ("domain/", "html/", "index/", "write/", "workbench/", "history/", "watch/", "ops/", "engine/", "ui/", "cli/")
 
 #: Each step of "how a file change reaches the screen": the name the doc uses, and where it lives.
 FLOW = {

@@ -17,8 +17,8 @@ import sys
 
 from memhtml_desktop import __version__
 from memhtml_desktop.cli import (
-    curation_commands, eval_command, read_commands, shape_commands, store_commands, window_commands,
-    workbench_commands, write_commands,
+    curation_commands, eval_command, read_commands, review_commands, shape_commands, store_commands,
+    window_commands, workbench_commands, write_commands,
 )
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CliError, common_parser, environment_failure
 
@@ -27,7 +27,7 @@ __all__ = ["COMMANDS", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "CliError", "build_
 # Help lists the groups in this order: the window first, then reading, then maintenance, then writing,
 # then measuring the ranking.
 _GROUPS = (window_commands, read_commands, shape_commands, store_commands, write_commands, curation_commands,
-           eval_command, workbench_commands)
+           review_commands, eval_command, workbench_commands)
 
 COMMANDS = {name: fn for group in _GROUPS for name, fn in group.COMMANDS.items()}
 

@@ -111,19 +111,31 @@ def settings_from(args: argparse.Namespace):
     )
 
 
+def checked_root(args: argparse.Namespace):
+    """The store folder the flags name, once `check_store` says it is one (index/store_check.py):
+    otherwise CliError, and nothing was created anywhere."""
+    from memhtml_desktop.index.store import check_store
+    from memhtml_desktop.settings import resolve_store
+
+    check = check_store(resolve_store(settings_from(args)))
+    if check.problem is not None:
+        hint = " (use --store DIR or set MEMHTML_ROOT)" if not check.path.exists() else ""
+        raise CliError(check.problem + hint)
+    return check.path
+
+
 def open_store(args: argparse.Namespace, *, recover: bool = True):
-    """The Store the flags name. Raises CliError with a clear message when it cannot be used.
+    """The Store the flags name. Raises CliError with a clear message when it cannot be used (a
+    folder that is not a memhtml store included: `checked_root`).
 
     A write a crash interrupted (in any process) is finished or rolled back first, so a read never
     answers from a half-written store; what was done, or why it could not be, is a notice."""
     from memhtml_desktop.embedders.registry import make_embedder_or_default
     from memhtml_desktop.index.store import Store, StoreError
-    from memhtml_desktop.settings import resolve_index, resolve_store
+    from memhtml_desktop.settings import resolve_index
 
     settings = settings_from(args)
-    root = resolve_store(settings)
-    if not root.exists():
-        raise CliError(f"store not found: {root} does not exist (use --store DIR or set MEMHTML_ROOT)")
+    root = checked_root(args)
     embedder, notice = make_embedder_or_default(settings.embedder, load=settings.embedder != "hash")
     if notice:
         from memhtml_desktop.cli.output import field

@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.printable import field, printable
 from memhtml_desktop.domain.rrf import RANK_ARMS
 from memhtml_desktop.domain.signals import STEP_NAMES
@@ -81,7 +82,7 @@ def progress_printer(stream=None) -> Callable[[str, int, int], None]:
 
 def print_index_report(report, store) -> None:
     print(
-        f"{report.seen} files seen: {report.added} added, {report.changed} changed, {report.moved} moved, "
+        f"{counted(report.seen, 'file')} seen: {report.added} added, {report.changed} changed, {report.moved} moved, "
         f"{report.removed} removed, {report.unchanged} unchanged, {report.failed} failed; "
         f"{report.embedded} chunks embedded in {report.seconds:.2f}s"
     )
@@ -103,8 +104,9 @@ def _matches_line(result) -> str:
     words = "every word" if m.form == "all" else "any of the words"
     if not m.any:
         return f"no memory in scope holds {words} of the query"
-    count = f"more than {m.count}" if m.capped else str(m.count)
-    return f"{count} {'memory' if m.count == 1 else 'memories'} in scope hold {words} of the query"
+    if m.capped:
+        return f"more than {counted(m.count, 'memory')} in scope hold {words} of the query"
+    return f"{counted(m.count, 'memory in scope', 'memories in scope', verb=('holds', 'hold'))} {words} of the query"
 
 
 def _relevance_line(result) -> str | None:
@@ -113,7 +115,7 @@ def _relevance_line(result) -> str | None:
         return None
     cos = ""
     if r.top_cosine is not None:
-        cos = f"; raw cosine top {r.top_cosine:.3f}, median {r.median_cosine:.3f} over {r.candidates} candidates"
+        cos = f"; raw cosine top {r.top_cosine:.3f}, median {r.median_cosine:.3f} over {counted(r.candidates, 'candidate')}"
     return f"{r.below_floor} below the relevance floor (cosine {r.floor_cosine:g}){cos}"
 
 
@@ -122,7 +124,7 @@ def print_search(result) -> None:
     arms = ", ".join(result.arms) or "none"
     form = f" · fts: {result.fts_form} terms" if result.fts_form else ""
     steps = ", ".join(STEP_NAMES.get(s, s) for s in result.steps) or "none"
-    print(f"{len(result.hits)} hits for {result.query!r} · ranking: {result.ranking} (after fusion: {steps})"
+    print(f"{counted(len(result.hits), 'hit')} for {result.query!r} · ranking: {result.ranking} (after fusion: {steps})"
           f" · arms: {arms}{form} · {result.elapsed_ms:.1f} ms")
     print(f"  {_matches_line(result)}")
     relevance = _relevance_line(result)

@@ -55,13 +55,9 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
 
 
 def _root(args: argparse.Namespace) -> Path:
-    from memhtml_desktop.cli.common import settings_from
-    from memhtml_desktop.settings import resolve_store
+    from memhtml_desktop.cli.common import checked_root
 
-    root = resolve_store(settings_from(args))
-    if not root.exists():
-        raise CliError(f"store not found: {root} does not exist (use --store DIR or set MEMHTML_ROOT)")
-    return root
+    return checked_root(args)
 
 
 def _write(action):
@@ -160,9 +156,11 @@ def _import_pairs(args: argparse.Namespace, files) -> int:
     from memhtml_desktop.domain.qa_pairs import parse_pairs
     from memhtml_desktop.workbench import resolve_pairs
 
-    try:
-        text = Path(args.pairs).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    from memhtml_desktop.guarded import SMALL_FILE_CAP, read_guarded
+
+    try:  # a file named here may live anywhere, but it is still a regular file under the cap (no FIFO, no /dev/zero)
+        text = read_guarded(args.pairs, cap=SMALL_FILE_CAP, what="the pairs file").decode("utf-8")
+    except (OSError, ValueError) as exc:  # Unreadable and UnicodeDecodeError are ValueErrors
         raise CliError(f"cannot read {args.pairs}: {getattr(exc, 'strerror', None) or exc}") from exc
     pairs, problems = parse_pairs(text, args.pairs)
     store = open_store(args)

@@ -138,19 +138,20 @@ def pinned_clock() -> Callable[[], _dt.datetime] | None:
 
 
 def open_curator(options: dict[str, Any], *, refresh: bool = True, defer_state: bool = False):
-    """The Curator for the store the flags name. The repository is checked BEFORE the store is
-    opened, so a refusal (not a git repository, say) leaves nothing behind, not even `.memhtml/`.
+    """The Curator for the store the flags name. The folder (a memhtml store?) and the repository are
+    checked BEFORE the store is opened, so a refusal (not a store, not a git repository) leaves
+    nothing behind, not even `.memhtml/`.
     `defer_state`: a store never opened gets its state.db only once the write is known to happen
     (`_run`); `state export`, `doctor --fix` and the others need the plane as it is, so they do not defer."""
-    from memhtml_desktop.cli.common import settings_from
+    from memhtml_desktop.cli.common import checked_root, settings_from
     from memhtml_desktop.settings import resolve_store
     from memhtml_desktop.write.curator import Curator, Git, check_repository
 
     namespace = argparse.Namespace(**{k.replace("-", "_"): v for k, v in options.items() if v is not None})
     root = resolve_store(settings_from(namespace))
-    if not root.is_dir():
-        raise CliError(f"store not found: {root} does not exist (use --repo DIR or set MEMHTML_ROOT)")
-    check_repository(Git(root))
+    if root.is_dir():  # memhtml's own refusal first (case 44: ERR_GIT), then whether it is a store at all
+        check_repository(Git(root))
+    checked_root(namespace)
     clock = pinned_clock()
     store = open_store(namespace)
     if defer_state:  # a refused write leaves nothing behind, not even state.db (docs/writing.md, case 44)

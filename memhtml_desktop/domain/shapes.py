@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memhtml_desktop.domain.catalogue import Catalogue
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.quotas import QuotaPack, delivered
 from memhtml_desktop.domain.types import RecallPack
 
@@ -106,7 +107,7 @@ class ShapeComparison:
         """One sentence: which shape is cheaper here, the seed's rule, and the catalogue's finding."""
         pack, first = self.cost("memhtml"), self.cost("catalog+1")
         if pack is None or first is None:
-            return "Nothing to compare: the query found no memory."
+            return self.nothing_listed()
         kind = self.catalogue.question
         if self.cheaper == "direct":
             text = f"Direct recall is cheaper here ({pack.delivered:,} against {first.delivered:,} chars)"
@@ -124,6 +125,22 @@ class ShapeComparison:
         if groups:
             n = sum(len(g) for g in groups)
             text += f". The catalogue cannot tell {n} of its entries apart (same title and summary)"
+        return text + "."
+
+    def nothing_listed(self) -> str:
+        """Why there is nothing to compare: no memory found, or (issue 41) a budget under the
+        catalogue's shortest line, where the query found memories all the same and memhtml's pack
+        still hands over its index lines (free) and its arcs (their own envelope)."""
+        cat, pack = self.catalogue, self.pack
+        if not cat.entries:
+            return "Nothing to compare: the query found no memory."
+        text = (f"Nothing to compare at a budget of {self.budget:,}: the catalogue lists no line "
+                f"(its shortest costs {cat.smallest_line:,} chars)")
+        index = sum(s.counts["index"] for s in (pack.memories, pack.arcs))
+        if pack.memories.spent == 0 and index:
+            arcs = f" and its arcs (their own {pack.arcs.budget:,}-char envelope)" if pack.arcs.spent else ""
+            text += (f". memhtml's pack quotes no memory but still hands over {counted(index, 'index line')} "
+                     f"(free){arcs}: {pack_delivered(pack):,} chars, {pack.spent:,} charged")
         return text + "."
 
     def to_json(self) -> dict[str, Any]:

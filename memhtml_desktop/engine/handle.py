@@ -28,13 +28,17 @@ class StoreHandle:
     is_open: bool = False
     reopened: int = 0
     """How many times the engine moved a damaged index aside and rebuilt it (caches of it are stale)."""
+    curation_off: str | None = None
+    """Why the store cannot be curated (no git of its own), or None."""
 
     @classmethod
     def of(cls, store: Any) -> StoreHandle:
         """The handle of a `StoreSpec`, or of an open `Store` (its own notices kept)."""
         if isinstance(store, StoreSpec):  # resolved as the Store resolves it (a few readlinks)
-            return cls(Path(store.root).expanduser().resolve(), Path(store.index_path))
-        handle = cls(Path(store.root), Path(store.index_path), embedder=getattr(store.embedder, "space", ""))
+            return cls(Path(store.root).expanduser().resolve(), Path(store.index_path),
+                       curation_off=store.curation_off)
+        handle = cls(Path(store.root), Path(store.index_path), embedder=getattr(store.embedder, "space", ""),
+                     curation_off=getattr(store, "curation_off", None))
         handle.notices.extend(getattr(store, "notices", ()))
         return handle
 

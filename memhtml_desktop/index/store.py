@@ -48,6 +48,7 @@ from memhtml_desktop.index import writelock
 from memhtml_desktop.index.indexer import Indexer, IndexReport
 from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
 from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the door: `import_state` raises it)
+from memhtml_desktop.index.store_check import StoreCheck, check_store  # noqa: F401  (part of the door)
 from memhtml_desktop.index.retrieval import Retriever
 from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.vectors import CACHE
@@ -139,7 +140,10 @@ class Store:
         clock: Callable[[], Any] = dbmod.utc_now,
         create_state: bool = True,
         ranking: RankingProfile = DEFAULT,
+        curation_off: str | None = None,
     ) -> None:
+        """`curation_off`: why this store cannot be curated (no git of its own: `StoreCheck.git_problem`),
+        as the front end that checked it found; the window greys curation out with it."""
         from memhtml_desktop.settings import default_index_path
 
         self.root = Path(root).expanduser()
@@ -155,6 +159,7 @@ class Store:
         self.embedder = embedder
         self.vector_backend = vector_backend
         self.ranking = ranking  # the profile search and recall use unless a call names another
+        self.curation_off = curation_off
         self.clock = clock
         self.create_state = create_state
         self.notices: list[str] = []

@@ -34,6 +34,8 @@ class StoreSpec:
     create_state: bool
     ranking: Any
     environ: dict = field(default_factory=dict, compare=False, repr=False)
+    curation_off: str | None = None
+    """Why the store cannot be curated (no git of its own: `index.store.StoreCheck.git_problem`)."""
     """The caller's environment when it asked (the data and cache folders are found through it;
     a forkserver's children would otherwise see the environment of the moment it started)."""
 
@@ -51,7 +53,10 @@ class StoreSpec:
 
             embedder, notice = make_embedder_or_default(embedder)
         store = Store(self.root, index_path=self.index_path or None, embedder=embedder,
-                      vector_backend=self.vector_backend, create_state=self.create_state, ranking=self.ranking)
+                      vector_backend=self.vector_backend, create_state=self.create_state, ranking=self.ranking,
+                      curation_off=self.curation_off)
+        if self.curation_off:
+            store.notice(f"Curation is off: {self.curation_off}")
         if notice:
             store.notice(f"Embedder: {notice}")
         return store
@@ -66,7 +71,7 @@ def spec_of(store: Any) -> StoreSpec | None:
     if embedder is None:
         return None
     return StoreSpec(str(store.root), str(store.index_path), embedder, store.vector_backend,
-                     store.create_state, store.ranking, dict(os.environ))
+                     store.create_state, store.ranking, dict(os.environ), getattr(store, "curation_off", None))
 
 
 def crossing(embedder: Any) -> Any | None:

@@ -19,6 +19,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -185,13 +186,19 @@ def temporary_index(root: Path) -> Path | None:
 
 def store_spec(root: Path, settings: Settings) -> Any:
     """What the window's engine opens for `root`: the configured embedder by name (the engine makes
-    it, or the default with a notice why), the index, the backend, the ranking profile."""
+    it, or the default with a notice why), the index, the backend, the ranking profile. StoreError,
+    before anything is made, when `root` is not a memhtml store (index/store_check.py); a store
+    without git of its own opens with curation off and the reason."""
     from memhtml_desktop.domain.ranking import profile_named
+    from memhtml_desktop.index.store import StoreError, check_store
     from memhtml_desktop.ops.spec import StoreSpec
 
+    check = check_store(root)
+    if check.problem is not None:
+        raise StoreError(check.problem)
     index_path = resolve_index(settings, root) if settings.index else temporary_index(Path(root))
     return StoreSpec(str(root), str(index_path or ""), settings.embedder, settings.vector_backend, True,
-                     profile_named(settings.ranking), dict(os.environ))
+                     profile_named(settings.ranking), dict(os.environ), check.git_problem)
 
 
 # -- the application -------------------------------------------------------------------------------
@@ -214,14 +221,34 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+def recent_stores(qsettings: QSettings) -> list[str]:
+    value = qsettings.value("recent_stores", [])
+    return [str(v) for v in ([value] if isinstance(value, str) else (value or []))]
+
+
 def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool = False,
-                 qsettings: QSettings | None = None, watch: bool | None = None):
-    """The window over the resolved store (the one place that wires store, workers and window)."""
+                 qsettings: QSettings | None = None, watch: bool | None = None,
+                 choose: Callable[[str, list[str]], Any] | None = None):
+    """The window over the resolved store (the one place that wires store, workers and window).
+
+    A store that is not one (a mistyped `--store`, a remembered store since deleted) is not opened:
+    `choose(problem, recent)` (the store chooser, `ui/shell/store_problem.py`) says why and offers
+    another folder, a recent store or the demo; None (Quit there) builds no window."""
+    from memhtml_desktop.index.store import check_store
     from memhtml_desktop.ui.shell.main_window import MainWindow
 
     qsettings = qsettings if qsettings is not None else make_qsettings()
     settings = merge_persisted(settings, qsettings)
     root, seed = resolve_initial_store(settings, demo=demo, explicit_store=explicit_store)
+    check = check_store(root)
+    if check.problem is not None:  # offer the chooser rather than quit (issue 41)
+        from memhtml_desktop.ui.shell.store_problem import DEMO_CHOICE, ask_for_store
+
+        picked = (choose or ask_for_store)(check.problem, recent_stores(qsettings))
+        if picked is None:
+            return None
+        demo = picked == DEMO_CHOICE
+        root, seed = (fresh_demo_copy(), True) if demo else (Path(picked), False)
     window = MainWindow(store_spec(root, settings), settings, qsettings=qsettings, watch=watch, seed=seed)
     # Reads the window's CURRENT settings, so a changed embedder or backend applies on reopen.
     window.stores.opener = lambda path: store_spec(path, window.settings)
@@ -263,6 +290,9 @@ def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False
     except Exception as exc:
         log.debug("could not open the store", exc_info=True)
         QMessageBox.critical(None, "memhtml desktop", f"Could not open the store: {exc}")
+        return 1
+    if window is None:
+        print("memhtml-desktop: no store opened", file=sys.stderr)
         return 1
     window.show()
     settle_gc()

@@ -127,8 +127,7 @@ class WorkbenchFiles:
         None when every probe was there already, how many were left out as already there). The
         file's other lines stay byte for byte, as `add_probe` keeps them."""
         path = probe_path(name)
-        full = self.root / path
-        text = full.read_bytes().decode("utf-8", "replace") if full.exists() else ""
+        text = (self._read(path) or b"").decode("utf-8", "replace")  # the guard: a link out, a FIFO, /dev/zero refused
         known = {p.key for p in read_probe_set(text, path).probes}
         new = [p for p in dict((p.key, p) for p in probes).values() if p.key not in known]
         if not new:

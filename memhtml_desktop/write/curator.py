@@ -45,12 +45,13 @@ from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_
 from memhtml_desktop.write.planner_new import plan_write
 from memhtml_desktop.write.planner_repair import plan_doctor_fix, plan_state_export
 from memhtml_desktop.write.preflight import check_paths, wait_for_index_lock
-from memhtml_desktop.write.undo import undo_plan
+from memhtml_desktop.write.undo import plan_revert, undo_plan
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
     CorrectRequest,
     DoctorFixRequest,
     LinkRequest,
+    RevertRequest,
     StateExportRequest,
     SupersedeRequest,
     TaskStatusRequest,
@@ -91,6 +92,7 @@ PLANNERS: dict[type, Callable[[PlanContext, Any], Plan]] = {
     StateExportRequest: plan_state_export,
     ApplyRequest: plan_apply,
     SupersedeRequest: plan_supersede,
+    RevertRequest: plan_revert,
 }
 
 
@@ -265,8 +267,9 @@ class Curator(Committer):
             notices.append(pending_sentence(landed.pending))
         notices += self._update_index([p for p in landed.paths if is_indexable(p)], moves, projections)
         if remember:
-            journal_mod.write_last(self.directory, {"sha": landed.sha, "subject": subject, "paths": landed.paths,
-                                                    "moves": [list(m) for m in moves]})  # fmt: skip
+            journal_mod.write_last(landed.journal.directory.parents[2], {
+                "sha": landed.sha, "subject": subject, "paths": landed.paths, "moves": [list(m) for m in moves],
+            }, legacy=self.directory)  # fmt: skip
         landed.journal.finish()
         return notices
 
@@ -353,7 +356,7 @@ class Curator(Committer):
 
     def undo_status(self) -> tuple[bool, str]:
         """Whether `undo()` would run now, and what it would undo or why it cannot."""
-        last = journal_mod.read_last(self.directory)
+        last = journal_mod.read_last(self.git_dir(), legacy=self.directory)
         if not last:
             return False, "nothing to undo: this app has made no change to this store since its last undo"
         try:
@@ -367,13 +370,14 @@ class Curator(Committer):
         only its paths, each step checked, all or nothing); moved state rows move back."""
 
         def work() -> Applied:
-            last = journal_mod.read_last(self.directory)
+            git_dir = self.git.git_dir()
+            last = journal_mod.read_last(git_dir, legacy=self.directory)
             if not last:
                 raise Refused("nothing to undo: this app has made no change to this store since its last undo")
             wait_for_index_lock(self.git)
             plan, base = undo_plan(self.git, self.root, last)
             sha, notices, paths = self._commit(plan, base, remember=False)
-            journal_mod.write_last(self.directory, None)
+            journal_mod.write_last(git_dir, None, legacy=self.directory)
             result = {"reverted": last["sha"], "commit_sha": sha, "paths": last.get("paths", [])}
             return Applied(plan, sha, result, notices, StoreChange.of_commit(paths, _moves(plan)))
 
@@ -426,18 +430,50 @@ class Curator(Committer):
             extra = [f"{p} was staged differently by someone else; git's index keeps their version" for p in left]
             return f"finished an interrupted write: {subject} ({sha[:12]})" + _also(extra + notices)
         try:
-            left = rollback(self.root, self.git, self.store.reader(), journal)
+            done = rollback(self.root, self.git, self.store.reader(), journal)
         except RollbackIncomplete as exc:
             journal.release()
             return f"an interrupted write ({subject}) could not be rolled back completely: {exc}"
         paths = header.get("paths", [])
         self._update_index([p for p in paths if is_indexable(p)], [(dst, src) for src, dst in moves])
-        log.warning("an interrupted write was rolled back: %s", subject)
-        return f"rolled back an interrupted write: {subject}" + _also(left)
+        said = rolled_back_sentence(subject, done)
+        log.warning("%s", said)
+        return said
 
 
 def _also(notes: list[str]) -> str:
     return f" ({'; '.join(notes)})" if notes else ""
+
+
+def rolled_back_sentence(subject: str, done) -> str:
+    """What a recovery that found an uncommitted write did, in words that match what happened
+    (`done`: rollback.RolledBack). "rolled back" only when something was: after an agent's `git add
+    -A && git commit` of the half-written files, every file stays as that commit holds it, and
+    saying "rolled back" about a store still holding all of them misled (issue 40)."""
+    from memhtml_desktop.domain.plural import counted, noun_for
+
+    notes = list(done.left)
+    if done.committed or done.temps:
+        sha, title = done.commits[0] if done.commits else ("", "")
+        where = f", in {sha[:12]} “{title}”" if sha else ""
+        if len(done.commits) > 1:
+            where += f" and {counted(len(done.commits) - 1, 'earlier commit')}"
+        parts = [f"{counted(len(done.committed), 'file')} of it"] if done.committed else []
+        if done.temps:
+            parts.append(f"{len(done.temps):,} of its {noun_for(len(done.temps), 'temp file')}")
+        total = len(done.committed) + len(done.temps)
+        notes.insert(0, f"another writer committed {' and '.join(parts)} since{where}, and "
+                        f"{noun_for(total, 'it stays', 'they stay')} as committed")  # fmt: skip
+        if done.temps:
+            shown = " ".join(done.temps[:3]) + (" …" if len(done.temps) > 3 else "")
+            notes.append(f"remove the {noun_for(len(done.temps), 'temp file')} with `git rm {shown}`")
+        if not done.undone:
+            return f"an interrupted write ({subject}) had not committed: {'; '.join(notes)}; nothing was rolled back"
+        undone = f"{done.undone:,} of its {noun_for(done.undone, 'change')} undone"
+        return f"rolled back part of an interrupted write: {subject} ({undone}; {'; '.join(notes)})"
+    if not done.undone and not notes:
+        return f"an interrupted write ({subject}) had changed nothing yet: there was nothing to roll back"
+    return f"rolled back an interrupted write: {subject}" + _also(notes)
 
 
 def cheap_git_dir(root: Path) -> Path | None:

@@ -387,7 +387,7 @@ class Executor:
             built, notices = self._land(built, branch, journal, plan.paths)
         except BaseException as exc:
             try:
-                left = rollback(self.root, self.git, self.conn, journal)
+                left = rollback(self.root, self.git, self.conn, journal).left
             except RollbackIncomplete as stuck:
                 journal.release()
                 raise RollbackIncomplete(f"{exc}; and the rollback could not finish: {stuck}") from exc

@@ -47,7 +47,7 @@ class LockTimeout(Exception):
 
 
 def write_dir(store_root: Path) -> Path:
-    """`<cache>/writes/<store>-<hash>/`: the lock and the last commit for undo."""
+    """`<cache>/writes/<store>-<hash>/`: the write lock (and, from earlier versions, the last commit)."""
     from memhtml_desktop.settings import default_index_path
 
     return default_index_path(store_root).parent.parent / "writes" / default_index_path(store_root).stem
@@ -316,19 +316,35 @@ class PendingMoves:
         self.change(edit)
 
 
-def read_last(directory: Path) -> dict[str, Any] | None:
-    """The app's last commit in this store (for undo), or None."""
-    try:
-        return json.loads((directory / "last.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+LAST = "memhtml-desktop/last.json"
 
 
-def write_last(directory: Path, record: dict[str, Any] | None) -> None:
-    target = directory / "last.json"
+def read_last(git_dir: Path | None, legacy: Path | None = None) -> dict[str, Any] | None:
+    """The app's last commit in this store (for undo), or None.
+
+    It is kept in the store's git directory (`<git dir>/memhtml-desktop/last.json`), so it goes
+    where the repository goes: it used to live in `legacy` (the cache's `writes/<store>-<hash>/`,
+    named after the store's path), and a renamed or moved store folder then had "no change to
+    undo" with the app's commit at HEAD. A record an earlier version left there is still read."""
+    for file in ([git_dir / LAST] if git_dir is not None else []) + ([legacy / "last.json"] if legacy else []):
+        try:
+            record = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict) and record.get("sha"):
+            return record
+    return None
+
+
+def write_last(git_dir: Path, record: dict[str, Any] | None, legacy: Path | None = None) -> None:
+    """Remember `record` as the app's last commit (None: forget it), in the git directory; a
+    record at the `legacy` place is dropped either way (it is superseded)."""
+    if legacy is not None:
+        (legacy / "last.json").unlink(missing_ok=True)
+    target = git_dir / LAST
     if record is None:
         target.unlink(missing_ok=True)
         return
-    directory.mkdir(parents=True, exist_ok=True)
-    _write_durably(directory / "last.json.tmp", json.dumps(record).encode("utf-8"))
-    os.replace(directory / "last.json.tmp", target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _write_durably(target.with_suffix(".json.tmp"), json.dumps(record).encode("utf-8"))
+    os.replace(target.with_suffix(".json.tmp"), target)

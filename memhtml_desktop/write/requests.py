@@ -109,3 +109,12 @@ class SupersedeRequest:
     reason: str | None = None
     expected_winner: str | None = None
     expected_loser: str | None = None
+
+
+@dataclass(frozen=True)
+class RevertRequest:
+    """Revert one change: commit `commit`'s changes to `paths` only (the review inbox's "Revert
+    this change"), by a commit of its own; refused while a later commit touched those paths."""
+
+    commit: str
+    paths: tuple[str, ...]

@@ -6,7 +6,6 @@ Qt side is left out (tests/ui covers the Runner over the engine)."""
 from __future__ import annotations
 
 import os
-import queue
 import threading
 import time
 from pathlib import Path

@@ -52,6 +52,16 @@ def child_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def private_git(monkeypatch, tmp: Path) -> None:
+    """A git identity, no user git configuration, and the app's cache and data under `tmp`."""
+    for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+                       "GIT_COMMITTER_EMAIL": "t@example.invalid"}.items():  # fmt: skip
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("MEMHTML_DESKTOP_CACHE", str(tmp / "cache"))
+    monkeypatch.setenv("MEMHTML_DESKTOP_DATA", str(tmp / "data"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp / "no-global"))
+
+
 def run_cli(args: list[str | bytes], *, timeout: float = 120, env: dict[str, str] | None = None
             ) -> subprocess.CompletedProcess[bytes]:
     """`python -m memhtml_desktop ARGS`, bytes in and out (argv may hold undecodable bytes)."""

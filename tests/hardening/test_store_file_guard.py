@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hardening_support import private_git
 
 from memhtml_desktop.domain.probes import EvalProbe
 
@@ -33,12 +34,7 @@ def _git(root: Path, *args: str) -> str:
 
 @pytest.fixture
 def store(tmp_path, monkeypatch):
-    for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-                       "GIT_COMMITTER_EMAIL": "t@example.invalid"}.items():  # fmt: skip
-        monkeypatch.setenv(key, value)
-    monkeypatch.setenv("MEMHTML_DESKTOP_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("MEMHTML_DESKTOP_DATA", str(tmp_path / "data"))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global"))
+    private_git(monkeypatch, tmp_path)
     root = tmp_path / "store"
     (root / "areas" / "a").mkdir(parents=True)
     (root / "areas" / "a" / "one.html").write_text("<html></html>\n")

@@ -91,7 +91,6 @@ def test_the_list_keeps_its_answer_until_the_next_one_arrives(qtbot, window, tmp
     Both reader threads are held busy, so the new search is submitted (the debounce has fired) but
     cannot finish; only then is the list checked.
     """
-    import threading
 
     type_query(qtbot, window, "drain")
     before = wait_for_query(qtbot, window, "drain")

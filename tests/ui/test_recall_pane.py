@@ -201,7 +201,7 @@ def test_the_pane_reads_the_active_profiles_envelope_and_cap(pane):
     pane.show_pack(three_tier_pack())
     model = pane.memories_box.model
     texts = {model.index(r, 4).data() for r in range(model.rowCount())}
-    assert "entity cap: 1 quotes per entity already" in texts, texts
+    assert "entity cap: 1 quote per entity already" in texts, texts  # one, not "1 quotes" (issue 41)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

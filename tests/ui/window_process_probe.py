@@ -24,11 +24,10 @@ class Recorded(apsw.Connection):
 apsw.Connection = Recorded  # before memhtml_desktop subclasses it
 
 from memhtml_desktop.domain.hash_embedder import HashEmbedder  # noqa: E402
-import memhtml_desktop.html.project  # noqa: E402
-project_module = sys.modules["memhtml_desktop.html.project"]
+from memhtml_desktop.html.project import project  # noqa: E402
 from memhtml_desktop.html import tree as tree_module  # noqa: E402
 
-WATCHED = {project_module.project.__code__: "project", HashEmbedder.embed.__code__: "embed"}
+WATCHED = {project.__code__: "project", HashEmbedder.embed.__code__: "embed"}
 WATCHED.update({fn.__code__: f"tree.{name}" for name, fn in vars(tree_module).items()
                 if callable(fn) and getattr(fn, "__code__", None) is not None
                 and getattr(fn, "__module__", "") == tree_module.__name__})

@@ -14,7 +14,6 @@ from memhtml_desktop.domain.configs import shipped
 from memhtml_desktop.engine.client import EngineClient
 from memhtml_desktop.engine.protocol import Done, Failed, Opened, Progress
 from memhtml_desktop.index.store import Store
-from memhtml_desktop.ops.jobs import Cancelled
 from memhtml_desktop.ops.spec import crossing
 from memhtml_desktop.ops.workbench import OptimizeJob
 from memhtml_desktop.workbench.store_files import WorkbenchFiles

@@ -166,8 +166,21 @@ def test_undo_in_a_recreated_store_says_the_commit_is_not_there(root, capsys, tm
     git(seed(tmp_path), "commit", "-q", "--allow-empty", "-m", "a new history")  # the same path, another repository
     code, out, err = cli(["--store", str(root), "undo"], capsys)
     assert code == 1
-    assert "is not in this repository: the store was re-created or its history rewritten" in err
+    # The record of the app's last commit lives in the repository's git directory (issue 40): a store
+    # re-created at the same path is another repository, in which this app has made no change.
+    assert "nothing to undo: this app has made no change to this store" in err
     assert "no longer the newest commit" not in err
+
+
+def test_undo_of_a_commit_the_repository_no_longer_holds_says_it_is_gone(root, capsys, tmp_path):
+    code, _, err = cli(["--repo", str(root), "archive", "areas/arcs/reversibility-first.html", "--reason", "old"], capsys)
+    assert code == 0, err
+    git(root, "reset", "-q", "--hard", "HEAD~1")  # the history rewritten, the commit collected
+    git(root, "reflog", "expire", "--expire=now", "--all")
+    git(root, "gc", "-q", "--prune=now")
+    code, out, err = cli(["--store", str(root), "undo"], capsys)
+    assert code == 1
+    assert "is not in this repository: the store was re-created or its history rewritten" in err
 
 
 # -- 23. a refused write on a never-opened store creates nothing -------------------------------------

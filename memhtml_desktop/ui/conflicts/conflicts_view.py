@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.conflicts.conflicts_model import ConflictsModel
 from memhtml_desktop.ui.kit.palette import mark_color
 from memhtml_desktop.ui.kit.screen_fit import fit_to_screen
@@ -272,9 +273,9 @@ class ConflictsWindow(QDialog):
     def set_summary(self, report, note: str = "") -> None:
         open_pairs = sum(1 for p in self.model.pairs() if not p.settled)
         settled = self.model.settled_count()
-        text = (f"{open_pairs} conflicting pair{'s' if open_pairs != 1 else ''}"
+        text = (f"{counted(open_pairs, 'conflicting pair')}"
                 + (f" (+{settled} settled)" if settled else "")
-                + f" among {report.compared:,} memories \u00b7 {report.seconds:.2f} s")  # fmt: skip
+                + f" among {counted(report.compared, 'memory')} \u00b7 {report.seconds:.2f} s")  # fmt: skip
         self.summary.setText(text + (f" \u00b7 {note}" if note else ""))
 
     def say(self, text: str) -> None:

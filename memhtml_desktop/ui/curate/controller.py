@@ -21,6 +21,9 @@ from memhtml_desktop.ops.curate import Attempt, DraftJob, HashesJob, RecoverJob,
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 
+TITLES = {"correct": "Correct", "archive": "Archive", "link": "Link", "doing": "Mark task", "done": "Mark task",
+          "new": "New memory", "undo": "Undo last change"}
+
 #: Where the reader goes after each kind of write: the result field holding the memory's new path.
 OPEN_AFTER = {"correct": "path", "write": "path", "task.add": "path", "archive": "archive_path",
               "task.status": "archive_path", "supersede": "winner"}  # fmt: skip
@@ -73,7 +76,21 @@ class CurateController(QObject):
         job = HashesJob(kind="curate-hashes", paths=paths).success(then)
         self.ctx.runner.run(job.failure(self._refused(title)))
 
+    def off(self) -> str | None:
+        """Why this store cannot be curated (no git of its own: `StoreCheck.git_problem`), or None."""
+        return getattr(self.ctx.store, "curation_off", None)
+
+    def _refuse_off(self, title: str) -> bool:
+        """Say why curation is off before any form is filled; True when it is."""
+        reason = self.off()
+        if reason:
+            self.ctx.notify(title, f"Curation is off in this store: {reason}.", QMessageBox.Icon.Information)
+        return bool(reason)
+
     def correct(self, path: str) -> None:
+        if self._refuse_off("Correct"):
+            return
+
         def drafted(result: Attempt) -> None:
             if not result.ok:
                 self._refused("Correct")(result.error)
@@ -83,23 +100,33 @@ class CurateController(QObject):
         self.ctx.runner.run(DraftJob(kind="curate-draft", path=path).success(drafted).failure(self._refused("Correct")))
 
     def archive(self, path: str, title: str = "") -> None:
+        if self._refuse_off("Archive"):
+            return
         self._with_hashes((path,), lambda h: self._show(dialogs.ArchiveDialog(
             self.ctx.runner, path, title, h.get(path), self.parent_widget, **self._options())), "Archive")
 
     def link(self, path: str, title: str = "", *, is_task: bool = False, target: str = "", rel: str | None = None) -> None:
+        if self._refuse_off("Link"):
+            return
         self._with_hashes((path,), lambda h: self._show(dialogs.LinkDialog(
             self.ctx.runner, path, title, h.get(path), is_task=is_task, target=target, rel=rel,
             parent=self.parent_widget, **self._options())), "Link")  # fmt: skip
 
     def mark_task(self, path: str, status: str, title: str = "") -> None:
+        if self._refuse_off("Mark task"):
+            return
         self._with_hashes((path,), lambda h: self._show(dialogs.TaskStatusDialog(
             self.ctx.runner, path, title, status, h.get(path), self.parent_widget, **self._options())), "Mark task")
 
     def new_memory(self) -> None:
+        if self._refuse_off("New memory"):
+            return
         self._show(dialogs.NewMemoryDialog(self.ctx.runner, self.parent_widget, **self._options()))
 
     def supersede(self, winner: tuple[str, str], loser: tuple[str, str]) -> None:
         """The conflicts view's "this one is right": `winner` = (path, title) supersedes `loser`."""
+        if self._refuse_off("This one is right"):
+            return
         paths = (winner[0], loser[0])
         self._with_hashes(paths, lambda h: self._show(dialogs.SupersedeDialog(
             self.ctx.runner, winner, loser, h, self.parent_widget, **self._options())), "This one is right")
@@ -113,6 +140,8 @@ class CurateController(QObject):
     def can(self, action: str) -> bool:
         """Whether `action` applies to the memory in the reader now (the menus grey it out if not)."""
         detail = self.current_memory()
+        if self.off():
+            return False
         if action in ("new", "undo"):
             return True
         if detail is None or detail.archived or is_archived(detail.path):
@@ -124,6 +153,8 @@ class CurateController(QObject):
     def trigger(self, action: str, path: str | None = None) -> None:
         """Run `action` ("correct", "archive", "link", "doing", "done", "new", "undo") for `path`
         (default: the memory in the reader)."""
+        if self._refuse_off(TITLES.get(action, "Curate")):
+            return
         if action == "new":
             self.new_memory()
             return
@@ -168,6 +199,8 @@ class CurateController(QObject):
 
     def undo(self) -> None:
         """Edit → Undo last change: ask the write core whether it can, confirm, revert."""
+        if self._refuse_off("Undo last change"):
+            return
         job = UndoStatusJob().success(self._undo_status)
         self.ctx.runner.run(job.failure(self._refused("Undo last change")))
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ops.curate import Preview
 from memhtml_desktop.ui.kit.palette import is_dark
 
@@ -114,7 +115,7 @@ class PlanPreview(QWidget):
         if plan.noop:
             self.heading.setText("Nothing to write.")
         else:
-            self.heading.setText(f"This makes one commit changing {n} file{'s' if n != 1 else ''}:")
+            self.heading.setText(f"This makes one commit changing {counted(n, 'file')}:")
         commit = plan.message if plan.changes else ""
         self.commit_label.setText(commit)
         self.commit_label.setVisible(bool(commit))

@@ -9,21 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QCompleter,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.ui.filters.entity_field import EntityField
 from memhtml_desktop.ui.filters.filters_model import NOTE, NOTE_HELP, NOTE_NARROW, PAGE, SCOPE, FiltersModel
 from memhtml_desktop.ui.session.scope_edits import is_on
 
@@ -58,6 +58,7 @@ class FiltersPanel(QWidget):
 
     filter_toggled = Signal(str, str, bool)  # axis, value, on
     include_archived_toggled = Signal(bool)
+    entity_left = Signal()  # Esc on the empty entity field: the focus goes back to the query
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -77,19 +78,10 @@ class FiltersPanel(QWidget):
         small = self.note.font()
         small.setPointSizeF(small.pointSizeF() * 0.9)
         self.note.setFont(small)
-        self.entity_edit = QLineEdit(self)
-        self.entity_edit.setObjectName("entityFilter")
-        self.entity_edit.setAccessibleName("Filter by entity")
-        self.entity_edit.setPlaceholderText("Filter by entity (type:name)\u2026")
-        self.entity_edit.setClearButtonEnabled(True)
-        self.entity_names = QStringListModel(self)
-        self.completer = QCompleter(self.entity_names, self)
-        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.completer.setFilterMode(Qt.MatchFlag.MatchContains)
-        self.completer.setMaxVisibleItems(12)
-        self.entity_edit.setCompleter(self.completer)
-        self.completer.activated.connect(self._entity_chosen)
-        self.entity_edit.returnPressed.connect(lambda: self._entity_chosen(self.entity_edit.text()))
+        self.entity_edit = EntityField(self)
+        self.entity_edit.chosen.connect(lambda name: self.filter_toggled.emit("entity", name, True))
+        self.entity_edit.left.connect(self.entity_left)
+        self.completer, self.entity_names = self.entity_edit.completer_, self.entity_edit.names
         self.tree = _FiltersTree(self)
         self.tree.setObjectName("filtersTree")
         self.tree.setModel(self.model)
@@ -145,7 +137,7 @@ class FiltersPanel(QWidget):
     def _fit_archived(self) -> None:
         """"Include archived (3 matches)", or "Include archived (3)" where that is cut (at 1024 px)."""
         n = self._archived_count
-        full = f"Include archived ({n} {'match' if n == 1 else 'matches'})" if n else "Include archived"
+        full = f"Include archived ({counted(n, 'match')})" if n else "Include archived"
         self.archived.setToolTip(full)
         self.archived.setText(full)
         margins = self.layout().contentsMargins()
@@ -154,7 +146,7 @@ class FiltersPanel(QWidget):
 
     def set_universe(self, counts: Any) -> None:
         self.model.set_universe(counts)
-        self.entity_names.setStringList(sorted(counts.entities, key=str.casefold) if counts else [])
+        self.entity_edit.set_names(sorted(counts.entities, key=str.casefold) if counts else [])
         self._restore_expansion()
 
     def set_listed(self, counts: Any) -> None:
@@ -204,12 +196,6 @@ class FiltersPanel(QWidget):
             if not self.model.tickable(axis, value):
                 return  # no memory in scope carries it: ticking could only empty the list
             self.filter_toggled.emit(axis, value, not is_on(self._scope, axis, value))
-
-    def _entity_chosen(self, text: str) -> None:
-        text = text.strip()
-        if ":" in text:
-            self.filter_toggled.emit("entity", text, True)
-            self.entity_edit.clear()
 
     def _archived_toggled(self, on: bool) -> None:
         if not self._syncing:

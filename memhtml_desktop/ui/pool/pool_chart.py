@@ -20,6 +20,7 @@ from PySide6.QtCore import QPoint, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QKeyEvent, QMouseEvent, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.chips import tooltip_text
@@ -185,7 +186,7 @@ class PoolChart(QWidget):
         muted = palette.muted_color()
         entries = self.entries()
         painter.setPen(text_color)
-        title = "Fused pool" + (f" \u2014 {len(entries)} candidates, fused order" if entries else "")
+        title = "Fused pool" + (f" \u2014 {counted(len(entries), 'candidate')}, fused order" if entries else "")
         painter.drawText(QRectF(8, 2, self.width() - 16, fm.height()), int(Qt.AlignmentFlag.AlignLeft), title)
         if not entries:
             painter.setPen(muted)

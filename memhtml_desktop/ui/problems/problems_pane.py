@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
 from memhtml_desktop.ui.kit.palette import muted_color
@@ -39,18 +40,14 @@ KIND_COLORS = {"invalid": "#D55E00", "unreadable": "#D55E00", "duplicate": "#CC7
 _Index = QModelIndex | QPersistentModelIndex
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _summary(problem: "Problem") -> str:
     parts = []
     if problem.violations:
-        parts.append(_plural(len(problem.violations), "violation"))
+        parts.append(counted(len(problem.violations), "violation"))
     if problem.warnings:
-        parts.append(_plural(len(problem.warnings), "warning"))
+        parts.append(counted(len(problem.warnings), "warning"))
     if problem.duplicates:
-        parts.append(_plural(len(problem.duplicates), "twin"))
+        parts.append(counted(len(problem.duplicates), "twin"))
     return " · ".join(parts)
 
 
@@ -324,7 +321,7 @@ class ProblemsPane(QWidget):
 
     def show_problems(self, problems: list["Problem"], stats: dict) -> None:
         self.model.set_problems(problems)
-        self.summary_label.setText(stats_line(stats) or _plural(len(problems), "problem"))
+        self.summary_label.setText(stats_line(stats) or counted(len(problems), "problem"))
         counts = {kind: sum(1 for p in problems if p.kind == kind) for kind in KINDS}
         current = self.kind_combo.currentData() or ""
         self.kind_combo.blockSignals(True)

@@ -29,10 +29,13 @@ class ReaderController(QObject):
 
     shown = Signal(object)  # the MemoryDetail now in the reader
 
-    def __init__(self, ctx: PaneContext, pane: ReaderPane, *, clock=time.monotonic) -> None:
+    def __init__(self, ctx: PaneContext, pane: ReaderPane, driver: Any = None, *, clock=time.monotonic) -> None:
         super().__init__(pane)
         self.ctx, self.pane = ctx, pane
         self.clock = clock
+        self.marked: tuple[str, ...] = ()  # the words the article on show marks
+        if driver is not None:
+            driver.answered.connect(self._answered)
         self.signals: dict[str, tuple[str, float]] = {}  # path -> (signal, when first applied)
         self.pending: dict[str, str | None] = {}  # path -> the click waiting behind the one in flight
         session = ctx.session
@@ -74,13 +77,24 @@ class ReaderController(QObject):
     def open(self, path: str, bump: bool = True) -> None:
         self.ctx.reveal(self.pane)
         self.pane.show_loading(path)
-        job = OpenJob(path, self.terms(), bump).success(self._opened)
+        self.marked = self.terms()
+        job = OpenJob(path, self.marked, bump).success(self._opened)
         self.ctx.runner.run(job.failure(lambda msg: self.pane.show_error(path, msg)))
 
     def _opened(self, opened: Opened) -> None:
         self.pane.show_detail(opened.detail, opened.safe_html)
         self.pane.show_signal(self.current_signal(opened.detail.path))
         self.shown.emit(opened.detail)
+
+    def _answered(self, answer: Any) -> None:
+        """A new list: the article marks ITS words, not the last query's (issue 41). Read again
+        for them (never a read) only when they differ from the words marked."""
+        path = self.pane.current_path()
+        if path and self.pane.state() == "detail" and answer.highlight_words != self.marked:
+            self.marked = answer.highlight_words
+            job = RereadJob(path, self.marked)
+            job.success(lambda opened: None if isinstance(opened, Gone) else self._reread_done(opened))
+            self.ctx.runner.run(job.failure(lambda msg: None))
 
     def _reread_done(self, opened: Opened) -> None:
         if self.pane.current_path() == opened.detail.path:
@@ -134,7 +148,7 @@ class ReaderController(QObject):
     def _store_changed(self, change: StoreChange) -> None:
         if change.reopened:
             self.pane.clear()
-            self.pane.set_store_root(change.store.root)
+            self.pane.set_store_root(change.store.root, getattr(change.store, "curation_off", None))
             return
         path = self.pane.current_path()
         if not (change.index and path and self.pane.state() == "detail"):
@@ -146,7 +160,8 @@ class ReaderController(QObject):
                         else self._followed(path, opened))  # fmt: skip
             self.ctx.runner.run(job.failure(lambda msg: self._lost(path, msg)))
             return
-        job = RereadJob(path, self.terms())
+        self.marked = self.terms()
+        job = RereadJob(path, self.marked)
         job.success(lambda opened: self._lost(path, opened.message) if isinstance(opened, Gone)
                     else self._reread_done(opened))  # fmt: skip
         self.ctx.runner.run(job.failure(lambda msg: self._lost(path, msg)))

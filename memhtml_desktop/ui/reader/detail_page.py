@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.paths import workspace_of
 from memhtml_desktop.domain.types import MemoryDetail
 from memhtml_desktop.ui.kit.chips import ChipBar, FlowLayout, tooltip_text
@@ -52,6 +53,7 @@ CURATE_ACTIONS = (
     ("done", "Mark task done\u2026", "Set this task's status to done (it is archived)"),
     ("timeline", "Supersession timeline", "What this memory superseded and what superseded it, on a time axis"),
 )
+CURATE_TIPS = {key: tip for key, _, tip in CURATE_ACTIONS}
 
 
 def build_detail_page(pane) -> QWidget:
@@ -279,7 +281,7 @@ def fill_strips(pane, detail: MemoryDetail) -> None:
     if detail.violations:
         count = len(detail.violations)
         pane.violation_strip.set_lines(
-            f"Invalid file: {count} violation{'s' if count != 1 else ''}. "
+            f"Invalid file: {counted(count, 'violation')}. "
             "It is not in the index, so search and recall never return it.",
             detail.violations,
         )
@@ -291,7 +293,7 @@ def fill_strips(pane, detail: MemoryDetail) -> None:
     if future:  # a claimed stamp after now: recency did not believe it (domain.instants.future_claim)
         lines.append(f"dated in the future ({future}): recency ranks it by its updated stamp")
     count = len(lines)
-    pane.warning_strip.set_lines(f"{count} warning{'s' if count != 1 else ''}", lines)
+    pane.warning_strip.set_lines(counted(count, 'warning'), lines)
     pane.warning_strip.setVisible(bool(lines))
 
 

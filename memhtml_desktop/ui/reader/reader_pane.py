@@ -33,6 +33,7 @@ from memhtml_desktop.ui.kit.editor import launch as launch_editor
 from memhtml_desktop.ui.kit.editor import plan_edit
 from memhtml_desktop.ui.kit.palette import mark_color
 from memhtml_desktop.ui.reader.detail_page import (
+    CURATE_TIPS,
     build_detail_page,
     build_footer,
     fill_citations,
@@ -74,6 +75,7 @@ class ReaderPane(QWidget):
         self.url_opener: Callable[[QUrl], Any] = QDesktopServices.openUrl
         self.editor_launcher: Callable[[list[str]], bool] = launch_editor
         self._root: pathlib.Path | None = None
+        self._curation_off: str | None = None
         self._path: str | None = None
         self._detail: MemoryDetail | None = None
         self._state = "empty"
@@ -109,8 +111,11 @@ class ReaderPane(QWidget):
 
     # -- contract -----------------------------------------------------------------------------
 
-    def set_store_root(self, root: pathlib.Path) -> None:
+    def set_store_root(self, root: pathlib.Path, curation_off: str | None = None) -> None:
+        """`curation_off`: why the store cannot be curated (no git of its own); the Curate menu's
+        writes are greyed out with it as their tip."""
         self._root = pathlib.Path(root)
+        self._curation_off = curation_off
         self._update_actions()
 
     def show_loading(self, path: str) -> None:
@@ -325,9 +330,11 @@ class ReaderPane(QWidget):
         self.reveal_action.setEnabled(can_open)
         live = indexed and not self._detail.archived and not str(self._path).startswith("archive/")
         task = live and self._detail.memory_type == "task"
+        off = self._curation_off
         for key, made in self.curate_actions.items():
             made.setEnabled({"correct": live, "archive": live, "link": live, "doing": task, "done": task,
-                             "timeline": has_detail}[key])  # fmt: skip
+                             "timeline": has_detail}[key] and (key == "timeline" or not off))  # fmt: skip
+            made.setToolTip(f"Curation is off: {off}" if off and key != "timeline" else CURATE_TIPS[key])
             made.setVisible(key not in ("doing", "done") or task)
         self.curate_button.setEnabled(has_detail)
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.types import Link
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.palette import muted_color, warning_color
@@ -317,7 +318,7 @@ def access_line(access: dict[str, Any] | None, now: datetime, *, indexed: bool =
     outcome = access.get("outcome_score")
     signals = int(access.get("reinforcement_count") or 0)
     if outcome is not None and signals:
-        parts.append(f"outcome {float(outcome):+.2f} ({signals} signal{'s' if signals != 1 else ''})")
+        parts.append(f"outcome {float(outcome):+.2f} ({counted(signals, 'signal')})")
     return " · ".join(parts)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.ranking import DEFAULT
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.chips import tooltip_text
@@ -76,7 +77,7 @@ class ArmsModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return self.COLUMNS[section]
             if role == Qt.ItemDataRole.ToolTipRole and section == self.WINDOW:
-                return f"Whether the rank is inside the {self.window} candidates each arm hands to the fusion"
+                return f"Whether the rank is inside the {counted(self.window, 'candidate')} each arm hands to the fusion"
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.catalogue import Catalogue, CatalogueEntry, Expansion
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.palette import muted_color, warning_color
@@ -167,7 +168,7 @@ class CatalogueView(QWidget):
             self.finding.hide()
             return
         listed = cat.listed
-        text = (f"Top {cat.k}: {len(listed)} lines, {cat.cost:,} chars (no body text)"
+        text = (f"Top {cat.k}: {counted(len(listed), 'line')}, {counted(cat.cost, 'char')} (no body text)"
                 + (f", {cat.dropped} left out by the budget" if cat.dropped else "")
                 + f" · + expand #1 {cat.with_expansions(1):,} · + expand #1–2 {cat.with_expansions(2):,}")
         if cat.question:
@@ -192,7 +193,7 @@ class CatalogueView(QWidget):
             self.expansion_text.setPlainText("")
             return
         self.expansion_label.setText(
-            f"Expanded {expansion.path}: {expansion.cost:,} chars — body, {len(expansion.neighbours)} neighbours, "
+            f"Expanded {expansion.path}: {expansion.cost:,} chars — body, {counted(len(expansion.neighbours), 'neighbour')}, "
             f"{max(0, len(expansion.chain) - 1)} other versions, {len(expansion.evidence)} sources")
         self.expansion_text.setPlainText(expansion.text)
 

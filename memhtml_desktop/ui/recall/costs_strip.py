@@ -75,7 +75,7 @@ class CostsChart(QWidget):
             painter.setPen(text if cost.within else QColor("#D55E00"))
             value = f"{cost.delivered:,}" + ("" if cost.within else " over")
             painter.drawText(QRectF(label_w + bar_w + 4, y, value_w, self.ROW), int(Qt.AlignmentFlag.AlignVCenter), value)
-        if self.budget:
+        if self.costs:  # a budget of 0 is drawn too: the bars beyond it are what is handed over free
             x = label_w + bar_w * self.budget / top
             painter.setPen(QPen(muted_color(), 1, Qt.PenStyle.DashLine))
             painter.drawLine(int(x), 1, int(x), self.height() - 1)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.types import RecallPack, RecallSection
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.palette import TIER_COLORS
@@ -192,13 +193,31 @@ class SectionBox(QGroupBox):
         self.empty_label.setVisible(not has_items)
 
 
-def person_ledger(pack: RecallPack) -> str:
-    """The ledger for a person: budget, spent, per-tier counts, truncated — what 6.4.1 says to read together."""
+def cut_text(pack: RecallPack, cap: int | None = None) -> str:
+    """Why the pack is truncated, by cause: memhtml calls a pack truncated when any candidate got
+    less than its full quote, and its cap of `cap` quotes per entity does that with the budget
+    barely touched (380 of 16,000 spent), so "truncated" alone read as "the budget ran out"."""
+    items = [item for section in (pack.memories, pack.arcs) for item in section.items if item.tier != "quote"]
+    if not items:
+        return "nothing cut"
+    by_cap = sum(1 for item in items if item.reason == "entity_cap")
+    by_budget = len(items) - by_cap
+    cap_words = f"memhtml's cap of {counted(cap, 'quote')} per entity" if cap else "memhtml's cap of quotes per entity"
+    if not by_budget:
+        return f"truncated by {cap_words}, not by the budget: {counted(by_cap, 'memory')} not quoted"
+    if not by_cap:
+        return f"truncated by the budget: {counted(by_budget, 'memory')} not quoted in full"
+    return (f"truncated: {counted(by_budget, 'memory')} by the budget, {counted(by_cap, 'memory')} by "
+            f"{cap_words}")
+
+
+def person_ledger(pack: RecallPack, cap: int | None = None) -> str:
+    """The ledger for a person: budget, spent, per-tier counts, what was cut and why — what 6.4.1 says to read together."""
     sections = (pack.memories, pack.arcs)
     counts = {tier: sum(s.counts[tier] for s in sections) for tier in ("quote", "disclosure", "index")}
     budget = sum(s.budget for s in sections)
     return (
         f"Budget {budget:,} (memories {pack.memories.budget:,} + arcs {pack.arcs.budget:,}) · "
         f"spent {pack.spent:,} · {counts['quote']} quote · {counts['disclosure']} disclosure · "
-        f"{counts['index']} index · " + ("truncated" if pack.truncated else "nothing cut")
+        f"{counts['index']} index · " + cut_text(pack, cap)
     )

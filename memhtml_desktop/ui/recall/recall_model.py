@@ -14,6 +14,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTreeView
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.types import RecallItem, RecallSection
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
@@ -34,7 +35,7 @@ def reason_text(item: RecallItem, cap: int | None = None) -> str:
     if item.reason == "fits":
         return "fits"
     if item.reason == "entity_cap":
-        return f"entity cap: {cap} quotes per entity already" if cap else "entity cap: the entity's quotes are used up"
+        return f"entity cap: {counted(cap, 'quote')} per entity already" if cap else "entity cap: the entity's quotes are used up"
     if item.reason == "over_budget":
         return "over budget: claim only" if item.tier == "disclosure" else "over budget: index line"
     if item.reason == "recency_cut":

@@ -196,8 +196,9 @@ class RecallPane(QWidget):
         agent = "an agent on memhtml" if ranking == "memhtml" else "an agent"
         text = f"The pack {agent} gets for “{pack.query}”" if pack.query else f"The pack {agent} gets"
         self.query_label.setText(text + (f" ({ranking} ranking)" if ranking else ""))
-        self.ledger_label.setText(person_ledger(pack))
-        self.ledger_label.setAccessibleName(person_ledger(pack))
+        ledger = person_ledger(pack, self.memories_box.model.cap)
+        self.ledger_label.setText(ledger)
+        self.ledger_label.setAccessibleName(ledger)
         self.ledger_label.setToolTip(tooltip_text(ledger_line(pack)))
         if pack.degraded:
             reasons = "; ".join(pack.degraded_reasons) or "an arm is unavailable"

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.types import SearchResult
 
 
@@ -31,8 +32,8 @@ def banner_html(result: SearchResult) -> tuple[str, str]:
     """The headline and the list (rich text) for a result whose scope emptied it."""
     n = result.archived_matches
     if n:
-        noun = "memory matches" if n == 1 else "memories match"
-        headline = f"0 live matches \u2014 {n} archived {noun} these filters"
+        headline = (f"0 live matches \u2014 "
+                    f"{counted(n, 'archived memory', 'archived memories', verb=('matches', 'match'))} these filters")
     else:
         headline = "0 live matches \u2014 and no archived memory matches these filters either"
     rows = []

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QGuiApplication
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ui.results.results_view import EMPTY_INDEX, ResultsView
 from memhtml_desktop.ui.session.context import PaneContext
@@ -22,8 +23,7 @@ def empty_store_text(stats: dict) -> str:
     """What an empty list says: an index still to build, or a store whose files all failed."""
     failed = int(stats.get("failed") or 0)
     if not int(stats.get("memories") or 0) and failed:
-        noun = "file" if failed == 1 else "files"
-        return (f"No memory could be indexed: {failed:,} {noun} failed memhtml's checks. "
+        return (f"No memory could be indexed: {counted(failed, 'file')} failed memhtml's checks. "
                 "The Problems tab (Ctrl+3) lists every violation.")
     return EMPTY_INDEX
 
@@ -39,6 +39,9 @@ class ResultsController(QObject):
         driver.deepened.connect(view.set_deeper)
         driver.search_failed.connect(self._failed)
         view.open_requested.connect(ctx.session.open)
+        self._follow: str | None = None  # the memory the reader was last asked for (see `follow`)
+        ctx.session.on("open", lambda path, *_: self.follow(path))
+        view.table.selectionModel().currentChanged.connect(self._current_changed)
         view.include_archived_requested.connect(lambda: ctx.session.toggle_filter("archived", "", True))
         view.more_requested.connect(self.show_more)
         view.order_changed.connect(self._order_changed)
@@ -53,8 +56,33 @@ class ResultsController(QObject):
         ):
             ctx.row_actions.add(action)
 
+    def follow(self, path: str) -> None:
+        """The reader was asked for `path` (a row opened, a write's result, a link, back, undo): the
+        list's current row becomes that memory where it is listed, and no row otherwise, so the
+        list never points at one memory while the reader shows another (issue 41: after a write it
+        did). A re-run of the same search (the write's own) selects it when it arrives."""
+        self._follow = path
+        row = self.view.model.row_of(path)
+        if row >= 0:
+            if self.view.current_path() != path:
+                self.view.set_current_row(row)
+        elif self.view.current_path() is not None:
+            self.view.clear_current()
+
+    def _current_changed(self, current: Any, _previous: Any) -> None:
+        path = self.view.current_path()
+        if path is not None and path != self._follow:
+            self._follow = None  # the person moved to another row: a re-run keeps theirs
+
     def _answered(self, answer: Any) -> None:
+        same = answer.same_ask(self.view.model.answer())
         self.view.set_answer(answer)
+        if not same:
+            self._follow = None  # a new list starts with no row chosen
+        elif self._follow is not None and self.view.current_path() != self._follow:
+            row = self.view.model.row_of(self._follow)
+            if row >= 0:
+                self.view.set_current_row(row)
         result = answer.result
         if not result.hits and not result.scope_empty and not result.scope.narrowed:
             job = StatsJob().success(self._empty_store)

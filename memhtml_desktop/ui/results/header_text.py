@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.types import SearchResult
 from memhtml_desktop.ui.kit import palette
@@ -33,26 +34,26 @@ def summary_text(result: SearchResult, pool: Any) -> str:
     if index is not None and not index.complete:
         # the first index is under way: "no memory holds the words" would be a verdict on a half-read store
         so_far = f"{index.files or 0:,} of {index.seen:,}" if index.seen else f"{index.files or 0:,}"
-        return f"{n} hit{'s' if n != 1 else ''} so far \u00b7 the index is still being built ({so_far} files) \u00b7 {ms}"
+        return f"{counted(n, 'hit')} so far \u00b7 the index is still being built ({so_far} files) \u00b7 {ms}"
     if result.scope_empty:  # the archived banner takes the list's place: the header agrees with it
         n_arch = result.archived_matches
-        also = f"; {n_arch:,} archived {'memory matches' if n_arch == 1 else 'memories match'} them (below)" if n_arch else ""
+        also = f"; {counted(n_arch, 'archived memory', 'archived memories', verb=('matches', 'match'))} them (below)" if n_arch else ""
         return f"0 hits \u00b7 no live memory in these filters{also} \u00b7 {ms}"
     if pool is not None:
         matches, capped, form = pool.matches, pool.matches_capped, pool.fts_form
     else:
         count = getattr(result, "matches", None)
         if count is None or count.form is None:
-            return f"{n} hit{'s' if n != 1 else ''} \u00b7 {ms}"
+            return f"{counted(n, 'hit')} \u00b7 {ms}"
         matches, capped, form = count.count, count.capped, count.form
     if matches is None:
         return f"{n} of {pool.in_scope:,} in scope (no words: by recency and salience) \u00b7 {ms}"
     if matches == 0:
-        return f"{n} hits \u00b7 no memory holds the words \u00b7 {ms}"
+        return f"{counted(n, 'hit')} \u00b7 no memory holds the words \u00b7 {ms}"
     more = "+" if capped else ""
     form = "all the words" if form == "all" else "any word"
     if matches < n:
-        return f"{n} hits \u00b7 only {matches:,} match {form} \u00b7 {ms}"
+        return f"{counted(n, 'hit')} \u00b7 only {matches:,} match {form} \u00b7 {ms}"
     return f"{n} of {matches:,}{more} matching {form} \u00b7 {ms}"
 
 

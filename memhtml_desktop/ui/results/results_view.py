@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.results import Answer
 from memhtml_desktop.domain.types import SearchResult
 from memhtml_desktop.ui.kit import palette
@@ -300,11 +301,11 @@ class ResultsView(QWidget):
         self.more_button.setEnabled(can)
         self.more_button.setToolTip("List the next rows of the fused list, below the agent's page")
         below = sum(1 for r in range(self.model.rowCount()) if self.model.page_position(r) is None)
-        rows = f"{below} row{'s' if below != 1 else ''} below the dashed line"
+        rows = f"{counted(below, 'row')} below the dashed line"
         sorted_by = self.model.sorted_by()
         if sorted_by is not None and below:  # sorted: the page's rows are mixed in, no dashed line
             title = self.model.headerData(sorted_by[0], Qt.Orientation.Horizontal) or "a column"
-            rows = f"{below} row{'s' if below != 1 else ''} past the agent's page (sorted by {title}; click # for its order)"
+            rows = f"{counted(below, 'row')} past the agent's page (sorted by {title}; click # for its order)"
         if pool is None:  # an answer with no hits has no fused list behind it (domain/results.Answer)
             note = "No candidate was fused for this search."
         elif not can:

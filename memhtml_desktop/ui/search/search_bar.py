@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.as_of import EXPECTED, as_of_label, parse_as_of
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.ui.kit import icons
@@ -43,7 +44,7 @@ def form_text(fts_form: str | None, arms: tuple[str, ...]) -> str:
     """"fts: all terms · 4 arms": how the query was matched and how many arms fused."""
     n = len(arms)
     lexical = f"fts: {FORM_TEXT.get(fts_form or '', fts_form)}" if fts_form else "fts: off (no words)"
-    return f"{lexical} \u00b7 {n} arm{'s' if n != 1 else ''}"
+    return f"{lexical} \u00b7 {counted(n, 'arm')}"
 
 
 class FilterChips(QWidget):

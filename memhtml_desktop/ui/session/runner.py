@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,7 +102,7 @@ class Runner(QObject):
         self.client.start()
         return self.store
 
-    def like_this(self, root: Any) -> Any:
+    def like_this(self, root: Any, *, curation_off: str | None = None) -> Any:
         """What `open` would take for another store at `root`, with this one's embedder, backend and
         profile: its spec rooted there (the index in that store's default place)."""
         import dataclasses
@@ -112,9 +111,9 @@ class Runner(QObject):
 
         source = self._source
         if isinstance(source, StoreSpec):
-            return dataclasses.replace(source, root=str(root), index_path="")
+            return dataclasses.replace(source, root=str(root), index_path="", curation_off=curation_off)
         return type(source)(root, embedder=source.embedder, vector_backend=source.vector_backend,
-                            ranking=source.ranking)
+                            ranking=source.ranking, curation_off=curation_off)
 
     def close_engine(self, timeout: float = 15.0) -> None:
         """Close the running engine (its pass cancelled, its lanes joined); pending jobs end cancelled."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import platform
 import sys
 from pathlib import Path
-from typing import Any
 
 from PySide6 import __version__ as PYSIDE_VERSION
 from PySide6.QtCore import Qt, qVersion

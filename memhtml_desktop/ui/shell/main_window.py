@@ -15,14 +15,13 @@ here touches the disk or SQLite: the store lives in its engine (`engine/`), the 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QWidget
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QWidget
 
 from memhtml_desktop.domain.ranking import DEFAULT
 from memhtml_desktop.settings import Settings
@@ -50,10 +49,11 @@ from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.ui.session.search import SearchSession
 from memhtml_desktop.ui.session.watch_bridge import WatchBridge
 from memhtml_desktop.ui.shell.dialogs import ShellDialogs
-from memhtml_desktop.ui.shell import window_state
+from memhtml_desktop.ui.shell import idle, window_state
 from memhtml_desktop.ui.shell.idle_gc import IdleCollector
 from memhtml_desktop.ui.shell.layout import default_sizes, lay_out
 from memhtml_desktop.ui.shell.menus import WindowMenus
+from memhtml_desktop.ui.shell.preferences import Preferences
 from memhtml_desktop.ui.shell.status_bar import StatusBar, StatusController
 from memhtml_desktop.ui.shell.stores import StoreChooser
 from memhtml_desktop.ui.timeline.controller import TimelineController
@@ -93,8 +93,7 @@ class MainWindow(QMainWindow):
         self._build()
         self.menus = WindowMenus(self)
         self.session.on("mode", self._mode_changed)
-        self.session.on("budget", self._budget_changed)
-        self.session.on("ranking", self._ranking_changed)
+        self.prefs = Preferences(self)
         window_state.restore(self)
         self.set_store(store, seed=seed)
 
@@ -109,7 +108,7 @@ class MainWindow(QMainWindow):
             "filters": FiltersController(ctx, driver, self.filters),
             "results": ResultsController(ctx, driver, self.results),
             "pool": PoolController(ctx, driver, self.chart),
-            "reader": ReaderController(ctx, self.reader),
+            "reader": ReaderController(ctx, self.reader, driver),
             "why": WhyController(ctx, self),
             "recall": RecallController(ctx, driver, self.recall),
             "problems": ProblemsController(ctx, self.problems),
@@ -120,7 +119,7 @@ class MainWindow(QMainWindow):
         }
         self.controllers["conflicts"] = ConflictsController(ctx, self, self.controllers["curate"])
         self.controllers["workbench"] = WorkbenchController(ctx, self, driver, judgments=self.settings.implicit_judgments,
-                                                            on_judgments=self._judgments_changed)
+                                                            on_judgments=lambda on: self.prefs.judgments_changed(on))
         self.reader.curate_requested.connect(self._curate_requested)
         self.controllers["reader"].shown.connect(self.controllers["timeline"].follow)
         # What the window shows, by event (tests and batch tools wait on these).
@@ -145,7 +144,7 @@ class MainWindow(QMainWindow):
         self.store = handle = self.runner.open(store)
         ranking = getattr(store, "ranking", None) or DEFAULT
         self.session.set_ranking(ranking, announce=False)  # the store opens with the active profile
-        self._show_ranking(ranking)
+        self.prefs.show_ranking(ranking)
         self.session.reset()
         self.setWindowTitle(f"{handle.name} \u2014 memhtml desktop")
         self.bridge = WatchBridge(self.runner, enabled=self.watch_enabled, seed=seed,
@@ -204,37 +203,6 @@ class MainWindow(QMainWindow):
     def _mode_changed(self, mode: str) -> None:
         if mode != "recall" and self.tabs.currentWidget() is self.recall:
             self.tabs.setCurrentWidget(self.reader)
-
-    def _keep(self, name: str, value: Any, stored: Any = None) -> None:
-        """A setting the person changed in the window: in force now, and kept for the next start."""
-        self.settings = self.settings.with_(**{name: value})
-        if self.qsettings is not None:
-            self.qsettings.setValue(f"settings/{name}", value if stored is None else stored)
-
-    def _budget_changed(self, chars: int) -> None:
-        self._keep("recall_budget", chars)
-
-    def _show_ranking(self, profile: Any) -> None:
-        """Every pane that explains scores reads the ACTIVE profile's weights, k and windows."""
-        self.controllers["search"].show_ranking(profile)
-        self.results.set_profile(profile)
-        self.chart.set_profile(profile)
-        self.recall.set_profile(profile)
-
-    def _ranking_changed(self, profile: Any) -> None:
-        """The person chose another ranking profile: every later job that ranks carries it (the
-        session's), the choice is kept, and the current search, the recall pack and an open "Why
-        not?" report run again."""
-        from memhtml_desktop.ui.kit.ranking_text import CHOICES
-
-        self._show_ranking(profile)  # every job that ranks carries the session's profile
-        if profile.name in CHOICES:
-            self._keep("ranking", profile.name)
-        self.driver.refresh()
-        self.controllers["why"].ranking_changed()
-
-    def _judgments_changed(self, on: bool) -> None:
-        self._keep("implicit_judgments", on, "true" if on else "false")
 
     def _tab_changed(self, index: int) -> None:
         widget = self.tabs.widget(index)
@@ -297,16 +265,5 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
-        """For batch tools (screenshots): pump events until no job and no watcher pass is pending."""
-        deadline = time.monotonic() + timeout
-        app = QApplication.instance()
-        while time.monotonic() < deadline:
-            app.processEvents()
-            if not self.runner.is_busy() and not self.driver.debounce.isActive() and (
-                    self.bridge is None or self.bridge.wait_idle()):
-                for _ in range(5):
-                    app.processEvents()
-                if not self.runner.is_busy():
-                    return True
-            time.sleep(0.005)
-        return False
+        """For batch tools (screenshots): pump events until nothing is pending (ui/shell/idle.py)."""
+        return idle.wait_idle(self, timeout)

@@ -15,6 +15,7 @@ KEYS_OUTSIDE_MENUS = (
     ("Up / Down, Page Up / Page Down", "move in the results (from the search field too); nothing is read"),
     ("Enter", "open the chosen result (a read); with none chosen, show the first one"),
     ("Esc", "clear the query, then the filters"),
+    ("Esc (in Filter by entity)", "close its completions, then clear what was typed there; the query stays"),
     ("Tab / Shift+Tab", "the next / previous control"),
     ("Ctrl+C", "in the results: copy the memory's path"),
     ("Menu / Shift+F10", "a result's actions: open, why not, helpful, expect this memory for this query, copy "
@@ -51,8 +52,9 @@ class WindowMenus:
         self.recent_menu.aboutToShow.connect(lambda: w.stores.fill_recent(self.recent_menu))
         file_menu.addSeparator()
         curate = w.controllers["curate"]
-        action(w, file_menu, "&New memory\u2026", curate.new_memory, [QKeySequence.StandardKey.New],
-               tip="Write a new memory (or task) in one commit, previewed first")
+        new = action(w, file_menu, "&New memory\u2026", curate.new_memory, [QKeySequence.StandardKey.New],
+                     tip="Write a new memory (or task) in one commit, previewed first")
+        file_menu.aboutToShow.connect(lambda: new.setEnabled(curate.can("new")))
         file_menu.addSeparator()
         action(w, file_menu, "Re-&index now", w.reindex, ["F5"], tip="Compare the whole store with the index and catch up")
         file_menu.addSeparator()
@@ -127,6 +129,7 @@ class WindowMenus:
         action(w, help_menu, "Open &log folder", dialogs.open_log_folder,
                tip="The folder of memhtml-desktop.log, to attach to a bug report")
         self.escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), w, w.search_bar.escape_pressed.emit)
+        w.filters.entity_left.connect(w.search_bar.focus_query)  # Esc on the empty entity field
 
     def _fill_columns(self, menu: QMenu) -> None:
         menu.clear()

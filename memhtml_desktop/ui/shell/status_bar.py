@@ -1,4 +1,10 @@
-"""The status bar: store path, memory count, watcher state, queue depth, last batch, indexing progress."""
+"""The status bar: store path, memory count, watcher state, queue depth, last batch, indexing progress.
+
+A transient message ("… committed 0123456789ab") takes the place of the normal widgets while it
+shows (QStatusBar hides them and shows them again after). So nothing here shows or hides one of
+them: a label shown during a message is drawn over it (the last batch's label, shown by the
+watcher's status after a write, was; issue 41). An empty label is blank instead of hidden.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QStatusBar, QWidget
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit import icons
 
 log = logging.getLogger(__name__)
@@ -30,7 +37,7 @@ def batch_text(batch: Any) -> str:
         return ""
     files = sum(getattr(batch, name, 0) for name in ("added", "changed", "moved", "removed", "failed"))
     kind = "reconcile, " if getattr(batch, "kind", "batch") == "reconcile" else ""
-    return f"{kind}{files} file{'s' if files != 1 else ''} {getattr(batch, 'ms', 0):.0f} ms"
+    return f"{kind}{counted(files, 'file')} {getattr(batch, 'ms', 0):.0f} ms"
 
 
 def _home_relative(path: Path) -> str:
@@ -95,7 +102,7 @@ class StatusBar(QStatusBar):
 
     def set_stats(self, stats: dict[str, Any]) -> None:
         active = int(stats.get("active", stats.get("memories", 0)) or 0)
-        self.count_label.setText(f"\u00b7 {active:,} memories")
+        self.count_label.setText(f"\u00b7 {counted(active, 'memory')}")
         self.count_label.setToolTip(
             f"{stats.get('memories', 0):,} indexed files: {active:,} live, {stats.get('archived', 0):,} archived, "
             f"{stats.get('open_tasks', 0):,} open tasks; {stats.get('failed', 0):,} failed to parse, "
@@ -111,8 +118,7 @@ class StatusBar(QStatusBar):
         self.watch.setToolTip(reason or MODE_HELP.get(mode, ""))
         self.queue_label.setText(f"\u00b7 queue {getattr(status, 'queue_depth', 0) if status is not None else 0}")
         batch = batch_text(getattr(status, "last_batch", None) if status is not None else None)
-        self.batch_label.setText(f"\u00b7 last batch {batch}" if batch else "")
-        self.batch_label.setVisible(bool(batch))
+        self.batch_label.setText(f"\u00b7 last batch {batch}" if batch else "")  # blank, never hidden (docstring)
         progress = getattr(status, "progress", None) if status is not None else None
         if progress:
             self.set_progress(*progress)

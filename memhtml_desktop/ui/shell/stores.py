@@ -30,14 +30,22 @@ class StoreChooser:
             self.open_path(Path(path))
 
     def open_path(self, path: Path, *, remember: bool = True) -> bool:
-        """Switch the window to the store at `path`: its engine opens it (and says so if it cannot)."""
+        """Switch the window to the store at `path` (its engine opens it); a folder that is not a
+        store (`check_store`: a few stats, nothing run) is refused with why, and nothing is made there."""
+        from memhtml_desktop.index.store import StoreError, check_store
+
         window = self.window
-        path = Path(path).expanduser()
-        if not path.is_dir():  # one stat of a folder the person just named; the engine checks the rest
-            window.notify("Cannot open this store", f"store not found: {path} is not a directory",
-                          QMessageBox.Icon.Warning)
+        try:
+            if self.opener is not None:
+                store = self.opener(Path(path))
+            else:
+                check = check_store(path)
+                if check.problem is not None:
+                    raise StoreError(check.problem)
+                store = window.runner.like_this(path, curation_off=check.git_problem)
+        except (StoreError, OSError, ValueError) as exc:
+            window.notify("Cannot open this store", str(exc), QMessageBox.Icon.Warning)
             return False
-        store = self.opener(path) if self.opener is not None else window.runner.like_this(path)
         window.set_store(store)
         if remember:
             self.remember(window.store.root)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QVBoxLayout, QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.workbench.models import (
     FAIL_COLOR, PASS_COLOR, PATH_ROLE, Col, RowsModel, config_color, rank_text, rows_table, short,
@@ -193,7 +194,7 @@ class CompareTab(QWidget):
         broke = sum(1 for c in comparison.changes if c.status == "broke")
         fixed = sum(1 for c in comparison.changes if c.status == "fixed")
         self.set_summary.setText(
-            f"<b>{a.set_name}</b>: {comparison.moved} probes moved ({fixed} fixed, {broke} broke under B)"
+            f"<b>{a.set_name}</b>: {counted(comparison.moved, 'probe')} moved ({fixed} fixed, {broke} broke under B)"
             f"<table cellspacing=0 cellpadding=2>{head}" + "".join(f"<tr>{c}</tr>" for c in cells) + "</table>")
         self.changes.set_rows(comparison.changes)
 
@@ -201,14 +202,14 @@ class CompareTab(QWidget):
         self.query_comparison = comparison
         qc = comparison
         self.query_field.setText(qc.a.query)
-        self.a.title.setText(f"A: {qc.a_name} ({len(qc.a.hits)} hits)")
-        self.b.title.setText(f"B: {qc.b_name} ({len(qc.b.hits)} hits)")
+        self.a.title.setText(f"A: {qc.a_name} ({counted(len(qc.a.hits), 'hit')})")
+        self.b.title.setText(f"B: {qc.b_name} ({counted(len(qc.b.hits), 'hit')})")
         back = {there: i for i, there in enumerate(qc.links) if there is not None}
         self.a.fill(qc.a.hits, list(qc.links))
         self.b.fill(qc.b.hits, [back.get(j) for j in range(len(qc.b.hits))])
         moved = sum(1 for d in qc.rank_deltas().values() if d)
         self.query_summary.setText(
-            f"\u201c{qc.a.query}\u201d: {moved} memories moved, {len(qc.only_a)} only under A, "
+            f"\u201c{qc.a.query}\u201d: {counted(moved, 'memory')} moved, {len(qc.only_a)} only under A, "
             f"{len(qc.only_b)} only under B." if qc.a.hits or qc.b.hits else f"\u201c{qc.a.query}\u201d: no hits under either.")
 
     def set_query(self, text: str) -> None:

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.workbench.models import PATH_ROLE, Col, RowsModel, rank_text, rows_table, short
 
@@ -147,12 +148,12 @@ class DiagnosticsTab(QWidget):
 
     def show_crowders(self, crowders: list[Any], probes: int) -> None:
         self.crowders.set_rows(crowders)
-        self.coverage_summary.setText(f"{len(crowders)} memories on page one of at least half the {probes} probe "
+        self.coverage_summary.setText(f"{counted(len(crowders), 'memory', verb=('is', 'are'))} on page one of at least half the {probes} probe "
                                       "queries without being their target.")
 
     def show_unreachable(self, reach: Any) -> None:
         self.unreachable.set_rows(reach.unreachable)
-        self.coverage_summary.setText(f"{len(reach.unreachable)} of {reach.checked} memories checked are not on "
+        self.coverage_summary.setText(f"{len(reach.unreachable)} of {counted(reach.checked, 'memory')} checked are not on "
                                       "page one for their own claim.")
 
     def _open(self, index) -> None:

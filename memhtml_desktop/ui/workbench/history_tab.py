@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout, QLabel, QListWidget, QPushButton, QSizePolicy, QSplitter, QVBoxLayout, QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.rows_model import Col, RowsModel
 from memhtml_desktop.ui.workbench.models import config_color, rows_table, selected_rows
@@ -47,7 +48,7 @@ class TrendChart(QWidget):
         names = sorted({r.config_name for r in self.runs})
         last = self.runs[-1].figures.mrr if self.runs else None
         self.setAccessibleDescription(
-            f"{len(self.runs)} runs of {len(names)} configurations" + (f", latest MRR {last:.3f}" if last is not None else ""))
+            f"{counted(len(self.runs), 'run')} of {counted(len(names), 'configuration')}" + (f", latest MRR {last:.3f}" if last is not None else ""))
         self.update()
 
     def points(self) -> dict[str, list[tuple[int, float]]]:
@@ -113,7 +114,7 @@ class TrendChart(QWidget):
             legend_x += fm.horizontalAdvance(f"\u25cf {name}") + 14
         painter.setPen(QPen(muted))
         painter.drawText(QRectF(plot.left(), plot.bottom() + 4, plot.width(), fm.height()),
-                         int(Qt.AlignmentFlag.AlignRight), f"{n} runs, oldest left")
+                         int(Qt.AlignmentFlag.AlignRight), f"{counted(n, 'run')}, oldest left")
 
 
 class HistoryTab(QWidget):

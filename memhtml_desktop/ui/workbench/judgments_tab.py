@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.workbench.models import PATH_ROLE, Col, RowsModel, rows_table, short
 
 COLUMNS = (
@@ -66,7 +67,7 @@ class JudgmentsTab(QWidget):
     def set_candidates(self, judgments: Any, set_name: str) -> None:
         self.model.set_rows(list(judgments))
         into = f"\u201c{set_name}\u201d" if set_name else "a new set"
-        self.summary.setText(f"{len(self.model.rows)} candidates. Accepting one adds it to {into} as a probe "
+        self.summary.setText(f"{counted(len(self.model.rows), 'candidate')}. Accepting one adds it to {into} as a probe "
                              "(one commit)." if self.model.rows else
                              "No candidates yet." + ("" if self.enabled.isChecked() else " Turn remembering on above."))
         self._selection()

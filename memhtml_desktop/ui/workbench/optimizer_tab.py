@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.workbench.models import FAIL_COLOR, PASS_COLOR
 
 
@@ -107,7 +108,7 @@ class OptimizerTab(QWidget):
             self.progress.setValue(done)
             self.report.setText(f"Trial {done} of {total}\u2026")
         else:
-            self.report.setText(f"Reading the store for the probe set: {done} of {total} queries\u2026")
+            self.report.setText(f"Reading the store for the probe set: {done} of {counted(total, 'query', 'queries')}\u2026")
 
     def show_result(self, result: Any) -> None:
         self.result = result
@@ -124,12 +125,12 @@ class OptimizerTab(QWidget):
         arms = ", ".join(f"{a} {w:g}" for a, w in knobs["arms"].items())
         stopped = " <b>(stopped early: best so far)</b>" if result.cancelled else ""
         self.report.setText(
-            f"{result.trials} trials in {result.elapsed_s:.1f} s{stopped}<br>"
-            f"Training ({len(result.train)} probes): MRR {result.base_train_mrr:.3f} \u2192 {result.best_train_mrr:.3f}<br>"
-            f"<b>Held out ({len(result.held_out)} probes): MRR {result.base_held_out_mrr:.3f} \u2192 "
+            f"{counted(result.trials, 'trial')} in {result.elapsed_s:.1f} s{stopped}<br>"
+            f"Training ({counted(len(result.train), 'probe')}): MRR {result.base_train_mrr:.3f} \u2192 {result.best_train_mrr:.3f}<br>"
+            f"<b>Held out ({counted(len(result.held_out), 'probe')}): MRR {result.base_held_out_mrr:.3f} \u2192 "
             f"{result.best_held_out_mrr:.3f}, gain <span style='color:{color}'>{gain:+.3f}</span></b><br>"
             f"95 % interval [{c.interval[0]:+.3f}, {c.interval[1]:+.3f}] \u2014 {sure}; "
-            f"{c.wins} probes up, {c.losses} down, sign test p = {c.p_value:.3f}<br>"
+            f"{counted(c.wins, 'probe')} up, {c.losses} down, sign test p = {c.p_value:.3f}<br>"
             f"Best: weights {arms}; k {knobs['rrf_k']}; \u03bb {knobs['mmr_lambda']:g}")
         if not self.save_name.text():
             self.save_name.setText(f"{result.base.name.replace(' ', '-').replace('(', '').replace(')', '')}-optimized")

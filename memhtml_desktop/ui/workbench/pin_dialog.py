@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QSpinBox, QVBoxLayout, QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.probes import EvalProbe
 from memhtml_desktop.workbench import BadName, check_name
 
@@ -119,7 +120,7 @@ class PinDialog(QDialog):
         for twin in twins:
             self._add_control(twin.path, f"{twin.title or twin.path} (near-twin: \u201c{_cut(twin.claim, 70)}\u201d)",
                               checked=True)
-        self.twins_note.setText(f"{len(twins)} near-twin{'s' if len(twins) != 1 else ''} of it (checked as controls)."
+        self.twins_note.setText(f"{counted(len(twins), 'near-twin')} of it (checked as controls)."
                                 if twins else "No near-twin of it among the candidates or in the store.")
 
     def chosen_controls(self) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QListWidget, QMenu, QSplitter, QVBoxLayout, QWidget
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.workbench.models import (
     FAIL_COLOR, PASS_COLOR, PATH_ROLE, Col, RowsModel, figures_text, rank_text, rows_table, short,
@@ -127,7 +128,7 @@ class ProbesTab(QWidget):
         """The set's probes before any run (ranks empty), and its problems."""
         self.run = None
         self._all = list(probe_set.probes)
-        self.figures.setText(f"{probe_set.name}: {len(probe_set.probes)} probes, not run yet "
+        self.figures.setText(f"{probe_set.name}: {counted(len(probe_set.probes), 'probe')}, not run yet "
                              "(Run ranks each under configuration A).")
         self._refill()
         self._show_problems(probe_set.problems)

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ops import workbench as J
 from memhtml_desktop.ui.workbench.bench import Bench
 
@@ -44,7 +45,7 @@ class RunsPresenter(QObject):
         w = self.bench.window
         w.probes.show_run(run)
         w.tabs.setCurrentWidget(w.probes)
-        w.say(f"Ran {run.config_name} on {run.set_name}: {run.figures.failed} of {run.figures.probes} probes fail."
+        w.say(f"Ran {run.config_name} on {run.set_name}: {run.figures.failed} of {counted(run.figures.probes, 'probe')} fail."
               + (f" \u26a0 {run.not_recorded[:1].upper()}{run.not_recorded[1:]}." if run.not_recorded else ""))
         self.ran.emit(run)
         self.bench.refresh()
@@ -63,7 +64,7 @@ class RunsPresenter(QObject):
         w.compare.show_comparison(comparison)
         w.probes.show_run(comparison.b)
         w.tabs.setCurrentWidget(w.compare)
-        w.say(f"{comparison.moved} probes moved between {comparison.a.config_name} and {comparison.b.config_name}.")
+        w.say(f"{counted(comparison.moved, 'probe')} moved between {comparison.a.config_name} and {comparison.b.config_name}.")
         self.compared.emit(comparison)
         self.bench.refresh()
         query = w.compare.query_field.text().strip()

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ops.workbench import SetTaskJob
 
 SHAPE_NAMES = {"memhtml": "memhtml's pack", "quotas": "Quota ledgers", "catalog+1": "Catalogue + expand #1",
@@ -108,7 +109,7 @@ class ShapesTab(QWidget):
         rule = "; ".join(f"{kind} questions: direct recall cheaper {c['direct']}, catalogue + one expansion {c['catalog']}"
                          for kind, c in report.rule().items())
         self.summary.setText(
-            f"{len(report.rows)} probes at budget {report.budget:,}, catalogue of {report.k}. {rule}. "
+            f"{counted(len(report.rows), 'probe')} at budget {report.budget:,}, catalogue of {report.k}. {rule}. "
             f"Catalogues with entries they cannot tell apart: {report.indistinct_probes}; listing a near-twin "
             f"control beside the target: {report.controls_listed_probes}. Text: the target's text reached the "
             "agent; pointer only: just its index or catalogue line (a budget problem, not a ranking one).")
@@ -135,5 +136,5 @@ class ShapesPresenter(QObject):
 
     def _done(self, report: Any) -> None:
         self.bench.window.shapes.show_report(report)
-        self.bench.window.say(f"Shapes compared over {len(report.rows)} probes.")
+        self.bench.window.say(f"Shapes compared over {counted(len(report.rows), 'probe')}.")
         self.shapes_compared.emit(report)

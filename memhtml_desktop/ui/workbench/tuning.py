@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ops import workbench as J
 from memhtml_desktop.ui.workbench.bench import Bench
 
@@ -109,5 +110,5 @@ class DiagnosticsPresenter(QObject):
 
     def _unreachable(self, reach: Any) -> None:
         self.bench.window.diagnostics.show_unreachable(reach)
-        self.bench.window.say(f"{len(reach.unreachable)} of {reach.checked} memories unreachable by their own claim.")
+        self.bench.window.say(f"{len(reach.unreachable)} of {counted(reach.checked, 'memory')} unreachable by their own claim.")
         self.unreachable_found.emit(reach)

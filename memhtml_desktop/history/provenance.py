@@ -1,0 +1,84 @@
+"""Who wrote a memory and when, the commits that changed it since, its session: its provenance.
+
+One `git log --follow` over the memory's path (renames followed, so an archived memory is traced
+back through its move to where it was written): the oldest commit is who wrote it and when, the
+rest are what changed it since, newest first. The session is the memory's own
+`memhtml-session` meta (else the writing commit's `Memhtml-Session` trailer).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+
+from memhtml_desktop.history.events import utc_at
+from memhtml_desktop.history.gitlog import _run
+from memhtml_desktop.history.heads import head_facts
+from memhtml_desktop.write.git import Git
+
+SHOWN = 20
+
+
+@dataclass(frozen=True)
+class Touch:
+    """One commit that changed the memory."""
+
+    commit: str
+    author_name: str
+    author_email: str
+    at: str
+    subject: str
+    session: str | None = None
+
+    @property
+    def author(self) -> str:
+        return f"{self.author_name} <{self.author_email}>"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    path: str
+    written: Touch | None  # the oldest commit: who wrote it, when (None: never committed)
+    since: tuple[Touch, ...] = ()  # the later commits, newest first (at most SHOWN)
+    total: int = 0  # every commit that touched it, the writing one included
+    session: str | None = None
+    uncommitted: bool = False  # the file differs from HEAD or is not tracked
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict:
+        def touch(t: Touch | None) -> dict | None:
+            return None if t is None else {"commit": t.commit, "author": t.author, "at": t.at, "subject": t.subject,
+                                           "session": t.session}  # fmt: skip
+
+        return {"path": self.path, "written": touch(self.written), "since": [touch(t) for t in self.since],
+                "total": self.total, "session": self.session, "uncommitted": self.uncommitted,
+                "notes": list(self.notes)}  # fmt: skip
+
+
+def provenance(git: Git, path: str, current: bytes | None = None) -> Provenance:
+    """The provenance of the memory at `path` (its bytes `current`, when the caller has them)."""
+    if git.head() is None:
+        return Provenance(path, None, notes=("the branch has no commit yet",))
+    token = secrets.token_hex(8)
+    fmt = f"%x1e{token}%x1f%H%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:key=Memhtml-Session,valueonly,separator=%x1d)"
+    out = _run(git, "log", "--follow", "-M", "--no-color", f"--format={fmt}", "HEAD", "--", path)
+    touches = []
+    for chunk in out.split(f"\x1e{token}\x1f".encode())[1:]:
+        parts = chunk.decode("utf-8", "replace").rstrip("\n").split("\x1f")
+        if len(parts) < 6:
+            continue
+        session = next((v.strip() for v in parts[5].split("\x1d") if v.strip()), None)
+        touches.append(Touch(parts[0], parts[1], parts[2], utc_at(parts[3]), parts[4], session))
+    notes = []
+    status = git.run("status", "--porcelain=v1", "--", path, check=False).out.strip()
+    if not touches:
+        notes.append("not committed yet: git has no history for this file")
+    shallow = git.run("rev-parse", "--is-shallow-repository", check=False).out.strip() == "true"
+    if shallow and touches:
+        notes.append("a shallow clone: the oldest commit here may not be the one that wrote it")
+    written = touches[-1] if touches else None
+    session = head_facts(current).session if current is not None else None
+    if session is None and written is not None:
+        session = written.session
+    return Provenance(path, written, tuple(touches[:-1][:SHOWN]), len(touches),
+                      session, bool(status), tuple(notes))  # fmt: skip

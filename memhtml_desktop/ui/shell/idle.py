@@ -1,0 +1,25 @@
+"""For batch tools (screenshots, the benches): pump the window's events until nothing is pending."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtWidgets import QApplication
+
+
+def wait_idle(window: Any, timeout: float = 30.0) -> bool:
+    """Pump events until no job, no debounced search and no watcher pass is pending; False on timeout."""
+    deadline = time.monotonic() + timeout
+    app = QApplication.instance()
+    while time.monotonic() < deadline:
+        app.processEvents()
+        bridge = window.bridge
+        if not window.runner.is_busy() and not window.driver.debounce.isActive() and (
+                bridge is None or bridge.wait_idle()):
+            for _ in range(5):
+                app.processEvents()
+            if not window.runner.is_busy():
+                return True
+        time.sleep(0.005)
+    return False
