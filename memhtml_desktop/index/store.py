@@ -74,37 +74,6 @@ UNWRITABLE = dbmod.UNWRITABLE
 IndexUnavailable = dbmod.IndexError_
 
 
-LAZY_MODULES = (
-    "memhtml_desktop.index.explain",
-    "memhtml_desktop.index.facets",
-    "memhtml_desktop.index.health",
-    "memhtml_desktop.index.listing",
-    "memhtml_desktop.index.pool",
-    "memhtml_desktop.index.reader",
-    "memhtml_desktop.index.scanner",
-    "memhtml_desktop.index.shape_reads",
-    "memhtml_desktop.index.shapes",
-    "memhtml_desktop.index.sidecar",
-    "memhtml_desktop.index.state",
-    "memhtml_desktop.index.versions",
-)
-"""The modules the Store's methods import on first use (a headless command loads only its own)."""
-
-
-def preload_modules() -> None:
-    """Import LAZY_MODULES now, for a long-lived process with threads (the window).
-
-    A first import on a worker thread holds the GIL while it runs the module, and while it
-    COMPILES it when there is no bytecode cache (a checkout run with PYTHONDONTWRITEBYTECODE, as in
-    CI): 20-70 ms per module measured with the window open while a store was indexed, during which
-    the GUI thread could not run. Called once before the window shows.
-    """
-    import importlib
-
-    for name in LAZY_MODULES:
-        importlib.import_module(name)
-
-
 def _identity(path: Path) -> tuple[int, int] | None:
     """A file's identity (device, inode), or None when nothing is there."""
     try:
