@@ -102,10 +102,15 @@ _LEAD = re.compile(r"^\s*(?:\(contributed by [^)]*\)|\*\*Answer\*\*:?|\*\*Answer
 _INFO_NOISE = re.compile(r"^File: \S+, Node: .*$", re.M)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def clean_blocks(blocks: tuple[str, ...]) -> list[str]:
+    """The blocks without answer leads, info-file noise and control characters (a form feed in a
+    Texinfo file, a ^A in an old HTML page: `apply` refuses a memory holding one)."""
     out = []
     for block in blocks:
-        block = _INFO_NOISE.sub("", _LEAD.sub("", block)).strip()
+        block = _CONTROL.sub(" ", _INFO_NOISE.sub("", _LEAD.sub("", block))).strip()
         if block:
             out.append(block)
     return out

@@ -42,3 +42,14 @@ done
   --size 1024x700 --theme light --shape quotas
 "${run[@]}" screenshot --demo --out "$out/recall-catalog.png" --view recall --query "drain the vip" \
   --size 1400x900 --theme dark --shape catalog --expand 2
+# The review inbox (docs/review.md): an agent's eight weeks played on the demo copy, the review mark
+# halfway; the inbox, the activity chart and the reader's provenance, at both sizes, in both themes.
+for theme in light dark; do
+  for size in 1024x700 1920x1080; do
+    "${run[@]}" screenshot --demo --out "$out/review-inbox-$size-$theme.png" --view review --size "$size" --theme "$theme"
+    "${run[@]}" screenshot --demo --out "$out/review-activity-$size-$theme.png" --view activity --size "$size" \
+      --theme "$theme"
+    "${run[@]}" screenshot --demo --out "$out/review-provenance-$size-$theme.png" --view provenance --size "$size" \
+      --theme "$theme"
+  done
+done

@@ -119,3 +119,36 @@ def test_eval_compares_the_shapes_over_a_probe_set(tmp_path):
     assert "catalogue + expand the target" in table and "mean chars" in table
     bad = run("eval", "--shapes", *base, check=False)
     assert bad.returncode == 1 and "give a probe file" in bad.stderr
+
+
+def test_the_question_kind_reads_what_the_question_matched_under_both_profiles(tmp_path):
+    """Issue 41, item 1: under `default` the lexical arm binds any of the words, and the verdict
+    called every multi-word question "vague: no memory holds every word" from that form alone."""
+    base = demo(tmp_path)
+    for ranking in ("default", "memhtml"):
+        cat = json.loads(run("recall", "idempotency keys expire after 24 hours", *base, "--shape", "catalog",
+                             "--ranking", ranking, "--json").stdout)
+        assert (cat["question"], cat["question_why"]) == ("specific", "every word is in 1 memory"), ranking
+        costs = run("recall", "idempotency keys expire after 24 hours", *base, "--costs", "--ranking", ranking).stdout
+        assert "specific" in costs and "no memory holds every word" not in costs
+        vague = json.loads(run("recall", "what do we know about billing", *base, "--shape", "catalog",
+                               "--ranking", ranking, "--json").stdout)
+        assert vague["question"] == "vague" and vague["question_why"].startswith("no memory holds every word")
+
+
+def test_expand_and_doctor_on_a_memory_of_megabytes(tmp_path):
+    """Issue 41, item 8: `expand` caps the body with a marker; `doctor` warns about the size."""
+    from memfiles import write_memory
+
+    from tests.index.test_large_memory import BIG, paragraphs
+
+    root = tmp_path / "store"
+    write_memory(root, BIG, title="A pasted transcript", claim="The incident transcript was pasted whole.",
+                 article_extra=paragraphs(1_600_000, 11))
+    base = ["--store", str(root), "--index", str(tmp_path / "index.db")]
+    out = run("expand", BIG, *base).stdout
+    assert len(out) < 25_000 and "[cut: " in out and "expand hands over 20,000 at most" in out
+    data = json.loads(run("expand", BIG, *base, "--json").stdout)
+    assert data["body_cut"] > 1_000_000 and len(data["text"]) < 25_000
+    doctor = run("doctor", *base, check=False)
+    assert "over the 1 MB a memory is expected to stay under" in doctor.stdout

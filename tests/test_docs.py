@@ -155,7 +155,9 @@ SCREENSHOTS = {"results": (1400, 900), "reader": (1400, 900), "recall": (1400, 9
                "window-1024x700-light": (1024, 700), "window-1024x700-dark": (1024, 700),
                "window-1920x1080-light": (1920, 1080), "window-1920x1080-dark": (1920, 1080),
                "ranking-memhtml": (1024, 700), "fused-order": (1920, 1080), "workbench": (1024, 700),
-               "workbench-dark": (1024, 700), "recall-quotas": (1024, 700), "recall-catalog": (1400, 900)}
+               "workbench-dark": (1024, 700), "recall-quotas": (1024, 700), "recall-catalog": (1400, 900),
+               **{f"review-{view}-{w}x{h}-{theme}": (w, h) for view in ("inbox", "activity", "provenance")
+                  for w, h in ((1024, 700), (1920, 1080)) for theme in ("light", "dark")}}
 
 
 def test_the_readme_shows_the_screenshots_and_they_exist():
@@ -173,5 +175,7 @@ def test_the_screenshot_script_makes_exactly_the_readme_images():
     views = [(name, name) for name in list(SCREENSHOTS)[:7]]
     assert made == [*views, ("window-1024x700-$theme", "results"), ("window-1920x1080-$theme", "results"),
                     ("ranking-memhtml", "results"), ("fused-order", "results"), ("workbench", "workbench"),
-                    ("workbench-dark", "workbench"), ("recall-quotas", "recall"), ("recall-catalog", "recall")]
+                    ("workbench-dark", "workbench"), ("recall-quotas", "recall"), ("recall-catalog", "recall"),
+                    ("review-inbox-$size-$theme", "review"), ("review-activity-$size-$theme", "activity"),
+                    ("review-provenance-$size-$theme", "provenance")]
     assert "for theme in light dark" in script

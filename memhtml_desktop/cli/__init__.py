@@ -41,7 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     parser.add_argument("--version", action="version", version=f"memhtml-desktop {__version__}")
-    parser.add_argument("--demo", action="store_true", help="open a fresh copy of the bundled demo store")
+    parser.add_argument("--demo", action="store_true", help="open the demo store: your kept copy of the bundled one (made on first use, in the app's data folder)")
+    parser.add_argument("--demo-fresh", action="store_true",
+                        help="open a throwaway copy of the bundled demo store (in a temporary folder; not kept)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in _GROUPS:
         group.add_parsers(sub, common)

@@ -1,4 +1,4 @@
-"""Curation commands of this app's own: undo, supersede, conflicts, history; `state` and `doctor --fix`.
+"""Curation commands of this app's own: undo, redo, supersede, conflicts, history; `state` and `doctor --fix`.
 
 They change the store through the same write core as memhtml's verbs (`write_commands.py`) but
 take argparse arguments, since memhtml has no such verbs (or, for `state` and `doctor`, its flags
@@ -16,7 +16,15 @@ from memhtml_desktop.cli.write_commands import commit_note, fail, open_curator
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("undo", parents=[common],
-                       help="revert this app's last commit (while none of its paths changed since)")  # fmt: skip
+                       help="revert one of this app's own recent changes: the newest, or CHANGE (while none of "
+                            "its paths changed since); --list shows them and whether each can be undone")  # fmt: skip
+    p.add_argument("change", nargs="?", metavar="CHANGE", help="the change's commit (a prefix will do); default: the newest")
+    p.add_argument("--list", action="store_true", help="list this app's own recent changes, newest first")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("redo", parents=[common],
+                       help="give back a change this app undid: the newest undone, or CHANGE")  # fmt: skip
+    p.add_argument("change", nargs="?", metavar="CHANGE", help="the change's commit (a prefix will do); default: the newest undone")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("supersede", parents=[common],
@@ -27,7 +35,7 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("conflicts", parents=[common],
-                       help="near-twin memories whose claims disagree (a negation, a number, a qualifier)")  # fmt: skip
+                       help="memories whose claims contradict each other (one slot, two values; a negation, a number, a date), newer first")  # fmt: skip
     p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
     p.add_argument("--json", action="store_true")
 
@@ -47,12 +55,26 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     i.add_argument("file", metavar="FILE")
 
 
-def cmd_undo(args: argparse.Namespace) -> int:
+def cmd_undo(args: argparse.Namespace, *, redo: bool = False) -> int:
+    from memhtml_desktop.cli.output import field
     from memhtml_desktop.write.errors import WriteError
 
     try:
         curator = open_curator(vars(args), refresh=False)
-        applied = curator.undo()
+        if getattr(args, "list", False):
+            choices = curator.undo_choices()
+            if args.json:
+                print_json([{**change.to_json(), "refused": why} for change, why in choices])
+                return EXIT_OK
+            if not choices:
+                print("no change of this app's to this store")
+            for change, why in choices:
+                state = "undone " if change.undone else "applied"
+                can = f"{change.action}: {field(why)}" if why else f"can {change.action}"
+                print(f"{change.sha[:12]}  {change.when or '?':<20}  {state}  {field(change.subject)}\n"
+                      f"{'':14}{can}")
+            return EXIT_OK
+        applied = curator.undo(args.change, redo=redo)
     except WriteError as exc:
         return fail(str(exc), exc.code, EXIT_FAIL, args.json)
     for notice in applied.notices:
@@ -60,8 +82,14 @@ def cmd_undo(args: argparse.Namespace) -> int:
     if args.json:
         print_json(applied.result)
     else:
-        print(f"reverted {applied.result['reverted'][:12]}: {applied.plan.subject}{commit_note(applied.commit_sha)}")
+        verb = "reapplied" if redo else "reverted"
+        print(f"{verb} {applied.result['change'][:12]} (reverting {applied.result['reverted'][:12]}): "
+              f"{applied.plan.subject}{commit_note(applied.commit_sha)}")
     return EXIT_OK
+
+
+def cmd_redo(args: argparse.Namespace) -> int:
+    return cmd_undo(args, redo=True)
 
 
 def cmd_state(args: argparse.Namespace) -> int:
@@ -170,9 +198,12 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
         print_json(report.to_json())
         return EXIT_OK
     for pair in report.pairs:
-        print(f"{', '.join(pair.diff.kinds)} (cosine {pair.cosine:.3f})")
-        print(f"  {pair.a.path}\n    {pair.a.claim}")
-        print(f"  {pair.b.path}\n    {pair.b.claim}")
+        alike = f", cosine {pair.cosine:.3f}" if pair.cosine is not None else ""
+        print(f"{pair.reason.reason if pair.reason else ', '.join(pair.diff.kinds)}{alike}: "
+              f"{pair.reason.detail if pair.reason else ''}")
+        for side in (pair.a, pair.b):
+            mark = " (newer)" if side.path == pair.newer else ""
+            print(f"  {side.path}{mark}\n    {side.claim}")
     print(f"{len(report.pairs)} conflicting pair(s) among {report.compared} memories ({report.seconds:.2f} s)")
     return EXIT_OK
 
@@ -199,6 +230,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "undo": cmd_undo,
+    "redo": cmd_redo,
     "supersede": cmd_supersede,
     "conflicts": cmd_conflicts,
     "history": cmd_history,

@@ -82,7 +82,9 @@ def _print_changes(rng, changes) -> None:
     from memhtml_desktop.cli.output import field
 
     head = f"HEAD {rng.head[:12]}" if rng.head else "no commit yet"
-    count = f"{len(changes)} change{'s' if len(changes) != 1 else ''} to review"
+    from memhtml_desktop.domain.plural import counted
+
+    count = f"{counted(len(changes), 'change')} to review"
     print(f"{count} {rng.since} ({head})" if changes else f"all caught up: nothing to review {rng.since} ({head})")
     for c in changes:
         moved = f" (was {field(c.old_path)})" if c.old_path else ""

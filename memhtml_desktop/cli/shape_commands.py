@@ -152,7 +152,9 @@ def print_costs(comparison) -> None:
 
 def print_expansion(e) -> None:
     print(f"{field(e.title)}\n{field(e.path)} · {field(e.memory_type)} · expand costs {e.cost:,} chars\n")
-    print(field(e.body))
+    print(field(e.shown_body))
+    if e.body_cut:
+        print(field(e.cut_note))
     for n in e.neighbours:
         arrow = "→" if n.direction == "out" else "←"
         print(f"{arrow} {n.rel} {field(n.path)}{'' if n.exists else ' (missing)'}")

@@ -10,13 +10,16 @@ from memhtml_desktop.cli.common import add_ranking_flag, settings_from
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("gui", parents=[common], help="open the window (the default)")
     p.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
-                   help="open a fresh copy of the bundled demo store")
+                   help="open the demo store: your kept copy of the bundled one (made on first use, in the app's data folder)")
+
+    p.add_argument("--demo-fresh", action="store_true", default=argparse.SUPPRESS,
+                   help="open a throwaway copy of the bundled demo store (in a temporary folder; not kept)")
 
     p = sub.add_parser("screenshot", parents=[common], help="render the window offscreen to a PNG")
     p.add_argument("--out", required=True, metavar="FILE.png")
     p.add_argument("--query", default="")
     p.add_argument("--view", choices=("results", "reader", "recall", "problems", "correct", "conflicts", "timeline",
-                                        "workbench"),
+                                        "workbench", "review", "activity", "provenance"),
                    default="results", help="correct, conflicts, timeline, workbench: that dialog or window alone")
     p.add_argument("--tab", choices=("probes", "compare", "configs", "history", "optimizer", "diagnostics", "judgments"),
                    help="--view workbench: the tab shown (default: compare, after comparing A and B)")
@@ -44,6 +47,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
     from memhtml_desktop.ui.app import run_app
 
     return run_app(settings_from(args), demo=getattr(args, "demo", False),
+                   fresh_demo=getattr(args, "demo_fresh", False),
                    explicit_store=getattr(args, "store", None) is not None,
                    verbose=getattr(args, "verbose", False))
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from memhtml_desktop.domain.disclosure import _attr, _escape, utf16_len
+from memhtml_desktop.domain.ranking import HASH_MODEL, MINILM_INT8_MODEL, MINILM_MODEL, PerEmbedder
 from memhtml_desktop.domain.types import Scope
 
 
@@ -71,9 +72,32 @@ class Evidence:
         return {"text": self.text, "href": self.href, "path": self.path, "title": self.title}
 
 
+EXPAND_BODY_CAP = 20_000
+"""Characters of a memory's body an expansion hands over. A memory is one fact; a body past this
+(a pasted log, a transcript: a 5 MB memory's expansion was 5.19 M characters) would spend more than
+the whole recall budget (16,000) on one call. The cut falls at a paragraph's end, else a sentence's,
+else a space, never inside a word, and a marker line says how much was left out and where the whole
+of it is (docs/recall.md, "Catalogue and expand")."""
+
+
+def cut_body(body: str, cap: int = EXPAND_BODY_CAP) -> tuple[str, int]:
+    """`(kept, left out)`: `body` whole when it fits `cap`, else its head up to the last paragraph
+    end, sentence end or space within `cap` (half a sentence reads as a whole one: seed 003, 6.4.2)."""
+    if len(body) <= cap:
+        return body, 0
+    head = body[:cap]
+    for stops in (("\n",), (". ", "! ", "? ", ".\n"), (" ",)):
+        at = max(head.rfind(stop) for stop in stops)
+        if at > cap // 2:
+            keep = head[: at + (1 if stops[0] != "\n" and stops[0] != " " else 0)].rstrip()
+            return keep, len(body) - len(keep)
+    return head, len(body) - cap
+
+
 @dataclass(frozen=True)
 class Expansion:
-    """What an expand call returns for one memory, and what it costs (`cost` = len(`text`))."""
+    """What an expand call returns for one memory, and what it costs (`cost` = len(`text`)). A body
+    over `EXPAND_BODY_CAP` is handed over cut, with a marker (`shown_body`, `body_cut`)."""
 
     path: str
     title: str
@@ -84,6 +108,23 @@ class Expansion:
     evidence: tuple[Evidence, ...] = ()
 
     @property
+    def shown_body(self) -> str:
+        return cut_body(self.body)[0]
+
+    @property
+    def body_cut(self) -> int:
+        """Characters of the body the expansion leaves out (0: none)."""
+        return cut_body(self.body)[1]
+
+    @property
+    def cut_note(self) -> str:
+        cut = self.body_cut
+        if not cut:
+            return ""
+        return (f"[cut: {cut:,} of this memory's {len(self.body):,} characters are not in this expansion "
+                f"(expand hands over {EXPAND_BODY_CAP:,} at most); the whole of it is the file {self.path}]")
+
+    @property
     def text(self) -> str:
         return render_expansion(self)
 
@@ -92,7 +133,8 @@ class Expansion:
         return utf16_len(self.text)
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "title": self.title, "memory_type": self.memory_type, "body": self.body,
+        return {"path": self.path, "title": self.title, "memory_type": self.memory_type, "body": self.shown_body,
+                "body_chars": len(self.body), "body_cut": self.body_cut,
                 "neighbours": [n.to_json() for n in self.neighbours], "chain": [v.to_json() for v in self.chain],
                 "evidence": [e.to_json() for e in self.evidence], "cost": self.cost, "text": self.text}
 
@@ -101,7 +143,10 @@ def render_expansion(e: Expansion) -> str:
     """The expansion as handed to the agent: the body, then neighbours, chain and evidence (each
     section only when it has something). Escaped like the recall pack, so a stored tag stays text."""
     lines = [f'<memory path="{_attr(e.path)}" type="{_attr(e.memory_type)}" title="{_attr(e.title)}" '
-             'source="stored memory, may be stale">', _escape(e.body), "</memory>"]
+             'source="stored memory, may be stale">', _escape(e.shown_body)]
+    if e.body_cut:
+        lines.append(_escape(e.cut_note))
+    lines.append("</memory>")
     if e.neighbours:
         lines.append("<neighbours>")
         lines.extend(f'<link rel="{_attr(n.rel)}" dir="{n.direction}" path="{_attr(n.path)}" title="{_attr(n.title)}"/>'
@@ -224,17 +269,48 @@ def list_within(entries: Sequence[CatalogueEntry], budget: int) -> tuple[Catalog
     return tuple(out)
 
 
-def question_kind(form: str | None, count: int, k: int) -> tuple[str, str]:
-    """How determinate the question is, read off the lexical arm: "specific" when every word of it
-    is held by no more memories than the catalogue lists; "vague" otherwise. The seed's rule:
-    direct recall is cheaper for a specific question, catalogue plus expansion for a vague one."""
+LEAD = {
+    "convex": PerEmbedder(((HASH_MODEL, 0.06), (MINILM_MODEL, 0.16), (MINILM_INT8_MODEL, 0.16)), 0.06),
+    "rrf": PerEmbedder(((HASH_MODEL, 0.18), (MINILM_MODEL, 0.08), (MINILM_INT8_MODEL, 0.08)), 0.18),
+}
+"""How far the top fused score must lead the second (a share of the top) for one memory to stand
+out, per fusion (`RankingProfile.fusion`: convex scores and RRF sums spread differently) and per
+embedder (the convex fusion's lexical share is the embedder's): each chosen on the real-question
+training sets by bench/question_kind_eval.py (docs/recall.md, "Specific or vague")."""
+
+
+def score_lead(scores: Sequence[float]) -> float:
+    """The top fused score's lead over the second, as a share of the top: 1.0 for a lone hit, 0.0
+    without a positive top score. Fused scores are relative (the top is on top whether the query
+    matched anything or not), so only the gap between the first two says one memory stands out."""
+    if not scores or scores[0] <= 0:
+        return 0.0
+    if len(scores) == 1:
+        return 1.0
+    return max(0.0, (scores[0] - scores[1]) / scores[0])
+
+
+def question_kind(form: str | None, count: int, k: int, scores: Sequence[float] = (),
+                  lead: float = 0.06) -> tuple[str, str]:
+    """How determinate the question is, read off what it matched (not off the profile's match form):
+    "specific" when every content word of it is held by no more memories than the catalogue lists
+    (`count`, the all-words count whatever form the lexical arm bound: `Retriever.every_word_count`),
+    or when one memory stands out (the page's fused `scores`: the top leads the second by `lead` or
+    more); "vague" otherwise. The seed's rule: direct recall is cheaper for a specific question,
+    catalogue plus expansion for a vague one. `form` "any" (an older caller's bound form) says
+    nothing about how many hold every word, so only the scores can make it specific."""
     if form is None:
         return "", "no words to match"
     if form == "all" and 0 < count <= k:
         return "specific", f"every word is in {count} {'memory' if count == 1 else 'memories'}"
-    if form == "all":
-        return "vague", f"every word is in {count:,} memories, more than the {k} listed"
-    return "vague", "no memory holds every word"
+    ahead = score_lead(scores)
+    if scores and ahead >= lead:
+        return "specific", f"one memory stands out (its score leads the next by {ahead:.0%})"
+    tail = ", and none stands out" if scores else ""
+    if form == "all" and count > 0:
+        more = "more than 100" if count > 100 else f"{count:,}"
+        return "vague", f"every word is in {more} memories, more than the {k} listed{tail}"
+    return "vague", f"no memory holds every word{tail}"
 
 
 def render_catalogue_text(cat: Catalogue) -> str:

@@ -94,6 +94,12 @@ def claim_diff(a: str, b: str) -> ClaimDiff | None:
     kinds = disagreement(a, b)
     if not kinds:
         return None
+    return words_diff(a, b, kinds)
+
+
+def words_diff(a: str, b: str, kinds: tuple[str, ...]) -> ClaimDiff:
+    """The differing words of two claims, with their spans, under the `kinds` a rule named
+    (the conflicts scan's reason: `slot`, `entity`, … besides polarity's three)."""
     words_a, words_b = _words(a), _words(b)
     matcher = SequenceMatcher(a=[w[0] for w in words_a], b=[w[0] for w in words_b], autojunk=False)
     only_a: list[str] = []

@@ -21,7 +21,8 @@ file holds every term and binds `all_form` if so, else `any_form`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, replace
 
 import regex
 
@@ -31,21 +32,37 @@ _WORD = regex.compile(r"[\p{L}\p{N}]+")
 _QUOTE = '"'
 
 
-def sanitize(query: str) -> str:
+def sanitize(query: str, *, fold: bool = False) -> str:
     """Lowercase `query` and keep its `\\p{L}\\p{N}` runs, joined by single spaces; "" if none survive.
 
     Idempotent. Lowercasing happens before the scan, as memhtml does (parity with its lexical arm):
     `"İ".lower()` is `i` plus a combining dot, and the dot, not being a letter, becomes a separator.
+    `fold`: NFKC first, as the parsed query's own words are (`parse_fts_query`).
     """
-    return " ".join(_words(query))
+    return " ".join(_words(query, fold))
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+def fold_text(text: str) -> str:
+    """NFKC: compatibility characters become the plain ones (fullwidth `ｄｒａｉｎ` → `drain`, the
+    ligature `ﬁ` → `fi`, `²` → `2`) and decomposed accents are composed. unicode61 (both lexical
+    indexes' tokenizer) strips accents itself, on the query and the text alike, but folds none of these."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def _words(text: str, fold: bool = False) -> list[str]:
+    return _WORD.findall((fold_text(text) if fold else text).lower())
 
 
 def _literal(term: tuple[str, ...]) -> str:
     return '"' + " ".join(term) + '"'
+
+
+def _either(own: str | None, raw: str | None) -> str | None:
+    """The folded form, or the unfolded one: memhtml's matches stay matched (fullwidth text in a
+    memory is found by a fullwidth query, as memhtml finds it), the folded ones are added."""
+    if own is None or not raw or raw == own:
+        return own
+    return f"({own}) OR ({raw})"
 
 
 @dataclass(frozen=True)
@@ -57,6 +74,13 @@ class FtsQuery:
     """
 
     terms: tuple[tuple[str, ...], ...]
+    raw: "FtsQuery | None" = None  # the query read without NFKC, as memhtml reads it, when that differs
+
+    def first(self, n: int) -> "FtsQuery":
+        """The first `n` terms (of the unfolded reading too)."""
+        if len(self.terms) <= n:
+            return self
+        return replace(self, terms=self.terms[:n], raw=self.raw.first(n) if self.raw is not None else None)
 
     @property
     def empty(self) -> bool:
@@ -96,7 +120,8 @@ class FtsQuery:
 
     def all_form_without(self, drop: frozenset[str]) -> str | None:
         """The all-terms form over `content_terms(drop)` (a profile's question words, say)."""
-        return " AND ".join(map(_literal, self.content_terms(drop))) if self.terms else None
+        own = " AND ".join(map(_literal, self.content_terms(drop))) if self.terms else None
+        return _either(own, self.raw.all_form_without(drop) if self.raw is not None else None)
 
     def content_terms(self, common: frozenset[str] = frozenset()) -> tuple[tuple[str, ...], ...]:
         """The terms minus single words that carry no lexical evidence, unless nothing else is left.
@@ -120,11 +145,13 @@ class FtsQuery:
         memhtml 0.4 has no phrases and no any-of form: it binds the sanitised words as FTS5's
         implicit AND, so a file must hold each one. Rendered as literals, so it is just as safe.
         """
-        return " AND ".join(_literal((w,)) for w in self.words) if self.terms else None
+        own = " AND ".join(_literal((w,)) for w in self.words) if self.terms else None
+        return _either(own, self.raw.every_word_form if self.raw is not None else None)
 
     def any_form_without(self, common: frozenset[str]) -> str | None:
         """The any-of form over `content_terms(common)`."""
-        return " OR ".join(map(_literal, self.content_terms(common))) if self.terms else None
+        own = " OR ".join(map(_literal, self.content_terms(common))) if self.terms else None
+        return _either(own, self.raw.any_form_without(common) if self.raw is not None else None)
 
     @property
     def any_form(self) -> str | None:
@@ -136,6 +163,15 @@ class FtsQuery:
 
 
 def parse_fts_query(query: str) -> FtsQuery:
+    """The query's terms, its words NFKC-folded first (`ｄｒａｉｎ ｔｈｅ ｖｉｐ` reads `drain the vip`),
+    with the unfolded reading kept beside them when it differs (`raw`): each MATCH form binds
+    either, so what memhtml's lexical arm matches stays matched (docs/ranking.md, "Folding")."""
+    folded = _parse(query, fold=True)
+    raw = _parse(query, fold=False)
+    return folded if raw.terms == folded.terms or not raw.terms else replace(folded, raw=raw)
+
+
+def _parse(query: str, *, fold: bool) -> FtsQuery:
     """Split `query` into terms: words outside quotes, one phrase per balanced quoted span.
 
     With an odd count of `"` every quote is ignored (not only the last one): which quote is the
@@ -147,7 +183,7 @@ def parse_fts_query(query: str) -> FtsQuery:
         query = query.replace(_QUOTE, " ")
     terms: dict[tuple[str, ...], None] = {}
     for position, segment in enumerate(query.split(_QUOTE)):
-        words = _words(segment)
+        words = _words(segment, fold)
         if position % 2:  # inside a balanced pair of quotes
             if words:
                 terms.setdefault(tuple(words), None)

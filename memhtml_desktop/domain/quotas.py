@@ -38,6 +38,18 @@ STORE_FILE = ".memhtml-desktop/ledgers.json"
 """Where a store keeps its curator's map, beside the workbench's probes and configurations (committed
 with the store, so the team shares it; docs/recall.md)."""
 
+# What a map may hold. A curator's map has a handful of rules; these bounds are far above any real
+# one and keep a map within what reading it and the resident ledgers' SQL can take: SQLite joins at
+# most 500 SELECTs in one compound (each rule, and each path prefix, is one of the drivers' UNION),
+# and binds at most 32,766 values (each value is bound twice: in the CASE and in a driver).
+MAX_FILE_BYTES = 1024 * 1024  # a map is read whole: a 100 MB file is refused before it is read
+MAX_RULES = 100
+MAX_PREFIXES = 300  # path prefixes in all the rules together
+MAX_VALUES = 1000  # values in one rule's list
+MAX_ALL_VALUES = 5000  # values in all the rules together
+MAX_NAME = 100  # characters of the map's name (it is shown in headers)
+MAX_TEXT = 500  # characters of a rule's why, or of one value
+
 
 @dataclass(frozen=True)
 class LedgerSpec:
@@ -127,6 +139,9 @@ class LedgerMap:
     otherwise: str = "task"
     window: int = 10  # resident memories listed per resident ledger (the rest are counted, `beyond`)
     source: str = ""  # the file it came from; "" for the shipped map
+    # Why this map is used instead of the one a store's file asks for (that file could not be used:
+    # the seed's map stands in, and this says so wherever the map is named). Not part of the map.
+    note: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         shares = dict(self.shares)
@@ -247,11 +262,22 @@ def _line_of(text: str, where: tuple[str | int, ...]) -> int:
     return text.count("\n", 0, pos) + 1 if found else 0
 
 
+def _shown(value: Any, limit: int = 40) -> str:
+    """A value from the file, as a message may echo it: its repr, clipped."""
+    text = repr(value) if not isinstance(value, str) else repr(value[: limit + 1])
+    return text if len(text) <= limit + 2 else text[:limit] + "…"
+
+
 def _strings(value: Any, what: str, *where: str | int) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise _Fault(f"{what}: a list of non-empty strings", *where)
+    if len(value) > MAX_VALUES:
+        raise _Fault(f"{what}: at most {MAX_VALUES:,} values (got {len(value):,})", *where)
+    long = next((v for v in value if len(v) > MAX_TEXT), None)
+    if long is not None:
+        raise _Fault(f"{what}: a value of {len(long):,} characters; at most {MAX_TEXT:,}", *where)
     return tuple(dict.fromkeys(value))
 
 
@@ -262,23 +288,42 @@ def _rule(data: Any, index: int) -> Rule:
     known = {"ledger", "why", "needs_revision", *RULE_LISTS}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise _Fault(f"{what}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}", *at, unknown[0])
+        raise _Fault(f"{what}: unknown key(s) {_keys(unknown)}; known: {', '.join(sorted(known))}", *at, unknown[0])
     ledger = data.get("ledger")
     if ledger not in LEDGER_NAMES:
-        raise _Fault(f"{what}.ledger: one of {', '.join(LEDGER_NAMES)}, got {ledger!r}", *at, "ledger")
+        raise _Fault(f"{what}.ledger: one of {', '.join(LEDGER_NAMES)}, got {_shown(ledger)}", *at, "ledger")
     lists = {key: _strings(data[key], f"{what}.{key}", *at, key) for key in RULE_LISTS if key in data}
     bad = [t for t in lists.get("types", ()) if t not in MEMORY_TYPES]
     if bad:
-        raise _Fault(f"{what}.types: not a memhtml type: {', '.join(bad)}", *at, "types")
+        raise _Fault(f"{what}.types: not a memhtml type: {_keys(bad)}", *at, "types")
     bad = [t for t in lists.get("task_status", ()) if t not in TASK_STATUSES]
     if bad:
-        raise _Fault(f"{what}.task_status: not a task status: {', '.join(bad)}", *at, "task_status")
+        raise _Fault(f"{what}.task_status: not a task status: {_keys(bad)}", *at, "task_status")
     revision = data.get("needs_revision")
     if revision is not None and not isinstance(revision, bool):
         raise _Fault(f"{what}.needs_revision: true or false", *at, "needs_revision")
     if not lists and revision is None:
         raise _Fault(f"{what}: a rule with no condition would take every memory; use 'otherwise'", *at)
-    return Rule(ledger, needs_revision=revision, why=str(data.get("why") or ""), **lists)
+    why = data.get("why") or ""
+    if not isinstance(why, str) or len(why) > MAX_TEXT:
+        raise _Fault(f"{what}.why: a sentence of at most {MAX_TEXT:,} characters", *at, "why")
+    return Rule(ledger, needs_revision=revision, why=why, **lists)
+
+
+def _keys(names: Sequence[Any]) -> str:
+    """Names from the file, as a message lists them: each clipped, at most five."""
+    shown = ", ".join(str(_shown(n)).strip("'") for n in names[:5])
+    return shown + (f" and {len(names) - 5:,} more" if len(names) > 5 else "")
+
+
+def _bounded(rules: list[Rule]) -> None:
+    """The map's size within what the resident ledgers' SQL can take (see MAX_RULES)."""
+    prefixes = sum(len(r.path_prefixes) for r in rules)
+    if prefixes > MAX_PREFIXES:
+        raise _Fault(f"rules: at most {MAX_PREFIXES:,} path prefixes in all (got {prefixes:,})", "rules")
+    values = sum(len(getattr(r, key)) for r in rules for key in RULE_LISTS)
+    if values > MAX_ALL_VALUES:
+        raise _Fault(f"rules: at most {MAX_ALL_VALUES:,} values in all (got {values:,})", "rules")
 
 
 def ledger_map_from_json(data: Any, *, source: str = "") -> LedgerMap:
@@ -287,31 +332,57 @@ def ledger_map_from_json(data: Any, *, source: str = "") -> LedgerMap:
         raise _Fault("a ledger map is a JSON object (name, shares, rules, otherwise, window)")
     unknown = sorted(set(data) - {"name", "shares", "rules", "otherwise", "window"})
     if unknown:
-        raise _Fault(f"unknown key(s) {', '.join(unknown)}; known: name, shares, rules, otherwise, window", unknown[0])
+        raise _Fault(f"unknown key(s) {_keys(unknown)}; known: name, shares, rules, otherwise, window", unknown[0])
+    name = data.get("name") or "custom"
+    if not isinstance(name, str) or len(name) > MAX_NAME:
+        raise _Fault(f"name: a name of at most {MAX_NAME} characters", "name")
     shares = data.get("shares", dict(SEED.shares))
     if not isinstance(shares, Mapping):
         raise _Fault("shares: an object of ledger -> percent", "shares")
+    unknown = sorted(str(k) for k in shares if k not in LEDGER_NAMES)
+    if unknown:
+        raise _Fault(f"shares: give exactly {', '.join(LEDGER_NAMES)} (not {_keys(unknown)})", "shares")
     rules = data.get("rules", [r.to_json() for r in SEED.rules])
     if not isinstance(rules, list):
         raise _Fault("rules: a list of rules, first match wins", "rules")
+    if len(rules) > MAX_RULES:
+        raise _Fault(f"rules: at most {MAX_RULES} (got {len(rules):,}); a map that needs more is better "
+                     "written with fewer, wider rules", "rules")  # fmt: skip
     parsed = tuple(_rule(r, i) for i, r in enumerate(rules))
+    _bounded(list(parsed))
     for key in ("shares", "otherwise", "window"):
         try:
             LedgerMap(**{"shares": tuple(shares.items()), "rules": parsed, key: data.get(key, getattr(SEED, key))})
         except ValueError as exc:
-            raise _Fault(str(exc), key) from None
+            raise _Fault(_clipped(str(exc)), key) from None
     return LedgerMap(
-        name=str(data.get("name") or "custom"), shares=tuple(shares.items()), rules=parsed,
+        name=name, shares=tuple(shares.items()), rules=parsed,
         otherwise=data.get("otherwise", SEED.otherwise), window=data.get("window", SEED.window), source=source,
     )
 
 
+def _clipped(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_LONG_NUMBER = re.compile(r"\d{4300}")
+
+
 def parse_ledger_map(text: str, *, source: str = "") -> LedgerMap:
-    """A ledger-map file's map; LedgerMapError naming the file and line otherwise."""
+    """A ledger-map file's map; LedgerMapError naming the file and line otherwise (never another
+    exception: a curator's typo, an agent's hostile file and a truncated write all end here)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise LedgerMapError(f"not JSON ({exc.msg})", exc.lineno, source) from None
+    except RecursionError:
+        raise LedgerMapError("nested too deeply to read (a ledger map is an object holding a list of rules, "
+                             "a few levels deep)", 1, source) from None  # fmt: skip
+    except ValueError:  # a number past Python's 4,300-digit limit for integers
+        match = _LONG_NUMBER.search(text)
+        line = text.count("\n", 0, match.start()) + 1 if match else 1
+        raise LedgerMapError("a number of more than 4,300 digits; no value of a ledger map is that long",
+                             line, source) from None  # fmt: skip
     try:
         return ledger_map_from_json(data, source=source)
     except _Fault as exc:
@@ -407,6 +478,7 @@ class QuotaPack:
     unallocated: int
     map_name: str = SEED.name
     map_source: str = ""
+    map_note: str = ""  # why the seed's map stands in for the store's (LedgerMap.note)
     degraded: bool = False
     degraded_reasons: tuple[str, ...] = ()
     ranking: str = "default"
@@ -449,7 +521,8 @@ class QuotaPack:
         """Everything but the timing, so the same store, query and budget give the same bytes."""
         return {
             "shape": "quotas", "query": self.query, "ranking": self.ranking, "scope": self.scope.to_json(),
-            "map": {"name": self.map_name, "source": self.map_source}, "budget": self.budget,
+            "map": {"name": self.map_name, "source": self.map_source,
+                    **({"note": self.map_note} if self.map_note else {})}, "budget": self.budget,
             "used": self.used, "unspent": self.unspent, "unallocated": self.unallocated,
             "truncated": self.truncated, "does_not_fit": self.does_not_fit,
             "smallest_capsule": self.smallest_capsule, "fit_note": self.fit_note(),
@@ -517,6 +590,7 @@ def fold_quotas(
                               smallest_capsule(folds)))
     return QuotaPack(query=query, scope=scope or Scope(), budget=budget, ledgers=tuple(ledgers),
                      unallocated=unallocated, map_name=ledger_map.name, map_source=ledger_map.source,
+                     map_note=ledger_map.note,
                      degraded=bool(degraded_reasons), degraded_reasons=tuple(degraded_reasons), ranking=ranking)
 
 

@@ -7,7 +7,7 @@ package reads them back as a curator thinks of them (docs/review.md):
   memory-level events (`Change`: new, edited, corrected, archived, linked, task, removed);
 - `review_done` / `accept`: move the mark (a ref of this app's own, `mark.py` says why);
 - `change_detail`: the claim before and after and the fields that changed, for one event;
-- `provenance`: who wrote a memory and when, the commits that changed it since, its session;
+- `provenance_of`: who wrote a memory and when, the commits that changed it since, its session;
 - `store_activity`: writes per day or week by kind and author, and what is read (the state plane).
 
 It reads git through the write core's git layer (`write/git.py`) and asks the index through
@@ -19,13 +19,16 @@ from memhtml_desktop.history.activity import Activity, Bucket, FolderReads, stor
 from memhtml_desktop.history.detail import ChangeDetail, FieldChange, change_detail
 from memhtml_desktop.history.events import KINDS, SUMMARY, Change
 from memhtml_desktop.history.mark import REF, read_mark
-from memhtml_desktop.history.provenance import Provenance, Touch, provenance
+from memhtml_desktop.history.provenance import Provenance, Touch, provenance_of
 from memhtml_desktop.history.review import (
     Done,
+    HeadState,
     ReviewError,
     ReviewRange,
     accept,
     author_filter,
+    commits_after,
+    head_state,
     list_changes,
     read_changes,
     review_done,
@@ -35,7 +38,7 @@ from memhtml_desktop.write.git import Git, GitError
 
 __all__ = [
     "KINDS", "REF", "SUMMARY", "Activity", "Bucket", "Change", "ChangeDetail", "Done", "FieldChange", "FolderReads",
-    "Git", "GitError", "Provenance", "ReviewError", "ReviewRange", "Touch", "accept", "author_filter",
-    "change_detail", "list_changes", "provenance", "read_changes", "read_mark", "review_done", "review_range",
+    "Git", "GitError", "HeadState", "Provenance", "ReviewError", "ReviewRange", "Touch", "accept", "author_filter", "commits_after",
+    "change_detail", "head_state", "list_changes", "provenance_of", "read_changes", "read_mark", "review_done", "review_range",
     "store_activity",
 ]

@@ -89,14 +89,14 @@ def move_mark(git: Git, to: str, expected: str | None) -> None:
 # -- items accepted ahead of the mark ---------------------------------------------------------------
 
 
-def _accepted_file(git: Git) -> Path:
+def accepted_file(git: Git) -> Path:
     return git.git_dir() / ACCEPTED
 
 
 def read_accepted(git: Git) -> set[str]:
     """Keys (`commit:path`) of changes accepted ahead of the mark; an unreadable file is empty."""
     try:
-        data = json.loads(_accepted_file(git).read_text(encoding="utf-8"))
+        data = json.loads(accepted_file(git).read_text(encoding="utf-8"))
     except (OSError, ValueError, GitError):
         return set()
     keys = data.get("accepted") if isinstance(data, dict) else None
@@ -104,7 +104,7 @@ def read_accepted(git: Git) -> set[str]:
 
 
 def write_accepted(git: Git, keys: set[str]) -> None:
-    target = _accepted_file(git)
+    target = accepted_file(git)
     if not keys:
         try:
             os.unlink(target)

@@ -55,7 +55,7 @@ class Provenance:
                 "notes": list(self.notes)}  # fmt: skip
 
 
-def provenance(git: Git, path: str, current: bytes | None = None) -> Provenance:
+def provenance_of(git: Git, path: str, current: bytes | None = None) -> Provenance:
     """The provenance of the memory at `path` (its bytes `current`, when the caller has them)."""
     if git.head() is None:
         return Provenance(path, None, notes=("the branch has no commit yet",))

@@ -295,3 +295,34 @@ def accept(git: Git, keys: Sequence[str], *, order: Sequence[str], pending: dict
         accepted = {k for k in accepted if k.split(":", 1)[0] not in covered}
     mark_mod.write_accepted(git, accepted)
     return mark
+
+
+@dataclass(frozen=True)
+class HeadState:
+    """What the number to review depends on: HEAD, the mark, the accepted file (its stat)."""
+
+    head: str | None
+    mark: str | None
+    accepted: tuple = ()
+
+
+def head_state(git: Git) -> HeadState:
+    """HEAD (from git's files), the mark (one `rev-parse`), the accepted file's stat: cheap enough
+    to ask every few seconds."""
+    try:
+        st = mark_mod.accepted_file(git).stat()
+        accepted: tuple = (st.st_mtime_ns, st.st_size)
+    except (OSError, GitError):
+        accepted = ()
+    ref = git.run("rev-parse", "-q", "--verify", mark_mod.mark_ref(git), check=False)
+    return HeadState(git.head(), ref.out.strip() or None if ref.code == 0 else None, accepted)
+
+
+def commits_after(git: Git, old: str, new: str) -> list[str] | None:
+    """The commits `new` adds to `old`, oldest first (parents first), or None when `new` does not
+    descend from `old` (the branch was rewritten or switched: list again from the mark)."""
+    if old == new:
+        return []
+    if not git.is_ancestor(old, new):
+        return None
+    return _rev_list(git, new, f"^{old}")

@@ -25,7 +25,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from memhtml_desktop.domain.paths import normalize_path
 from memhtml_desktop.html.constraints import is_root_relative_href
 from memhtml_desktop.html.project import decode
-from memhtml_desktop.html.tree import MAX_START_TAGS
+from memhtml_desktop.html import budget
 
 MARK_STYLE = "background-color:#ffe58a; color:#000000;"
 HIGHLIGHT_STYLE = "background-color:#d6e8ff; color:#000000;"  # explicit text colour: readable on a dark palette too
@@ -63,17 +63,34 @@ _URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")
 _WEB_SCHEMES = ("http:", "https:", "mailto:")
 
 
-def render_safe_html(data: bytes, *, highlight_terms: Sequence[str] = ()) -> str:
-    """The first `<article>` (or the body, when there is none) as inert Qt rich text."""
+READER_TEXT_CAP = 100_000
+"""Characters of text the reader lays out. Past this a memory's article is cut (at a space) and a
+note says how much is not shown: a 5 MB memory held QTextBrowser's layout on the GUI thread for a
+quarter of a second to several seconds (bench/large_memory_bench.py), and a memory is one fact;
+the whole file opens in the editor (docs/architecture.md, "Large memories")."""
+
+
+def render_safe_html(data: bytes, *, highlight_terms: Sequence[str] = (), max_text: int = READER_TEXT_CAP) -> str:
+    """The first `<article>` (or the body, when there is none) as inert Qt rich text, its text cut
+    after `max_text` characters with a note of what was left out."""
     try:
         text = decode(data)
-        if text.count("<") > MAX_START_TAGS:
-            return f'<p style="{MUTED_STYLE}">[this file has too many elements to display]</p>'
+        try:
+            budget.check(text)
+        except budget.DocumentTooComplex as exc:
+            return f'<p style="{MUTED_STYLE}">[this file is too complex to display: {escape(str(exc))}]</p>'
         parser = LexborHTMLParser(text, scripting=True)
         root = parser.css_first("article") or parser.body
         if root is None:
             return ""
-        return _Renderer(_highlighter(highlight_terms)).render(root)
+        renderer = _Renderer(_highlighter(highlight_terms), max_text)
+        out = renderer.render(root)
+        if renderer.cut:
+            shown = renderer.shown
+            out += (f'<p style="{MUTED_STYLE}"><b>\u22ef Cut here:</b> the reader shows the first {shown:,} '
+                    f"characters of this memory's text; {renderer.cut:,} more are not shown "
+                    f"({shown + renderer.cut:,} in all). Open it in your editor for the whole of it.</p>")
+        return out
     except Exception as exc:  # noqa: BLE001 - the reader pane must show something, never crash
         return f'<p style="{MUTED_STYLE}">[unreadable: {escape(type(exc).__name__)}]</p>'
 
@@ -116,9 +133,12 @@ def _children(node: LexborNode) -> list[LexborNode]:
 
 
 class _Renderer:
-    def __init__(self, highlight: re.Pattern[str] | None) -> None:
+    def __init__(self, highlight: re.Pattern[str] | None, max_text: int = READER_TEXT_CAP) -> None:
         self.highlight = highlight
         self.out: list[str] = []
+        self.room = max_text  # characters of text still to lay out
+        self.shown = 0
+        self.cut = 0  # characters of text left out past the cap
 
     def render(self, root: LexborNode) -> str:
         # The stack holds nodes to open and literal strings (closing tags) to emit.
@@ -131,7 +151,10 @@ class _Renderer:
                 continue
             tag = item.tag
             if tag == "-text":
-                out.append(self.text(item.text_content or ""))
+                out.append(self.text(self.within_cap(item.text_content or "")))
+                continue
+            if self.room <= 0 and item.is_element_node:  # past the cap: count the text, emit nothing
+                self.cut += len(item.text_content or "")
                 continue
             if not item.is_element_node or tag in _DROP:
                 continue
@@ -141,6 +164,22 @@ class _Renderer:
             if descend:
                 stack.extend(reversed(_children(item)))
         return "".join(out)
+
+    def within_cap(self, value: str) -> str:
+        """`value`, or as much of it as the cap leaves room for, cut at a space and marked."""
+        if self.room <= 0:
+            self.cut += len(value)
+            return ""
+        if len(value) <= self.room:
+            self.room -= len(value)
+            self.shown += len(value)
+            return value
+        space = value.rfind(" ", 0, self.room)
+        keep = space if space > 0 else self.room
+        self.cut += len(value) - keep
+        self.shown += keep
+        self.room = 0
+        return value[:keep] + " \u2026"
 
     def text(self, value: str) -> str:
         if self.highlight is None:

@@ -22,24 +22,18 @@ walked; comments and doctypes contribute nothing.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from memhtml_desktop.html import budget
+from memhtml_desktop.html.budget import MAX_START_TAGS, DocumentTooComplex  # noqa: F401  (the parser's limits)
 from memhtml_desktop.html.vocabulary import INLINE_ELEMENTS
 
 #: Ancestor bits, recorded when an element opens; `hasAncestor` without walking up.
 IN_FIGURE = 1
 IN_ASIDE = 2
 IN_DETAILS = 4
-
-#: WHATWG tree construction is quadratic in nesting depth (scope checks walk the open-element
-#: stack): lexbor takes ~0.8 s at 20,000 nested `<div>`s and minutes at 200,000. A memory is one
-#: fact, a few dozen elements, so a file with more start tags than this is refused before parsing
-#: rather than allowed to stall an index run. Worst case at the limit: about a second.
-MAX_START_TAGS = 25_000
-_START_TAG = re.compile(r"<[A-Za-z]")
 
 #: Elements whose direct text children are kept, for memhtml's `textOf` (title emptiness and the
 #: `<time>` violation message). `<dl>` elements keep their element children, for facets.
@@ -52,10 +46,6 @@ try:  # selectolax >= 1.0: suppress DOM mutation side effects such as <selectedc
     _OPTIONS = int(LexborDocumentOptions.WO_EVENTS.value)
 except (ImportError, AttributeError):  # pragma: no cover - older selectolax
     _OPTIONS = 0
-
-
-class DocumentTooComplex(ValueError):
-    """The file has more start tags than `MAX_START_TAGS`; parsing it could take minutes."""
 
 
 class Element:
@@ -139,14 +129,10 @@ def parse_html(text: str) -> Tree:
     """Parse a decoded memory file with lexbor and flatten it.
 
     Raises:
-        DocumentTooComplex: more than `MAX_START_TAGS` start tags.
+        DocumentTooComplex: past one of the parse budget's limits (`budget.check`): checked first,
+            so a file that would take lexbor minutes costs a few counts instead.
     """
-    if text.count("<") > MAX_START_TAGS:
-        tags = sum(1 for _ in _START_TAG.finditer(text))
-        if tags > MAX_START_TAGS:
-            raise DocumentTooComplex(
-                f"{tags} start tags, more than the {MAX_START_TAGS} a memory file may have"
-            )
+    budget.check(text)
     parser = LexborHTMLParser(text, scripting=True, options=_OPTIONS)
     return flatten(parser.root)
 

@@ -192,7 +192,7 @@ def prepare_queries(
             scope_sql, shared = reader.scope(scope or Scope())
             fts = parse_fts_query(query)
             if len(fts.terms) > MAX_FTS_TERMS:
-                fts = FtsQuery(terms=fts.terms[:MAX_FTS_TERMS])
+                fts = fts.first(MAX_FTS_TERMS)
             qvec, why = vectors[query]
             reasons = [why] if why else []
             reasons += reader.shared_reasons

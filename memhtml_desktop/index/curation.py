@@ -124,11 +124,12 @@ def supersedes_edges(conn: apsw.Connection, path: str) -> tuple[list[str], list[
     return older, newer
 
 
-def active_claims(conn: apsw.Connection) -> list[tuple[int, str, str, str]]:
-    """(rowid, path, gist, title) of every active non-task memory with a claim, in path order."""
+def active_statements(conn: apsw.Connection) -> list[tuple]:
+    """(rowid, path, gist, title, frame_key, event_at, created_at) of every active non-task memory
+    with a claim, in path order: what the conflicts scan judges."""
     rows = conn.execute(
-        "SELECT rowid, path, gist, title FROM files WHERE archived = 0 AND memory_type <> 'task' AND gist <> '' "
-        "ORDER BY path"
+        "SELECT rowid, path, gist, title, frame_key, event_at, created_at FROM files "
+        "WHERE archived = 0 AND memory_type <> 'task' AND gist <> '' ORDER BY path"
     )
     return [tuple(r) for r in rows]
 

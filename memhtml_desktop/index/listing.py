@@ -76,10 +76,31 @@ def duplicate_bodies(conn: apsw.Connection) -> list[tuple[str, ...]]:
     return [tuple(paths) for paths in groups.values()]
 
 
+LARGE_MEMORY_BYTES = 1024 * 1024
+"""A memory file over this (1 MB) is listed under Problems with a warning (doctor prints it): one
+fact per file is a few kilobytes, and past this the reader lays out only its first 100,000
+characters (`html/render.READER_TEXT_CAP`) and expand hands over 20,000 (`EXPAND_BODY_CAP`). Files
+over 8 MB (`scanner.MAX_FILE_BYTES`) are not indexed at all and are listed as unreadable."""
+
+
+def large_memories(conn: apsw.Connection) -> dict[str, int]:
+    """Indexed memory files over `LARGE_MEMORY_BYTES`: path -> size in bytes."""
+    return dict(conn.execute("SELECT path, size FROM sources WHERE status = 'indexed' AND size > ?1 ORDER BY path",
+                             (LARGE_MEMORY_BYTES,)).fetchall())
+
+
+def large_warning(size: int) -> str:
+    return (f"the file is {size / 1_048_576:.1f} MB, over the {LARGE_MEMORY_BYTES // 1_048_576} MB a memory is "
+            "expected to stay under (one fact per file): the reader shows its first 100,000 characters and "
+            "expand hands over 20,000; split it, or keep the raw text outside the store and cite it")
+
+
 def problems(conn: apsw.Connection) -> list[Problem]:
-    """Every problem: failed files first, then duplicate bodies, then warnings; path order within."""
+    """Every problem: failed files first, then duplicate bodies, then warnings (a large file's
+    among them, `LARGE_MEMORY_BYTES`); path order within."""
     out: list[Problem] = []
     rows = conn.execute("SELECT path, kind, violations, warnings, detected_at FROM problems ORDER BY path").fetchall()
+    large = large_memories(conn)
     for path, kind, violations, warnings, at in rows:
         if kind != "warnings":
             out.append(Problem(path, kind, tuple(json.loads(violations)), tuple(json.loads(warnings)), at))
@@ -88,9 +109,14 @@ def problems(conn: apsw.Connection) -> list[Problem]:
             others = tuple(p for p in group if p != path)
             message = "same article as " + ", ".join(others) + " (memhtml would refuse the second copy)"
             out.append(Problem(path, "duplicate", (message,), (), "", others))
+    warned = []
     for path, kind, violations, warnings, at in rows:
         if kind == "warnings":
-            out.append(Problem(path, kind, (), tuple(json.loads(warnings)), at))
+            size = large.pop(path, None)
+            extra = (large_warning(size),) if size is not None else ()
+            warned.append(Problem(path, kind, (), (*extra, *json.loads(warnings)), at))
+    warned.extend(Problem(path, "warnings", (), (large_warning(size),), "") for path, size in large.items())
+    out.extend(sorted(warned, key=lambda p: p.path))
     return out
 
 
@@ -100,7 +126,9 @@ def store_stats(conn: apsw.Connection) -> dict[str, Any]:
         "coalesce(sum(memory_type = 'task' AND archived = 0), 0) FROM files"
     ).fetchone()
     failed = conn.execute("SELECT count(*) FROM problems WHERE kind <> 'warnings'").fetchone()[0]
-    warned = conn.execute("SELECT count(*) FROM problems WHERE kind = 'warnings'").fetchone()[0]
+    warned = conn.execute("SELECT count(*) FROM (SELECT path FROM problems WHERE kind = 'warnings' UNION "
+                          "SELECT path FROM sources WHERE status = 'indexed' AND size > ?1)",
+                          (LARGE_MEMORY_BYTES,)).fetchone()[0]
     state = conn.execute(
         "SELECT store_root, embed_model, embed_dim, rebuilt_at, updated_at, vectors_version FROM index_state WHERE id = 1"
     ).fetchone()

@@ -113,7 +113,7 @@ def pool_cosines(
 @functools.lru_cache(maxsize=4096)
 def _phrase(value: str) -> str:
     """A tag's or an entity's name as the query's words would spell it (entity type dropped)."""
-    return sanitize(value.split(":", 1)[1] if ":" in value else value)
+    return sanitize(value.split(":", 1)[1] if ":" in value else value, fold=True)
 
 
 def _phrases(values: Sequence[str]) -> list[tuple[str, str]]:

@@ -20,7 +20,7 @@ import numpy as np
 
 from memhtml_desktop.domain import disclosure
 from memhtml_desktop.domain.embedder import Embedder, space_of, unavailable_reason
-from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
+from memhtml_desktop.domain.fts_query import FtsQuery, fold_text, parse_fts_query
 from memhtml_desktop.domain.fusion import Part, convex_parts, order_of, prior_signal
 from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
@@ -85,7 +85,7 @@ class Pool:
 
 def matchable(fts: FtsQuery) -> FtsQuery:
     """The parsed query the lexical arm binds: its first MAX_FTS_TERMS terms."""
-    return FtsQuery(terms=fts.terms[:MAX_FTS_TERMS]) if len(fts.terms) > MAX_FTS_TERMS else fts
+    return fts.first(MAX_FTS_TERMS)
 
 
 def coverage_sentence(done: int, total: int) -> str:
@@ -240,13 +240,15 @@ class Retriever:
     # -- the shared pipeline ------------------------------------------------------------------
 
     def query_vector(self, query: str) -> tuple[np.ndarray | None, str | None]:
-        """Embed the raw query; an embedder failure is caught, logged and becomes a reason."""
+        """Embed the query (NFKC-folded, as its words are: a fullwidth `ｄｒａｉｎ` asks what `drain`
+        asks; the hash embedder folds on its own, MiniLM's tokenizer does not); an embedder failure
+        is caught, logged and becomes a reason."""
         if self.embedder is None:
             return None, "vector: no embedder configured"
         if not query.strip():
             return None, None
         try:
-            vec = np.asarray(self.embedder.embed([query]), dtype=np.float32)[0]
+            vec = np.asarray(self.embedder.embed([fold_text(query)]), dtype=np.float32)[0]
         except Exception as exc:  # noqa: BLE001 - any embedder failure degrades, never fails
             log.warning("embedder failed; searching without the vector arm: %s", exc)
             return None, f"vector: embedder failed ({type(exc).__name__}: {exc})"
@@ -566,6 +568,20 @@ class Retriever:
         cosines = relevance.pool_cosines(self.conn, rowids, query_vector, snapshot, self.space())
         counted = {p: matches_query(cosines.get(p), floor, p in every_word) for p in parts}
         return gated_order(parts, counted.__getitem__), counted, cosines
+
+    def every_word_count(self, query: str, scope: Scope | None, profile: RankingProfile,
+                         fts: FtsQuery | None = None) -> MatchCount:
+        """How many in-scope memories hold every content word of `query` in the profile's lexical
+        index, whatever form the profile binds (under `default` the arm binds any of the words, so
+        its own count says nothing about how determinate the question is: the catalogue's verdict
+        reads this one, domain/catalogue.py `question_kind`). Capped like `match_count`."""
+        fts = matchable(parse_fts_query(bounded_query(query)[0]) if fts is None else fts)
+        if fts.empty:
+            return MatchCount(None)
+        drop = QUESTION_WORDS if profile.question_words else frozenset()
+        every = fts.every_word_form if profile.fts_forms == "all" else fts.all_form_without(drop)
+        with self.conn:
+            return relevance.match_count(self.conn, every, "all", assemble_scope(scope or Scope()), profile.lexical)
 
     def every_word(self, fts: FtsQuery | None, form: str | None, profile: RankingProfile,
                    lexical: list[str]) -> frozenset[str]:

@@ -13,8 +13,9 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from memhtml_desktop.domain.catalogue import Catalogue, CatalogueEntry, list_within, one_line, question_kind
+from memhtml_desktop.domain.catalogue import LEAD, Catalogue, CatalogueEntry, list_within, one_line, question_kind
 from memhtml_desktop.domain.disclosure import smallest_capsule
+from memhtml_desktop.domain.fts_query import FtsQuery
 from memhtml_desktop.domain.quotas import SEED, LedgerMap, QuotaCandidate, QuotaPack, fold_quotas
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.results import Answer
@@ -26,6 +27,48 @@ if TYPE_CHECKING:
     from memhtml_desktop.index.store import Store
 
 CATALOGUE_K = 10
+
+
+def read_ledger_map(root, path=None, *, lenient: bool = False, notice=None) -> LedgerMap:
+    """The map at `path` (a file the user named: anywhere, but a regular file under the cap), else
+    the store's `.memhtml-desktop/ledgers.json` (through the store's guard: inside the store, a
+    regular file, at most 1 MB), else the seed's when the store has none.
+
+    Whatever keeps a map from being used is a LedgerMapError naming the file (and the line, when it
+    is in the text): never an OSError, a RecursionError or a plain ValueError, never a hang on a FIFO,
+    never a read of /dev/zero or of a 100 MB file. `lenient` (the window): the seed's map instead,
+    its `note` saying why, and the same sentence once to `notice`. The CLI is strict: a map asked
+    for and not usable is an error, so a curator's broken file is never silently replaced."""
+    from memhtml_desktop.domain.quotas import MAX_FILE_BYTES, STORE_FILE, LedgerMapError, parse_ledger_map
+    from memhtml_desktop.guarded import Unreadable, read_guarded
+
+    source = STORE_FILE if path is None else str(path)
+    try:
+        try:
+            if path is None:
+                data = read_guarded(STORE_FILE, root=root, cap=MAX_FILE_BYTES, what=STORE_FILE)
+            else:
+                data = read_guarded(path, cap=MAX_FILE_BYTES, what=source)
+        except FileNotFoundError:
+            if path is None:
+                return SEED  # no map of the store's own: the seed's, nothing to say
+            raise LedgerMapError("no such file", 0, source) from None
+        except Unreadable as exc:
+            raise LedgerMapError(str(exc).removeprefix(source + " "), 0, source) from None
+        except OSError as exc:
+            raise LedgerMapError(f"cannot be read ({exc.strerror or exc})", 0, source) from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise LedgerMapError("not UTF-8 text (a ledger map is a JSON object)", 0, source) from None
+        return parse_ledger_map(text, source=source)
+    except LedgerMapError as error:
+        if not lenient:
+            raise
+        said = f"{error}; the seed's ledger map is used instead"
+        if notice is not None:
+            notice(said)
+        return replace(SEED, note=said)
 
 
 def _pool_ranks(pack: RecallPack) -> dict[str, int]:
@@ -58,8 +101,11 @@ def quota_pack(store: "Store", query: str, scope: Scope | None, *, budget: int |
     return replace(out, elapsed_ms=(time.perf_counter() - started) * 1000)
 
 
-def catalogue_from(store: "Store", result: SearchResult, *, k: int, budget: int) -> Catalogue:
-    """The catalogue of a search page: each hit's line and what expanding it costs, under `budget`."""
+def catalogue_from(store: "Store", result: SearchResult, *, k: int, budget: int,
+                   profile: RankingProfile | None = None, fts: FtsQuery | None = None) -> Catalogue:
+    """The catalogue of a search page: each hit's line and what expanding it costs, under `budget`;
+    whether the question is specific or vague, from what it matched under `profile` (the page's;
+    `fts`: the query as the page's Answer parsed it, so it is not parsed again)."""
     paths = [h.path for h in result.hits]
     expanded = shape_reads.expansions(store.reader(), paths)
     entries = [
@@ -67,7 +113,10 @@ def catalogue_from(store: "Store", result: SearchResult, *, k: int, budget: int)
                        expanded[h.path].cost if h.path in expanded else 0)
         for rank, h in enumerate(result.hits, start=1)
     ]
-    kind, why = question_kind(result.matches.form, result.matches.count, k)
+    profile = profile or store.ranking
+    every = store.retriever().every_word_count(result.query, result.scope, profile, fts=fts)
+    kind, why = question_kind(every.form, every.count + int(every.capped), k, [h.score for h in result.hits],
+                              LEAD.get(profile.fusion, LEAD["rrf"]).get(getattr(store.embedder, "model_id", None)))
     return Catalogue(result.query, result.scope, k, max(0, int(budget)), list_within(entries, budget),
                      result.degraded_reasons, result.ranking, kind, why)
 
@@ -78,7 +127,7 @@ def catalogue(store: "Store", query: str, scope: Scope | None, *, k: int, budget
     profile = ranking or store.ranking
     budget = profile.recall_budget if budget is None else max(0, int(budget))
     result = store.search(query, scope, limit=k, ranking=profile)
-    out = catalogue_from(store, result, k=k, budget=budget)
+    out = catalogue_from(store, result, k=k, budget=budget, profile=profile)
     return replace(out, elapsed_ms=(time.perf_counter() - started) * 1000)
 
 
@@ -97,7 +146,7 @@ def compare(store: "Store", query: str, scope: Scope | None, *, budget: int | No
     quotas, pool = quotas_from(store, pack, budget, ledgers or SEED, profile)
     page = answer.result if answer is not None and answer.limit == k and answer.result.ranking == profile.name \
         else store.search(query, scope, limit=k, ranking=profile)
-    cat = catalogue_from(store, page, k=k, budget=budget)
+    cat = catalogue_from(store, page, k=k, budget=budget, profile=profile, fts=fts)
     memories = {i.path for i in pack.memories.items}
     smallest = smallest_capsule([c.fold for c in pool if c.path in memories])
     return ShapeComparison(pack.query, budget, pack, quotas, cat, costs(pack, quotas, cat, smallest=smallest))

@@ -48,7 +48,7 @@ from memhtml_desktop.index import writelock
 from memhtml_desktop.index.indexer import Indexer, IndexReport
 from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
 from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the door: `import_state` raises it)
-from memhtml_desktop.index.store_check import StoreCheck, check_store  # noqa: F401  (part of the door)
+from memhtml_desktop.index.store_check import CURATION_OFF_NOTE, StoreCheck, check_store  # noqa: F401  (the door)
 from memhtml_desktop.index.retrieval import Retriever
 from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.vectors import CACHE
@@ -470,24 +470,13 @@ class Store:
 
     def ledger_map(self, path: str | os.PathLike[str] | None = None, *, lenient: bool = False) -> LedgerMap:
         """The quota ledgers' map: the file at `path`, else the store's `.memhtml-desktop/ledgers.json`
-        (a curator's, committed with the store), else the seed's. A map that cannot be read raises
-        LedgerMapError naming file and line; with `lenient` it becomes a notice and the seed's map."""
-        from memhtml_desktop.domain.quotas import SEED, STORE_FILE, LedgerMapError, parse_ledger_map
+        (a curator's, committed with the store), else the seed's. A map that cannot be used (not JSON,
+        a fault the parser names, or a file the guard refuses: a link out of the store, a FIFO, a
+        device, a folder, over 1 MB) raises LedgerMapError naming file and line; with `lenient` it
+        becomes a notice and the seed's map, carrying the reason as its `note` (index/shapes.py)."""
+        from memhtml_desktop.index.shapes import read_ledger_map
 
-        target = Path(path) if path is not None else self.root / STORE_FILE
-        if path is None and not target.is_file():
-            return SEED
-        source = str(path) if path is not None else STORE_FILE
-        try:
-            return parse_ledger_map(target.read_text(encoding="utf-8"), source=source)
-        except (OSError, UnicodeDecodeError) as exc:
-            error = LedgerMapError(f"cannot be read ({exc})", 0, source)
-        except LedgerMapError as exc:
-            error = exc
-        if not lenient:
-            raise error
-        self.notice(f"{error}; the seed's ledger map is used instead")
-        return SEED
+        return read_ledger_map(self.root, path, lenient=lenient, notice=self.notice)
 
     def shapes(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
                k: int = 10, ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None,

@@ -33,6 +33,8 @@ from memhtml_desktop.domain.paths import BUCKETS
 
 MARKERS = (*BUCKETS, ".memhtml")
 SCAFFOLD = frozenset({"README.html"})
+CURATION_OFF_NOTE = "Curation is off: this store has no git repository of its own (`git init` there turns it on)"
+"""The status bar's line for such a store; the greyed actions' tips carry `StoreCheck.git_problem`."""
 INIT_HINT = "`memhtml --repo {path} init` lays one out (a git repository with memhtml's folders)"
 
 

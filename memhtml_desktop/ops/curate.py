@@ -177,26 +177,55 @@ class UndoStatusJob(Job[tuple]):
 
 
 @dataclass(kw_only=True)
+class UndoChoicesJob(Job[list]):
+    """The app's own recent changes, newest first, each with why Undo (Redo) is refused now (None:
+    it would run): what Edit → Undo… lists. Each is planned (git reads, nothing touched)."""
+
+    kind: ClassVar[str] = "undo-choices"
+    limit: int = 20
+
+    def run(self, store, cancelled, progress) -> list:
+        check(cancelled)
+        return curator_for(store).undo_choices(self.limit)
+
+
+@dataclass(kw_only=True)
+class UndoPlanJob(Job[Attempt]):
+    """What undoing (redoing) one change would commit, and every file's diff: the Undo preview."""
+
+    kind: ClassVar[str] = "undo-plan"
+    sha: str | None = None
+    redo: bool = False
+
+    def run(self, store, cancelled, progress) -> Attempt:
+        check(cancelled)
+        return attempt(lambda: preview_of(curator_for(store).plan_undo(self.sha, redo=self.redo)))
+
+
+@dataclass(kw_only=True)
 class UndoJob(Job[Attempt]):
-    """`git revert` this app's last commit (the write core checks it is still HEAD, tree clean)."""
+    """Undo (or redo) one of the app's own changes by a commit of its own, the previewed plan
+    (`expect`) or nothing (Stale when the store moved so the revert would differ)."""
 
     kind: ClassVar[str] = "undo"
     pool: ClassVar[str] = CURATE_POOL
     replace: ClassVar[bool] = False
+    sha: str | None = None
+    redo: bool = False
+    expect: Any = None
 
     def run(self, store, cancelled, progress) -> Attempt:
-        """Attempt[(Applied, the reverted commit's paths that exist again)]."""
+        """Attempt[Applied]."""
 
         def work():
-            applied = curator_for(store).undo()
-            paths = applied.result.get("paths", [])
+            applied = curator_for(store).undo(self.sha, redo=self.redo, expect=self.expect)
             warm_after_write(store)
-            return applied, [p for p in paths if store.file_bytes(p) is not None]
+            return applied
 
         return attempt(work)
 
     def changes(self, value: Attempt) -> StoreChange | None:
-        return value.value[0].change if value.ok and value.value is not None else None
+        return value.value.change if value.ok and value.value is not None else None
 
 
 @dataclass(kw_only=True)

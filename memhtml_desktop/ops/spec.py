@@ -36,6 +36,8 @@ class StoreSpec:
     environ: dict = field(default_factory=dict, compare=False, repr=False)
     curation_off: str | None = None
     """Why the store cannot be curated (no git of its own: `index.store.StoreCheck.git_problem`)."""
+    notes: tuple[str, ...] = ()
+    """What the store says when it opens (curation off, a demo copy's whereabouts): its first notices."""
     """The caller's environment when it asked (the data and cache folders are found through it;
     a forkserver's children would otherwise see the environment of the moment it started)."""
 
@@ -55,8 +57,8 @@ class StoreSpec:
         store = Store(self.root, index_path=self.index_path or None, embedder=embedder,
                       vector_backend=self.vector_backend, create_state=self.create_state, ranking=self.ranking,
                       curation_off=self.curation_off)
-        if self.curation_off:
-            store.notice(f"Curation is off: {self.curation_off}")
+        for note in self.notes:
+            store.notice(note)
         if notice:
             store.notice(f"Embedder: {notice}")
         return store

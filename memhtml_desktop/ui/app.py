@@ -1,9 +1,10 @@
 """The composition root of the window: settings, the store, the embedder, the workers, the window.
 
-Store resolution, in order: `--demo` (a fresh copy of the bundled demo store in a temporary
-directory); `--store`/$MEMHTML_ROOT/the persisted last store; `~/memhtml` when it exists; else the
-first-run copy of the demo store in the user data directory (made once, then reused so the reads
-a person makes there are kept). A copy of the demo store carries `.memhtml/state/access.jsonl`,
+Store resolution, in order: `--demo-fresh` (a throwaway copy of the bundled demo store in a
+temporary directory); `--demo` (the kept copy of the demo store in the user data directory, made
+once, then reopened so what a person changes and reads there is kept); `--store`/$MEMHTML_ROOT/the
+persisted last store; `~/memhtml` when it exists; else that same kept demo copy. The status bar
+says which demo copy is open and where it is. A copy of the demo store carries `.memhtml/state/access.jsonl`,
 which is imported into the state plane before the first index, so salience has something to say.
 
 Persisted settings live in QSettings (organisation "memhtml", application "memhtml-desktop").
@@ -155,21 +156,43 @@ def fresh_demo_copy() -> Path:
     return copy_demo_store(Path(tempfile.mkdtemp(prefix="memhtml-demo-")) / "demo-store")
 
 
-def first_run_demo() -> tuple[Path, bool]:
-    """The user-data copy of the demo store: `(path, newly_made)`."""
+def kept_demo_dir() -> Path:
+    """Where the one kept copy of the demo store lives: the app's data folder."""
     from platformdirs import user_data_dir
 
-    target = Path(user_data_dir(APP, appauthor=False)) / "demo-store"
+    return Path(user_data_dir(APP, appauthor=False)) / "demo-store"
+
+
+def first_run_demo() -> tuple[Path, bool]:
+    """The kept copy of the demo store (`--demo`, a first run): `(path, newly_made)`. Made once, then
+    reopened, so what a person writes or reads there is still there on the next start (issue 41:
+    a fresh temporary copy per `--demo` made edits seem to vanish)."""
+    target = kept_demo_dir()
     if target.is_dir() and any(target.iterdir()):
         return target, False
     target.parent.mkdir(parents=True, exist_ok=True)
     return copy_demo_store(target), True
 
 
-def resolve_initial_store(settings: Settings, *, demo: bool, explicit_store: bool) -> tuple[Path, bool]:
-    """Which directory to open, and whether it is a new demo copy whose sidecar must be imported."""
-    if demo:
+def demo_note(root: Path) -> str | None:
+    """What the status bar says when the store is a demo copy: where it is and whether it is kept."""
+    if root == kept_demo_dir().resolve() or root == kept_demo_dir():
+        return (f"The demo store: your own copy at {root}, kept between starts (--demo reopens it; "
+                "--demo-fresh opens a throwaway one)")
+    if root.parent.name.startswith("memhtml-demo-"):
+        return (f"The demo store: a throwaway copy at {root}; what you change here is not kept "
+                "(--demo opens the kept copy)")
+    return None
+
+
+def resolve_initial_store(settings: Settings, *, demo: bool, explicit_store: bool,
+                          fresh_demo: bool = False) -> tuple[Path, bool]:
+    """Which directory to open, and whether it is a new demo copy whose sidecar must be imported.
+    `demo`: the kept copy (`first_run_demo`); `fresh_demo`: a throwaway copy in a temporary folder."""
+    if fresh_demo:
         return fresh_demo_copy(), True
+    if demo:
+        return first_run_demo()
     if settings.store:
         return Path(settings.store).expanduser(), False
     home_store = Path.home() / "memhtml"
@@ -190,15 +213,17 @@ def store_spec(root: Path, settings: Settings) -> Any:
     before anything is made, when `root` is not a memhtml store (index/store_check.py); a store
     without git of its own opens with curation off and the reason."""
     from memhtml_desktop.domain.ranking import profile_named
-    from memhtml_desktop.index.store import StoreError, check_store
+    from memhtml_desktop.index.store import CURATION_OFF_NOTE, StoreError, check_store
     from memhtml_desktop.ops.spec import StoreSpec
 
     check = check_store(root)
     if check.problem is not None:
         raise StoreError(check.problem)
     index_path = resolve_index(settings, root) if settings.index else temporary_index(Path(root))
+    notes = tuple(n for n in (CURATION_OFF_NOTE if check.git_problem else None, demo_note(Path(root).resolve()))
+                  if n)
     return StoreSpec(str(root), str(index_path or ""), settings.embedder, settings.vector_backend, True,
-                     profile_named(settings.ranking), dict(os.environ), check.git_problem)
+                     profile_named(settings.ranking), dict(os.environ), check.git_problem, notes)
 
 
 # -- the application -------------------------------------------------------------------------------
@@ -227,7 +252,7 @@ def recent_stores(qsettings: QSettings) -> list[str]:
 
 
 def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool = False,
-                 qsettings: QSettings | None = None, watch: bool | None = None,
+                 qsettings: QSettings | None = None, watch: bool | None = None, fresh_demo: bool = False,
                  choose: Callable[[str, list[str]], Any] | None = None):
     """The window over the resolved store (the one place that wires store, workers and window).
 
@@ -239,7 +264,7 @@ def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool
 
     qsettings = qsettings if qsettings is not None else make_qsettings()
     settings = merge_persisted(settings, qsettings)
-    root, seed = resolve_initial_store(settings, demo=demo, explicit_store=explicit_store)
+    root, seed = resolve_initial_store(settings, demo=demo, explicit_store=explicit_store, fresh_demo=fresh_demo)
     check = check_store(root)
     if check.problem is not None:  # offer the chooser rather than quit (issue 41)
         from memhtml_desktop.ui.shell.store_problem import DEMO_CHOICE, ask_for_store
@@ -248,7 +273,7 @@ def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool
         if picked is None:
             return None
         demo = picked == DEMO_CHOICE
-        root, seed = (fresh_demo_copy(), True) if demo else (Path(picked), False)
+        root, seed = first_run_demo() if demo else (Path(picked), False)
     window = MainWindow(store_spec(root, settings), settings, qsettings=qsettings, watch=watch, seed=seed)
     # Reads the window's CURRENT settings, so a changed embedder or backend applies on reopen.
     window.stores.opener = lambda path: store_spec(path, window.settings)
@@ -273,7 +298,8 @@ def missing_display(environ: dict[str, str] | None = None, platform: str | None 
     )
 
 
-def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False, verbose: bool = False) -> int:
+def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False, verbose: bool = False,
+            fresh_demo: bool = False) -> int:
     from memhtml_desktop.logs import setup_logging
 
     log_path = setup_logging(verbose)
@@ -286,7 +312,8 @@ def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False
     qsettings = make_qsettings()
     apply_theme(app, merge_persisted(settings, qsettings).theme)
     try:
-        window = build_window(settings, demo=demo, explicit_store=explicit_store, qsettings=qsettings)
+        window = build_window(settings, demo=demo, explicit_store=explicit_store, qsettings=qsettings,
+                              fresh_demo=fresh_demo)
     except Exception as exc:
         log.debug("could not open the store", exc_info=True)
         QMessageBox.critical(None, "memhtml desktop", f"Could not open the store: {exc}")

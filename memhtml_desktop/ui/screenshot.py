@@ -16,6 +16,7 @@ from typing import Any
 
 from memhtml_desktop.settings import Settings, resolve_store
 from memhtml_desktop.ui.curate import shots as curation_views
+from memhtml_desktop.ui.review import shots as review_views
 
 DEFAULT_SIZE = (1400, 900)
 
@@ -65,7 +66,7 @@ def take_screenshot(settings: Settings, args: Any) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="memhtml-shot-"))
     qsettings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
     view = getattr(args, "view", "results") or "results"
-    if demo and (view in curation_views.VIEWS or view == "workbench"):
+    if demo and (view in curation_views.VIEWS or view in review_views.VIEWS or view == "workbench"):
         curation_views.make_repository(root)
     if view == "workbench":  # the workbench's own files (judgments) in the scratch folder, the engine's too
         os.environ["MEMHTML_DESKTOP_DATA"] = str(scratch / "app-data")
@@ -74,6 +75,8 @@ def take_screenshot(settings: Settings, args: Any) -> int:
     if demo:
         store.import_sidecar()
     store.index()
+    if demo and view in review_views.VIEWS:
+        review_views.agent_weeks(store)
     window = MainWindow(spec, settings, qsettings=qsettings)
     window.results.table.budgeted = False  # a picture wants every cell drawn in the one paint it grabs
     try:
@@ -114,6 +117,8 @@ def take_screenshot(settings: Settings, args: Any) -> int:
             shown = workbench_view(window, store, args, size, scratch)
         elif view in curation_views.VIEWS:
             shown = curation_views.curation_view(window, view, path, args, size)
+        elif view in review_views.VIEWS:
+            shown = review_views.review_view(window, view, size)
         else:
             shown = window
         out = Path(args.out)

@@ -1,15 +1,22 @@
-"""The conflicts scan: every pair of near-twin memories in the store whose claims disagree.
+"""The conflicts scan: every pair of active memories whose claims contradict each other.
 
-A pair conflicts when both are active, non-task memories, their vectors are near-twins (cosine at
-or above polarity's `TWIN_COSINE`, the threshold the ranking's twin step uses) and their claims
-differ in a negation, a number or a variant qualifier (`domain/claim_diff.py`). One of them is
-probably stale; the conflicts view offers to supersede one by the other or to link them.
+Candidates come three ways, and one rule (`domain/contradiction.py`) judges every candidate, the
+rule the ranking's newer-first step uses too:
 
-The scan compares every pair exactly (no approximate index): the file vectors (each memory's first
-chunk, as the ranking compares them) form one unit-norm matrix, and blocks of rows are multiplied
-against the rows after them, so each pair is computed once and memory stays at one block of
-similarities. It is plain Python taking `cancelled` and `progress` callables, so the window runs
-it on a worker and tests run it directly.
+- **one frame**: memories whose claims state the same frame key (`html/frame.py`, indexed in
+  `files.frame_key`): "The capital of Peru is …". A key held by more than `LIST_VALUES` distinct
+  values is a list ("English is spoken in …" a dozen countries), not a slot, and is skipped;
+- **near-twin vectors**: cosine at or above polarity's `TWIN_COSINE` (the threshold the ranking's
+  twin step uses), exactly, every pair: the file vectors (each memory's first chunk, as the ranking
+  compares them) form one unit-norm matrix, and blocks of rows are multiplied against the rows after
+  them, so each pair is computed once and memory stays at one block of similarities;
+- **a rare word in common**: memories sharing one of their two rarest words (held by 2 to
+  `BLOCK_WORDS` memories, numbers aside): a claim reworded, whose vector the hash embedder does not
+  bring near. Only pairs whose content words differ by a few words are judged.
+
+Each pair carries why (`reason`: the rule's kind and a sentence naming the values) and which side
+is newer (event time, else written time). It is plain Python taking `cancelled` and `progress`
+callables, so the window runs it on a worker and tests run it directly.
 """
 
 from __future__ import annotations
@@ -21,13 +28,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memhtml_desktop.domain.claim_diff import ClaimDiff, claim_diff
+from memhtml_desktop.domain.claim_diff import ClaimDiff, words_diff
+from memhtml_desktop.domain.contradiction import Contradiction, Statement, contradiction, newer_of, slot_value, word_keys
 from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.domain.polarity import TWIN_COSINE
 from memhtml_desktop.index import curation
 from memhtml_desktop.index.vectors import CACHE
 
 BLOCK_ROWS = 2048
+#: A frame key held by more distinct values than this is a list, not one slot.
+LIST_VALUES = 4
+#: A word held by more memories than this says nothing about which two belong together.
+BLOCK_WORDS = 24
+#: Two claims whose content words differ by more than this cannot differ in one value.
+MAX_WORD_DIFFERENCE = 10
 #: Links that do not settle a pair: `contradicts` records the disagreement, it does not resolve it.
 UNSETTLING_RELS = frozenset({"contradicts"})
 
@@ -37,6 +51,7 @@ class ConflictSide:
     path: str
     title: str
     claim: str
+    when: str = ""  # event time, else written time: what `newer` was decided on
 
 
 @dataclass(frozen=True)
@@ -45,10 +60,19 @@ class ConflictPair:
 
     a: ConflictSide
     b: ConflictSide
-    cosine: float
+    cosine: float | None  # None: a side has no vector
     diff: ClaimDiff
     #: Authored links between the two, either way (`contradicts`, `relates_to`, …).
     links: tuple[str, ...] = ()
+    reason: Contradiction | None = None
+    newer: str | None = None  # the newer side's path; None when neither is (a tie on both times)
+
+    @property
+    def older(self) -> str | None:
+        return None if self.newer is None else (self.b.path if self.newer == self.a.path else self.a.path)
+
+    def side(self, path: str) -> ConflictSide:
+        return self.a if path == self.a.path else self.b
 
     @property
     def settled(self) -> bool:
@@ -59,9 +83,11 @@ class ConflictPair:
         return {
             "a": vars(self.a),
             "b": vars(self.b),
-            "cosine": round(self.cosine, 4),
+            "cosine": None if self.cosine is None else round(self.cosine, 4),
             "diff": self.diff.to_json(),
             "links": list(self.links),
+            "reason": {"kind": self.reason.reason, "detail": self.reason.detail} if self.reason else None,
+            "newer": self.newer,
         }
 
 
@@ -94,32 +120,114 @@ def scan_conflicts(
     block_rows: int = BLOCK_ROWS,
     paths: list[str] | None = None,
 ) -> ConflictReport:
-    """Every conflicting near-twin pair in `store`'s index, sorted by (a.path, b.path).
+    """Every contradicting pair in `store`'s index, sorted by (a.path, b.path).
 
     With `paths`, only the pairs involving one of them: what a view refreshes after a write touched
     a few memories, at the cost of `len(paths)` rows instead of the whole store.
     """
     started = time.perf_counter()
     conn = store.reader()
-    claims = curation.active_claims(conn)
-    report = ConflictReport(memories=len(claims))
-    with conn:  # one read snapshot for the claims' vectors
-        snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(store.embedder), store.embedder.dim)
-    rows, kept = [], []
-    for rowid, path, gist, title in claims:
-        index = snapshot.rowid_to_file.get(int(rowid))
-        if index is not None:
-            rows.append(int(snapshot.first_chunk_row[index]))
-            kept.append((path, gist, title))
-    report.compared = n = len(kept)
-    if n < 2:
+    rows = curation.active_statements(conn)
+    report = ConflictReport(memories=len(rows))
+    statements = [Statement(path, gist, key, event_at, created_at, title)
+                  for _, path, gist, title, key, event_at, created_at in rows]  # fmt: skip
+    wanted = None if paths is None else {i for i, st in enumerate(statements) if st.path in set(paths)}
+    if wanted is not None and not wanted:
         report.seconds = time.perf_counter() - started
         return report
-    matrix = np.ascontiguousarray(snapshot.matrix[np.asarray(rows, dtype=np.int64)])
-    if paths is not None:
-        _scan_some(report, matrix, kept, set(paths), threshold)
-        _finish(report, conn, started)
-        return report
+    candidates: set[tuple[int, int]] = set()
+    _frame_candidates(statements, wanted, candidates)
+    _word_candidates(statements, wanted, candidates)
+    matrix, at = _vectors(store, conn, rows)
+    report.compared = int((at >= 0).sum()) if at is not None else 0
+    if matrix is not None and report.compared >= 2:
+        twins = _scan_some(matrix, at, wanted, threshold) if wanted is not None else _scan_all(
+            matrix, at, threshold, block_rows, cancelled, progress)
+        if twins is None:
+            report.cancelled = True
+            report.seconds = time.perf_counter() - started
+            return report
+        report.twins = len(twins)
+        candidates |= twins
+    for count, (i, j) in enumerate(sorted(candidates)):
+        if count % 1024 == 0 and cancelled is not None and cancelled():
+            report.cancelled = True
+            break
+        _consider(report, statements, i, j, _cosine(matrix, at, i, j))
+    _finish(report, conn, started)
+    return report
+
+
+def _vectors(store, conn, rows) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The unit-norm first-chunk vectors of the memories that have one, and each memory's row in
+    that matrix (-1: none)."""
+    embedder = getattr(store, "embedder", None)
+    if embedder is None:
+        return None, None
+    with conn:  # one read snapshot for the claims' vectors
+        snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(embedder), embedder.dim)
+    at = np.full(len(rows), -1, dtype=np.int64)
+    picked = []
+    for i, row in enumerate(rows):
+        index = snapshot.rowid_to_file.get(int(row[0]))
+        if index is not None:
+            at[i] = len(picked)
+            picked.append(int(snapshot.first_chunk_row[index]))
+    if not picked:
+        return None, at
+    return np.ascontiguousarray(snapshot.matrix[np.asarray(picked, dtype=np.int64)]), at
+
+
+def _cosine(matrix, at, i: int, j: int) -> float | None:
+    if matrix is None or at is None or at[i] < 0 or at[j] < 0:
+        return None
+    return float(matrix[at[i]] @ matrix[at[j]])
+
+
+def _pairs_of(members: list[int], wanted: set[int] | None, out: set[tuple[int, int]]) -> None:
+    for x, i in enumerate(members):
+        for j in members[x + 1:]:
+            if wanted is None or i in wanted or j in wanted:
+                out.add((i, j) if i < j else (j, i))
+
+
+def _frame_candidates(statements: list[Statement], wanted, out: set[tuple[int, int]]) -> None:
+    """Memories stating one frame key, unless the key holds more than LIST_VALUES values (a list)."""
+    groups: dict[str, list[int]] = {}
+    for i, st in enumerate(statements):
+        if st.frame_key:
+            groups.setdefault(st.frame_key, []).append(i)
+    for key, members in groups.items():
+        if len(members) < 2:
+            continue
+        if len({slot_value(statements[i].claim, key) for i in members}) > LIST_VALUES:
+            continue
+        _pairs_of(members, wanted, out)
+
+
+def _word_candidates(statements: list[Statement], wanted, out: set[tuple[int, int]]) -> None:
+    """Memories sharing one of their two rarest words, whose content words differ by a few."""
+    keys = [word_keys(st.claim) for st in statements]
+    counts: dict[str, int] = {}
+    for words in keys:
+        for w in words:
+            counts[w] = counts.get(w, 0) + 1
+    blocks: dict[str, list[int]] = {}
+    for i, words in enumerate(keys):
+        rare = sorted((w for w in words if 2 <= counts[w] <= BLOCK_WORDS), key=lambda w: (counts[w], w))[:2]
+        for w in rare:
+            blocks.setdefault(w, []).append(i)
+    found: set[tuple[int, int]] = set()
+    for members in blocks.values():
+        _pairs_of(members, wanted, found)
+    out.update(p for p in found if len(keys[p[0]] ^ keys[p[1]]) <= MAX_WORD_DIFFERENCE)
+
+
+def _scan_all(matrix, at, threshold, block_rows, cancelled, progress) -> set[tuple[int, int]] | None:
+    """Every near-twin pair (statement indexes, i < j); None when cancelled."""
+    back = np.flatnonzero(at >= 0)  # matrix row -> statement index
+    n = matrix.shape[0]
+    out: set[tuple[int, int]] = set()
     transposed = matrix.T  # a view: BLAS multiplies by a transposed operand without a 28 MB copy
     # One similarity block and one mask, reused: a fresh 160 MB block per step spent more time in
     # page faults than in the comparison (measured: 1.8 s of 9 s at 20,000 memories).
@@ -128,8 +236,7 @@ def scan_conflicts(
     mask_buffer = np.empty((rows_per_block, n), dtype=bool)
     for start in range(0, n, rows_per_block):
         if cancelled is not None and cancelled():
-            report.cancelled = True
-            break
+            return None
         end = min(start + rows_per_block, n)
         sims = sims_buffer[: end - start, : n - start]
         np.matmul(matrix[start:end], transposed[:, start:], out=sims)
@@ -143,11 +250,24 @@ def scan_conflicts(
             for lj in np.flatnonzero(mask[li]).tolist():
                 i, j = start + li, start + lj
                 if j > i:  # not the diagonal (a memory and itself), nor a pair an earlier block counted
-                    _consider(report, kept, i, j, float(sims[li, lj]))
+                    out.add((int(back[i]), int(back[j])))
         if progress is not None:
             progress("conflicts", end, n)
-    _finish(report, conn, started)
-    return report
+    return out
+
+
+def _scan_some(matrix, at, wanted: set[int], threshold: float) -> set[tuple[int, int]]:
+    back = np.flatnonzero(at >= 0)
+    rows = [int(at[i]) for i in sorted(wanted) if at[i] >= 0]
+    out: set[tuple[int, int]] = set()
+    if not rows:
+        return out
+    sims = matrix[rows] @ matrix.T
+    for r, j in zip(*np.nonzero(sims >= threshold)):
+        i, k = int(back[rows[int(r)]]), int(back[int(j)])
+        if i != k:
+            out.add((min(i, k), max(i, k)))
+    return out
 
 
 def _finish(report: ConflictReport, conn, started: float) -> None:
@@ -161,24 +281,20 @@ def _finish(report: ConflictReport, conn, started: float) -> None:
     report.seconds = time.perf_counter() - started
 
 
-def _consider(report: ConflictReport, kept: list[tuple[str, str, str]], i: int, j: int, cosine: float) -> None:
-    """Record near-twins i < j (path order); a pair when their claims disagree."""
-    report.twins += 1
-    diff = claim_diff(kept[i][1], kept[j][1])
-    if diff is not None:
-        a, b = ConflictSide(kept[i][0], kept[i][2], kept[i][1]), ConflictSide(kept[j][0], kept[j][2], kept[j][1])
-        report.pairs.append(ConflictPair(a, b, cosine, diff))
+def pair_of(x: Statement, y: Statement, cosine: float | None) -> ConflictPair | None:
+    """The conflict between two memories (`a` the one first by path), or None: the scan's judgement
+    of one pair, which the ranking's marks share."""
+    if y.path < x.path:
+        x, y = y, x
+    found = contradiction(x, y)
+    if found is None:
+        return None
+    diff = words_diff(x.claim, y.claim, (found.reason,))
+    a, b = (ConflictSide(s.path, s.title, s.claim, s.when) for s in (x, y))
+    return ConflictPair(a, b, cosine, diff, reason=found, newer=newer_of(x, y))
 
 
-def _scan_some(report: ConflictReport, matrix: np.ndarray, kept, wanted: set[str], threshold: float) -> None:
-    rows = [i for i, item in enumerate(kept) if item[0] in wanted]
-    if not rows:
-        return
-    sims = matrix[rows] @ matrix.T
-    seen: set[tuple[int, int]] = set()
-    for r, j in zip(*np.nonzero(sims >= threshold)):
-        i = rows[int(r)]
-        pair = (min(i, int(j)), max(i, int(j)))
-        if pair[0] != pair[1] and pair not in seen:
-            seen.add(pair)
-            _consider(report, kept, pair[0], pair[1], float(sims[r, j]))
+def _consider(report: ConflictReport, statements: list[Statement], i: int, j: int, cosine: float | None) -> None:
+    pair = pair_of(statements[i], statements[j], cosine)
+    if pair is not None:
+        report.pairs.append(pair)

@@ -1,4 +1,4 @@
-"""The write core's front door: plan a change, apply it, undo the last one, recover a crash.
+"""The write core's front door: plan a change, apply it, undo and redo its own, recover a crash.
 
 `Curator(store)` is what the CLI and the window call. Every command has a request record
 (`requests.py`); `plan(request)` validates it against the store as it is and returns the `Plan`
@@ -6,8 +6,9 @@
 lock, re-plans the same request with the clock at that moment, refuses if the store moved under
 the preview, and carries it out (`executor.py`). `run(request)` is plan + apply in one step.
 
-Also here: `undo()` reverts this app's own last commit (while none of its paths changed since, and
-they are clean), `recover()` finishes or rolls back a write a crash interrupted, in any process
+Also here: `undo()` reverts one of this app's own recent changes (the newest, or one chosen from
+`undo_choices()`; while none of its paths changed since, and they are clean) and `undo(redo=True)`
+gives an undone one back (own_commits.py keeps the list), `recover()` finishes or rolls back a write a crash interrupted, in any process
 (the journal is in the store's git directory), and state rows that could not follow a move are
 retried on every write and every recovery.
 """
@@ -24,6 +25,7 @@ from memhtml_desktop.domain.changes import StoreChange
 from memhtml_desktop.domain.paths import is_indexable
 from memhtml_desktop.index.state import follow_move, state_mode
 from memhtml_desktop.write import journal as journal_mod
+from memhtml_desktop.write import own_commits
 from memhtml_desktop.write.batch import ApplyRequest, plan_apply
 from memhtml_desktop.write.committer import Committer
 from memhtml_desktop.write.context import PlanContext
@@ -69,6 +71,12 @@ from memhtml_desktop.write.template import js_number_text  # noqa: E402,F401
 from memhtml_desktop.write.text_rules import text_problem  # noqa: E402,F401
 
 log = logging.getLogger(__name__)
+
+
+def _now_iso() -> str:
+    import datetime as _dt
+
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _instant(text: str | None):
@@ -248,7 +256,7 @@ class Curator(Committer):
                     item["superseded_path"] = None
         return Applied(plan, sha, result, notices, StoreChange.of_commit(paths, moves))
 
-    def _commit(self, plan: Plan, base: str | None, *, remember: bool = True) -> tuple[str, list[str], list[str]]:
+    def _commit(self, plan: Plan, base: str | None, *, remember: bool | dict = True) -> tuple[str, list[str], list[str]]:
         """Check the paths, write, commit, reindex, remember the commit for undo; (its sha, what
         to tell, the store paths the commit carried)."""
         landed = land_plan(self.git, self.root, plan, base, conn=self.store.reader(), checkpoint=self.checkpoint,
@@ -256,7 +264,7 @@ class Curator(Committer):
         return landed.sha, self._landed(plan.subject, landed, _moves(plan), remember,
                                         plan.projections), list(landed.paths)  # fmt: skip
 
-    def _landed(self, subject: str, landed: Landed, moves: list[tuple[str, str]], remember: bool,
+    def _landed(self, subject: str, landed: Landed, moves: list[tuple[str, str]], remember: bool | dict,
                 projections: dict[str, Any] | None = None) -> list[str]:
         """After the branch moved: pending rows recorded, index brought current, undo remembered,
         the journal dropped (a crash before this point is finished by recovery)."""
@@ -266,10 +274,15 @@ class Curator(Committer):
                 [{**m, "commit": landed.sha} for m in landed.pending])
             notices.append(pending_sentence(landed.pending))
         notices += self._update_index([p for p in landed.paths if is_indexable(p)], moves, projections)
-        if remember:
-            journal_mod.write_last(landed.journal.directory.parents[2], {
-                "sha": landed.sha, "subject": subject, "paths": landed.paths, "moves": [list(m) for m in moves],
-            }, legacy=self.directory)  # fmt: skip
+        record = {"sha": landed.sha, "subject": subject, "paths": list(landed.paths), "moves": [list(m) for m in moves]}
+        git_dir = landed.journal.directory.parents[2]
+        if remember is True:
+            journal_mod.write_last(git_dir, record, legacy=self.directory)
+        try:
+            own_commits.append(git_dir, {**record, "when": _now_iso(), **(remember if isinstance(remember, dict)
+                                                                           else {"op": "write"})})
+        except OSError as exc:  # the commit stands; only the Undo list misses it
+            notices.append(f"the commit is not in this app's Undo list ({exc})")
         landed.journal.finish()
         return notices
 
@@ -352,34 +365,93 @@ class Curator(Committer):
 
         return supersession_chain(self.store, clean_path(path))
 
-    # -- undo ----------------------------------------------------------------------------------
+    # -- undo and redo --------------------------------------------------------------------------
+    # `remember` (in `_commit`) is True for a write, or the record's undo/redo fields: the app's
+    # own commits log (own_commits.py) lists both, `last.json` only writes (earlier versions).
+
+    def own_changes(self, limit: int = 20) -> list[own_commits.OwnChange]:
+        """The app's own changes in this store, newest first: each write with its undos and redos."""
+        git_dir = self.git_dir()
+        legacy = journal_mod.read_last(git_dir, legacy=self.directory)
+        return own_commits.changes(own_commits.load(git_dir), legacy)[:limit]
+
+    def undo_choices(self, limit: int = 20) -> list[tuple[own_commits.OwnChange, str | None]]:
+        """The app's own changes, newest first, each with why Undo (or Redo) is refused now (None:
+        it would run). Nothing is touched: each is planned, as a preview would be."""
+        out = []
+        for change in self.own_changes(limit):
+            try:
+                self._undo_plan(change)
+                out.append((change, None))
+            except (WriteError, GitError) as exc:
+                out.append((change, str(exc)))
+        return out
+
+    def plan_undo(self, sha: str | None = None, *, redo: bool = False) -> Plan:
+        """What undoing (or redoing) a change would commit, nothing touched: the newest change Undo
+        (Redo) applies to, or the one named by `sha`. Refused with the reason when it cannot run."""
+        self.recover()
+        return self._undo_plan(self._own_change(sha, redo))
+
+    def _own_change(self, sha: str | None, redo: bool) -> own_commits.OwnChange:
+        action = "redo" if redo else "undo"
+        change = own_commits.find(self.own_changes(own_commits.KEEP), sha, action)
+        if change is None:
+            if sha is not None:
+                raise Refused(f"{sha} is not one of this app's own recent changes to this store: nothing to {action}")
+            if redo:
+                raise Refused("nothing to redo: no change of this app's to this store is undone")
+            raise Refused("nothing to undo: this app has made no change to this store since its last undo")
+        if change.action != action:
+            state = "undone already (Redo gives it back)" if change.undone else "not undone (Undo reverts it)"
+            raise Refused(f"“{change.subject}” ({change.sha[:12]}) is {state}: nothing to {action}")
+        return change
+
+    def _undo_plan(self, change: own_commits.OwnChange) -> Plan:
+        """Revert the change's newest commit: the write (Undo), or the undo (Redo)."""
+        latest = change.latest
+        plan, base = undo_plan(self.git, self.root, {**latest, "subject": change.subject})
+        if change.undone:
+            subject, op = f'Reapply "{change.subject}"', "redo"
+        else:
+            subject, op = f'Revert "{change.subject}"', "undo"
+        result = {"reverted": latest["sha"], "change": change.sha, "action": op, "commit_sha": None,
+                  "paths": list(change.paths)}
+        return replace(plan, op=op, subject=subject, result=result, checked_on=(base,))
 
     def undo_status(self) -> tuple[bool, str]:
         """Whether `undo()` would run now, and what it would undo or why it cannot."""
-        last = journal_mod.read_last(self.git_dir(), legacy=self.directory)
-        if not last:
-            return False, "nothing to undo: this app has made no change to this store since its last undo"
         try:
-            undo_plan(self.git, self.root, last)
+            change = self._own_change(None, False)
+            self._undo_plan(change)
         except (WriteError, GitError) as exc:
             return False, str(exc)
-        return True, f"revert “{last['subject']}” ({last['sha'][:12]})"
+        return True, f"revert “{change.subject}” ({change.latest['sha'][:12]})"
 
-    def undo(self) -> Applied:
-        """Revert this app's last commit with a commit of its own (the same pipeline as every write:
-        only its paths, each step checked, all or nothing); moved state rows move back."""
+    def undo(self, sha: str | None = None, *, redo: bool = False, expect: Plan | None = None) -> Applied:
+        """Undo (or redo) one of this app's own changes with a commit of its own: the newest one
+        Undo (Redo) applies to, or the one named by `sha`. The same pipeline as every write (only
+        its paths, each step checked, all or nothing); moved state rows move back. With `expect`
+        (the plan a preview showed), Stale when the revert would no longer be that plan."""
 
         def work() -> Applied:
-            git_dir = self.git.git_dir()
-            last = journal_mod.read_last(git_dir, legacy=self.directory)
-            if not last:
-                raise Refused("nothing to undo: this app has made no change to this store since its last undo")
             wait_for_index_lock(self.git)
-            plan, base = undo_plan(self.git, self.root, last)
-            sha, notices, paths = self._commit(plan, base, remember=False)
-            journal_mod.write_last(git_dir, None, legacy=self.directory)
-            result = {"reverted": last["sha"], "commit_sha": sha, "paths": last.get("paths", [])}
-            return Applied(plan, sha, result, notices, StoreChange.of_commit(paths, _moves(plan)))
+            change = self._own_change(sha, redo)
+            plan = self._undo_plan(change)
+            if expect is not None and plan.shape() != expect.shape():
+                raise Stale("the store changed since this undo was previewed; nothing was written: review it again")
+            base = plan.checked_on[0] if plan.checked_on else None
+            git_dir = self.git.git_dir()
+            if not any(r.get("sha") == change.sha for r in own_commits.load(git_dir)):
+                # an earlier version's last commit (last.json): logged, so its undo has a change to belong to
+                own_commits.append(git_dir, {**change.latest, "op": "write", "when": change.when or _now_iso()})
+            record = {"op": plan.op, "of": change.sha, "reverts": plan.result["reverted"]}
+            sha_, notices, paths = self._commit(plan, base, remember=record)
+            last = journal_mod.read_last(git_dir, legacy=self.directory)
+            if last and last.get("sha") == change.sha and plan.op == "undo":
+                journal_mod.write_last(git_dir, None, legacy=self.directory)  # what earlier versions would offer
+            result = {**plan.result, "commit_sha": sha_}
+            return Applied(plan, sha_, result, notices, StoreChange.of_commit(paths, _moves(plan)))
 
         return self._locked(work)
 

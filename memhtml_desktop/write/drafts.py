@@ -22,10 +22,10 @@ from memhtml_desktop.domain.paths import TASK_STATUSES, is_archived, workspace_o
 from memhtml_desktop.html.constraints import read_head
 from memhtml_desktop.html.extract import title_of
 from memhtml_desktop.html.project import blob_sha_of, decode, project
-from memhtml_desktop.html.tree import parse_html
+from memhtml_desktop.html.tree import DocumentTooComplex, parse_html
 from memhtml_desktop.html.vocabulary import MEMORY_RELS, TASK_RELS
 from memhtml_desktop.write.context import clean_path
-from memhtml_desktop.write.errors import PathNotFound
+from memhtml_desktop.write.errors import InvalidMemory, PathNotFound
 from memhtml_desktop.write.planner_new import WRITABLE_TYPES
 from memhtml_desktop.write.prose import paragraphs
 
@@ -128,7 +128,10 @@ def memory_draft(store, path: str) -> MemoryDraft:
     if data is None:
         raise PathNotFound(path)
     text = decode(data)
-    tree = parse_html(text)
+    try:
+        tree = parse_html(text)
+    except DocumentTooComplex as exc:  # past the parse budget: a form cannot be made of it
+        raise InvalidMemory(f"{path} cannot be drafted: unreadable: {exc}") from None
     head = read_head(tree)
     projection = project(path, data, "1970-01-01T00:00:00Z")
     row = projection.tables["files"][0] if projection.ok else {}

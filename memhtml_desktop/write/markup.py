@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from memhtml_desktop.html import budget
 from memhtml_desktop.html.jsnum import js_trim
+from memhtml_desktop.write.errors import InvalidMemory
 
 VOID_ELEMENTS = frozenset({
     "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "img", "input",
@@ -37,6 +39,10 @@ def escape_attr(value: str) -> str:
 
 def canonical_article(markup: str) -> str:
     """The bytes memhtml stores between `<article>\\n` and `\\n</article>` for this markup."""
+    try:  # lexbor would take minutes over markup past the parse budget, and the index refuse its file
+        budget.check(markup)
+    except budget.DocumentTooComplex as exc:
+        raise InvalidMemory(f"the article is too complex for a memory file: {exc}") from None
     parser = LexborHTMLParser(markup, is_fragment=True, fragment_tag="article", scripting=True)
     out: list[str] = []
     for node in parser.root.iter(include_text=True):

@@ -14,7 +14,9 @@ from memhtml_desktop.domain.catalogue import (
     Version,
     list_within,
     one_line,
+    LEAD,
     question_kind,
+    score_lead,
     render_catalogue_text,
 )
 from memhtml_desktop.domain.disclosure import utf16_len
@@ -75,6 +77,19 @@ def test_question_kind_reads_the_seed_rule():
     assert question_kind("all", 40, 10)[0] == "vague"
     assert question_kind("any", 3, 10) == ("vague", "no memory holds every word")
     assert question_kind(None, 0, 10)[0] == ""
+
+
+def test_question_kind_reads_what_the_question_matched_not_the_form():
+    """Issue 41, item 1: the count is every word's, and a memory that stands out makes it specific."""
+    assert question_kind("all", 1, 10, [0.9, 0.2], lead=0.1) == ("specific", "every word is in 1 memory")
+    kind, why = question_kind("all", 0, 10, [0.9, 0.45], lead=0.1)
+    assert kind == "specific" and "stands out" in why and "50%" in why
+    assert question_kind("all", 0, 10, [0.9, 0.88], lead=0.1) == \
+        ("vague", "no memory holds every word, and none stands out")
+    assert question_kind("all", 101, 10, [0.5, 0.5, 0.5], lead=0.1)[1].startswith("every word is in more than 100")
+    assert question_kind("all", 0, 10, [0.4], lead=0.1)[0] == "specific"  # a lone hit stands out
+    assert score_lead([]) == 0.0 and score_lead([0.0, 0.0]) == 0.0 and score_lead([0.5, 0.25]) == 0.5
+    assert set(LEAD) == {"convex", "rrf"}
 
 
 def test_an_expansion_costs_exactly_its_text_and_escapes_stored_tags():

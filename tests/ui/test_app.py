@@ -40,12 +40,13 @@ def test_persisted_settings_fill_only_what_flags_left_at_default(tmp_path):
 
 def test_store_resolution_order(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    demo_root, seeded = app.resolve_initial_store(Settings(), demo=True, explicit_store=False)
-    assert seeded and (demo_root / ".memhtml" / "state" / "access.jsonl").is_file()
-    assert not list(demo_root.rglob("*.db"))
+    fresh, seeded = app.resolve_initial_store(Settings(), demo=False, explicit_store=False, fresh_demo=True)
+    assert seeded and (fresh / ".memhtml" / "state" / "access.jsonl").is_file()
+    assert not list(fresh.rglob("*.db")) and fresh.parent.name.startswith("memhtml-demo-")
     assert app.resolve_initial_store(Settings(store=str(tmp_path)), demo=False, explicit_store=True) == (tmp_path, False)
     first, made = app.resolve_initial_store(Settings(), demo=False, explicit_store=False)
     assert made and first.name == "demo-store" and str(first).startswith(os.environ["XDG_DATA_HOME"])
+    assert app.resolve_initial_store(Settings(), demo=True, explicit_store=False) == (first, False)  # --demo: the kept copy
     again, made_again = app.resolve_initial_store(Settings(), demo=False, explicit_store=False)
     assert again == first and not made_again  # made once, then reused
     (tmp_path / "home" / "memhtml").mkdir(parents=True)

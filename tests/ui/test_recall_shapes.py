@@ -202,3 +202,59 @@ def test_the_pane_at_1024_by_700_in_the_dark(qtbot, demo_window):
         qtbot.waitUntil(lambda: not pane.ledgers.view.isColumnHidden(LedgerModel.REASON), timeout=WAIT)
     finally:
         apply_theme(QApplication.instance(), "light")
+
+
+@pytest.mark.parametrize("broken,words", [
+    ('{"rules": ' + "[" * 50_000 + "]" * 50_000 + "}", "nested too deeply"),
+    ('{"window": 1' + "0" * 5000 + "}", "more than 4,300 digits"),
+    ("fifo", "a FIFO"),
+])
+def test_a_ledger_map_that_cannot_be_used_falls_back_to_the_seeds_with_the_reason_shown(qtbot, demo_window, tmp_path,
+                                                                                         broken, words):  # fmt: skip
+    """Issue 40, item 6: in the window a deeply nested map or a 5,001-digit number raised (the job
+    failed, no ledgers) instead of falling back as docs/recall.md says. Now the seed's map is used
+    and the Ledgers tab says why, as long as it lasts; the status bar says it once."""
+    import os
+
+    from memhtml_desktop.domain.quotas import STORE_FILE
+
+    window, store = demo_window
+    target = store.root / STORE_FILE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if broken == "fifo":
+        os.mkfifo(target)
+    else:
+        target.write_text(broken)
+    window.resize(1024, 700)
+    with qtbot.waitSignal(window.controllers["recall"].shapes_shown, timeout=WAIT) as blocker:
+        window.set_query(QUERY)
+        window.session.set_mode("recall")
+    pane = window.recall
+    pane.set_shape("quotas")
+    qtbot.waitUntil(lambda: pane.ledgers.isVisible(), timeout=WAIT)
+    quotas = blocker.args[0].quotas
+    assert quotas.map_name == SEED.name and words in quotas.map_note
+    summary = pane.ledgers.summary.text()
+    assert words in summary and "the seed's ledger map is used instead" in summary and STORE_FILE in summary
+    assert pane.ledgers.model.rowCount() == 4
+    assert any(words in n for n in store.notices)
+    qtbot.waitUntil(lambda: words in window.statusBar().currentMessage(), timeout=WAIT)
+    if broken != "fifo":
+        window.grab().save(str(tmp_path / "ledgers-fallback.png"))
+
+
+def test_the_verdict_reads_a_specific_question_under_default_in_the_window(qtbot, demo_window):
+    """Issue 41, item 1: the verdict under the bars and the catalogue's line say "specific" for a
+    question one memory answers (the old verdict read the default profile's any-of form: "vague")."""
+    window, store = demo_window
+    pane = window.recall
+    assert store.ranking.name == "default"
+    query = "idempotency keys expire after 24 hours"
+    window.search_bar.field.setFocus()
+    with qtbot.waitSignal(window.controllers["recall"].shapes_shown, timeout=WAIT):
+        qtbot.keyClicks(window.search_bar.field, query)
+        qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)  # recall mode
+    qtbot.waitUntil(lambda: pane.comparison() is not None and pane.comparison().query == query, timeout=WAIT)
+    click_tab(qtbot, pane, 2)
+    assert "The question reads specific: every word is in 1 memory." in pane.catalogue.summary.text()
+    assert "the question reads specific" in pane.costs.verdict.text()

@@ -84,7 +84,7 @@ def test_undo_and_a_noop_answer_with_their_own_change(curator):
     assert attempt.ok, attempt.error
     paths, renames = committed_since(root, before)
     change = job.changes(attempt)
-    assert change is attempt.value[0].change and change.paths == frozenset(paths) == {MERGES, "archive/2026/" + MERGES}
+    assert change is attempt.value.change and change.paths == frozenset(paths) == {MERGES, "archive/2026/" + MERGES}
     assert set(change.moves) == renames == {("archive/2026/" + MERGES, MERGES)}
     # linking what is already linked commits nothing: no change to announce
     curator.run(LinkRequest(MERGES, "relates_to", DOES_NOT))

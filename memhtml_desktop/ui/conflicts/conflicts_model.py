@@ -47,7 +47,8 @@ class ConflictsModel(RowsModel):
         shown = [p for p in self._all if self.show_settled or not p.settled]
         # the cells as shown, made once: a view asks for them thousands of times (size hints, paints)
         self._cells = {id(p): (p.a.title or p.a.path, p.b.title or p.b.path,
-                               ", ".join(p.diff.kinds) + (" \u00b7 settled" if p.settled else ""), f"{p.cosine:.3f}")
+                               ", ".join(p.diff.kinds) + (" \u00b7 settled" if p.settled else ""),
+                               "\u2014" if p.cosine is None else f"{p.cosine:.3f}")
                        for p in shown}  # fmt: skip
         self.set_rows(shown)
 

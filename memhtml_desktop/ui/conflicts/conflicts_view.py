@@ -311,7 +311,9 @@ class ConflictsWindow(QDialog):
             return
         kinds = " and ".join(pair.diff.kinds)
         linked = f" \u00b7 linked: {', '.join(pair.links)}" if pair.links else ""
-        self.kinds.setText(f"They disagree in {kinds} \u00b7 cosine {pair.cosine:.3f}{linked}")
+        alike = "" if pair.cosine is None else f" \u00b7 cosine {pair.cosine:.3f}"
+        why = pair.reason.detail if pair.reason is not None else f"They disagree in {kinds}"
+        self.kinds.setText(f"{why}{alike}{linked}")
         self.side_a.show_side(pair.a, pair.diff.spans_a)
         self.side_b.show_side(pair.b, pair.diff.spans_b)
         self.pair_shown.emit(pair.a.path, pair.b.path)

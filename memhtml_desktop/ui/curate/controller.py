@@ -12,17 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from memhtml_desktop.domain.paths import is_archived
 from memhtml_desktop.ui.curate import dialogs
-from memhtml_desktop.ops.curate import Attempt, DraftJob, HashesJob, RecoverJob, UndoJob, UndoStatusJob
+from memhtml_desktop.ops.curate import Attempt, DraftJob, HashesJob, RecoverJob
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 
 TITLES = {"correct": "Correct", "archive": "Archive", "link": "Link", "doing": "Mark task", "done": "Mark task",
-          "new": "New memory", "undo": "Undo last change"}
+          "new": "New memory", "undo": "Undo", "redo": "Redo"}
 
 #: Where the reader goes after each kind of write: the result field holding the memory's new path.
 OPEN_AFTER = {"correct": "path", "write": "path", "task.add": "path", "archive": "archive_path",
@@ -34,17 +34,17 @@ class CurateController(QObject):
 
     written = Signal(object)  # the write core's Applied, after a write or an undo committed
     dialog_opened = Signal(object)  # the dialog now showing (tests and screenshots wait on it)
-    undo_refused = Signal(str)  # why Undo cannot run now
     recovered = Signal(str)  # what recovery did when a store opened
 
-    def __init__(self, ctx: PaneContext, parent: QWidget, *, current: Callable[[], Any] = lambda: None,
+    def __init__(self, ctx: PaneContext, parent: QWidget, *, reader: Any = None,
                  refresh_index: Callable[[], bool] = lambda: False) -> None:  # fmt: skip
         super().__init__(parent)
         self.ctx, self.parent_widget = ctx, parent
-        self.current = current  # the MemoryDetail in the reader, or None
+        # The reader, through three calls only: the memory it shows (`detail`, None unless shown),
+        # the path it shows or is opening (`current_path`), and `show_note` (an undo removed it).
+        self.reader = reader
         self.refresh_index = refresh_index
         self.dialog: Any = None
-        self.undo_box: QMessageBox | None = None
         ctx.events.changed.connect(self._store_changed)
 
     # -- opening dialogs ----------------------------------------------------------------------
@@ -133,6 +133,10 @@ class CurateController(QObject):
 
     # -- acting on the reader's memory (menus) ------------------------------------------------
 
+    def current(self) -> Any:
+        """The MemoryDetail in the reader, or None."""
+        return self.reader.detail() if self.reader is not None else None
+
     def current_memory(self) -> Any:
         detail = self.current()
         return detail if detail is not None and getattr(detail, "indexed", False) else None
@@ -142,7 +146,7 @@ class CurateController(QObject):
         detail = self.current_memory()
         if self.off():
             return False
-        if action in ("new", "undo"):
+        if action in ("new", "undo", "redo"):
             return True
         if detail is None or detail.archived or is_archived(detail.path):
             return False
@@ -158,8 +162,8 @@ class CurateController(QObject):
         if action == "new":
             self.new_memory()
             return
-        if action == "undo":
-            self.undo()
+        if action in ("undo", "redo"):
+            self.undo(redo=action == "redo")
             return
         detail = self.current_memory()
         if path is None:
@@ -195,51 +199,50 @@ class CurateController(QObject):
         if target:
             self.ctx.session.open(target, bump=False)
 
-    # -- undo -------------------------------------------------------------------------------------
+    # -- undo and redo ----------------------------------------------------------------------------
 
-    def undo(self) -> None:
-        """Edit → Undo last change: ask the write core whether it can, confirm, revert."""
-        if self._refuse_off("Undo last change"):
+    def undo(self, *, redo: bool = False) -> None:
+        """Edit → Undo… (Redo…): the app's own recent changes, the chosen one's revert previewed."""
+        if self._refuse_off("Redo" if redo else "Undo"):
             return
-        job = UndoStatusJob().success(self._undo_status)
-        self.ctx.runner.run(job.failure(self._refused("Undo last change")))
+        from memhtml_desktop.ui.curate.undo_dialog import UndoDialog
 
-    def _undo_status(self, status: tuple[bool, str]) -> None:
-        ok, text = status
-        if not ok:
-            self.undo_refused.emit(text)
-            self.ctx.notify("Undo last change", f"Nothing can be undone now: {text}.", QMessageBox.Icon.Information)
-            return
-        box = QMessageBox(QMessageBox.Icon.Question, "Undo last change",
-                          f"Undo this app's last change: {text}?\n\nA new commit reverts it; salience follows "
-                          "any move back.", QMessageBox.StandardButton.Cancel, self.parent_widget)  # fmt: skip
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        undo_button = box.addButton("Undo", QMessageBox.ButtonRole.AcceptRole)
-        undo_button.setObjectName("undoButton")
-        box.setDefaultButton(undo_button)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-        box.accepted.connect(self._undo_now)
-        self.undo_box = box
-        box.open()
+        dialog = UndoDialog(self.ctx.runner, self.parent_widget, redo=redo)
+        dialog.applied.connect(self._undone)
+        self._show_undo(dialog)
 
-    def _undo_now(self) -> None:
-        self.undo_box = None
-        self.ctx.runner.run(UndoJob().success(self._undone).failure(self._refused("Undo last change")))
+    def redo(self) -> None:
+        self.undo(redo=True)
 
-    def _undone(self, result: Attempt) -> None:
-        if not result.ok:
-            self.undo_refused.emit(result.error)
-            self.ctx.notify("Undo last change", result.error, QMessageBox.Icon.Warning)
-            return
-        applied, existing = result.value
-        self.ctx.status(f"Undone: {applied.plan.subject} \u2014 committed {(applied.commit_sha or '')[:12]}", 15000)
+    def _show_undo(self, dialog: Any) -> None:
+        if self.dialog is not None:
+            try:
+                self.dialog.close()
+            except RuntimeError:
+                pass
+        self.dialog = dialog
+        dialog.destroyed.connect(lambda *_: self._forget(dialog))
+        dialog.open()
+        dialog.load()
+        self.dialog_opened.emit(dialog)
+
+    def _undone(self, applied: Any) -> None:
+        """An undo or redo committed: say so, and the reader follows the memory (undo_follow)."""
+        from memhtml_desktop.ui.curate.undo_follow import follow
+
+        done = "Redone" if applied.plan.op == "redo" else "Undone"
+        self.ctx.status(f"{done}: {applied.plan.subject} \u2014 committed {(applied.commit_sha or '')[:12]}", 15000)
+        if applied.notices:
+            self.ctx.notify("Written, with a note", "\n".join(applied.notices), QMessageBox.Icon.Warning)
         self.written.emit(applied)
-        detail = self.current()
-        shown = detail.path if detail is not None else None
-        if shown not in existing:
-            live = [p for p in existing if not is_archived(p)]
-            if live:
-                self.ctx.session.open(live[0], bump=False)
+        shown = self.reader.current_path() if self.reader is not None else None
+        what, path = follow(applied.plan, shown)
+        if what == "open":
+            self.ctx.session.open(path, bump=False)
+        elif what == "gone" and self.reader is not None:
+            again = "Redo" if applied.plan.op == "undo" else "Undo"
+            self.reader.show_note(f"{path} is no longer in the store: {applied.plan.subject} (commit "
+                                  f"{(applied.commit_sha or '')[:12]}) removed it. Edit \u2192 {again}\u2026 gives it back.")
 
     # -- the store ------------------------------------------------------------------------------
 

@@ -54,6 +54,8 @@ from memhtml_desktop.ui.reader.reader_parts import (
 )
 
 
+EMPTY_TEXT = "Open a memory to read it here."
+
 class ReaderPane(QWidget):
     """One memory, read safely. See the module docstring for what it shows and what it never does.
 
@@ -86,7 +88,7 @@ class ReaderPane(QWidget):
 
         self.stack = QStackedWidget(self)
         self.empty_label = _muted(_plain_label(self, wrap=True))
-        self.empty_label.setText("Open a memory to read it here.")
+        self.empty_label.setText(EMPTY_TEXT)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.loading_label = _muted(_plain_label(self, wrap=True))
         self.loading_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -110,6 +112,11 @@ class ReaderPane(QWidget):
     # -- construction -------------------------------------------------------------------------
 
     # -- contract -----------------------------------------------------------------------------
+
+    def add_section(self, widget: QWidget) -> None:
+        """A strip another pane fills (the review's provenance), between the memory and the footer."""
+        layout = self.layout()
+        layout.insertWidget(layout.count() - 1, widget)
 
     def set_store_root(self, root: pathlib.Path, curation_off: str | None = None) -> None:
         """`curation_off`: why the store cannot be curated (no git of its own); the Curate menu's
@@ -178,11 +185,17 @@ class ReaderPane(QWidget):
         self._path = None
         self._detail = None
         self._state = "empty"
+        self.empty_label.setText(EMPTY_TEXT)
         self.stack.setCurrentIndex(0)
         self.stats_label.setText("")
         self.note_label.setText("")
         self.note_label.hide()
         self._update_actions()
+
+    def show_note(self, text: str) -> None:
+        """Nothing to show, and why: an undo removed the memory that was shown (not an error)."""
+        self.clear()
+        self.empty_label.setText(text)
 
     # -- additions ----------------------------------------------------------------------------
 

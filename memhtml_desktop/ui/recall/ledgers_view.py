@@ -242,7 +242,10 @@ class LedgersView(QWidget):
         if pack.map_source:
             parts.append(f"map: {pack.map_name} ({pack.map_source})")
         note = pack.fit_note()
-        self.summary.setText(" · ".join(parts) + (f"\n{note[0].upper() + note[1:]}." if note else ""))
+        text = " · ".join(parts) + (f"\n{note[0].upper() + note[1:]}." if note else "")
+        if pack.map_note:  # the store's map could not be used: the seed's stands in, and says why
+            text += f"\n\u26a0 {pack.map_note}."
+        self.summary.setText(text)
 
     def _reset(self) -> None:
         for row in range(self.model.rowCount()):

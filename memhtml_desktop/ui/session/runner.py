@@ -107,13 +107,17 @@ class Runner(QObject):
         profile: its spec rooted there (the index in that store's default place)."""
         import dataclasses
 
+        from memhtml_desktop.index.store import CURATION_OFF_NOTE
         from memhtml_desktop.ops.spec import StoreSpec
 
-        source = self._source
+        source, notes = self._source, ((CURATION_OFF_NOTE,) if curation_off else ())
         if isinstance(source, StoreSpec):
-            return dataclasses.replace(source, root=str(root), index_path="", curation_off=curation_off)
-        return type(source)(root, embedder=source.embedder, vector_backend=source.vector_backend,
-                            ranking=source.ranking, curation_off=curation_off)
+            return dataclasses.replace(source, root=str(root), index_path="", curation_off=curation_off, notes=notes)
+        store = type(source)(root, embedder=source.embedder, vector_backend=source.vector_backend,
+                             ranking=source.ranking, curation_off=curation_off)
+        for note in notes:
+            store.notice(note)
+        return store
 
     def close_engine(self, timeout: float = 15.0) -> None:
         """Close the running engine (its pass cancelled, its lanes joined); pending jobs end cancelled."""

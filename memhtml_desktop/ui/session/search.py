@@ -151,10 +151,13 @@ class SearchSession:
     # -- reading and history -----------------------------------------------------------------
 
     def open(self, path: str, *, bump: bool = True, record: bool = True) -> bool:
-        """Ask to open `path` (a person's open counts as a read); False when it repeats a click."""
+        """Ask to open `path` (a person's open counts as a read); False when it repeats a click.
+
+        The guard is for a person's clicks (`bump`): the window's own opens (after a write, an
+        undo and its redo within the same second) always go through."""
         last_path, last_at = self._last_open
         now = self._clock()
-        if path == last_path and now - last_at < REOPEN_GUARD_S:
+        if bump and path == last_path and now - last_at < REOPEN_GUARD_S:
             return False
         self._last_open = (path, now)
         if record:

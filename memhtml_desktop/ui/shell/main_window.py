@@ -56,6 +56,7 @@ from memhtml_desktop.ui.shell.menus import WindowMenus
 from memhtml_desktop.ui.shell.preferences import Preferences
 from memhtml_desktop.ui.shell.status_bar import StatusBar, StatusController
 from memhtml_desktop.ui.shell.stores import StoreChooser
+from memhtml_desktop.ui.review.controller import ReviewController
 from memhtml_desktop.ui.timeline.controller import TimelineController
 from memhtml_desktop.ui.workbench.controller import WorkbenchController
 
@@ -113,13 +114,15 @@ class MainWindow(QMainWindow):
             "recall": RecallController(ctx, driver, self.recall),
             "problems": ProblemsController(ctx, self.problems),
             "status": StatusController(ctx, self.status),
-            "curate": CurateController(ctx, self, current=self.reader.detail,
+            "curate": CurateController(ctx, self, reader=self.reader,
                                        refresh_index=lambda: not self.watch_enabled),
             "timeline": TimelineController(ctx, self),
         }
         self.controllers["conflicts"] = ConflictsController(ctx, self, self.controllers["curate"])
         self.controllers["workbench"] = WorkbenchController(ctx, self, driver, judgments=self.settings.implicit_judgments,
                                                             on_judgments=lambda on: self.prefs.judgments_changed(on))
+        self.controllers["review"] = ReviewController(ctx, self, self.controllers["curate"], reader=self.reader,
+                                                      shown=self.controllers["reader"].shown)
         self.reader.curate_requested.connect(self._curate_requested)
         self.controllers["reader"].shown.connect(self.controllers["timeline"].follow)
         # What the window shows, by event (tests and batch tools wait on these).

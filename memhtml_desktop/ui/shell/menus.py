@@ -65,9 +65,11 @@ class WindowMenus:
         action(w, file_menu, "&Quit", w.close, [QKeySequence.StandardKey.Quit])
 
         edit = bar.addMenu("&Edit")
-        self.curate_actions = {"undo": action(w, edit, "&Undo last change\u2026", curate.undo,
-                                              [QKeySequence.StandardKey.Undo],
-                                              tip="Revert this app's last commit, if it is still the newest")}
+        self.curate_actions = {
+            "undo": action(w, edit, "&Undo\u2026", curate.undo, [QKeySequence.StandardKey.Undo],
+                           tip="This app's own recent changes: the commit that reverts one, previewed"),
+            "redo": action(w, edit, "&Redo\u2026", curate.redo, ["Ctrl+Shift+Z"],
+                           tip="Give back a change this app undid, previewed")}
         edit.addSeparator()
         for key, text, keys in (("correct", "&Correct\u2026", ["Ctrl+E"]), ("archive", "&Archive\u2026", []),
                                 ("link", "&Link to\u2026", ["Ctrl+K"]), ("doing", "Mark task &doing\u2026", []),
@@ -95,6 +97,8 @@ class WindowMenus:
         for i, (name, label) in enumerate(zip(TAB_NAMES, ("&Reader", "Recall &pack", "&Problems")), start=1):
             action(w, view, label, lambda _=False, n=name: w.show_view(n), [f"Ctrl+{i}"])
         view.addSeparator()
+        action(w, view, "Re&view inbox\u2026", w.controllers["review"].show, ["Ctrl+Shift+R"],
+               tip="What changed since you last looked: the agent's writes since your review mark, and the activity")
         action(w, view, "&Conflicts\u2026", w.controllers["conflicts"].show, ["Ctrl+Shift+C"],
                tip="Near-twin memories whose claims disagree, side by side")
         action(w, view, "Supersession &timeline\u2026",
