@@ -14,11 +14,13 @@ them) and stops by itself when the window's process is gone.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from memhtml_desktop.engine.core import Engine
@@ -56,7 +58,8 @@ class ProcessTransport:
         ours, theirs = ctx.Pipe(duplex=True)
         self._proc = ctx.Process(target=engine_main, args=(self.spec, theirs, os.getpid()), name="memhtml-engine",
                                  daemon=False)  # not a daemon: the engine starts parse workers of its own
-        self._proc.start()
+        with _main_not_inherited():
+            self._proc.start()
         theirs.close()
         self._conn = ours
         self._listener = threading.Thread(target=self._listen, name="memhtml-engine-listen", daemon=True)
@@ -120,6 +123,29 @@ class ProcessTransport:
             code = self._exit_code(CLOSE_WAIT_S if self._closing else 2.0)
             conn.close()
             self.on_message(Gone(describe_exit(code), expected=self._closing))
+
+
+@contextlib.contextmanager
+def _main_not_inherited() -> Iterator[None]:
+    """Start a process without multiprocessing's import of this process's `__main__` in it.
+
+    A spawned or forkserver child imports the parent's main module first, so that what the parent
+    defined there unpickles; the engine unpickles nothing from it, and the import was most of an
+    engine's start (the window's main is the command line, `memhtml_desktop.cli`: 370 ms of
+    imports on a loaded machine; under pytest, pytest). multiprocessing reads the main module's
+    `__spec__` and `__file__` while `start()` runs, so they are out of its sight for that call only.
+    """
+    main = sys.modules.get("__main__")
+    saved = {name: getattr(main, name) for name in ("__spec__", "__file__") if hasattr(main, name)}
+    try:
+        if main is not None:
+            main.__spec__ = None
+            if "__file__" in saved:
+                del main.__file__
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(main, name, value)
 
 
 def engine_main(spec: StoreSpec, conn: Any, parent_pid: int) -> None:
