@@ -46,7 +46,7 @@ def _git(args: argparse.Namespace):
     top, why = git.toplevel()
     if top is None:
         raise CliError(f"not a git repository: {root} ({(why.strip().splitlines() or ['git says no'])[-1]})")
-    return git
+    return git  # a store inside another repository is refused by the review itself (one clear line)
 
 
 def _note(text: str) -> None:
@@ -66,7 +66,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         changes = list_changes(git, rng, author=args.author)
     except ReviewError as exc:
         print(f"memhtml-desktop: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_USAGE if args.since is not None and "--since" in str(exc) else EXIT_FAIL
     except GitError as exc:
         raise CliError(str(exc)) from exc
     for note in rng.notes:

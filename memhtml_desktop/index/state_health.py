@@ -77,9 +77,15 @@ class StateHealth:
 
 def check_state(path: Path, migrations: Path) -> StateHealth:
     """Check the state plane at `path` against the state migrations in `migrations` (read only)."""
+    from memhtml_desktop.index.state_file import examine
+
     known = tuple(sorted(p.name for p in migrations.glob("*.sql")))
-    if not path.exists():
+    plane = examine(path)
+    if plane.refused:  # a FIFO (opening it to check would block), a device, a link out of the store
+        return StateHealth(str(path), True, (), (), known, unchecked=plane.refused)
+    if plane.absent:
         return StateHealth(str(path), False, known=known)
+    path = Path(plane.path)
     last: Exception | None = None
     for uri in _read_only_uris(path):  # `mode=ro`, then `immutable=1` (a WAL file whose -shm cannot be made)
         try:

@@ -28,7 +28,7 @@ from memhtml_desktop.history import (
 from memhtml_desktop.ops.jobs import Job, check
 
 PAGE = 200
-"""Commits a page of the window's listing reads (about 20-60 ms of a pool thread)."""
+"""Commits a page of the window's listing reads: its rows are one turn of the GUI thread (~10 ms)."""
 
 
 def _git(store: Any) -> Git:
@@ -60,6 +60,7 @@ class ReviewPageJob(Job[list]):
         return read_changes(_git(store), self.shas, shallow=self.shallow, accepted=self.accepted)
 
 
+UNAVAILABLE = "unavailable"
 BIG = 300
 """Commits past which a count is left to a child process (`FullCountJob`): classifying a long
 history holds the GIL in bursts the GUI thread would wait behind (docs/architecture.md)."""
@@ -67,9 +68,9 @@ history holds the GIL in bursts the GUI thread would wait behind (docs/architect
 
 def count_range(git: Git, rng: Any, cancelled=lambda: False) -> int:
     count = 0
-    for start in range(0, len(rng.shas), PAGE * 5):
+    for start in range(0, len(rng.shas), 1000):
         check(cancelled)
-        count += len(read_changes(git, rng.shas[start:start + PAGE * 5], shallow=rng.shallow, accepted=rng.accepted))
+        count += len(read_changes(git, rng.shas[start:start + 1000], shallow=rng.shallow, accepted=rng.accepted))
     return count
 
 
@@ -85,6 +86,11 @@ class ReviewCountJob(Job[Any]):
 
     def run(self, store, cancelled, progress) -> Any:
         git = _git(store)
+        if git.executable is None:
+            return UNAVAILABLE, "git was not found on PATH"
+        top, why = git.toplevel()
+        if top is None:  # not a repository (or git is missing): nothing to count, said once
+            return UNAVAILABLE, (why.strip().splitlines() or ["not a git repository"])[-1]
         state = head_state(git)
         if state == self.known:
             return None

@@ -398,3 +398,20 @@ class SaveFloorJob(WbJob):
 
     def run(self, store, cancelled, progress) -> Any:
         return self.wb(store).save_floor(self.config, self.floor)
+
+
+@dataclass
+class CompareShapesJob(SetTaskJob):
+    """The pack shapes compared over a probe set (the workbench's Shapes tab)."""
+
+    kind: ClassVar[str] = "wb-shapes"
+    budget: int = 16_000
+    k: int = 10
+
+    def task(self, wb, probe_set, progress, cancelled) -> Any:
+        from memhtml_desktop.workbench import check_probe_paths, compare_shapes
+
+        store = wb.store
+        probes, _, _ = check_probe_paths(store, probe_set)
+        return compare_shapes(store, probes, budget=self.budget, k=self.k, ledgers=store.ledger_map(lenient=True),
+                              progress=progress, cancelled=cancelled)

@@ -275,3 +275,17 @@ def test_a_store_without_history_says_so(qtbot, make_window, tmp_path, monkeypat
     window = review2.window
     assert window.stack.currentWidget() is window.caught_up
     assert "no commit yet" in window.notes.text()
+
+
+def test_the_count_follows_the_watcher(qtbot, make_window, store, day, capsys, monkeypatch) -> None:
+    """With the look every few seconds out of the way, the watcher's batch for the agent's write is
+    what brings the count up."""
+    win = make_window(store, watch=True)
+    review = win.controllers["review"]
+    review.poll.stop()
+    qtbot.waitUntil(lambda: review.button.text() == "6 to review", timeout=WAIT)
+    code, _, err = cli(["--repo", str(day), "write", "--title", "Queue depth alarms at 500", "--type", "semantic",
+                        "--claim", "The checkout queue depth alarm fires at 500 messages."], capsys, monkeypatch, AGENT)
+    assert code == 0, err
+    qtbot.waitUntil(lambda: review.button.text() == "7 to review", timeout=WAIT)
+    assert not review.poll.isActive()

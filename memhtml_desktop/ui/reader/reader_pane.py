@@ -48,7 +48,7 @@ from memhtml_desktop.ui.reader.reader_parts import (
     _muted,
     _plain_label,
     _Strip,
-    access_line,
+    reads_line,
     memory_path_of,
     safe_relative,
 )
@@ -164,7 +164,7 @@ class ReaderPane(QWidget):
         self.hover_label.hide()
         fill_citations(self, detail)
         fill_metas(self, detail)
-        self.stats_label.setText(access_line(detail.access, self.clock(), indexed=detail.indexed))
+        self.stats_label.setText(reads_line(detail, self.clock()))
         self.note_label.setText(_bump_note(detail))
         self.note_label.setVisible(bool(self.note_label.text()))
         self.stack.setCurrentIndex(3)
@@ -386,6 +386,9 @@ def _bump_note(detail: MemoryDetail) -> str:
     bump = detail.bump
     if bump is None:
         return ""
+    if bump.refused and getattr(bump, "queued", False):
+        return (f"This read is not counted yet: {bump.refused}. It is kept and counted, with the time you "
+                "opened it, as soon as state.db can be written.")
     if bump.refused and getattr(bump, "lost", False):
         # attempted and failed (the state plane stayed locked, the disk filled): not a refusal by design
         return (f"This read was not counted (the write was lost): {bump.refused}. "

@@ -42,6 +42,9 @@ def reinforce_note(result: Any, path: str | None, previous: str | None = None,
     applied = path in result.signal_applied
     effect = effect_text(before, after) if applied else ""
     effect = f" {effect}" if effect else ""
+    if result.refused and getattr(result, "queued", False):
+        return (f"Not recorded yet: {result.refused}. “{word}” is kept and recorded, with the time of your "
+                "click, as soon as state.db can be written.")
     if result.refused:
         return f"Not recorded: {result.refused}"
     if applied and previous is not None and result.signal == "neutral":

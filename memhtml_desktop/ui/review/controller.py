@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QToolButton, QWidget
 
 from memhtml_desktop.domain.plural import counted
@@ -26,7 +26,7 @@ from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ops.curate import ApplyJob, PlanJob
 from memhtml_desktop.ops.review import (
     PAGE, AcceptJob, ActivityJob, ChangeDetailJob, FullCountJob, NewCommitsJob, ReviewCountJob, ReviewDoneJob,
-    ReviewPageJob, ReviewRangeJob,
+    UNAVAILABLE, ReviewPageJob, ReviewRangeJob,
 )  # fmt: skip
 from memhtml_desktop.ui.kit.turns import turn_timer
 from memhtml_desktop.ui.session.context import PaneContext
@@ -85,6 +85,11 @@ class ReviewController(QObject):
         if answer is None:
             return
         state, count = answer
+        if state == UNAVAILABLE:  # no history to count here: no button, no more looks until another store
+            self.poll.stop()
+            self.button.hide()
+            self.button.setToolTip(f"No review inbox here: {count}")
+            return
         if count is None:  # a long range: counted in a child process
             if not self.ctx.runner.is_busy(FullCountJob.kind):
                 self.ctx.runner.run(FullCountJob().success(self._counted).failure(lambda msg: None))
@@ -289,6 +294,7 @@ class ReviewController(QObject):
                           f"{plan.subject}\n\n" + "\n".join(plan.describe()) + "\n\nA new commit reverts only these "
                           "paths; a later change to them would have refused it.", QMessageBox.StandardButton.Cancel,
                           self.window)  # fmt: skip
+        box.setTextFormat(Qt.TextFormat.PlainText)  # a subject is anyone's text, never markup
         button = box.addButton("Revert", QMessageBox.ButtonRole.AcceptRole)
         button.setObjectName("revertButton")
         box.setDefaultButton(button)
@@ -329,6 +335,7 @@ class ReviewController(QObject):
         if change.reopened:
             self.known, self.count, self.rng = None, None, None
             self.button.hide()
+            self.poll.start()
             if self.window is not None and self.window.isVisible():
                 if self.window.activity is not None:
                     self.window.activity.activity = None
