@@ -440,8 +440,11 @@ class Watcher:
         with self._cond:
             if self._pending:
                 return None  # a burst is arriving: the comparison would only show it
+        # The walk yields to a change that arrives meanwhile (it walks every file: seconds at
+        # 100,000 memories on a loaded machine, and a change waited for it); the burst's pass is
+        # followed by another comparison anyway (`health_after_s`).
         try:
-            health = self.store.health(cancelled=self._stopping.is_set)
+            health = self.store.health(cancelled=lambda: self._stopping.is_set() or bool(self._pending))
         except Exception as exc:  # noqa: BLE001
             log.warning("health check failed: %s", exc, exc_info=True)
             return None

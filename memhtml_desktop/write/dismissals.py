@@ -63,22 +63,40 @@ def pair_key(hash_a: str, hash_b: str) -> str:
     return " ".join(sorted((hash_a, hash_b)))
 
 
-def read_dismissed(git: Git) -> tuple[str | None, dict[str, dict[str, Any]]]:
-    """(the ref's commit or None, {key: record}); a ref that cannot be read holds nothing."""
+class Unreadable(Refused):
+    """The ref names something that is not this app's dismissed pairs: never written over."""
+
+
+def read_dismissed(git: Git, *, strict: bool = False) -> tuple[str | None, dict[str, dict[str, Any]]]:
+    """(the ref's commit or None, {key: record}). A ref whose file cannot be read holds nothing for
+    the scan; `strict` (before writing a new commit over it) refuses instead, so nothing is lost."""
     found = git.run("rev-parse", "-q", "--verify", f"{REF}^{{commit}}", check=False)
     if found.code != 0:
+        broken = git.run("for-each-ref", "--format=%(objectname)", REF, check=False).out.strip()
+        if strict and broken:
+            raise Unreadable(f"{REF} names {broken[:12]}, which is not a commit in this repository: "
+                             f"delete the ref (git update-ref -d {REF}) to start again")  # fmt: skip
         return None, {}
     tip = found.out.strip()
     blob = git.run("cat-file", "-p", f"{tip}:{FILE}", check=False)
-    if blob.code != 0 or len(blob.out) > MAX_BYTES:
-        return tip, {}
-    try:
-        data = json.loads(blob.out)
-    except ValueError:
-        return tip, {}
+    problem = "it has no dismissed.json" if blob.code != 0 else "its dismissed.json is too large" if len(
+        blob.out) > MAX_BYTES else ""
+    data: Any = None
+    if not problem:
+        try:
+            data = json.loads(blob.out)
+        except (ValueError, RecursionError):
+            problem = "its dismissed.json is not valid JSON"
     pairs = data.get("pairs") if isinstance(data, dict) else None
+    if not problem and not isinstance(pairs, list):
+        problem = "its dismissed.json holds no list of pairs"
+    if problem:
+        if strict:
+            raise Unreadable(f"{REF} ({tip[:12]}) cannot be read: {problem}; nothing was written (fix it, or "
+                             f"delete the ref with git update-ref -d {REF} to start again)")  # fmt: skip
+        return tip, {}
     records = {}
-    for record in pairs if isinstance(pairs, list) else ():
+    for record in pairs:
         if isinstance(record, dict) and isinstance(record.get("key"), str):
             records[record["key"]] = record
     return tip, records
@@ -113,7 +131,7 @@ def plan_dismiss(ctx, req: DismissRequest) -> Plan:
         if path not in facts:
             raise PathNotFound(path)
     key = pair_key(facts[a]["content_hash"], facts[b]["content_hash"])
-    tip, records = read_dismissed(Git(ctx.root))
+    tip, records = read_dismissed(Git(ctx.root), strict=True)
     before = _text(records) if tip is not None else None
     op = "undismiss" if req.restore else "dismiss"
     result = {"a": a, "b": b, "key": key, "dismissed": not req.restore, "commit_sha": None}
@@ -145,7 +163,7 @@ def plan_dismiss(ctx, req: DismissRequest) -> Plan:
 def land_dismiss(git: Git, plan: Plan) -> str:
     """Commit `plan`'s file on REF, if REF is still the commit the plan was made on; its sha.
     (The caller holds the write lock; the compare-and-swap is what keeps two writers apart.)"""
-    tip, _ = read_dismissed(git)
+    tip, _ = read_dismissed(git, strict=True)
     if plan.checked_on is None or tip != plan.checked_on[0]:
         raise Stale("the dismissed pairs changed since this was previewed (another window dismissed or restored "
                     "one); nothing was written: review it again")  # fmt: skip

@@ -91,9 +91,11 @@ def test_the_queue_lists_the_newest_change_first_and_n_supersedes_the_older_keep
 
 def test_o_keeps_the_older_and_archives_the_newer(qtbot, win, repo):
     conflicts, window = open_queue(qtbot, win)
+    head = git(repo, "rev-parse", "HEAD").strip()
     dialog = press(qtbot, win, window, Qt.Key.Key_O)
     assert (dialog.winner, dialog.loser) == (POOL_40, POOL_60)
     applied = enter(qtbot, win, dialog, conflicts)
+    assert git(repo, "rev-list", "--count", f"{head}..HEAD").strip() == "1"
     assert applied.result["winner"] == POOL_40 and not (repo / POOL_60).exists() and status(repo) == ""
     assert f'href="/{applied.result["superseded_path"]}"' in (repo / POOL_40).read_text(encoding="utf-8")
     assert rows(window) == [(DOES_NOT, MERGES)]
@@ -102,9 +104,11 @@ def test_o_keeps_the_older_and_archives_the_newer(qtbot, win, repo):
 def test_b_links_both_with_contradicts_and_the_pair_moves_below_the_open_ones(qtbot, win, repo):
     conflicts, window = open_queue(qtbot, win)
     assert window.rel.currentText() == "contradicts"
+    head = git(repo, "rev-parse", "HEAD").strip()
     dialog = press(qtbot, win, window, Qt.Key.Key_B)
     assert dialog.rel.currentText() == "contradicts" and dialog.target.text() == POOL_40
     enter(qtbot, win, dialog, conflicts)
+    assert git(repo, "rev-list", "--count", f"{head}..HEAD").strip() == "1"
     assert git(repo, "log", "-1", "--format=%s").strip() == commit_subject("link", f"contradicts {POOL_60} -> {POOL_40}")
     assert status(repo) == "" and (repo / POOL_40).exists(), "both hold: nothing archived"
     pair = next(p for p in conflicts.report.pairs if p.a.path == POOL_60)

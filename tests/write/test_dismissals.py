@@ -112,3 +112,20 @@ def test_the_cli_hides_dismissed_pairs_and_dismisses_and_restores(curator) -> No
     assert status(root) == "" and "memhtml-desktop" not in git(root, "log", "--format=%s", "HEAD")
     missing = cli("--dismiss", POOL_60, "areas/inbox/nothing-here.html")
     assert missing.returncode == 1 and "nothing-here" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_a_ref_that_is_not_the_apps_file_is_never_written_over(curator) -> None:
+    from memhtml_desktop.write.curator import DismissRequest
+    from memhtml_desktop.write.errors import Refused
+
+    root = curator.root
+    blob = subprocess.run(["git", "-C", str(root), "hash-object", "-w", "--stdin"], input=b"{not json",
+                          capture_output=True, check=True).stdout.decode().strip()  # fmt: skip
+    tree = subprocess.run(["git", "-C", str(root), "mktree"], input=f"100644 blob {blob}\tdismissed.json\n".encode(),
+                          capture_output=True, check=True).stdout.decode().strip()  # fmt: skip
+    commit = git(root, "commit-tree", tree, "-m", "hand-made").strip()
+    git(root, "update-ref", REF, commit)
+    assert [p.dismissed for p in curator.conflicts().pairs] == [False, False], "the scan reads it as none"
+    with pytest.raises(Refused, match="not valid JSON"):
+        curator.run(DismissRequest(POOL_60, POOL_40))
+    assert git(root, "rev-parse", REF).strip() == commit, "left as it was"

@@ -351,3 +351,22 @@ def test_the_review_inboxs_revert_of_a_graph_keeping_correction_moves_its_reads_
     curator.run(RevertRequest(applied.commit_sha, (*paths, RUNBOOK)))
     rows = access_rows(store)
     assert rows[RUNBOOK][1:] == row[1:] and new not in rows and status(root) == ""
+
+
+def test_the_jobs_and_their_answers_cross_a_process_boundary(curator) -> None:
+    """The window's jobs move into an engine process (issue 42): they and what they answer pickle."""
+    import pickle
+
+    from memhtml_desktop.ops.curate import DraftJob, PlanJob, SupersedeDraftJob
+    from memhtml_desktop.write.curator import DismissRequest
+
+    store = curator.store
+    for job in (DraftJob(path=RUNBOOK, graph=True), SupersedeDraftJob(winner=POOL_60, loser=POOL_40),
+                PlanJob(request=DismissRequest(POOL_60, POOL_40))):
+        copy = pickle.loads(pickle.dumps(job.portable()))
+        answer = copy.run(store, lambda: False, lambda *_: None)
+        assert answer.ok, answer.error
+        back = pickle.loads(pickle.dumps(answer))
+        assert back.ok and type(back.value) is type(answer.value)
+    draft = DraftJob(path=RUNBOOK, graph=True).run(store, lambda: False, lambda *_: None).value
+    assert pickle.loads(pickle.dumps(draft)).graph.read_count == 23
