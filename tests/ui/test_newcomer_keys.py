@@ -193,14 +193,14 @@ def test_why_not_shows_every_arm_row_and_lets_the_prose_scroll(qtbot, window):
     assert dialog.prose.verticalScrollBar().maximum() > 0, "the prose scrolls in what is left"
 
 
-def test_why_not_resolves_a_typed_title_pressed_with_enter(qtbot, window):
+def test_why_not_resolves_a_typed_title_pressed_with_enter(qtbot, window, store):
     """Typing a title and pressing Enter without picking a completion said "Not a memory file
     (wrong folder, extension…)"."""
     from tests.ui.conftest import INFRA
 
     dialog = _why(qtbot, window)
     field = dialog.memory_field
-    title = window.store.read(INFRA, bump=False).title
+    title = store.read(INFRA, bump=False).title
     assert title
     field.setFocus()
     with qtbot.waitSignal(window.why_shown, timeout=WAIT) as shown:
