@@ -39,6 +39,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from memhtml_desktop.index.vector_file import identity, process_alive
+
 SETTLED, PENDING = "settled", "pending"
 #: How long a read waits for a pending lease to settle before it walks (a burst's quiet window,
 #: its pass, a check).
@@ -73,14 +75,6 @@ def _boot_id() -> str:
         return ""
 
 
-def _identity(index_file: str | os.PathLike[str]) -> list[int] | None:
-    try:
-        st = os.stat(index_file)
-    except OSError:
-        return None
-    return [st.st_dev, st.st_ino]
-
-
 def path_for(index_file: str | os.PathLike[str], pid: int | None = None) -> Path:
     return Path(f"{index_file}.lease-{os.getpid() if pid is None else pid}")
 
@@ -89,7 +83,7 @@ def write(index_file: str | os.PathLike[str], store_root: str, state: str, *, si
     """This process's lease on `index_file` (raises OSError when it cannot be written)."""
     now = time.time()
     record = {"pid": os.getpid(), "host": socket.gethostname(), "boot": _boot_id(), "store": str(store_root),
-              "index": _identity(index_file), "state": state, "since": since, "heartbeat": now, "every": every}
+              "index": identity(index_file), "state": state, "since": since, "heartbeat": now, "every": every}
     target = path_for(index_file)
     temp = target.with_name(f".{target.name}.{os.getpid()}.{next(_counter)}.tmp")
     try:
@@ -118,23 +112,13 @@ def _read(path: Path) -> Lease | None:
     return lease
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # another user's process: it exists
-    return True
-
-
 def holders(index_file: str | os.PathLike[str], store_root: str) -> list[Lease]:
     """The leases on `index_file` this process may trust: written on this machine since its boot,
     by a process that is still there, for this store and this very index file, heartbeat fresh.
     A lease left by a process that is gone is removed on the way."""
     index_file = Path(index_file)
     prefix = f"{index_file.name}.lease-"
-    host, boot, identity, now = socket.gethostname(), _boot_id(), _identity(index_file), time.time()
+    host, boot, mine, now = socket.gethostname(), _boot_id(), identity(index_file), time.time()
     out = []
     try:
         names = [n for n in os.listdir(index_file.parent) if n.startswith(prefix) and n[len(prefix) :].isdigit()]
@@ -144,11 +128,11 @@ def holders(index_file: str | os.PathLike[str], store_root: str) -> list[Lease]:
         lease = _read(index_file.parent / name)
         if lease is None or lease.host != host or lease.boot != boot:
             continue
-        if not _alive(lease.pid):
+        if not process_alive(lease.pid):
             with contextlib.suppress(OSError):
                 (index_file.parent / name).unlink()
             continue
-        if lease.store == str(store_root) and lease.index == identity and identity is not None and lease.fresh(now):
+        if lease.store == str(store_root) and lease.index == mine and mine is not None and lease.fresh(now):
             out.append(lease)
     return out
 

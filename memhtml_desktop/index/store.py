@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # the values the door hands out; imported where they are made
     from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
     from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
     from memhtml_desktop.domain.results import (
-        Answer, FilterCounts, FusedPool, Health, ImportReport, ListPage, MemoryRef, Problem, WhyNot,
+        Answer, FilterCounts, FusedPool, Health, ImportReport, ListPage, MemoryRef, Problem, StatePlane, WhyNot,
     )
     from memhtml_desktop.domain.shapes import ShapeComparison
     from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, SearchResult
@@ -67,6 +67,8 @@ class StoreError(Exception):
 # long (and SQLite's lock this long per attempt), then answers from the last committed state.
 REFRESH_WAIT_S = 2.0
 REFRESH_BUSY_MS = 1000
+# A kept connection looks whether its index file is still the one at the index's path this often.
+IDENTITY_EVERY_S = 1.0
 # A state plane another process had locked is tried again at most this often (seconds).
 STATE_RETRY_S = 2.0
 # What a full or unwritable disk raises through apsw (SQLITE_FULL, SQLITE_IOERR_*, a read-only file).
@@ -75,40 +77,13 @@ UNWRITABLE = dbmod.UNWRITABLE
 IndexUnavailable = dbmod.IndexError_
 
 
-LAZY_MODULES = (
-    "memhtml_desktop.index.explain",
-    "memhtml_desktop.index.facets",
-    "memhtml_desktop.index.health",
-    "memhtml_desktop.index.indexer",
-    "memhtml_desktop.index.lease",
-    "memhtml_desktop.index.listing",
-    "memhtml_desktop.index.pool",
-    "memhtml_desktop.index.reader",
-    "memhtml_desktop.index.retrieval",
-    "memhtml_desktop.index.salience",
-    "memhtml_desktop.index.scanner",
-    "memhtml_desktop.index.shape_reads",
-    "memhtml_desktop.index.shapes",
-    "memhtml_desktop.index.sidecar",
-    "memhtml_desktop.index.state",
-    "memhtml_desktop.index.vectors",
-    "memhtml_desktop.index.versions",
-)
-"""The modules the Store's methods import on first use (a headless command loads only its own)."""
-
-
-def preload_modules() -> None:
-    """Import LAZY_MODULES now, for a long-lived process with threads (the window).
-
-    A first import on a worker thread holds the GIL while it runs the module, and while it
-    COMPILES it when there is no bytecode cache (a checkout run with PYTHONDONTWRITEBYTECODE, as in
-    CI): 20-70 ms per module measured with the window open while a store was indexed, during which
-    the GUI thread could not run. Called once before the window shows.
-    """
-    import importlib
-
-    for name in LAZY_MODULES:
-        importlib.import_module(name)
+def _identity(path: Path) -> tuple[int, int] | None:
+    """A file's identity (device, inode), or None when nothing is there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def safe_store_path(path: str) -> str:
@@ -163,6 +138,9 @@ class Store:
         self._generation = 0
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        from memhtml_desktop.index.state_watch import PlaneWatch
+
+        self._plane = PlaneWatch(self.state_path, self.notice)  # the state plane followed by its file (issue 40)
 
     # -- connections --------------------------------------------------------------------------
 
@@ -176,6 +154,7 @@ class Store:
         for note in (conn.state_error, conn.state_note, conn.index_note):
             if note:
                 self.notice(note)
+        self._plane.attached(conn)  # another file than the last connection's is said; kept reads are written
         return conn
 
     def notice(self, text: str) -> None:
@@ -219,6 +198,11 @@ class Store:
         SALIENCE.clear()
 
     def _open(self) -> dbmod.Connection:
+        from memhtml_desktop.index.state_file import refused_index
+
+        refused = refused_index(self.index_path, self.root)  # a FIFO there would hang the read-only open for good
+        if refused:
+            raise IndexUnavailable(refused)
         conn = dbmod.open_index(
             self.index_path, state_path=self.state_path, create_state=self.create_state, clock=self.clock
         )
@@ -231,10 +215,16 @@ class Store:
         return conn
 
     def reader(self) -> dbmod.Connection:
-        """This thread's connection (opened on first use, reopened after a recovery; a state plane
-        that was locked by another process is attached again once it is free)."""
+        """This thread's connection (opened on first use, reopened after a recovery or when the
+        state plane's path names another file than it attached; a state plane that was locked by
+        another process is attached again once it is free)."""
         conn = getattr(self._local, "conn", None)
         if conn is not None and getattr(self._local, "generation", None) != self._generation:
+            self.close_thread_connection()
+            conn = None
+        if conn is not None and not conn.in_transaction and (self._index_replaced() or self._plane.stale(conn)):
+            # its index, or its state plane, is no longer the file at the path (replaced, deleted,
+            # moved away, made anew): open what is there now
             self.close_thread_connection()
             conn = None
         if conn is None:
@@ -242,11 +232,23 @@ class Store:
             self._local.conn = conn
             self._local.generation = self._generation
             self._local.state_tried = time.monotonic()
+            self._local.identity, self._local.identity_at = _identity(self.index_path), time.monotonic()
         elif conn.state_busy and time.monotonic() - getattr(self._local, "state_tried", 0.0) >= STATE_RETRY_S:
             self._local.state_tried = time.monotonic()
             conn.state_busy, conn.state_error = False, None
             dbmod.attach_state(conn, self.state_path, create=False, clock=self.clock)
         return conn
+
+    def _index_replaced(self) -> bool:
+        """Whether the file at the index's path is no longer the one this thread's connection opened
+        (deleted, moved away, replaced by another): looked at most every IDENTITY_EVERY_S. A
+        long-lived connection (the engine keeps one per thread) would otherwise read the old file
+        for the rest of the session."""
+        now = time.monotonic()
+        if now - getattr(self._local, "identity_at", 0.0) < IDENTITY_EVERY_S:
+            return False
+        self._local.identity_at = now
+        return _identity(self.index_path) != getattr(self._local, "identity", None)
 
     def _state_locked(self) -> bool:
         """Whether this thread's state plane cannot be read now (another process's lock on it)."""
@@ -328,6 +330,10 @@ class Store:
             log.warning("damaged index met during %s: %s", getattr(operation, "__name__", "an operation"), exc)
             self._recover(exc)
             return operation(*args, **kwargs)
+        except apsw.SQLError:
+            if not self._plane.schema_gone(self.reader()):
+                raise  # not the state plane's schema: a fault of ours, said as it is
+            return operation(*args, **kwargs)  # without the plane, its reason in the answer
 
     def retriever(self) -> Retriever:
         from memhtml_desktop.index.retrieval import Retriever
@@ -534,14 +540,21 @@ class Store:
 
         targets = [safe_store_path(p) for p in paths]
         at = dbmod.iso_z(self.clock())
+        conn = self.reader()
+        self._plane.replay(conn)  # reads kept earlier land first, in their own order
         try:
-            return reinforce(self.reader(), targets, signal, at)
+            result = reinforce(conn, targets, signal, at)
         except StateBusy as exc:
-            return lost(targets, signal, str(exc))
+            result = lost(targets, signal, str(exc))
         except apsw.FullError as exc:
-            return lost(targets, signal, f"the disk holding state.db is full ({exc})")
+            result = lost(targets, signal, f"the disk holding state.db is full ({exc})")
         except UNWRITABLE as exc:
-            return lost(targets, signal, f"state.db could not be written ({exc}; is the disk full?)")
+            result = lost(targets, signal, f"state.db could not be written ({exc}; is the disk full?)")
+        except apsw.SQLError:
+            if not self._plane.schema_gone(conn):
+                raise
+            result = lost(targets, signal, conn.state_error or "the state plane's schema changed")
+        return self._plane.keep(conn, result, at)  # what could not land now is kept, and lands later
 
     def replace_signal(self, path: str, previous: str, signal: str) -> ReinforceResult:
         """Within the signal cooldown, `signal` replaces the `previous` one on `path` (see index/state.py)."""
@@ -549,6 +562,10 @@ class Store:
 
         target = safe_store_path(path)
         at = dbmod.iso_z(self.clock())
+        if self._plane.pending.exists() and self._plane.pending.take_back(target, previous, signal):
+            # the first click still waits to be written: it is replaced where it waits
+            return ReinforceResult(signal=signal, cooled_down=(target,), signal_applied=(target,), queued=True,
+                                   refused="state.db could not be written yet: the signal waits to be written")
         try:
             return replace_signal(self.reader(), target, previous, signal, at)
         except StateBusy as exc:
@@ -711,9 +728,9 @@ class Store:
 
     @staticmethod
     def stop_parse_workers() -> None:
-        """Stop this process's parse workers (index/indexer.py `shutdown_pool`). A child process
+        """Stop this process's parse workers (index/parse_pool.py `shutdown_pool`). A child process
         calls it once nothing indexes any more, before it leaves: its exit would wait on them."""
-        from memhtml_desktop.index.indexer import shutdown_pool
+        from memhtml_desktop.index.parse_pool import shutdown_pool
 
         shutdown_pool()
 
@@ -723,6 +740,11 @@ class Store:
         from memhtml_desktop.index.versions import library_versions
 
         return library_versions()
+
+    def state_plane(self) -> StatePlane:
+        """The state plane now (the window's status bar asks every few seconds): followed to the
+        file at its path, its kept reads written when it can take them (index/state_watch.py)."""
+        return self._plane.status(self.reader)
 
     def state_health(self):
         """`doctor`'s check of `.memhtml/state.db`: integrity and schema, read only (index/state_health.py)."""

@@ -242,12 +242,13 @@ def remove_leftovers(path: Path) -> None:
             if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
                 continue
             pid = entry.name[len(prefix) :].split(".", 1)[0]
-            if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process of this id is there (another user's counts: it exists)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

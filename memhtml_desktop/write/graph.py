@@ -21,7 +21,8 @@ Here a replacement can keep the memory's place (docs/writing.md, "Keeping the gr
 - **the links to it** (`Inbound`): each active memory linking to the old path is edited in the
   same commit so its link names the new one (in place: the link keeps its place in that head);
 - **its reads**: a correction's new version is the same memory reworded, so its `state.access`
-  row moves to the new path (the one guarded statement every move uses, beside memhtml's CLI writing
+  row moves to the new path (unless its outcome is negative: read and found unhelpful, likely
+  because it was wrong, a score the correction should not start with) (the one guarded statement every move uses, beside memhtml's CLI writing
   the same file); a supersession's winner is another memory with a history of its own, so the
   loser's row stays with its archived copy (memhtml's move) and the reader says where it is.
 
@@ -104,6 +105,13 @@ class MemoryGraph:
     def read_count(self) -> int:
         return int((self.reads or {}).get("access_count") or 0)
 
+    @property
+    def reads_follow_by_default(self) -> bool:
+        """Whether a correction's reads follow it unless the curator says otherwise: yes, except
+        when the outcome is negative (read and found unhelpful, likely because it was wrong: moving
+        that score would penalise the correction from its first day)."""
+        return float((self.reads or {}).get("outcome_score") or 0) >= 0
+
 
 def memory_graph(store, path: str) -> MemoryGraph:
     """The graph around the memory at `path`, read from its file and the index (nothing written)."""
@@ -121,8 +129,9 @@ def memory_graph(store, path: str) -> MemoryGraph:
     with conn:
         titles = curation.titles_of(conn, [dst for _, dst in out])
         inbound_rows = curation.inbound_links(conn, path)
-    links = tuple(GraphLink(rel, dst, titles.get(dst, ("", False))[0], keep=rel not in NOT_CARRIED,
-                            note=NOT_CARRIED.get(rel, "")) for rel, dst in out)  # fmt: skip
+    kind = next((value for name, value in doc.metas if name == "memhtml-type"), "")
+    links = tuple(GraphLink(rel, dst, titles.get(dst, ("", False))[0], keep=not _left(rel, kind),
+                            note=_left(rel, kind)) for rel, dst in out)  # fmt: skip
     inbound = []
     for src, rel, title, archived, kind in inbound_rows:
         note = ("archived: its links are history" if archived
@@ -136,6 +145,17 @@ def memory_graph(store, path: str) -> MemoryGraph:
     except Exception:  # noqa: BLE001 - a busy or missing state plane: no reads to show
         reads = None
     return MemoryGraph(path, links, tuple(dict.fromkeys(metas)), tuple(dict.fromkeys(concepts)), tuple(inbound), reads)
+
+
+def _left(rel: str, kind: str) -> str:
+    """Why a link of this memory is not carried by default ("" when it is)."""
+    if rel in NOT_CARRIED:
+        return NOT_CARRIED[rel]
+    if rel in MEMORY_RELS and kind == "task":
+        return "a memory rel on a task: a task never enters the memory graph (memhtml's link refuses it)"
+    if rel in TASK_RELS and kind != "task":
+        return "a task rel on a memory that is not a task (memhtml's link refuses it)"
+    return ""
 
 
 def _split_entity(value: str) -> tuple[str, str]:
@@ -231,6 +251,9 @@ def repoint_changes(ctx, old: str, new: str, new_type: str, repoint, *, skip: se
             if rel in MEMORY_RELS and new_type == "task":
                 raise InvalidMemory(f"{src} links {rel} to it, a memory rel, and the new version is a task: "
                                     f"leave that link out of the repointing")  # fmt: skip
+            if rel in TASK_RELS and new_type != "task":
+                raise InvalidMemory(f"{src} links {rel} to it, a task rel, and the new version is not a task: "
+                                    f"leave that link out of the repointing")  # fmt: skip
         try:
             edited = head_edit.repoint_links(text, old, "/" + new, skip_rels=skip_tokens)
         except head_edit.HeadNotEditable as exc:
@@ -258,7 +281,7 @@ def keeping_correct(store, request):
         entities=tuple(dict.fromkeys((*request.entities, *graph.all_entities()))),
         facets=request.facets or tuple(draft.facets),
         repoint=graph.repoints(),
-        reads_follow=True,
+        reads_follow=graph.reads_follow_by_default,
     )
 
 

@@ -24,11 +24,11 @@ import numpy as np
 import pytest
 
 from memhtml_desktop.domain.embedder import space_of
-from memhtml_desktop.index import changes, salience, vector_file, vectors
+from memhtml_desktop.index import salience, vector_file, vectors
 from memhtml_desktop.index.retrieval import Retriever
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.index.vectors import VectorCache
-from tests.index.test_incremental_caches import STEPS, _same_snapshot, _store, add
+from tests.index.test_incremental_caches import STEPS, _same_snapshot, _store, add, same_as_whole_list
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = dt.datetime(2026, 11, 29, 12, 0, 0, tzinfo=dt.timezone.utc)
@@ -58,17 +58,10 @@ def _fresh(store: Store) -> tuple[VectorCache, vectors.VectorSnapshot, vectors.V
 
 def _fresh_salience(store: Store) -> salience.SalienceCache:
     """A new process's salience list: equal, array for array, to the list read whole."""
-    conn, key = store.reader(), str(store.index_path)
     cache = salience.SalienceCache()
+    conn = store.reader()
     with conn:
-        bounds, now = cache.bounds(conn, key)
-        memories, _ = cache._kept[key]
-        whole = salience.Memories.read(conn, changes.mark(conn), salience.state_mark(conn))
-    for name in ("rowids", "updated", "since", "base"):
-        assert np.array_equal(getattr(memories, name), getattr(whole, name), equal_nan=True), name
-    full = salience.bound(whole, bounds.mark, now)
-    for name in ("rowids", "upper", "lower"):
-        assert np.array_equal(getattr(bounds, name), getattr(full, name), equal_nan=True), name
+        same_as_whole_list(cache, conn, str(store.index_path))
     return cache
 
 

@@ -49,7 +49,7 @@ def test_esc_in_the_entity_field_clears_the_entity_text_and_never_the_query(qtbo
     assert window.search_bar.field.text() == "drain the vip" and window.driver.generation == searches
 
 
-def test_a_chosen_entity_empties_the_field_and_clearing_it_pops_nothing_up(qtbot, window):
+def test_a_chosen_entity_empties_the_field_and_clearing_it_pops_nothing_up(qtbot, window, store):
     """After picking an entity its name stayed in the field; emptying the field (its clear button,
     Backspace) must not open a list of every entity that takes the next click or key, and the
     next thing typed in the search field lands there whole."""
@@ -84,7 +84,7 @@ def test_a_chosen_entity_empties_the_field_and_clearing_it_pops_nothing_up(qtbot
         qtbot.wait(50)
         assert edit.text() == "" and not _popup_up(window), empty
     # the store's values arriving again (a write, a watcher batch) open nothing either
-    window.filters.set_universe(window.store.counts("", Scope()))
+    window.filters.set_universe(store.counts("", Scope()))
     assert not _popup_up(window)
     qtbot.mouseClick(window.search_bar.field, Qt.MouseButton.LeftButton)
     window.search_bar.field.clear()
@@ -193,14 +193,14 @@ def test_why_not_shows_every_arm_row_and_lets_the_prose_scroll(qtbot, window):
     assert dialog.prose.verticalScrollBar().maximum() > 0, "the prose scrolls in what is left"
 
 
-def test_why_not_resolves_a_typed_title_pressed_with_enter(qtbot, window):
+def test_why_not_resolves_a_typed_title_pressed_with_enter(qtbot, window, store):
     """Typing a title and pressing Enter without picking a completion said "Not a memory file
     (wrong folder, extension…)"."""
     from tests.ui.conftest import INFRA
 
     dialog = _why(qtbot, window)
     field = dialog.memory_field
-    title = window.store.read(INFRA, bump=False).title
+    title = store.read(INFRA, bump=False).title
     assert title
     field.setFocus()
     with qtbot.waitSignal(window.why_shown, timeout=WAIT) as shown:
@@ -245,3 +245,89 @@ def test_resolve_typed_prefers_the_title_then_its_start_then_the_live_one():
     path, note = resolve_typed("drain", refs)
     assert path is None and "2 memories hold" in note
     assert resolve_typed("zz", []) == (None, "No memory's title or path holds \u201czz\u201d.")
+
+
+# -- 10. a first index's figures in the header ----------------------------------------------------------
+
+
+def test_the_header_follows_a_first_index_between_searches(qtbot, window):
+    """The header stayed at "(1,500 of 20,000 files)" while the status bar said 15,500."""
+    from dataclasses import replace
+
+    from memhtml_desktop.domain.signals import IndexStatus
+    from memhtml_desktop.watch.status import WatchStatus
+
+    type_query(qtbot, window, "drain the vip")
+    wait_for_query(qtbot, window, "drain the vip")
+    answer = window.driver.answer
+    index = IndexStatus(complete=False, files=1500, seen=20000)
+    result = replace(answer.result, index=index, degraded_reasons=(index.reason(),))
+    window.driver.show(replace(answer, result=result))  # the answer a search made at 1,500 files
+    assert "(1,500 of 20,000 files)" in window.results.summary.text()
+    assert "1500 of 20000 files so far" in window.results.degraded.text()
+    window.bridge.status_changed.emit(WatchStatus(mode="starting", busy=True, progress=("index", 15500, 20000)))
+    QApplication.processEvents()
+    assert window.status.progress.text() == "indexing 15500/20000"
+    summary = window.results.summary.text()
+    assert "(15,500 of 20,000 files)" in summary and "listed at 1,500" in summary, summary
+    assert "15500 of 20000 files so far; listed at 1,500" in window.results.degraded.text()
+    assert window.results.model.answer().result.hits == answer.result.hits, "the list itself waits for the pass"
+    window.bridge.status_changed.emit(WatchStatus(mode="starting", busy=True, progress=("index", 19000, 20000)))
+    assert "(19,000 of 20,000 files)" in window.results.summary.text()
+
+
+# -- 13. the count line and the pool chart's words, narrow ----------------------------------------------
+
+
+def test_the_count_line_drops_whole_parts_and_is_never_cut_inside_a_parenthesis(qtbot, window):
+    """At 1024 px the count line beside the order toggles was cut to "10 of 47 in scope (…"."""
+    window.resize(1024, 700)
+    window.set_query("")
+    qtbot.waitUntil(lambda: window.results.model.result() is not None and not window.driver.pending(), timeout=WAIT)
+    summary = window.results.summary
+    full = summary.text()
+    assert "no words" in full and " \u00b7 " in full
+    for width in range(90, 700, 23):
+        summary.setFixedWidth(width)
+        shown = summary.elided()
+        assert shown.count("(") == shown.count(")"), (width, shown)
+        if "\u2026" not in shown:
+            assert full.startswith(shown), (width, shown)
+        else:  # only the first part, when even it does not fit
+            assert " \u00b7 " not in shown, (width, shown)
+    summary.setMinimumWidth(80)
+    summary.setMaximumWidth(16777215)
+
+
+def test_the_pool_charts_cut_label_stays_in_the_plot_and_off_the_legend(qtbot, window):
+    """"top 10 by fused score" ran over the legend when the cut sat near the plot's right edge."""
+    from memhtml_desktop.ui.pool.pool_chart import LEGEND_WIDTH
+
+    type_query(qtbot, window, "drain the vip")
+    wait_for_query(qtbot, window, "drain the vip")
+    chart = window.chart
+    pool = chart.pool()
+    assert pool is not None and len(chart.entries()) > pool.limit
+    from dataclasses import replace
+
+    few = replace(pool, pool_size=pool.limit + 2)  # the cut near the right edge
+    for shown in (pool, few):
+        uncut = replace(shown, limit=len(shown.entries))  # the same pool with no cut, so no words at it
+        for width in range(300, 1000, 37):
+            chart.resize(width, 160)
+            legend = width - LEGEND_WIDTH
+            images = []
+            for drawn in (shown, uncut):
+                chart.set_pool(drawn)
+                chart.grab()  # a stale picture is blitted, and the new one drawn in a turn of its own
+                qtbot.waitUntil(lambda: chart._picture is not None and chart._picture[0] == chart._key(), timeout=WAIT)
+                images.append(chart.grab().toImage())
+            changed = sum(1 for x in range(legend, width) for y in range(0, 80)
+                          if images[0].pixelColor(x, y) != images[1].pixelColor(x, y))
+            assert changed == 0, (width, "the cut's words drawn over the legend")
+            chart.set_pool(shown)
+            placed = chart.cut_label()
+            if placed is not None:
+                rect, text = placed
+                assert rect.right() <= legend - 8 and rect.left() >= 8, (width, text, rect)
+
