@@ -3,7 +3,7 @@
     python bench/search_fingerprint.py --work DIR --out FILE [--big ROOT INDEX ...] [--embedders hash minilm]
 
 Generates (once, under --work) small stores of varied sizes and seeds with memhtml's seeded state
-plane, indexes them with each embedder asked for, and for every store, ranking profile, scope and
+plane (imported into state.db: 60% of memories read), indexes them with each embedder asked for, and for every store, ranking profile, scope and
 query writes: the search result (every hit: score, fused position, each arm's rank, raw value,
 weight and contribution, the moves, the snippet, the signals, the header), the recall pack, the
 fused pool (`Store.answer`) and, for some queries, "why not?" reports (a hit, one from deeper in the
@@ -122,6 +122,11 @@ def small_store(work: Path, count: int, seed: int, embedder_name: str):
     embedder = make_embedder(embedder_name)
     index = work / f"index-{count}-{seed}-{embedder_name}.db"
     store = Store(root, index_path=index, embedder=embedder, clock=lambda: FIXED)
+    if not (root / ".fingerprint-state").exists():
+        # gen_store writes the seeded state plane as the sidecar, which nothing reads on its own: without
+        # this import state.db stays empty and the salience arm and the read signals go unchecked.
+        store.import_sidecar()
+        (root / ".fingerprint-state").write_text("access.jsonl imported into .memhtml/state.db\n")
     store.index()
     return store
 

@@ -38,6 +38,7 @@ from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
 from memhtml_desktop.index.scope_rows import SCOPE_ROWS
 from memhtml_desktop.index.vectors import CACHE, VectorCache, VectorSnapshot, decode_vec
+from memhtml_desktop.index.word_docs import WordDocs
 
 log = logging.getLogger(__name__)
 
@@ -117,8 +118,10 @@ class Retriever:
         vector_backend: str = "numpy",
         profile: RankingProfile = DEFAULT,
         salience_bound: bool = True,
+        words: WordDocs | None = None,
     ) -> None:
         self.conn = conn
+        self.words = words  # word counts kept by the store while its index stays as it is (index/word_docs.py)
         # The salience arm scores only its bound list's candidates (index/salience.py); False scans
         # the scope as memhtml's statement does (the tests pin the two together).
         self.salience_bound = salience_bound
@@ -308,18 +311,18 @@ class Retriever:
         window = self.lexical_param(match, scope_sql, profile) if any(
             a.name == "fts" and a.weight > 0 for a in arms) and match is not None else None
         pool.window = window
+        # Gated priors, and a convex fusion, can lift a candidate from anywhere in the arms' windows, so
+        # all of them are fused, here (the statement only lists the arms' rows).
+        gate = profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms)
+        whole = gate or profile.fusion == "convex"
         sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self.space(),
                             k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights,
-                            salience_bound=bound, lexical_bound=window is not None)  # fmt: skip
+                            salience_bound=bound, lexical_bound=window is not None, fused=not whole)  # fmt: skip
         if sql is None:
             return pool
         vector_param, dists = self.vector_param(qvec, snapshot, scope_sql, profile.arm_window)
         salience_param = self.salience_param(scope_sql, profile.arm_window) if bound else None
         size = profile.pool_size(limit)
-        # Gated priors, and a convex fusion, can lift a candidate from anywhere in the arms' windows, so
-        # all of them are fused.
-        gate = profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms)
-        whole = gate or profile.fusion == "convex"
         lexical_param = window.binding() if window is not None else match
         params = bind_params(sql, (lexical_param, profile.arm_window, -1 if whole else size, vector_param,
                                    salience_param), scope_sql.params)  # fmt: skip
@@ -410,12 +413,12 @@ class Retriever:
         if len(fts.content_terms(drop)) == 1:
             return every, "all"
         if profile.fts_forms == "any":
-            return fts.any_form_without(common_words(self.conn, fts.words) | drop), "any"
+            return fts.any_form_without(common_words(self.conn, fts.words, self.words) | drop), "any"
         probe = build_fts_probe_sql(scope_sql.filter, profile.lexical)
         params = bind_params(probe, (every, None, None, None), scope_sql.params)
         if self.conn.execute(probe, params).fetchone() is not None:
             return every, "all"
-        return fts.any_form_without(common_words(self.conn, fts.words) | drop), "any"
+        return fts.any_form_without(common_words(self.conn, fts.words, self.words) | drop), "any"
 
     def vector_param(
         self,
@@ -458,12 +461,12 @@ class Retriever:
         """The fused statement's rows as candidates; `dists` and `bm25` give the vector and lexical arms'
         raw signals when those arms were bound as ranked carrays (their `raw` is then a position)."""
         weights = {arm.name: arm.weight for arm in profile.arms}
-        fold_order = profile.arm_names
+        fold_order = {name: i for i, name in reversed(list(enumerate(profile.arm_names)))}  # as .index() finds them
         fused: dict[str, Candidate] = {}
         for path, score, arm, rank, raw, contribution in self.conn.execute(sql, params):
             candidate = fused.get(path)
-            if candidate is None:
-                candidate = Candidate(path, 0, float(score), len(fused) + 1, [], {})
+            if candidate is None:  # no score: the statement listed the arms' rows unfused (`build_rrf_sql`)
+                candidate = Candidate(path, 0, 0.0 if score is None else float(score), len(fused) + 1, [], {})
                 fused[path] = candidate
             candidate.arms.append(
                 ArmScore(arm=arm, rank=int(rank), weight=weights[arm], contribution=float(contribution),
@@ -471,7 +474,7 @@ class Retriever:
             )
         order = list(fused.values())
         for c in order:
-            c.arms.sort(key=lambda a: fold_order.index(a.arm))
+            c.arms.sort(key=lambda a: fold_order[a.arm])
         if hydrated:
             self._hydrate(order)
         return order
@@ -671,14 +674,19 @@ class Retriever:
         return hits, relevance.summary(signals, cosines, floor) if asked else None
 
 
-def common_words(conn: apsw.Connection, words: tuple[str, ...]) -> frozenset[str]:
-    """Words held by at least half the indexed files: bm25 gives them no weight (see FtsQuery)."""
+def common_words(conn: apsw.Connection, words: tuple[str, ...], memo: WordDocs | None = None) -> frozenset[str]:
+    """Words held by at least half the indexed files: bm25 gives them no weight (see FtsQuery).
+    `memo`: the counts kept for the index as it is (index/word_docs.py), the same answer."""
     if not words:
         return frozenset()
-    (total,) = conn.execute("SELECT count(*) FROM files").fetchone()
+    if memo is not None:
+        total, docs = memo.counts(conn, words)
+    else:
+        (total,) = conn.execute("SELECT count(*) FROM files").fetchone()
+        docs = word_docs(conn, words) if total else {}
     if not total:
         return frozenset()
-    return frozenset(term for term, docs in word_docs(conn, words).items() if 2 * docs >= total)
+    return frozenset(term for term, held in docs.items() if 2 * held >= total)
 
 
 def _signal_raw(score: ArmScore) -> Any:

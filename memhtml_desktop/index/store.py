@@ -138,6 +138,7 @@ class Store:
         self._generation = 0
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        self._words = None  # the lexical arm's word counts, kept while the index stays as it is (index/word_docs.py)
         from memhtml_desktop.index.state_watch import PlaneWatch
 
         self._plane = PlaneWatch(self.state_path, self.notice)  # the state plane followed by its file (issue 40)
@@ -337,10 +338,13 @@ class Store:
 
     def retriever(self) -> Retriever:
         from memhtml_desktop.index.retrieval import Retriever
+        from memhtml_desktop.index.word_docs import WordDocs
 
+        if self._words is None:
+            self._words = WordDocs()
         return Retriever(
             self.reader(), self.embedder, cache_key=str(self.index_path), vector_backend=self.vector_backend,
-            profile=self.ranking,
+            profile=self.ranking, words=self._words,
         )
 
     # -- operations ---------------------------------------------------------------------------
