@@ -1,6 +1,7 @@
 """Everything a search shows, dumped canonically, to prove a speed change moved nothing of the ranking.
 
     python bench/search_fingerprint.py --work DIR --out FILE [--big ROOT INDEX ...] [--embedders hash minilm]
+                                       [--only COUNT-SEED ...]
 
 Generates (once, under --work) small stores of varied sizes and seeds with memhtml's seeded state
 plane (imported into state.db: 60% of memories read), indexes them with each embedder asked for, and for every store, ranking profile, scope and
@@ -10,7 +11,7 @@ fused pool (`Store.answer`) and, for some queries, "why not?" reports (a hit, on
 pool, an archived memory, a path nobody has). `--big ROOT INDEX` adds an already-indexed store (the
 suite's 20,000 / 100,000) with fewer scopes. Floats are written with repr (every bit), the elapsed
 times left out; the clock is fixed, so the file is the same for the same code. Run it on two commits
-and compare the files byte for byte (`cmp`): the speed work of issue 43 was checked this way
+and compare the files byte for byte (`cmp`; runs split with `--only` merge with `--merge`): the speed work of issue 43 was checked this way
 (docs/benchmarks.md).
 """
 
@@ -139,7 +140,16 @@ def main(argv: list[str] | None = None) -> int:
                    help="an already-indexed store (hash embedder), fewer scopes")
     p.add_argument("--embedders", nargs="*", default=["hash", "minilm"])
     p.add_argument("--no-small", action="store_true", help="only the --big stores")
+    p.add_argument("--only", nargs="*", default=None, metavar="COUNT-SEED",
+                   help="only these small stores (e.g. 600-3 900-23), to split a run over processes")
+    p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="DUMP",
+                   help="write the union of these dumps to --out (parts of one run) and stop")
     args = p.parse_args(argv)
+    if args.merge:
+        out: dict = {}
+        for part in args.merge:
+            out.update(json.loads(part.read_text(encoding="utf-8")))
+        return write(out, args.out)
     import memhtml_desktop
     from memhtml_desktop.index.store import Store
 
@@ -151,15 +161,20 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     if not args.no_small:
         for count, seed, name in SMALL:
-            if name in args.embedders:
+            if name in args.embedders and (args.only is None or f"{count}-{seed}" in args.only):
                 dump_store(small_store(args.work, count, seed, name), f"{count}-{seed}-{name}", queries, big=False, out=out)
     for root, index in args.big:
         store = Store(root, index_path=index, clock=lambda: FIXED)
         dump_store(store, Path(root).name, queries, big=True, out=out)
+    write(out, args.out)
+    print(f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return 0
+
+
+def write(out: dict, path: Path) -> int:
     text = json.dumps(out, sort_keys=True, ensure_ascii=False, indent=0)
-    args.out.write_text(text, encoding="utf-8")
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    print(f"{len(out)} entries, sha256 {digest}, {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    path.write_text(text, encoding="utf-8")
+    print(f"{len(out)} entries, sha256 {hashlib.sha256(text.encode()).hexdigest()[:16]}", file=sys.stderr)
     return 0
 
 
