@@ -312,12 +312,16 @@ class Retriever:
             a.name == "fts" and a.weight > 0 for a in arms) and match is not None else None
         pool.window = window
         # Gated priors, and a convex fusion, can lift a candidate from anywhere in the arms' windows, so
-        # all of them are fused, here (the statement only lists the arms' rows).
+        # all of them are fused. A convex fusion re-scores and sorts them all (score, path) itself, so
+        # the statement only lists the arms' rows for it. Gated priors over RRF keep the statement's
+        # order: the pool's cosines are read in candidate order, and a product's last bit can depend
+        # on where a row stands in it (index/vectors.py `best_similarities`).
         gate = profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms)
         whole = gate or profile.fusion == "convex"
         sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self.space(),
                             k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights,
-                            salience_bound=bound, lexical_bound=window is not None, fused=not whole)  # fmt: skip
+                            salience_bound=bound, lexical_bound=window is not None,
+                            fused=profile.fusion != "convex")  # fmt: skip
         if sql is None:
             return pool
         vector_param, dists = self.vector_param(qvec, snapshot, scope_sql, profile.arm_window)

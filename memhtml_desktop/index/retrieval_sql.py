@@ -224,7 +224,7 @@ def build_rrf_sql(
     score DESC, path ASC, so the fused order is total and repeatable.
 
     `fused=False`: every arm's rows as they are, score NULL, in no order, and no `?3` cut: for a
-    caller that fuses every candidate itself (a convex fusion, gated priors: index/retrieval.py).
+    caller that fuses and orders every candidate itself (a convex fusion: index/retrieval.py).
     Summing, grouping and sorting the rows by that sum, then joining them back, was 60 % of the
     statement (1.2 ms a search at 20,000 memories) for an order the caller replaces.
     """
