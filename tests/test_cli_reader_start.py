@@ -17,8 +17,8 @@ print(code, "memhtml_desktop.write.curator" in sys.modules)
 """
 
 
-def _search(root, index) -> str:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(root), str(index)], capture_output=True, text=True,
+def _search(root, index, child: str = CHILD) -> str:
+    out = subprocess.run([sys.executable, "-c", child, str(root), str(index)], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip().splitlines()[-1]
@@ -48,10 +48,7 @@ print(code, "memhtml_desktop.index.parse_pool" in sys.modules, "memhtml_desktop.
 
 
 def _index(root, index) -> str:
-    out = subprocess.run([sys.executable, "-c", INDEX_CHILD, str(root), str(index)], capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.strip().splitlines()[-1]
+    return _search(root, index, INDEX_CHILD)
 
 
 def test_an_index_with_nothing_to_do_leaves_the_parser_unloaded(tmp_path):
