@@ -32,8 +32,10 @@ The list is made again when anything it depends on may have moved, reading only 
 A new process (each `memhtml-desktop search`) starts from two files kept beside the index instead
 of reading every row: the index's half (`<index>.salience-updated`: eligible rowids and their update
 instants, at an index mark) and the state plane's half (`<index>.salience-accessed`: each one's
-decay start and base, at that index mark and at the state file's `stat` mark). Reading the access
-rows (60,000 at 100,000 memories, joined through the path index) was 60-70 ms of a fresh search.
+decay start and base, at that index mark and at the state file's `stat` mark, and the bound list
+made from them with its `t0`, which a process within that hour takes as it is). Reading the access
+rows (60,000 at 100,000 memories, joined through the path index) was 60-70 ms of a fresh search, and
+making the bound list (two `exp` and a sort of 80,000) another 10-15 ms.
 The state half is only kept when state.db and its journal were last written `SETTLED_S` seconds
 before their `stat` was read: a write after that gets a later mtime, so no two states of the file
 ever share one mark (a write in the same clock tick as an earlier one could keep size and times).
@@ -326,10 +328,12 @@ def _access_head(conn: apsw.Connection, memories: Memories, key: list) -> dict |
             "logged_from": memories.index.logged_from, "state": key, "rows": int(memories.rowids.shape[0])}
 
 
-def _accessed_from_file(conn: apsw.Connection, memories: Memories, key: list | None) -> Memories | None:
+def _accessed_from_file(conn: apsw.Connection, memories: Memories,
+                        key: list | None) -> tuple[Memories, tuple | None] | None:
     """`memories` (the index's half, at the index mark they name) with the state half as the file
     beside the index keeps it, when that file was made from this index at that mark and from the
-    state file as `stat` sees it now; None otherwise (the access rows are read)."""
+    state file as `stat` sees it now, and the bound list kept with it, `(t0, rowids, upper, lower)`
+    (None when the file has none); None otherwise (the access rows are read)."""
     if key is None:
         return None
     want = _access_head(conn, memories, key)
@@ -339,23 +343,34 @@ def _accessed_from_file(conn: apsw.Connection, memories: Memories, key: list | N
     head, arrays, _ = got
     if any(head.get(name) != value for name, value in want.items()):
         return None
-    since, base = arrays.get("since"), arrays.get("base")
     shape = memories.rowids.shape
-    if since is None or base is None or since.dtype.str != "<f8" or base.dtype.str != "<f8" \
-            or since.shape != shape or base.shape != shape:  # fmt: skip
+    if not _arrays_of(arrays, ("since", "base"), "<f8", shape):
         return None
-    return replace(memories, since=np.array(since), base=np.array(base))
+    kept = replace(memories, since=np.array(arrays["since"]), base=np.array(arrays["base"]))
+    bounds = None
+    if isinstance(head.get("t0"), int) and _arrays_of(arrays, ("order",), "<i8", shape) \
+            and _arrays_of(arrays, ("upper", "lower"), "<f8", shape):  # fmt: skip
+        bounds = (head["t0"], np.array(arrays["order"]), np.array(arrays["upper"]), np.array(arrays["lower"]))
+    return kept, bounds
 
 
-def _accessed_to_file(conn: apsw.Connection, memories: Memories, key: list | None) -> bool:
-    """Keep the state half of `memories` beside the index (read from the state file `key` names);
-    False when it cannot or should not be (a cache: see `_to_file`)."""
+def _arrays_of(arrays: dict, names: tuple[str, ...], dtype: str, shape: tuple) -> bool:
+    return all(name in arrays and arrays[name].dtype.str == dtype and arrays[name].shape == shape for name in names)
+
+
+def _accessed_to_file(conn: apsw.Connection, memories: Memories, key: list | None, bounds: Bounds) -> bool:
+    """Keep the state half of `memories` beside the index (read from the state file `key` names),
+    with its bound list (`bounds`, from these memories: a process within its hour takes it as it
+    is); False when it cannot or should not be (a cache: see `_to_file`)."""
     head = _access_head(conn, memories, key) if key is not None else None
     if head is None:
         return False
+    head["t0"] = int(bounds.t0)
     try:
         vector_file.write(vector_file.beside(conn.db_filename("main"), _ACCESS_FILE), head,
-                          {"since": memories.since.astype("<f8"), "base": memories.base.astype("<f8")})
+                          {"since": memories.since.astype("<f8"), "base": memories.base.astype("<f8"),
+                           "order": bounds.rowids.astype("<i8"), "upper": bounds.upper.astype("<f8"),
+                           "lower": bounds.lower.astype("<f8")})
     except (OSError, ValueError) as exc:
         log.info("the salience list's state half was not kept beside the index (%s)", exc)
         return False
@@ -398,6 +413,7 @@ class SalienceCache:
                 return bounds, now
             first = memories is None and self.beside_index  # this process has none: the file's, or keep one
             new_process = first
+            listed: Bounds | None = None  # the bound list kept beside the index, when valid now
             stat_key = _state_key(conn) if new_process else None  # before any access row is read
             read_access = True
             if first:
@@ -415,18 +431,22 @@ class SalienceCache:
                 memories = replace(memories, index=index)
                 kept = _accessed_from_file(conn, memories, stat_key) if memories.state == _FROM_FILE else None
                 if kept is not None:  # a new process: the state half as kept beside the index
-                    memories = replace(kept, state=state)
+                    memories = replace(kept[0], state=state)
                     self.mapped_access += 1
                     read_access = False
+                    if kept[1] is not None:
+                        t0, rowids, upper, lower = kept[1]
+                        listed = Bounds(mark, t0, t0 + HORIZON_S, rowids, upper, lower)
+                        listed = listed if listed.valid_at(now) else None
                 elif memories.state != state:
                     memories = memories.accessed(conn, state)
                 else:
                     read_access = False
             if first and _to_file(conn, memories):
                 self.kept += 1
-            if new_process and read_access and _accessed_to_file(conn, memories, stat_key):
+            fresh = listed if listed is not None else bound(memories, mark, now)
+            if new_process and (read_access or listed is None) and _accessed_to_file(conn, memories, stat_key, fresh):
                 self.kept_access += 1
-        fresh = bound(memories, mark, now)
         with self._lock:
             self._kept[key] = (memories, fresh)
         return fresh, now

@@ -216,6 +216,28 @@ def test_a_new_process_takes_the_state_half_kept_until_the_state_plane_moves(tmp
         assert (again.kept_access, again.mapped_access) == (0, 1), count
 
 
+def test_a_new_process_within_the_hour_takes_the_kept_bound_list(tmp_path, monkeypatch):
+    """The bound list is kept with the state half, for its hour: a process within it takes the list
+    as it is (exact for any instant of the hour: `_fresh_salience` compares it with the list computed
+    whole at its t0), and the first one past it makes the list again and keeps that."""
+    monkeypatch.setattr(salience, "SETTLED_S", 0.0)
+    store = _store(tmp_path, 11, "hash", count=95)
+    clock = [NOW]
+    store.reader().clock.clock = lambda: clock[0]
+    key = str(store.index_path)
+
+    def t0_of(cache: salience.SalienceCache) -> dt.datetime:
+        return dt.datetime.fromtimestamp(cache._kept[key][1].t0, dt.timezone.utc)
+
+    assert _fresh_salience(store).kept_access == 1
+    for later, t0, kept in ((dt.timedelta(minutes=30), NOW, 0), (dt.timedelta(minutes=58), NOW, 0),
+                            (dt.timedelta(hours=2), NOW + dt.timedelta(hours=2), 1),
+                            (dt.timedelta(hours=2, minutes=5), NOW + dt.timedelta(hours=2), 0)):
+        clock[0] = NOW + later
+        cache = _fresh_salience(store)
+        assert (cache.mapped_access, cache.kept_access, t0_of(cache)) == (1, kept, t0), later
+
+
 def test_a_state_plane_written_a_moment_ago_is_not_kept(tmp_path, monkeypatch):
     """A state file whose last write is younger than SETTLED_S is read, not kept: a second write in
     the same clock tick could leave its size and times as they were."""
