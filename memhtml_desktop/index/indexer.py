@@ -210,7 +210,8 @@ class Indexer:
         seen = len(walked)
         index_file = self.conn.db_filename("main")
         before = changes.mark(self.conn)
-        if not rebuild and index_file and kept_walk.same(index_file, self.root, before.version, before.uid, walked):
+        walk_digest = kept_walk.digest(walked) if index_file and not rebuild else ""
+        if walk_digest and kept_walk.same(index_file, self.root, before.version, before.uid, walk_digest):
             rest: dict[str, tuple[int, int]] = {}  # the walk of the last pass with nothing to do: none now
             candidates: list[DiskFile] = []
             keep = False
@@ -220,7 +221,7 @@ class Indexer:
                     self.conn.execute("SELECT path, size, mtime_ns FROM sources")}  # fmt: skip
             candidates = [DiskFile(path, size, mtime_ns) for path, size, mtime_ns in walked
                           if rest.pop(path, None) != (size, mtime_ns) or rebuild]  # fmt: skip
-            keep = bool(index_file) and not rebuild and not candidates and not rest
+            keep = bool(walk_digest) and not candidates and not rest
         report.seen = seen
         report.unchanged = seen - len(candidates)
         with self.conn:  # readers can tell a first build in progress from a finished index
@@ -249,7 +250,7 @@ class Indexer:
         self._finish(report, rebuilt=rebuild, scanned=not report.cancelled)
         after = changes.mark(self.conn)
         if keep and after.version == before.version and after.uid == before.uid:
-            kept_walk.keep(index_file, self.root, after.version, after.uid, walked)
+            kept_walk.keep(index_file, self.root, after.version, after.uid, walk_digest)
         report.seconds = time.perf_counter() - started
         return report
 

@@ -4,11 +4,11 @@ files, sizes and times is known to have nothing to do without reading `sources` 
 `memhtml-desktop index` (and a search that refreshes without a watcher's lease) compares every
 memory file's size and mtime with the index's `sources` row. The `stat`s are the floor; reading the
 100,000 rows into a dictionary and comparing was a quarter of the rest (about 0.1 s of CPU at
-100,000 memories on the shared two-core machine). So a pass that found nothing to do keeps its walk,
-`<index>.walk` (index/vector_file.py's format: the paths, NUL-joined UTF-8, then the sizes and the
-mtimes), named by the index file's identity, the store and the index mark (`vectors_version`, which
+100,000 memories on the shared two-core machine). So a pass that found nothing to do keeps its walk's
+digest (BLAKE2b of every path, size and mtime in walk order) in `<index>.walk` (index/vector_file.py's
+header), named by the index file's identity, the store and the index mark (`vectors_version`, which
 every pass that changes a row moves, and the index's `uid`). The next pass walks as always and, when
-its walk equals the kept one item for item and the mark is the same, has nothing to do; anything
+its walk has that digest and the mark is the same, has nothing to do; anything
 else (a file touched, added, gone; another mark; no file, or not a whole one) is compared with
 `sources` as before, and the first pass with nothing to do keeps its walk again.
 
@@ -22,7 +22,9 @@ by hand to the value compared with; a scan has never caught that (`index --rebui
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import marshal
 from pathlib import Path
 
 import numpy as np
@@ -35,46 +37,38 @@ _FILE = "walk"
 Walk = list[tuple[str, int, int]]
 
 
+def digest(walked: Walk) -> str:
+    """The walk's digest: BLAKE2b-128 of its marshal form (version 2, which writes no back-references,
+    so equal walks give equal bytes; marshal is exact for str and int, so equal bytes are equal walks)."""
+    return hashlib.blake2b(marshal.dumps(walked, 2), digest_size=16).hexdigest()
+
+
 def _head(index_file: str, root: Path, version: int, uid: str | None) -> dict | None:
     if uid is None:
         return None
     return {"index": vector_file.identity(index_file), "store": str(root), "version": version, "uid": uid}
 
 
-def same(index_file: str, root: Path, version: int, uid: str | None, walked: Walk) -> bool:
-    """Whether `walked` is the walk kept for this index at this mark, item for item."""
+def same(index_file: str, root: Path, version: int, uid: str | None, walk_digest: str) -> bool:
+    """Whether the walk of `walk_digest` is the walk kept for this index at this mark."""
     want = _head(index_file, root, version, uid)
     got = vector_file.read(vector_file.beside(index_file, _FILE)) if want is not None else None
     if got is None:
         return False
-    head, arrays, _ = got
-    if any(head.get(name) != value for name, value in want.items()) or head.get("count") != len(walked):
-        return False
-    try:
-        sizes, mtimes = arrays["sizes"], arrays["mtimes"]
-        if sizes.dtype.str != "<i8" or mtimes.dtype.str != "<i8" or sizes.shape != (len(walked),) \
-                or mtimes.shape != sizes.shape:  # fmt: skip
-            return False
-        paths = arrays["paths"].tobytes().decode("utf-8").split("\0") if walked else []
-    except (KeyError, UnicodeDecodeError):
-        return False
-    return len(paths) == len(walked) and list(zip(paths, sizes.tolist(), mtimes.tolist())) == walked
+    head, _, _ = got
+    return all(head.get(name) == value for name, value in want.items()) and head.get("walk") == walk_digest
 
 
-def keep(index_file: str, root: Path, version: int, uid: str | None, walked: Walk) -> bool:
-    """Keep `walked` (a pass's walk that found nothing to do) beside the index; False when it cannot
-    be (a cache: the next pass compares with `sources`, as without it)."""
+def keep(index_file: str, root: Path, version: int, uid: str | None, walk_digest: str) -> bool:
+    """Keep the digest of a pass's walk that found nothing to do beside the index; False when it
+    cannot be (a cache: the next pass compares with `sources`, as without it)."""
     head = _head(index_file, root, version, uid)
     if head is None:
         return False
-    head["count"] = len(walked)
-    paths = "\0".join(path for path, _, _ in walked).encode("utf-8")
+    head["walk"] = walk_digest
     try:
-        vector_file.write(vector_file.beside(index_file, _FILE), head, {
-            "paths": np.frombuffer(paths, dtype=np.uint8) if paths else np.zeros(0, dtype=np.uint8),
-            "sizes": np.array([size for _, size, _ in walked], dtype="<i8"),
-            "mtimes": np.array([mtime for _, _, mtime in walked], dtype="<i8")})
-    except (OSError, ValueError, OverflowError) as exc:
+        vector_file.write(vector_file.beside(index_file, _FILE), head, {"none": np.zeros(0, dtype=np.uint8)})
+    except (OSError, ValueError) as exc:
         log.info("the walk was not kept beside the index (%s)", exc)
         return False
     return True
