@@ -20,6 +20,7 @@ from memhtml_desktop.ui.results.results_model import (
     arm_for_column,
 )
 from memhtml_desktop.ui.results.pills import over, rank_pill_colors  # noqa: F401 - over: part of this module's API
+from memhtml_desktop.ui.results.results_text import CONTRADICTION_SIGN
 from memhtml_desktop.ui.results.snippets import highlight_spans, runs, snippet_window
 
 PAD = 6
@@ -51,10 +52,20 @@ def _badge_width(text: str, fm: QFontMetrics) -> int:
 
 
 def _badge(painter: QPainter, opt: QStyleOptionViewItem, text: str, x: int, y: int, height: int, font: QFont) -> int:
-    """A small outlined badge at (x, y); returns its width."""
+    """A small outlined badge at (x, y); returns its width. A contradiction's is filled with the
+    warning colour, its text legible on it: it says a fact in the list may be stale."""
     fm = QFontMetrics(font)
     width = _badge_width(text, fm)
     rect = QRect(x, y + (height - fm.height() - 2) // 2, width, fm.height() + 2)
+    if text.startswith(CONTRADICTION_SIGN):
+        fill = QColor(palette.warning_color())
+        painter.setBrush(fill)
+        painter.setPen(palette.legible(opt.palette.color(QPalette.ColorRole.Text), fill))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.drawRoundedRect(QRectF(rect).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+        painter.setFont(font)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+        return width
     painter.setPen(_muted(opt))
     painter.setBrush(Qt.BrushStyle.NoBrush)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
