@@ -534,3 +534,8 @@ def blocking_keys(claim: str, frame_key: str | None) -> tuple[str, ...]:
 
 #: What the `N` key leaves out: a negation, the words that change with it, a variant qualifier and its scope.
 _PLAIN = NEGATION_MARKERS | _AUXILIARY | VARIANT_QUALIFIERS | _SCOPE_WORDS
+
+LIST_VALUES = 4
+"""A frame key the store's active memories fill with more values than this is a list ("English is spoken
+in …" a dozen countries), not one slot: the conflicts scan does not pair its holders by the key, and search
+neither marks nor reorders a `slot` pair under it."""

@@ -76,7 +76,8 @@ class PreparedQuery:
     signals: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # per arm, aligned with `lists`:
     # the raw score a convex fusion normalises (bm25 for fts, the cosine for vector), and for recency
     # and salience the value they rank by (`fusion.prior_signal`: is the window one tie?)
-    settled: frozenset[frozenset[str]] = frozenset()  # listed pairs a curator linked as both holding
+    # listed pairs the newer-first step leaves alone: settled by a curator, or under a frame that is a list
+    settled: frozenset[frozenset[str]] = frozenset()
     _table: CosineTable | None = field(default=None, repr=False)
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 

@@ -222,7 +222,7 @@ def prepare_queries(
                 query=query, fts_forms=profile.fts_forms, lexical_key=profile.lexical_key, window=window, lists=lists,
                 available=frozenset(available), candidates={p: reader.candidates[p] for p in listed},
                 reasons=tuple(reasons), cosines=cosines, fts_form=form, signals=signals, every_word=every,
-                settled=disagreements.settled_among(conn, listed),
+                settled=disagreements.left_out(conn, [reader.candidates[p].statement for p in dict.fromkeys(listed)]),
             ))
             if progress is not None:
                 progress("reading", i + 1, len(asks))

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 from memhtml_desktop.domain.contradiction import kind_words
 from memhtml_desktop.domain.signals import NEWER, OLDER, Disagreement
 from memhtml_desktop.ui.kit.palette import warning_color
-from memhtml_desktop.ui.reader.reader_parts import _link_label, _muted, _plain_label, _shrinkable
+from memhtml_desktop.ui.reader.reader_parts import _link_label, _plain_label, _shrinkable
 
 HEADINGS = {
     OLDER: "\u26a0 Contradicted by a newer memory",
@@ -79,7 +79,7 @@ class ContradictionStrip(QFrame):
         font.setBold(True)
         self.heading.setFont(font)
         self.body = _shrinkable(_link_label(self, self._on_link))
-        self.foot = _shrinkable(_muted(_plain_label(self, wrap=True)))
+        self.foot = _shrinkable(_plain_label(self, wrap=True))  # the strip's text colour: muted grey did not read on it
         self.foot.setText(FOOT)
         for widget in (self.heading, self.body, self.foot):
             layout.addWidget(widget)

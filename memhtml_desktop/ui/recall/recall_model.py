@@ -113,10 +113,11 @@ class RecallModel(TwoLevelModel):
             return (
                 str(item.rank),
                 TIER_LABELS.get(item.tier, item.tier.upper()),
-                item.title or item.path,
+                (f"\u26a0 {item.title or item.path} ({item.contradictions[0].mark})" if item.contradictions
+                 else item.title or item.path),  # the sign first: a narrow column still shows it
                 f"{item.chars:,}",
                 reason_text(item, self.cap),
-            )[col] + (f"  \u26a0 {item.contradictions[0].mark}" if col == self.MEMORY and item.contradictions else "")
+            )[col]
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == self.TIER:
                 return tooltip_text(TIER_HELP.get(item.tier, item.tier))

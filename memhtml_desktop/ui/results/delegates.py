@@ -90,6 +90,8 @@ SNIPPET_CHARS = 240
 """More than a cell ever shows: the rest of a hit's snippet is never measured or drawn."""
 MIN_SNIPPET_PX = 60
 """Badges give way to the snippet: one that would leave less than this for the text is not drawn."""
+MIN_BADGE_PX = 40
+"""The narrowest a contradiction's badge is cut to ("⚠ contr…"); the tooltip says it whole."""
 
 
 class TitleDelegate(CachedDelegate):
@@ -175,8 +177,12 @@ class TitleDelegate(CachedDelegate):
         for text in index.data(Role.Badges) or ():
             width = _badge_width(text, sfm)
             # a marker (moved, low relevance, future date) outranks the snippet: every badge that
-            # fits in the cell is drawn, the snippet gets what is left
+            # fits in the cell is drawn, the snippet gets what is left; a contradiction's badge
+            # that does not fit is cut short rather than left out (a stale fact is never unmarked)
             if x + width > right:
+                if text.startswith(CONTRADICTION_SIGN) and right - x >= MIN_BADGE_PX:
+                    text = sfm.elidedText(text, Qt.TextElideMode.ElideRight, right - x - 10)
+                    x += _badge(painter, opt, text, x, top + line, line, small) + 6
                 break
             x += _badge(painter, opt, text, x, top + line, line, small) + 6
         pieces = self._snippet_runs(hit, tuple(index.data(Role.Terms) or ()))

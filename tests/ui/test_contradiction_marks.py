@@ -1,0 +1,92 @@
+"""The list's contradiction marks: the badge's words, the tooltip and accessible text naming the other,
+and the painter showing the mark even when the title column is too narrow for the whole badge.
+
+Over a real search of a real store (two memories filling one slot, the later one newer).
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+
+from memfiles import write_memory
+from memhtml_desktop.domain.hash_embedder import HashEmbedder
+from memhtml_desktop.domain.signals import Disagreement
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.index.store import Store
+from memhtml_desktop.ui.kit import palette
+from memhtml_desktop.ui.results.results_model import Column, ResultsModel, Role
+from memhtml_desktop.ui.results.results_text import accessible_title, badges, contradiction_badge, title_tooltip
+from memhtml_desktop.ui.results.results_view import ResultsView
+
+OLD, NEW = "resources/geo/capital-of-australia.html", "resources/geo/australia-capital.html"
+
+
+@pytest.fixture
+def answer(tmp_path):
+    root = tmp_path / "store"
+    write_memory(root, OLD, title="Capital of Australia", claim="The capital of Australia is Sydney.",
+                 created="2024-01-05T10:00:00Z")
+    write_memory(root, NEW, title="Capital of Australia", claim="The capital of Australia is Canberra.",
+                 created="2024-06-02T10:00:00Z")
+    write_memory(root, "resources/geo/currency.html", title="Currency of Australia",
+                 claim="The currency of Australia is the Dollar.", created="2024-03-01T10:00:00Z")
+    store = Store(root, index_path=tmp_path / "index.db", embedder=HashEmbedder())
+    store.index()
+    return store.answer("capital of australia", Scope(), limit=10, depth=30)
+
+
+def test_the_badge_names_the_other_value_and_comes_first(answer):
+    hits = {h.path: h for h in answer.result.hits}
+    assert contradiction_badge(hits[OLD]) == "\u26a0 contradicted by a newer memory: \u201cCanberra\u201d"
+    assert contradiction_badge(hits[NEW]) == "\u26a0 contradicts an older memory: \u201cSydney\u201d"
+    assert contradiction_badge(hits["resources/geo/currency.html"]) is None
+    for path in (OLD, NEW):
+        page = hits[path].position
+        assert badges(hits[path], page=page, no_word_matched=False)[0].startswith("\u26a0")
+        tip = title_tooltip(hits[path], page=page, no_word_matched=False)
+        spoken = accessible_title(hits[path], page=page, no_word_matched=False)
+        other = NEW if path == OLD else OLD
+        assert other in tip and other in spoken and "\u201cSydney\u201d" in tip
+
+
+def test_a_value_too_long_is_cut_and_a_negation_says_its_kind():
+    def hit_with(*marks):
+        from memhtml_desktop.domain.types import Hit
+
+        return Hit("a.html", "A", "a", "semantic", 0.1, 1, 1, None, "", (), None, (), contradictions=marks)
+
+    long = Disagreement("b.html", "B", "older", "slot", "x", "Andorra la Vella, the capital of the principality")
+    assert contradiction_badge(hit_with(long)).endswith("\u2026\u201d")
+    negation = Disagreement("b.html", "B", "newer", "negation", "merges", "\u2014")
+    assert contradiction_badge(hit_with(negation, long)) == "\u26a0 contradicts an older memory (a negation) +1"
+
+
+def test_the_model_hands_the_marks_to_every_role(answer):
+    model = ResultsModel()
+    model.set_answer(answer)
+    row = model.row_of(OLD)
+    title = model.index(row, Column.Title)
+    assert title.data(Role.Badges)[0].startswith("\u26a0 contradicted by a newer memory")
+    assert NEW in title.data(Qt.ItemDataRole.ToolTipRole)
+    assert NEW in title.data(Qt.ItemDataRole.AccessibleTextRole)
+    assert model.row_of(NEW) < row  # the newer first under the default profile
+
+
+@pytest.mark.parametrize("width", [1000, 560])
+def test_the_painter_fills_the_mark_even_when_the_column_is_narrow(qtbot, answer, width):
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.resize(width, 400)
+    view.show()
+    view.set_answer(answer)
+    qtbot.waitExposed(view)
+    view.table.budgeted = False
+    image = view.grab().toImage()
+    rect = view.table.visualRect(view.model.index(view.model.row_of(OLD), Column.Title))
+    origin = view.table.viewport().mapTo(view, rect.topLeft())
+    fill = QColor(palette.warning_color()).name()
+    seen = {image.pixelColor(origin.x() + x, origin.y() + y).name()
+            for x in range(0, rect.width(), 2) for y in range(rect.height() // 2, rect.height())}
+    assert fill in seen, (width, rect.width())
