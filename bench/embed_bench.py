@@ -53,8 +53,13 @@ def run(label: str, embedder: HashEmbedder, texts: list[str], batch: int) -> Non
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
-    chars = int(sys.argv[2]) if len(sys.argv) > 2 else 1500
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n_texts", type=int, nargs="?", default=20000)
+    parser.add_argument("chars", type=int, nargs="?", default=1500)
+    args = parser.parse_args()
+    n, chars = args.n_texts, args.chars
     texts = corpus(n, chars)
     print(f"{n} texts of ~{chars} chars")
     embedder = HashEmbedder()

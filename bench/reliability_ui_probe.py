@@ -27,6 +27,9 @@ QUERIES = ("deploy rollback", "drain the vip before reverting", "invoice", "onca
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) < 2 or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 

@@ -15,8 +15,8 @@ A: `history.review_range` + `history.list_changes` in this process (what `memhtm
    read whole. `--cli` adds the whole command as a process (`memhtml-desktop review --json`,
    Python's start-up and imports included) beside the same B.
 
-This is a standalone script: the benchmark suite with one runner (issue 42) had not landed when
-it was written; it is meant to become one of its cases.
+The suite's case `review_listing` (bench/suite.py, bench/suite_cases.py) measures the same and keeps the
+result per commit: `python bench/suite.py run --only review_listing`; this script says more.
 """
 
 from __future__ import annotations

@@ -8,11 +8,12 @@ timer on the GUI thread records the gaps between its ticks (`event_loop_gaps.Bea
 moment the inbox is asked for (View -> Review inbox) until every page of the history is listed,
 then while the Activity tab reads and draws the last 26 weeks. `--load N` runs N busy Python
 processes beside it (one per core on a two-core machine) and an idle control process, so a gap the
-machine itself inflicted shows as such. The target (issue 38): no gap over 50 ms. Ends with one
+machine itself inflicted shows as such: each gap over 50 ms is printed beside the idle control's
+longest stall at the same moment. The target (issue 38): no gap over 50 ms. Ends with one
 JSON line.
 
-A standalone script: the benchmark suite with one runner (issue 42) had not landed when it was
-written; it is meant to become one of its cases.
+The suite's case `review_window` (bench/suite.py, bench/suite_cases.py) measures the same and keeps the
+result per commit: `python bench/suite.py run --only review_window`; this script says more.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 
-def one_round(root: Path, index: Path, beat, timeout: float = 600.0) -> dict:
+def one_round(root: Path, index: Path, beat, control, timeout: float = 600.0) -> dict:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -53,7 +54,7 @@ def one_round(root: Path, index: Path, beat, timeout: float = 600.0) -> dict:
             review.loaded.connect(lambda rng: done.append(rng))
         beat.phase = phase
         beat.restart()
-        started = time.perf_counter()
+        started, wall0 = time.perf_counter(), time.time()
         if phase == "inbox":
             review.show()
         else:
@@ -70,6 +71,7 @@ def one_round(root: Path, index: Path, beat, timeout: float = 600.0) -> dict:
             app.processEvents()
             time.sleep(0.002)
         beat.phase = ""
+        control.spans.append((phase, wall0, time.time()))
         rows[phase] = {**beat.row(phase), "seconds": round(time.perf_counter() - started, 2)}
         if phase == "inbox":
             rows[phase]["changes"] = len(review.window.model.changes)
@@ -84,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commits", type=int, default=3000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--load", type=int, default=0, help="busy processes beside the window")
+    parser.add_argument("--trace", action="store_true", help="sample the GUI thread's stack while its tick is late")
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "memhtml-review-window-bench")
     args = parser.parse_args(argv)
 
@@ -91,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from event_loop_gaps import TARGET_MS, Beat, start_load
+    from heartbeat_bench import Control
 
     from memhtml_desktop.devtools.gen_history import build_history
     from memhtml_desktop.index.store import Store
@@ -102,18 +106,32 @@ def main(argv: list[str] | None = None) -> int:
         print(f"generated {args.commits} commits: {made['kinds']}")
     Store(root, index_path=index).index()
     ensure_app()
-    beat = Beat()
+    beat = Beat(clocks=args.trace)
     beat.start()
     loaders = start_load(args.load) if args.load else []
     results = []
     try:
         for i in range(args.rounds):
-            rows = one_round(root, index, beat)
+            beat.gaps, beat.long = {}, []  # each round's own figures
+            control = Control()
+            rows = one_round(root, index, beat, control)
+            stalls = control.stop()
+            machine = control.by_phase(stalls)
+            for phase, gap, meanwhile in beat.beside(stalls):
+                rows[phase].setdefault("long_gaps", []).append([gap, meanwhile])
+            for phase in rows:
+                rows[phase]["control_ms"] = machine.get(phase, 0.0)
+            if args.trace:
+                print("\n".join(beat.explain(stalls)))
             results.append(rows)
             for phase, row in rows.items():
                 print(f"round {i + 1} {phase:<8} longest {row['longest_ms']:6.1f} ms  p99 {row['p99_ms']:5.1f} ms  "
                       f"over 50 ms: {row['over_50']}  ({row['ticks']} ticks, {row['seconds']} s"
-                      + (f", {row['changes']} changes)" if "changes" in row else ")"))  # fmt: skip
+                      + (f", {row['changes']} changes)" if "changes" in row else ")")
+                      + f"; idle control's longest stall {row['control_ms']} ms")  # fmt: skip
+                for gap, meanwhile in row.get("long_gaps", []):
+                    print(f"    gap {gap} ms, the control stalled {meanwhile} ms meanwhile"
+                          + (" (the machine's)" if meanwhile >= gap * 0.6 else " (the window's own)"))
     finally:
         for proc in loaders:
             proc.kill()

@@ -11,7 +11,7 @@ memory. After every round it checks the tree (tests/hardening/two_writers.py) an
     app writes landed 291, refused 109 (Conflict 71, Stale 20, ...); git commits 0
 
 Refusals are expected (two writers on one memory: one loses, and says why); the four counts on
-the first line must be 0. Figures go to docs/benchmarks.md with `uptime` at the time.
+the first line must be 0. Figures go to docs/benchmarks-log.md with `uptime` at the time.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ For scale, the same set searched through `Store.search` probe by probe is timed 
 measured while other work shares the machine's two cores: best of several, with the load average,
 and the process's CPU time (what the run costs with a core to itself). Run it with and without
 `OPENBLAS_NUM_THREADS=1`: under load, OpenBLAS's threads cost a 160 x 384 float64 product 15 ms
-instead of 1 ms here (docs/benchmarks.md).
+instead of 1 ms here (docs/benchmarks-log.md).
 """
 
 from __future__ import annotations

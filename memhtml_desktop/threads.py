@@ -20,3 +20,22 @@ def lower_thread_priority(nice: int) -> None:
         os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
     except (OSError, AttributeError):
         pass
+
+
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def one_blas_thread() -> None:
+    """Run numpy's BLAS on one thread in this process and its children, unless the environment
+    already says otherwise. Call it before numpy is imported (the command's `main` does).
+
+    The products this app makes per search are matrix-vector ones (the vector arm's 20,000 x 384 or
+    100,000 x 384 product, the post-fusion steps' 160 x 384 tables): memory-bound, so a second thread
+    gains little, while OpenBLAS's threads spin after each call and, on a loaded two-core machine,
+    contend with the thread that waits for them. Measured (bench/search_bench.py, 20,000 memories):
+    a search's CPU 34.5 -> 18.2 ms, the vector arm's product 7.4 -> 2.1 ms of CPU. What it costs:
+    the conflicts scan (an all-pairs product, compute-bound) runs on one core, about twice its
+    wall time on an otherwise idle machine (docs/benchmarks.md).
+    """
+    for name in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")

@@ -17,6 +17,9 @@ mkdir -p "$out"
   --open projects/billing-service/nightly-compactor-merges-overlapping-intervals.html \
   --claim "The nightly compactor merges overlapping intervals, except on month-end runs." \
   --reason "month-end runs skip the merge"
+# Edit → Undo…: the demo's runbook corrected first, then its revert previewed (the moved-back file's diff).
+"${run[@]}" screenshot --demo --out "$out/undo.png" --view undo --size 1100x620 --query "drain the vip" \
+  --open areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html --file 0
 "${run[@]}" screenshot --demo --out "$out/conflicts.png" --view conflicts --size 1100x640
 "${run[@]}" screenshot --demo --out "$out/timeline.png" --view timeline --size 1000x520 \
   --open areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html
@@ -42,3 +45,31 @@ done
   --size 1024x700 --theme light --shape quotas
 "${run[@]}" screenshot --demo --out "$out/recall-catalog.png" --view recall --query "drain the vip" \
   --size 1400x900 --theme dark --shape catalog --expand 2
+# The review inbox (docs/review.md): an agent's eight weeks played on the demo copy, the review mark
+# halfway; the inbox, the activity chart and the reader's provenance, at both sizes, in both themes.
+for theme in light dark; do
+  for size in 1024x700 1920x1080; do
+    "${run[@]}" screenshot --demo --out "$out/review-inbox-$size-$theme.png" --view review --size "$size" --theme "$theme"
+    "${run[@]}" screenshot --demo --out "$out/review-activity-$size-$theme.png" --view activity --size "$size" \
+      --theme "$theme"
+    "${run[@]}" screenshot --demo --out "$out/review-provenance-$size-$theme.png" --view provenance --size "$size" \
+      --theme "$theme"
+  done
+done
+# Correct… keeping the memory's place in the graph (issue 39): the drain runbook, part-of an arc, about a
+# person, a <dfn>, four facets, three memories linking to it, its reads; both sizes, both themes.
+for theme in light dark; do
+  for size in 1024x700 1920x1080; do
+    "${run[@]}" screenshot --demo --out "$out/correct-graph-$size-$theme.png" --view correct --size "$size" \
+      --theme "$theme" --open areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html \
+      --claim "If a prod rollback is issued, drain the VIP for 60 seconds before reverting the deploy." \
+      --reason "the delay is 60 s since the ALB change"
+  done
+done
+# The reconcile queue (issue 39): the pairs newest change first, the pair shown side by side, the keys.
+for theme in light dark; do
+  for size in 1024x700 1920x1080; do
+    "${run[@]}" screenshot --demo --out "$out/conflicts-queue-$size-$theme.png" --view conflicts --size "$size" \
+      --theme "$theme"
+  done
+done

@@ -82,6 +82,9 @@ def _setup_logging(verbose: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from memhtml_desktop.threads import one_blas_thread
+
+    one_blas_thread()  # before anything imports numpy (memhtml_desktop/threads.py says why)
     arguments = decode_argv(sys.argv[1:] if argv is None else list(argv))
     # memhtml's write verbs keep memhtml's own grammar (cli/memhtml_argv.py), not argparse's.
     handled = _run_memhtml_verb(arguments)

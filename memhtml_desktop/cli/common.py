@@ -147,9 +147,12 @@ def open_store(args: argparse.Namespace, *, recover: bool = True):
     except StoreError as exc:
         raise CliError(str(exc)) from exc
     if recover:
-        from memhtml_desktop.write.curator import recover_interrupted
+        from memhtml_desktop.write.journal import nothing_to_recover
 
-        recover_interrupted(store)
+        if not nothing_to_recover(store.root):  # the write core is imported only when it has work
+            from memhtml_desktop.write.curator import recover_interrupted
+
+            recover_interrupted(store)
     return store
 
 

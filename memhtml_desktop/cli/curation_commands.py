@@ -32,11 +32,19 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("winner")
     p.add_argument("loser")
     p.add_argument("--reason", help="why (kept as a Memhtml-Reason trailer)")
+    p.add_argument("--keep-graph", action="store_true",
+                   help="carry LOSER's links, entities and facets onto WINNER and repoint the links to LOSER "
+                        "(memhtml's consolidation does neither)")  # fmt: skip
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("conflicts", parents=[common],
                        help="memories whose claims contradict each other (one slot, two values; a negation, a number, a date), newer first")  # fmt: skip
     p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
+    p.add_argument("--dismiss", nargs=2, metavar=("A", "B"),
+                   help="A and B are not a conflict: remembered on a ref of this app's own (one commit, not on "
+                        "your branch), never listed again while neither memory is edited")  # fmt: skip
+    p.add_argument("--restore", nargs=2, metavar=("A", "B"), help="list a dismissed pair again")
+    p.add_argument("--note", help="--dismiss: why (the commit's body)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("history", parents=[common], help="a memory's supersession chain, oldest first")
@@ -176,7 +184,8 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 
     try:
         curator = open_curator(vars(args))
-        applied = curator.run(SupersedeRequest(args.winner, args.loser, args.reason))
+        request = SupersedeRequest(args.winner, args.loser, args.reason)
+        applied = curator.run(curator.keeping_graph(request) if args.keep_graph else request)
     except WriteError as exc:
         return fail(str(exc), exc.code, EXIT_FAIL, args.json)
     r = applied.result
@@ -190,6 +199,8 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 def cmd_conflicts(args: argparse.Namespace) -> int:
     from memhtml_desktop.ops.curate import ConflictsJob
 
+    if args.dismiss or args.restore:
+        return _dismiss(args)
     store = open_store(args)
     if not args.no_refresh:
         store.index()
@@ -197,6 +208,8 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.to_json())
         return EXIT_OK
+    dismissed = sum(1 for pair in report.pairs if pair.dismissed)
+    report.pairs = [pair for pair in report.pairs if not pair.dismissed]
     for pair in report.pairs:
         alike = f", cosine {pair.cosine:.3f}" if pair.cosine is not None else ""
         print(f"{pair.reason.reason if pair.reason else ', '.join(pair.diff.kinds)}{alike}: "
@@ -204,7 +217,29 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
         for side in (pair.a, pair.b):
             mark = " (newer)" if side.path == pair.newer else ""
             print(f"  {side.path}{mark}\n    {side.claim}")
-    print(f"{len(report.pairs)} conflicting pair(s) among {report.compared} memories ({report.seconds:.2f} s)")
+    more = f"; {dismissed} dismissed as not a conflict" if dismissed else ""
+    print(f"{len(report.pairs)} conflicting pair(s) among {report.compared} memories{more} ({report.seconds:.2f} s)")
+    return EXIT_OK
+
+
+def _dismiss(args: argparse.Namespace) -> int:
+    from memhtml_desktop.write.curator import DismissRequest
+    from memhtml_desktop.write.errors import WriteError
+
+    a, b = args.dismiss or args.restore
+    try:
+        curator = open_curator(vars(args), refresh=not args.no_refresh)
+        applied = curator.run(DismissRequest(a, b, note=args.note, restore=bool(args.restore)))
+    except WriteError as exc:
+        return fail(str(exc), exc.code, EXIT_FAIL, args.json)
+    r = applied.result
+    if args.json:
+        print_json(r)
+    elif not applied.commit_sha:
+        print(applied.plan.notes[0])
+    else:
+        what = "dismissed: not a conflict" if r["dismissed"] else "restored: listed again"
+        print(f"{r['a']} / {r['b']} {what}{commit_note(applied.commit_sha)}")
     return EXIT_OK
 
 

@@ -63,7 +63,7 @@ VERBS: dict[str, Verb] = {
         "correct", ("target",),
         {"title": STR, "claim": STR, "article-html": STR, "body": LIST, "type": STR, "reason": STR,
          "session-id": STR, "workspace": STR, "tag": LIST, "entity": LIST, "importance": STR,
-         "confidence": STR, "expect": STR},
+         "confidence": STR, "expect": STR, "keep-graph": BOOL},
         ("title",), {"type": WRITABLE_TYPES}, True,
     ),  # fmt: skip
     "archive": Verb("archive", ("path",), {"reason": STR, "expect": STR}, ("reason",)),

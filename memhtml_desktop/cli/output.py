@@ -238,7 +238,10 @@ def print_detail(detail) -> None:
     if detail.access:
         a = detail.access
         print(f"read {a['access_count']}× · last {field(a['last_accessed_at'])} · outcome {a['outcome_score']:+.2f}")
-    if detail.bump is not None and detail.bump.refused:
+    if detail.bump is not None and detail.bump.queued:
+        print(f"this read is not counted yet: {field(detail.bump.refused)}; it is kept (.memhtml/state.db-pending.jsonl) "
+              "and counted, with this read's time, once state.db can be written")
+    elif detail.bump is not None and detail.bump.refused:
         print(f"this read was not counted: {field(detail.bump.refused)}")
     # The body keeps its own line breaks (it is prose, shown last, after a blank line); every other
     # control in it is escaped by the stream.

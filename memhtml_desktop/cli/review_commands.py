@@ -46,7 +46,7 @@ def _git(args: argparse.Namespace):
     top, why = git.toplevel()
     if top is None:
         raise CliError(f"not a git repository: {root} ({(why.strip().splitlines() or ['git says no'])[-1]})")
-    return git
+    return git  # a store inside another repository is refused by the review itself (one clear line)
 
 
 def _note(text: str) -> None:
@@ -66,7 +66,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         changes = list_changes(git, rng, author=args.author)
     except ReviewError as exc:
         print(f"memhtml-desktop: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_USAGE if args.since is not None and "--since" in str(exc) else EXIT_FAIL
     except GitError as exc:
         raise CliError(str(exc)) from exc
     for note in rng.notes:
@@ -82,7 +82,9 @@ def _print_changes(rng, changes) -> None:
     from memhtml_desktop.cli.output import field
 
     head = f"HEAD {rng.head[:12]}" if rng.head else "no commit yet"
-    count = f"{len(changes)} change{'s' if len(changes) != 1 else ''} to review"
+    from memhtml_desktop.domain.plural import counted
+
+    count = f"{counted(len(changes), 'change')} to review"
     print(f"{count} {rng.since} ({head})" if changes else f"all caught up: nothing to review {rng.since} ({head})")
     for c in changes:
         moved = f" (was {field(c.old_path)})" if c.old_path else ""

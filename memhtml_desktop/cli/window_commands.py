@@ -18,9 +18,10 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("screenshot", parents=[common], help="render the window offscreen to a PNG")
     p.add_argument("--out", required=True, metavar="FILE.png")
     p.add_argument("--query", default="")
-    p.add_argument("--view", choices=("results", "reader", "recall", "problems", "correct", "conflicts", "timeline",
-                                        "workbench"),
-                   default="results", help="correct, conflicts, timeline, workbench: that dialog or window alone")
+    p.add_argument("--view", choices=("results", "reader", "recall", "problems", "correct", "undo", "conflicts", "timeline",
+                                        "workbench", "review", "activity", "provenance"),
+                   default="results", help="correct, undo, conflicts, timeline, workbench: that dialog or window alone "
+                                            "(undo: a correction of the memory shown, then Edit → Undo… on it)")
     p.add_argument("--tab", choices=("probes", "compare", "configs", "history", "optimizer", "diagnostics", "judgments"),
                    help="--view workbench: the tab shown (default: compare, after comparing A and B)")
     p.add_argument("--open", metavar="PATH", help="the memory to show in the reader")

@@ -16,6 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, CliError, open_store, print_json, refresh
 
 
@@ -365,8 +366,9 @@ def _optimize(workbench, probe_set, config, args) -> int:
         print_json({**result.to_json(), "saved": saved.to_json() if saved else None})
         return EXIT_OK
     c = result.certainty
-    print(f"optimized {config.name} on {probe_set.name}: {result.trials} trials ({result.trials_per_s:.1f}/s), "
-          f"{len(result.train)} probes to train on, {len(result.held_out)} held out")
+    print(f"optimized {config.name} on {probe_set.name}: {counted(result.trials, 'trial')} ({result.trials_per_s:.1f}/s), "
+          f"{counted(len(result.train), 'probe')} to train on, {len(result.held_out)} held out"
+          + (f"; {result.ended}" if result.ended else ""))
     print(f"  best: arms {result.knobs['arms']}, k {result.knobs['rrf_k']}, λ {result.knobs['mmr_lambda']}")
     print(f"  training MRR {result.base_train_mrr:.3f} -> {result.best_train_mrr:.3f}")
     print(f"  held-out MRR {result.base_held_out_mrr:.3f} -> {result.best_held_out_mrr:.3f} "

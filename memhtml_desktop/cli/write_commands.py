@@ -55,7 +55,9 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
                  [("title", "the corrected title (required)"), ("claim", ""), ("article-html", ""), ("body", ""),
                   ("type", "default: the target's"), ("reason", "why (kept as a Memhtml-Reason trailer)"),
                   ("session-id", ""), ("tag", ""), ("entity", ""), ("workspace", ""),
-                  ("expect", "the blob sha or content hash the target must still have")])  # fmt: skip
+                  ("expect", "the blob sha or content hash the target must still have"),
+                  ("keep-graph", "this app's own: keep the memory's place in the graph (carry its links, entities "
+                                 "and facets, repoint the links to it, its reads follow); not memhtml's bytes")])  # fmt: skip
     memhtml_verb("archive", "move a memory into archive/<year>/ and commit", ("path",),
                  [("reason", "why (required; the commit subject)"), ("expect", "")])  # fmt: skip
     memhtml_verb("link", "add a typed link from one memory to another", ("src", "rel", "dst"), [("expect", "")])
@@ -163,8 +165,10 @@ def open_curator(options: dict[str, Any], *, refresh: bool = True, defer_state: 
     return Curator(store)
 
 
-def _run(parsed: Parsed, request) -> tuple[dict[str, Any], list[str]]:
+def _run(parsed: Parsed, request, *, keep_graph: bool = False) -> tuple[dict[str, Any], list[str]]:
     curator = open_curator(parsed.globals, defer_state=True)
+    if keep_graph:
+        request = curator.keeping_graph(request)
     planned = None
     if not curator.store.create_state:
         planned = curator.plan(request)  # a refusal raises here, before state.db exists
@@ -212,7 +216,7 @@ def run_correct(parsed: Parsed):
         entities=tuple(parsed.get("entity", [])), importance=parsed.get("importance"),
         confidence=parsed.get("confidence"), expected=parsed.get("expect"),
     )  # fmt: skip
-    return _run(parsed, request)
+    return _run(parsed, request, keep_graph=bool(parsed.get("keep-graph", False)))
 
 
 def run_archive(parsed: Parsed):
@@ -264,7 +268,12 @@ def describe(verb: str, r: dict[str, Any]) -> str:
             return f"already stored as {r['existing_path']} (the same text): nothing written"
         return f"wrote {r['path']}{commit_note(r.get('commit_sha'))}"
     if verb == "correct":
-        return f"wrote {r['path']}\narchived the old version as {r['archived_path']}{commit_note(r.get('commit_sha'))}"
+        kept = r.get("kept")
+        more = ""
+        if kept:
+            more = (f"\nkept {len(kept['links'])} links; repointed {len(kept['repointed'])} memories linking to it"
+                    + ("; its reads follow it" if kept.get("reads") == r["path"] else ""))  # fmt: skip
+        return f"wrote {r['path']}\narchived the old version as {r['archived_path']}{commit_note(r.get('commit_sha'))}{more}"
     if verb == "archive":
         return f"archived {r['path']} -> {r['archive_path']}{commit_note(r.get('commit_sha'))}"
     if verb == "task status":

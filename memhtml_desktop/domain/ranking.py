@@ -120,7 +120,7 @@ def _number(value: Any, what: str) -> float:
 FLOOR_COSINE = PerEmbedder(((HASH_MODEL, 0.45), (MINILM_MODEL, 0.55), (MINILM_INT8_MODEL, 0.60)), 0.55)
 """The relevance floor's raw-cosine threshold per embedder, calibrated as seed 003 does: the lowest
 value on a 0.05 grid that admits no same-topic distractor of the paraphrase set
-(`bench/floor_scan.py`, docs/benchmarks.md): hash 0.45, MiniLM fp32 0.55; MiniLM int8 0.60 (its
+(`bench/floor_scan.py`, docs/benchmarks-log.md): hash 0.45, MiniLM fp32 0.55; MiniLM int8 0.60 (its
 highest distractor cosine is 0.562, fp32's 0.52). A diagnostic: it marks hits, never moves them, so
 both profiles share it."""
 

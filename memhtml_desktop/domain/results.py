@@ -155,6 +155,24 @@ class Health:
         return not self.unindexed and not self.orphans
 
 
+@dataclass(frozen=True)
+class StatePlane:
+    """The store's state plane (`.memhtml/state.db`) as the window's status bar shows it.
+
+    `mode`: 'rw' (reads are counted), 'ro' (salience is read, reads are not counted) or None (no
+    plane: salience is off). `reason`: why it is not 'rw' when that is worth saying (a FIFO in its
+    place, a schema this app does not know, a lock, a full disk). `waiting`: reads and judgements
+    kept until the plane can take them (index/pending_reads.py)."""
+
+    mode: str | None = "rw"
+    reason: str = ""
+    waiting: int = 0
+
+    @property
+    def healthy(self) -> bool:
+        return self.mode == "rw" and not self.reason and not self.waiting
+
+
 #: Matching memories are counted up to this many; past it the count says "10,000+".
 MATCH_COUNT_CAP = 10_000
 

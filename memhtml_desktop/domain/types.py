@@ -436,6 +436,9 @@ class ReinforceResult:
     # True when the write was attempted and failed (the plane stayed locked, the disk filled):
     # unlike a refusal by design (read-only store), something was lost and `refused` says what.
     lost: bool = False
+    # True when the write could not be made now and was kept to be made later, with its own instant
+    # (`.memhtml/state.db-pending.jsonl`, index/pending_reads.py): nothing is lost; `refused` says why.
+    queued: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -446,6 +449,7 @@ class ReinforceResult:
             "signal_cooled": list(self.signal_cooled),
             "refused": self.refused,
             "lost": self.lost,
+            "queued": self.queued,
         }
 
 
@@ -489,6 +493,10 @@ class MemoryDetail:
     access: dict[str, Any] | None
     bump: "ReinforceResult | None" = None
     suspicious_date: str | None = None  # as on Hit: a claimed stamp that lies after now
+    #: Reads counted on the versions it supersedes, (path, access count), where any were: a
+    #: supersession leaves the loser's reads with its archived copy, and memhtml's own correct
+    #: leaves the old version's there (docs/writing.md, "Keeping the graph").
+    earlier_reads: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -513,4 +521,5 @@ class MemoryDetail:
             "access": self.access,
             "bump": self.bump.to_json() if self.bump else None,
             "suspicious_date": self.suspicious_date,
+            "earlier_reads": [{"path": p, "access_count": n} for p, n in self.earlier_reads],
         }

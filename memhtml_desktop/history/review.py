@@ -21,6 +21,7 @@ page, one `git cat-file --batch` for the blobs. Nothing here writes; `review_don
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -94,13 +95,12 @@ def parse_since(git: Git, text: str) -> tuple[str, str | None]:
 
 
 def _shallow(git: Git) -> frozenset[str]:
+    """The commits at a shallow clone's edge (`<common git dir>/shallow`); empty in a full clone."""
     try:
-        path = git.git_path("shallow")
-        if path.name and (git.common_dir() / "shallow").exists():
-            path = git.common_dir() / "shallow"
-        return frozenset(line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+        text = (git.common_dir() / "shallow").read_text(encoding="utf-8")
     except (OSError, GitError):
         return frozenset()
+    return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _rev_list(git: Git, *args: str) -> list[str]:
@@ -116,6 +116,9 @@ def review_range(git: Git, *, since: str | None = None, now: _dt.datetime | None
     top, why = git.toplevel()
     if top is None:
         raise ReviewError(f"not a git repository: {git.root} ({why.strip() or 'git says no'})")
+    if os.path.realpath(top) != os.path.realpath(git.root):
+        raise ReviewError(f"{git.root} is inside the git repository {top}, not its root: its history is that "
+                          "repository's, where these memories have other paths")  # fmt: skip
     state = mark_mod.read_mark(git)
     head = git.head()
     rng = ReviewRange(mark=state.sha, head=head, base=None, ref=state.ref)

@@ -154,7 +154,7 @@ class _Renderer:
                 out.append(self.text(self.within_cap(item.text_content or "")))
                 continue
             if self.room <= 0 and item.is_element_node:  # past the cap: count the text, emit nothing
-                self.cut += len(item.text_content or "")
+                self.cut += len(item.text(deep=True) or "")
                 continue
             if not item.is_element_node or tag in _DROP:
                 continue

@@ -159,3 +159,23 @@ def links_among(conn: apsw.Connection, paths: Iterable[str]) -> dict[tuple[str, 
     ):
         out.setdefault((src, dst), []).append(rel)
     return out
+
+
+def inbound_links(conn: apsw.Connection, path: str) -> list[tuple[str, str, str, bool, str]]:
+    """(src, rel, src title, src archived, src type) of every authored link to `path` from another
+    indexed memory, in (src, rel) order: who points at a memory a correction replaces."""
+    rows = conn.execute(
+        "SELECT e.src_path, e.rel, f.title, f.archived, f.memory_type FROM edges AS e "
+        "JOIN files AS f ON f.path = e.src_path "
+        "WHERE e.dst_path = ? AND e.derived = 0 AND e.src_path <> e.dst_path ORDER BY e.src_path, e.rel",
+        (path,),
+    )
+    return [(src, rel, title or "", bool(archived), kind or "") for src, rel, title, archived, kind in rows]
+
+
+def titles_of(conn: apsw.Connection, paths: Iterable[str]) -> dict[str, tuple[str, bool]]:
+    """(title, archived) of each indexed path among `paths`."""
+    wanted = json.dumps(list(dict.fromkeys(paths)), ensure_ascii=False)
+    rows = conn.execute("SELECT path, title, archived FROM files WHERE path IN (SELECT value FROM json_each(?))",
+                        (wanted,))  # fmt: skip
+    return {p: (t or "", bool(a)) for p, t, a in rows}

@@ -319,6 +319,9 @@ class Connection(apsw.Connection):
     state_note: str | None = None  # the state plane is read-only for a reason worth saying (a full disk)
     state_busy: bool = False  # the state plane was locked by another process when it was to be read
     index_note: str | None = None  # the index itself could only be opened read-only (a full disk)
+    state_ident: tuple | None = None  # what the state plane's path named when it was attached (index/state_file.py)
+    state_created: bool = False  # this connection made state.db (there was none)
+    state_birth: str | None = None  # when the plane was made (its first migration's stamp): tells two files apart
 
 
 def open_index(
@@ -487,8 +490,16 @@ def _attach_state(
     Never drops or recreates an existing file: only missing migrations are applied, and only when
     the file is writable.
     """
-    path = Path(state_path)
-    exists = path.exists()
+    from memhtml_desktop.index import state_file
+
+    plane = state_file.examine(state_path)
+    conn.state_ident = plane.ident
+    if plane.refused:  # a FIFO, a device, a folder, a link out of the store, an odd companion: never opened
+        conn.state_error = plane.refused
+        log.info(plane.refused)
+        return None
+    path = Path(plane.path)  # the real file when state.db is a link inside the store
+    exists = not plane.absent
     mode: str | None = None
     if exists and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
         conn.execute("ATTACH ? AS state", (str(path),))
@@ -509,19 +520,75 @@ def _attach_state(
         if not os.access(path.parent, os.W_OK):
             return None
         conn.execute("ATTACH ? AS state", (str(path),))
+        conn.state_created = True
         mode = "rw"
     else:
         return None
+    # What SQLite opened is what was examined: a file swapped in between the look and the ATTACH is
+    # detached, and this connection runs without a plane until the next look.
+    found = state_file.ident_of(path)
+    if exists and found != plane.ident or (not exists and (found is None or not stat_regular(found))):
+        _detach(conn)
+        conn.state_error = f"{state_path} changed while it was being opened; salience is off until it is looked at again"
+        return None
+    conn.state_ident = found
     if mode == "rw":
-        with _migrate_lock:
-            run_migrations(conn, migrations_dir() / "state", schema="state.", clock=clock)
+        try:
+            with _migrate_lock:
+                run_migrations(conn, migrations_dir() / "state", schema="state.", clock=clock)
+        except apsw.SQLError as exc:  # a table a migration makes is there in another shape
+            return _unknown_schema(conn, state_path, f"its tables are not the ones this app makes ({exc})")
         # The journal mode is left as memhtml set it (rollback journal when memhtml created the
         # file; a new file is created the same way). Switching it to WAL is persistent: it would
         # change the file memhtml's CLI opens for good, and leave -wal/-shm files in its folder.
         # The pragma on `main` does not reach an attached schema: without this every bump fsyncs.
         conn.execute("PRAGMA state.synchronous=NORMAL")
+    problem = state_schema_problem(conn)
+    if problem:
+        return _unknown_schema(conn, state_path, problem)
+    try:  # a deleted plane's inode number can be given to the next file made: this stamp is the file's own
+        (conn.state_birth,) = conn.execute("SELECT min(applied_at) FROM state.schema_migrations").fetchone()
+    except apsw.Error:
+        conn.state_birth = None
     conn.state_mode = mode
     return mode
+
+
+def stat_regular(ident: tuple) -> bool:
+    import stat as _stat
+
+    return _stat.S_ISREG(ident[2])
+
+
+#: The columns of `state.access` every statement of this app reads or writes (memhtml's S0001).
+STATE_COLUMNS = ("path", "access_count", "reinforcement_count", "outcome_score", "last_accessed_at",
+                 "last_reinforced_at", "updated_at")
+
+
+def state_schema_problem(conn: Connection) -> str | None:
+    """Why the attached plane's `access` table is not one this app can use (a column renamed or
+    missing, as a newer memhtml might make it), or None when it is."""
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA state.table_info(access)")}
+    except apsw.Error as exc:
+        return f"its access table cannot be read ({exc})"
+    if not columns:
+        return "it has no access table"
+    missing = [c for c in STATE_COLUMNS if c not in columns]
+    if missing:
+        return f"its access table has no column {', '.join(missing)}"
+    return None
+
+
+def _unknown_schema(conn: Connection, state_path: str | os.PathLike[str], problem: str) -> None:
+    """A plane whose schema this app does not know: detached and left exactly as it is; salience
+    drops out with the reason (never an SQLError out of a search), and reads wait for it."""
+    _detach(conn)
+    conn.state_mode = None
+    conn.state_error = (f"{state_path} is not a state plane this app knows: {problem} (a newer memhtml?); "
+                        "salience is off and the file is left untouched")
+    log.info(conn.state_error)
+    return None
 
 
 def _attach_read_only(conn: Connection, path: Path) -> str | None:
@@ -530,6 +597,10 @@ def _attach_read_only(conn: Connection, path: Path) -> str | None:
     `mode=ro` still needs the WAL's -shm file; when even that cannot be created (a read-only
     directory), `immutable=1` reads the file as it is. Failing both, there is no state plane.
     """
+    from memhtml_desktop.index import state_file
+
+    if state_file.examine(path).refused:  # `mode=ro` opens O_RDONLY: a FIFO would block it for good
+        return None
     for uri in _read_only_uris(path):
         try:
             conn.execute("ATTACH ? AS state", (uri,))

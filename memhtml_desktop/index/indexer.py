@@ -12,14 +12,9 @@ picked up by the next run.
 
 from __future__ import annotations
 
-import atexit
 import json
 import logging
-import multiprocessing
-import os
-import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager, nullcontext
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,10 +25,19 @@ import apsw
 import numpy as np
 
 from memhtml_desktop.domain.embedder import Embedder, space_of
-from memhtml_desktop.html.project import Projection, project
+from memhtml_desktop.html.project import Projection
 from memhtml_desktop.html.project import blob_sha_of as blob_sha  # git's blob id: the change key
 from memhtml_desktop.index import changes, writer
 from memhtml_desktop.index.db import iso_z, utc_now, writing
+from memhtml_desktop.index.parse_pool import (  # noqa: F401  (parse_file, shutdown_pool, POOL_THRESHOLD: re-exported)
+    PARSE_AHEAD,
+    POOL_THRESHOLD,
+    _Parsed,
+    _shared_pool,
+    parse_file,
+    parse_pool,
+    shutdown_pool,
+)
 from memhtml_desktop.index.scanner import DiskFile, Skipped, read_bytes, stat_one, walk_store
 from memhtml_desktop.index.vectors import encode_vec
 
@@ -97,182 +101,6 @@ class IndexReport:
             "failures": [{"path": p, "reason": r} for p, r in self.failures],
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
         }
-
-
-@dataclass
-class _Parsed:
-    disk: DiskFile
-    sha: str
-    projection: Projection | None  # None: unreadable
-    error: str | None = None
-
-
-def parse_file(root: Path, disk: DiskFile, indexed_at: str, unchanged_sha: str | None = None) -> _Parsed:
-    """Read and project one file; never raises (a worker-process entry point too).
-
-    When the bytes hash to `unchanged_sha` (what the index already holds for this path), the
-    projection is skipped: a touch, a duplicate event or a rewrite of identical bytes costs a read
-    and a hash, not a parse.
-    """
-    try:
-        data = read_bytes(root, disk.path)
-    except FileNotFoundError:
-        return _Parsed(disk, "", None, error="vanished")
-    except (OSError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return _Parsed(disk, "", None, error=f"unreadable: {reason}")
-    sha = blob_sha(data)
-    if unchanged_sha is not None and sha == unchanged_sha:
-        return _Parsed(disk, sha, None, error="unchanged")
-    return _Parsed(disk, sha, project(disk.path, data, indexed_at, blob_sha=sha))
-
-
-def _parse_chunk(root: str, jobs: list[tuple[DiskFile, str | None]], indexed_at: str) -> list[_Parsed]:
-    return [parse_file(Path(root), disk, indexed_at, sha) for disk, sha in jobs]
-
-
-# Parsing is pure CPU and the writer is one thread, so a large run parses in worker processes while
-# this process writes. Below this many files the work is done inline: a pool's first start (spawned
-# interpreters importing selectolax) costs more than it saves.
-POOL_THRESHOLD = 400
-_POOL_LOCK = threading.Lock()
-_POOL: ProcessPoolExecutor | None = None
-
-
-def _workers() -> int:
-    return min(os.cpu_count() or 1, 4)
-
-
-def _shared_pool() -> ProcessPoolExecutor:
-    """One pool per process, started on first need and kept: a watcher's bursts reuse it.
-
-    Measured: starting a fresh pool for every 400+-file pass was most of a pass's fixed cost.
-    Shut down at interpreter exit.
-    """
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ProcessPoolExecutor(
-                max_workers=_workers(),
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
-                initargs=(os.getpid(),),
-            )
-            atexit.register(shutdown_pool)
-        return _POOL
-
-
-PARSE_NICENESS = 10
-
-PARSE_AHEAD = 2
-"""Batches handed to the parse workers ahead of the one being written. With one, the workers
-idled whenever they finished the next batch before the writer finished this one, and the writer
-idled the other way round: at 20,000 memories the two take about as long, and a cold index lost
-a tenth of its time to the bubbles."""
-
-MAX_CHUNK_FILES = 16
-"""Files per task sent to a parse process. A task's result comes back as one pickle that the
-pool's manager thread unpickles in one call, holding the GIL: 62 files (a 500-file batch on two
-cores) held it 15-61 ms on a loaded machine while a window was open; 16 keep it to a quarter."""
-
-
-def _lower_priority(owner: int) -> None:
-    """In each parse worker: yield the CPU to interactive work (the window's GUI thread), and
-    leave when the process that owns the pool is gone.
-
-    On a machine with few cores the parse processes keep every core busy and a window stutters
-    though it does little; niced, they still get every cycle nobody else wants.
-    """
-    if hasattr(os, "nice"):
-        try:
-            os.nice(PARSE_NICENESS)
-        except OSError:
-            pass
-    # The owner's pid comes from the owner: a worker still importing when its owner died would
-    # otherwise read its new parent (init) as the owner, and wait for it.
-    threading.Thread(target=_exit_with_owner, args=(owner,), name="owner-watch", daemon=True).start()
-
-
-OWNER_POLL_S = 1.0
-
-
-def _exit_with_owner(owner: int) -> None:
-    """A worker blocks on the pool's call queue, of which it holds both ends (multiprocessing
-    pickles a queue whole), so it never sees its owner die: a watcher process stopped with
-    SIGTERM or SIGKILL left its parse workers behind, holding the owner's stdout open (a test
-    that read a child's output waited on them forever). Reparented means the owner is gone."""
-    while True:
-        time.sleep(OWNER_POLL_S)
-        if os.getppid() != owner:
-            os._exit(0)
-
-
-def shutdown_pool() -> None:
-    """Stop this process's parse workers (queued chunks cancelled, running ones finished). A
-    process that owns a watcher calls it once the watcher's thread has stopped, before it returns:
-    multiprocessing's exit joins every non-daemon child, and the pool's workers would wait on
-    their queue for ever (the interpreter's own shutdown of the pool comes after that join)."""
-    global _POOL
-    with _POOL_LOCK:
-        pool, _POOL = _POOL, None
-    if pool is not None:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-@contextmanager
-def parse_pool(root: Path, total: int, known: dict[str, str] | None = None):
-    """Yields `parse_batch(disks, indexed_at) -> list[_Parsed]`, in input order.
-
-    `known` maps a path to the blob sha the index holds for it, so unchanged bytes skip the
-    projection. With a pool, the NEXT batch is already being parsed while the caller writes this one.
-    """
-    known = known or {}
-    if total < POOL_THRESHOLD or _workers() < 2 or os.environ.get("MEMHTML_DESKTOP_NO_POOL"):
-        yield lambda disks, at: [parse_file(root, d, at, known.get(d.path)) for d in disks]
-        return
-    pool = _shared_pool()
-    ahead: dict[tuple[str, ...], list] = {}
-
-    def submit(disks: Sequence[DiskFile], at: str) -> list:
-        jobs = [(d, known.get(d.path)) for d in disks]
-        size = max(8, min(MAX_CHUNK_FILES, len(jobs) // (_workers() * 4)))
-        try:
-            return [pool.submit(_parse_chunk, str(root), jobs[i : i + size], at) for i in range(0, len(jobs), size)]
-        except RuntimeError:  # the pool was shut down under this run (the process is closing): parse here
-            log.info("the parse pool is shut down; parsing %d files in this process", len(jobs))
-            return [_Done([parse_file(root, d, at, sha) for d, sha in jobs])]
-
-    def parse_batch(disks: Sequence[DiskFile], at: str) -> list[_Parsed]:
-        key = tuple(d.path for d in disks)
-        futures = ahead.pop(key, None) or submit(disks, at)
-        out: list[_Parsed] = []
-        for future in futures:
-            out.extend(future.result())
-        return out
-
-    def prefetch(disks: Sequence[DiskFile], at: str) -> None:
-        ahead[tuple(d.path for d in disks)] = submit(disks, at)
-
-    parse_batch.prefetch = prefetch  # type: ignore[attr-defined]
-    try:
-        yield parse_batch
-    finally:
-        for futures in ahead.values():  # a cancelled run leaves no work queued behind it
-            for future in futures:
-                future.cancel()
-
-
-class _Done:
-    """A chunk parsed in this process, with a future's `result` and `cancel`."""
-
-    def __init__(self, parsed: list[_Parsed]) -> None:
-        self.parsed = parsed
-
-    def result(self) -> list[_Parsed]:
-        return self.parsed
-
-    def cancel(self) -> bool:
-        return False
 
 
 def _with_projections(parse_batch, root: Path, projected: dict[str, Projection]):

@@ -66,11 +66,15 @@ def read_memory(conn: apsw.Connection, root: Path, path: str, data: bytes | None
             bump_result = lost([path], "neutral", f"{type(exc).__name__}: {exc}")
         if bump_result.lost:
             log.warning("read of %s not counted: %s", path, bump_result.refused)
-    access = None
+    access, earlier_reads = None, ()
     try:
-        from memhtml_desktop.index.state import access_stats
+        from memhtml_desktop.index.state import access_stats, access_stats_many
 
         access = access_stats(conn, path)
+        earlier = [link.path for link in links if link.rel == "supersedes" and link.path != path]
+        if earlier:
+            rows = access_stats_many(conn, earlier)
+            earlier_reads = tuple((p, int(r["access_count"] or 0)) for p, r in rows.items() if r.get("access_count"))
     except Exception as exc:  # noqa: BLE001 - no state plane: no stats, still a read
         log.debug("no access stats for %s: %s", path, exc)
     memory_type = row[0] if row else next((v for n, v in doc.metas if n == "memhtml-type"), None)
@@ -101,6 +105,7 @@ def read_memory(conn: apsw.Connection, root: Path, path: str, data: bytes | None
         access=access,
         bump=bump_result,
         suspicious_date=hydrate.suspicious_dates(conn, {path: stamps}).get(path),
+        earlier_reads=earlier_reads,
     )
 
 

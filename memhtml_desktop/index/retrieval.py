@@ -32,6 +32,7 @@ from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallP
 from memhtml_desktop.index import disagreements, hydrate, relevance
 from memhtml_desktop.index.answers import word_docs
 from memhtml_desktop.index.db import has_state
+from memhtml_desktop.index.lexical_window import LexicalWindow, lexical_window
 from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, build_rrf_sql
 from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
@@ -299,9 +300,11 @@ class Retriever:
         match, pool.fts_form = self.fts_form(fts, scope_sql, profile)
         pool.match = match
         bound = self.salience_bound and any(a.name == "salience" and a.weight > 0 for a in arms)
+        window = self.lexical_param(match, scope_sql, profile) if any(
+            a.name == "fts" and a.weight > 0 for a in arms) and match is not None else None
         sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=self.vector_backend, model=self.space(),
                             k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights,
-                            salience_bound=bound)  # fmt: skip
+                            salience_bound=bound, lexical_bound=window is not None)  # fmt: skip
         if sql is None:
             return pool
         vector_param, dists = self.vector_param(qvec, snapshot, scope_sql, profile.arm_window)
@@ -311,9 +314,11 @@ class Retriever:
         # all of them are fused.
         gate = profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms)
         whole = gate or profile.fusion == "convex"
-        params = bind_params(sql, (match, profile.arm_window, -1 if whole else size, vector_param, salience_param),
-                             scope_sql.params)  # fmt: skip
-        fused = self._run_fused(sql, params, dists, profile, hydrated=not whole)
+        lexical_param = window.binding() if window is not None else match
+        params = bind_params(sql, (lexical_param, profile.arm_window, -1 if whole else size, vector_param,
+                                   salience_param), scope_sql.params)  # fmt: skip
+        fused = self._run_fused(sql, params, dists, profile, hydrated=not whole,
+                                bm25=window.scores if window is not None else None)
         if profile.fusion == "convex":
             fused = self.convex(fused, profile)
         if gate:
@@ -332,6 +337,14 @@ class Retriever:
         else:
             pool.ordered = self._reorder(query, fused, len(fused) if whole_pool else limit, profile, pool.pairs)
         return pool
+
+    def lexical_param(self, match: str, scope_sql: ScopeSql, profile: RankingProfile) -> LexicalWindow:
+        """The lexical arm's window, ranked on the FTS table alone and cut to the scope
+        (index/lexical_window.py): what `?1` binds in place of the MATCH text."""
+        key = self.cache_key or self.conn.db_filename("main")
+        return lexical_window(self.conn, match, profile.arm_window, lexical=profile.lexical,
+                              field_weights=profile.field_weights,
+                              in_scope=lambda rowids: SCOPE_ROWS.mask(self.conn, key, rowids, scope_sql))
 
     def salience_param(self, scope_sql: ScopeSql, window: int) -> Any:
         """What `?5` binds: the memories that can be among the salience arm's top `window` in scope,
@@ -436,8 +449,10 @@ class Retriever:
 
     def _run_fused(
         self, sql: str, params: tuple[Any, ...], dists: np.ndarray | None, profile: RankingProfile,
-        *, hydrated: bool = True,
+        *, hydrated: bool = True, bm25: np.ndarray | None = None,
     ) -> list[Candidate]:
+        """The fused statement's rows as candidates; `dists` and `bm25` give the vector and lexical arms'
+        raw signals when those arms were bound as ranked carrays (their `raw` is then a position)."""
         weights = {arm.name: arm.weight for arm in profile.arms}
         fold_order = profile.arm_names
         fused: dict[str, Candidate] = {}
@@ -448,7 +463,7 @@ class Retriever:
                 fused[path] = candidate
             candidate.arms.append(
                 ArmScore(arm=arm, rank=int(rank), weight=weights[arm], contribution=float(contribution),
-                         raw=_raw(arm, raw, dists))
+                         raw=_raw(arm, raw, dists, bm25))
             )
         order = list(fused.values())
         for c in order:
@@ -678,9 +693,11 @@ def _signal_raw(score: ArmScore) -> Any:
     return prior_signal(score.arm, score.raw)
 
 
-def _raw(arm: str, raw: Any, dists: np.ndarray | None) -> dict[str, Any]:
+def _raw(arm: str, raw: Any, dists: np.ndarray | None, bm25: np.ndarray | None = None) -> dict[str, Any]:
     """Each arm's own signal, named, for the explanation."""
     if arm == "fts":
+        if bm25 is not None:  # bound window: raw is the 1-based position in it
+            return {"bm25": float(bm25[int(raw) - 1])}
         return {"bm25": float(raw)}
     if arm == "vector":
         if dists is not None:  # numpy backend: raw is the 1-based position in the nearest-first list

@@ -62,13 +62,17 @@ def lexical_weights(weights: Sequence[float]) -> str:
 
 # numpy backend: ?4 is a carray of file rowids in (distance, path) order; the carray's own rowid
 # is the position in that order, so the scope filter keeps the order and the LIMIT keeps the
-# nearest in-scope files.
-VECTOR_CTE_NUMPY = """SELECT path, ROW_NUMBER() OVER (ORDER BY pos ASC) AS rank, pos AS raw FROM (
+# nearest in-scope files. The lexical arm as the search binds it (index/lexical_window.py) has the
+# same form on ?1: file rowids ranked by (bm25, path) and cut to the scope, the bm25 values kept
+# beside the statement as the vector arm's distances are; same rows and ranks as FTS_CTE's forms.
+_RANKED_CARRAY = """SELECT path, ROW_NUMBER() OVER (ORDER BY pos ASC) AS rank, pos AS raw FROM (
     SELECT f.path AS path, v.rowid AS pos
-    FROM carray(?4) v JOIN files f ON f.rowid = v.value
+    FROM carray({P}) v JOIN files f ON f.rowid = v.value
     WHERE 1 = 1{F}
     ORDER BY v.rowid
     LIMIT ?2)"""
+VECTOR_CTE_NUMPY = _RANKED_CARRAY.replace("{P}", "?4")
+FTS_CTE_BOUND = _RANKED_CARRAY.replace("{P}", "?1")
 
 # sqlite-vec backend: exact brute force in SQL; GROUP BY path with min() collapses a file to its
 # best chunk, so a three-chunk file cannot take three ranks.
@@ -162,10 +166,14 @@ ARM_ALIAS = {"fts": "files", "vector": "f", "recency": "files", "salience": "f"}
 
 
 def arm_cte(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model_literal: str = "''",
-            lexical: str = "memhtml", field_weights: Sequence[float] = (), salience_bound: bool = False) -> str:
+            lexical: str = "memhtml", field_weights: Sequence[float] = (), salience_bound: bool = False,
+            lexical_bound: bool = False) -> str:
     """One arm's CTE body with the scope filter substituted under that arm's alias; `lexical` and
     `field_weights` choose the lexical arm's index and its bm25 column weights; `salience_bound`
-    scores only the candidates bound to `?5` (index/salience.py) instead of scanning the scope."""
+    scores only the candidates bound to `?5` (index/salience.py) instead of scanning the scope;
+    `lexical_bound` reads the lexical arm's window from the carray bound to `?1` (index/lexical_window.py)."""
+    if arm == "fts" and lexical_bound:
+        return FTS_CTE_BOUND.replace("{F}", scope_filter.replace("{alias}", "f"))
     body = {
         "fts": FTS_CTE if lexical == "memhtml" else FTS_STEMMED_CTE.replace("{W}", lexical_weights(field_weights)),
         "vector": VECTOR_CTE_NUMPY if vector_backend == "numpy" else VECTOR_CTE_SQLITE_VEC,
@@ -190,6 +198,7 @@ def build_rrf_sql(
     lexical: str = "memhtml",
     field_weights: Sequence[float] = (),
     salience_bound: bool = False,
+    lexical_bound: bool = False,
 ) -> str | None:
     """The fused statement over `arms`, or None when no arm is active (never `SELECT … FROM ()`).
 
@@ -201,7 +210,7 @@ def build_rrf_sql(
         return None
     model_literal = sql_literal(model)
     ctes = [
-        f"{arm.name} AS (\n  {arm_cte(arm.name, scope_filter, vector_backend=vector_backend, model_literal=model_literal, lexical=lexical, field_weights=field_weights, salience_bound=salience_bound)})"
+        f"{arm.name} AS (\n  {arm_cte(arm.name, scope_filter, vector_backend=vector_backend, model_literal=model_literal, lexical=lexical, field_weights=field_weights, salience_bound=salience_bound, lexical_bound=lexical_bound)})"
         for arm in active
     ]
     union = "\n  UNION ALL ".join(

@@ -92,7 +92,11 @@ class ScopeRows:
         members = self.rows(conn, key, scope_sql)
         if members is None:
             return np.ones(rowids.shape[0], dtype=bool)
-        return np.isin(rowids, members)
+        if not members.shape[0]:
+            return np.zeros(rowids.shape[0], dtype=bool)
+        # members are sorted: a binary search per candidate (np.isin sorted both sides every call)
+        at = np.minimum(np.searchsorted(members, rowids), members.shape[0] - 1)
+        return members[at] == rowids
 
     def clear(self) -> None:
         with self._lock:

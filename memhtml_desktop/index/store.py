@@ -39,6 +39,7 @@ from memhtml_desktop.domain.results import (
     ListPage,
     MemoryRef,
     Problem,
+    StatePlane,
     WhyNot,
 )
 from memhtml_desktop.domain.shapes import ShapeComparison
@@ -155,6 +156,9 @@ class Store:
         self._generation = 0
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        from memhtml_desktop.index.state_watch import PlaneWatch
+
+        self._plane = PlaneWatch(self.state_path, self.notice)  # the state plane followed by its file (issue 40)
 
     # -- connections --------------------------------------------------------------------------
 
@@ -168,6 +172,7 @@ class Store:
         for note in (conn.state_error, conn.state_note, conn.index_note):
             if note:
                 self.notice(note)
+        self._plane.attached(conn)  # another file than the last connection's is said; kept reads are written
         return conn
 
     def notice(self, text: str) -> None:
@@ -206,6 +211,11 @@ class Store:
         SALIENCE.clear()
 
     def _open(self) -> dbmod.Connection:
+        from memhtml_desktop.index.state_file import refused_index
+
+        refused = refused_index(self.index_path, self.root)  # a FIFO there would hang the read-only open for good
+        if refused:
+            raise IndexUnavailable(refused)
         conn = dbmod.open_index(
             self.index_path, state_path=self.state_path, create_state=self.create_state, clock=self.clock
         )
@@ -218,11 +228,15 @@ class Store:
         return conn
 
     def reader(self) -> dbmod.Connection:
-        """This thread's connection (opened on first use, reopened after a recovery; a state plane
-        that was locked by another process is attached again once it is free)."""
+        """This thread's connection (opened on first use, reopened after a recovery or when the
+        state plane's path names another file than it attached; a state plane that was locked by
+        another process is attached again once it is free)."""
         conn = getattr(self._local, "conn", None)
         if conn is not None and getattr(self._local, "generation", None) != self._generation:
             self.close_thread_connection()
+            conn = None
+        if conn is not None and not conn.in_transaction and self._plane.stale(conn):
+            self.close_thread_connection()  # replaced, deleted, moved away, made anew: attach what is there now
             conn = None
         if conn is None:
             conn = self.connect()
@@ -313,6 +327,10 @@ class Store:
             log.warning("damaged index met during %s: %s", getattr(operation, "__name__", "an operation"), exc)
             self._recover(exc)
             return operation(*args, **kwargs)
+        except apsw.SQLError:
+            if not self._plane.schema_gone(self.reader()):
+                raise  # not the state plane's schema: a fault of ours, said as it is
+            return operation(*args, **kwargs)  # without the plane, its reason in the answer
 
     def retriever(self) -> Retriever:
         return Retriever(
@@ -500,14 +518,21 @@ class Store:
 
         targets = [safe_store_path(p) for p in paths]
         at = dbmod.iso_z(self.clock())
+        conn = self.reader()
+        self._plane.replay(conn)  # reads kept earlier land first, in their own order
         try:
-            return reinforce(self.reader(), targets, signal, at)
+            result = reinforce(conn, targets, signal, at)
         except StateBusy as exc:
-            return lost(targets, signal, str(exc))
+            result = lost(targets, signal, str(exc))
         except apsw.FullError as exc:
-            return lost(targets, signal, f"the disk holding state.db is full ({exc})")
+            result = lost(targets, signal, f"the disk holding state.db is full ({exc})")
         except UNWRITABLE as exc:
-            return lost(targets, signal, f"state.db could not be written ({exc}; is the disk full?)")
+            result = lost(targets, signal, f"state.db could not be written ({exc}; is the disk full?)")
+        except apsw.SQLError:
+            if not self._plane.schema_gone(conn):
+                raise
+            result = lost(targets, signal, conn.state_error or "the state plane's schema changed")
+        return self._plane.keep(conn, result, at)  # what could not land now is kept, and lands later
 
     def replace_signal(self, path: str, previous: str, signal: str) -> ReinforceResult:
         """Within the signal cooldown, `signal` replaces the `previous` one on `path` (see index/state.py)."""
@@ -515,6 +540,10 @@ class Store:
 
         target = safe_store_path(path)
         at = dbmod.iso_z(self.clock())
+        if self._plane.pending.exists() and self._plane.pending.take_back(target, previous, signal):
+            # the first click still waits to be written: it is replaced where it waits
+            return ReinforceResult(signal=signal, cooled_down=(target,), signal_applied=(target,), queued=True,
+                                   refused="state.db could not be written yet: the signal waits to be written")
         try:
             return replace_signal(self.reader(), target, previous, signal, at)
         except StateBusy as exc:
@@ -677,9 +706,9 @@ class Store:
 
     @staticmethod
     def stop_parse_workers() -> None:
-        """Stop this process's parse workers (index/indexer.py `shutdown_pool`). A child process
+        """Stop this process's parse workers (index/parse_pool.py `shutdown_pool`). A child process
         calls it once nothing indexes any more, before it leaves: its exit would wait on them."""
-        from memhtml_desktop.index.indexer import shutdown_pool
+        from memhtml_desktop.index.parse_pool import shutdown_pool
 
         shutdown_pool()
 
@@ -689,6 +718,11 @@ class Store:
         from memhtml_desktop.index.versions import library_versions
 
         return library_versions()
+
+    def state_plane(self) -> StatePlane:
+        """The state plane now (the window's status bar asks every few seconds): followed to the
+        file at its path, its kept reads written when it can take them (index/state_watch.py)."""
+        return self._plane.status(self.reader)
 
     def state_health(self):
         """`doctor`'s check of `.memhtml/state.db`: integrity and schema, read only (index/state_health.py)."""

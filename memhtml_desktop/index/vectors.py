@@ -131,23 +131,28 @@ class VectorSnapshot:
         """
         q = np.asarray(query, dtype=np.float32)
         norm = float(np.linalg.norm(q))
-        spans = []
-        for rowid in file_rowids:
-            index = self.rowid_to_file.get(int(rowid))
-            if index is None:
-                continue
-            start = int(self.file_starts[index])
-            stop = int(self.file_starts[index + 1]) if index + 1 < self.file_starts.shape[0] else self.size
-            spans.append((int(rowid), start, stop))
-        if not spans or norm == 0.0:
-            return {rowid: 0.0 for rowid, _, _ in spans}
-        rows = np.concatenate([np.arange(a, b) for _, a, b in spans])
+        files = self.file_positions(file_rowids)
+        wanted = np.asarray(file_rowids, dtype=np.int64)[files >= 0]
+        files = files[files >= 0]
+        if not files.shape[0] or norm == 0.0:
+            return dict.fromkeys(wanted.tolist(), 0.0)
+        starts = self.file_starts[files]
+        stops = np.append(self.file_starts, self.size)[files + 1]
+        lengths = stops - starts
+        # every wanted file's chunk rows, file after file (what concatenating their ranges gives)
+        offsets = np.cumsum(lengths) - lengths
+        rows = np.repeat(starts - offsets, lengths) + np.arange(int(lengths.sum()))
         sims = np.clip(self.matrix[rows] @ (q / norm), -1.0, 1.0)
-        out, at = {}, 0
-        for rowid, a, b in spans:
-            out[rowid] = float(sims[at : at + (b - a)].max())
-            at += b - a
-        return out
+        best = np.maximum.reduceat(sims, offsets) if rows.shape[0] != files.shape[0] else sims
+        return dict(zip(wanted.tolist(), best.astype(np.float64).tolist()))
+
+    def file_positions(self, file_rowids) -> np.ndarray:
+        """Each rowid's position in `file_rowids` (the snapshot's files), -1 for a file it lacks."""
+        wanted = np.asarray(file_rowids, dtype=np.int64).reshape(-1)
+        if not self.file_rowids.shape[0] or not wanted.shape[0]:
+            return np.full(wanted.shape[0], -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.file_rowids, wanted), self.file_rowids.shape[0] - 1)
+        return np.where(self.file_rowids[at] == wanted, at, -1)
 
     def chunk_distances(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
         q = np.asarray(query, dtype=np.float32)

@@ -23,6 +23,7 @@ import errno
 import fcntl
 import logging
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -51,21 +52,30 @@ def lock_path(index_path: str | os.PathLike[str]) -> Path | None:
 
 def holder_of(path: Path) -> str:
     """What the holder wrote into the lock file ("pid 1234: index --rebuild"), or a plain phrase."""
+    from memhtml_desktop.guarded import read_guarded
+
     try:
-        text = path.read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
+        text = read_guarded(path, cap=4096, what="the index's lock file").decode("utf-8", "replace").strip()
+    except (OSError, ValueError):
         text = ""
     return text[:200] or "a process that did not say what it is doing"
 
 
 def _open(path: Path | None) -> int | None:
+    """The lock file, opened without following a link (an `<index>.lock` linking elsewhere would
+    have the label written through it) and only when it is a regular file (a FIFO is not waited on)."""
     if path is None:
         return None
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except OSError as exc:
         log.info("no index lock file (%s): passes from other processes are not coordinated", exc)
         return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        log.info("no index lock file (%s is not a regular file): passes from other processes are not coordinated", path)
+        return None
+    return fd
 
 
 def _acquire(fd: int, path: Path, deadline: float | None, cancelled, on_wait) -> bool:

@@ -124,12 +124,45 @@ class DraftJob(Job[Attempt]):
 
     kind: str = "draft"  # type: ignore[misc] - per dialog: each has its own generation line
     path: str
+    graph: bool = False  # with its place in the graph (Curator.graph): what a correction would lose
 
     def run(self, store, cancelled, progress) -> Attempt:
+        from dataclasses import replace
+
         from memhtml_desktop.write.drafts import memory_draft
 
         check(cancelled)
-        return attempt(lambda: memory_draft(store, self.path))
+
+        def draft():
+            made = memory_draft(store, self.path)
+            return replace(made, graph=curator_for(store).graph(self.path)) if self.graph else made
+
+        return attempt(draft)
+
+
+@dataclass(kw_only=True)
+class SupersedeDraftJob(Job[Attempt]):
+    """What "this one is right" keeps (write/graph.py): the supersession with the loser's place
+    carried onto the winner, the loser's graph to show, and both files' blob ids as read."""
+
+    kind: ClassVar[str] = "supersede-draft"
+    winner: str
+    loser: str
+
+    def run(self, store, cancelled, progress) -> Attempt:
+        from memhtml_desktop.html.project import blob_sha_of
+        from memhtml_desktop.write.requests import SupersedeRequest
+
+        check(cancelled)
+
+        def draft():
+            curator = curator_for(store)
+            hashes = {p: blob_sha_of(store.file_bytes(p) or b"") for p in (self.winner, self.loser)}
+            request = curator.keeping_graph(SupersedeRequest(self.winner, self.loser, expected_winner=hashes[self.winner],
+                                                             expected_loser=hashes[self.loser]))  # fmt: skip
+            return request, curator.graph(self.loser)
+
+        return attempt(draft)
 
 
 @dataclass(kw_only=True)

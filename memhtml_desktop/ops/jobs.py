@@ -318,6 +318,20 @@ class StatsJob(Job[dict]):
 
 
 @dataclass
+class StatePlaneJob(Job[Any]):
+    """The state plane now (`Store.state_plane`): the status bar asks every few seconds, so a
+    `state.db` replaced, deleted or turned into a FIFO while the window sits idle is said within
+    seconds, and reads kept while it could not be written are written once it can. While all is
+    well it costs one `stat` and one `lstat`."""
+
+    kind: ClassVar[str] = "state-plane"
+
+    def run(self, store, cancelled, progress) -> Any:
+        check(cancelled)
+        return store.state_plane()
+
+
+@dataclass
 class WarmJob(Job[int]):
     """Load the vector snapshot in the background on opening a store (the first search is fast)."""
 

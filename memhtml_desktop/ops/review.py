@@ -28,7 +28,7 @@ from memhtml_desktop.history import (
 from memhtml_desktop.ops.jobs import Job, check
 
 PAGE = 200
-"""Commits a page of the window's listing reads (about 20-60 ms of a pool thread)."""
+"""Commits a page of the window's listing reads: its rows are one turn of the GUI thread (~10 ms)."""
 
 
 def _git(store: Any) -> Git:
@@ -60,10 +60,25 @@ class ReviewPageJob(Job[list]):
         return read_changes(_git(store), self.shas, shallow=self.shallow, accepted=self.accepted)
 
 
+UNAVAILABLE = "unavailable"
+BIG = 300
+"""Commits past which a count is left to a child process (`FullCountJob`): classifying a long
+history holds the GIL in bursts the GUI thread would wait behind (docs/architecture.md)."""
+
+
+def count_range(git: Git, rng: Any, cancelled=lambda: False) -> int:
+    count = 0
+    for start in range(0, len(rng.shas), 1000):
+        check(cancelled)
+        count += len(read_changes(git, rng.shas[start:start + 1000], shallow=rng.shallow, accepted=rng.accepted))
+    return count
+
+
 @dataclass(kw_only=True)
 class ReviewCountJob(Job[Any]):
     """How many changes are to review, or None when nothing it depends on moved since `known`
-    (HEAD, the mark, the accepted file): a cheap look every few seconds."""
+    (HEAD, the mark, the accepted file): a cheap look every few seconds. Answers (state, count),
+    or (state, None) when the range is long: the caller counts it with a `FullCountJob`."""
 
     kind: ClassVar[str] = "review-count"
     known: HeadState | None = None
@@ -71,21 +86,36 @@ class ReviewCountJob(Job[Any]):
 
     def run(self, store, cancelled, progress) -> Any:
         git = _git(store)
+        if git.executable is None:
+            return UNAVAILABLE, "git was not found on PATH"
+        top, why = git.toplevel()
+        if top is None:  # not a repository (or git is missing): nothing to count, said once
+            return UNAVAILABLE, (why.strip().splitlines() or ["not a git repository"])[-1]
         state = head_state(git)
         if state == self.known:
             return None
         known = self.known
         if known is not None and known.head and state.head and (known.mark, known.accepted) == (state.mark, state.accepted):
             added = commits_after(git, known.head, state.head)
-            if added is not None:  # HEAD moved on: count only what it added
-                return state, self.known_count + len(read_changes(git, added)), None
+            if added is not None and len(added) <= BIG:  # HEAD moved on: count only what it added
+                return state, self.known_count + len(read_changes(git, added))
         rng = review_range(git)
-        count = 0
-        for start in range(0, len(rng.shas), PAGE * 5):
-            check(cancelled)
-            count += len(read_changes(git, rng.shas[start:start + PAGE * 5], shallow=rng.shallow,
-                                      accepted=rng.accepted))  # fmt: skip
-        return state, count, rng
+        if len(rng.shas) > BIG:
+            return state, None
+        return state, count_range(git, rng, cancelled)
+
+
+@dataclass(kw_only=True)
+class FullCountJob(Job[Any]):
+    """The count of a long range, in a child process (see BIG): (state, count)."""
+
+    kind: ClassVar[str] = "review-full-count"
+    process: ClassVar[bool] = True
+
+    def run(self, store, cancelled, progress) -> Any:
+        git = _git(store)
+        state = head_state(git)
+        return state, count_range(git, review_range(git), cancelled)
 
 
 @dataclass(kw_only=True)
@@ -170,6 +200,7 @@ class ActivityJob(Job[Any]):
     """The history chart's data: writes per day or week by kind and author, reads, unread memories."""
 
     kind: ClassVar[str] = "activity"
+    process: ClassVar[bool] = True  # classifies up to 26 weeks of history: a child's work
     unit: str = "week"
 
     def run(self, store, cancelled, progress) -> Any:

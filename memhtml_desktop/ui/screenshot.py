@@ -16,6 +16,7 @@ from typing import Any
 
 from memhtml_desktop.settings import Settings, resolve_store
 from memhtml_desktop.ui.curate import shots as curation_views
+from memhtml_desktop.ui.review import shots as review_views
 
 DEFAULT_SIZE = (1400, 900)
 
@@ -66,12 +67,14 @@ def take_screenshot(settings: Settings, args: Any) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="memhtml-shot-"))
     qsettings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
     view = getattr(args, "view", "results") or "results"
-    if demo and (view in curation_views.VIEWS or view == "workbench"):
+    if demo and (view in curation_views.VIEWS or view in review_views.VIEWS or view == "workbench"):
         curation_views.make_repository(root)
     store = open_store(root, settings)
     if demo:
         import_sidecar(store)
     store.index()
+    if demo and view in review_views.VIEWS:
+        review_views.agent_weeks(store)
     window = MainWindow(store, settings, qsettings=qsettings)
     window.results.table.budgeted = False  # a picture wants every cell drawn in the one paint it grabs
     try:
@@ -91,7 +94,7 @@ def take_screenshot(settings: Settings, args: Any) -> int:
             more -= max(1, window.results.model.rowCount() - before)
         path = getattr(args, "open", None)
         result = window.results.model.result()
-        if not path and view in ("results", "reader", "correct", "timeline") and result is not None and result.hits:
+        if not path and view in ("results", "reader", "correct", "undo", "timeline") and result is not None and result.hits:
             path = result.hits[0].path
         if path:
             window.open_memory(path, bump=False)
@@ -112,6 +115,8 @@ def take_screenshot(settings: Settings, args: Any) -> int:
             shown = workbench_view(window, args, size, scratch)
         elif view in curation_views.VIEWS:
             shown = curation_views.curation_view(window, view, path, args, size)
+        elif view in review_views.VIEWS:
+            shown = review_views.review_view(window, view, size)
         else:
             shown = window
         out = Path(args.out)

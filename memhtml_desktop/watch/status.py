@@ -17,8 +17,8 @@ from memhtml_desktop.domain.results import SAMPLE, Health  # noqa: F401  (re-exp
 from memhtml_desktop.index.health import measure_health  # noqa: F401  (re-exported for tests and benches)
 from memhtml_desktop.index.indexer import IndexReport
 
-STARTING, LIVE, POLLING, STOPPED = "starting", "live", "polling", "stopped"
-MODES = (STARTING, LIVE, POLLING, STOPPED)
+STARTING, LIVE, POLLING, BEHIND, STOPPED = "starting", "live", "polling", "behind", "stopped"
+MODES = (STARTING, LIVE, POLLING, BEHIND, STOPPED)
 
 def now_iso() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
@@ -72,8 +72,10 @@ class WatchStatus:
     """A snapshot of the watcher for the status bar and the health panel.
 
     mode: "starting" (start-up reconciliation running), "live" (kernel events), "polling" (periodic
-    directory scans; `reason` says why) or "stopped" (`reason` says why; a vanished store directory
-    is watched for and the watcher resumes by itself when it returns).
+    directory scans; `reason` says why), "behind" (changes are still watched, but a reconciliation
+    or an index pass failed, so the index is not known to be in step: `reason` says what failed and
+    when it is tried again) or "stopped" (`reason` says why; a vanished store directory is watched
+    for and the watcher resumes by itself when it returns).
     queue_depth: changes seen but not yet indexed (raw events waiting plus paths in the running pass).
     progress: (phase, done, total) of the running reconciliation or pass, else None.
     """

@@ -49,6 +49,7 @@ from memhtml_desktop.watch.events import (
     RawChange,
 )
 from memhtml_desktop.watch.status import (
+    BEHIND,
     LIVE,
     POLLING,
     STARTING,
@@ -142,6 +143,7 @@ class Watcher:
         self._watch_mode, self._watch_reason = LIVE, ""
         self._identity: tuple[int, int] | None = None
         self._needs_reconcile = ""  # non-empty: why a full reconciliation is due
+        self._retry_at: float | None = None  # when a failed reconciliation is tried again
         self._health_due: float | None = None
         self._next_audit = 0.0
         self._last_drift: tuple[int, int] | None = None
@@ -266,10 +268,11 @@ class Watcher:
         except FileNotFoundError:
             self._lose_root()
             return
-        self._reconcile("start-up")
+        in_step = self._reconcile("start-up")
         if self._stopping.is_set() or self._status.mode == STOPPED:
             return
-        self._set(mode=self._watch_mode, reason=self._watch_reason, busy=False, progress=None)
+        if in_step:
+            self._set(mode=self._watch_mode, reason=self._watch_reason, busy=False, progress=None)
         self._measure_health()
         self._next_audit = time.monotonic() + self.audit_every_s
 
@@ -339,6 +342,7 @@ class Watcher:
             except Exception as exc:  # noqa: BLE001 - an environment failure must not end watching
                 log.warning("an index pass failed: %s", exc, exc_info=True)
                 self._needs_reconcile = f"an index pass failed ({type(exc).__name__}: {exc})"
+                self._set(mode=BEHIND, reason=f"{self._needs_reconcile}; comparing the store with the index")
                 self._set_in_flight(max(0, self._in_flight - len(index_pass)))
                 continue
             self._finish_pass(report, started, len(index_pass), "batch")
@@ -347,8 +351,12 @@ class Watcher:
         self._set(busy=False, progress=None)
         self._health_due = time.monotonic() + self.health_after_s
 
-    def _reconcile(self, why: str) -> None:
-        """A full comparison of tree and index (`Store.index`), reported as a 'reconcile' batch."""
+    def _reconcile(self, why: str) -> bool:
+        """A full comparison of tree and index (`Store.index`), reported as a 'reconcile' batch.
+
+        False when it failed: the mode turns "behind" with the reason (the status bar said "live"
+        over an empty index while the failure only flashed by), and it is tried again in
+        `audit_every_s`; the next one that completes puts the watching mode back."""
         self._needs_reconcile = ""
         self._set(busy=True, progress=None)
         started = time.perf_counter()
@@ -356,14 +364,22 @@ class Watcher:
             report = self.store.index(progress=self._progress, cancelled=self._stopping.is_set)
         except Exception as exc:  # noqa: BLE001
             log.warning("reconciliation (%s) failed: %s", why, exc, exc_info=True)
-            self._set(busy=False, progress=None,
+            self._retry_at = time.monotonic() + self.audit_every_s
+            try:  # the retry opens a fresh connection: one opened on a full disk stays read-only
+                self.store.close_thread_connection()
+            except Exception:  # noqa: BLE001
+                log.debug("closing the worker's connection failed", exc_info=True)
+            self._set(mode=BEHIND, busy=False, progress=None,
                       reason=f"comparing the store with the index failed: {exc}; retrying in {self.audit_every_s:g} s")
-            self._next_audit = time.monotonic() + self.audit_every_s
-            return
+            return False
+        self._retry_at = None
         if not report.cancelled:
             log.info("reconciled (%s): %s", why, report.to_json())
             self._finish_pass(report, started, report.seen, "reconcile")
+        if self._status.mode == BEHIND and not report.cancelled:
+            self._set(mode=self._watch_mode, reason=self._watch_reason)
         self._set(busy=False, progress=None)
+        return True
 
     def _finish_pass(self, report: IndexReport, started: float, items: int, kind: str) -> None:
         summary = BatchSummary.of(report, (time.perf_counter() - started) * 1000.0, paths=items, kind=kind)
@@ -380,6 +396,9 @@ class Watcher:
             return
         if self._needs_reconcile:
             self._reconcile(self._needs_reconcile)
+            self._health_due = now
+        elif self._retry_at is not None and now >= self._retry_at:
+            self._reconcile("retry after a failed comparison")
             self._health_due = now
         audit = now >= self._next_audit
         health_due = self._health_due is not None and now >= self._health_due
@@ -421,8 +440,11 @@ class Watcher:
         with self._cond:
             if self._pending:
                 return None  # a burst is arriving: the comparison would only show it
+        # The walk yields to a change that arrives meanwhile (it walks every file: seconds at
+        # 100,000 memories on a loaded machine, and a change waited for it); the burst's pass is
+        # followed by another comparison anyway (`health_after_s`).
         try:
-            health = self.store.health(cancelled=self._stopping.is_set)
+            health = self.store.health(cancelled=lambda: self._stopping.is_set() or bool(self._pending))
         except Exception as exc:  # noqa: BLE001
             log.warning("health check failed: %s", exc, exc_info=True)
             return None
@@ -437,8 +459,8 @@ class Watcher:
         except FileNotFoundError:
             self._lose_root()
             return
-        self._reconcile(reason)
-        self._set(mode=self._watch_mode, reason=self._watch_reason or reason)
+        if self._reconcile(reason):
+            self._set(mode=self._watch_mode, reason=self._watch_reason or reason)
 
     def _switch_to_polling(self, reason: str) -> None:
         observers.shutdown(self._observer)
@@ -451,8 +473,8 @@ class Watcher:
             self._lose_root()
             return
         self._watch_mode, self._watch_reason = POLLING, reason
-        self._reconcile("switched to polling")
-        self._set(mode=POLLING, reason=reason)
+        if self._reconcile("switched to polling"):
+            self._set(mode=POLLING, reason=reason)
 
     # -- the store directory ------------------------------------------------------------------
 

@@ -84,6 +84,10 @@ class Certainty:
                 "losses": self.losses, "sign_test_p": round(self.p_value, 6)}
 
 
+MIN_STEP = 0.05
+"""The local search halves its step when no untried neighbour is left; below this it has converged."""
+
+
 @dataclass(frozen=True)
 class OptimizeResult:
     base: Configuration
@@ -100,6 +104,22 @@ class OptimizeResult:
     elapsed_s: float
     cancelled: bool = False
     pid: int = field(default_factory=os.getpid, compare=False)
+    asked: int = 0
+    """The trials asked for (`trials` is how many ran: fewer when stopped or converged)."""
+    converged: bool = False
+    """The search ended before `asked` because it had nothing left to try: every neighbour of the
+    best, down to the smallest step (`MIN_STEP`), had been tried (issue 41: it stopped at 184 of
+    200 and said nothing)."""
+
+    @property
+    def ended(self) -> str:
+        """Why the search ran `trials` and not `asked`, in words ("" when it ran them all)."""
+        if self.cancelled:
+            return "stopped early: the best found so far"
+        if self.converged:
+            return (f"converged after {self.trials} of {self.asked} trials: every neighbour of the best, down to "
+                    f"the smallest step ({MIN_STEP:g}), had been tried")
+        return ""
     """The process the search ran in (the window's, or the child the backend ran it in)."""
 
     @property
@@ -118,7 +138,8 @@ class OptimizeResult:
                 "best_held_out_mrr": round(self.best_held_out_mrr, 6),
                 "held_out_gain": round(self.held_out_gain, 6), "certainty": self.certainty.to_json(),
                 "trials": self.trials, "trials_per_s": round(self.trials_per_s, 2),
-                "elapsed_s": round(self.elapsed_s, 3), "cancelled": self.cancelled}
+                "elapsed_s": round(self.elapsed_s, 3), "cancelled": self.cancelled, "asked": self.asked,
+                "converged": self.converged, "ended": self.ended}
 
 
 def apply_knobs(profile: RankingProfile, knobs: dict[str, Any], model_id: str | None = None) -> RankingProfile:
@@ -247,7 +268,7 @@ def optimize_prepared(
 
     best_knobs = knobs_of(base.profile, lexical=lexical, convex=convex, model_id=model_id)
     base_train = best_train = score(best_knobs)
-    done, stopped = 1, False
+    done, stopped, converged = 1, False, False
     seen = {repr(best_knobs)}
     explore = max(1, trials * 2 // 3)
     step = 0.5
@@ -261,7 +282,8 @@ def optimize_prepared(
             else:
                 candidates = [k for k in _neighbours(best_knobs, step) if repr(k) not in seen][:1]
                 if not candidates:
-                    if step <= 0.05:
+                    if step <= MIN_STEP:
+                        converged = True
                         break
                     step /= 2
                     continue
@@ -290,6 +312,7 @@ def optimize_prepared(
         base_train_mrr=base_train, best_train_mrr=best_train,
         base_held_out_mrr=mean([v.rr for v in before]), best_held_out_mrr=mean([v.rr for v in after]),
         certainty=certainty, trials=done, elapsed_s=time.perf_counter() - started, cancelled=stopped,
+        asked=trials, converged=converged and not stopped,
     )
 
 

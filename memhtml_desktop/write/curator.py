@@ -24,6 +24,7 @@ from typing import Any, Callable
 from memhtml_desktop.domain.changes import StoreChange
 from memhtml_desktop.domain.paths import is_indexable
 from memhtml_desktop.index.state import follow_move, state_mode
+from memhtml_desktop.write import dismissals
 from memhtml_desktop.write import journal as journal_mod
 from memhtml_desktop.write import own_commits
 from memhtml_desktop.write.batch import ApplyRequest, plan_apply
@@ -41,7 +42,7 @@ from memhtml_desktop.write.executor import (
     rollback,
 )
 from memhtml_desktop.write.git import GitError
-from memhtml_desktop.write.journal import Journal, LockTimeout, PendingMoves
+from memhtml_desktop.write.journal import Journal, LockTimeout, PendingMoves, cheap_git_dir
 from memhtml_desktop.write.plan import Plan
 from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_supersede, plan_task_status
 from memhtml_desktop.write.planner_new import plan_write
@@ -62,6 +63,7 @@ from memhtml_desktop.write.requests import (
 # The rest of the door (front ends import these from here, never from the modules behind it:
 # an import contract in pyproject.toml holds ui/ and cli/ to it).
 from memhtml_desktop.write.batch import BatchOp  # noqa: E402,F401
+from memhtml_desktop.write.dismissals import DismissRequest  # noqa: E402,F401
 from memhtml_desktop.write.committer import Committed  # noqa: E402,F401
 from memhtml_desktop.write.git import Git  # noqa: E402,F401
 from memhtml_desktop.write.preflight import check_repository  # noqa: E402,F401
@@ -101,6 +103,7 @@ PLANNERS: dict[type, Callable[[PlanContext, Any], Plan]] = {
     ApplyRequest: plan_apply,
     SupersedeRequest: plan_supersede,
     RevertRequest: plan_revert,
+    dismissals.DismissRequest: dismissals.plan_dismiss,
 }
 
 
@@ -176,6 +179,8 @@ class Curator(Committer):
             raise TypeError(f"not a write request: {type(request).__name__}")
         try:
             plan, base = self._checked_plan(request)
+            if plan.op in dismissals.OPS:  # a commit on the app's own ref: no store path to check
+                return plan
             check_paths(self.git, self.root, *plan_paths(plan))  # what the commit checks; not again unless HEAD moves
             self.git.hooks_dir(cached=True)  # asked here, remembered while git's config files stay as they are
             self.git.config_bool("commit.gpgsign", cached=True)
@@ -190,11 +195,21 @@ class Curator(Committer):
         moment ago, is carried out as it is when nothing it rests on moved (else planned again)."""
 
         def work() -> Applied:
+            if isinstance(request, dismissals.DismissRequest):
+                return self._dismiss(self._checked_plan(request)[0])
             if planned is not None and self._unmoved(planned):
                 return self._execute((planned, planned.checked_on[0]))
             return self._execute(self._checked_plan(request))
 
         return self._locked(work)
+
+    def _dismiss(self, plan: Plan) -> Applied:
+        """A dismissal (or a restore) of a conflicting pair: one commit on the app's own ref, never on
+        the branch (write/dismissals.py); it changes no memory, so it announces no StoreChange."""
+        if plan.noop:
+            return Applied(plan, None, dict(plan.result))
+        sha = dismissals.land_dismiss(self.git, plan)
+        return Applied(plan, sha, {**plan.result, "commit_sha": sha})
 
     def _unmoved(self, plan: Plan) -> bool:
         """The previewed plan still stands: made on the HEAD the branch is at now, with git's index
@@ -209,6 +224,8 @@ class Curator(Committer):
         re-planned now; Conflict when the store moved in a way that changes it."""
 
         def work() -> Applied:
+            if plan.op in dismissals.OPS:
+                return self._dismiss(plan)  # refused as stale when the ref moved since the preview
             if self._unmoved(plan):
                 return self._execute((plan, plan.checked_on[0]))
             # at the preview's instant: the stamps committed are the ones the preview showed
@@ -262,10 +279,10 @@ class Curator(Committer):
         landed = land_plan(self.git, self.root, plan, base, conn=self.store.reader(), checkpoint=self.checkpoint,
                            state_file=self.store.state_path)  # fmt: skip
         return landed.sha, self._landed(plan.subject, landed, _moves(plan), remember,
-                                        plan.projections), list(landed.paths)  # fmt: skip
+                                        plan.projections, rows=plan.state_moves), list(landed.paths)  # fmt: skip
 
     def _landed(self, subject: str, landed: Landed, moves: list[tuple[str, str]], remember: bool | dict,
-                projections: dict[str, Any] | None = None) -> list[str]:
+                projections: dict[str, Any] | None = None, rows=()) -> list[str]:
         """After the branch moved: pending rows recorded, index brought current, undo remembered,
         the journal dropped (a crash before this point is finished by recovery)."""
         notices = list(landed.notices)
@@ -275,6 +292,8 @@ class Curator(Committer):
             notices.append(pending_sentence(landed.pending))
         notices += self._update_index([p for p in landed.paths if is_indexable(p)], moves, projections)
         record = {"sha": landed.sha, "subject": subject, "paths": list(landed.paths), "moves": [list(m) for m in moves]}
+        if rows:  # the state rows it moved (a correction's reads may follow the new version, not a file move)
+            record["rows"] = [list(m) for m in rows]
         git_dir = landed.journal.directory.parents[2]
         if remember is True:
             journal_mod.write_last(git_dir, record, legacy=self.directory)
@@ -357,6 +376,24 @@ class Curator(Committer):
         from memhtml_desktop.write.conflicts import scan_conflicts
 
         return scan_conflicts(self.store, **kwargs)
+
+    def graph(self, path: str):
+        """The graph around one memory: its links, entities, the memories linking to it, its reads
+        (`graph.memory_graph`): what a correction or a supersession would lose."""
+        from memhtml_desktop.write.graph import memory_graph
+
+        return memory_graph(self.store, path)
+
+    def keeping_graph(self, request: Any) -> Any:
+        """`request` (a CorrectRequest or a SupersedeRequest) made to keep the memory's place in the
+        graph with everything carried (the CLI's `--keep-graph`; write/graph.py)."""
+        from memhtml_desktop.write.graph import keeping_correct, keeping_supersede
+
+        if isinstance(request, CorrectRequest):
+            return keeping_correct(self.store, request)
+        if isinstance(request, SupersedeRequest):
+            return keeping_supersede(self.store, request)
+        raise TypeError(f"nothing to keep for {type(request).__name__}")
 
     def history(self, path: str):
         """The supersession chain around one memory (see `history.supersession_chain`)."""
@@ -546,21 +583,6 @@ def rolled_back_sentence(subject: str, done) -> str:
     if not done.undone and not notes:
         return f"an interrupted write ({subject}) had changed nothing yet: there was nothing to roll back"
     return f"rolled back an interrupted write: {subject}" + _also(notes)
-
-
-def cheap_git_dir(root: Path) -> Path | None:
-    """The work tree's git directory without running git (`.git` a folder, or a `gitdir:` file)."""
-    dot = root / ".git"
-    if dot.is_dir():
-        return dot
-    try:
-        text = dot.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    if text.startswith("gitdir:"):
-        target = Path(text[len("gitdir:"):].strip())
-        return target if target.is_absolute() else (root / target).resolve()
-    return None
 
 
 def recover_interrupted(store) -> None:

@@ -15,6 +15,7 @@ as `- item` lines, a code block as a fenced block with its language. Inline mark
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -57,6 +58,7 @@ class MemoryDraft:
     archived: bool
     valid: bool
     expected: str  # the git blob id of the bytes read
+    graph: Any = None  # its place in the graph (write/graph.MemoryGraph), when asked for
 
 
 def _text(node: LexborNode) -> str:

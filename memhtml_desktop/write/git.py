@@ -223,8 +223,8 @@ class Git:
         """The repository's common git directory (a linked worktree shares the main one's refs)."""
         git_dir = self.git_dir()
         try:
-            return (git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()).resolve()
-        except OSError:
+            return (git_dir / _text(git_dir / "commondir").strip()).resolve()
+        except (OSError, ValueError):
             return git_dir
 
     def tree_of(self, rev: str) -> str:
@@ -279,8 +279,8 @@ class Git:
         repository, an unreadable file). A detached HEAD gives (None, its sha); an unborn branch
         or a tip in neither place, (branch, None)."""
         try:
-            head = (self.git_dir() / "HEAD").read_text(encoding="utf-8").strip()
-        except (OSError, GitError, UnicodeDecodeError):
+            head = _text(self.git_dir() / "HEAD").strip()
+        except (OSError, GitError, ValueError):
             return None
         if _is_sha(head):
             return None, head
@@ -289,17 +289,17 @@ class Git:
         ref = head[5:]
         common = self.common_dir()
         try:
-            loose = (common / ref).read_text(encoding="utf-8").strip()
+            loose = _text(common / ref).strip()
             return (ref, loose) if _is_sha(loose) else None
         except FileNotFoundError:
             pass
-        except (OSError, UnicodeDecodeError):
+        except (OSError, ValueError):
             return None
         try:
-            packed = (common / "packed-refs").read_text(encoding="utf-8")
+            packed = _text(common / "packed-refs", cap=64 * 1024 * 1024)
         except FileNotFoundError:
             return ref, None
-        except (OSError, UnicodeDecodeError):
+        except (OSError, ValueError):
             return None
         for line in packed.splitlines():
             sha, _, name = line.partition(" ")
@@ -363,3 +363,12 @@ def _records(out: str) -> list[tuple[str, list[str]]]:
 def _first_lines(text: str, limit: int = 3) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return " / ".join(lines[:limit])
+
+
+def _text(path: Path, cap: int = 64 * 1024) -> str:
+    """A small file of the git directory, read as every file in a store is (a FIFO or a device there
+    is refused, never waited on or read without end: guarded.read_guarded); ValueError when it is
+    not UTF-8 or not a regular file under `cap`."""
+    from memhtml_desktop.guarded import read_guarded
+
+    return read_guarded(path, cap=cap, what=path.name).decode("utf-8")

@@ -230,3 +230,45 @@ def remove_link(text: str, rel: str, dst_path: str) -> str:
             start, end = line_start, line_end
         text = text[:start] + text[end:]
     return text
+
+
+def add_repeated_meta(text: str, name: str, value: str) -> str:
+    """Add one more value of a repeatable meta (`memhtml-entity`, `memhtml-tag`); a no-op when the
+    same name and value is there. The line goes after the last meta of that name, else where
+    `set_meta` would put a first one (META_ORDER)."""
+    if name not in META_NAMES:
+        return text
+    tags, _ = _verified(text)
+    metas = [t for t in tags if t.kind == "meta"]
+    if any(t.key == name and t.value == value for t in metas):
+        return text
+    same = [t for t in metas if t.key == name]
+    if same:
+        return _insert_line(text, _line_end(text, same[-1].end), meta_markup(name, value))
+    return set_meta(text, name, value)
+
+
+def repoint_links(text: str, old_dst: str, new_href: str, *, skip_rels: frozenset[str] = frozenset()) -> str:
+    """Every memhtml link whose href names `old_dst` (as a normalised path) now names `new_href`.
+
+    The element is replaced in place, so the link keeps its place in the head; where the same rel
+    already links to the new target the old element is removed instead (no duplicate). Rel tokens
+    in `skip_rels` (as `memhtml-…` tokens) are left as they are.
+    """
+    tags, _ = _verified(text)
+    new_dst = normalize_path(new_href)
+    links = [t for t in tags if t.kind == "link"]
+    present = {(t.key, normalize_path(t.value)) for t in links}
+    for tag in sorted(links, key=lambda t: t.start, reverse=True):
+        if normalize_path(tag.value) != old_dst or tag.key in skip_rels:
+            continue
+        if (tag.key, new_dst) in present:
+            start, end = tag.start, tag.end
+            line_start, line_end = _line_start(text, start), _line_end(text, end)
+            if (text[line_start:start] + text[end:line_end]).strip() == "":
+                start, end = line_start, line_end
+            text = text[:start] + text[end:]
+            continue
+        text = text[: tag.start] + f'<link rel="{escape_attr(tag.key)}" href="{escape_attr(new_href)}">' + text[tag.end :]
+        present.add((tag.key, new_dst))
+    return text

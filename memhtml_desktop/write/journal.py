@@ -207,7 +207,7 @@ class Journal:
 
     def header(self) -> dict[str, Any]:
         try:
-            return json.loads((self.directory / "journal.json").read_text(encoding="utf-8"))
+            return json.loads(_small(self.directory / "journal.json"))
         except (OSError, ValueError):
             return {}
 
@@ -236,8 +236,8 @@ class Journal:
 
     def steps(self) -> list[dict[str, Any]]:
         try:
-            text = (self.directory / "steps.jsonl").read_text(encoding="utf-8")
-        except OSError:
+            text = _small(self.directory / "steps.jsonl", cap=256 * 1024 * 1024)
+        except (OSError, ValueError):
             return []
         out = []
         for line in text.splitlines():
@@ -271,10 +271,23 @@ class Journal:
 
 
 def _write_durably(path: Path, data: bytes) -> None:
-    with open(path, "wb") as handle:
+    """Write `path` afresh (a temp file beside its target): whatever was at its name is unlinked
+    first, and it is created `O_EXCL | O_NOFOLLOW`, so a link planted at a fixed name in the git
+    directory (`last.json.tmp`) is never written through."""
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "wb") as handle:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def _small(path: Path, cap: int = 16 * 1024 * 1024) -> str:
+    """A file of the app's own in the git directory, read through the guard (a FIFO or a device
+    put there is refused, never waited on); ValueError when it is not UTF-8 or over `cap`."""
+    from memhtml_desktop.guarded import read_guarded
+
+    return read_guarded(path, cap=cap, what=path.name).decode("utf-8")
 
 
 class PendingMoves:
@@ -286,7 +299,7 @@ class PendingMoves:
 
     def load(self) -> list[dict[str, Any]]:
         try:
-            data = json.loads(self.file.read_text(encoding="utf-8"))
+            data = json.loads(_small(self.file))
         except (OSError, ValueError):
             return []
         return [m for m in data if isinstance(m, dict) and m.get("src") and m.get("dst")] if isinstance(data, list) else []
@@ -294,7 +307,7 @@ class PendingMoves:
     def change(self, edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> list[dict[str, Any]]:
         """Apply `edit` to the list under the lock; returns the list as written."""
         self.file.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.file.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.file.with_suffix(".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             moves = edit(self.load())
@@ -328,7 +341,7 @@ def read_last(git_dir: Path | None, legacy: Path | None = None) -> dict[str, Any
     undo" with the app's commit at HEAD. A record an earlier version left there is still read."""
     for file in ([git_dir / LAST] if git_dir is not None else []) + ([legacy / "last.json"] if legacy else []):
         try:
-            record = json.loads(file.read_text(encoding="utf-8"))
+            record = json.loads(_small(file))
         except (OSError, ValueError):
             continue
         if isinstance(record, dict) and record.get("sha"):
@@ -348,3 +361,34 @@ def write_last(git_dir: Path, record: dict[str, Any] | None, legacy: Path | None
     target.parent.mkdir(parents=True, exist_ok=True)
     _write_durably(target.with_suffix(".json.tmp"), json.dumps(record).encode("utf-8"))
     os.replace(target.with_suffix(".json.tmp"), target)
+
+
+def cheap_git_dir(root: Path) -> Path | None:
+    """The work tree's git directory without running git (`.git` a folder, or a `gitdir:` file)."""
+    from memhtml_desktop.guarded import read_guarded
+
+    dot = root / ".git"
+    if dot.is_dir():
+        return dot
+    try:  # a `gitdir:` file, read through the guard: a `.git` that is a FIFO is not waited on
+        text = read_guarded(".git", root=root, cap=64 * 1024, what=".git").decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
+    if text.startswith("gitdir:"):
+        target = Path(text[len("gitdir:"):].strip())
+        return target if target.is_absolute() else (root / target).resolve()
+    return None
+
+
+def nothing_to_recover(root: Path) -> bool:
+    """Whether no write can be waiting for recovery in the store at `root`: no journal and no pending
+    moves (a listing; a reader then needs nothing of the write core, whose import costs a CLI call
+    about 0.1 s). False says only that `write.curator.recover_interrupted` must look."""
+    git_dir = cheap_git_dir(Path(root))
+    if git_dir is None:
+        return True
+    try:
+        journals = os.listdir(git_dir / JOURNALS)
+    except OSError:
+        journals = []
+    return not journals and not (git_dir / PENDING_MOVES).exists()

@@ -15,7 +15,7 @@ from memhtml_desktop.html.project import decode, project
 from memhtml_desktop.html.tree import parse_html
 from memhtml_desktop.html.vocabulary import MEMORY_RELS, TASK_RELS
 from memhtml_desktop.index import curation
-from memhtml_desktop.write import head_edit
+from memhtml_desktop.write import graph, head_edit
 from memhtml_desktop.write.context import PlanContext, clean_path, commit_subject
 from memhtml_desktop.write.errors import InvalidMemory, PathNotFound, Refused
 from memhtml_desktop.write.plan import FileChange, Plan
@@ -118,16 +118,24 @@ def plan_correct(ctx: PlanContext, req: CorrectRequest) -> Plan:
                             tags=tuple(req.tags), entities=tuple(req.entities))  # fmt: skip
     path, _ = choose_path(ctx, memory, as_write, taken=frozenset({target, archived}), folder=req.folder)
     new_text, moved, archived = supersede_edits(ctx, target, data, path, text)
+    own = {target, path, archived}
+    links = graph.check_links(req.links, memory_type, own=own)
+    new_text = graph.with_links(path, new_text, links)
+    repointed = graph.repoint_changes(ctx, target, path, memory_type, req.repoint, skip=own)
     trailers = [("Memhtml-Session", req.session)] if req.session else []
     if req.reason and js_trim(req.reason):
         trailers.append(("Memhtml-Reason", js_trim(req.reason)))
+    result = {"path": path, "archived_path": archived, "commit_sha": None, "content_hash": content_hash}
+    if links or repointed or req.reads_follow:
+        result["kept"] = {"links": [list(link) for link in links], "repointed": [c.path for c in repointed],
+                          "reads": path if req.reads_follow else archived}  # fmt: skip
     return Plan(
         op="correct", request=req, now=ctx.now_text,
         changes=(FileChange("create", path, None, new_text.encode("utf-8")),
-                 FileChange("move", archived, data, moved.encode("utf-8"), source=target)),
+                 FileChange("move", archived, data, moved.encode("utf-8"), source=target), *repointed),
         subject=commit_subject("correct", req.title), trailers=tuple(trailers), notes=claim_notes(req.claim),
-        state_moves=((target, archived),),
-        result={"path": path, "archived_path": archived, "commit_sha": None, "content_hash": content_hash},
+        state_moves=((target, path if req.reads_follow else archived),),
+        result=result,
     )  # fmt: skip
 
 
@@ -292,12 +300,31 @@ def plan_supersede(ctx: PlanContext, req: SupersedeRequest) -> Plan:
         if kind == "task":
             raise InvalidMemory(f"supersedes is a memory rel and {path} is a task: a task never enters the memory graph")
     new_text, moved, archived = supersede_edits(ctx, loser, loser_data, winner, _text(winner, winner_data))
+    own = {winner, loser, archived}
+    winner_type = _type_of_data(winner_data)[1] or ""
+    if req.keep_graph:  # the winner's own links to the loser follow it into archive/
+        try:
+            new_text = head_edit.repoint_links(new_text, loser, "/" + archived,
+                                               skip_rels=frozenset({head_edit.rel_token("supersedes")}))  # fmt: skip
+        except head_edit.HeadNotEditable as exc:
+            raise Refused(f"{winner}: {exc}") from exc
+    links = graph.check_links(req.links, winner_type, own=own)
+    check_texts(entities=req.entities)
+    check_facets(req.facets)
+    new_text = graph.with_links(winner, new_text, links)
+    new_text = graph.with_entities(winner, new_text, req.entities)
+    new_text = graph.with_facets(ctx, winner, new_text, req.facets)
+    repointed = graph.repoint_changes(ctx, loser, winner, winner_type, req.repoint, skip=own)
     trailers = (("Memhtml-Reason", js_trim(req.reason)),) if req.reason and js_trim(req.reason) else ()
+    result = {"winner": winner, "loser": loser, "superseded_path": archived, "commit_sha": None}
+    if req.keep_graph or links or req.entities or req.facets or repointed:
+        result["kept"] = {"links": [list(link) for link in links], "entities": list(req.entities),
+                          "facets": len(req.facets), "repointed": [c.path for c in repointed], "reads": archived}
     return Plan(
         op="supersede", request=req, now=ctx.now_text,
         changes=(FileChange("modify", winner, winner_data, new_text.encode("utf-8")),
-                 FileChange("move", archived, loser_data, moved.encode("utf-8"), source=loser)),
+                 FileChange("move", archived, loser_data, moved.encode("utf-8"), source=loser), *repointed),
         subject=commit_subject("consolidate", f"{winner} supersedes {loser}"), trailers=trailers,
         state_moves=((loser, archived),),
-        result={"winner": winner, "loser": loser, "superseded_path": archived, "commit_sha": None},
+        result=result,
     )  # fmt: skip

@@ -61,6 +61,13 @@ class CorrectRequest:
     folder: str | None = None
     # A task's status on the new version; None: memhtml's default, `todo` (docs/writing.md).
     task_status: str | None = None
+    # Keeping the graph (write/graph.py; memhtml's `correct` does none of it): links written on the
+    # new version, (rel, path); the memories whose links to the target will name the new version,
+    # (path, its blob id as seen or None); whether the target's reads (its state.access row) move
+    # to the new version instead of following the archived copy.
+    links: tuple[tuple[str, str], ...] = ()
+    repoint: tuple[tuple[str, str | None], ...] = ()
+    reads_follow: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,14 @@ class SupersedeRequest:
     reason: str | None = None
     expected_winner: str | None = None
     expected_loser: str | None = None
+    # Keeping the loser's place in the graph (write/graph.py): its links, entities (`type:name`) and
+    # facets written onto the winner, the memories whose links to it will name the winner, and
+    # `keep_graph`: the winner's own links to the loser follow it to its archived copy.
+    links: tuple[tuple[str, str], ...] = ()
+    entities: tuple[str, ...] = ()
+    facets: tuple[tuple, ...] = ()
+    repoint: tuple[tuple[str, str | None], ...] = ()
+    keep_graph: bool = False
 
 
 @dataclass(frozen=True)

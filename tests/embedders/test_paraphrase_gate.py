@@ -3,7 +3,7 @@
 The store is real (memory files, the indexer, the vector snapshot) and so is the search. Two
 figures per embedder: the target's rank in the vector arm alone (no candidate window) and its
 position in the fused search a person sees. The neural embedder must beat the hash embedder by a
-clear margin on the vector arm; the fused figure is printed for docs/benchmarks.md. Skipped without the `minilm` extra.
+clear margin on the vector arm; the fused figure is printed for docs/benchmarks-log.md. Skipped without the `minilm` extra.
 """
 
 from __future__ import annotations

@@ -167,7 +167,9 @@ def reads_on_a_full_disk(root: Path, index: Path, run, *, index_full: bool) -> d
     figures["salience_read"] = "salience" in hits["arms"] and known["access"]["access_count"] == 1
     figures["bump"] = first["bump"]
     human = outputs["read, first read"][1]
-    figures["says_not_counted"] = "this read was not counted" in human and "full" in human
+    # not counted, and (issue 40) kept for later when the pending file could still be written, or not
+    figures["says_not_counted"] = ("this read was not counted" in human or "this read is not counted yet" in human) \
+        and "full" in human
     ok = ok and "prod-rollbacks-drain-the-vip" in outputs["search --no-refresh"][1] and figures["search_hits"] > 0
     ok = ok and figures["salience_read"] and first["bump"]["bumped"] == [] and "full" in (first["bump"]["refused"] or "")
     ok = ok and figures["says_not_counted"]

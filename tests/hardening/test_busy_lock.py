@@ -81,15 +81,17 @@ def test_rebuilds_beside_running_watchers_coordinate(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_lost_bump_is_said_in_the_result(indexed):
+def test_a_bump_the_locked_plane_cannot_take_is_said_kept_and_counted_later(indexed):
     """state.db held through every retry (~32 s): the memory is shown, exit 0, and the result says
-    the read was not counted, in JSON and in the human output; `reinforce` says it too."""
+    the read is not counted yet, in JSON and in the human output; `reinforce` says it too (issue 17).
+    The read and the signal are kept, and the next command after the release writes both (issue 40)."""
     root, index = indexed
     figures = lost_bump(root, index, PATH)
     print(figures)
     bump = figures["read --json"]["bump"]
-    assert bump["lost"] is True and bump["bumped"] == [] and "locked" in bump["refused"]
+    assert bump["queued"] is True and bump["lost"] is False and bump["bumped"] == [] and "locked" in bump["refused"]
     assert figures["read"]["says_not_counted"]
+    assert figures["counted_later"] and figures["next_command"]["said"]
     assert figures["ok"], figures
 
 

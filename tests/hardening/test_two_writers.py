@@ -4,7 +4,7 @@ Two instances of the app with separate indexes and separate write locks (another
 each), then the app beside an agent's plain `git add X && git commit`, on the demo store: after
 every round no dirty tree, no commit carrying another writer's paths, no reported sha that is not
 the writer's own, no committed file lost. A short run here; `bench/two_writers_bench.py` runs 200
-rounds of each and docs/benchmarks.md has its figures.
+rounds of each and docs/benchmarks-log.md has its figures.
 """
 
 from __future__ import annotations

@@ -176,3 +176,26 @@ def test_hostile_commit_messages_and_paths(root, capsys, monkeypatch) -> None:
     assert change["subject"].startswith("subject \x1e\x1f with")
     code, out, _ = cli(["--repo", str(root), "review"], capsys, monkeypatch, PERSON)
     assert code == 0 and "\x1b" not in out and "\x07" not in out
+
+
+def test_a_linked_worktree_has_a_mark_of_its_own_that_gc_keeps(root, tmp_path, capsys, monkeypatch) -> None:
+    cli(["--repo", str(root), "review", "done"], capsys, monkeypatch, PERSON)
+    main_mark = git(root, "rev-parse", "refs/memhtml-desktop/review-mark").strip()
+    other = tmp_path / "other"
+    git(root, "worktree", "add", "-q", "-b", "side", str(other))
+    path = other / EDITED
+    path.write_bytes(path.read_bytes().replace(b"and retry on timeout", b"and retry once", 1))
+    git(other, "commit", "-q", "-am", "side edit", who=AGENT)
+    listed, _ = listed_ok(other, capsys, monkeypatch)
+    assert listed["mark"] is None and "side edit" in {c["subject"] for c in listed["changes"]}
+    code, _, err = cli(["--repo", str(other), "review", "done"], capsys, monkeypatch, PERSON)
+    assert code == 0, err
+    refs = git(root, "for-each-ref", "--format=%(refname)", "refs/memhtml-desktop/").split()
+    assert refs == ["refs/memhtml-desktop/review-mark", "refs/memhtml-desktop/review-mark-worktrees/other"]
+    assert git(root, "rev-parse", "refs/memhtml-desktop/review-mark").strip() == main_mark
+    side_mark = git(root, "rev-parse", "refs/memhtml-desktop/review-mark-worktrees/other").strip()
+    git(other, "checkout", "-q", "--detach", main_mark)
+    git(root, "branch", "-q", "-D", "side")
+    git(root, "reflog", "expire", "--expire=now", "--all")
+    git(root, "gc", "-q", "--prune=now")
+    assert git(root, "cat-file", "-t", side_mark).strip() == "commit"

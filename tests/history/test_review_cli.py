@@ -160,3 +160,40 @@ def test_not_a_repository_is_one_clear_line(tmp_path, capsys, monkeypatch) -> No
     code, out, err = cli(["--repo", str(plain), "review"], capsys, monkeypatch)
     assert code == 1 and err.startswith("memhtml-desktop: not a git repository") and len(err.splitlines()) == 1
     assert not (plain / ".memhtml").exists()
+
+
+TASK = "projects/checkout-api/tasks/alarm-on-canary-p99-above-800-ms.html"
+WINNER = "projects/billing-service/nightly-compactor-merges-overlapping-intervals.html"
+LOSER = "projects/billing-service/compactor-leaves-overlapping-usage-rows-alone.html"
+
+
+def test_task_status_and_a_supersede_are_their_kinds(root, capsys, monkeypatch) -> None:
+    from history.support import AGENT
+
+    cli(["--repo", str(root), "review", "done"], capsys, monkeypatch, PERSON)
+    for argv in (["task", "status", TASK, "doing"], ["task", "status", TASK, "done", "--reason", "alarm shipped"],
+                 ["supersede", WINNER, LOSER, "--reason", "the merge is the rule"]):
+        code, _, err = cli(["--repo", str(root), *argv], capsys, monkeypatch, AGENT)
+        assert code == 0, err
+    _, listed, _ = review(root, capsys, monkeypatch)
+    doing, done, superseded = listed["changes"]
+    assert (doing["kind"], doing["path"], doing["old_path"]) == ("task", TASK, None)
+    assert done["kind"] == "task" and done["old_path"] == TASK and done["path"].endswith("/" + TASK)
+    assert done["path"].startswith("archive/")
+    assert (superseded["kind"], superseded["path"], superseded["old_path"]) == ("corrected", WINNER, LOSER)
+    assert superseded["subject"].startswith("memhtml(consolidate): ")
+
+
+def test_a_store_inside_another_repository_is_one_clear_line(tmp_path, capsys, monkeypatch) -> None:
+    from write.support import copy_base
+
+    isolate(monkeypatch, tmp_path)
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    git(outer, "init", "-q", "-b", "main")
+    store = copy_base(outer / "store")
+    git(outer, "add", "-A")
+    git(outer, "commit", "-q", "-m", "a store inside", who=PERSON)
+    code, out, err = cli(["--repo", str(store), "review", "--json"], capsys, monkeypatch, PERSON)
+    assert code == 1 and "is inside the git repository" in err and out == "" and len(err.splitlines()) == 1
+    assert not (outer / ".git" / "refs" / "memhtml-desktop").exists()

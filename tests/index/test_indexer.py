@@ -220,7 +220,7 @@ def test_vanishing_file_mid_run(store_root, make_store, monkeypatch):
     for i in range(5):
         write_memory(store_root, f"areas/v{i}.html", title=f"V{i}", claim=f"Vanishing {i}.")
     store = make_store(store_root)
-    from memhtml_desktop.index import indexer as indexer_module
+    from memhtml_desktop.index import parse_pool as indexer_module  # the parse reads the file
 
     real_read = indexer_module.read_bytes
 
@@ -335,7 +335,7 @@ def test_read_error_is_a_problem_even_as_root(store_root, make_store, monkeypatc
     """Root ignores file modes, so the OS error is raised at the read itself here."""
     write_memory(store_root, "areas/locked.html", title="L", claim="Locked.")
     write_memory(store_root, "areas/ok.html", title="Ok", claim="Fine.")
-    from memhtml_desktop.index import indexer as indexer_module
+    from memhtml_desktop.index import parse_pool as indexer_module  # the parse reads the file
 
     real_read = indexer_module.read_bytes
 
@@ -389,7 +389,7 @@ def test_unchanged_bytes_skip_the_parse(store_root, make_store, monkeypatch):
     path = write_memory(store_root, "areas/a.html", title="A", claim="Alpha.")
     store = make_store(store_root)
     store.index()
-    from memhtml_desktop.index import indexer as indexer_module
+    from memhtml_desktop.index import parse_pool as indexer_module  # the parse projects it
 
     calls = []
     real = indexer_module.project

@@ -5,6 +5,7 @@ Real files, a real index; sizes vary so nothing passes at one lucky length."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -68,5 +69,9 @@ def test_the_reader_renders_a_bounded_article_and_says_what_it_left_out():
     html = render_safe_html(data, highlight_terms=("canary",))
     assert len(html) < READER_TEXT_CAP * 3  # the text, its markup and the highlights: bounded
     assert "Cut here:" in html and "Open it in your editor" in html
+    note = re.search(r"the first ([\d,]+) characters of this memory's text; ([\d,]+) more are not shown "
+                     r"\(([\d,]+) in all\)", html)
+    shown, cut, whole = (int(g.replace(",", "")) for g in note.groups())
+    assert shown <= READER_TEXT_CAP and shown + cut == whole and whole > 2_900_000  # every left-out character counted
     small = render_safe_html(memory_html(title="Small", claim="Small.").encode())
     assert "Cut here" not in small

@@ -149,13 +149,25 @@ def test_the_write_dialogs_and_conflicts_fit_a_1024x700_screen(qtbot, win, repo,
     assert_fits(win.controllers["conflicts"].show())
 
 
+def _scrolled(widget, top) -> bool:
+    """Inside a scroll area: reached by scrolling (the Correct form is one since issue 39's graph rows)."""
+    from PySide6.QtWidgets import QScrollArea
+
+    parent = widget.parentWidget()
+    while parent is not None and parent is not top:
+        if isinstance(parent, QScrollArea):
+            return True
+        parent = parent.parentWidget()
+    return False
+
+
 def assert_fits(dialog) -> None:
     name = type(dialog).__name__
     assert dialog.width() <= 1024 and dialog.height() <= 700, (name, dialog.size())
     hint = dialog.minimumSizeHint()
     assert hint.width() <= 1024 and hint.height() <= 700, (name, hint)
     for button in dialog.findChildren(QPushButton):
-        if button.isVisible():
+        if button.isVisible() and not _scrolled(button, dialog):
             corner = button.mapTo(dialog, button.rect().bottomRight())
             assert dialog.rect().contains(corner), (name, button.text())
 

@@ -108,8 +108,10 @@ def test_correct_from_the_reader_prefills_writes_and_archives(qtbot, win, repo):
     qtbot.keyClicks(dialog.reason, "month-end runs skip the merge")
     planned(qtbot, dialog)
     preview = dialog.preview.preview()
-    assert [c.action for c in preview.plan.changes] == ["create", "move"]
-    assert dialog.preview.files.count() == 2 and dialog.preview.diff.toPlainText().startswith("--- /dev/null")
+    # the memory that contradicts it is repointed at the new version, in the same commit (issue 39)
+    assert [(c.action, c.path if c.action == "modify" else "") for c in preview.plan.changes] == [
+        ("create", ""), ("move", ""), ("modify", DOES_NOT)]
+    assert dialog.preview.files.count() == 3 and dialog.preview.diff.toPlainText().startswith("--- /dev/null")
     assert "memhtml(correct): The nightly compactor merges overlapping intervals" in dialog.preview.commit_label.text()
     head_before = log(repo)[0]
     applied = confirm(qtbot, win, dialog)

@@ -245,3 +245,47 @@ def test_the_activity_chart_and_a_click_on_a_bar(qtbot, win, day) -> None:
     assert [name for name, _ in chart.series()][0] in activity.authors
     with qtbot.waitSignal(view.chart.bucket_clicked, timeout=WAIT):
         QTest.keyClick(chart, Qt.Key.Key_Left)
+
+
+def test_a_store_without_history_says_so(qtbot, make_window, tmp_path, monkeypatch) -> None:
+    """A store that is not a repository: the inbox says why; an unborn branch: nothing to review."""
+    from ui.conftest import write_golden_store
+
+    isolate(monkeypatch, tmp_path)
+    plain = write_golden_store(tmp_path / "plain")
+    store = Store(plain, index_path=tmp_path / "i1.db", embedder=HashEmbedder())
+    store.index()
+    win = make_window(store)
+    review = win.controllers["review"]
+    review.show()
+    qtbot.waitUntil(lambda: review.window is not None and review.window.heading.text() ==
+                    "The history could not be read", timeout=WAIT)  # fmt: skip
+    assert "not a git repository" in review.window.notes.text()
+    assert not review.button.isVisible()
+    win.shutdown()
+    unborn = write_golden_store(tmp_path / "unborn")
+    git(unborn, "init", "-q", "-b", "main")
+    store2 = Store(unborn, index_path=tmp_path / "i2.db", embedder=HashEmbedder())
+    store2.index()
+    win2 = make_window(store2)
+    review2 = win2.controllers["review"]
+    qtbot.waitUntil(lambda: review2.button.text() == "Nothing to review", timeout=WAIT)
+    with qtbot.waitSignal(review2.loaded, timeout=WAIT):
+        review2.show()
+    window = review2.window
+    assert window.stack.currentWidget() is window.caught_up
+    assert "no commit yet" in window.notes.text()
+
+
+def test_the_count_follows_the_watcher(qtbot, make_window, store, day, capsys, monkeypatch) -> None:
+    """With the look every few seconds out of the way, the watcher's batch for the agent's write is
+    what brings the count up."""
+    win = make_window(store, watch=True)
+    review = win.controllers["review"]
+    review.poll.stop()
+    qtbot.waitUntil(lambda: review.button.text() == "6 to review", timeout=WAIT)
+    code, _, err = cli(["--repo", str(day), "write", "--title", "Queue depth alarms at 500", "--type", "semantic",
+                        "--claim", "The checkout queue depth alarm fires at 500 messages."], capsys, monkeypatch, AGENT)
+    assert code == 0, err
+    qtbot.waitUntil(lambda: review.button.text() == "7 to review", timeout=WAIT)
+    assert not review.poll.isActive()

@@ -178,6 +178,9 @@ def test_a_store_without_git_opens_with_curation_greyed_out_and_the_reason_befor
     assert window.controllers["curate"].dialog is None  # no form was opened
     assert not window.controllers["curate"].can("new")
     assert any("Curation is off" in n for n in window.store.notices)  # the status bar says it too
+    bar = window.statusBar()
+    qtbot.waitUntil(lambda: "Curation is off" in bar.currentMessage(), timeout=5000)
+    assert not bar.store_label.isVisible()  # the message is not drawn over the store's path
 
 
 def test_a_git_store_keeps_curation(qtbot, build, tmp_path):

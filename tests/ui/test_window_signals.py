@@ -298,7 +298,9 @@ def test_a_future_date_is_marked_on_the_hit_and_in_the_reader(qtbot, make_window
     assert "dated in the future" not in strip.body.text()
 
 
-def test_a_lost_bump_is_said_in_the_reader(qtbot, make_window, tmp_path, monkeypatch):
+def test_a_bump_the_locked_plane_cannot_take_is_kept_and_said_in_the_reader(qtbot, make_window, tmp_path, monkeypatch):
+    """A read whose bump meets a plane held by another process through every retry. It was lost
+    and said so (issue 17); it is now kept and counted once the plane is free (issue 40)."""
     from memhtml_desktop.devtools.gen_store import generate_store
     from memhtml_desktop.index import db as dbmod
     from tests.hardening.lock_holder import hold, release
@@ -318,10 +320,13 @@ def test_a_lost_bump_is_said_in_the_reader(qtbot, make_window, tmp_path, monkeyp
     finally:
         release(holder)
     detail = shown.args[0]
-    assert detail.bump is not None and detail.bump.lost and detail.bump.refused
+    assert detail.bump is not None and detail.bump.queued and not detail.bump.lost and detail.bump.refused
     note = window.reader.note_label
     assert note.isVisibleTo(window.reader)
-    assert "This read was not counted (the write was lost)" in note.text() and detail.bump.refused in note.text()
+    assert "This read is not counted yet" in note.text() and detail.bump.refused in note.text()
+    assert "kept and counted" in note.text()
+    assert store.state_plane().waiting == 0, "the plane free again: the kept read is written"
+    assert store.read(path, bump=False).access["access_count"] >= 1
 
 
 def test_store_notices_reach_the_status_bar(qtbot, make_window, store_dir, tmp_path):

@@ -10,7 +10,7 @@ on disk) the view says the scan may be out of date and leaves the rescan to the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from PySide6.QtCore import QObject, Signal
@@ -87,7 +87,9 @@ class ConflictsController(QObject):
             window.scope_requested.connect(self.curate.correct)
             window.link_requested.connect(
                 lambda a, b, rel: self.curate.link(a[0], a[1], target=b[0], rel=rel))
+            window.dismiss_requested.connect(self.curate.dismiss)
             window.pair_shown.connect(self._pair_shown)
+            self.curate.written.connect(self._written)
         self.window.show()
         self.window.raise_()
         self.window.activateWindow()
@@ -124,6 +126,17 @@ class ConflictsController(QObject):
         keep = (current.a.path, current.b.path) if current is not None else None
         self.report.pairs = merge_pairs(self.report.pairs, report.pairs, set(paths))
         self.window.set_report(self.report, keep=keep)
+        self.scanned.emit(self.report)
+
+    def _written(self, applied: Any) -> None:
+        """A dismissal or a restore changes no memory (no StoreChange): the pair's mark follows it here,
+        and the queue moves on to the next pair."""
+        if applied.plan.op not in ("dismiss", "undismiss") or self.report is None or self.window is None:
+            return
+        a, b, dismissed = applied.result["a"], applied.result["b"], applied.result["dismissed"]
+        self.report.pairs = [replace(p, dismissed=dismissed) if {p.a.path, p.b.path} == {a, b} else p
+                             for p in self.report.pairs]  # fmt: skip
+        self.window.set_report(self.report)
         self.scanned.emit(self.report)
 
     def _store_changed(self, change: StoreChange) -> None:

@@ -120,8 +120,11 @@ class PlanPreview(QWidget):
         self.commit_label.setText(commit)
         self.commit_label.setVisible(bool(commit))
         notes = list(plan.notes)
-        if plan.state_moves:
-            notes.append("Salience (reads and outcomes) follows the moved file.")
+        moved_to = {c.path for c in plan.changes if c.action == "move"}
+        for src, dst in plan.state_moves:
+            notes.append("Salience (reads and outcomes) follows the moved file." if dst in moved_to else
+                         f"Its reads and outcome move from {src} to the new version, {dst}.")  # fmt: skip
+        notes = list(dict.fromkeys(notes))
         self.notes_label.setText("\n".join(notes))
         self.notes_label.setVisible(bool(notes))
         current = self.files.currentRow()

@@ -240,9 +240,29 @@ class PoolChart(QWidget):
             pen.setStyle(Qt.PenStyle.DashLine)
             painter.setPen(pen)
             painter.drawLine(int(cut), int(plot.top()) - 2, int(cut), int(plot.bottom()))
-            painter.drawText(QRectF(cut + 3, plot.top() - 2, 160, sfm.height()), int(Qt.AlignmentFlag.AlignLeft),
-                             f"top {pool.limit} by fused score")
+            placed = self.cut_label(sfm)
+            if placed is not None:
+                painter.drawText(placed[0], int(Qt.AlignmentFlag.AlignLeft), placed[1])
         self._paint_legend(painter, fm, text_color, muted)
+
+    def cut_label(self, metrics: QFontMetrics | None = None) -> tuple[QRectF, str] | None:
+        """Where the cut's words go: right of the dashed line, else left of it, else shorter; always
+        inside the plot, never over the legend (issue 41: a fixed 160 px ran into it). None: no room."""
+        pool, entries = self._pool, self.entries()
+        if pool is None or len(entries) <= pool.limit:
+            return None
+        if metrics is None:
+            small = self.font()
+            small.setPointSizeF(max(6.0, small.pointSizeF() * 0.8))
+            metrics = QFontMetrics(small)
+        plot = self._plot()
+        cut = (self.bar_rect(pool.limit - 1).right() + self.bar_rect(pool.limit).left()) / 2
+        for text in (f"top {pool.limit} by fused score", f"top {pool.limit}"):
+            width = metrics.horizontalAdvance(text) + 2
+            for left in (cut + 3, cut - 3 - width):
+                if plot.left() <= left and left + width <= plot.right():
+                    return QRectF(left, plot.top() - 2, width, metrics.height()), text
+        return None
 
     def _paint_legend(self, painter: QPainter, fm: QFontMetrics, text_color: QColor, muted: QColor) -> None:
         shares = self.shares()

@@ -221,7 +221,7 @@ class WhyController(QObject):
             self.why(path)
 
     def find(self, text: str) -> None:
-        job = FindJob(text).success(lambda refs: self.dialog.set_matches(refs) if self.dialog else None)
+        job = FindJob(text).success(lambda refs: self.dialog.set_matches(refs, text) if self.dialog else None)
         self.ctx.runner.run(job.failure(lambda msg: self.ctx.status(f"Finding memories failed: {msg}", 8000)))
 
     def why(self, path: str) -> None:

@@ -322,6 +322,20 @@ def access_line(access: dict[str, Any] | None, now: datetime, *, indexed: bool =
     return " · ".join(parts)
 
 
+def reads_line(detail: Any, now: datetime) -> str:
+    """`access_line`, and where the reads of its other versions are: on the versions it supersedes
+    (a supersession leaves the loser's there), or, for an old version read nowhere, on its successor."""
+    line = access_line(detail.access, now, indexed=detail.indexed)
+    if not detail.access and detail.indexed and detail.superseded_by:
+        line += f" as this version: reads are counted on {detail.superseded_by}, which superseded it"
+    earlier = getattr(detail, "earlier_reads", ())
+    if earlier:
+        total = sum(n for _, n in earlier)
+        where = earlier[0][0] if len(earlier) == 1 else counted(len(earlier), "version")
+        line += f" \u00b7 and read {total}\u00d7 as the version it supersedes ({where})"
+    return line
+
+
 def safe_relative(path: str) -> pathlib.PurePosixPath | None:
     """A store-relative path with no way out of the store (no absolute, `..`, backslash or NUL)."""
     if not path or "\\" in path or "\x00" in path:

@@ -26,11 +26,14 @@ from PySide6.QtWidgets import (
     QCompleter,
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -48,6 +51,7 @@ from memhtml_desktop.ui.kit.ranking_text import (
 if TYPE_CHECKING:
     from memhtml_desktop.domain.results import WhyNot
 from memhtml_desktop.ui.reader.why_arms import STATUS_TEXT, ArmsModel
+from memhtml_desktop.ui.reader.why_choice import looks_like_path, resolve_typed
 
 
 def _plain(parent: QWidget, *, wrap: bool = True) -> QLabel:
@@ -136,6 +140,13 @@ class WhyDialog(QDialog):
         chooser.addWidget(self.memory_field, 1)
         chooser.addWidget(self.ask_button)
         layout.addLayout(chooser)
+        self.choice_note = _plain(self)  # a typed title that names no memory, or several
+        self.choice_note.setObjectName("whyChoice")
+        self.choice_note.hide()
+        layout.addWidget(self.choice_note)
+        self._matched_for: str | None = None  # the text the completions were found for
+        self._pending: str | None = None  # Enter on a title whose completions are on their way
+        self._refs: list = []  # the memories found for `_matched_for`
 
         self.path_label = _plain(self)
         font = self.path_label.font()
@@ -173,25 +184,37 @@ class WhyDialog(QDialog):
         for col in range(len(ArmsModel.COLUMNS) - 1):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(ArmsModel.RAW, QHeaderView.ResizeMode.Stretch)
-        header.sectionResized.connect(lambda *_: self.arms_view.resizeRowsToContents())  # wrapped raw signals
-        layout.addWidget(self.arms_view, 1)
-        self.filler = QWidget(self)  # takes the table's room when there is no table: no gaps between lines
-        layout.addWidget(self.filler, 1)
-        self.fused_label = _plain(self)
-        layout.addWidget(self.fused_label)
-        self.moves_label = _plain(self)
+        header.sectionResized.connect(lambda *_: self._fit_table())  # wrapped raw signals
+        # The table is as tall as its rows, always (issue 41: it showed 2.5 rows and scrolled while
+        # the prose below took the room); the prose scrolls instead, in the room that is left.
+        self.arms_view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.arms_view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        layout.addWidget(self.arms_view)
+        prose = QWidget(self)
+        prose_layout = QVBoxLayout(prose)
+        prose_layout.setContentsMargins(0, 0, 0, 0)
+        self.fused_label = _plain(prose)
+        self.moves_label = _plain(prose)
         self.moves_label.setObjectName("whyMoves")
         self.moves_label.setAccessibleName("What moved it after fusion")
-        layout.addWidget(self.moves_label)
-        self.ranking_label = _plain(self)
+        self.ranking_label = _plain(prose)
         self.ranking_label.setObjectName("whyRanking")
-        self.differs_label = _plain(self)
+        self.differs_label = _plain(prose)
         self.differs_label.setObjectName("whyDiffers")
         self.differs_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        layout.addWidget(self.ranking_label)
-        layout.addWidget(self.differs_label)
+        for label in (self.fused_label, self.moves_label, self.ranking_label, self.differs_label):
+            prose_layout.addWidget(label)
+        prose_layout.addStretch(1)
+        self.prose = QScrollArea(self)
+        self.prose.setObjectName("whyProse")
+        self.prose.setWidgetResizable(True)
+        self.prose.setFrameShape(QFrame.Shape.NoFrame)
+        self.prose.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.prose.setWidget(prose)
+        layout.addWidget(self.prose, 1)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.button(QDialogButtonBox.StandardButton.Close).setAutoDefault(False)  # Enter in the field asks; never closes
         self.open_button = buttons.addButton("Open memory", QDialogButtonBox.ButtonRole.ActionRole)
         self.open_button.setAutoDefault(False)
         self.open_button.clicked.connect(self._open)
@@ -205,8 +228,13 @@ class WhyDialog(QDialog):
         if text.strip():
             self._find_timer.start()
 
-    def set_matches(self, refs: list) -> None:
-        """Completions for the field: "Title — path" per memory found."""
+    def set_matches(self, refs: list, text: str | None = None) -> None:
+        """Completions for the field: "Title — path" per memory found (for `text`, when known)."""
+        self._matched_for, self._refs = text, list(refs)
+        if text is not None and self._pending == text:
+            self._pending = None
+            self._resolve(text)
+            return
         self._paths = {}
         for ref in refs:
             label = completion_text(ref.title, ref.path) + (" (archived)" if getattr(ref, "archived", False) else "")
@@ -222,15 +250,32 @@ class WhyDialog(QDialog):
             self.why_requested.emit(path)
 
     def _ask(self) -> None:
+        """Enter or Explain: a completion, a path, or a title (or its start) resolved (why_choice.py)."""
         text = self.memory_field.text().strip()
+        self.choice_note.hide()
         if not text:
             return
         if text in self._paths:
             self._chosen(text)
-        elif "/" in text or text.endswith(".html") or not self._paths:
+        elif looks_like_path(text):
             self.why_requested.emit(text)
-        else:
-            self._chosen(next(iter(self._paths)))
+        elif self._matched_for == text:
+            self._resolve(text)
+        else:  # the completions for what was typed are not here yet: ask for them now, then resolve
+            self._pending = text
+            self._find_timer.stop()
+            self.find_requested.emit(text)
+
+    def _resolve(self, text: str) -> None:
+        path, note = resolve_typed(text, self._refs)
+        if path is not None:
+            self.memory_field.setText(path)
+            self.why_requested.emit(path)
+            return
+        self.choice_note.setText(note)
+        self.choice_note.show()
+        if self._refs and self.memory_field.hasFocus():
+            self.set_matches(self._refs)
 
     def choose(self, path: str | None = None) -> None:
         """Ready to pick a memory: the field holds `path` (or nothing) and has the focus."""
@@ -257,7 +302,17 @@ class WhyDialog(QDialog):
 
     def _table(self, shown: bool) -> None:
         self.arms_view.setVisible(shown)
-        self.filler.setVisible(not shown)
+        if shown:
+            self._fit_table()
+
+    def _fit_table(self) -> None:
+        """Rows wrapped to the columns' widths, then the table exactly as tall as header and rows."""
+        view = self.arms_view
+        view.resizeRowsToContents()
+        rows = sum(view.rowHeight(r) for r in range(self.arms_model.rowCount()))
+        bar = view.horizontalScrollBar()
+        extra = bar.sizeHint().height() if bar.isVisible() else 0
+        view.setFixedHeight(view.horizontalHeader().height() + rows + 2 * view.frameWidth() + extra)
 
     def show_report(self, report: "WhyNot | None") -> None:
         self._report = report
@@ -298,7 +353,6 @@ class WhyDialog(QDialog):
         self.relaxed_label.setVisible(bool(report.excluded_by))
         self.arms_model.set_arms(report.arms)
         self.arms_view.setCurrentIndex(self.arms_model.index(-1, -1))
-        self.arms_view.resizeRowsToContents()
         self._table(bool(report.arms))
         if indexed:
             if report.fused_position is None:
@@ -321,7 +375,7 @@ class WhyDialog(QDialog):
 
     def showEvent(self, event: Any) -> None:  # noqa: N802
         super().showEvent(event)
-        QTimer.singleShot(0, self.arms_view.resizeRowsToContents)  # wrap against the laid-out widths
+        QTimer.singleShot(0, self._fit_table)  # wrap against the laid-out widths
 
     def report(self) -> "WhyNot | None":
         return self._report

@@ -37,6 +37,7 @@ class ResultsController(QObject):
         view.row_actions = ctx.row_actions
         driver.answered.connect(self._answered)
         driver.deepened.connect(view.set_deeper)
+        driver.indexing.connect(view.set_indexing)
         driver.search_failed.connect(self._failed)
         view.open_requested.connect(ctx.session.open)
         self._follow: str | None = None  # the memory the reader was last asked for (see `follow`)

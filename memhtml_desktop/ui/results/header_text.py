@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 from typing import Any
 
 from memhtml_desktop.domain.plural import counted
@@ -24,37 +25,64 @@ def legend_html(profile: RankingProfile = DEFAULT) -> str:
     return "&nbsp;&nbsp; ".join(items)
 
 
-def summary_text(result: SearchResult, pool: Any) -> str:
-    """"10 of 1,284 matching all the words · 47 ms", "10 of 47 in scope …": how many memories in
-    scope hold the query's words (the answer's own count, `SearchResult.matches`, until the pool
-    arrives with the in-scope total)."""
+def summary_text(result: SearchResult, pool: Any, indexing: tuple[int, int] | None = None) -> str:
+    """The count line, its parts joined (see `summary_parts`)."""
+    return SEP.join(summary_parts(result, pool, indexing))
+
+
+SEP = " \u00b7 "
+
+
+def summary_parts(result: SearchResult, pool: Any, indexing: tuple[int, int] | None = None) -> list[str]:
+    """"10 of 1,284 matching all the words", "47 ms": the count line in the parts a narrow header
+    drops from the end (a part is never cut in the middle: at 1024 px the line was cut to "(…").
+    How many memories in scope hold the query's words is the answer's own count
+    (`SearchResult.matches`) until the pool arrives with the in-scope total.
+
+    `indexing`: (files indexed, files found) of a first index running now, newer than the answer's
+    own figures (issue 41: the line stayed at "1,500 of 20,000" while the status bar said 15,500)."""
     n = len(result.hits)
     ms = f"{result.elapsed_ms:.0f} ms"
     index = getattr(result, "index", None)
     if index is not None and not index.complete:
         # the first index is under way: "no memory holds the words" would be a verdict on a half-read store
-        so_far = f"{index.files or 0:,} of {index.seen:,}" if index.seen else f"{index.files or 0:,}"
-        return f"{counted(n, 'hit')} so far \u00b7 the index is still being built ({so_far} files) \u00b7 {ms}"
+        done, seen = indexing if indexing else (index.files or 0, index.seen)
+        so_far = f"{done:,} of {counted(seen, 'file')}" if seen else counted(done, "file")
+        parts = [f"{counted(n, 'hit')} so far", f"the index is still being built ({so_far})"]
+        if indexing and (index.files or 0) < done:
+            parts.append(f"listed at {index.files or 0:,}")
+        return parts + [ms]
     if result.scope_empty:  # the archived banner takes the list's place: the header agrees with it
         n_arch = result.archived_matches
         also = f"; {counted(n_arch, 'archived memory', 'archived memories', verb=('matches', 'match'))} them (below)" if n_arch else ""
-        return f"0 hits \u00b7 no live memory in these filters{also} \u00b7 {ms}"
+        return ["0 hits", f"no live memory in these filters{also}", ms]
     if pool is not None:
         matches, capped, form = pool.matches, pool.matches_capped, pool.fts_form
     else:
         count = getattr(result, "matches", None)
         if count is None or count.form is None:
-            return f"{counted(n, 'hit')} \u00b7 {ms}"
+            return [counted(n, "hit"), ms]
         matches, capped, form = count.count, count.capped, count.form
     if matches is None:
-        return f"{n} of {pool.in_scope:,} in scope (no words: by recency and salience) \u00b7 {ms}"
+        return [f"{n} of {pool.in_scope:,} in scope", "no words: by recency and salience", ms]
     if matches == 0:
-        return f"{counted(n, 'hit')} \u00b7 no memory holds the words \u00b7 {ms}"
+        return [counted(n, "hit"), "no memory holds the words", ms]
     more = "+" if capped else ""
     form = "all the words" if form == "all" else "any word"
     if matches < n:
-        return f"{counted(n, 'hit')} \u00b7 only {matches:,} match {form} \u00b7 {ms}"
-    return f"{n} of {matches:,}{more} matching {form} \u00b7 {ms}"
+        return [counted(n, "hit"), f"only {matches:,} match {form}", ms]
+    return [f"{n} of {matches:,}{more} matching {form}", ms]
+
+
+def index_reason(reasons: tuple[str, ...], index: Any, indexing: tuple[int, int] | None) -> tuple[str, ...]:
+    """The answer's degraded reasons, its "index: incomplete" one with the first index's figures now."""
+    if not indexing or index is None or index.complete:
+        return tuple(reasons)
+    old = index.reason()
+    now = replace(index, files=indexing[0], seen=indexing[1]).reason()
+    if (index.files or 0) < indexing[0]:
+        now = now.removesuffix(")") + f"; listed at {index.files or 0:,})"
+    return tuple(now if r == old else r for r in reasons)
 
 
 def floor_text(result: SearchResult) -> tuple[str, str]:

@@ -9,7 +9,7 @@ instead). A re-run of the same search (the store changed) keeps the row the pers
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QItemSelectionModel, QPoint, Qt, Signal
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -25,14 +25,14 @@ from PySide6.QtWidgets import (
 from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.results import Answer
 from memhtml_desktop.domain.types import SearchResult
-from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.elided_label import ElidedLabel
+from memhtml_desktop.ui.kit.warning_strip import warn, warning_strip
 from memhtml_desktop.ui.kit.row_actions import Row, RowActions, build_menu
 from memhtml_desktop.ui.results.archived_banner import ArchivedBanner
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.ui.results.results_model import AGENT, FUSED, Column, ResultsModel, Role
 from memhtml_desktop.ui.results.results_table import ResultsTable
-from memhtml_desktop.ui.results.header_text import floor_text, legend_html, summary_text
+from memhtml_desktop.ui.results.header_text import SEP, floor_text, index_reason, legend_html, summary_parts
 
 ORDER_STYLE = (
     "QToolButton { border: 1px solid palette(mid); padding: 1px 8px; background: palette(button); }"
@@ -78,6 +78,7 @@ class ResultsView(QWidget):
         self.stack.addWidget(self.message)
         self.model.layoutChanged.connect(self._update_footer)  # a column sort: the note follows it
 
+        self._indexing: tuple[int, int] | None = None  # a first index's figures now (set_indexing)
         self.summary = ElidedLabel(self)
         self.summary.setObjectName("resultsSummary")
         self.summary.setAccessibleName("Result count")
@@ -126,8 +127,8 @@ class ResultsView(QWidget):
         self.floor.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.floor.setContentsMargins(6, 0, 6, 0)
         self.floor.setVisible(False)
-        self.notice = self._strip("resultsNotice")
-        self.degraded = self._strip("degradedArms")
+        self.notice = warning_strip(self, "resultsNotice")
+        self.degraded = warning_strip(self, "degradedArms")
 
         self.more_button = QPushButton(self)
         self.more_button.setObjectName("showMore")
@@ -172,29 +173,20 @@ class ResultsView(QWidget):
                   + self.agent_button.sizeHint().width() + self.fused_button.sizeHint().width() + 40)
         self.legend.setVisible(self.width() >= needed)
 
-    def _set_summary(self, text: str) -> None:
-        self.summary.setText(text)
-        self.summary.setToolTip(text)
+    def _set_summary(self, parts: list[str]) -> None:
+        self.summary.set_parts(parts, SEP)
+        self.summary.setToolTip(self.summary.text())
         self._fit_header()
 
-    def _strip(self, name: str) -> QLabel:
-        label = QLabel(self)
-        label.setObjectName(name)
-        label.setWordWrap(True)
-        label.setTextFormat(Qt.TextFormat.PlainText)
-        label.setVisible(False)
-        label.setAutoFillBackground(True)
-        label.setMargin(4)
-        return label
-
-    def _warn(self, label: QLabel, text: str) -> None:
-        pal = label.palette()
-        pal.setColor(label.backgroundRole(), QColor(palette.warning_color()))
-        pal.setColor(label.foregroundRole(), palette.legible(pal.color(label.foregroundRole()),
-                                                             QColor(palette.warning_color())))
-        label.setPalette(pal)
-        label.setText(text)
-        label.setVisible(bool(text))
+    def set_indexing(self, figures: tuple[int, int] | None) -> None:
+        """A first index's progress now (files indexed, files found): the count line and the
+        degraded strip say how far it is, not how far it was when the answer listed was made."""
+        self._indexing = figures
+        answer = self.model.answer()
+        index = getattr(answer.result, "index", None) if answer is not None else None
+        if index is not None and not index.complete:
+            self._set_summary(summary_parts(answer.result, answer.pool, figures))
+            self._show_degraded(answer.result)
 
     # -- content -------------------------------------------------------------------------------
 
@@ -203,8 +195,8 @@ class ResultsView(QWidget):
         current = self.current_path() if answer.same_ask(self.model.answer()) else None
         self.model.set_answer(answer)
         result, pool = answer.result, answer.pool
-        self._set_summary(summary_text(result, pool))
-        self._warn(self.notice, NO_WORD_NOTICE if pool is not None and pool.no_word_matched else "")
+        self._set_summary(summary_parts(result, pool, self._indexing))
+        warn(self.notice, NO_WORD_NOTICE if pool is not None and pool.no_word_matched else "")
         self._show_degraded(result)
         self._show_floor(result)
         if result.scope_empty:
@@ -253,10 +245,11 @@ class ResultsView(QWidget):
     def _show_degraded(self, result: SearchResult) -> None:
         # Vectors still being made (a cold store, newest memories first) are progress, not a fault:
         # the header says how far they are ("vectors for 4,210 of 20,000; …"), other reasons warn.
-        progress = [r for r in result.degraded_reasons if r.startswith("vectors for ")]
-        faults = [r for r in result.degraded_reasons if r not in progress]
+        reasons = index_reason(result.degraded_reasons, getattr(result, "index", None), self._indexing)
+        progress = [r for r in reasons if r.startswith("vectors for ")]
+        faults = [r for r in reasons if r not in progress]
         parts = progress + (["\u26a0 Degraded: " + "; ".join(faults)] if faults else [])
-        self._warn(self.degraded, " \u00b7 ".join(parts))
+        warn(self.degraded, " \u00b7 ".join(parts))
 
     def show_message(self, text: str) -> None:
         self.message.setText(text)

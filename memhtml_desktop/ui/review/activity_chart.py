@@ -130,10 +130,13 @@ class ActivityChart(QWidget):
         for i, bucket in enumerate(buckets):
             x0 = int(writes.left() + i * step)
             w = max(1, int(step) - 2)
-            if i == self.selected:
-                painter.fillRect(QRect(x0 - 1, writes.top(), w + 2, reads.bottom() - writes.top()),
-                                 pal.color(QPalette.ColorRole.Highlight).lighter(160) if not _dark(pal) else
-                                 pal.color(QPalette.ColorRole.Highlight).darker(150))  # fmt: skip
+            if i == self.selected:  # a faint band behind the bar chosen, and its outline
+                band = QColor(pal.color(QPalette.ColorRole.Highlight))
+                band.setAlpha(45)
+                painter.fillRect(QRect(x0 - 2, writes.top(), w + 4, reads.bottom() - writes.top()), band)
+                painter.setPen(pal.color(QPalette.ColorRole.Highlight))
+                painter.drawRect(QRect(x0 - 2, writes.top(), w + 3, reads.bottom() - writes.top()))
+                painter.setPen(text)
             y = writes.bottom()
             values = self._values(bucket)
             for name, color in series:
@@ -184,6 +187,3 @@ class ActivityChart(QWidget):
             return
         super().keyPressEvent(event)
 
-
-def _dark(pal: QPalette) -> bool:
-    return pal.color(QPalette.ColorRole.Window).lightness() < 128

@@ -23,7 +23,8 @@ from memhtml_desktop.ui.review.activity_chart import ActivityChart
 from memhtml_desktop.ui.review.inbox_model import when
 
 
-def _tree(parent: QWidget, name: str, headers: tuple[str, ...]) -> QTreeWidget:
+def _tree(parent: QWidget, name: str, headers: tuple[str, ...], wide: int = 0) -> QTreeWidget:
+    """A plain list: the first column takes the room left; column `wide` (when given) a fixed share."""
     tree = QTreeWidget(parent)
     tree.setObjectName(name)
     tree.setColumnCount(len(headers))
@@ -33,6 +34,9 @@ def _tree(parent: QWidget, name: str, headers: tuple[str, ...]) -> QTreeWidget:
     tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
     for col in range(1, len(headers)):
         tree.header().setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+    if wide:
+        tree.header().setSectionResizeMode(wide, QHeaderView.ResizeMode.Interactive)
+        tree.header().resizeSection(wide, 220)
     tree.header().setStretchLastSection(False)
     return tree
 
@@ -68,8 +72,8 @@ class ActivityView(QWidget):
         self.folders = _tree(self, "activityFolders", ("Folder", "Memories", "Unread 90 days", "Share unread"))
         self.bucket_label = QLabel("Click a bar to list its changes.", self)
         self.bucket_label.setObjectName("activityBucket")
-        self.changes = _tree(self, "activityChanges", ("Change", "Path", "Author", "When"))
-        self.changes.itemActivated.connect(lambda item, _: self.open_requested.emit(item.data(1, Qt.ItemDataRole.UserRole)))
+        self.changes = _tree(self, "activityChanges", ("Change", "Author", "When"))
+        self.changes.itemActivated.connect(lambda item, _: self.open_requested.emit(item.data(0, Qt.ItemDataRole.UserRole)))
         lower = QWidget(self)
         lower_layout = QHBoxLayout(lower)
         lower_layout.setContentsMargins(0, 0, 0, 0)
@@ -128,8 +132,8 @@ class ActivityView(QWidget):
         self.changes.clear()
         items = []
         for change in changes:
-            item = QTreeWidgetItem([f"{change.kind}  {change.title}", change.path, change.author_name, when(change.at)])
-            item.setData(1, Qt.ItemDataRole.UserRole, change.path)
-            item.setToolTip(0, change.subject)
+            item = QTreeWidgetItem([f"{change.kind} \u00b7 {change.title}", change.author_name, when(change.at)])
+            item.setData(0, Qt.ItemDataRole.UserRole, change.path)
+            item.setToolTip(0, f"{change.path}\n{change.subject}")
             items.append(item)
         self.changes.addTopLevelItems(items)

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QToolButton, QWidget
 
 from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ops.curate import ApplyJob, PlanJob
 from memhtml_desktop.ops.review import (
-    PAGE, AcceptJob, ActivityJob, ChangeDetailJob, NewCommitsJob, ReviewCountJob, ReviewDoneJob, ReviewPageJob,
-    ReviewRangeJob,
+    PAGE, AcceptJob, ActivityJob, ChangeDetailJob, FullCountJob, NewCommitsJob, ReviewCountJob, ReviewDoneJob,
+    UNAVAILABLE, ReviewPageJob, ReviewRangeJob,
 )  # fmt: skip
 from memhtml_desktop.ui.kit.turns import turn_timer
 from memhtml_desktop.ui.session.context import PaneContext
@@ -75,7 +75,8 @@ class ReviewController(QObject):
     # -- the count -------------------------------------------------------------------------------
 
     def recount(self) -> None:
-        if self.ctx.store is None or self.ctx.runner.is_busy(ReviewCountJob.kind):
+        if self.ctx.store is None or self.ctx.runner.is_busy(ReviewCountJob.kind) or \
+                self.ctx.runner.is_busy(FullCountJob.kind):  # fmt: skip
             return
         job = ReviewCountJob(known=self.known, known_count=self.count or 0).success(self._counted)
         self.ctx.runner.run(job.failure(lambda msg: self.button.setToolTip(f"The history could not be read: {msg}")))
@@ -83,7 +84,17 @@ class ReviewController(QObject):
     def _counted(self, answer: Any) -> None:
         if answer is None:
             return
-        self.known, count, _rng = answer
+        state, count = answer
+        if state == UNAVAILABLE:  # no history to count here: no button, no more looks until another store
+            self.poll.stop()
+            self.button.hide()
+            self.button.setToolTip(f"No review inbox here: {count}")
+            return
+        if count is None:  # a long range: counted in a child process
+            if not self.ctx.runner.is_busy(FullCountJob.kind):
+                self.ctx.runner.run(FullCountJob().success(self._counted).failure(lambda msg: None))
+            return
+        self.known = state
         self._set_count(count)
         if self.window is not None and self.window.isVisible() and self.rng is not None:
             if self.known.head != self.rng.head or self.known.mark != self.rng.mark:
@@ -165,6 +176,8 @@ class ReviewController(QObject):
     def _listed(self) -> None:
         self._say()
         self._set_count(len(self.window.model.changes))
+        if self.known is None or (self.known.head, self.known.mark) != (self.rng.head, self.rng.mark):
+            self.known = None  # the count now is the list's: the next look counts again from the mark
         self.loaded.emit(self.rng)
 
     def _say(self) -> None:
@@ -281,6 +294,7 @@ class ReviewController(QObject):
                           f"{plan.subject}\n\n" + "\n".join(plan.describe()) + "\n\nA new commit reverts only these "
                           "paths; a later change to them would have refused it.", QMessageBox.StandardButton.Cancel,
                           self.window)  # fmt: skip
+        box.setTextFormat(Qt.TextFormat.PlainText)  # a subject is anyone's text, never markup
         button = box.addButton("Revert", QMessageBox.ButtonRole.AcceptRole)
         button.setObjectName("revertButton")
         box.setDefaultButton(button)
@@ -321,6 +335,7 @@ class ReviewController(QObject):
         if change.reopened:
             self.known, self.count, self.rng = None, None, None
             self.button.hide()
+            self.poll.start()
             if self.window is not None and self.window.isVisible():
                 if self.window.activity is not None:
                     self.window.activity.activity = None

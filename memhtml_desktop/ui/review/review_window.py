@@ -186,10 +186,13 @@ class ReviewWindow(QDialog):
     # -- what is listed --------------------------------------------------------------------------
 
     def set_heading(self, text: str, notes: list[str]) -> None:
-        self.heading.setText(text)
-        self.notes.setVisible(bool(notes))
-        self.notes.setText("\n".join(notes))
-        self.notes.setStyleSheet(f"background-color:{warning_color()}; padding:4px" if notes else "")
+        if self.heading.text() != text:
+            self.heading.setText(text)
+        said = "\n".join(notes)
+        if said != self.notes.text() or self.notes.isVisible() != bool(notes):  # a style sheet costs a re-polish
+            self.notes.setVisible(bool(notes))
+            self.notes.setText(said)
+            self.notes.setStyleSheet(f"background-color:{warning_color()}; padding:4px" if notes else "")
 
     def fill_filters(self) -> None:
         """The author and folder choices from the changes held (the current choice kept)."""

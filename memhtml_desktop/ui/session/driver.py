@@ -44,6 +44,7 @@ class SessionDriver(QObject):
     deepened = Signal(object)  # Answer: the answer listed, with a deeper pool (show more)
     search_failed = Signal(str)
     indexing_refreshed = Signal()  # a quick refresh while a first index runs (the counts follow it)
+    indexing = Signal(object)  # (files indexed, files found) of the index pass running now, or None
 
     def __init__(self, session: SearchSession, runner: Runner, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -56,6 +57,7 @@ class SessionDriver(QObject):
         self._asked: tuple | None = None  # (query, scope, limit) of the last ask
         self.counts_wanted = True  # False for the quick refreshes of a first index
         self._last_refresh = 0.0
+        self._figures: tuple[int, int] | None = None  # the last `indexing` figures sent
         self.debounce = QTimer(self)
         self.debounce.setSingleShot(True)
         self.debounce.setInterval(session.debounce_ms)
@@ -131,7 +133,13 @@ class SessionDriver(QObject):
             self.refresh()
 
     def follow_indexing(self, status: Any) -> None:
-        """A first index (the watcher busy, the list empty): show hits as soon as some are committed."""
+        """A first index (the watcher busy, the list empty): show hits as soon as some are committed.
+        Its figures go out on `indexing` with every status (the header follows them between searches)."""
+        progress = status.progress if status.busy else None
+        figures = (progress[1], progress[2]) if progress and progress[0] == "index" and progress[2] else None
+        if figures != self._figures:
+            self._figures = figures
+            self.indexing.emit(figures)
         empty = self.answer is None or not self.answer.hits
         if status.busy and status.progress and empty and not self.debounce.isActive() \
                 and time.monotonic() - self._last_refresh > INDEXING_REFRESH_S:

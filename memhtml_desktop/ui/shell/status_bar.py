@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QStatusBar, QWidget
 
@@ -21,12 +21,14 @@ from memhtml_desktop.ui.kit import icons
 
 log = logging.getLogger(__name__)
 
-STATE_COLORS = {"live": "#009E73", "polling": "#E69F00", "starting": "#56B4E9", "stopped": "#999999"}
+STATE_COLORS = {"live": "#009E73", "polling": "#E69F00", "starting": "#56B4E9", "behind": "#D55E00",
+                "stopped": "#999999"}
 PHASES = {"scan": "scanning", "index": "indexing", "embed": "embedding"}
 MODE_HELP = {
     "live": "Watching the store: changes on disk reach the index within about a second.",
     "polling": "Checking the store for changes periodically (file events are unavailable here).",
     "starting": "Comparing the store with the index.",
+    "behind": "The index is not in step with the store: comparing them failed, and is tried again.",
     "stopped": "Not watching the store: changes on disk are not followed.",
 }
 
@@ -74,6 +76,8 @@ class StatusBar(QStatusBar):
         self.store_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.count_label = QLabel(self)
         self.count_label.setObjectName("memoryCount")
+        self.plane_label = QLabel(self)  # the state plane, when it is not as it should be (blank otherwise)
+        self.plane_label.setObjectName("statePlane")
         self.watch = _Dotted(self)
         self.watch.setObjectName("watchState")
         self.queue_label = QLabel(self)
@@ -86,7 +90,8 @@ class StatusBar(QStatusBar):
         self.progress.setMaximumHeight(16)
         self.progress.setTextVisible(True)
         self.progress.setVisible(False)
-        for widget in (self.store_label, self.count_label, self.watch, self.queue_label, self.batch_label):
+        for widget in (self.store_label, self.count_label, self.plane_label, self.watch, self.queue_label,
+                       self.batch_label):  # fmt: skip
             self.addWidget(widget)
         self.addPermanentWidget(self.progress)
         muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
@@ -95,6 +100,17 @@ class StatusBar(QStatusBar):
             pal.setColor(QPalette.ColorRole.WindowText, muted)
             label.setPalette(pal)
         self.set_watch(None)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """A message posted before the bar was first shown (a store's notice at start: "Curation is
+        off", which demo copy this is) left the widgets it covers unhidden, since QStatusBar hides
+        only the visible ones; they then showed with the window and were drawn over it. Posted
+        again now, it hides them (its 15 s start over)."""
+        super().showEvent(event)
+        message = self.currentMessage()
+        if message:  # the same text again is a no-op for QStatusBar: cleared first
+            self.clearMessage()
+            self.showMessage(message, 15000)
 
     def set_store(self, root: Path) -> None:
         self.store_label.setText(_home_relative(Path(root)))
@@ -110,11 +126,43 @@ class StatusBar(QStatusBar):
             f"{stats.get('embedded', 0):,} of {stats.get('chunks', 0):,} chunks embedded ({stats.get('embed_model') or 'no model'})"
         )
 
+    def set_plane(self, plane: Any) -> None:
+        """`plane`: the Store's StatePlane. Blank while reads are counted and none waits; otherwise
+        what is wrong, marked, with the whole reason in the tooltip (a FIFO in state.db's place, a
+        schema this app does not know, a lock, a full disk) and the reads kept for later."""
+        parts = []
+        if plane is not None and plane.mode is None and plane.reason:
+            parts.append("\u26a0 salience off")
+        elif plane is not None and plane.mode == "ro" and plane.reason:
+            parts.append("\u26a0 reads not counted")
+        if plane is not None and plane.waiting:
+            parts.append(f"{counted(plane.waiting, 'read')} waiting")
+        self.plane_label.setText("\u00b7 " + " \u00b7 ".join(parts) if parts else "")  # blank, never hidden
+        self._mark_plane()
+        tip = plane.reason if plane is not None else ""
+        if plane is not None and plane.waiting:
+            tip += ("\n" if tip else "") + (f"{counted(plane.waiting, 'read')} (or judgement) kept until state.db "
+                                            "can be written; each is counted with its own time then")
+        self.plane_label.setToolTip(tip)
+
+    def _mark_plane(self) -> None:
+        """The warning's colours for the theme now (again when the theme changes: changeEvent)."""
+        from memhtml_desktop.ui.kit.palette import warning_color
+
+        text = self.palette().color(QPalette.ColorRole.WindowText).name()
+        self.plane_label.setStyleSheet(f"QLabel#statePlane {{ background: {warning_color()}; color: {text}; "
+                                       "border-radius: 3px; padding: 0 4px; }" if self.plane_label.text() else "")
+
+    def changeEvent(self, event: Any) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._mark_plane()
+
     def set_watch(self, status: Any) -> None:
         """`status`: the watcher's WatchStatus (mode, reason, queue_depth, last_batch, progress), or None."""
         mode = getattr(status, "mode", "stopped") if status is not None else "stopped"
         reason = getattr(status, "reason", "") if status is not None else ""
-        self.watch.set(STATE_COLORS.get(mode, "#999999"), f"\u00b7 {mode}", hollow=mode in ("stopped", "polling"))
+        self.watch.set(STATE_COLORS.get(mode, "#999999"), f"\u00b7 {mode}", hollow=mode in ("stopped", "polling", "behind"))
         self.watch.setToolTip(reason or MODE_HELP.get(mode, ""))
         self.queue_label.setText(f"\u00b7 queue {getattr(status, 'queue_depth', 0) if status is not None else 0}")
         batch = batch_text(getattr(status, "last_batch", None) if status is not None else None)
@@ -137,6 +185,9 @@ class StatusBar(QStatusBar):
 
 RECOUNT_AFTER_MS = 400
 """A burst of changes is recounted once, this long after its last batch (the count is a scan)."""
+PLANE_LOOK_MS = 2000
+"""How often the state plane is looked at (`StatePlaneJob`: a stat and an lstat while all is well),
+so a state.db replaced or deleted while the window is idle is said within seconds."""
 
 
 class StatusController(QObject):
@@ -151,6 +202,9 @@ class StatusController(QObject):
         self.later.timeout.connect(self._recount_after_search)
         self._store: Any = None
         self._seen = 0  # how many of the store's notices the bar has shown
+        self.plane_timer = QTimer(self)
+        self.plane_timer.setInterval(PLANE_LOOK_MS)
+        self.plane_timer.timeout.connect(self.look_at_plane)
         ctx.events.changed.connect(self._store_changed)
         # A notice can be added by any job's connection (a damaged index moved aside, a full disk,
         # a read-only state plane): look after every job, a list read on the GUI thread, no I/O.
@@ -166,6 +220,15 @@ class StatusController(QObject):
         self._seen = len(notices)
         if fresh:
             self.bar.showMessage(" \u00b7 ".join(fresh), 15000)
+
+    def look_at_plane(self) -> None:
+        """Ask how the state plane is (a job: it stats the file); the bar shows it and any notice."""
+        from memhtml_desktop.ops.jobs import StatePlaneJob
+
+        if self._store is None or self.ctx.runner.is_busy(StatePlaneJob.kind):
+            return
+        job = StatePlaneJob().success(lambda plane: (self.bar.set_plane(plane), self.show_notices()))
+        self.ctx.runner.run(job.failure(lambda msg: log.warning("the state plane could not be looked at: %s", msg)))
 
     def recount(self) -> None:
         from memhtml_desktop.ops.jobs import StatsJob
@@ -187,6 +250,9 @@ class StatusController(QObject):
             self._store, self._seen = change.store, 0
             self.show_notices()
             self.recount()
+            self.bar.set_plane(None)
+            self.look_at_plane()
+            self.plane_timer.start()
         else:
             self.show_notices()
             self.later.start()

@@ -50,7 +50,9 @@ class OptimizerTab(QWidget):
         self.progress.setObjectName("optimizeProgress")
         self.progress.setAccessibleName("Optimizer progress")
         self.progress.setFormat("%v / %m trials")
-        self.progress.setValue(0)
+        self._running = False
+        self._idle_range(self.trials.value())
+        self.trials.valueChanged.connect(self._idle_range)
         row = QHBoxLayout()
         for label, widget in (("Trials", self.trials), ("held out", self.holdout)):
             row.addWidget(QLabel(label, self))
@@ -94,7 +96,14 @@ class OptimizerTab(QWidget):
         for widget in (self.use_b, self.save, self.save_name):
             widget.setEnabled(on)
 
+    def _idle_range(self, trials: int) -> None:
+        """Before a run the bar counts the trials the spin box asks for ("0 / 200", not Qt's "0 / 100")."""
+        if not self._running:
+            self.progress.setRange(0, max(1, trials))
+            self.progress.setValue(0)
+
     def set_running(self, running: bool, trials: int = 0) -> None:
+        self._running = running
         self.start.setEnabled(not running)
         self.stop.setEnabled(running)
         if running:
@@ -113,7 +122,7 @@ class OptimizerTab(QWidget):
     def show_result(self, result: Any) -> None:
         self.result = result
         self.set_running(False)
-        self.progress.setRange(0, max(1, result.trials))
+        self.progress.setRange(0, max(1, result.asked or result.trials))  # "184 / 200" when it ended early
         self.progress.setValue(result.trials)
         gain = result.held_out_gain
         c = result.certainty
@@ -123,7 +132,8 @@ class OptimizerTab(QWidget):
                 "the whole interval is below zero: worse")
         knobs = result.knobs
         arms = ", ".join(f"{a} {w:g}" for a, w in knobs["arms"].items())
-        stopped = " <b>(stopped early: best so far)</b>" if result.cancelled else ""
+        ended = getattr(result, "ended", "") or ("stopped early: the best found so far" if result.cancelled else "")
+        stopped = f" <b>({ended})</b>" if ended else ""
         self.report.setText(
             f"{counted(result.trials, 'trial')} in {result.elapsed_s:.1f} s{stopped}<br>"
             f"Training ({counted(len(result.train), 'probe')}): MRR {result.base_train_mrr:.3f} \u2192 {result.best_train_mrr:.3f}<br>"
@@ -138,7 +148,7 @@ class OptimizerTab(QWidget):
 
     def show_failure(self, message: str) -> None:
         self.set_running(False)
-        self.progress.setValue(0)
+        self._idle_range(self.trials.value())
         self.report.setText(f"The optimizer stopped: {message}")
 
     def _save(self) -> None:

@@ -1,0 +1,128 @@
+"""The indexer's parse workers die, and indexing goes on (issue 40, items 3 and 4).
+
+Real processes, real signals: a `kill -9` of one of the pool's workers in the middle of a run, and
+a real file whose parse runs past the worker's CPU limit (20,000 nested `<div>`s, within the parse
+budget, with the limit lowered to 0.3 s so it is reached)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memhtml_desktop.devtools.gen_store import generate_store
+from memhtml_desktop.devtools.store_render import minimal_memory
+
+ROOT = Path(__file__).resolve().parents[2]
+OVER_LIMIT = "unreadable: parsing it took more than 0.3 s of CPU (a memory file may take 0.3 s); not indexed"
+
+
+def deep_memory() -> str:
+    """A valid memory that lexbor takes about a second of CPU over (quadratic nesting), 100 KB."""
+    return minimal_memory("Deep", "Nesting slows the tree builder down.").replace(
+        "</article>", "<div>" * 20_000 + "\n</article>")
+
+
+def _pool_workers() -> list[multiprocessing.Process]:
+    return [p for p in multiprocessing.active_children() if type(p).__name__ == "SpawnProcess"]
+
+
+def test_a_worker_killed_mid_run_costs_a_retry(store_root, make_store):
+    """Before: BrokenProcessPool out of `Store.index` (the CLI's "unexpected error"), and the broken
+    pool kept for every later pass of the process."""
+    generate_store(store_root, 1_500, 21, invalid=0)
+    store = make_store(store_root)
+    killed: list[int] = []
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "index" and not killed:
+            workers = _pool_workers()
+            assert workers, "the run parses in worker processes"
+            os.kill(workers[0].pid, signal.SIGKILL)
+            killed.append(workers[0].pid)
+
+    report = store.index(progress=progress)
+    assert killed
+    assert (report.added, report.failed, report.failures) == (1_500, 0, [])
+    assert store.stats()["memories"] == 1_500
+    # the pool was renewed, not kept broken: the next run over the same store parses in workers again
+    (store_root / "areas/late.html").write_text(minimal_memory("Late", "The heron came back late."))
+    assert store.index().added == 1
+    assert store.search("heron came back").hits[0].path == "areas/late.html"
+
+
+@pytest.mark.parametrize("count", [60, 600], ids=["small pass", "pooled run"])
+def test_the_file_that_kills_its_worker_is_listed(store_root, make_store, monkeypatch, count):
+    """A small pass parses inline but sends a file over 64 KB to a worker, where the limit holds;
+    a pooled run finds the file among its chunks one file at a time."""
+    monkeypatch.setenv("MEMHTML_DESKTOP_PARSE_CPU_S", "0.3")
+    generate_store(store_root, count, 8, invalid=0)
+    (store_root / "areas/deep.html").write_text(deep_memory(), encoding="utf-8")
+    store = make_store(store_root)
+    report = store.index()
+    assert report.failures == [("areas/deep.html", OVER_LIMIT)]
+    assert report.added == count
+    problems = {p.path: list(p.violations) for p in store.problems()}
+    assert problems["areas/deep.html"] == [OVER_LIMIT]
+
+
+def test_the_limit_spares_the_same_file_under_the_default(store_root, make_store):
+    """The file is slow, not invalid: with the default limit (10 s of CPU) it is indexed."""
+    from memhtml_desktop.index import parse_pool
+
+    assert parse_pool.cpu_limit_s() == parse_pool.CPU_LIMIT_S == 10.0
+    (store_root / "areas").mkdir()
+    (store_root / "areas/deep.html").write_text(deep_memory(), encoding="utf-8")
+    store = make_store(store_root)
+    report = store.index()
+    assert (report.added, report.failures) == (1, [])
+
+
+def _workers_of(pid: int) -> list[int]:
+    """The CLI's parse processes: its children running multiprocessing's spawn entry point."""
+    found = []
+    for child in Path(f"/proc/{pid}/task").glob("*/children"):
+        for text in child.read_text().split():
+            try:
+                cmdline = Path(f"/proc/{text}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"spawn_main" in cmdline:  # not the resource tracker
+                found.append(int(text))
+    return found
+
+
+def test_the_cli_index_finishes_after_a_kill_9(tmp_path):
+    """The issue's scenario: `index` over 3,000 memories, `kill -9` of one parse process.
+    Before: exit 1, "unexpected error: BrokenProcessPool"."""
+    store = tmp_path / "store"
+    generate_store(store, 3_000, 7, invalid=0)
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "memhtml_desktop", "--store", str(store), "--index", str(tmp_path / "i.db"),
+         "--embedder", "hash", "index", "--json"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(_workers_of(cli.pid)) < 2 and time.monotonic() < deadline and cli.poll() is None:
+            time.sleep(0.05)
+        victims = _workers_of(cli.pid)
+        assert victims, "the run parses in worker processes"
+        time.sleep(0.3)
+        os.kill(victims[0], signal.SIGKILL)
+        out, err = cli.communicate(timeout=300)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+    assert cli.returncode == 0, err
+    assert "a parse process died (SIGKILL)" in err  # the kill landed mid-run, and was survived
+    assert "unexpected error" not in err
+    report = json.loads(out)
+    assert (report["seen"], report["indexed"], report["failed"]) == (3_000, 3_000, 0)
