@@ -162,7 +162,7 @@ def _groups(pairs: Sequence[Pair]) -> list[set[int]]:
 
 
 def newer_first(query: str, order: Sequence[int], pairs: Sequence[Pair], keys: Sequence[str]) -> NewerFirst:
-    """Re-seat each group of contradicting items in its own slots of `order` (see the module
+    """Lift each pair's first side to just above its other where it stands below it (see the module
     docstring); `pairs` index the same items `order` holds, `keys[i]` names item i (its path)."""
     order = list(order)
     at = {item: p for p, item in enumerate(order)}
@@ -175,16 +175,22 @@ def newer_first(query: str, order: Sequence[int], pairs: Sequence[Pair], keys: S
         winner = named if named is not None else pair.newer
         if winner is not None:
             first[(winner, pair.b if winner == pair.a else pair.a)] = (pair, named is not None)
-    result = list(order)
-    moves: dict[int, Move] = {}
+    # Each item's place as (slot, rank within the slot): a winner below a loser takes the loser's slot
+    # one rank ahead of it; losers first (the reverse of the group's topological order), so a chain
+    # of changes lands newest, newer, older, just where its highest member stood.
+    place = {item: (p, 0) for p, item in enumerate(order)}
     for group in _groups(pairs):
-        slots = sorted(at[i] for i in group)
-        seated = _topological(sorted(group, key=at.__getitem__), first)
-        for slot, item in zip(slots, seated):
-            result[slot] = item
-        for slot, item in zip(slots, seated):
-            if slot != at[item]:
-                moves[item] = _move(query, item, at[item] + 1, slot + 1, seated, at, first, keys)
+        for item in reversed(_topological(sorted(group, key=at.__getitem__), first)):
+            beaten = [place[loser] for (winner, loser) in first if winner == item and place[loser] < place[item]]
+            if beaten:
+                slot, rank = min(beaten)
+                place[item] = (slot, rank - 1)
+    result = sorted(order, key=place.__getitem__)  # stable: items nothing moved keep their order
+    moves: dict[int, Move] = {}
+    for now, item in enumerate(result, start=1):
+        before = at[item] + 1
+        if now != before:
+            moves[item] = _move(query, item, before, now, result, at, first, keys)
     return NewerFirst(result, moves)
 
 
@@ -204,15 +210,15 @@ def _topological(members: list[int], first: dict[tuple[int, int], tuple[Pair, bo
 
 def _move(query: str, item: int, before: int, now: int, seated: list[int], at: dict[int, int],
           first: dict[tuple[int, int], tuple[Pair, bool]], keys: Sequence[str]) -> Move:
-    """The move of `item`, naming the member that decided: the first it now precedes that stood
-    above it (up), or the first that now precedes it and stood below it (down); failing that (it
-    moved only because its group's slots were dealt again), any pair it is in."""
+    """The move of `item`, naming the memory that decided: the first it now precedes that stood
+    above it (up), or the first that now precedes it and stood below it (down); failing that, any
+    pair it is in; in none (a memory a lift pushed down a place), a move without a twin."""
     if now < before:
         deciding = [(item, o) for o in seated if (item, o) in first and at[o] < at[item]]
     else:
         deciding = [(w, item) for w in seated if (w, item) in first and at[w] > at[item]]
     deciding += [k for k in first if item in k]
-    if not deciding:  # a pair nothing orders (a tie on both times): it moved with its group
+    if not deciding:  # in no ordered pair: a newer memory was lifted above it
         return Move(STEP, before, now)
     key = deciding[0]
     pair, by_query = first[key]

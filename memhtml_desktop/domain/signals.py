@@ -146,9 +146,11 @@ class Move:
         return "its near-twin matches your query's words better"
 
     def _newer_reason(self, up: bool) -> str:
+        if self.twin is None:
+            return "a newer memory was lifted to just above an older one it contradicts, above this one"
         mine = _said(self.adds[0] if self.adds else "")
         theirs = _said(self.twin_adds[0] if self.twin_adds else "")
-        other = self.twin or "another memory"
+        other = self.twin
         if self.named_side == "this":
             return f"your query names its {_quoted(self.matches)}; {other}, which contradicts it, says {theirs}"
         if self.named_side == "other":

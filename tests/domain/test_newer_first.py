@@ -37,18 +37,19 @@ def _seat(query: str, statements, order):
     return newer_first(query, order, pairs, [s.path for s in statements]), pairs
 
 
-def test_the_newer_takes_the_older_slot_and_nothing_else_moves() -> None:
+def test_the_newer_is_lifted_to_just_above_the_older() -> None:
     statements = [OLD, OTHER, NEW]
     out, pairs = _seat("what is the capital of australia", statements, [0, 1, 2])
     assert [p.found.reason for p in pairs] == ["slot"] and pairs[0].newer == 2
-    assert out.order == [2, 1, 0]  # the group's slots 1 and 3 dealt again; the currency stays 2
-    assert set(out.moves) == {0, 2}
-    up, down = out.moves[2], out.moves[0]
+    assert out.order == [2, 0, 1]  # the older stays next to it, one place down; the currency one place down
+    up, down, shifted = out.moves[2], out.moves[0], out.moves[1]
     assert (up.from_position, up.to_position, up.twin) == (3, 1, "old.html")
     assert up.describe() == ("moved by newer first from 3: it is newer than old.html, which it contradicts: "
                              "\u201cCanberra\u201d against \u201cSydney\u201d (the value in one slot)")
     assert down.describe() == ("moved by newer first from 1: new.html is newer and contradicts it: "
                                "\u201cCanberra\u201d against \u201cSydney\u201d (the value in one slot)")
+    assert shifted.describe() == ("moved by newer first from 2: a newer memory was lifted to just above an older "
+                                  "one it contradicts, above this one")
     assert up.to_json()["side"] == NEWER and down.to_json()["side"] == OLDER
 
 
@@ -78,7 +79,7 @@ def test_a_chain_of_changes_is_seated_newest_first() -> None:
     x = fact("x.html", "The population of Nice is 340,000.")
     out, pairs = _seat("population of lyon", [v0, x, v1, v2], [0, 1, 2, 3])
     assert len(pairs) == 3
-    assert out.order == [3, 1, 2, 0]
+    assert out.order == [3, 2, 0, 1]  # newest, newer, older where the oldest stood; Nice after them
 
 
 def test_the_event_time_decides_before_the_written_time() -> None:
@@ -176,9 +177,10 @@ def test_judging_only_the_blocked_pairs_finds_every_pair(pool, data) -> None:
     out = newer_first("", order, contradicting_pairs(statements), [s.path for s in statements])
     involved = {i for pair in every for i in pair}
     assert sorted(out.order) == sorted(order)
-    for p, item in enumerate(order):
-        if item not in involved:
-            assert out.order[p] == item  # a memory in no contradiction never moves
+    bystanders = [i for i in order if i not in involved]
+    assert [i for i in out.order if i not in involved] == bystanders  # their order kept
+    for item in bystanders:
+        assert out.order.index(item) >= order.index(item)  # never lifted, at most pushed down by a lift
     at = {item: p for p, item in enumerate(out.order)}
     for pair in contradicting_pairs(statements):
         if pair.newer is not None:
@@ -192,7 +194,7 @@ E = np.eye(4)
 def test_reorder_runs_the_step_last_under_default_and_never_under_memhtml() -> None:
     items = [PoolItem(s.path, s.claim, E[i], title=s.title, statement=s) for i, s in enumerate([OLD, OTHER, NEW])]
     out = reorder("capital of australia", items, DEFAULT, model_id=None, limit=2)
-    assert [items[i].key for i in out.order] == ["new.html", "other.html"]  # lifted from below the page
+    assert [items[i].key for i in out.order] == ["new.html", "old.html"]  # lifted from below the page
     assert [m.step for m in out.moves[2]] == ["newer"]
     assert "newer" in DEFAULT.steps and "newer" not in MEMHTML.steps
     assert reorder("capital of australia", items, MEMHTML, model_id=None, limit=3).order[0] in (0, 1)
