@@ -146,14 +146,32 @@ def test_the_workbench_re_ranking_equals_the_search_on_changed_facts(tmp_path, e
             assert list(rerank(ready, profile, 10, model).paths) == searched, (profile.name, question)
 
 
-def test_on_a_fact_store_the_newest_fact_goes_first(tmp_path):
-    made = fact_store.build(tmp_path / "facts", slots=300, seed=23)
-    store = _store(made.root, tmp_path)
-    won = {name: 0 for name in ("before", "after")}
+def _newest_first(store, made) -> dict[str, float]:
+    """The share of questions about a changed slot whose newest fact ranks above every older one."""
+    won = {"before": 0, "after": 0}
     for question, newest, olders in made.questions:
         for name, profile in (("before", dataclasses.replace(DEFAULT, newer_first=False)), ("after", DEFAULT)):
             paths = [h.path for h in store.search(question, limit=10, ranking=profile).hits]
             at = paths.index(newest) if newest in paths else 10
             won[name] += at < min((paths.index(o) for o in olders if o in paths), default=11)
-    share = {k: v / len(made.questions) for k, v in won.items()}
-    assert share["after"] >= 0.9 and share["after"] > share["before"] + 0.2, share
+    return {k: v / len(made.questions) for k, v in won.items()}
+
+
+def test_on_a_small_fact_store_the_newest_fact_goes_first(tmp_path):
+    """A regression guard at 300 slots (86 questions, so a few points of chance either way); the 90%
+    the issue asks for is held at several thousand facts below and in bench/newer_first_bench.py."""
+    made = fact_store.build(tmp_path / "facts", slots=300, seed=23)
+    share = _newest_first(_store(made.root, tmp_path), made)
+    assert share["after"] >= 0.85 and share["after"] >= share["before"] + 0.3, share
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("embedder", ["hash", "minilm"])
+def test_on_several_thousand_facts_the_newest_goes_first_nine_times_in_ten(tmp_path_factory, embedder):
+    if embedder == "minilm":
+        pytest.importorskip("onnxruntime")
+    base = tmp_path_factory.mktemp(f"facts-{embedder}")
+    made = fact_store.build(base / "facts", slots=2600, seed=5)  # 4,213 memories, 787 questions
+    store = _store(made.root, base, make_embedder(embedder))
+    share = _newest_first(store, made)
+    assert share["after"] >= 0.9 and share["after"] >= share["before"] + 0.4, share
