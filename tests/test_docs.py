@@ -28,7 +28,7 @@ ARCHITECTURE = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 FORMAT = (ROOT / "docs" / "format-support.md").read_text(encoding="utf-8")
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
-LAYERS = ("domain/", "html/", "index/", "write/", "workbench/", "history/", "watch/", "ui/", "cli/")
+LAYERS = ("domain/", "html/", "index/", "write/", "workbench/", "history/", "watch/", "ops/", "engine/", "ui/", "cli/")
 
 #: Each step of "how a file change reaches the screen": the name the doc uses, and where it lives.
 FLOW = {
@@ -52,9 +52,10 @@ FLOW = {
     "ProblemsController": ("ui/problems/controller.py", "class ProblemsController"),
     "StatusController": ("ui/shell/status_bar.py", "class StatusController"),
     "Runner.run(SearchJob)": ("ui/session/runner.py", "def run(self, job: Job"),
-    'Runner.submit("search")': ("ui/session/runner.py", "def submit"),
+    "EngineClient.call": ("engine/client.py", "def call"),
+    "Engine.run_call": ("engine/core.py", "def run_call"),
     "SearchJob.run": ("ops/jobs.py", "class SearchJob"),
-    "Runner._finished": ("ui/session/runner.py", "def _finished"),
+    "Runner._answered": ("ui/session/runner.py", "def _answered"),
     "SessionDriver.answered": ("ui/session/driver.py", "answered = Signal(object)"),
     "ResultsView.set_answer": ("ui/results/results_view.py", "def set_answer"),
     "Store.answer": ("index/store.py", "def answer"),
@@ -83,8 +84,8 @@ def test_architecture_points_at_layering_tests_that_exist():
 
 def test_architecture_describes_the_threads():
     threads = _section(ARCHITECTURE, "## Threads and processes")
-    for needle in ("GUI thread", "read pool", "write pool", "memhtml-watch", "observer thread", "One writer",
-                   "never crosses threads", "never waits", "generation", "spawn"):
+    for needle in ("GUI thread", "read lane", "writer lane", "engine", "memhtml-watch", "observer thread",
+                   "One writer", "never crosses threads", "never waits", "generation", "spawn"):
         assert needle in threads, needle
 
 

@@ -65,6 +65,8 @@ class StoreError(Exception):
 # long (and SQLite's lock this long per attempt), then answers from the last committed state.
 REFRESH_WAIT_S = 2.0
 REFRESH_BUSY_MS = 1000
+# A kept connection looks whether its index file is still the one at the index's path this often.
+IDENTITY_EVERY_S = 1.0
 # A state plane another process had locked is tried again at most this often (seconds).
 STATE_RETRY_S = 2.0
 # What a full or unwritable disk raises through apsw (SQLITE_FULL, SQLITE_IOERR_*, a read-only file).
@@ -73,35 +75,13 @@ UNWRITABLE = dbmod.UNWRITABLE
 IndexUnavailable = dbmod.IndexError_
 
 
-LAZY_MODULES = (
-    "memhtml_desktop.index.explain",
-    "memhtml_desktop.index.facets",
-    "memhtml_desktop.index.health",
-    "memhtml_desktop.index.listing",
-    "memhtml_desktop.index.pool",
-    "memhtml_desktop.index.reader",
-    "memhtml_desktop.index.scanner",
-    "memhtml_desktop.index.shape_reads",
-    "memhtml_desktop.index.shapes",
-    "memhtml_desktop.index.sidecar",
-    "memhtml_desktop.index.state",
-    "memhtml_desktop.index.versions",
-)
-"""The modules the Store's methods import on first use (a headless command loads only its own)."""
-
-
-def preload_modules() -> None:
-    """Import LAZY_MODULES now, for a long-lived process with threads (the window).
-
-    A first import on a worker thread holds the GIL while it runs the module, and while it
-    COMPILES it when there is no bytecode cache (a checkout run with PYTHONDONTWRITEBYTECODE, as in
-    CI): 20-70 ms per module measured with the window open while a store was indexed, during which
-    the GUI thread could not run. Called once before the window shows.
-    """
-    import importlib
-
-    for name in LAZY_MODULES:
-        importlib.import_module(name)
+def _identity(path: Path) -> tuple[int, int] | None:
+    """A file's identity (device, inode), or None when nothing is there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def safe_store_path(path: str) -> str:
@@ -235,19 +215,33 @@ class Store:
         if conn is not None and getattr(self._local, "generation", None) != self._generation:
             self.close_thread_connection()
             conn = None
-        if conn is not None and not conn.in_transaction and self._plane.stale(conn):
-            self.close_thread_connection()  # replaced, deleted, moved away, made anew: attach what is there now
+        if conn is not None and not conn.in_transaction and (self._index_replaced() or self._plane.stale(conn)):
+            # its index, or its state plane, is no longer the file at the path (replaced, deleted,
+            # moved away, made anew): open what is there now
+            self.close_thread_connection()
             conn = None
         if conn is None:
             conn = self.connect()
             self._local.conn = conn
             self._local.generation = self._generation
             self._local.state_tried = time.monotonic()
+            self._local.identity, self._local.identity_at = _identity(self.index_path), time.monotonic()
         elif conn.state_busy and time.monotonic() - getattr(self._local, "state_tried", 0.0) >= STATE_RETRY_S:
             self._local.state_tried = time.monotonic()
             conn.state_busy, conn.state_error = False, None
             dbmod.attach_state(conn, self.state_path, create=False, clock=self.clock)
         return conn
+
+    def _index_replaced(self) -> bool:
+        """Whether the file at the index's path is no longer the one this thread's connection opened
+        (deleted, moved away, replaced by another): looked at most every IDENTITY_EVERY_S. A
+        long-lived connection (the engine keeps one per thread) would otherwise read the old file
+        for the rest of the session."""
+        now = time.monotonic()
+        if now - getattr(self._local, "identity_at", 0.0) < IDENTITY_EVERY_S:
+            return False
+        self._local.identity_at = now
+        return _identity(self.index_path) != getattr(self._local, "identity", None)
 
     def _state_locked(self) -> bool:
         """Whether this thread's state plane cannot be read now (another process's lock on it)."""

@@ -110,12 +110,14 @@ def test_the_window_keeps_a_corrected_tasks_status(qtbot, win, repo):
 # -- 14. no git identity: one sentence, not git's screenful ------------------------------------------
 
 
-def test_no_git_identity_is_one_clear_sentence(qtbot, win, repo, monkeypatch, tmp_path):
+def test_no_git_identity_is_one_clear_sentence(qtbot, make_window, git_store, repo, monkeypatch, tmp_path):
     """Refused correctly, but the message quoted git's raw lines ("Author identity unknown / ***
-    Please tell me who you are. / Run")."""
+    Please tell me who you are. / Run"). (The environment is the one the window, and so its engine,
+    starts in.)"""
     for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "nohome"))
+    win = make_window(git_store)
     open_in_reader(qtbot, win, DELAY)
     dialog = dialog_from(qtbot, win, win.reader.curate_actions["archive"].trigger)
     qtbot.keyClicks(dialog.reason, "retired")

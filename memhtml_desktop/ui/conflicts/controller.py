@@ -10,8 +10,8 @@ on disk) the view says the scan may be out of date and leaves the rescan to the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
@@ -19,48 +19,7 @@ from PySide6.QtWidgets import QWidget
 from memhtml_desktop.ui.conflicts.conflicts_model import merge_pairs
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ops.curate import ConflictsJob, SomeConflictsJob
-from memhtml_desktop.ops.jobs import Job, check
-
-
-ARTICLE_CHARS = 700
-#: meta, label, whether it is a stamp (shown as its day)
-_META_LABELS = (("memhtml-created", "created", True), ("memhtml-updated", "updated", True),
-                ("memhtml-confidence", "confidence", False), ("memhtml-author", "by", False))  # fmt: skip
-
-
-def side_details(detail: Any) -> tuple[str, str]:
-    """(a facts line, the article's text without its claim, cut to ARTICLE_CHARS) for a side card."""
-    metas = dict(detail.metas)
-    facts = [detail.memory_type or "?"]
-    for name, label, stamp in _META_LABELS:
-        value = metas.get(name)
-        if value:
-            facts.append(f"{label} {value[:10] if stamp else value}")
-    text = " ".join(detail.text.split())
-    if detail.gist and text.startswith(detail.gist):
-        text = text[len(detail.gist):].lstrip()
-    if len(text) > ARTICLE_CHARS:
-        text = text[:ARTICLE_CHARS].rsplit(" ", 1)[0] + " \u2026"
-    return " \u00b7 ".join(facts), text
-
-
-@dataclass(kw_only=True)
-class SidesJob(Job[dict]):
-    """Both memories of the pair shown, read without counting a read: facts and article text."""
-
-    kind: ClassVar[str] = "conflict-sides"
-    paths: tuple[str, ...]
-
-    def run(self, store, cancelled, progress) -> dict:
-        out = {}
-        for path in self.paths:
-            check(cancelled)
-            try:
-                out[path] = side_details(store.read(path, bump=False))
-            except Exception as exc:  # noqa: BLE001 - a side that cannot be read says so in its card
-                out[path] = ("", f"(could not read it: {exc})")
-        return out
+from memhtml_desktop.ops.curate import ConflictsJob, SidesJob, SomeConflictsJob
 
 
 class ConflictsController(QObject):

@@ -227,9 +227,10 @@ class WhyController(QObject):
     def why(self, path: str) -> None:
         answer = self.ctx.answer()  # the list's ask, its query as parsed (the session's before any answer)
         if answer is not None:
-            job = WhyJob(answer.query, answer.scope, path, answer.limit, answer.fts)
+            job = WhyJob(answer.query, answer.scope, path, answer.limit, answer.fts, ranking=self.ctx.session.ranking)
         else:
-            job = WhyJob(self.ctx.session.query, self.ctx.session.scope, path, self.ctx.session.limit)
+            job = WhyJob(self.ctx.session.query, self.ctx.session.scope, path, self.ctx.session.limit,
+                         ranking=self.ctx.session.ranking)
         job.success(self._done)
         self.ctx.runner.run(job.failure(
             lambda msg: self.ctx.notify("Why not this one?", msg, QMessageBox.Icon.Warning)))
