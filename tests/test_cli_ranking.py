@@ -8,7 +8,7 @@ from pathlib import Path
 
 from test_cli import ROOT, cli_store, run  # noqa: F401 - the fixture is used by name
 
-from memfiles import write_memory
+from memfiles import write_changed_fact, write_memory
 
 
 def test_search_and_recall_name_their_profile(cli_store):  # noqa: F811
@@ -121,13 +121,7 @@ def test_search_and_recall_say_which_memory_a_newer_one_contradicts(tmp_path):
     puts the newer first (default), `search` says so in words, `recall --text` carries the newer with
     a note that an older one disagrees; under memhtml the marks stay and the order and text do not move."""
     store = tmp_path / "store"
-    old, new = "resources/geo/capital-of-australia.html", "resources/geo/australia-capital.html"
-    write_memory(store, old, title="Capital of Australia", claim="The capital of Australia is Sydney.",
-                 created="2024-01-05T10:00:00Z")
-    write_memory(store, new, title="Capital of Australia", claim="The capital of Australia is Canberra.",
-                 created="2024-06-02T10:00:00Z")
-    write_memory(store, "resources/geo/currency.html", title="Currency of Australia",
-                 claim="The currency of Australia is the Dollar.", created="2024-03-01T10:00:00Z")
+    old, new = write_changed_fact(store)
     base = ["--store", str(store), "--index", str(tmp_path / "index.db")]
     found = json.loads(run("search", "what is the capital of australia", *base, "--json").stdout)
     hits = {h["path"]: h for h in found["hits"]}

@@ -16,12 +16,15 @@ is a pair search marks.
   in each pair one side goes first: the side whose differing value the query names and the other's
   it does not ("Is Sydney the capital of Australia?" keeps the memory saying Sydney first, as twin
   resolution and polarity read the query's words as what is asked), else the newer side, else
-  neither. Pairs sharing a memory form a group; the group's members are re-seated in the slots the
-  group already holds, each pair's first side above its other, members nothing orders keeping their
-  order. So a memory in no contradiction never moves, and the step is deterministic.
+  neither. A first side standing below its other is lifted to just above it (the older and what
+  stood between go down one place); pairs sharing a memory form a group, ordered so each pair's
+  first side comes first, and a chain of changes lands newest, newer, older where its highest member
+  stood. Nothing else moves up, and the step is deterministic. Lifting rather than swapping keeps
+  the older next to the newer: swapped, an older memory asked for by its own words went to wherever
+  its newer had stood, often off the page (docs/ranking.md has the figures).
 
 The step runs last, over the whole pool in its final order (the page, then the candidates MMR did
-not pick), so it can lift a newer memory from below the page into its older's slot: MMR's picks,
+not pick), so it can lift a newer memory from below the page to just above its older: MMR's picks,
 and the polarity and twin steps, may move a newer memory down, never above its final say.
 """
 

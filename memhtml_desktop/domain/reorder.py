@@ -15,8 +15,8 @@ cannot reach one entry point and miss another. Each step is a knob of the `Ranki
    are exempt;
 4. newer first (`domain.newer_first`): of two memories that contradict each other, the newer (or
    the one whose value the query names) goes first, over the whole pool in its order so far (MMR's
-   picks, then the candidates it did not pick), so a newer memory below the page can take its
-   older's slot on it.
+   picks, then the candidates it did not pick), so a newer memory below the page is lifted to just
+   above its older on it.
 
 Every position change is recorded as a `Move` with its reason, so the explanation the window
 shows is what the code did, not a reconstruction.

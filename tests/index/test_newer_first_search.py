@@ -11,7 +11,9 @@ import dataclasses
 
 import pytest
 
-from memfiles import write_memory
+from memfiles import CHANGED_NEW as NEW
+from memfiles import CHANGED_OLD as OLD
+from memfiles import write_changed_fact, write_memory
 from memhtml_desktop.devtools import fact_store
 from memhtml_desktop.domain.contradiction import blocking_keys
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
@@ -21,8 +23,6 @@ from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.embedders.registry import make_embedder
 from memhtml_desktop.index.arm_lists import prepare_queries
 from memhtml_desktop.index.store import Store
-
-OLD, NEW = "resources/geo/capital-of-australia.html", "resources/geo/australia-capital.html"
 
 
 def _store(root, tmp_path, embedder=None) -> Store:
@@ -34,12 +34,7 @@ def _store(root, tmp_path, embedder=None) -> Store:
 @pytest.fixture
 def capital(tmp_path):
     root = tmp_path / "store"
-    write_memory(root, OLD, title="Capital of Australia", claim="The capital of Australia is Sydney.",
-                 created="2024-01-05T10:00:00Z")
-    write_memory(root, NEW, title="Capital of Australia", claim="The capital of Australia is Canberra.",
-                 created="2024-06-02T10:00:00Z")
-    write_memory(root, "resources/geo/currency.html", title="Currency of Australia",
-                 claim="The currency of Australia is the Dollar.", created="2024-03-01T10:00:00Z")
+    write_changed_fact(root)
     return root
 
 

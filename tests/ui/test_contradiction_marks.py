@@ -10,7 +10,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from memfiles import write_memory
+from memfiles import CHANGED_NEW as NEW
+from memfiles import CHANGED_OLD as OLD
+from memfiles import write_changed_fact
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.domain.signals import Disagreement
 from memhtml_desktop.domain.types import Scope
@@ -20,18 +22,11 @@ from memhtml_desktop.ui.results.results_model import Column, ResultsModel, Role
 from memhtml_desktop.ui.results.results_text import accessible_title, badges, contradiction_badge, title_tooltip
 from memhtml_desktop.ui.results.results_view import ResultsView
 
-OLD, NEW = "resources/geo/capital-of-australia.html", "resources/geo/australia-capital.html"
-
 
 @pytest.fixture
 def answer(tmp_path):
     root = tmp_path / "store"
-    write_memory(root, OLD, title="Capital of Australia", claim="The capital of Australia is Sydney.",
-                 created="2024-01-05T10:00:00Z")
-    write_memory(root, NEW, title="Capital of Australia", claim="The capital of Australia is Canberra.",
-                 created="2024-06-02T10:00:00Z")
-    write_memory(root, "resources/geo/currency.html", title="Currency of Australia",
-                 claim="The currency of Australia is the Dollar.", created="2024-03-01T10:00:00Z")
+    write_changed_fact(root)
     store = Store(root, index_path=tmp_path / "index.db", embedder=HashEmbedder())
     store.index()
     return store.answer("capital of australia", Scope(), limit=10, depth=30)

@@ -11,15 +11,14 @@ from __future__ import annotations
 import html
 from typing import Any, Sequence
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QWidget
 
 from memhtml_desktop.domain.contradiction import kind_words
 from memhtml_desktop.domain.signals import NEWER, OLDER, Disagreement
-from memhtml_desktop.ui.kit.palette import warning_color
-from memhtml_desktop.ui.reader.reader_parts import _link_label, _plain_label, _shrinkable
+from memhtml_desktop.ui.reader.reader_parts import _plain_label, _shrinkable, _Strip
 
-HEADINGS = {
+HEADINGS = {  # _Strip.set_lines puts "⚠ " before a heading; these are set whole
     OLDER: "\u26a0 Contradicted by a newer memory",
     NEWER: "\u26a0 Contradicts an older memory: this one is newer",
 }
@@ -61,31 +60,19 @@ def line(index: int, mark: Disagreement) -> str:
             f"{_value(mark.value)}: {html.escape(kind_words(mark.kind))}, this one {_day(mark.when)}.")
 
 
-class ContradictionStrip(QFrame):
+class ContradictionStrip(_Strip):
     """A warning strip over the memory: a heading, one linked line per memory it contradicts."""
 
     open_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("contradictionStrip")
-        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        super().__init__(parent, on_link=self._on_link)
         self.setAccessibleName("Contradictions")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 6, 10, 6)
-        layout.setSpacing(2)
-        self.heading = _plain_label(self, wrap=True)
-        font = self.heading.font()
-        font.setBold(True)
-        self.heading.setFont(font)
-        self.body = _shrinkable(_link_label(self, self._on_link))
         self.foot = _shrinkable(_plain_label(self, wrap=True))  # the strip's text colour: muted grey did not read on it
         self.foot.setText(FOOT)
-        for widget in (self.heading, self.body, self.foot):
-            layout.addWidget(widget)
+        self.layout().addWidget(self.foot)
         self._others: list[str] = []
         self.marks: tuple[Disagreement, ...] = ()
-        self.restyle()
         self.hide()
 
     def show_marks(self, marks: Sequence[Disagreement]) -> None:
@@ -97,6 +84,7 @@ class ContradictionStrip(QFrame):
             return
         self.heading.setText(heading(self.marks))
         self.body.setText("<br>".join(line(i, m) for i, m in enumerate(self.marks)))
+        self.body.show()
         self.setAccessibleDescription(" ".join(m.describe() for m in self.marks))
         self.show()
 
@@ -107,8 +95,3 @@ class ContradictionStrip(QFrame):
             return
         if 0 <= index < len(self._others):
             self.open_requested.emit(self._others[index])
-
-    def restyle(self) -> None:
-        """The warning colour of the theme in force (the reader calls it when the palette changes)."""
-        self.setStyleSheet(f"QFrame#contradictionStrip {{ background: {warning_color()}; "
-                           "border-left: 4px solid #E69F00; border-radius: 2px; }")
