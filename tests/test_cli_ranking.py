@@ -133,8 +133,9 @@ def test_search_and_recall_say_which_memory_a_newer_one_contradicts(tmp_path):
     assert fresh["other"] == old and fresh["side"] == "newer" and fresh["when"].startswith("2024-06-02")
     assert hits["resources/geo/currency.html"]["contradictions"] == []
     human = run("search", "what is the capital of australia", *base).stdout
-    assert f"\u26a0 contradicted by a newer memory: {new}\n" in human
-    assert f"\u26a0 contradicts an older memory: {old}\n" in human and "it says \u201cSydney\u201d" in human
+    assert "\u26a0 contradicted by a newer memory: Capital of Australia\n" in human and f" {new}\n" in human
+    assert "\u26a0 contradicts an older memory: Capital of Australia\n" in human and f" {old}\n" in human
+    assert "it says \u201cSydney\u201d" in human and "it says \u201cCanberra\u201d" in human
     text = run("recall", "what is the capital of australia", *base, "--text").stdout
     assert f'<contradiction path="{new}" other="{old}" this="newer" kind="slot">' in text
     assert text.index(f'path="{new}"') < text.index(f'path="{old}"')
@@ -142,5 +143,6 @@ def test_search_and_recall_say_which_memory_a_newer_one_contradicts(tmp_path):
     assert all(m["step"] != "newer" for h in memhtml["hits"] for m in h["moves"])
     assert {h["path"] for h in memhtml["hits"] if h["contradictions"]} == {old, new}
     assert "<contradiction" not in run("recall", "capital australia", *base, "--text", "--ranking", "memhtml").stdout
+    assert f"contradicts an older memory: Capital of Australia ({old})" in run("recall", "capital australia", *base).stdout
     pack = json.loads(run("recall", "capital australia", *base, "--json", "--ranking", "memhtml").stdout)
     assert any(i["contradictions"] for i in pack["memories"]["items"])

@@ -32,10 +32,11 @@ def answer(tmp_path):
     return store.answer("capital of australia", Scope(), limit=10, depth=30)
 
 
-def test_the_badge_names_the_other_value_and_comes_first(answer):
+def test_the_badge_names_the_other_and_comes_first(answer):
     hits = {h.path: h for h in answer.result.hits}
-    assert contradiction_badge(hits[OLD]) == "\u26a0 contradicted by a newer memory: \u201cCanberra\u201d"
-    assert contradiction_badge(hits[NEW]) == "\u26a0 contradicts an older memory: \u201cSydney\u201d"
+    # one slot written twice under one title: the other's title, and its value to tell them apart
+    assert contradiction_badge(hits[OLD]) == "\u26a0 contradicted by a newer memory: Capital of Australia, \u201cCanberra\u201d"
+    assert contradiction_badge(hits[NEW]) == "\u26a0 contradicts an older memory: Capital of Australia, \u201cSydney\u201d"
     assert contradiction_badge(hits["resources/geo/currency.html"]) is None
     for path in (OLD, NEW):
         page = hits[path].position
@@ -46,16 +47,19 @@ def test_the_badge_names_the_other_value_and_comes_first(answer):
         assert other in tip and other in spoken and "\u201cSydney\u201d" in tip
 
 
-def test_a_value_too_long_is_cut_and_a_negation_says_its_kind():
-    def hit_with(*marks):
+def test_the_badge_names_the_other_by_title_cuts_a_long_value_and_says_a_negation():
+    def hit_with(*marks, title="A"):
         from memhtml_desktop.domain.types import Hit
 
-        return Hit("a.html", "A", "a", "semantic", 0.1, 1, 1, None, "", (), None, (), contradictions=marks)
+        return Hit("a.html", title, "a", "semantic", 0.1, 1, 1, None, "", (), None, (), contradictions=marks)
 
-    long = Disagreement("b.html", "B", "older", "slot", "x", "Andorra la Vella, the capital of the principality")
-    assert contradiction_badge(hit_with(long)).endswith("\u2026\u201d")
-    negation = Disagreement("b.html", "B", "newer", "negation", "merges", "\u2014")
-    assert contradiction_badge(hit_with(negation, long)) == "\u26a0 contradicts an older memory (a negation) +1"
+    long = Disagreement("b.html", "Capital of Andorra", "older", "slot", "x", "Andorra la Vella, the capital of the principality")
+    assert contradiction_badge(hit_with(long)) == "\u26a0 contradicted by a newer memory: Capital of Andorra"
+    assert contradiction_badge(hit_with(long, title="capital of andorra")).endswith(", \u201cAndorra la Vella, the capit\u2026\u201d")
+    negation = Disagreement("b.html", "A", "newer", "negation", "merges", "\u2014")
+    assert contradiction_badge(hit_with(negation, long)) == "\u26a0 contradicts an older memory: A (a negation) +1"
+    untitled = Disagreement("notes/b.html", "", "newer", "slot", "x", "y")
+    assert contradiction_badge(hit_with(untitled)) == "\u26a0 contradicts an older memory: notes/b.html"
 
 
 def test_the_model_hands_the_marks_to_every_role(answer):

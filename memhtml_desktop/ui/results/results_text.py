@@ -30,17 +30,26 @@ CONTRADICTION_SIGN = "\u26a0"
 VALUE_CHARS = 28
 
 
+def _clipped(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[: chars - 1] + "\u2026"
+
+
 def contradiction_badge(hit: Hit) -> str | None:
-    """"⚠ contradicted by a newer memory: “Canberra”" (the other's value; its kind when it has none),
-    "+1" for each further memory it contradicts; None when it contradicts none in the list."""
+    """"⚠ contradicted by a newer memory: Capital of Peru" (the other memory's title); where the
+    other's title is this hit's own (one slot written twice under one title) its value too, "…:
+    Capital of Peru, “Cusco”", or its kind when it has none; "+1" for each further memory it
+    contradicts; None when it contradicts none in the list. *Decided here:* the title, as the
+    reader's strip and the tooltip name it, so the badge says which row to look at; the value
+    alone ("“Cusco”") named no memory when a slot's versions had different titles."""
     marks = getattr(hit, "contradictions", ())
     if not marks:
         return None
     first = marks[0]
     value = first.other_value if first.other_value not in ("", "\u2014") else ""
-    if len(value) > VALUE_CHARS:
-        value = value[: VALUE_CHARS - 1] + "\u2026"
-    text = f"{CONTRADICTION_SIGN} {first.mark}" + (f": \u201c{value}\u201d" if value else f" ({kind_words(first.kind)})")
+    title = _clipped(first.other_title.strip() or first.other, 3 * VALUE_CHARS)
+    text = f"{CONTRADICTION_SIGN} {first.mark}: {title}"
+    if title.casefold() == (hit.title or "").strip().casefold():
+        text += f", \u201c{_clipped(value, VALUE_CHARS)}\u201d" if value else f" ({kind_words(first.kind)})"
     return text + (f" +{len(marks) - 1}" if len(marks) > 1 else "")
 
 
