@@ -558,6 +558,7 @@ class Store:
 
     def replace_signal(self, path: str, previous: str, signal: str) -> ReinforceResult:
         """Within the signal cooldown, `signal` replaces the `previous` one on `path` (see index/state.py)."""
+        from memhtml_desktop.domain.types import ReinforceResult
         from memhtml_desktop.index.state import StateBusy, lost, replace_signal
 
         target = safe_store_path(path)
