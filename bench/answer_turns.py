@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                     slow.append((took, f"{type(receiver).__name__}({name}) event {kind}"))
 
     tune_for_gui()
-    app = App.instance() or App([])
+    _app = App.instance() or App([])  # held: the application lives as long as the run
     scratch = Path(tempfile.mkdtemp(prefix="answer-turns-"))
     shutil.copy(index, scratch / "index.db")
     store = Store(root, index_path=scratch / "index.db")
