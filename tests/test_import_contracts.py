@@ -48,7 +48,7 @@ BREAKS = {
     "qt-in-index": ("memhtml_desktop/index/leak.py", "from PySide6.QtCore import QObject\n",
                     "No Qt below ui/"),
     "ui-past-the-door": ("memhtml_desktop/ui/results/side_door.py",
-                         "from memhtml_desktop.index.facets import filter_counts\n", "The Store is the only door"),
+                         "from memhtml_desktop.index.facets import filter_counts\n", "The Store and its doors: the only way"),
     "sql-in-watch": ("memhtml_desktop/watch/raw.py", "import apsw\n", "No apsw or sqlite3"),
     "domain-up": ("memhtml_desktop/domain/upward.py", "from memhtml_desktop.index import scope\n", "Layers"),
     "app-uses-devtools": ("memhtml_desktop/cli/gen.py", "from memhtml_desktop.devtools import gen_store\n",

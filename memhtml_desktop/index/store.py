@@ -8,7 +8,10 @@ sidecar, health. The CLI, the watcher and the GUI's jobs all call these, so the 
 
 It is the only door into `index/` from `ui/` and `cli/` (an import contract in pyproject.toml
 holds them to it): what crosses it are the plain values of `domain/types.py` and
-`domain/results.py`, never a connection a caller keeps.
+`domain/results.py`, never a connection a caller keeps. Its callers type it by the part they use:
+the protocols of `index/doors.py` (searching, reading, the state plane, maintaining the index, the
+connection for a layer's own SQL module), which it satisfies structurally (tests/index/test_doors.py).
+A new public operation goes behind the door its callers need.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
@@ -52,7 +55,10 @@ from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the d
 from memhtml_desktop.index.store_check import CURATION_OFF_NOTE, StoreCheck, check_store  # noqa: F401  (the door)
 from memhtml_desktop.index.retrieval import Retriever
 from memhtml_desktop.index.salience import SALIENCE
-from memhtml_desktop.index.vectors import CACHE
+from memhtml_desktop.index.vectors import CACHE, VectorSnapshot
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.state_health import StateHealth
 
 log = logging.getLogger(__name__)
 
@@ -429,12 +435,19 @@ class Store:
     def warm(self) -> int:
         """Load the vector snapshot now (a background job on opening a store), so the first search
         does not pay for it: ~3 s at 100,000 files. Returns the number of vectors loaded."""
-        from memhtml_desktop.domain.embedder import space_of
-
         conn = self.reader()
         with conn:
-            snapshot = CACHE.snapshot(conn, str(self.index_path), space_of(self.embedder), self.embedder.dim)
+            snapshot = self.vector_snapshot(conn)
         return snapshot.size
+
+    def vector_snapshot(self, conn: dbmod.Connection | None = None) -> VectorSnapshot:
+        """The embedder's vectors as of `conn`'s read (this thread's connection when None; a caller
+        in a read transaction passes its own, so the snapshot and its rows agree), from the cache
+        every search shares, patched by the index's change log when the index moved."""
+        from memhtml_desktop.domain.embedder import space_of
+
+        conn = conn if conn is not None else self.reader()
+        return CACHE.snapshot(conn, str(self.index_path), space_of(self.embedder), self.embedder.dim)
 
     def paths_under(self, prefix: str) -> list[str]:
         return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).paths_under(prefix)
@@ -718,7 +731,7 @@ class Store:
         file at its path, its kept reads written when it can take them (index/state_watch.py)."""
         return self._plane.status(self.reader)
 
-    def state_health(self):
+    def state_health(self) -> StateHealth:
         """`doctor`'s check of `.memhtml/state.db`: integrity and schema, read only (index/state_health.py)."""
         from memhtml_desktop.data import migrations_dir
         from memhtml_desktop.index.state_health import check_state

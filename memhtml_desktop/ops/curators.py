@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from memhtml_desktop.index.doors import CuratorStore
+
+if TYPE_CHECKING:
+    from memhtml_desktop.write.curator import Curator
 
 _LOCK = threading.Lock()
 _CURATORS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def curator_for(store: Any, *, refresh_index: bool = False) -> Any:
+def curator_for(store: CuratorStore, *, refresh_index: bool = False) -> Curator:
     """The Curator of `store` (made once; `refresh_index` is the latest caller's wish)."""
     from memhtml_desktop.write.curator import Curator
 
