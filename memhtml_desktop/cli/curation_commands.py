@@ -12,23 +12,20 @@ import sys
 
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, open_store, print_json
 from memhtml_desktop.cli.write_commands import commit_note, fail, open_curator
+from memhtml_desktop.cli.verbs import HELP
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("undo", parents=[common],
-                       help="revert one of this app's own recent changes: the newest, or CHANGE (while none of "
-                            "its paths changed since); --list shows them and whether each can be undone")  # fmt: skip
+    p = sub.add_parser("undo", parents=[common], help=HELP["undo"])
     p.add_argument("change", nargs="?", metavar="CHANGE", help="the change's commit (a prefix will do); default: the newest")
     p.add_argument("--list", action="store_true", help="list this app's own recent changes, newest first")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("redo", parents=[common],
-                       help="give back a change this app undid: the newest undone, or CHANGE")  # fmt: skip
+    p = sub.add_parser("redo", parents=[common], help=HELP["redo"])
     p.add_argument("change", nargs="?", metavar="CHANGE", help="the change's commit (a prefix will do); default: the newest undone")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("supersede", parents=[common],
-                       help="WINNER supersedes LOSER: archive LOSER, link them, one commit")  # fmt: skip
+    p = sub.add_parser("supersede", parents=[common], help=HELP["supersede"])
     p.add_argument("winner")
     p.add_argument("loser")
     p.add_argument("--reason", help="why (kept as a Memhtml-Reason trailer)")
@@ -37,8 +34,7 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
                         "(memhtml's consolidation does neither)")  # fmt: skip
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("conflicts", parents=[common],
-                       help="memories whose claims contradict each other (one slot, two values; a negation, a number, a date), newer first")  # fmt: skip
+    p = sub.add_parser("conflicts", parents=[common], help=HELP["conflicts"])
     p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
     p.add_argument("--dismiss", nargs=2, metavar=("A", "B"),
                    help="A and B are not a conflict: remembered on a ref of this app's own (one commit, not on "
@@ -47,12 +43,12 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--note", help="--dismiss: why (the commit's body)")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("history", parents=[common], help="a memory's supersession chain, oldest first")
+    p = sub.add_parser("history", parents=[common], help=HELP["history"])
     p.add_argument("path")
     p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("state", parents=[common], help="export or import the shared state plane")
+    p = sub.add_parser("state", parents=[common], help=HELP["state"])
     state_sub = p.add_subparsers(dest="state_command", metavar="ACTION", required=True)
     e = state_sub.add_parser("export", parents=[common],
                              help="write and commit .memhtml/state/access.jsonl (or --out, not committed)")  # fmt: skip

@@ -19,9 +19,9 @@ open and a job's `run` is handed). A job types the door it uses (`run(self, stor
 so what a job may do to the store is read from its signature. `Store` satisfies every one of them
 structurally (it does not inherit them): tests/index/test_doors.py checks each member.
 
-This module is imported by the window too (ops/ types its jobs with it), so it imports nothing but
-`typing` and the plain values of `domain/` at run time; index-internal types are named for the
-type checker only.
+This module is imported by the window and by every command (ops/ types its jobs with it), so it
+imports nothing but `typing` at run time; the types it names are imported for the type checker only
+(a command-line search loads none of the modules it does not use).
 """
 
 from __future__ import annotations
@@ -31,28 +31,27 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from memhtml_desktop.domain.catalogue import Catalogue, Expansion
-from memhtml_desktop.domain.embedder import Embedder
-from memhtml_desktop.domain.fts_query import FtsQuery
-from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
-from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
-from memhtml_desktop.domain.ranking import RankingProfile
-from memhtml_desktop.domain.results import (
-    Answer,
-    FilterCounts,
-    FusedPool,
-    Health,
-    ImportReport,
-    ListPage,
-    MemoryRef,
-    Problem,
-    StatePlane,
-    WhyNot,
-)
-from memhtml_desktop.domain.shapes import ShapeComparison
-from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # named for the type checker only: importing the doors loads no domain module either
+    from memhtml_desktop.domain.catalogue import Catalogue, Expansion
+    from memhtml_desktop.domain.embedder import Embedder
+    from memhtml_desktop.domain.fts_query import FtsQuery
+    from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
+    from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
+    from memhtml_desktop.domain.ranking import RankingProfile
+    from memhtml_desktop.domain.results import (
+        Answer,
+        FilterCounts,
+        FusedPool,
+        Health,
+        ImportReport,
+        ListPage,
+        MemoryRef,
+        Problem,
+        StatePlane,
+        WhyNot,
+    )
+    from memhtml_desktop.domain.shapes import ShapeComparison
+    from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
     from memhtml_desktop.index.db import Connection
     from memhtml_desktop.index.indexer import IndexReport
     from memhtml_desktop.index.retrieval import Retriever

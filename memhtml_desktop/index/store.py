@@ -27,38 +27,39 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memhtml_desktop.domain.catalogue import Catalogue, Expansion
-from memhtml_desktop.domain.embedder import Embedder
-from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
-from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
-from memhtml_desktop.domain.fts_query import FtsQuery
-from memhtml_desktop.domain.results import (
-    Answer,
-    FilterCounts,
-    FusedPool,
-    Health,
-    ImportReport,
-    ListPage,
-    MemoryRef,
-    Problem,
-    StatePlane,
-    WhyNot,
-)
-from memhtml_desktop.domain.shapes import ShapeComparison
-from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
+from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index import db as dbmod
 from memhtml_desktop.index import writelock
-from memhtml_desktop.index.indexer import Indexer, IndexReport
-from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
 from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the door: `import_state` raises it)
 from memhtml_desktop.index.store_check import CURATION_OFF_NOTE, StoreCheck, check_store  # noqa: F401  (the door)
-from memhtml_desktop.index.retrieval import Retriever
-from memhtml_desktop.index.salience import SALIENCE
-from memhtml_desktop.index.vectors import CACHE, VectorSnapshot
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the values the door hands out; imported where they are made (a search needs none of
+    # the indexer's, the reader's or the parser's modules: 40 ms of a command-line search's start)
+    from memhtml_desktop.domain.catalogue import Catalogue, Expansion
+    from memhtml_desktop.domain.embedder import Embedder
+    from memhtml_desktop.domain.fts_query import FtsQuery
+    from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
+    from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
+    from memhtml_desktop.domain.results import (
+        Answer, FilterCounts, FusedPool, Health, ImportReport, ListPage, MemoryRef, Problem, StatePlane, WhyNot,
+    )
+    from memhtml_desktop.domain.shapes import ShapeComparison
+    from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, SearchResult
+    from memhtml_desktop.index.indexer import IndexReport
+    from memhtml_desktop.index.retrieval import Retriever
     from memhtml_desktop.index.state_health import StateHealth
+    from memhtml_desktop.index.vectors import VectorSnapshot
+
+
+def __getattr__(name: str):
+    """`MemoryNotFound` (part of the door: `read` raises it) from the reader, imported when asked for."""
+    if name == "MemoryNotFound":
+        from memhtml_desktop.index.reader import MemoryNotFound
+
+        return MemoryNotFound
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +175,8 @@ class Store:
         for text in notices:
             self.notice(text)
         if reopened:
+            from memhtml_desktop.index.vectors import CACHE
+
             self._generation += 1
             CACHE.clear()
 
@@ -192,6 +195,9 @@ class Store:
         notice = f"The index was damaged ({exc}); it was moved to {aside.name} and rebuilt."
         log.warning(notice)
         self.notices.append(notice)
+        from memhtml_desktop.index.salience import SALIENCE
+        from memhtml_desktop.index.vectors import CACHE
+
         self._generation += 1  # every thread reopens on its next use
         CACHE.clear()
         SALIENCE.clear()
@@ -306,6 +312,8 @@ class Store:
         return sound
 
     def _recover(self, exc: Exception) -> None:
+        from memhtml_desktop.index.indexer import Indexer
+
         with self._write_lock, writelock.hold(self.index_path, "recovering a damaged index"):
             self.close_thread_connection()
             self._move_aside(exc)
@@ -333,6 +341,8 @@ class Store:
             return operation(*args, **kwargs)  # without the plane, its reason in the answer
 
     def retriever(self) -> Retriever:
+        from memhtml_desktop.index.retrieval import Retriever
+
         return Retriever(
             self.reader(), self.embedder, cache_key=str(self.index_path), vector_backend=self.vector_backend,
             profile=self.ranking,
@@ -385,6 +395,8 @@ class Store:
         every process takes (index/writelock.py), then SQLite's own lock, which a writer that knows
         nothing of the file may hold: a pass that meets it is retried whole (its committed
         batches stand) until the lock frees or the wait is over."""
+        from memhtml_desktop.index.indexer import Indexer, IndexReport
+
         deadline = None if wait is None else time.monotonic() + wait
         told = []
 
@@ -408,10 +420,15 @@ class Store:
                     held = not (cancelled is not None and cancelled())
         return IndexReport(cancelled=True)
 
-    def refresh(self, paths=None, *, progress=None) -> IndexReport | None:
+    def refresh(self, paths=None, *, progress=None, trust_watcher: bool = False) -> IndexReport | None:
         """Bring the index in step before a read, or say why not and let the read answer from the last
         committed state (WAL readers are never blocked): another process is writing the index, or its
-        disk is full. `paths` re-examines only those; None, the whole tree. None when skipped."""
+        disk is full. `paths` re-examines only those; None, the whole tree. None when skipped.
+
+        `trust_watcher`: a live watcher's lease that the index is in step (index/lease.py) stands in
+        for the walk of the whole tree."""
+        if paths is None and trust_watcher and self.watched():
+            return None
         conn = self.reader()
         reason = conn.index_note
         if reason is None:
@@ -432,6 +449,13 @@ class Store:
         self.notice(f"the index was not refreshed: {reason}; answering from the last committed state")
         return None
 
+    def watched(self) -> bool:
+        """Whether a live watcher (the window's, or a headless `watch`) vouches that this index is in
+        step with the store now, or within a moment (index/lease.py)."""
+        from memhtml_desktop.index.lease import in_step
+
+        return in_step(self.index_path, str(self.root))
+
     def warm(self) -> int:
         """Load the vector snapshot now (a background job on opening a store), so the first search
         does not pay for it: ~3 s at 100,000 files. Returns the number of vectors loaded."""
@@ -445,11 +469,14 @@ class Store:
         in a read transaction passes its own, so the snapshot and its rows agree), from the cache
         every search shares, patched by the index's change log when the index moved."""
         from memhtml_desktop.domain.embedder import space_of
+        from memhtml_desktop.index.vectors import CACHE
 
         conn = conn if conn is not None else self.reader()
         return CACHE.snapshot(conn, str(self.index_path), space_of(self.embedder), self.embedder.dim)
 
     def paths_under(self, prefix: str) -> list[str]:
+        from memhtml_desktop.index.indexer import Indexer
+
         return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).paths_under(prefix)
 
     def search(
@@ -543,6 +570,7 @@ class Store:
 
     def replace_signal(self, path: str, previous: str, signal: str) -> ReinforceResult:
         """Within the signal cooldown, `signal` replaces the `previous` one on `path` (see index/state.py)."""
+        from memhtml_desktop.domain.types import ReinforceResult
         from memhtml_desktop.index.state import StateBusy, lost, replace_signal
 
         target = safe_store_path(path)
