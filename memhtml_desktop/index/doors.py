@@ -10,7 +10,7 @@ they fall into five doors over one set of facts:
 | `SearchDoor` | ranking: search, the Answer and its pool, recall and the other pack shapes, why-not, filter counts, evaluation | the session's jobs, the CLI's read verbs, the workbench |
 | `ReadDoor` | one memory and the listings: read (a read bumps the state plane), the file's bytes, find by name, list, problems, stats | the reader's jobs, the write core's planners |
 | `StateDoor` | the state plane: reinforce, a signal replaced, its status, the access sidecar out and in, its health | the reader's buttons, the status bar, `state`, `doctor` |
-| `IndexDoor` | maintaining the index: index, update paths, refresh, verify, warm, health, a thread's connection closed | the watcher, the engine, `index`, `doctor`, the write core after a commit |
+| `IndexDoor` | maintaining the index: index, update paths, refresh (or a live watcher's word that it is in step), verify, warm, health, a thread's connection closed | the watcher, the engine, `index`, `doctor`, the write core after a commit |
 | `SqlDoor` | the thread's connection and the vector snapshot over it, for a layer's OWN SQL module to read with (`write/` → `index/curation.py`, `workbench/` → `index/arm_lists.py`, `history/` → `index/activity.py`) | the write core, the workbench, the review inbox's jobs |
 
 The composites name what one client holds: `CuratorStore` (the write core's `Curator`),
@@ -188,7 +188,10 @@ class IndexDoor(StoreFacts, Protocol):
                      wait: float | None = None, on_wait: Callable[[str], None] | None = None,
                      projections: dict[str, Any] | None = None) -> IndexReport: ...
 
-    def refresh(self, paths: Iterable[str] | None = None, *, progress: ProgressFn | None = None) -> IndexReport | None: ...
+    def refresh(self, paths: Iterable[str] | None = None, *, progress: ProgressFn | None = None,
+                trust_watcher: bool = False) -> IndexReport | None: ...
+
+    def watched(self) -> bool: ...
 
     def verify(self) -> bool: ...
 
