@@ -144,6 +144,8 @@ class Inbox:
 def wait_for_gate(gate: str, cancelled, seconds: float = 30.0) -> None:
     """Wait (in the engine) until the file `gate` exists: how a test releases a job across processes."""
     deadline = time.monotonic() + seconds
+    with open(f"{gate}.waiting", "w"):  # the test can tell it started (a job cancelled first never does)
+        pass
     while not os.path.exists(gate):
         if cancelled() or time.monotonic() > deadline:
             raise Cancelled()
@@ -194,6 +196,10 @@ class Gate:
     def open(self) -> None:
         with open(self.path, "w"):
             pass
+
+    def waiting(self) -> bool:
+        """Whether a job has started waiting at the gate (so a cancel can no longer stop it before it runs)."""
+        return os.path.exists(f"{self.path}.waiting")
 
 
 

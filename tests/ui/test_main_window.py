@@ -122,6 +122,7 @@ def test_late_results_are_dropped(qtbot, window, tmp_path):
     shown = []
     window.search_shown.connect(lambda r: shown.append(r.query))
     window.runner.run(GatedSearch("slow", Scope(), 10, gate=gate.path).success(window.driver.show))
+    qtbot.waitUntil(gate.waiting, timeout=WAIT)  # running: the cancel below cannot answer it early
     window.set_query("writer")
     qtbot.waitUntil(lambda: "writer" in shown, timeout=WAIT)
     dropped = window.runner.dropped
