@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # named for the type checker only: importing the doors loads 
     )
     from memhtml_desktop.domain.shapes import ShapeComparison
     from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
+    from memhtml_desktop.index.caches import StoreCaches
     from memhtml_desktop.index.db import Connection
     from memhtml_desktop.index.indexer import IndexReport
     from memhtml_desktop.index.retrieval import Retriever
@@ -62,7 +63,8 @@ ProgressFn = Callable[[str, int, int], None]
 CancelledFn = Callable[[], bool]
 
 __all__ = [
-    "CuratorStore", "IndexDoor", "ReadDoor", "SearchDoor", "SqlDoor", "StateDoor", "StoreDoors", "StoreFacts",
+    "CuratorStore", "IndexDoor", "RankingStore", "ReadDoor", "SearchDoor", "SqlDoor", "StateDoor", "StoreDoors",
+    "StoreFacts",
     "WorkbenchStore",
 ]
 
@@ -82,6 +84,8 @@ class StoreFacts(Protocol):
     notices: list[str]
 
     def notice(self, text: str) -> None: ...
+
+    def kept(self, name: str, make: Callable[[], Any] | None = None) -> Any: ...
 
 
 @runtime_checkable
@@ -219,6 +223,8 @@ class SqlDoor(StoreFacts, Protocol):
 
     def reader(self) -> Connection: ...
 
+    caches: StoreCaches  # the store's own (index/caches.py): index/ modules read through them
+
     def vector_snapshot(self, conn: Connection | None = None) -> VectorSnapshot: ...
 
 
@@ -229,7 +235,13 @@ class CuratorStore(ReadDoor, IndexDoor, SqlDoor, Protocol):
 
 
 @runtime_checkable
-class WorkbenchStore(SearchDoor, SqlDoor, Protocol):
+class RankingStore(SearchDoor, SqlDoor, Protocol):
+    """Ranks, and reads rows of its own over the thread's connection: what `index/shapes.py` (the
+    other pack shapes) is handed, and the workbench's base."""
+
+
+@runtime_checkable
+class WorkbenchStore(RankingStore, Protocol):
     """What the relevance workbench holds: it ranks, and reads arm lists (`index/arm_lists.py`)."""
 
 

@@ -125,5 +125,3 @@ class ScopeRows:
             self._kept.clear()
             self._asked.clear()
 
-
-SCOPE_ROWS = ScopeRows()

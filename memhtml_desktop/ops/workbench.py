@@ -15,7 +15,6 @@ on its workbench lane. The optimizer also has a Stop of its own (`stoppable`: th
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -31,8 +30,8 @@ LONG_POOL = "workbench"
 of their own, so a 500-probe run or an optimizer search never holds a read-pool thread that a
 search, the counts or the reader wait for."""
 
-_LOCK = threading.Lock()
-_WORKBENCHES: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+KEY = "workbench"
+"""The name the Workbench is kept under by its store (`Store.kept`: the store's own state)."""
 
 
 def workbench_for(store: WorkbenchStore, *, judgments: bool = False) -> Workbench:
@@ -40,18 +39,14 @@ def workbench_for(store: WorkbenchStore, *, judgments: bool = False) -> Workbenc
     resolves the store's data directory); `judgments` is the setting's current value."""
     from memhtml_desktop.workbench import Workbench
 
-    with _LOCK:
-        wb = _WORKBENCHES.get(store)
-        if wb is None:
-            wb = _WORKBENCHES[store] = Workbench(store, implicit_judgments=judgments)
-        wb.judgments.enabled = judgments
-        return wb
+    wb: Workbench = store.kept(KEY, lambda: Workbench(store, implicit_judgments=judgments))
+    wb.judgments.enabled = judgments
+    return wb
 
 
 def existing_workbench(store: StoreFacts) -> Workbench | None:
     """The workbench of `store` if one was made (None otherwise); touches nothing."""
-    with _LOCK:
-        return _WORKBENCHES.get(store)
+    return store.kept(KEY)
 
 
 @dataclass

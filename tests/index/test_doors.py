@@ -146,3 +146,18 @@ def test_the_doors_module_loads_nothing_of_sqlite():
             " 'memhtml_desktop.index.vectors', 'memhtml_desktop.index.store') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_nothing_sets_the_store_s_ranking_after_it_is_made():
+    """The ranking profile travels in the request (`ranking=`): the Store's `ranking` is the default
+    it was made with, and no module assigns it (the window once set `store.ranking` for its workers)."""
+    import re
+    from pathlib import Path
+
+    import memhtml_desktop
+
+    package = Path(memhtml_desktop.__file__).parent
+    assigned = [f"{path.relative_to(package)}:{n}" for path in sorted(package.rglob("*.py"))
+                for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                if re.search(r"\b[\w.]*store[\w.]*\.ranking\s*=[^=]", line, re.IGNORECASE)]
+    assert assigned == []
