@@ -13,7 +13,6 @@ the window.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Generic, TypeVar
@@ -40,13 +39,6 @@ class Cancelled(Exception):
 def check(cancelled: Cancelled_) -> None:
     if cancelled():
         raise Cancelled()
-
-
-def wait_unless_cancelled(seconds: float, cancelled: Cancelled_, step: float = 0.02) -> None:
-    """Sleep `seconds` (the GIL let go), waking every `step` to stop early once cancelled."""
-    end = time.monotonic() + seconds
-    while not cancelled() and (left := end - time.monotonic()) > 0:
-        time.sleep(min(step, left))
 
 
 @dataclass(kw_only=True)
@@ -139,19 +131,15 @@ class SearchJob(Job[Answer]):
 class CountsJob(Job[FilterCounts]):
     """The count beside every filter value for the query (`universe`: the store's own values).
 
-    `after_s`: seconds to wait, asleep, before counting. The window asks for counts as it lists an
-    answer; a pass over every memory in scope is a second of a core at 20,000 memories, and started
-    at once it competes with the very turns that list and paint that answer (on two loaded cores
-    the GUI thread's share of them). A newer count cancels the wait.
-    """
+    It runs in the engine's process, so it no longer waits before counting (it slept 0.15 s while
+    it shared the window's interpreter lock with the turns that list and paint an answer; see
+    docs/architecture.md, "What went away")."""
 
     kind: ClassVar[str] = "counts"
     query: str
     scope: Scope
-    after_s: float = 0.0
 
     def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> FilterCounts:
-        wait_unless_cancelled(self.after_s, cancelled)
         check(cancelled)
         return store.counts(self.query, self.scope)
 

@@ -187,7 +187,7 @@ def same_as_whole_list(cache: salience.SalienceCache, conn, key: str) -> None:
     whole = salience.Memories.read(conn, changes.mark(conn), salience.state_mark(conn))
     for name in ("rowids", "updated", "since", "base"):
         assert np.array_equal(getattr(memories, name), getattr(whole, name), equal_nan=True), name
-    full = salience.bound(whole, bounds.mark, now)
+    full = salience.bound(whole, bounds.mark, bounds.t0)  # exact for any instant of its hour
     for name in ("rowids", "upper", "lower"):
         assert np.array_equal(getattr(bounds, name), getattr(full, name), equal_nan=True), name
 

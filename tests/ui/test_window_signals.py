@@ -370,5 +370,6 @@ def test_profile_differences_are_read_from_the_knobs():
     what_if = replace(DEFAULT, name="what-if", rrf_k=20, twins=False)
     assert profile_differences(what_if, DEFAULT) == ["twin resolution: off here; on in default",
                                                      "RRF k: 20 here; 60 in default"]
-    assert steps_text(DEFAULT) == "twin resolution, then MMR" and steps_text(MEMHTML) == "MMR"
+    assert steps_text(DEFAULT) == "twin resolution, then MMR, then newer first" and steps_text(MEMHTML) == "MMR"
+    assert "newer first (of two memories that contradict each other): on here; off in memhtml" in lines
     assert steps_text(replace(MEMHTML, mmr_lambda=1.0)) == "none: the fused order"
