@@ -32,7 +32,7 @@ from memhtml_desktop.domain.configs import ConfigError, Configuration, shipped
 from memhtml_desktop.domain.judging import ProbeVerdict, RunFigures
 from memhtml_desktop.domain.probes import EvalProbe, ProbeProblem, ProbeSet
 from memhtml_desktop.domain.types import Scope
-from memhtml_desktop.workbench.compare import QueryComparison, SetComparison, compare_configurations, compare_query
+from memhtml_desktop.workbench.compare import QueryComparison, SetComparison, compare_query
 from memhtml_desktop.workbench.coverage import Crowder, Reachability, Unreachable, crowders_prepared, unreachable
 from memhtml_desktop.workbench.floor import FloorRow, FloorScan, configuration_with_floor, scan_prepared
 from memhtml_desktop.workbench.history import ProbeChange, RunDiff, RunHistory, RunSummary, diff_runs

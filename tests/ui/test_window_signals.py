@@ -22,7 +22,7 @@ from memfiles import write_memory
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML
 from memhtml_desktop.index.store import Store
-from memhtml_desktop.settings import Settings, load_settings
+from memhtml_desktop.settings import load_settings
 from memhtml_desktop.ui.results.results_model import Column, Role
 from tests.ui.test_main_window import WAIT, type_query, wait_for_query
 
