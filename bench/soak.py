@@ -345,6 +345,7 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
 
     from memhtml_desktop.settings import load_settings
     from memhtml_desktop.ui.app import ensure_app, settle_gc, store_spec
+    from memhtml_desktop.ui.shell.idle import pump_until as pump
     from memhtml_desktop.ui.shell.main_window import MainWindow
 
     def say(kind: str, **row) -> None:
@@ -361,13 +362,7 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
     window.show()
 
     def pump_until(condition, timeout: float = WAIT_S) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            app.processEvents()
-            if condition():
-                return True
-            time.sleep(0.002)
-        return bool(condition())
+        return pump(condition, timeout)
 
     if not pump_until(lambda: window.results.model.result() is not None and not window.runner.is_busy(), 600):
         say("error", error="the window gave no first answer in 10 minutes")

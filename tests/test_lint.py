@@ -6,6 +6,7 @@ that the same command reports each, so a configuration that silently selected no
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ CHECKED = ("memhtml_desktop", "tests", "bench")
 
 
 def ruff_check(root: Path, *paths: str) -> subprocess.CompletedProcess:
+    assert importlib.util.find_spec("ruff"), "ruff is not installed here: pip install -e '.[test]' (the test extra has it)"
     # `--no-cache`: no .ruff_cache left in the tree; the package's ruff, not whichever is on PATH
     return subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", *paths],
                           cwd=root, capture_output=True, text=True, timeout=300)
