@@ -56,7 +56,7 @@ import numpy as np
 from memhtml_desktop.index import changes, vector_file
 from memhtml_desktop.index.changes import IndexMark
 from memhtml_desktop.index.scope import ScopeSql
-from memhtml_desktop.index.scope_rows import SCOPE_ROWS
+from memhtml_desktop.index.scope_rows import ScopeRows
 
 log = logging.getLogger(__name__)
 
@@ -378,16 +378,19 @@ def _accessed_to_file(conn: apsw.Connection, memories: Memories, key: list | Non
 
 
 class SalienceCache:
-    """Process-wide bound lists, one per index file; shared by every reader thread.
+    """Bound lists, one per index file; shared by every reader thread of the Store that keeps it
+    (index/caches.py).
 
     An index change re-reads only the memories the change log names; a state change re-reads the
     access rows (one narrow table, joined through the path index); the clock leaving the list's
     hour re-reads nothing. `rebuilt` counts the reads of every memory (the tests watch it).
     """
 
-    def __init__(self, *, beside_index: bool = True) -> None:
+    def __init__(self, *, beside_index: bool = True, scope_rows: ScopeRows | None = None) -> None:
         self._lock = threading.Lock()
         self._kept: dict[str, tuple[Memories, Bounds]] = {}
+        #: The in-scope masks (the same Store's, so a scope read once serves both arms).
+        self.scope_rows = scope_rows if scope_rows is not None else ScopeRows()
         self.rebuilt = 0
         #: Start from, and keep, the index's half of the list in a file beside the index (what each
         #: eligible memory's decay counts from without an access row: `_from_file`); a new process
@@ -471,14 +474,11 @@ class SalienceCache:
                 return np.ascontiguousarray(picked) if picked.shape[0] else np.array([-1], dtype=np.int64)
             top = min(total, top * 8)
 
-    @staticmethod
-    def _in_scope(conn: apsw.Connection, key: str, rowids: np.ndarray, scope_sql: ScopeSql) -> np.ndarray:
+    def _in_scope(self, conn: apsw.Connection, key: str, rowids: np.ndarray, scope_sql: ScopeSql) -> np.ndarray:
         """Which of `rowids` the scope keeps (a mask aligned with them; index/scope_rows.py)."""
-        return SCOPE_ROWS.mask(conn, key, rowids, scope_sql)
+        return self.scope_rows.mask(conn, key, rowids, scope_sql)
 
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
 
-
-SALIENCE = SalienceCache()

@@ -129,6 +129,3 @@ def _member(members: np.ndarray, rowids: np.ndarray) -> np.ndarray:
         return np.zeros(rowids.shape[0], dtype=bool)
     at = np.minimum(np.searchsorted(members, rowids), members.shape[0] - 1)
     return members[at] == rowids
-
-
-SCOPE_ROWS = ScopeRows()

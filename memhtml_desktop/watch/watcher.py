@@ -470,6 +470,8 @@ class Watcher:
         except Exception as exc:  # noqa: BLE001
             log.warning("health check failed: %s", exc, exc_info=True)
             return None
+        if health is None:  # the walk yielded to a change: the last comparison stands (the lease reads it)
+            return None
         self._set(health=health)
         return health
 

@@ -21,6 +21,8 @@ callables, so the window runs it on a worker and tests run it directly.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import dataclasses
 import time
 from collections.abc import Callable
@@ -30,11 +32,12 @@ import numpy as np
 
 from memhtml_desktop.domain.claim_diff import ClaimDiff, words_diff
 from memhtml_desktop.domain.contradiction import Contradiction, Statement, contradiction, newer_of, slot_value, word_keys
-from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.domain.polarity import TWIN_COSINE
 from memhtml_desktop.index import curation
-from memhtml_desktop.index.vectors import CACHE
 from memhtml_desktop.write.dismissals import dismissed_keys, pair_key
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import CuratorStore
 
 BLOCK_ROWS = 2048
 #: A frame key held by more distinct values than this is a list, not one slot.
@@ -177,14 +180,14 @@ def scan_conflicts(
     return report
 
 
-def _vectors(store, conn, rows) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _vectors(store: CuratorStore, conn, rows) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The unit-norm first-chunk vectors of the memories that have one, and each memory's row in
     that matrix (-1: none)."""
     embedder = getattr(store, "embedder", None)
     if embedder is None:
         return None, None
     with conn:  # one read snapshot for the claims' vectors
-        snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(embedder), embedder.dim)
+        snapshot = store.vector_snapshot(conn)  # the store's own cache (index/caches.py)
     at = np.full(len(rows), -1, dtype=np.int64)
     picked = []
     for i, row in enumerate(rows):

@@ -25,6 +25,7 @@ import pytest
 
 from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.index import salience, vector_file, vectors
+from memhtml_desktop.index.caches import StoreCaches
 from memhtml_desktop.index.retrieval import Retriever
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.index.vectors import VectorCache
@@ -69,7 +70,7 @@ def _answers(store: Store, cache: VectorCache) -> list[str]:
     """The JSON of a few searches through `cache`, at one pinned instant (salience reads the clock)."""
     conn = store.reader()
     conn.clock.clock = lambda: NOW
-    retriever = Retriever(conn, store.embedder, cache_key=str(store.index_path), cache=cache)
+    retriever = Retriever(conn, store.embedder, cache_key=str(store.index_path), caches=StoreCaches(vectors=cache))
     out = []
     for query in QUERIES:
         result = retriever.search(query, limit=10).to_json()
