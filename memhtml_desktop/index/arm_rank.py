@@ -23,7 +23,7 @@ import numpy as np
 from memhtml_desktop.index.lexical_window import ranking_sql
 from memhtml_desktop.index.retrieval_sql import bind_params, build_arm_rows_sql
 from memhtml_desktop.index.scope import ScopeSql
-from memhtml_desktop.index.scope_rows import SCOPE_ROWS
+from memhtml_desktop.index.scope_rows import ScopeRows
 
 
 @dataclass(frozen=True)
@@ -40,12 +40,13 @@ def _rowid(conn: apsw.Connection, path: str) -> int | None:
     return None if row is None else int(row[0])
 
 
-def _kept(conn: apsw.Connection, key: str, rowids: np.ndarray, scope_sql: ScopeSql) -> np.ndarray:
+def _kept(conn: apsw.Connection, key: str, rowids: np.ndarray, scope_sql: ScopeSql,
+          scope_rows: ScopeRows | None = None) -> np.ndarray:
     """Which of `rowids` are memories the scope keeps. A scope's rows come from `files`; a scope that
     filters nothing keeps every rowid `files` holds (the statements join `files`, so a row it lacks
     is never ranked)."""
     if scope_sql.filter:
-        return SCOPE_ROWS.mask(conn, key, rowids, scope_sql)
+        return (scope_rows or ScopeRows()).mask(conn, key, rowids, scope_sql)
     held = np.fromiter((r[0] for r in conn.execute("SELECT rowid FROM files WHERE rowid IN carray(?1)",
                                                        (apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64)),))),
                        dtype=np.int64)
@@ -62,12 +63,12 @@ def _before_by_path(conn: apsw.Connection, rowids: np.ndarray, path: str) -> int
 
 
 def lexical(conn: apsw.Connection, key: str, match: str, scope_sql: ScopeSql, path: str, *, lexical: str,
-            field_weights: Sequence[float]) -> Standing:
+            field_weights: Sequence[float], scope_rows: ScopeRows | None = None) -> Standing:
     """The lexical arm: in-scope matches by (bm25 ascending, path); raw is the memory's bm25."""
     rows = conn.execute(ranking_sql(lexical, field_weights), (match, -1)).fetchall()
     rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     scores = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
-    keep = _kept(conn, key, rowids, scope_sql) if rows else np.zeros(0, dtype=bool)
+    keep = _kept(conn, key, rowids, scope_sql, scope_rows) if rows else np.zeros(0, dtype=bool)
     rowids, scores = rowids[keep], scores[keep]
     me = _rowid(conn, path)
     at = np.flatnonzero(rowids == me) if me is not None else np.zeros(0, dtype=np.int64)
@@ -79,10 +80,11 @@ def lexical(conn: apsw.Connection, key: str, match: str, scope_sql: ScopeSql, pa
     return Standing(int(rowids.shape[0]), rank, float(score))
 
 
-def vector(conn: apsw.Connection, key: str, ranked: np.ndarray, scope_sql: ScopeSql, path: str) -> Standing:
+def vector(conn: apsw.Connection, key: str, ranked: np.ndarray, scope_sql: ScopeSql, path: str, *,
+           scope_rows: ScopeRows | None = None) -> Standing:
     """The vector arm (numpy snapshot): `ranked` is every file rowid by (distance, path), as the
     statement's carray lists them; raw is the memory's 1-based position in that list."""
-    keep = _kept(conn, key, ranked, scope_sql) if ranked.shape[0] else np.zeros(0, dtype=bool)
+    keep = _kept(conn, key, ranked, scope_sql, scope_rows) if ranked.shape[0] else np.zeros(0, dtype=bool)
     total = int(keep.sum())
     me = _rowid(conn, path)
     at = np.flatnonzero(ranked == me) if me is not None else np.zeros(0, dtype=np.int64)

@@ -162,9 +162,9 @@ def _arm_ranks(
         # Each whole arm counted, not listed (index/arm_rank.py): its length, the memory's rank and raw.
         if arm.name == "fts":
             standing = arm_rank.lexical(conn, key, match, scope_sql, path, lexical=profile.lexical,
-                                        field_weights=profile.field_weights)
+                                        field_weights=profile.field_weights, scope_rows=retriever.caches.scope_rows)
         elif arm.name == "vector" and ranked is not None:
-            standing = arm_rank.vector(conn, key, ranked, scope_sql, path)
+            standing = arm_rank.vector(conn, key, ranked, scope_sql, path, scope_rows=retriever.caches.scope_rows)
         elif arm.name in ("recency", "salience"):
             standing = arm_rank.prior(conn, arm.name, scope_sql, path)
         else:  # the vector arm in SQL (sqlite-vec): its statement, only the memory's row read back

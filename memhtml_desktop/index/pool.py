@@ -24,7 +24,7 @@ from memhtml_desktop.domain.types import Scope, bounded_query, clean_text
 from memhtml_desktop.index.retrieval import MAX_LIMIT, Pool, Retriever, matchable
 from memhtml_desktop.index.retrieval_sql import FTS_TABLES, bind_params
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
-from memhtml_desktop.index.scope_rows import SCOPE_ROWS
+from memhtml_desktop.index.scope_rows import ScopeRows
 
 MAX_DEPTH = 480
 """The deepest a pool is listed (the arms' windows hold at most 4 x 40 distinct memories anyway)."""
@@ -45,11 +45,13 @@ def match_count(conn: apsw.Connection, match: str | None, scope_sql: ScopeSql,
     return min(int(count), MATCH_COUNT_CAP), int(count) > MATCH_COUNT_CAP
 
 
-def scope_count(conn: apsw.Connection, scope_sql: ScopeSql, key: str | None = None) -> int:
-    """Memories the scope admits; with `key` (the index's) from the scope's rows kept between
-    searches (index/scope_rows.py), which a scope that filters nothing does not keep."""
-    if key is not None and scope_sql.filter:
-        return int(SCOPE_ROWS.rows(conn, key, scope_sql).shape[0])
+def scope_count(conn: apsw.Connection, scope_sql: ScopeSql, key: str | None = None,
+                scope_rows: ScopeRows | None = None) -> int:
+    """Memories the scope admits; with `key` (the index's) and the store's `scope_rows`, from the
+    scope's rows kept between searches (index/scope_rows.py), which a scope that filters nothing
+    does not keep."""
+    if key is not None and scope_rows is not None and scope_sql.filter:
+        return int(scope_rows.rows(conn, key, scope_sql).shape[0])
     sql = f"SELECT count(*) FROM files WHERE 1 = 1{scope_sql.for_alias('files')}"
     return int(conn.execute(sql, bind_params(sql, (None, None, None, None), scope_sql.params)).fetchone()[0])
 
@@ -115,14 +117,20 @@ def fused_pool(
         entries = retriever._hits(dataclasses.replace(page, ordered=listed))[0] if listed else []
         scope_sql = assemble_scope(scope)
         if page.scope_sql is not None and page.scope == scope and page.profile == profile:
-            # the page bound these in this transaction: its form, and its lexical window's count
+            # the page bound its form in this transaction; its lexical window counted every match when
+            # it saw them all (the page's own count stops at 100, the pool's at MATCH_COUNT_CAP)
             match, form = page.match, page.fts_form
-            counted = page.match_count(conn) if match is not None else None
-            matches, capped = (counted.count, counted.capped) if counted is not None else (None, False)
+            window = page.window
+            if match is None:
+                matches, capped = None, False
+            elif window is not None and window.whole:
+                matches, capped = min(window.matched, MATCH_COUNT_CAP), window.matched > MATCH_COUNT_CAP
+            else:
+                matches, capped = match_count(conn, match, scope_sql, profile.lexical)
         else:
             match, form = retriever.fts_form(matchable(page.fts or parse_fts_query(query)), scope_sql, profile)
             matches, capped = match_count(conn, match, scope_sql, profile.lexical) if match is not None else (None, False)
-        in_scope = scope_count(conn, scope_sql, retriever.cache_key or conn.db_filename("main"))
+        in_scope = scope_count(conn, scope_sql, retriever.cache_key or conn.db_filename("main"), retriever.caches.scope_rows)
     asked = max(wanted, profile.pool_size(limit))
     return FusedPool(
         query=query,

@@ -29,15 +29,14 @@ from memhtml_desktop.domain.rrf import active_arms
 from memhtml_desktop.domain.stopwords import QUESTION_WORDS
 from memhtml_desktop.domain.signals import IndexStatus, MatchCount, Move, RelevanceSummary
 from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult, bounded_query
-from memhtml_desktop.index import hydrate, relevance
+from memhtml_desktop.index import disagreements, hydrate, relevance
 from memhtml_desktop.index.answers import word_docs
+from memhtml_desktop.index.caches import StoreCaches
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.lexical_window import LexicalWindow, lexical_window
 from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, build_rrf_sql
-from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
-from memhtml_desktop.index.scope_rows import SCOPE_ROWS
-from memhtml_desktop.index.vectors import CACHE, VectorCache, VectorSnapshot, decode_vec
+from memhtml_desktop.index.vectors import VectorSnapshot, decode_vec
 from memhtml_desktop.index.word_docs import WordDocs
 
 log = logging.getLogger(__name__)
@@ -83,6 +82,7 @@ class Pool:
     scope_sql: ScopeSql | None = None
     index: IndexStatus = IndexStatus()
     cosines: dict[str, float] | None = None  # raw best-chunk cosines of the fused paths, once measured
+    pairs: list | None = None  # the fused candidates' contradicting pairs (`domain.newer_first.Pair`)
     window: LexicalWindow | None = None  # the lexical arm's window, as bound to the fused statement
 
     def match_count(self, conn: apsw.Connection) -> MatchCount:
@@ -114,19 +114,19 @@ class Retriever:
         embedder: Embedder | None,
         *,
         cache_key: str = "",
-        cache: VectorCache = CACHE,
+        caches: StoreCaches | None = None,
         vector_backend: str = "numpy",
         profile: RankingProfile = DEFAULT,
         salience_bound: bool = True,
-        words: WordDocs | None = None,
     ) -> None:
         self.conn = conn
-        self.words = words  # word counts kept by the store while its index stays as it is (index/word_docs.py)
         # The salience arm scores only its bound list's candidates (index/salience.py); False scans
         # the scope as memhtml's statement does (the tests pin the two together).
         self.salience_bound = salience_bound
         self.embedder = embedder
-        self.cache = cache
+        # The Store's caches (index/caches.py); a Retriever made without a Store keeps its own.
+        self.caches = caches if caches is not None else StoreCaches()
+        self.cache = self.caches.vectors
         self.cache_key = cache_key
         # sqlite-vec is only an option where the extension loaded; numpy needs nothing.
         self.vector_backend = "sqlite-vec" if vector_backend == "sqlite-vec" and getattr(conn, "has_vec", False) else "numpy"
@@ -211,6 +211,7 @@ class Retriever:
             pool.degraded_reasons = (cut, *pool.degraded_reasons) if cut else pool.degraded_reasons
             paths = [c.path for c in pool.ordered]
             names = hydrate.entity_names(self.conn, paths)
+            marks = disagreements.marks(self.conn, pool.fused, pool.ordered, pool.pairs, pool.query)
         arcs, memories = [], []
         for c in pool.ordered:
             candidate = disclosure.FoldCandidate(
@@ -220,6 +221,7 @@ class Retriever:
                 disclosure_text=c.row["disclosure_text"],
                 gist=c.row["gist"],
                 entity_names=tuple(names.get(c.path, ())),
+                contradictions=marks.get(c.path, ()),
             )
             (arcs if c.row["memory_type"] == "arc" else memories).append(candidate)
         return RecallPack(
@@ -233,6 +235,7 @@ class Retriever:
                                  disclosure_tier=profile.recall_disclosure_tier),
             elapsed_ms=(time.perf_counter() - started) * 1000,
             ranking=profile.name,
+            contradiction_notes=profile.newer_first,
         )
 
     def archived_pointers(self, scope: Scope, *, limit: int) -> tuple[int, tuple[ArchivedPointer, ...]]:
@@ -343,10 +346,12 @@ class Retriever:
             self._hydrate(fused)
         self._attach_vectors(fused, snapshot)
         pool.fused = fused
+        # Under every profile: the marks need them, whether or not the profile reorders by them.
+        pool.pairs = disagreements.pool_pairs(self.conn, [disagreements.statement_of(c.row) for c in fused])
         if whole_pool and profile.recall_pool == "fused":
             pool.ordered = list(fused)
         else:
-            pool.ordered = self._reorder(query, fused, len(fused) if whole_pool else limit, profile)
+            pool.ordered = self._reorder(query, fused, len(fused) if whole_pool else limit, profile, pool.pairs)
         return pool
 
     def lexical_param(self, match: str, scope_sql: ScopeSql, profile: RankingProfile) -> LexicalWindow:
@@ -355,13 +360,13 @@ class Retriever:
         key = self.cache_key or self.conn.db_filename("main")
         return lexical_window(self.conn, match, profile.arm_window, lexical=profile.lexical,
                               field_weights=profile.field_weights,
-                              in_scope=lambda rowids: SCOPE_ROWS.mask(self.conn, key, rowids, scope_sql))
+                              in_scope=lambda rowids: self.caches.scope_rows.mask(self.conn, key, rowids, scope_sql))
 
     def salience_param(self, scope_sql: ScopeSql, window: int) -> Any:
         """What `?5` binds: the memories that can be among the salience arm's top `window` in scope,
         from the bound list kept between state changes (index/salience.py)."""
         key = self.cache_key or self.conn.db_filename("main")
-        rowids = SALIENCE.candidates(self.conn, key, window, scope_sql)
+        rowids = self.caches.salience.candidates(self.conn, key, window, scope_sql)
         return apsw.carray(rowids)
 
     def vector_snapshot(self) -> VectorSnapshot | None:
@@ -417,12 +422,12 @@ class Retriever:
         if len(fts.content_terms(drop)) == 1:
             return every, "all"
         if profile.fts_forms == "any":
-            return fts.any_form_without(common_words(self.conn, fts.words, self.words) | drop), "any"
+            return fts.any_form_without(common_words(self.conn, fts.words, self.caches.words) | drop), "any"
         probe = build_fts_probe_sql(scope_sql.filter, profile.lexical)
         params = bind_params(probe, (every, None, None, None), scope_sql.params)
         if self.conn.execute(probe, params).fetchone() is not None:
             return every, "all"
-        return fts.any_form_without(common_words(self.conn, fts.words, self.words) | drop), "any"
+        return fts.any_form_without(common_words(self.conn, fts.words, self.caches.words) | drop), "any"
 
     def vector_param(
         self,
@@ -456,7 +461,7 @@ class Retriever:
 
     def _count_in_scope(self, rowids: np.ndarray, scope_sql: ScopeSql) -> int:
         key = self.cache_key or self.conn.db_filename("main")
-        return int(SCOPE_ROWS.mask(self.conn, key, rowids, scope_sql).sum())
+        return int(self.caches.scope_rows.mask(self.conn, key, rowids, scope_sql).sum())
 
     def _run_fused(
         self, sql: str, params: tuple[Any, ...], dists: np.ndarray | None, profile: RankingProfile,
@@ -535,13 +540,16 @@ class Retriever:
         for c in fused:
             c.vector = decode_vec(vectors.get(c.path))
 
-    def _reorder(self, query: str, fused: list[Candidate], limit: int, profile: RankingProfile) -> list[Candidate]:
-        """Polarity, twin resolution and MMR as the profile says (`domain.reorder`), moves kept."""
+    def _reorder(self, query: str, fused: list[Candidate], limit: int, profile: RankingProfile,
+                 pairs: list | None = None) -> list[Candidate]:
+        """Polarity, twin resolution, MMR and newer first as the profile says (`domain.reorder`),
+        moves kept; `pairs`: the fused candidates' contradicting pairs, already judged."""
         if not fused:
             return []
-        items = [PoolItem(c.path, c.row["gist"], c.vector, c.row["memory_type"] == "arc", c.row["title"]) for c in fused]
+        items = [PoolItem(c.path, c.row["gist"], c.vector, c.row["memory_type"] == "arc", c.row["title"],
+                          disagreements.statement_of(c.row)) for c in fused]
         model = getattr(self.embedder, "model_id", None)
-        out = reorder(query, items, profile, model_id=model, limit=limit)
+        out = reorder(query, items, profile, model_id=model, limit=limit, pairs=pairs)
         for i, moves in out.moves.items():
             fused[i].moves = moves
         return [fused[i] for i in out.order]
@@ -649,6 +657,7 @@ class Retriever:
         signals = relevance.hit_signals(self.conn, pool.fts or FtsQuery(()), paths, cosines, floor, entities,
                                         lexical) if asked else {}
         suspicious = hydrate.suspicious_dates(self.conn, {c.path: c.row for c in pool.ordered})
+        marks = disagreements.marks(self.conn, pool.fused, pool.ordered, pool.pairs, pool.query)
         hits = []
         for position, c in enumerate(pool.ordered, start=1):
             last = c.moves[-1] if c.moves else None
@@ -673,6 +682,7 @@ class Retriever:
                     updated_at=c.row["updated_at"],
                     archived=bool(c.row["archived"]),
                     suspicious_date=suspicious.get(c.path),
+                    contradictions=marks.get(c.path, ()),
                 )
             )
         return hits, relevance.summary(signals, cosines, floor) if asked else None

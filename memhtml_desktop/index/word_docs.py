@@ -9,7 +9,7 @@ come back in question after question, and the count only changes when the index 
 `WordDocs` keeps the counts read at one index mark (`changes.mark`: the index's uid and the
 `vectors_version` every write to it moves) and forgets them all when the mark moves. The counts are
 read in the same read transaction as the mark, so a count never outlives the index it was read
-from. One per `Store` (a store's searches share it; nothing module-level); bounded.
+from. One per `Store`, among its caches (index/caches.py); bounded.
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ class WordDocs:
         self._mark: changes.IndexMark | None = None
         self._total = 0
         self._docs: dict[str, int] = {}
+
+    def clear(self) -> None:
+        with self._lock:
+            self._mark, self._total, self._docs = None, 0, {}
 
     def counts(self, conn: apsw.Connection, words: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(`SELECT count(*) FROM files`, {word: documents holding it}) now; a word no memory

@@ -11,7 +11,7 @@ from __future__ import annotations
 import apsw
 import pytest
 
-from memhtml_desktop.domain.ranking import DEFAULT
+from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML
 from memhtml_desktop.index.answers import word_docs
 from memhtml_desktop.index.retrieval import common_words
 from memhtml_desktop.index.retrieval_sql import bind_params, build_rrf_sql
@@ -99,3 +99,18 @@ def test_the_unfused_statement_lists_the_fused_statements_rows(kiln_store):
     assert all(score is None for _, score, *_ in rows)
     assert sorted(r[:1] + r[2:] for r in whole) == sorted(r[:1] + r[2:] for r in rows)
     assert len(whole) > len({r[0] for r in whole})  # some memory ranked by both arms: rows, not paths
+
+
+def test_the_pools_match_count_is_the_pools_own_past_the_pages_cap(store_root, make_store):
+    # 130 memories hold "glaze": the page's count stops at 100, the pool's (`Store.answer`) does not
+    for i in range(130):
+        write_memory(store_root, f"areas/glazes/g-{i:03}.html", title=f"Glaze {i}", claim=f"Glaze batch {i} fired at cone six.")
+    for i in range(5):
+        write_memory(store_root, f"areas/clay/c-{i}.html", title=f"Clay {i}", claim="Wedge the clay.")
+    store = make_store(store_root)
+    store.index()
+    for profile in (DEFAULT, MEMHTML):
+        page = store.search("glaze", limit=10, ranking=profile)
+        assert page.matches.count == 100 and page.matches.capped
+        pool = store.answer("glaze", None, limit=10, depth=30, ranking=profile).pool
+        assert pool is not None and (pool.matches, pool.matches_capped) == (130, False)

@@ -355,7 +355,7 @@ class ReaderPane(QWidget):
         self.claim_label.setStyleSheet(
             f"QLabel#claim {{ background: {mark_color()}; border-radius: 4px; padding: 8px 10px; }}"
         )
-        for strip in (getattr(self, name, None) for name in ("violation_strip", "warning_strip", "error_strip")):
+        for strip in (getattr(self, n, None) for n in ("violation_strip", "warning_strip", "error_strip", "contradiction_strip")):
             if strip is not None:
                 strip.restyle()
         alt = self.palette().color(QPalette.ColorRole.AlternateBase).name()
