@@ -1,4 +1,5 @@
-"""The index questions the write core asks, and the one state-plane write it makes besides moves.
+"""The index questions the write core asks, and the one state-plane write it makes besides moves;
+the write core's one door into index/ besides the Store's protocols (index/doors.py).
 
 SQL lives in index/ (docs/architecture.md), so the write core's lookups are here: the dedupe key,
 link endpoints, dangling links and orphan state rows for `doctor --fix`, the supersession edges
@@ -7,6 +8,12 @@ of one memory, and the claims and vectors a conflicts scan compares.
 "Exists" means "the indexer has seen a file there" (`sources`), not "it parsed" (`files`): a
 memory that is broken for a moment is still a memory, and its links and salience must not be
 repaired away while someone fixes it.
+
+What else of index/ the write core uses is named here too, so `write/` imports this module and the
+doors alone (import-linter: "write-through-its-doors"): the file-size limit and path guard the
+indexer reads by (a file the write core commits must be one the index will read), memhtml's form of
+an instant, the state plane's row moves and reads that a commit applies in its own transaction, the
+state sidecar, and the Store's rule for a store path.
 """
 
 from __future__ import annotations
@@ -17,7 +24,30 @@ from typing import Any, Iterable
 
 import apsw
 
-from memhtml_desktop.index.state import state_mode, write_with_retry
+from memhtml_desktop.index.authored_links import links_among
+from memhtml_desktop.index.db import iso_z
+from memhtml_desktop.index.scanner import MAX_FILE_BYTES, resolve_inside
+from memhtml_desktop.index.sidecar import SIDECAR_RELPATH, export_access, js_number
+from memhtml_desktop.index.state import RowMove, access_stats, follow_move, move_access, state_mode, write_with_retry
+
+__all__ = [  # its own questions, and what it names of the rest of index/ for the write core
+    "access_rows", "access_stats", "active_statements", "active_twins_of", "checked_store_path",
+    "dangling_edges", "delete_access_rows", "Edge", "export_access", "file_facts", "files_facts",
+    "follow_move", "frame_key_holders", "inbound_links", "indexed_paths", "iso_z", "js_number", "links_among",
+    "MAX_FILE_BYTES", "move_access", "orphan_access_rows", "resolve_inside", "RowMove", "seen_paths",
+    "SIDECAR_RELPATH", "state_mode", "supersedes_edges", "titles_of",
+]
+
+
+def checked_store_path(path: str) -> str:
+    """`path` by the Store's rule for a store path (`index/store.safe_store_path`: no absolute path,
+    no `..`, no backslash), or ValueError saying why not."""
+    from memhtml_desktop.index.store import StoreError, safe_store_path
+
+    try:
+        return safe_store_path(path)
+    except StoreError as exc:
+        raise ValueError(str(exc)) from exc
 
 
 def active_twins_of(conn: apsw.Connection, content_hash: str) -> list[str]:
@@ -144,24 +174,6 @@ def frame_key_holders(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, l
         (wanted,),
     ):
         out.setdefault(key, []).append((path, gist))
-    return out
-
-
-def links_among(conn: apsw.Connection, paths: Iterable[str]) -> dict[tuple[str, str], list[str]]:
-    """Authored links between any two of `paths`: (src, dst) -> rels (the conflicts view's "both hold").
-
-    The statement names its index: left to choose, SQLite walked every authored edge through
-    `edges_derived` (derived = 0 holds for nearly all of them) and filtered: 90-140 ms at 20,000
-    memories, on every search whose hits contradict each other; through `edges_src`, 0.07 ms."""
-    wanted = json.dumps(list(dict.fromkeys(paths)), ensure_ascii=False)
-    out: dict[tuple[str, str], list[str]] = {}
-    for src, dst, rel in conn.execute(
-        "SELECT e.src_path, e.dst_path, e.rel FROM edges AS e INDEXED BY edges_src "
-        "WHERE e.src_path IN (SELECT value FROM json_each(?1)) AND e.derived = 0 "
-        "AND e.dst_path IN (SELECT value FROM json_each(?1)) ORDER BY e.src_path, e.dst_path, e.rel",
-        (wanted,),
-    ):
-        out.setdefault((src, dst), []).append(rel)
     return out
 
 
