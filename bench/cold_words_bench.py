@@ -4,9 +4,9 @@
                                      [--embedder minilm|hash] [--after 20] [--query "retry the ramp"]
 
 The store is generated once per `--dir` (gen_store, `--seed`); the index is deleted before every
-run. Then, as the window does: the watcher starts in a child process of its own
-(`ops/watch_process.ProcessWatcher`, niced, the start-up reconciliation: every file's words, then
-the vectors newest first), while this process searches the same index from a worker thread every
+run. Then, as the window does: the store's engine starts in a process of its own with its watcher
+(`engine.EngineClient`, niced, the start-up reconciliation: every file's words, then the vectors
+newest first), while this process searches the same index from a worker thread every
 `--every` seconds (`Store.search`, what the list asks; the window refreshes an empty list once a
 second while a first index runs, ui/session/driver.INDEXING_REFRESH_S, and otherwise waits for the
 pass) and, between searches, reads `index_state.scanned_at` every 50 ms to search at once when the
@@ -36,7 +36,7 @@ import apsw  # noqa: E402
 from memhtml_desktop.devtools.gen_store import generate_store  # noqa: E402
 from memhtml_desktop.embedders.registry import make_embedder  # noqa: E402
 from memhtml_desktop.index.store import Store  # noqa: E402
-from memhtml_desktop.ops.watch_process import ProcessWatcher  # noqa: E402
+from memhtml_desktop.engine import EngineClient  # noqa: E402
 
 
 def uptime() -> str:
@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
 
     store = Store(root, index_path=index, embedder=make_embedder(args.embedder))
     started = time.perf_counter()
-    watcher = ProcessWatcher(store).start()
+    watcher = EngineClient(store, lambda message: None).start()
+    watcher.watch()
     seen: list[tuple[float, int, str]] = []  # (seconds, hits, the index / coverage reasons)
     first = words = None
     stop = threading.Event()
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     thread = threading.Thread(target=searching, name="list-search")
     thread.start()
     thread.join()
-    watcher.stop()
+    watcher.close()
     print(f"  first search answered after {first:.1f} s")
     if words is None:
         print(f"  the whole store was not searchable by words within {args.limit:.0f} s")

@@ -440,7 +440,7 @@ def floor_round(seconds: float, loaders: int, niced: int, trace: bool = False, e
     from heartbeat_bench import Control, run_loop
     from PySide6.QtWidgets import QApplication
 
-    from memhtml_desktop.ops.backend import CHILD_NICE
+    from memhtml_desktop.engine.process import ENGINE_NICE as CHILD_NICE
 
     app = QApplication.instance() or QApplication([])
     load = start_load(loaders, niced, CHILD_NICE)

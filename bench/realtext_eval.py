@@ -11,7 +11,8 @@ Reads what `bench/realtext_build.py` wrote (the stores, `SET.probes.jsonl`), ind
 with each embedder (`OUT/SET.index-EMBEDDER.db`, kept between runs), and searches every probe at
 `--limit 40` (as `eval` does) under:
 
-- `default` and the `memhtml` profile;
+- `default`, `default` without its newer-first step (the step's before, in the same run), and the
+  `memhtml` profile;
 - each arm alone (the other weights 0) and fts + vector (recency and salience 0), over `default`;
 - `bm25` and `bm25+porter`: plain FTS5 `bm25()` over title + body with the question's words OR-ed,
   in an in-memory table built from the same index's rows in the same run (unicode61, then porter);
@@ -54,6 +55,7 @@ def arms_only(profile: RankingProfile, keep: set[str], name: str) -> RankingProf
 def rankings() -> dict[str, RankingProfile]:
     return {
         "default": DEFAULT,
+        "default-no-newer": replace(DEFAULT, newer_first=False, name="default-no-newer"),
         "memhtml": MEMHTML,
         "fts alone": arms_only(DEFAULT, {"fts"}, "fts-alone"),
         "vector alone": arms_only(DEFAULT, {"vector"}, "vector-alone"),

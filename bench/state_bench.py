@@ -1,8 +1,9 @@
 """How fast the state plane writes and exports: reinforce latency, a bulk batch, sidecar round trip.
 
-Run: .venv/bin/python bench/state_bench.py [rows]. Prints one read bump (the reader pane's neutral
-reinforce on open, which must stay far below a frame), a recall-sized batch of 40, a bulk batch,
-and export / import of a plane of `rows` rows (default 10,000).
+Run: .venv/bin/python bench/state_bench.py [rows]. Prints a Store connection's open and close (what
+every window job pays: the state plane's path examined, its schema and birth stamp read; issue 40),
+one read bump (the reader pane's neutral reinforce on open, which must stay far below a frame), a
+recall-sized batch of 40, a bulk batch, and export / import of a plane of `rows` rows (default 10,000).
 """
 
 from __future__ import annotations
@@ -26,7 +27,21 @@ def _at(seconds: int) -> str:
 def main(rows: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        (root / "store").mkdir()  # without it there was no plane to write (`.memhtml/` is made, never the store)
         conn = open_index(root / "index.db", state_path=root / "store" / ".memhtml" / "state.db")
+        from memhtml_desktop.index.store import Store
+
+        store = Store(root / "store", index_path=root / "index.db")
+        store.reader()
+        store.close_thread_connection()
+        best = []
+        for _ in range(5):
+            start = time.perf_counter()
+            for _ in range(100):
+                store.reader()
+                store.close_thread_connection()
+            best.append((time.perf_counter() - start) / 100)
+        print(f"connection open + close  {1000 * min(best):8.3f} ms (best of 5 x 100)")
 
         n = 500
         start = time.perf_counter()
@@ -49,6 +64,7 @@ def main(rows: int) -> None:
         lines = data.count(b"\n")
         print(f"export {lines} rows         {1000 * (time.perf_counter() - start):8.1f} ms ({len(data)} bytes)")
 
+        (root / "clone").mkdir()
         fresh = open_index(root / "fresh.db", state_path=root / "clone" / ".memhtml" / "state.db")
         start = time.perf_counter()
         report = import_access(fresh, data)

@@ -39,3 +39,36 @@ def one_blas_thread() -> None:
     """
     for name in BLAS_THREAD_VARIABLES:
         os.environ.setdefault(name, "1")
+
+
+_OPENBLAS_COUNTS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
+                    "openblas_get_num_threads64_", "openblas_get_num_threads")
+
+
+def blas_threads() -> int | None:
+    """How many threads the OpenBLAS numpy loaded runs, asked of the library itself (found among the
+    libraries this process mapped); None when numpy is not loaded, or its BLAS is not OpenBLAS or
+    does not say. Whether a product split into blocks of rows gives the same bits as one product
+    depends on it (index/vector_file.py `Pages`): one thread computes each row alone."""
+    import sys
+
+    if "numpy" not in sys.modules:
+        return None
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as handle:
+            paths = {line.split(None, 5)[5].strip() for line in handle if "openblas" in line.lower() and len(line.split(None, 5)) == 6}
+    except OSError:
+        return None
+    import ctypes
+
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_GLOBAL)
+        except OSError:
+            continue
+        for name in _OPENBLAS_COUNTS:
+            count = getattr(lib, name, None)
+            if count is not None:
+                count.restype = ctypes.c_int
+                return int(count())
+    return None

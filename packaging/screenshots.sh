@@ -66,3 +66,10 @@ for theme in light dark; do
       --reason "the delay is 60 s since the ALB change"
   done
 done
+# The reconcile queue (issue 39): the pairs newest change first, the pair shown side by side, the keys.
+for theme in light dark; do
+  for size in 1024x700 1920x1080; do
+    "${run[@]}" screenshot --demo --out "$out/conflicts-queue-$size-$theme.png" --view conflicts --size "$size" \
+      --theme "$theme"
+  done
+done

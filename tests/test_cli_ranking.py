@@ -8,18 +8,18 @@ from pathlib import Path
 
 from test_cli import ROOT, cli_store, run  # noqa: F401 - the fixture is used by name
 
-from memfiles import write_memory
+from memfiles import write_changed_fact, write_memory
 
 
 def test_search_and_recall_name_their_profile(cli_store):  # noqa: F811
     store, index = cli_store
     base = ["--store", str(store), "--index", str(index)]
     default = json.loads(run("search", "drain the vip", *base, "--json").stdout)
-    assert default["ranking"] == "default" and default["steps"] == ["twins", "mmr"]
+    assert default["ranking"] == "default" and default["steps"] == ["twins", "mmr", "newer"]
     # any of the content words: "drain" or "vip" (memhtml: both)
     assert default["matches"]["form"] == "any" and default["matches"]["count"] >= 1 and default["matches"]["any"]
     assert default["index"]["complete"] is True
-    assert {"low_relevance", "relevance", "moves"} <= set(default["hits"][0])
+    assert {"low_relevance", "relevance", "moves", "contradictions"} <= set(default["hits"][0])
     assert default["relevance"]["floor_cosine"] == 0.45
     memhtml = json.loads(run("search", "drain the vip", *base, "--json", "--ranking", "memhtml").stdout)
     assert memhtml["ranking"] == "memhtml" and memhtml["steps"] == ["mmr"]
@@ -114,3 +114,35 @@ def test_eval_scope_is_applied(tmp_path):
                                   "controls": ["areas/a/two.html"], "scope": {"tags": ["x"]}}) + "\n")
     report = json.loads(run("eval", str(probes), "--store", str(store), "--index", str(tmp_path / "i.db"), "--json").stdout)
     assert report["gate"]["probes"][0]["rank"] == 1, "the control is out of scope"
+
+
+def test_search_and_recall_say_which_memory_a_newer_one_contradicts(tmp_path):
+    """Two memories fill one slot, the later one with another value: `search --json` marks both and
+    puts the newer first (default), `search` says so in words, `recall --text` carries the newer with
+    a note that an older one disagrees; under memhtml the marks stay and the order and text do not move."""
+    store = tmp_path / "store"
+    old, new = write_changed_fact(store)
+    base = ["--store", str(store), "--index", str(tmp_path / "index.db")]
+    found = json.loads(run("search", "what is the capital of australia", *base, "--json").stdout)
+    hits = {h["path"]: h for h in found["hits"]}
+    assert [h["path"] for h in found["hits"]].index(new) < [h["path"] for h in found["hits"]].index(old)
+    assert found["steps"] == ["twins", "mmr", "newer"]
+    (stale,), (fresh,) = hits[old]["contradictions"], hits[new]["contradictions"]
+    assert stale["other"] == new and stale["side"] == "older" and stale["mark"] == "contradicted by a newer memory"
+    assert (stale["value"], stale["other_value"], stale["kind"]) == ("Sydney", "Canberra", "slot")
+    assert fresh["other"] == old and fresh["side"] == "newer" and fresh["when"].startswith("2024-06-02")
+    assert hits["resources/geo/currency.html"]["contradictions"] == []
+    human = run("search", "what is the capital of australia", *base).stdout
+    assert "\u26a0 contradicted by a newer memory: Capital of Australia\n" in human and f" {new}\n" in human
+    assert "\u26a0 contradicts an older memory: Capital of Australia\n" in human and f" {old}\n" in human
+    assert "it says \u201cSydney\u201d" in human and "it says \u201cCanberra\u201d" in human
+    text = run("recall", "what is the capital of australia", *base, "--text").stdout
+    assert f'<contradiction path="{new}" other="{old}" this="newer" kind="slot">' in text
+    assert text.index(f'path="{new}"') < text.index(f'path="{old}"')
+    memhtml = json.loads(run("search", "capital australia", *base, "--json", "--ranking", "memhtml").stdout)
+    assert all(m["step"] != "newer" for h in memhtml["hits"] for m in h["moves"])
+    assert {h["path"] for h in memhtml["hits"] if h["contradictions"]} == {old, new}
+    assert "<contradiction" not in run("recall", "capital australia", *base, "--text", "--ranking", "memhtml").stdout
+    assert f"contradicts an older memory: Capital of Australia ({old})" in run("recall", "capital australia", *base).stdout
+    pack = json.loads(run("recall", "capital australia", *base, "--json", "--ranking", "memhtml").stdout)
+    assert any(i["contradictions"] for i in pack["memories"]["items"])

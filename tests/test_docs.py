@@ -28,7 +28,7 @@ ARCHITECTURE = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 FORMAT = (ROOT / "docs" / "format-support.md").read_text(encoding="utf-8")
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
-LAYERS = ("domain/", "html/", "index/", "write/", "workbench/", "history/", "watch/", "ui/", "cli/")
+LAYERS = ("domain/", "html/", "index/", "write/", "workbench/", "history/", "watch/", "ops/", "engine/", "ui/", "cli/")
 
 #: Each step of "how a file change reaches the screen": the name the doc uses, and where it lives.
 FLOW = {
@@ -52,9 +52,10 @@ FLOW = {
     "ProblemsController": ("ui/problems/controller.py", "class ProblemsController"),
     "StatusController": ("ui/shell/status_bar.py", "class StatusController"),
     "Runner.run(SearchJob)": ("ui/session/runner.py", "def run(self, job: Job"),
-    'Runner.submit("search")': ("ui/session/runner.py", "def submit"),
+    "EngineClient.call": ("engine/client.py", "def call"),
+    "Engine.run_call": ("engine/core.py", "def run_call"),
     "SearchJob.run": ("ops/jobs.py", "class SearchJob"),
-    "Runner._finished": ("ui/session/runner.py", "def _finished"),
+    "Runner._answered": ("ui/session/runner.py", "def _answered"),
     "SessionDriver.answered": ("ui/session/driver.py", "answered = Signal(object)"),
     "ResultsView.set_answer": ("ui/results/results_view.py", "def set_answer"),
     "Store.answer": ("index/store.py", "def answer"),
@@ -83,8 +84,8 @@ def test_architecture_points_at_layering_tests_that_exist():
 
 def test_architecture_describes_the_threads():
     threads = _section(ARCHITECTURE, "## Threads and processes")
-    for needle in ("GUI thread", "read pool", "write pool", "memhtml-watch", "observer thread", "One writer",
-                   "never crosses threads", "never waits", "generation", "spawn"):
+    for needle in ("GUI thread", "read lane", "writer lane", "engine", "memhtml-watch", "observer thread",
+                   "One writer", "never crosses threads", "never waits", "generation", "spawn"):
         assert needle in threads, needle
 
 
@@ -157,8 +158,8 @@ SCREENSHOTS = {"results": (1400, 900), "reader": (1400, 900), "recall": (1400, 9
                "workbench-dark": (1024, 700), "recall-quotas": (1024, 700), "recall-catalog": (1400, 900),
                **{f"review-{view}-{w}x{h}-{theme}": (w, h) for view in ("inbox", "activity", "provenance")
                   for w, h in ((1024, 700), (1920, 1080)) for theme in ("light", "dark")},
-               **{f"correct-graph-{w}x{h}-{theme}": (w, h) for w, h in ((1024, 700), (1920, 1080))
-                  for theme in ("light", "dark")}}
+               **{f"{view}-{w}x{h}-{theme}": (w, h) for view in ("correct-graph", "conflicts-queue")
+                  for w, h in ((1024, 700), (1920, 1080)) for theme in ("light", "dark")}}
 
 
 def test_the_readme_shows_the_screenshots_and_they_exist():
@@ -178,5 +179,6 @@ def test_the_screenshot_script_makes_exactly_the_readme_images():
                     ("ranking-memhtml", "results"), ("fused-order", "results"), ("workbench", "workbench"),
                     ("workbench-dark", "workbench"), ("recall-quotas", "recall"), ("recall-catalog", "recall"),
                     ("review-inbox-$size-$theme", "review"), ("review-activity-$size-$theme", "activity"),
-                    ("review-provenance-$size-$theme", "provenance"), ("correct-graph-$size-$theme", "correct")]
+                    ("review-provenance-$size-$theme", "provenance"), ("correct-graph-$size-$theme", "correct"),
+                    ("conflicts-queue-$size-$theme", "conflicts")]
     assert "for theme in light dark" in script

@@ -6,7 +6,9 @@ This package never imports Qt unless the window or a screenshot is asked for, so
 every headless command start fast.
 
 Each group of verbs lives in its own module with `add_parsers(sub, common)` and a `COMMANDS`
-table; this module only assembles them, decodes argv and turns failures into messages.
+table; `cli/verbs.py` names every verb, its module and its help line. This module assembles the
+parser of the verb asked for (only that module is imported: `--help` and every command start
+without the others), decodes argv and turns failures into messages.
 """
 
 from __future__ import annotations
@@ -16,23 +18,29 @@ import logging
 import sys
 
 from memhtml_desktop import __version__
-from memhtml_desktop.cli import (
-    curation_commands, eval_command, read_commands, review_commands, shape_commands, store_commands,
-    window_commands, workbench_commands, write_commands,
-)
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CliError, common_parser, environment_failure
+from memhtml_desktop.cli.verbs import HELP, MEMHTML_GRAMMAR, MODULE, MODULES
 
 __all__ = ["COMMANDS", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "CliError", "build_parser", "main"]
 
-# Help lists the groups in this order: the window first, then reading, then maintenance, then writing,
-# then measuring the ranking.
-_GROUPS = (window_commands, read_commands, shape_commands, store_commands, write_commands, curation_commands,
-           review_commands, eval_command, workbench_commands)
 
-COMMANDS = {name: fn for group in _GROUPS for name, fn in group.COMMANDS.items()}
+def _group(module: str):
+    import importlib
+
+    return importlib.import_module(f"memhtml_desktop.cli.{module}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def __getattr__(name: str):
+    """`COMMANDS`, every verb's handler by name, imports every command module: built when asked for."""
+    if name == "COMMANDS":
+        return {verb: _group(MODULE[verb]).COMMANDS[verb] for verb in HELP}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def build_parser(verbs=None) -> argparse.ArgumentParser:
+    """The command's parser. `verbs`: build the subparsers of these verbs' modules only, and list
+    the other verbs by their help line (what the top-level `--help` shows of them anyway); None,
+    every module's (tests, docs)."""
     common = common_parser()
     parser = argparse.ArgumentParser(
         prog="memhtml-desktop",
@@ -45,9 +53,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo-fresh", action="store_true",
                         help="open a throwaway copy of the bundled demo store (in a temporary folder; not kept)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for group in _GROUPS:
-        group.add_parsers(sub, common)
+    built = set(MODULES) if verbs is None else {MODULE[verb] for verb in verbs}
+    for module in MODULES:  # in the table's order, so `--help` lists the verbs as it always did
+        if module in built:
+            _group(module).add_parsers(sub, common)
+            continue
+        for verb in (name for name in HELP if MODULE[name] == module):
+            sub.add_parser(verb, help=HELP[verb], add_help=False)
     return parser
+
+
+def parse(arguments: list[str]) -> argparse.Namespace:
+    """argv as the full parser reads it, building only the verb's own subparser: a first pass with
+    every verb a bare name finds the verb (or prints the top-level help, or the usage error the
+    full parser would), the second parses with that verb's module."""
+    first, _ = build_parser(()).parse_known_args(arguments)
+    return build_parser((first.command,) if first.command else ()).parse_args(arguments)
 
 
 def decode_argv(argv: list[str]) -> list[str]:
@@ -90,10 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     handled = _run_memhtml_verb(arguments)
     if handled is not None:
         return handled
-    parser = build_parser()
-    args = parser.parse_args(arguments)
+    args = parse(arguments)
     _setup_logging(getattr(args, "verbose", False))
-    command = COMMANDS[args.command or "gui"]
+    verb = args.command or "gui"
+    command = _group(MODULE[verb]).COMMANDS[verb]
     streams = sys.stdout, sys.stderr
     if not getattr(args, "json", False):
         from memhtml_desktop.cli.output import PrintableStream
@@ -106,6 +127,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_memhtml_verb(arguments: list[str]) -> int | None:
+    if MEMHTML_GRAMMAR.isdisjoint(arguments):  # no word of argv is one of them: the module stays unloaded
+        return None
+    from memhtml_desktop.cli import write_commands
+
     if write_commands.find_verb(arguments) is None:
         return None
     _setup_logging("-v" in arguments or "--verbose" in arguments)

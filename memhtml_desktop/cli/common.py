@@ -182,12 +182,14 @@ def print_json(payload: Any) -> None:
 def refresh(store, args: argparse.Namespace, paths=None) -> None:
     """Bring the index in step with the store first, unless `--no-refresh`. When another process is
     writing the index, or its disk is full, the command answers from the last committed state and
-    says so (`Store.refresh` leaves the notice)."""
+    says so (`Store.refresh` leaves the notice). A live watcher's lease stands in for the walk of
+    the whole store (index/lease.py)."""
     if getattr(args, "no_refresh", False):
         return
     from memhtml_desktop.cli import output
 
-    store.refresh(paths, progress=output.progress_printer() if sys.stderr.isatty() and paths is None else None)
+    store.refresh(paths, progress=output.progress_printer() if sys.stderr.isatty() and paths is None else None,
+                  trust_watcher=True)
 
 
 def print_notices(store) -> None:

@@ -12,23 +12,20 @@ import sys
 
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, open_store, print_json
 from memhtml_desktop.cli.write_commands import commit_note, fail, open_curator
+from memhtml_desktop.cli.verbs import HELP
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("undo", parents=[common],
-                       help="revert one of this app's own recent changes: the newest, or CHANGE (while none of "
-                            "its paths changed since); --list shows them and whether each can be undone")  # fmt: skip
+    p = sub.add_parser("undo", parents=[common], help=HELP["undo"])
     p.add_argument("change", nargs="?", metavar="CHANGE", help="the change's commit (a prefix will do); default: the newest")
     p.add_argument("--list", action="store_true", help="list this app's own recent changes, newest first")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("redo", parents=[common],
-                       help="give back a change this app undid: the newest undone, or CHANGE")  # fmt: skip
+    p = sub.add_parser("redo", parents=[common], help=HELP["redo"])
     p.add_argument("change", nargs="?", metavar="CHANGE", help="the change's commit (a prefix will do); default: the newest undone")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("supersede", parents=[common],
-                       help="WINNER supersedes LOSER: archive LOSER, link them, one commit")  # fmt: skip
+    p = sub.add_parser("supersede", parents=[common], help=HELP["supersede"])
     p.add_argument("winner")
     p.add_argument("loser")
     p.add_argument("--reason", help="why (kept as a Memhtml-Reason trailer)")
@@ -37,17 +34,21 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
                         "(memhtml's consolidation does neither)")  # fmt: skip
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("conflicts", parents=[common],
-                       help="memories whose claims contradict each other (one slot, two values; a negation, a number, a date), newer first")  # fmt: skip
+    p = sub.add_parser("conflicts", parents=[common], help=HELP["conflicts"])
     p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
+    p.add_argument("--dismiss", nargs=2, metavar=("A", "B"),
+                   help="A and B are not a conflict: remembered on a ref of this app's own (one commit, not on "
+                        "your branch), never listed again while neither memory is edited")  # fmt: skip
+    p.add_argument("--restore", nargs=2, metavar=("A", "B"), help="list a dismissed pair again")
+    p.add_argument("--note", help="--dismiss: why (the commit's body)")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("history", parents=[common], help="a memory's supersession chain, oldest first")
+    p = sub.add_parser("history", parents=[common], help=HELP["history"])
     p.add_argument("path")
     p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("state", parents=[common], help="export or import the shared state plane")
+    p = sub.add_parser("state", parents=[common], help=HELP["state"])
     state_sub = p.add_subparsers(dest="state_command", metavar="ACTION", required=True)
     e = state_sub.add_parser("export", parents=[common],
                              help="write and commit .memhtml/state/access.jsonl (or --out, not committed)")  # fmt: skip
@@ -194,6 +195,8 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 def cmd_conflicts(args: argparse.Namespace) -> int:
     from memhtml_desktop.ops.curate import ConflictsJob
 
+    if args.dismiss or args.restore:
+        return _dismiss(args)
     store = open_store(args)
     if not args.no_refresh:
         store.index()
@@ -201,6 +204,8 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.to_json())
         return EXIT_OK
+    dismissed = sum(1 for pair in report.pairs if pair.dismissed)
+    report.pairs = [pair for pair in report.pairs if not pair.dismissed]
     for pair in report.pairs:
         alike = f", cosine {pair.cosine:.3f}" if pair.cosine is not None else ""
         print(f"{pair.reason.reason if pair.reason else ', '.join(pair.diff.kinds)}{alike}: "
@@ -208,7 +213,29 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
         for side in (pair.a, pair.b):
             mark = " (newer)" if side.path == pair.newer else ""
             print(f"  {side.path}{mark}\n    {side.claim}")
-    print(f"{len(report.pairs)} conflicting pair(s) among {report.compared} memories ({report.seconds:.2f} s)")
+    more = f"; {dismissed} dismissed as not a conflict" if dismissed else ""
+    print(f"{len(report.pairs)} conflicting pair(s) among {report.compared} memories{more} ({report.seconds:.2f} s)")
+    return EXIT_OK
+
+
+def _dismiss(args: argparse.Namespace) -> int:
+    from memhtml_desktop.write.curator import DismissRequest
+    from memhtml_desktop.write.errors import WriteError
+
+    a, b = args.dismiss or args.restore
+    try:
+        curator = open_curator(vars(args), refresh=not args.no_refresh)
+        applied = curator.run(DismissRequest(a, b, note=args.note, restore=bool(args.restore)))
+    except WriteError as exc:
+        return fail(str(exc), exc.code, EXIT_FAIL, args.json)
+    r = applied.result
+    if args.json:
+        print_json(r)
+    elif not applied.commit_sha:
+        print(applied.plan.notes[0])
+    else:
+        what = "dismissed: not a conflict" if r["dismissed"] else "restored: listed again"
+        print(f"{r['a']} / {r['b']} {what}{commit_note(applied.commit_sha)}")
     return EXIT_OK
 
 

@@ -20,10 +20,11 @@ import sys
 from memhtml_desktop.cli.common import (
     EXIT_FAIL, EXIT_OK, CliError, add_ranking_flag, open_store, print_json, ranking_from, refresh,
 )
+from memhtml_desktop.cli.verbs import HELP
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("eval", parents=[common], help="rank probe targets against their near-twin controls")
+    p = sub.add_parser("eval", parents=[common], help=HELP["eval"])
     p.add_argument("probes", nargs="?", metavar="PROBES", help="a JSON-lines probe file (gen_store --probes)")
     p.add_argument("--limit", type=int, default=40, metavar="N", help="hits per probe search (default 40)")
     p.add_argument("--known-items", type=int, default=0, metavar="N",

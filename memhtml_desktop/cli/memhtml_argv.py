@@ -22,6 +22,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
+from memhtml_desktop.cli.verbs import MEMHTML_GRAMMAR
 from memhtml_desktop.write.errors import INVALID_FLAG, MISSING_ARGUMENT
 
 WRITABLE_TYPES = (
@@ -77,7 +78,7 @@ VERBS: dict[str, Verb] = {
 }
 #: Verbs that take a sub-verb, and the sub-verbs they know.
 GROUPS = {"task": ("add", "status")}
-ROOTS = frozenset({"write", "correct", "archive", "link", "apply", "task"})
+ROOTS = MEMHTML_GRAMMAR
 
 
 class UsageError(Exception):

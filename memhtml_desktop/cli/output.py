@@ -157,6 +157,10 @@ def print_search(result) -> None:
         print(f"{'':>15}{field(hit.path)}  [{hit.memory_type}]{low}")
         for move in hit.moves:
             print(f"{'':>15}{_clip(move.describe(), width - 17)}")
+        for mark in hit.contradictions:  # the other's title, its path whole (a reader opens it), what each says
+            print(f"{'':>15}{_clip(f'{chr(0x26a0)} {mark.mark}: {mark.other_title or mark.other}', width - 17)}")
+            print(f"{'':>17}{field(mark.other)}")
+            print(f"{'':>17}{_clip(mark.says(), width - 19)}")
         if hit.superseded_by:
             print(f"{'':>15}superseded by {field(hit.superseded_by)}")
         if hit.suspicious_date:
@@ -203,6 +207,8 @@ def print_recall(pack) -> None:
         print(f"\n{section.name.upper()} — quote {counts['quote']}, disclosure {counts['disclosure']}, index {counts['index']}")
         for item in section.items:
             print(f"  {item.rank:>2}. [{item.tier.upper():<10}] {item.chars:>5} chars  {field(item.path)}  ({item.reason})")
+            for mark in item.contradictions:
+                print(f"      {chr(0x26a0)} {mark.mark}: {field(mark.other_title or mark.other)} ({field(mark.other)})")
 
 
 def print_detail(detail) -> None:

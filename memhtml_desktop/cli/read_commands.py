@@ -18,12 +18,13 @@ from memhtml_desktop.cli.common import (
     refresh,
     scope_from,
 )
+from memhtml_desktop.cli.verbs import HELP
 
 SIGNALS = ("positive", "negative", "neutral")
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("search", parents=[common], help="fused four-arm search, explained")
+    p = sub.add_parser("search", parents=[common], help=HELP["search"])
     p.add_argument("query")
     p.add_argument("--limit", type=int, default=10, metavar="N")
     add_scope_flags(p)
@@ -32,7 +33,7 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("recall", parents=[common], help="the budgeted recall pack an agent would receive")
+    p = sub.add_parser("recall", parents=[common], help=HELP["recall"])
     p.add_argument("query")
     p.add_argument("--budget", type=int, metavar="CHARS", help="characters for memories (default 16000)")
     p.add_argument("--limit", type=int, default=10, metavar="N", help="memories considered (pool is 3x)")
@@ -44,18 +45,18 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     out.add_argument("--text", action="store_true", help="render the pack as the agent receives it")
     shape_commands.add_recall_flags(p)
 
-    p = sub.add_parser("read", parents=[common], help="one memory in full (counts as a read)")
+    p = sub.add_parser("read", parents=[common], help=HELP["read"])
     p.add_argument("path")
     p.add_argument("--no-bump", action="store_true", help="do not count this as a read")
     p.add_argument("--no-refresh", action="store_true", help="do not re-index this file first")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("reinforce", parents=[common], help="record that memories were right or wrong")
+    p = sub.add_parser("reinforce", parents=[common], help=HELP["reinforce"])
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--signal", choices=SIGNALS, default="neutral")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("list", parents=[common], help="memories in path order, scoped like search")
+    p = sub.add_parser("list", parents=[common], help=HELP["list"])
     add_scope_flags(p, para=True)
     p.add_argument("--limit", type=int, default=50, metavar="N")
     p.add_argument("--cursor", metavar="C", help="continue after this path")

@@ -16,11 +16,12 @@ import argparse
 import sys
 
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CliError, print_json
+from memhtml_desktop.cli.verbs import HELP
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("review", parents=[common],
-                       help="what changed since you last looked: the store's changes since the review mark",
+                       help=HELP["review"],
                        description="List every change to the store since the review mark (or --since) as "
                                    "memory-level events; `review done` moves the mark.")  # fmt: skip
     p.add_argument("--since", metavar="REV|DATE", help="list from this commit or date instead of the mark")

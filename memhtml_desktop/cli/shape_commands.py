@@ -11,6 +11,7 @@ import sys
 
 from memhtml_desktop.cli.common import EXIT_OK, CliError, open_store, print_json, print_notices, refresh, scope_from
 from memhtml_desktop.cli.output import field
+from memhtml_desktop.cli.verbs import HELP
 
 SHAPES = ("memhtml", "quotas", "catalog")
 
@@ -29,7 +30,7 @@ def add_recall_flags(p: argparse.ArgumentParser) -> None:
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("expand", parents=[common],
-                       help="one memory's body, neighbours and evidence chain, with the call's cost (not a read)")
+                       help=HELP["expand"])
     p.add_argument("path")
     p.add_argument("--no-refresh", action="store_true", help="do not re-index this file first")
     p.add_argument("--json", action="store_true")

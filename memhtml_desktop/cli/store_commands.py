@@ -6,19 +6,20 @@ import argparse
 import sys
 
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, CliError, open_store, print_json, print_notices
+from memhtml_desktop.cli.verbs import HELP
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("index", parents=[common], help="bring the index in step with the store")
+    p = sub.add_parser("index", parents=[common], help=HELP["index"])
     p.add_argument("--rebuild", action="store_true", help="drop the index and build it from scratch")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
 
-    p = sub.add_parser("doctor", parents=[common], help="files with violations, warnings, duplicate bodies")
+    p = sub.add_parser("doctor", parents=[common], help=HELP["doctor"])
     p.add_argument("--fix", action="store_true",
                    help="repair dangling links and prune orphan state rows, in one commit (memhtml's doctor --fix)")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("watch", parents=[common], help="keep the index in step with the disk (headless)")
+    p = sub.add_parser("watch", parents=[common], help=HELP["watch"])
     p.add_argument("--json", action="store_true", help="one JSON object per batch")
 
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 import argparse
 
 from memhtml_desktop.cli.common import add_ranking_flag, settings_from
+from memhtml_desktop.cli.verbs import HELP
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("gui", parents=[common], help="open the window (the default)")
+    p = sub.add_parser("gui", parents=[common], help=HELP["gui"])
     p.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                    help="open the demo store: your kept copy of the bundled one (made on first use, in the app's data folder)")
 
     p.add_argument("--demo-fresh", action="store_true", default=argparse.SUPPRESS,
                    help="open a throwaway copy of the bundled demo store (in a temporary folder; not kept)")
 
-    p = sub.add_parser("screenshot", parents=[common], help="render the window offscreen to a PNG")
+    p = sub.add_parser("screenshot", parents=[common], help=HELP["screenshot"])
     p.add_argument("--out", required=True, metavar="FILE.png")
     p.add_argument("--query", default="")
     p.add_argument("--view", choices=("results", "reader", "recall", "problems", "correct", "undo", "conflicts", "timeline",

@@ -18,10 +18,11 @@ from pathlib import Path
 
 from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, CliError, open_store, print_json, refresh
+from memhtml_desktop.cli.verbs import HELP
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("probes", parents=[common], help="the store's probe sets (.memhtml-desktop/probes/)")
+    p = sub.add_parser("probes", parents=[common], help=HELP["probes"])
     verbs = p.add_subparsers(dest="probes_verb", metavar="VERB", required=True)
     v = verbs.add_parser("sets", parents=[common], help="list the probe sets and configurations")
     v.add_argument("--json", action="store_true")

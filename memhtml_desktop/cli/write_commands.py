@@ -24,6 +24,7 @@ from typing import Any, Callable
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CliError, open_store, print_json
 from memhtml_desktop.cli.memhtml_argv import Parsed, UsageError, parse
 from memhtml_desktop.cli.memhtml_argv import find_verb as _find_verb
+from memhtml_desktop.cli.verbs import HELP
 
 NOW_ENV = "MEMHTML_DESKTOP_NOW"
 
@@ -50,21 +51,21 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
         ("confidence", "0..1"), ("session-id", "provenance"), ("prompt-id", "provenance"),
         ("turn-uuid", "provenance"),
     ]  # fmt: skip
-    memhtml_verb("write", "write a new memory and commit it", (), [*new_flags, ("type", "the memory type (required)")])
-    memhtml_verb("correct", "supersede a memory: write the correction, archive the old one, one commit", ("target",),
+    memhtml_verb("write", HELP["write"], (), [*new_flags, ("type", "the memory type (required)")])
+    memhtml_verb("correct", HELP["correct"], ("target",),
                  [("title", "the corrected title (required)"), ("claim", ""), ("article-html", ""), ("body", ""),
                   ("type", "default: the target's"), ("reason", "why (kept as a Memhtml-Reason trailer)"),
                   ("session-id", ""), ("tag", ""), ("entity", ""), ("workspace", ""),
                   ("expect", "the blob sha or content hash the target must still have"),
                   ("keep-graph", "this app's own: keep the memory's place in the graph (carry its links, entities "
                                  "and facets, repoint the links to it, its reads follow); not memhtml's bytes")])  # fmt: skip
-    memhtml_verb("archive", "move a memory into archive/<year>/ and commit", ("path",),
+    memhtml_verb("archive", HELP["archive"], ("path",),
                  [("reason", "why (required; the commit subject)"), ("expect", "")])  # fmt: skip
-    memhtml_verb("link", "add a typed link from one memory to another", ("src", "rel", "dst"), [("expect", "")])
-    memhtml_verb("apply", "write a JSONL batch of memories in one commit", (),
+    memhtml_verb("link", HELP["link"], ("src", "rel", "dst"), [("expect", "")])
+    memhtml_verb("apply", HELP["apply"], (),
                  [("file", "read the batch from FILE (default: stdin)"), ("consolidate", "last-wins"),
                   ("session-id", ""), ("prompt-id", ""), ("turn-uuid", "")])  # fmt: skip
-    p = sub.add_parser("task", parents=[common], help="add a task or change its status (memhtml's arguments)")
+    p = sub.add_parser("task", parents=[common], help=HELP["task"])
     task_sub = p.add_subparsers(dest="task_command", metavar="ACTION")
     a = task_sub.add_parser("add", parents=[common], help="add a task")
     for flag, flag_help in [*new_flags, ("due", "YYYY-MM-DD"), ("status", "todo|doing|blocked|done")]:

@@ -74,6 +74,8 @@ class Statement:
     event_at: str | None = None
     created_at: str | None = None
     title: str = ""
+    #: `blocking_keys(claim, frame_key)`, when the index already holds them (files.contradiction_keys).
+    keys: tuple[str, ...] | None = None
 
     @property
     def when(self) -> str:
@@ -427,3 +429,113 @@ def newer_of(a: Statement, b: Statement) -> str | None:
     if order == 0:
         return None
     return a.path if order > 0 else b.path
+
+
+UNSETTLING_RELS = frozenset({"contradicts"})
+"""Authored links between two contradicting memories that do not settle them: `contradicts` records the
+disagreement, any other relation a curator chose says both hold (the conflicts view's "settled" pairs,
+which search neither marks nor reorders)."""
+
+
+
+def _value_like(word: _Word) -> bool:
+    """A word a differing place can hold: a name, a number, a date word or an identifier."""
+    return _named(word, False) or _is_date_word(word.norm) or _identifier(word)
+
+
+def _value_runs(words: tuple[_Word, ...], like: list[bool]) -> list[tuple[int, int]]:
+    """(start, end) of each run of value-like words, function words between two of them included
+    ("Bosnia and Herzegovina", "5 and 10", "October 14, 2019")."""
+    runs: list[tuple[int, int]] = []
+    i, n = 0, len(words)
+    while i < n:
+        if not like[i]:
+            i += 1
+            continue
+        end = i + 1
+        while end < n:
+            if like[end]:
+                end += 1
+                continue
+            gap = end
+            while gap < n and not like[gap] and words[gap].norm in STOPWORD_SET and words[gap].norm not in _VERBISH:
+                gap += 1
+            if gap < n and gap > end and like[gap]:
+                end = gap + 1
+                continue
+            break
+        runs.append((i, end))
+        i = end
+    return runs
+
+
+def _places(words: tuple[_Word, ...], like: list[bool], numeric: list[bool]) -> list[tuple[int, int]]:
+    """The runs of value-like words, and inside each the runs of numbers and dates ("Python 3.8":
+    the differing place of "…in Python 3.8" against "…in Python 3.2" is the number alone)."""
+    out = []
+    for start, end in _value_runs(words, like):
+        out.append((start, end))
+        i = start
+        while i < end:
+            if not numeric[i]:
+                i += 1
+                continue
+            j = i
+            while j < end and (numeric[j] or (words[j].norm in STOPWORD_SET and j + 1 < end and numeric[j + 1])):
+                j += 1
+            if (i, j) != (start, end):
+                out.append((i, j))
+            i = j
+    return out
+
+
+def blocking_keys(claim: str, frame_key: str | None) -> tuple[str, ...]:
+    """Keys two claims share whenever `contradiction` can flag them, so a caller comparing many
+    memories (one query's pool) judges only the pairs that share one instead of every pair; the
+    index keeps them per memory (`files.contradiction_keys`, migration 0012):
+
+    - `F` the frame key (the slot rule needs one frame key, not a generic one);
+    - `W` the claim's content words in order with one run of value-like words (names, numbers,
+      dates, identifiers) taken out, one key per run that can be a differing place (the same claim
+      but for one name, value, number or date): a run of names only where a value stands (not
+      first, no name after it, at most three content words after it), a run with a number or a date
+      anywhere but first (unless it starts with a number);
+    - `B` the claim's content words as a set, one run taken out, for a run where a value stands and
+      two or more content words remain (the same content words in other words, one value each);
+    - `N` the claim's content words with negation markers, auxiliaries, variant qualifiers and the
+      words a variant scope is written with taken out (the same claim but for a negation or a
+      qualifier).
+
+    A necessary condition, not the rule: pairs sharing a key are then judged by `contradiction`.
+    The tests check that every pair the rule flags on the fixtures, on a fact store's query pools
+    and in a fact store's whole conflicts scan shares one."""
+    words = _words(claim)
+    keys: list[str] = []
+    if frame_key and not generic_frame(frame_key):
+        keys.append("F|" + frame_key)
+    stems = [None if w.norm in STOPWORD_SET else _stem(w.norm) for w in words]
+    like = [_value_like(w) for w in words]
+    numeric = [_is_number(w.norm) or _is_date_word(w.norm) for w in words]
+    for start, end in _places(words, like, numeric):
+        if start == 0 and not _is_number(words[0].norm):
+            continue  # where the subject stands: a claim about something else
+        value_place = start > 0 and _in_value_place(words, start, end)
+        if not (any(numeric[start:end]) or value_place):
+            continue
+        before = " ".join(s for s in stems[:start] if s)
+        after = " ".join(s for s in stems[end:] if s)
+        keys.append(f"W|{before} _ {after}")
+        rest = {s for s in stems[:start] + stems[end:] if s}
+        if value_place and len(rest) >= 2:
+            keys.append("B|" + " ".join(sorted(rest)))
+    keys.append("N|" + " ".join(s for w, s in zip(words, stems) if s and w.norm not in _PLAIN))
+    return tuple(dict.fromkeys(keys))
+
+
+#: What the `N` key leaves out: a negation, the words that change with it, a variant qualifier and its scope.
+_PLAIN = NEGATION_MARKERS | _AUXILIARY | VARIANT_QUALIFIERS | _SCOPE_WORDS
+
+LIST_VALUES = 4
+"""A frame key the store's active memories fill with more values than this is a list ("English is spoken
+in …" a dozen countries), not one slot: the conflicts scan does not pair its holders by the key, and search
+neither marks nor reorders a `slot` pair under it."""

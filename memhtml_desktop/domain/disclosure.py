@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from memhtml_desktop.domain.types import RecallItem, RecallPack, RecallSection
+from memhtml_desktop.domain.types import Disagreement, RecallItem, RecallPack, RecallSection
 
 MEMORY_BODY_BUDGET = 16_000
 ARC_BODY_BUDGET = 9_000
@@ -41,6 +41,7 @@ class FoldCandidate:
     disclosure_text: str
     gist: str
     entity_names: tuple[str, ...]
+    contradictions: tuple[Disagreement, ...] = ()
 
 
 def utf16_len(s: str) -> int:
@@ -112,7 +113,7 @@ def fold(
         spent += cost
         items.append(RecallItem(
             path=c.path, title=c.title, memory_type=c.memory_type, tier=tier,
-            chars=cost, text=text, reason=reason, rank=rank,
+            chars=cost, text=text, reason=reason, rank=rank, contradictions=c.contradictions,
         ))
     truncated = any(item.tier != "quote" for item in items)
     return RecallSection(name=name, budget=budget, spent=spent, truncated=truncated, items=tuple(items))
@@ -142,9 +143,20 @@ def _render_item(item: RecallItem) -> str:
     return f'<memory {head} title="{_attr(item.title)}">\n{_escape(item.text)}\n</memory>'
 
 
-def _render_section(section: RecallSection) -> list[str]:
+def _render_contradiction(item: RecallItem, mark: Disagreement) -> str:
+    """The app's note beside a record another memory of the pack's pool contradicts: neither is
+    reconciled, the agent is told which is newer and what each says (seed 002: "never silently
+    reconciles conflicts")."""
+    return (f'<contradiction path="{_attr(item.path)}" other="{_attr(mark.other)}" this="{mark.side}" '
+            f'kind="{_attr(mark.kind)}">{_escape(mark.describe())}; not reconciled</contradiction>')
+
+
+def _render_section(section: RecallSection, notes: bool = False) -> list[str]:
     lines = [f'<section name="{_attr(section.name)}" budget="{section.budget}" spent="{section.spent}">']
-    lines.extend(_render_item(item) for item in section.items)
+    for item in section.items:
+        lines.append(_render_item(item))
+        if notes:
+            lines.extend(_render_contradiction(item, mark) for mark in item.contradictions)
     lines.append("</section>")
     return lines
 
@@ -165,12 +177,14 @@ def ledger_line(pack: RecallPack) -> str:
 def render_pack_text(pack: RecallPack) -> str:
     """The pack as an agent receives it: delimited, attributed, escaped, arcs first, ledger last.
 
-    Memory text is escaped (`&`, `<`, `>`) so a stored `</recall>` cannot close the envelope, and
+    With `contradiction_notes` (the `default` profile) a record another memory of the pool
+    contradicts is followed by a `<contradiction>` line naming the other, the values and which is
+    newer. Memory text is escaped (`&`, `<`, `>`) so a stored `</recall>` cannot close the envelope, and
     every record is labelled as stored data rather than instructions (Remem's ADR 0015 stance).
     """
     lines = [f'<recall query="{_attr(pack.query)}">', _PREAMBLE]
-    lines.extend(_render_section(pack.arcs))
-    lines.extend(_render_section(pack.memories))
+    lines.extend(_render_section(pack.arcs, pack.contradiction_notes))
+    lines.extend(_render_section(pack.memories, pack.contradiction_notes))
     lines.append("</recall>")
     lines.append(ledger_line(pack))
     return "\n".join(lines)

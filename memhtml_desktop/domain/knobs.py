@@ -70,6 +70,9 @@ DESCRIPTIONS: dict[str, tuple[str, str, str]] = {
                        "closest pick, or only a near-duplicate"),
     "mmr_keeps_known_items": ("MMR keeps known items", "After fusion", "a memory naming every query word "
                               "keeps its place"),
+    "newer_first": ("Newer first", "After fusion", "of two memories in the pool that contradict each other "
+                    "(domain/contradiction.py), the newer goes first, unless the query names the other's "
+                    "value; both are marked either way"),
     "polarity_cosine": ("Polarity cosine", "Thresholds for this embedder", "the near-twin cosine for the "
                         "polarity step"),
     "twin_cosine": ("Twin cosine", "Thresholds for this embedder", "the near-twin cosine for twin "

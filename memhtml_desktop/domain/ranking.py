@@ -2,11 +2,12 @@
 
 Retrieval takes a `RankingProfile` and reads nothing else: the arm weights, RRF's `k`, each arm's
 candidate window, the pool factor, which lexical forms may be bound, the polarity step, twin
-resolution, MMR, the recall fold and the relevance floor. Two named profiles ship:
+resolution, MMR, the newer-first step, the recall fold and the relevance floor. Two named profiles ship:
 
 - `memhtml`: what memhtml 0.4 does at `e5cc592` (`../shared/spec/retrieval.md`), including where it
   falls short of its own design documents: the all-terms lexical form only (every sanitised word
-  required, quotes ignored), no polarity step, no twin resolution, MMR over the whole pool with
+  required, quotes ignored), no polarity step, no twin resolution, no newer-first step (its hits
+  still carry the marks of the memories that contradict each other), MMR over the whole pool with
   the rank proxy, and recall folding the fused order (no diversification, two tiers). It answers
   "what does an agent on memhtml receive, given the same embedder?".
 - `default`: the seeds' design plus the measured improvements (docs/ranking.md gives each
@@ -162,6 +163,7 @@ class RankingProfile:
     mmr_lambda: float = MMR_LAMBDA
     mmr_redundancy: str = "cosine"
     mmr_keeps_known_items: bool = False
+    newer_first: bool = True
     recall_pool: str = "reordered"
     recall_tiers: str = "quote_disclosure_index"
     recall_budget: int = MEMORY_BODY_BUDGET
@@ -255,7 +257,7 @@ class RankingProfile:
     def steps(self) -> tuple[str, ...]:
         """The post-fusion steps this profile runs, in order (`Move.step` names)."""
         return tuple(name for name, on in (("polarity", self.polarity), ("twins", self.twins),
-                                           ("mmr", self.mmr_lambda < 1.0)) if on)
+                                           ("mmr", self.mmr_lambda < 1.0), ("newer", self.newer_first)) if on)
 
     def pool_size(self, limit: int) -> int:
         return max(0, limit) * self.pool_factor
@@ -297,7 +299,7 @@ class RankingProfile:
                 changes[key] = PerEmbedder.from_json(value, what=key, base=getattr(base, key))
             elif key == "field_weights":
                 changes[key] = _field_weights(value, base.field_weights)
-            elif key in ("polarity", "twins", "mmr_keeps_known_items", "gate_priors", "question_words"):
+            elif key in ("polarity", "twins", "mmr_keeps_known_items", "gate_priors", "question_words", "newer_first"):
                 if not isinstance(value, bool):
                     raise ValueError(f"{key}: expected true or false")
                 changes[key] = value
@@ -346,6 +348,7 @@ MEMHTML = RankingProfile(
     polarity=False,
     twins=False,
     mmr_redundancy="cosine",
+    newer_first=False,
     recall_pool="fused",
     recall_tiers="quote_index",
     twin_cosine=TWIN_COSINE_BY_EMBEDDER,
@@ -386,6 +389,7 @@ DEFAULT = RankingProfile(
     twins=True,
     mmr_redundancy="near_duplicate",
     mmr_keeps_known_items=True,
+    newer_first=True,
     recall_pool="reordered",
     recall_tiers="quote_disclosure_index",
     twin_cosine=TWIN_COSINE_BY_EMBEDDER,

@@ -27,9 +27,11 @@ from typing import Any
 
 import numpy as np
 
+from memhtml_desktop.domain.contradiction import Statement
 from memhtml_desktop.domain.fusion import convex_parts
 from memhtml_desktop.domain.judging import FusionTrace
 from memhtml_desktop.domain.mmr import CosineTable
+from memhtml_desktop.domain.newer_first import contradicting_pairs
 from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.reorder import PoolItem, reorder
@@ -38,13 +40,15 @@ from memhtml_desktop.domain.rrf import active_arms
 
 @dataclass(frozen=True)
 class Candidate:
-    """What the post-fusion steps read of a memory: its claim, title, vector, whether it is an arc."""
+    """What the post-fusion steps read of a memory: its claim, title, vector, whether it is an arc,
+    and what the contradiction rule reads (None: a memory the conflicts scan leaves out)."""
 
     path: str
     title: str
     claim: str
     arc: bool = False
     vector: np.ndarray | None = field(default=None, compare=False)
+    statement: Statement | None = None
 
 
 @dataclass
@@ -72,6 +76,8 @@ class PreparedQuery:
     signals: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # per arm, aligned with `lists`:
     # the raw score a convex fusion normalises (bm25 for fts, the cosine for vector), and for recency
     # and salience the value they rank by (`fusion.prior_signal`: is the window one tie?)
+    # listed pairs the newer-first step leaves alone: settled by a curator, or under a frame that is a list
+    settled: frozenset[frozenset[str]] = frozenset()
     _table: CosineTable | None = field(default=None, repr=False)
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -163,8 +169,12 @@ def rerank(prepared: PreparedQuery, profile: RankingProfile, limit: int, model_i
     base, index = prepared.table()
     table = CosineTable.subset(base, [index[p] for p in fused])
     items = [PoolItem(p, prepared.candidates[p].claim, prepared.candidates[p].vector, prepared.candidates[p].arc,
-                      prepared.candidates[p].title) for p in fused]
-    out = reorder(prepared.query, items, profile, model_id=model_id, limit=limit, table=table)
+                      prepared.candidates[p].title, prepared.candidates[p].statement) for p in fused]
+    pairs = None
+    if profile.newer_first:
+        pairs = contradicting_pairs([it.statement for it in items],
+                                    lambda a, b: frozenset((a, b)) in prepared.settled if prepared.settled else False)
+    out = reorder(prepared.query, items, profile, model_id=model_id, limit=limit, table=table, pairs=pairs)
     moves = {fused[i]: tuple(m.step for m in steps) for i, steps in out.moves.items()}
     paths = tuple(fused[i] for i in out.order)
     return Reranked(paths, FusionTrace(tuple(fused), ranks, weights, profile.rrf_k, moves, counted, scored))

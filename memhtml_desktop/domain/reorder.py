@@ -1,4 +1,4 @@
-"""After fusion: polarity, twin resolution and MMR over the fused pool, as a profile says.
+"""After fusion: polarity, twin resolution, MMR and newer first over the fused pool, as a profile says.
 
 One pure function shared by search and recall (and by the evaluation runner), so a ranking change
 cannot reach one entry point and miss another. Each step is a knob of the `RankingProfile`:
@@ -12,7 +12,11 @@ cannot reach one entry point and miss another. Each step is a knob of the `Ranki
    proxy `1 / (position + 1)` memhtml uses, carried by the slot (so a twin that took the top slot
    takes its relevance too), halved-or-less for a polarity-demoted twin. With the
    `near_duplicate` redundancy only similarity above the twin threshold is redundancy, and arcs
-   are exempt.
+   are exempt;
+4. newer first (`domain.newer_first`): of two memories that contradict each other, the newer (or
+   the one whose value the query names) goes first, over the whole pool in its order so far (MMR's
+   picks, then the candidates it did not pick), so a newer memory below the page is lifted to just
+   above its older on it.
 
 Every position change is recorded as a `Move` with its reason, so the explanation the window
 shows is what the code did, not a reconstruction.
@@ -27,7 +31,9 @@ from typing import Sequence
 import numpy as np
 import regex
 
+from memhtml_desktop.domain.contradiction import Statement
 from memhtml_desktop.domain.mmr import CosineTable, MmrCandidate, apply_mmr
+from memhtml_desktop.domain.newer_first import Pair, contradicting_pairs, newer_first
 from memhtml_desktop.domain.polarity import PolarityCandidate, polarity_reorder
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.signals import Move
@@ -37,13 +43,15 @@ from memhtml_desktop.domain.twins import TwinCandidate, resolve_twins
 
 @dataclass(frozen=True)
 class PoolItem:
-    """A fused candidate, in fused order: its key (the path), claim, vector and whether it is an arc."""
+    """A fused candidate, in fused order: its key (the path), claim, vector, whether it is an arc,
+    and what the contradiction rule reads of it (None: it takes part in no contradiction)."""
 
     key: str
     claim: str
     vector: np.ndarray | None
     arc: bool = False
     title: str = ""
+    statement: Statement | None = None
 
 
 @dataclass
@@ -95,11 +103,14 @@ def reorder(
     model_id: str | None,
     limit: int,
     table: CosineTable | None = None,
+    pairs: Sequence[Pair] | None = None,
 ) -> Reordered:
     """Run the profile's post-fusion steps over `items` (fused order) and keep `limit` of them.
 
     `table` may carry the items' cosines already computed (in item order): the workbench's
-    re-ranker reuses one table per probe across configurations (`CosineTable.subset`)."""
+    re-ranker reuses one table per probe across configurations (`CosineTable.subset`). `pairs`:
+    the items' contradicting pairs already judged (`newer_first.contradicting_pairs`, which the
+    search needs for its marks under every profile); None judges them here when the step runs."""
     n = len(items)
     order = list(range(n))
     moves: dict[int, list[Move]] = {}
@@ -155,5 +166,13 @@ def reorder(
         )
         chosen = [order[p] for p in picks]
         _record(moves, order, chosen, lambda i, a, b: Move("mmr", a, b))
-        order = chosen
+        picked = set(chosen)
+        order = chosen + [i for i in before_mmr if i not in picked]  # the page, then what MMR left
+    if profile.newer_first:
+        if pairs is None:
+            pairs = contradicting_pairs([it.statement for it in items])
+        out_n = newer_first(query, order, pairs, [it.key for it in items])
+        for i, move in out_n.moves.items():
+            moves.setdefault(i, []).append(move)
+        order = out_n.order
     return Reordered(order[:limit], moves, before_mmr)

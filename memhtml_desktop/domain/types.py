@@ -13,7 +13,7 @@ from typing import Any
 from memhtml_desktop.domain.instants import as_of_instant
 from memhtml_desktop.domain.paths import MEMORY_TYPES
 from memhtml_desktop.domain.signals import (  # noqa: F401 - re-exported: the values a result carries
-    STEP_NAMES, HitSignals, IndexStatus, MatchCount, Move, RelevanceSummary,
+    STEP_NAMES, Disagreement, HitSignals, IndexStatus, MatchCount, Move, RelevanceSummary,
 )
 
 
@@ -228,6 +228,8 @@ class Hit:
     # A stamp the memory claims (event, updated, created) that lies after now: recency did not
     # believe it, and the window shows it as suspicious (domain.instants.future_claim).
     suspicious_date: str | None = None
+    # The memories of the pool this one contradicts (domain/newer_first.py): under every profile.
+    contradictions: tuple[Disagreement, ...] = ()
 
     @property
     def low_relevance(self) -> bool:
@@ -260,6 +262,7 @@ class Hit:
             "updated_at": self.updated_at,
             "archived": self.archived,
             "suspicious_date": self.suspicious_date,
+            "contradictions": [d.to_json() for d in self.contradictions],
             "arms": {
                 a.arm: {"rank": a.rank, "weight": a.weight, "contribution": a.contribution, "raw": a.raw,
                         **({} if a.counted else {"counted": False}),
@@ -343,9 +346,14 @@ class RecallItem:
     text: str
     reason: str
     rank: int
+    # The memories of the pool this one contradicts (search's marks): the pack says so beside it.
+    contradictions: tuple[Disagreement, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        out = {name: getattr(self, name) for name in ("path", "title", "memory_type", "tier", "chars", "text",
+                                                       "reason", "rank")}
+        out["contradictions"] = [d.to_json() for d in self.contradictions]
+        return out
 
 
 @dataclass(frozen=True)
@@ -383,6 +391,9 @@ class RecallPack:
     arcs: RecallSection
     elapsed_ms: float = 0.0
     ranking: str = "default"
+    # The text says, beside a record, that another memory contradicts it (`default`; under `memhtml`
+    # the items still carry their marks, the text stays what memhtml hands an agent).
+    contradiction_notes: bool = False
 
     @property
     def spent(self) -> int:

@@ -26,7 +26,7 @@ from memhtml_desktop.domain.fusion import prior_signal
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.refusion import Candidate, PreparedQuery
 from memhtml_desktop.domain.types import Scope, clean_text
-from memhtml_desktop.index import hydrate, relevance
+from memhtml_desktop.index import disagreements, hydrate, relevance
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval import MAX_FTS_TERMS, Retriever
 from memhtml_desktop.index.retrieval_sql import bind_params, build_arm_sql
@@ -148,7 +148,8 @@ class _Reader:
         for path, row in rows.items():
             self.rowids[path] = row["rowid"]
             vector = self.snapshot.file_vector(row["rowid"]) if self.snapshot is not None else decode_vec(vectors.get(path))
-            self.candidates[path] = Candidate(path, row["title"], row["gist"], row["memory_type"] == "arc", vector)
+            self.candidates[path] = Candidate(path, row["title"], row["gist"], row["memory_type"] == "arc", vector,
+                                              disagreements.statement_of(row))
 
     def cosines(self, qvec: np.ndarray | None, paths: Sequence[str]) -> dict[str, float]:
         if qvec is None:
@@ -221,6 +222,7 @@ def prepare_queries(
                 query=query, fts_forms=profile.fts_forms, lexical_key=profile.lexical_key, window=window, lists=lists,
                 available=frozenset(available), candidates={p: reader.candidates[p] for p in listed},
                 reasons=tuple(reasons), cosines=cosines, fts_form=form, signals=signals, every_word=every,
+                settled=disagreements.left_out(conn, [reader.candidates[p].statement for p in dict.fromkeys(listed)]),
             ))
             if progress is not None:
                 progress("reading", i + 1, len(asks))

@@ -219,6 +219,15 @@ def fold(value: object) -> object:
     return value.casefold() if isinstance(value, str) else value
 
 
+def contradiction_keys_text(gist: object, frame_key: object) -> str:
+    """`files.contradiction_keys` for a claim and its frame key: the keys, one a line ('' without a claim)."""
+    from memhtml_desktop.domain.contradiction import blocking_keys
+
+    if not isinstance(gist, str) or not gist.strip():
+        return ""
+    return "\n".join(blocking_keys(gist, frame_key if isinstance(frame_key, str) else None))
+
+
 def _register_functions(conn: apsw.Connection, clock: ClockBox) -> None:
     from memhtml_desktop.domain.instants import instant_text
 
@@ -227,6 +236,8 @@ def _register_functions(conn: apsw.Connection, clock: ClockBox) -> None:
     conn.create_scalar_function("memhtml_fold", fold, 1, deterministic=True)
     # The canonical UTC instant of memhtml's datetime text (migration 0007 backfills with it).
     conn.create_scalar_function("memhtml_instant", instant_text, 1, deterministic=True)
+    # A claim's contradiction keys (migration 0012 backfills with it).
+    conn.create_scalar_function("memhtml_contradiction_keys", contradiction_keys_text, 2, deterministic=True)
 
 
 BUSY_POLL_S = 0.002

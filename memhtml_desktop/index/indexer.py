@@ -40,7 +40,7 @@ from memhtml_desktop.index.parse_pool import (  # noqa: F401  (parse_file, shutd
     parsed,
     shutdown_pool,
 )
-from memhtml_desktop.index.scanner import DiskFile, Skipped, read_bytes, stat_one, walk_store
+from memhtml_desktop.index.scanner import DiskFile, Skipped, read_bytes, stat_one, stat_walk
 from memhtml_desktop.index.vectors import encode_vec
 
 log = logging.getLogger(__name__)
@@ -186,34 +186,36 @@ class Indexer:
         """
         started = time.perf_counter()
         report = IndexReport()
-        known = self._sources()
-        on_disk: dict[str, DiskFile] = {}
-        for disk in walk_store(self.root, on_skip=report.skipped.append, cancelled=cancelled):
-            on_disk[disk.path] = disk
-            if progress is not None and len(on_disk) % 1000 == 0:
-                progress("scan", len(on_disk), 0)
+        # Each file on disk compared with its row as the walk meets it: the rows left over are the
+        # files gone. (One narrow read of `sources` and one tuple per file: a scan with nothing to
+        # do is the walk's `stat`s and little else; docs/benchmarks.md.)
+        rest = {path: (size, mtime_ns) for path, size, mtime_ns in
+                self.conn.execute("SELECT path, size, mtime_ns FROM sources")}  # fmt: skip
+        candidates: list[DiskFile] = []
+        seen = 0
+        for path, size, mtime_ns in stat_walk(self.root, on_skip=report.skipped.append, cancelled=cancelled):
+            seen += 1
+            if rest.pop(path, None) != (size, mtime_ns) or rebuild:
+                candidates.append(DiskFile(path, size, mtime_ns))
+            if progress is not None and seen % 1000 == 0:
+                progress("scan", seen, 0)
         if cancelled is not None and cancelled():
             report.cancelled = True
             report.seconds = time.perf_counter() - started
             return report
-        report.seen = len(on_disk)
+        report.seen = seen
+        report.unchanged = seen - len(candidates)
         with self.conn:  # readers can tell a first build in progress from a finished index
             self.conn.execute(
                 "UPDATE index_state SET scan_started_at = ?, scan_seen = ? WHERE id = 1",
                 (iso_z(self.clock()), report.seen),
             )
-        candidates = []
-        for path, disk in on_disk.items():
-            old = known.get(path)
-            if not rebuild and old is not None and old[0] == disk.size and old[1] == disk.mtime_ns:
-                report.unchanged += 1
-            else:
-                candidates.append(disk)
-        indexed = set(known)
+        vanished = set(rest)
         if rebuild:
-            indexed |= {row[0] for row in self.conn.execute("SELECT path FROM files")}
-        vanished = sorted(indexed - set(on_disk))
-        self._apply(candidates, vanished, (), report, progress, cancelled, force=rebuild)
+            on_disk = {disk.path for disk in candidates}
+            vanished |= {row[0] for row in self.conn.execute("SELECT path FROM files")} - on_disk
+        known = self._sources() if candidates or vanished else {}
+        self._apply(candidates, sorted(vanished), (), report, progress, cancelled, force=rebuild, known=known)
         if rebuild and not report.cancelled:
             with writing(self.conn):
                 self.conn.execute("INSERT INTO files_fts (files_fts) VALUES ('rebuild')")

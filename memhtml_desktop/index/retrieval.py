@@ -29,7 +29,7 @@ from memhtml_desktop.domain.rrf import active_arms
 from memhtml_desktop.domain.stopwords import QUESTION_WORDS
 from memhtml_desktop.domain.signals import IndexStatus, MatchCount, Move, RelevanceSummary
 from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult, bounded_query
-from memhtml_desktop.index import hydrate, relevance
+from memhtml_desktop.index import disagreements, hydrate, relevance
 from memhtml_desktop.index.answers import word_docs
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.lexical_window import LexicalWindow, lexical_window
@@ -82,6 +82,7 @@ class Pool:
     scope_sql: ScopeSql | None = None
     index: IndexStatus = IndexStatus()
     cosines: dict[str, float] | None = None  # raw best-chunk cosines of the fused paths, once measured
+    pairs: list | None = None  # the fused candidates' contradicting pairs (`domain.newer_first.Pair`)
 
 
 def matchable(fts: FtsQuery) -> FtsQuery:
@@ -199,6 +200,7 @@ class Retriever:
             pool.degraded_reasons = (cut, *pool.degraded_reasons) if cut else pool.degraded_reasons
             paths = [c.path for c in pool.ordered]
             names = hydrate.entity_names(self.conn, paths)
+            marks = disagreements.marks(self.conn, pool.fused, pool.ordered, pool.pairs, pool.query)
         arcs, memories = [], []
         for c in pool.ordered:
             candidate = disclosure.FoldCandidate(
@@ -208,6 +210,7 @@ class Retriever:
                 disclosure_text=c.row["disclosure_text"],
                 gist=c.row["gist"],
                 entity_names=tuple(names.get(c.path, ())),
+                contradictions=marks.get(c.path, ()),
             )
             (arcs if c.row["memory_type"] == "arc" else memories).append(candidate)
         return RecallPack(
@@ -221,6 +224,7 @@ class Retriever:
                                  disclosure_tier=profile.recall_disclosure_tier),
             elapsed_ms=(time.perf_counter() - started) * 1000,
             ranking=profile.name,
+            contradiction_notes=profile.newer_first,
         )
 
     def archived_pointers(self, scope: Scope, *, limit: int) -> tuple[int, tuple[ArchivedPointer, ...]]:
@@ -326,10 +330,12 @@ class Retriever:
             self._hydrate(fused)
         self._attach_vectors(fused, snapshot)
         pool.fused = fused
+        # Under every profile: the marks need them, whether or not the profile reorders by them.
+        pool.pairs = disagreements.pool_pairs(self.conn, [disagreements.statement_of(c.row) for c in fused])
         if whole_pool and profile.recall_pool == "fused":
             pool.ordered = list(fused)
         else:
-            pool.ordered = self._reorder(query, fused, len(fused) if whole_pool else limit, profile)
+            pool.ordered = self._reorder(query, fused, len(fused) if whole_pool else limit, profile, pool.pairs)
         return pool
 
     def lexical_param(self, match: str, scope_sql: ScopeSql, profile: RankingProfile) -> LexicalWindow:
@@ -518,13 +524,16 @@ class Retriever:
         for c in fused:
             c.vector = decode_vec(vectors.get(c.path))
 
-    def _reorder(self, query: str, fused: list[Candidate], limit: int, profile: RankingProfile) -> list[Candidate]:
-        """Polarity, twin resolution and MMR as the profile says (`domain.reorder`), moves kept."""
+    def _reorder(self, query: str, fused: list[Candidate], limit: int, profile: RankingProfile,
+                 pairs: list | None = None) -> list[Candidate]:
+        """Polarity, twin resolution, MMR and newer first as the profile says (`domain.reorder`),
+        moves kept; `pairs`: the fused candidates' contradicting pairs, already judged."""
         if not fused:
             return []
-        items = [PoolItem(c.path, c.row["gist"], c.vector, c.row["memory_type"] == "arc", c.row["title"]) for c in fused]
+        items = [PoolItem(c.path, c.row["gist"], c.vector, c.row["memory_type"] == "arc", c.row["title"],
+                          disagreements.statement_of(c.row)) for c in fused]
         model = getattr(self.embedder, "model_id", None)
-        out = reorder(query, items, profile, model_id=model, limit=limit)
+        out = reorder(query, items, profile, model_id=model, limit=limit, pairs=pairs)
         for i, moves in out.moves.items():
             fused[i].moves = moves
         return [fused[i] for i in out.order]
@@ -632,6 +641,7 @@ class Retriever:
         signals = relevance.hit_signals(self.conn, pool.fts or FtsQuery(()), paths, cosines, floor, entities,
                                         lexical) if asked else {}
         suspicious = hydrate.suspicious_dates(self.conn, {c.path: c.row for c in pool.ordered})
+        marks = disagreements.marks(self.conn, pool.fused, pool.ordered, pool.pairs, pool.query)
         hits = []
         for position, c in enumerate(pool.ordered, start=1):
             last = c.moves[-1] if c.moves else None
@@ -656,6 +666,7 @@ class Retriever:
                     updated_at=c.row["updated_at"],
                     archived=bool(c.row["archived"]),
                     suspicious_date=suspicious.get(c.path),
+                    contradictions=marks.get(c.path, ()),
                 )
             )
         return hits, relevance.summary(signals, cosines, floor) if asked else None

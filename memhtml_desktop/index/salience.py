@@ -32,6 +32,7 @@ The list is made again when anything it depends on may have moved, reading only 
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import threading
@@ -40,10 +41,12 @@ from dataclasses import dataclass, replace
 import apsw
 import numpy as np
 
-from memhtml_desktop.index import changes
+from memhtml_desktop.index import changes, vector_file
 from memhtml_desktop.index.changes import IndexMark
 from memhtml_desktop.index.scope import ScopeSql
 from memhtml_desktop.index.scope_rows import SCOPE_ROWS
+
+log = logging.getLogger(__name__)
 
 #: How long one bound list holds (seconds). Longer: fewer rebuilds, a wider band between the bounds.
 HORIZON_S = 3600
@@ -142,6 +145,16 @@ def _nan(value) -> float:
     return math.nan if value is None else float(value)
 
 
+def _table(rows: list[tuple], width: int) -> np.ndarray:
+    """Rows of numbers as one float array, NULL as nan. In one C call when no value is NULL (a
+    Python generator per column was most of a fresh process's read at 100,000 memories); the
+    rowids in it are exact (below 2**53)."""
+    try:
+        return np.array(rows, dtype=np.float64).reshape(-1, width)
+    except (TypeError, ValueError):
+        return np.array([[_nan(v) for v in row] for row in rows], dtype=np.float64).reshape(-1, width)
+
+
 def _rowids(rowids: np.ndarray) -> apsw.carray:
     return apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64))
 
@@ -161,10 +174,9 @@ class Memories:
 
     @classmethod
     def read(cls, conn: apsw.Connection, index: IndexMark, state: tuple) -> "Memories":
-        rows = conn.execute(_FILES_SQL.format(source="files f")).fetchall()
-        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        updated = np.fromiter((_nan(r[1]) for r in rows), dtype=np.float64, count=len(rows))
-        return cls(index, state, rowids, updated, updated, np.zeros(len(rows))).accessed(conn, state)
+        table = _table(conn.execute(_FILES_SQL.format(source="files f")).fetchall(), 2)
+        rowids, updated = table[:, 0].astype(np.int64), np.ascontiguousarray(table[:, 1])
+        return cls(index, state, rowids, updated, updated, np.zeros(rowids.shape[0])).accessed(conn, state)
 
     def accessed(self, conn: apsw.Connection, state: tuple, rowids: np.ndarray | None = None) -> "Memories":
         """The access rows joined again: all of them, or those of `rowids` only (whose values here
@@ -176,28 +188,28 @@ class Memories:
             since, base = self.since.copy(), self.base.copy()
             rows = conn.execute(_ACCESS_SQL.format(source=_ACCESS_OF), (_rowids(rowids),)).fetchall() if rowids.shape[0] else []
         if rows:
-            of = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            table = _table(rows, 4)
+            of = table[:, 0].astype(np.int64)
             at = np.minimum(np.searchsorted(self.rowids, of), max(self.rowids.shape[0] - 1, 0))
             ours = (self.rowids[at] == of) if self.rowids.shape[0] else np.zeros(len(rows), dtype=bool)
-            timed = ours & np.fromiter((not r[1] for r in rows), dtype=bool, count=len(rows))
-            since[at[timed]] = np.fromiter((_nan(r[2]) for r in rows), dtype=np.float64, count=len(rows))[timed]
-            base[at[ours]] = np.fromiter((float(r[3]) for r in rows), dtype=np.float64, count=len(rows))[ours]
+            timed = ours & (table[:, 1] == 0)
+            since[at[timed]] = table[:, 2][timed]
+            base[at[ours]] = table[:, 3][ours]
         return replace(self, state=state, since=since, base=base)
 
     def patched(self, conn: apsw.Connection, index: IndexMark, changed: np.ndarray) -> "Memories":
         """These memories with the `changed` ones read again (gone, added, renamed, retyped), with
         their access rows; the access rows of the others as they were (the state plane did not move)."""
-        fresh = conn.execute(_FILES_SQL.format(source=_OF), (_rowids(changed),)).fetchall()
-        fresh_rowids = np.fromiter((r[0] for r in fresh), dtype=np.int64, count=len(fresh))
-        fresh_updated = np.fromiter((_nan(r[1]) for r in fresh), dtype=np.float64, count=len(fresh))
+        table = _table(conn.execute(_FILES_SQL.format(source=_OF), (_rowids(changed),)).fetchall(), 2)
+        fresh_rowids, fresh_updated = table[:, 0].astype(np.int64), np.ascontiguousarray(table[:, 1])
         keep = ~np.isin(self.rowids, changed)
         kept = self.rowids[keep]
-        fresh_at = np.searchsorted(kept, fresh_rowids) + np.arange(len(fresh))
-        kept_at = np.ones(kept.shape[0] + len(fresh), dtype=bool)
+        fresh_at = np.searchsorted(kept, fresh_rowids) + np.arange(fresh_rowids.shape[0])
+        kept_at = np.ones(kept.shape[0] + fresh_rowids.shape[0], dtype=bool)
         kept_at[fresh_at] = False
         arrays = []
         for old, new in ((self.rowids, fresh_rowids), (self.updated, fresh_updated), (self.since, fresh_updated),
-                         (self.base, np.zeros(len(fresh)))):  # fmt: skip
+                         (self.base, np.zeros(fresh_rowids.shape[0]))):  # fmt: skip
             out = np.empty(kept_at.shape[0], dtype=old.dtype)
             out[kept_at] = old[keep]
             out[fresh_at] = new
@@ -228,6 +240,50 @@ def bound(memories: Memories, mark: tuple, now: int) -> Bounds:
     return Bounds(mark, now, t1, memories.rowids[order], upper[order], lower[order])
 
 
+_FILE = "salience-updated"
+
+
+def _from_file(conn: apsw.Connection) -> Memories | None:
+    """The index's half of the list as the file beside the index keeps it (eligible rowids and
+    their `unixepoch(updated_at)`, at the index mark it names), with no access row applied yet
+    (its state mark matches no real one, so the access rows are read); None when there is no whole
+    file of this index file (index/vector_file.py reads and checks it)."""
+    index_file = conn.db_filename("main")
+    got = vector_file.read(vector_file.beside(index_file, _FILE)) if index_file else None
+    if got is None:
+        return None
+    head, arrays, _ = got
+    try:
+        if head.get("index") != vector_file.identity(index_file):
+            return None
+        mark = IndexMark(int(head["version"]), str(head["uid"]), int(head["logged_from"]))
+        rowids, updated = arrays["rowids"], arrays["updated"]
+    except (KeyError, TypeError, ValueError):
+        return None
+    if rowids.dtype.str != "<i8" or updated.dtype.str != "<f8" or rowids.shape != updated.shape or rowids.ndim != 1:
+        return None
+    if rowids.shape[0] and not bool(np.all(np.diff(rowids) > 0)):
+        return None
+    return Memories(mark, ("kept beside the index",), rowids, updated, updated, np.zeros(rowids.shape[0]))
+
+
+def _to_file(conn: apsw.Connection, memories: Memories) -> bool:
+    """Keep the index's half of `memories` beside the index; False (logged) when it cannot be (a
+    cache: a full disk costs the next process the read, never this search)."""
+    index_file = conn.db_filename("main")
+    if not index_file or memories.index.uid is None:
+        return False
+    head = {"index": vector_file.identity(index_file), "uid": memories.index.uid, "version": memories.index.version,
+            "logged_from": memories.index.logged_from}
+    try:
+        vector_file.write(vector_file.beside(index_file, _FILE), head,
+                          {"rowids": memories.rowids.astype("<i8"), "updated": memories.updated.astype("<f8")})
+    except (OSError, ValueError) as exc:
+        log.info("the salience list's index half was not kept beside the index (%s)", exc)
+        return False
+    return True
+
+
 class SalienceCache:
     """Process-wide bound lists, one per index file; shared by every reader thread.
 
@@ -236,10 +292,16 @@ class SalienceCache:
     hour re-reads nothing. `rebuilt` counts the reads of every memory (the tests watch it).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, beside_index: bool = True) -> None:
         self._lock = threading.Lock()
         self._kept: dict[str, tuple[Memories, Bounds]] = {}
         self.rebuilt = 0
+        #: Start from, and keep, the index's half of the list in a file beside the index (what each
+        #: eligible memory's decay counts from without an access row: `_from_file`); a new process
+        #: then reads the access rows only. `mapped`/`kept` count its uses (the tests read them).
+        self.beside_index = beside_index
+        self.mapped = 0
+        self.kept = 0
 
     def bounds(self, conn: apsw.Connection, key: str) -> tuple[Bounds, int]:
         """The current bound list for this index (brought up to date on this connection) and now."""
@@ -253,6 +315,12 @@ class SalienceCache:
                 memories, bounds = self._kept.get(key, (None, None))
             if bounds is not None and bounds.mark == mark and bounds.valid_at(now):
                 return bounds, now
+            first = memories is None and self.beside_index  # this process has none: the file's, or keep one
+            if first:
+                memories = _from_file(conn)
+                if memories is not None and memories.index.version == index.version and memories.index.uid == index.uid:
+                    self.mapped += 1
+                    first = False  # the file holds this index's half as it stands: nothing to write
             changed = changes.changed_files(conn, memories.index, index) if memories is not None else None
             if changed is None:
                 memories = Memories.read(conn, index, state)
@@ -263,6 +331,8 @@ class SalienceCache:
                 memories = replace(memories, index=index)
                 if memories.state != state:
                     memories = memories.accessed(conn, state)
+            if first and _to_file(conn, memories):
+                self.kept += 1
         fresh = bound(memories, mark, now)
         with self._lock:
             self._kept[key] = (memories, fresh)

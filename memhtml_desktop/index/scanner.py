@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from memhtml_desktop.domain.paths import BUCKETS, is_indexable
+from memhtml_desktop.domain.paths import BUCKETS, NOT_MEMORIES, is_indexable
 from memhtml_desktop.guarded import FolderReader, TooLarge, Unreadable, read_guarded
 
 # A memory is one fact. Anything this large is not one, and reading it would cost memory and time
@@ -46,6 +46,26 @@ def walk_store(
     cancelled: Callable[[], bool] | None = None,
 ) -> Iterator[DiskFile]:
     """Yield every indexable regular file under the store's buckets, with its size and mtime."""
+    for rel, size, mtime_ns in stat_walk(root, on_skip=on_skip, cancelled=cancelled):
+        yield DiskFile(rel, size, mtime_ns)
+
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def stat_walk(
+    root: Path,
+    *,
+    on_skip: Callable[[Skipped], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Iterator[tuple[str, int, int]]:
+    """`walk_store` as plain (path, size, mtime_ns) tuples, in the same order: what a scan compares
+    with the index. One `stat` per entry is the floor (an in-place save moves only the file's own
+    mtime, not its folder's); the rest is kept to what a regular file with an ASCII name needs: its
+    name checked, one `fstatat` relative to its folder's descriptor (no path to resolve again, and
+    the type from the same call), one tuple. A folder is opened without following a link, so one
+    swapped for a symlink after it was listed is not entered.
+    """
     root_real = os.path.realpath(root)
     skip = on_skip or (lambda s: None)
     for bucket in BUCKETS:
@@ -60,44 +80,75 @@ def walk_store(
                 return
             directory, rel_dir = stack.pop()
             try:
-                entries = sorted(os.scandir(directory), key=lambda e: e.name)
+                fd = os.open(directory, _DIR_FLAGS)
             except OSError as exc:
                 skip(Skipped(rel_dir, f"directory unreadable: {exc.strerror or exc}"))
                 continue
-            for entry in entries:
-                if not _utf8(entry.name):
-                    # Agents can write any bytes; such a name could never be bound, stored or shown.
-                    skip(Skipped(f"{rel_dir}/{entry.name.encode('utf-8', 'replace').decode('utf-8')}",
-                                 "file name is not valid UTF-8; not indexed"))
-                    continue
-                rel = f"{rel_dir}/{entry.name}"
+            try:
                 try:
-                    is_link = entry.is_symlink()
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append((entry.path, rel))
-                        continue
-                    if is_link:
-                        target = os.path.realpath(entry.path)
-                        if not _inside(root_real, target):
-                            if is_indexable(rel):
-                                skip(Skipped(rel, "symlink points outside the store; not read"))
-                            continue
-                        if os.path.isdir(target):
-                            if is_indexable(rel):
-                                skip(Skipped(rel, "symlink to a directory; not followed"))
-                            continue
-                    if not is_indexable(rel):
-                        continue
-                    st = entry.stat(follow_symlinks=True)
-                except FileNotFoundError:
-                    continue  # vanished mid-walk, or a dangling link: nothing to index
+                    names = os.listdir(fd)
                 except OSError as exc:
-                    skip(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
+                    skip(Skipped(rel_dir, f"directory unreadable: {exc.strerror or exc}"))
                     continue
-                if not _stat.S_ISREG(st.st_mode):
-                    skip(Skipped(rel, "not a regular file"))
-                    continue
-                yield DiskFile(rel, st.st_size, st.st_mtime_ns)
+                names.sort()
+                prefix = rel_dir + "/"
+                for name in names:
+                    if not name.isascii() and not _utf8(name):
+                        # Agents can write any bytes; such a name could never be bound, stored or shown.
+                        skip(Skipped(f"{prefix}{name.encode('utf-8', 'replace').decode('utf-8')}",
+                                     "file name is not valid UTF-8; not indexed"))
+                        continue
+                    try:
+                        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue  # vanished mid-walk: nothing to index
+                    except OSError as exc:
+                        if is_indexable(prefix + name):
+                            skip(Skipped(prefix + name, f"cannot stat: {exc.strerror or exc}"))
+                        continue
+                    mode = st.st_mode
+                    if _stat.S_ISDIR(mode):
+                        stack.append((os.path.join(directory, name), prefix + name))
+                        continue
+                    if _stat.S_ISLNK(mode):
+                        found = _linked(root_real, os.path.join(directory, name), prefix + name, skip)
+                        if found is not None:
+                            yield found
+                        continue
+                    if not name.endswith(".html") or name in NOT_MEMORIES:
+                        continue  # (the first segment is a bucket: what is_indexable asks beside this)
+                    if not _stat.S_ISREG(mode):
+                        skip(Skipped(prefix + name, "not a regular file"))
+                        continue
+                    yield prefix + name, st.st_size, st.st_mtime_ns
+            finally:
+                os.close(fd)
+
+
+def _linked(root_real: str, path: str, rel: str, skip: Callable[[Skipped], None]) -> tuple[str, int, int] | None:
+    """A symlink met in the walk: the file it names when that is a regular file inside the store."""
+    target = os.path.realpath(path)
+    if not _inside(root_real, target):
+        if is_indexable(rel):
+            skip(Skipped(rel, "symlink points outside the store; not read"))
+        return None
+    if os.path.isdir(target):
+        if is_indexable(rel):
+            skip(Skipped(rel, "symlink to a directory; not followed"))
+        return None
+    if not is_indexable(rel):
+        return None
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        return None  # a dangling link: nothing to index
+    except OSError as exc:
+        skip(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
+        return None
+    if not _stat.S_ISREG(st.st_mode):
+        skip(Skipped(rel, "not a regular file"))
+        return None
+    return rel, st.st_size, st.st_mtime_ns
 
 
 def _utf8(name: str) -> bool:

@@ -35,6 +35,7 @@ class StateHealth:
     applied: tuple[str, ...] = ()
     known: tuple[str, ...] = ()
     unchecked: str = ""  # why the file could not be opened to check it (a full disk, a lock): not damage
+    waiting: int = 0  # reads kept until the plane can take them (.memhtml/state.db-pending.jsonl)
 
     @property
     def sound(self) -> bool:
@@ -52,10 +53,12 @@ class StateHealth:
 
     def lines(self) -> list[str]:
         """What `doctor` prints, one finding a line."""
+        waiting = [f"state plane: {self.waiting:,} read(s) kept until it can take them ({self.path}-pending.jsonl); "
+                   "the next command that can write it writes them"] if self.waiting else []  # fmt: skip
         if not self.exists:
-            return [f"state plane: none yet ({self.path}); reads are counted from the first one on"]
+            return [f"state plane: none yet ({self.path}); reads are counted from the first one on", *waiting]
         if self.unchecked:
-            return [f"state plane integrity: not checked ({self.unchecked})"]
+            return [f"state plane integrity: not checked ({self.unchecked})", *waiting]
         out = ["state plane integrity: ok" if self.sound else
                f"state plane integrity: DAMAGED ({self.path}; it cannot be rebuilt from git: restore it from a "
                "backup, or `state export` what still reads and import it into a fresh file)"]  # fmt: skip
@@ -67,25 +70,32 @@ class StateHealth:
             out.append(f"state plane schema: {', '.join(self.pending)} not applied yet (the next write applies it)")
         else:
             out.append(f"state plane schema: current ({len(self.applied)} migrations)")
-        return out
+        return out + waiting
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "exists": self.exists, "sound": self.sound, "integrity": list(self.integrity),
                 "unchecked": self.unchecked or None, "applied": list(self.applied), "newer": list(self.newer),
-                "pending": list(self.pending)}
+                "pending": list(self.pending), "waiting_reads": self.waiting}
 
 
 def check_state(path: Path, migrations: Path) -> StateHealth:
     """Check the state plane at `path` against the state migrations in `migrations` (read only)."""
+    from dataclasses import replace
+
+    from memhtml_desktop.index.pending_reads import PendingReads
     from memhtml_desktop.index.state_file import examine
 
+    waiting = PendingReads(path).waiting()
     known = tuple(sorted(p.name for p in migrations.glob("*.sql")))
     plane = examine(path)
     if plane.refused:  # a FIFO (opening it to check would block), a device, a link out of the store
-        return StateHealth(str(path), True, (), (), known, unchecked=plane.refused)
+        return StateHealth(str(path), True, (), (), known, unchecked=plane.refused, waiting=waiting)
     if plane.absent:
-        return StateHealth(str(path), False, known=known)
-    path = Path(plane.path)
+        return StateHealth(str(path), False, known=known, waiting=waiting)
+    return replace(_checked(Path(plane.path), known), path=str(path), waiting=waiting)
+
+
+def _checked(path: Path, known: tuple[str, ...]) -> StateHealth:
     last: Exception | None = None
     for uri in _read_only_uris(path):  # `mode=ro`, then `immutable=1` (a WAL file whose -shm cannot be made)
         try:

@@ -20,39 +20,41 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memhtml_desktop.domain.catalogue import Catalogue, Expansion
-from memhtml_desktop.domain.embedder import Embedder
-from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
-from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
-from memhtml_desktop.domain.fts_query import FtsQuery
-from memhtml_desktop.domain.results import (
-    Answer,
-    FilterCounts,
-    FusedPool,
-    Health,
-    ImportReport,
-    ListPage,
-    MemoryRef,
-    Problem,
-    StatePlane,
-    WhyNot,
-)
-from memhtml_desktop.domain.shapes import ShapeComparison
-from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope, SearchResult
+from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index import db as dbmod
 from memhtml_desktop.index import writelock
-from memhtml_desktop.index.indexer import Indexer, IndexReport
-from memhtml_desktop.index.reader import MemoryNotFound  # noqa: F401  (part of the door: `read` raises it)
 from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the door: `import_state` raises it)
 from memhtml_desktop.index.store_check import CURATION_OFF_NOTE, StoreCheck, check_store  # noqa: F401  (the door)
-from memhtml_desktop.index.retrieval import Retriever
-from memhtml_desktop.index.salience import SALIENCE
-from memhtml_desktop.index.vectors import CACHE
+
+if TYPE_CHECKING:  # the values the door hands out; imported where they are made (a search needs none of
+    # the indexer's, the reader's or the parser's modules: 40 ms of a command-line search's start)
+    from memhtml_desktop.domain.catalogue import Catalogue, Expansion
+    from memhtml_desktop.domain.embedder import Embedder
+    from memhtml_desktop.domain.fts_query import FtsQuery
+    from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
+    from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
+    from memhtml_desktop.domain.results import (
+        Answer, FilterCounts, FusedPool, Health, ImportReport, ListPage, MemoryRef, Problem, StatePlane, WhyNot,
+    )
+    from memhtml_desktop.domain.shapes import ShapeComparison
+    from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, SearchResult
+    from memhtml_desktop.index.indexer import IndexReport
+    from memhtml_desktop.index.retrieval import Retriever
+
+
+def __getattr__(name: str):
+    """`MemoryNotFound` (part of the door: `read` raises it) from the reader, imported when asked for."""
+    if name == "MemoryNotFound":
+        from memhtml_desktop.index.reader import MemoryNotFound
+
+        return MemoryNotFound
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,8 @@ class StoreError(Exception):
 # long (and SQLite's lock this long per attempt), then answers from the last committed state.
 REFRESH_WAIT_S = 2.0
 REFRESH_BUSY_MS = 1000
+# A kept connection looks whether its index file is still the one at the index's path this often.
+IDENTITY_EVERY_S = 1.0
 # A state plane another process had locked is tried again at most this often (seconds).
 STATE_RETRY_S = 2.0
 # What a full or unwritable disk raises through apsw (SQLITE_FULL, SQLITE_IOERR_*, a read-only file).
@@ -73,35 +77,13 @@ UNWRITABLE = dbmod.UNWRITABLE
 IndexUnavailable = dbmod.IndexError_
 
 
-LAZY_MODULES = (
-    "memhtml_desktop.index.explain",
-    "memhtml_desktop.index.facets",
-    "memhtml_desktop.index.health",
-    "memhtml_desktop.index.listing",
-    "memhtml_desktop.index.pool",
-    "memhtml_desktop.index.reader",
-    "memhtml_desktop.index.scanner",
-    "memhtml_desktop.index.shape_reads",
-    "memhtml_desktop.index.shapes",
-    "memhtml_desktop.index.sidecar",
-    "memhtml_desktop.index.state",
-    "memhtml_desktop.index.versions",
-)
-"""The modules the Store's methods import on first use (a headless command loads only its own)."""
-
-
-def preload_modules() -> None:
-    """Import LAZY_MODULES now, for a long-lived process with threads (the window).
-
-    A first import on a worker thread holds the GIL while it runs the module, and while it
-    COMPILES it when there is no bytecode cache (a checkout run with PYTHONDONTWRITEBYTECODE, as in
-    CI): 20-70 ms per module measured with the window open while a store was indexed, during which
-    the GUI thread could not run. Called once before the window shows.
-    """
-    import importlib
-
-    for name in LAZY_MODULES:
-        importlib.import_module(name)
+def _identity(path: Path) -> tuple[int, int] | None:
+    """A file's identity (device, inode), or None when nothing is there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def safe_store_path(path: str) -> str:
@@ -188,6 +170,8 @@ class Store:
         for text in notices:
             self.notice(text)
         if reopened:
+            from memhtml_desktop.index.vectors import CACHE
+
             self._generation += 1
             CACHE.clear()
 
@@ -206,6 +190,9 @@ class Store:
         notice = f"The index was damaged ({exc}); it was moved to {aside.name} and rebuilt."
         log.warning(notice)
         self.notices.append(notice)
+        from memhtml_desktop.index.salience import SALIENCE
+        from memhtml_desktop.index.vectors import CACHE
+
         self._generation += 1  # every thread reopens on its next use
         CACHE.clear()
         SALIENCE.clear()
@@ -235,19 +222,33 @@ class Store:
         if conn is not None and getattr(self._local, "generation", None) != self._generation:
             self.close_thread_connection()
             conn = None
-        if conn is not None and not conn.in_transaction and self._plane.stale(conn):
-            self.close_thread_connection()  # replaced, deleted, moved away, made anew: attach what is there now
+        if conn is not None and not conn.in_transaction and (self._index_replaced() or self._plane.stale(conn)):
+            # its index, or its state plane, is no longer the file at the path (replaced, deleted,
+            # moved away, made anew): open what is there now
+            self.close_thread_connection()
             conn = None
         if conn is None:
             conn = self.connect()
             self._local.conn = conn
             self._local.generation = self._generation
             self._local.state_tried = time.monotonic()
+            self._local.identity, self._local.identity_at = _identity(self.index_path), time.monotonic()
         elif conn.state_busy and time.monotonic() - getattr(self._local, "state_tried", 0.0) >= STATE_RETRY_S:
             self._local.state_tried = time.monotonic()
             conn.state_busy, conn.state_error = False, None
             dbmod.attach_state(conn, self.state_path, create=False, clock=self.clock)
         return conn
+
+    def _index_replaced(self) -> bool:
+        """Whether the file at the index's path is no longer the one this thread's connection opened
+        (deleted, moved away, replaced by another): looked at most every IDENTITY_EVERY_S. A
+        long-lived connection (the engine keeps one per thread) would otherwise read the old file
+        for the rest of the session."""
+        now = time.monotonic()
+        if now - getattr(self._local, "identity_at", 0.0) < IDENTITY_EVERY_S:
+            return False
+        self._local.identity_at = now
+        return _identity(self.index_path) != getattr(self._local, "identity", None)
 
     def _state_locked(self) -> bool:
         """Whether this thread's state plane cannot be read now (another process's lock on it)."""
@@ -306,6 +307,8 @@ class Store:
         return sound
 
     def _recover(self, exc: Exception) -> None:
+        from memhtml_desktop.index.indexer import Indexer
+
         with self._write_lock, writelock.hold(self.index_path, "recovering a damaged index"):
             self.close_thread_connection()
             self._move_aside(exc)
@@ -333,6 +336,8 @@ class Store:
             return operation(*args, **kwargs)  # without the plane, its reason in the answer
 
     def retriever(self) -> Retriever:
+        from memhtml_desktop.index.retrieval import Retriever
+
         return Retriever(
             self.reader(), self.embedder, cache_key=str(self.index_path), vector_backend=self.vector_backend,
             profile=self.ranking,
@@ -385,6 +390,8 @@ class Store:
         every process takes (index/writelock.py), then SQLite's own lock, which a writer that knows
         nothing of the file may hold: a pass that meets it is retried whole (its committed
         batches stand) until the lock frees or the wait is over."""
+        from memhtml_desktop.index.indexer import Indexer, IndexReport
+
         deadline = None if wait is None else time.monotonic() + wait
         told = []
 
@@ -408,10 +415,15 @@ class Store:
                     held = not (cancelled is not None and cancelled())
         return IndexReport(cancelled=True)
 
-    def refresh(self, paths=None, *, progress=None) -> IndexReport | None:
+    def refresh(self, paths=None, *, progress=None, trust_watcher: bool = False) -> IndexReport | None:
         """Bring the index in step before a read, or say why not and let the read answer from the last
         committed state (WAL readers are never blocked): another process is writing the index, or its
-        disk is full. `paths` re-examines only those; None, the whole tree. None when skipped."""
+        disk is full. `paths` re-examines only those; None, the whole tree. None when skipped.
+
+        `trust_watcher`: a live watcher's lease that the index is in step (index/lease.py) stands in
+        for the walk of the whole tree."""
+        if paths is None and trust_watcher and self.watched():
+            return None
         conn = self.reader()
         reason = conn.index_note
         if reason is None:
@@ -432,10 +444,18 @@ class Store:
         self.notice(f"the index was not refreshed: {reason}; answering from the last committed state")
         return None
 
+    def watched(self) -> bool:
+        """Whether a live watcher (the window's, or a headless `watch`) vouches that this index is in
+        step with the store now, or within a moment (index/lease.py)."""
+        from memhtml_desktop.index.lease import in_step
+
+        return in_step(self.index_path, str(self.root))
+
     def warm(self) -> int:
         """Load the vector snapshot now (a background job on opening a store), so the first search
         does not pay for it: ~3 s at 100,000 files. Returns the number of vectors loaded."""
         from memhtml_desktop.domain.embedder import space_of
+        from memhtml_desktop.index.vectors import CACHE
 
         conn = self.reader()
         with conn:
@@ -443,6 +463,8 @@ class Store:
         return snapshot.size
 
     def paths_under(self, prefix: str) -> list[str]:
+        from memhtml_desktop.index.indexer import Indexer
+
         return Indexer(self.reader(), self.root, self.embedder, clock=self.clock).paths_under(prefix)
 
     def search(
@@ -536,6 +558,7 @@ class Store:
 
     def replace_signal(self, path: str, previous: str, signal: str) -> ReinforceResult:
         """Within the signal cooldown, `signal` replaces the `previous` one on `path` (see index/state.py)."""
+        from memhtml_desktop.domain.types import ReinforceResult
         from memhtml_desktop.index.state import StateBusy, lost, replace_signal
 
         target = safe_store_path(path)

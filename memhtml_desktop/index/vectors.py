@@ -20,15 +20,18 @@ similarity 0 (distance 1).
 from __future__ import annotations
 
 import bisect
+import logging
 import threading
-from functools import cached_property
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import apsw
 import numpy as np
 
-from memhtml_desktop.index import changes
+from memhtml_desktop.index import changes, vector_file
 from memhtml_desktop.index.changes import IndexMark
+
+log = logging.getLogger(__name__)
 
 
 def decode_vec(blob: bytes | None, dim: int | None = None) -> np.ndarray | None:
@@ -64,16 +67,106 @@ def _normalise_in_place(matrix: np.ndarray, rows: list[int]) -> None:
         matrix[span] = block
 
 
+class Strings:
+    """A column of strings (chunk ids, paths): Python objects as a build makes them, or UTF-8 bytes
+    and where each string ends, as the snapshot file holds them (index/vector_file.py). Each form is
+    made from the other only when asked for: a search on a mapped snapshot decodes a handful of
+    chunk ids (`find`), never the 100,000 a patch or a rebuild reads.
+    """
+
+    def __init__(self, objects: np.ndarray | None = None, *, data: np.ndarray | None = None,
+                 ends: np.ndarray | None = None, order: np.ndarray | None = None) -> None:  # fmt: skip
+        if objects is None and (data is None or ends is None):
+            raise ValueError("Strings needs objects, or data and ends")
+        self._objects = objects
+        self._data, self._ends, self._order = data, ends, order
+
+    @classmethod
+    def of(cls, items) -> "Strings":
+        return cls(items if isinstance(items, np.ndarray) else _objects(list(items)))
+
+    def __len__(self) -> int:
+        return len(self._objects) if self._objects is not None else int(self._ends.shape[0])
+
+    @property
+    def decoded(self) -> bool:
+        return self._objects is not None
+
+    @property
+    def objects(self) -> np.ndarray:
+        """Every string, as a 1-d object array (decoded once)."""
+        if self._objects is None:
+            blob = self._data.tobytes()
+            stops = self._ends.tolist()
+            self._objects = _objects([blob[a:b].decode("utf-8") for a, b in zip([0, *stops[:-1]], stops)])
+        return self._objects
+
+    def at(self, i: int) -> str:
+        if self._objects is not None:
+            return self._objects[i]
+        start = int(self._ends[i - 1]) if i else 0
+        return self._data[start : int(self._ends[i])].tobytes().decode("utf-8")
+
+    def encoded(self) -> tuple[np.ndarray, np.ndarray]:
+        """(UTF-8 bytes of every string, one after another; where each ends), as the file keeps them."""
+        if self._data is not None:
+            return self._data, self._ends
+        parts = [s.encode("utf-8") for s in self._objects.tolist()]
+        ends = np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)), dtype=np.int64)
+        return np.frombuffer(b"".join(parts), dtype=np.uint8), ends
+
+    def order(self) -> np.ndarray:
+        """Positions in string order (stable: equal strings keep their order)."""
+        if self._order is None:
+            items = self.objects
+            self._order = np.array(sorted(range(len(items)), key=items.__getitem__), dtype=np.int64)
+        return self._order
+
+    def find(self, key: str) -> int | None:
+        """The position of `key` (the last of equal ones, as a dict built in order keeps), or None."""
+        order = self.order()
+        lo, hi = 0, order.shape[0]
+        while lo < hi:  # bisect_right over the sorted order, decoding only the strings it probes
+            mid = (lo + hi) // 2
+            if key < self.at(int(order[mid])):
+                hi = mid
+            else:
+                lo = mid + 1
+        return int(order[lo - 1]) if lo and self.at(int(order[lo - 1])) == key else None
+
+
+class _Positions:
+    """`chunk_row` of a mapped snapshot: a read-only mapping by lookup in the sorted column."""
+
+    def __init__(self, column: Strings) -> None:
+        self._column = column
+
+    def get(self, key: str, default=None):
+        found = self._column.find(key) if isinstance(key, str) else None
+        return default if found is None else found
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key) is not None
+
+    def __getitem__(self, key: str) -> int:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+
 @dataclass
 class VectorSnapshot:
     """An immutable view of one vector space at one `vectors_version`.
 
-    Chunks are sorted by file rowid so `np.minimum.reduceat` collapses them per file.
+    Chunks are sorted by file rowid so `np.minimum.reduceat` collapses them per file. The arrays
+    are in memory (built or patched in this process) or mapped read-only from the file beside the
+    index (index/vector_file.py); either way nothing writes to them.
     """
 
     version: int
     space: str
-    chunk_ids: np.ndarray  # object: the chunk id of each row
+    chunk_names: Strings  # the chunk id of each row
     chunk_file: np.ndarray  # int64 file rowid per chunk row
     chunk_ordinal: np.ndarray  # int32
     matrix: np.ndarray  # float32 (n_chunks, dim), rows unit-norm (or zero)
@@ -81,10 +174,31 @@ class VectorSnapshot:
     file_starts: np.ndarray  # index of each file's first chunk row
     file_path_rank: np.ndarray  # rank of each file's path in path order (tie-break)
     first_chunk_row: np.ndarray  # per file: row of its lowest-ordinal chunk
-    chunk_row: dict[str, int] = field(default_factory=dict)
-    rowid_to_file: dict[int, int] = field(default_factory=dict)
-    file_paths: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))  # aligned with file_rowids
+    path_names: Strings = field(default_factory=lambda: Strings(_objects([])))  # aligned with file_rowids
     mark: IndexMark | None = None  # the index it was read from (None: not followable by the change log)
+    pages: vector_file.Pages | None = None  # the matrix is the file's pages (index/vector_file.py)
+
+    @property
+    def chunk_ids(self) -> np.ndarray:
+        """The chunk id of each row (object array)."""
+        return self.chunk_names.objects
+
+    @property
+    def file_paths(self) -> np.ndarray:
+        """Each file's path, aligned with `file_rowids` (object array)."""
+        return self.path_names.objects
+
+    @cached_property
+    def chunk_row(self):
+        """Chunk id -> its row (the last, when one body backs several files: the vectors are equal).
+        A dict once the ids are decoded; a lookup in the file's sorted order while they are not."""
+        if not self.chunk_names.decoded:
+            return _Positions(self.chunk_names)
+        return _index_of(self.chunk_ids)
+
+    @cached_property
+    def rowid_to_file(self) -> dict[int, int]:
+        return _index_of(self.file_rowids)
 
     @property
     def size(self) -> int:
@@ -98,7 +212,7 @@ class VectorSnapshot:
         norm = float(np.linalg.norm(q))
         if norm == 0.0:
             return np.zeros(self.file_rowids.shape[0], dtype=np.float32)
-        sims = self.matrix @ (q / norm)
+        sims = self.matrix @ (q / norm) if self.pages is None else self.pages.product(self.matrix, q / norm)
         if self.file_rowids.shape[0] == self.size:
             return sims
         return np.maximum.reduceat(sims, self.file_starts)
@@ -142,7 +256,7 @@ class VectorSnapshot:
         # every wanted file's chunk rows, file after file (what concatenating their ranges gives)
         offsets = np.cumsum(lengths) - lengths
         rows = np.repeat(starts - offsets, lengths) + np.arange(int(lengths.sum()))
-        sims = np.clip(self.matrix[rows] @ (q / norm), -1.0, 1.0)
+        sims = np.clip(self._rows(rows) @ (q / norm), -1.0, 1.0)
         best = np.maximum.reduceat(sims, offsets) if rows.shape[0] != files.shape[0] else sims
         return dict(zip(wanted.tolist(), best.astype(np.float64).tolist()))
 
@@ -159,22 +273,28 @@ class VectorSnapshot:
         norm = float(np.linalg.norm(q))
         if norm == 0.0 or rows.size == 0:
             return np.ones(rows.shape[0], dtype=np.float32)
-        sims = self.matrix[rows] @ (q / norm)
+        sims = self._rows(rows) @ (q / norm)
         return 1.0 - np.clip(sims, -1.0, 1.0)
 
     def file_vector(self, file_rowid: int) -> np.ndarray | None:
         """The vector of a file's lowest-ordinal embedded chunk (what MMR and polarity compare)."""
-        index = self.rowid_to_file.get(int(file_rowid))
-        if index is None:
+        index = int(self.file_positions([file_rowid])[0])
+        if index < 0:
             return None
+        if self.pages is not None:  # a copy: a view would keep the file's pages mapped
+            return self.pages.rows(self.matrix, np.array([self.first_chunk_row[index]]))[0]
         return self.matrix[self.first_chunk_row[index]]
+
+    def _rows(self, rows: np.ndarray) -> np.ndarray:
+        """`matrix[rows]` (a copy)."""
+        return self.matrix[rows] if self.pages is None else self.pages.rows(self.matrix, rows)
 
 
 def _empty(version: int, space: str, dim: int) -> VectorSnapshot:
     return VectorSnapshot(
         version=version,
         space=space,
-        chunk_ids=np.empty(0, dtype=object),
+        chunk_names=Strings(_objects([])),
         chunk_file=np.zeros(0, dtype=np.int64),
         chunk_ordinal=np.zeros(0, dtype=np.int32),
         matrix=np.zeros((0, dim), dtype=np.float32),
@@ -231,14 +351,15 @@ def _index_of(keys: np.ndarray) -> dict:
     return dict(zip(keys.tolist(), range(len(keys))))
 
 
-def _snapshot(version: int, space: str, mark: IndexMark | None, chunk_ids: np.ndarray, chunk_file: np.ndarray,
-              chunk_ordinal: np.ndarray, matrix: np.ndarray, paths: np.ndarray, path_rank: np.ndarray,
-              chunk_row: dict | None = None, rowid_to_file: dict | None = None) -> VectorSnapshot:  # fmt: skip
+def _snapshot(version: int, space: str, mark: IndexMark | None, chunk_ids: np.ndarray | Strings,
+              chunk_file: np.ndarray, chunk_ordinal: np.ndarray, matrix: np.ndarray, paths: np.ndarray,
+              path_rank: np.ndarray, chunk_row=None, rowid_to_file: dict | None = None,
+              pages: vector_file.Pages | None = None) -> VectorSnapshot:  # fmt: skip
     file_rowids, file_starts = np.unique(chunk_file, return_index=True)
-    return VectorSnapshot(
+    snap = VectorSnapshot(
         version=version,
         space=space,
-        chunk_ids=chunk_ids,
+        chunk_names=chunk_ids if isinstance(chunk_ids, Strings) else Strings(chunk_ids),
         chunk_file=chunk_file,
         chunk_ordinal=chunk_ordinal,
         matrix=matrix,
@@ -246,11 +367,16 @@ def _snapshot(version: int, space: str, mark: IndexMark | None, chunk_ids: np.nd
         file_starts=file_starts,
         file_path_rank=path_rank,
         first_chunk_row=file_starts.copy(),  # rows are ordinal-sorted within a file
-        chunk_row=_index_of(chunk_ids) if chunk_row is None else chunk_row,
-        rowid_to_file=_index_of(file_rowids) if rowid_to_file is None else rowid_to_file,
-        file_paths=paths,
+        path_names=Strings(paths),
         mark=mark,
+        pages=pages,
     )
+    # What a patch shares with the snapshot it patched (the same chunks, or the same files).
+    if chunk_row is not None:
+        snap.__dict__["chunk_row"] = chunk_row
+    if rowid_to_file is not None:
+        snap.__dict__["rowid_to_file"] = rowid_to_file
+    return snap
 
 
 def _build(conn: apsw.Connection, version: int, space: str, dim: int, previous: VectorSnapshot | None,
@@ -262,9 +388,11 @@ def _build(conn: apsw.Connection, version: int, space: str, dim: int, previous: 
     chunk_ids = _objects([r[2] for r in rows])
     matrix = np.empty((len(rows), dim), dtype=np.float32)
     reuse = previous if previous is not None and previous.space == space and previous.matrix.shape[1:] == (dim,) else None
+    # (a dict even for a mapped snapshot: one lookup per row of the store)
+    reused = (reuse.chunk_row if reuse.chunk_names.decoded else _index_of(reuse.chunk_ids)) if reuse is not None else {}
     missing: list[int] = []
     for i, chunk_id in enumerate(chunk_ids.tolist()):
-        old = reuse.chunk_row.get(chunk_id) if reuse is not None else None
+        old = reused.get(chunk_id)
         if old is None:
             missing.append(i)
         else:
@@ -342,13 +470,14 @@ def _patch(conn: apsw.Connection, previous: VectorSnapshot, version: int, dim: i
     # where they were, and the matrix and its indexes are shared instead of copied.
     if (
         old_rows.shape[0] == len(fresh)
-        and np.array_equal(previous.chunk_ids[old_rows], fresh_ids)
+        and np.array_equal(_objects([previous.chunk_names.at(i) for i in old_rows.tolist()]), fresh_ids)
         and np.array_equal(previous.chunk_file[old_rows], fresh_file)
         and np.array_equal(previous.chunk_ordinal[old_rows], fresh_ordinal)
         and np.array_equal(previous.matrix[old_rows], fresh_matrix)
     ):
-        return _snapshot(version, space, mark, previous.chunk_ids, previous.chunk_file, previous.chunk_ordinal,
-                         previous.matrix, paths, path_rank, previous.chunk_row, previous.rowid_to_file)  # fmt: skip
+        return _snapshot(version, space, mark, previous.chunk_names, previous.chunk_file, previous.chunk_ordinal,
+                         previous.matrix, paths, path_rank, previous.__dict__.get("chunk_row"),
+                         previous.__dict__.get("rowid_to_file"), pages=previous.pages)  # fmt: skip
     kept_at, fresh_at = _merge(previous.chunk_file, ~gone, fresh_file)
     total = kept_at.shape[0] + fresh_at.shape[0]
     chunk_ids = np.empty(total, dtype=object)
@@ -364,7 +493,7 @@ def _patch(conn: apsw.Connection, previous: VectorSnapshot, version: int, dim: i
     _copy_runs(matrix, previous.matrix, source)
     matrix[fresh_at] = fresh_matrix
     return _snapshot(version, space, mark, chunk_ids, chunk_file, chunk_ordinal, matrix, paths, path_rank,
-                     rowid_to_file=previous.rowid_to_file if same_files else None)  # fmt: skip
+                     rowid_to_file=previous.__dict__.get("rowid_to_file") if same_files else None)  # fmt: skip
 
 
 def _copy_runs(out: np.ndarray, old: np.ndarray, source: np.ndarray) -> None:
@@ -379,6 +508,87 @@ def _copy_runs(out: np.ndarray, old: np.ndarray, source: np.ndarray) -> None:
         out[kept[a] : kept[b - 1] + 1] = old[src[a] : src[b - 1] + 1]
 
 
+def _at(snap: VectorSnapshot | None, now: IndexMark) -> bool:
+    """`snap` is of the index at `now` (same index, same version)."""
+    return snap is not None and snap.mark is not None and snap.version == now.version and snap.mark.uid == now.uid
+
+
+def _from_file(conn: apsw.Connection, space: str, dim: int) -> VectorSnapshot | None:
+    """The snapshot kept beside this connection's index file, mapped; None when there is none, or
+    it is not a whole file of this index file and this space (index/vector_file.py)."""
+    index_file = conn.db_filename("main")
+    if not index_file:
+        return None
+    got = vector_file.read(vector_file.path_for(index_file, space))
+    if got is None:
+        return None
+    head, arrays, mapped = got
+    try:
+        if (head.get("space"), head.get("dim"), head.get("index")) != (space, dim, vector_file.identity(index_file)):
+            return None
+        mark = IndexMark(int(head["version"]), str(head["uid"]), int(head["logged_from"]))
+        snap = VectorSnapshot(
+            version=mark.version, space=space,
+            chunk_names=Strings(data=arrays["chunk_id_data"], ends=arrays["chunk_id_ends"],
+                                order=arrays["chunk_id_order"]),
+            chunk_file=arrays["chunk_file"], chunk_ordinal=arrays["chunk_ordinal"], matrix=arrays["matrix"],
+            file_rowids=arrays["file_rowids"], file_starts=arrays["file_starts"],
+            file_path_rank=arrays["file_path_rank"], first_chunk_row=arrays["file_starts"],
+            path_names=Strings(data=arrays["path_data"], ends=arrays["path_ends"]), mark=mark,
+            pages=mapped.pages(int(head["sections"]["matrix"][0])),
+        )  # fmt: skip
+    except (KeyError, TypeError, ValueError):
+        return None
+    return snap if _whole(snap, dim) else None
+
+
+def _whole(snap: VectorSnapshot, dim: int) -> bool:
+    """The arrays fit together (what a search indexes with cannot point outside them)."""
+    n, files = snap.chunk_file.shape[0], snap.file_rowids.shape[0]
+    kinds = [(snap.matrix, "<f4", (n, dim)), (snap.chunk_ordinal, "<i4", (n,)), (snap.chunk_file, "<i8", (n,)),
+             (snap.file_starts, "<i8", (files,)), (snap.file_path_rank, "<i8", (files,)),
+             (snap.chunk_names._ends, "<i8", (n,)), (snap.chunk_names._order, "<i8", (n,)),
+             (snap.path_names._ends, "<i8", (files,))]  # fmt: skip
+    if any(a.dtype.str != kind or a.shape != shape for a, kind, shape in kinds):
+        return False
+    for column in (snap.chunk_names, snap.path_names):
+        ends = column._ends
+        if ends.shape[0] and (ends[-1] != column._data.shape[0] or ends[0] < 0 or np.any(np.diff(ends) < 0)):
+            return False
+    if not n:
+        return files == 0
+    order = snap.chunk_names._order
+    return bool(files and snap.file_starts[0] == 0 and np.all(np.diff(snap.file_starts) > 0)
+                and snap.file_starts[-1] < n and order.min() >= 0 and order.max() < n
+                and np.all(np.diff(snap.file_rowids) > 0)
+                and np.array_equal(snap.chunk_file[snap.file_starts], snap.file_rowids))
+
+
+def _to_file(conn: apsw.Connection, snap: VectorSnapshot) -> bool:
+    """Keep `snap` beside the index for the next process; False (logged) when it could not be: it
+    is a cache, and a full disk or a read-only folder must not fail the search that made it."""
+    index_file = conn.db_filename("main")
+    if not index_file or snap.mark is None or snap.mark.uid is None:
+        return False
+    chunk_data, chunk_ends = snap.chunk_names.encoded()
+    path_data, path_ends = snap.path_names.encoded()
+    head = {"space": snap.space, "dim": int(snap.matrix.shape[1]), "index": vector_file.identity(index_file),
+            "uid": snap.mark.uid, "version": snap.mark.version, "logged_from": snap.mark.logged_from}
+    arrays = {"matrix": snap.matrix.astype("<f4", copy=False), "chunk_file": snap.chunk_file.astype("<i8", copy=False),
+              "chunk_ordinal": snap.chunk_ordinal.astype("<i4", copy=False),
+              "file_rowids": snap.file_rowids.astype("<i8", copy=False),
+              "file_starts": snap.file_starts.astype("<i8", copy=False),
+              "file_path_rank": snap.file_path_rank.astype("<i8", copy=False),
+              "chunk_id_data": chunk_data, "chunk_id_ends": chunk_ends,
+              "chunk_id_order": snap.chunk_names.order(), "path_data": path_data, "path_ends": path_ends}  # fmt: skip
+    try:
+        vector_file.write(vector_file.path_for(index_file, snap.space), head, arrays)
+    except OSError as exc:
+        log.info("the vector snapshot was not kept beside the index (%s); the next process builds it again", exc)
+        return False
+    return True
+
+
 class VectorCache:
     """Process-wide snapshots keyed by index file; refreshed lazily, never on the GUI thread.
 
@@ -388,20 +598,31 @@ class VectorCache:
     id) only when the log cannot say or names too many.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, beside_index: bool = True) -> None:
         self._lock = threading.Lock()
         self._snapshots: dict[tuple[str, str], VectorSnapshot] = {}
-        self._coverage: dict[tuple[str, str], _Coverage] = {}
+        self._coverage: dict[tuple[str, str], _Coverage | _Complete] = {}
         self.patched = 0  # how many refreshes were patches, not rebuilds (the tests read it)
+        #: Keep each snapshot a process builds from nothing in a file beside the index, and start
+        #: from that file (index/vector_file.py): a new process maps it instead of rebuilding.
+        self.beside_index = beside_index
+        self.mapped = 0  # snapshots taken from the file as they were (the tests read it)
+        self.kept = 0  # snapshots written to the file
 
     def snapshot(self, conn: apsw.Connection, key: str, space: str, dim: int) -> VectorSnapshot:
         with conn:  # one read: the version, the change log and the rows agree
             now = changes.mark(conn)
             with self._lock:
                 current = self._snapshots.get((key, space))
-                if current is not None and current.version == now.version and current.mark is not None \
-                        and current.mark.uid == now.uid:  # fmt: skip
+                if _at(current, now):
                     return current
+                first = current is None  # this process has none yet: the file's, or one to keep there
+                if first and self.beside_index:
+                    current = _from_file(conn, space, dim)
+                    if _at(current, now):
+                        self.mapped += 1
+                        self._snapshots[(key, space)] = current
+                        return current
                 changed = None
                 if current is not None and current.mark is not None and current.matrix.shape[1:] == (dim,):
                     changed = changes.changed_files(conn, current.mark, now)
@@ -412,6 +633,8 @@ class VectorCache:
                     self.patched += 1
                 else:
                     snap = _build(conn, now.version, space, dim, current, now)
+                if first and self.beside_index and _to_file(conn, snap):
+                    self.kept += 1
                 self._snapshots[(key, space)] = snap
                 return snap
 
@@ -428,9 +651,11 @@ class VectorCache:
                 memo = self._coverage.get(memo_key)
             if memo is not None and memo.mark == now:
                 return memo.counts
-            changed = changes.changed_files(conn, memo.mark, now) if memo is not None else None
+            changed = changes.changed_files(conn, memo.mark, now) if isinstance(memo, _Coverage) else None
             if changed is None:
-                fresh = _Coverage.count(conn, space, now)
+                # Every chunk with its vector (the usual case): two counts over narrow indexes say
+                # so, without reading every memory (0.1 s of a fresh process at 100,000).
+                fresh = _Complete.count(conn, space, now) or _Coverage.count(conn, space, now)
             else:
                 fresh = memo.patched(conn, space, now, changed) if changed.shape[0] else _Coverage(now, memo.live, memo.uncovered)
         with self._lock:
@@ -457,6 +682,31 @@ _CHANGED_SQL = (
     "(SELECT 1 FROM embeddings e WHERE e.chunk_id = c.chunk_id AND e.model = ?1)) "
     "FROM carray(?2) d CROSS JOIN files f ON f.rowid = d.value"
 )
+
+
+@dataclass(frozen=True)
+class _Complete:
+    """No chunk lacks its vector in the space: the coverage is every live memory (nothing to patch:
+    a change is counted again)."""
+
+    mark: IndexMark
+    live: int
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        return self.live, self.live
+
+    @classmethod
+    def count(cls, conn: apsw.Connection, space: str, mark: IndexMark) -> "_Complete | None":
+        # as many vectors in the space as chunks: none lacks one (a vector's key is its chunk's)
+        (lacking,) = conn.execute(_LACKING_SQL, (space,)).fetchone()
+        if lacking:
+            return None
+        (live,) = conn.execute("SELECT count(*) FROM files WHERE archived = 0").fetchone()
+        return cls(mark, int(live))
+
+
+_LACKING_SQL = "SELECT (SELECT count(*) FROM chunks) > (SELECT count(*) FROM embeddings WHERE model = ?1)"
 
 
 @dataclass(frozen=True)

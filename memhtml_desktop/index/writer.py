@@ -15,6 +15,8 @@ from typing import Any
 
 import apsw
 
+from memhtml_desktop.index.db import contradiction_keys_text
+
 FILE_COLUMNS = (
     "path", "blob_sha", "content_hash", "memory_type", "title", "body_text", "gist", "fts_text",
     "disclosure_text", "para", "workspace", "confidence", "importance", "archived", "origin_path",
@@ -24,7 +26,9 @@ FILE_COLUMNS = (
 )
 # Derived here, not projected: the projection is memhtml's and stays byte-identical (migration 0007).
 INSTANT_COLUMNS = ("recency_utc", "updated_utc", "valid_from_utc", "valid_until_utc")
-_WRITTEN = FILE_COLUMNS + INSTANT_COLUMNS
+# The claim's keys for the newer-first step's grouping (migration 0012; domain/contradiction.py).
+KEY_COLUMNS = ("contradiction_keys",)
+_WRITTEN = FILE_COLUMNS + INSTANT_COLUMNS + KEY_COLUMNS
 _UPSERT_FILE = (
     f"INSERT INTO files ({', '.join(_WRITTEN)}) VALUES ({', '.join('?' * len(_WRITTEN))}) "
     "ON CONFLICT(path) DO UPDATE SET "
@@ -114,7 +118,7 @@ _UPSERT_PROBLEM = (
 
 Bound = tuple[tuple, tuple[list[tuple], ...]]
 """One memory's rows as its statements bind them: the `files` row (FILE_COLUMNS, then
-INSTANT_COLUMNS) and each child table's rows in `_CHILDREN`'s order. A parse worker sends this
+INSTANT_COLUMNS and KEY_COLUMNS) and each child table's rows in `_CHILDREN`'s order. A parse worker sends this
 instead of the projection's dicts: a third of the bytes to unpickle, and nothing left for the
 writer to convert (`Rows.add` was a sixth of a cold index's writing)."""
 
@@ -125,7 +129,8 @@ def bind(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> Bound:
     """A projection's `tables` as `Bound`: the values `Rows.add` binds, in the same order."""
     (file_row,) = tables["files"]
     return (
-        tuple(file_row.get(c) for c in FILE_COLUMNS) + instant_values(file_row),
+        tuple(file_row.get(c) for c in FILE_COLUMNS) + instant_values(file_row)
+        + (contradiction_keys_text(file_row.get("gist"), file_row.get("frame_key")),),
         tuple([tuple(row.get(c) for c in columns) for row in tables.get(table, ())] for table, _sql, columns in _CHILDREN),
     )
 

@@ -141,6 +141,31 @@ class DraftJob(Job[Attempt]):
 
 
 @dataclass(kw_only=True)
+class SupersedeDraftJob(Job[Attempt]):
+    """What "this one is right" keeps (write/graph.py): the supersession with the loser's place
+    carried onto the winner, the loser's graph to show, and both files' blob ids as read."""
+
+    kind: ClassVar[str] = "supersede-draft"
+    winner: str
+    loser: str
+
+    def run(self, store, cancelled, progress) -> Attempt:
+        from memhtml_desktop.html.project import blob_sha_of
+        from memhtml_desktop.write.requests import SupersedeRequest
+
+        check(cancelled)
+
+        def draft():
+            curator = curator_for(store)
+            hashes = {p: blob_sha_of(store.file_bytes(p) or b"") for p in (self.winner, self.loser)}
+            request = curator.keeping_graph(SupersedeRequest(self.winner, self.loser, expected_winner=hashes[self.winner],
+                                                             expected_loser=hashes[self.loser]))  # fmt: skip
+            return request, curator.graph(self.loser)
+
+        return attempt(draft)
+
+
+@dataclass(kw_only=True)
 class PlanJob(Job[Attempt]):
     """Plan a request (touches nothing) and diff its files: what a dialog previews."""
 
@@ -300,3 +325,57 @@ class ConflictsJob(Job[Any]):
 @dataclass(kw_only=True)
 class SomeConflictsJob(ConflictsJob):
     kind: ClassVar[str] = "conflicts-some"
+
+
+# -- the conflicts view's two sides, and the timeline's chain -------------------------------------
+
+ARTICLE_CHARS = 700
+#: meta, label, whether it is a stamp (shown as its day)
+_META_LABELS = (("memhtml-created", "created", True), ("memhtml-updated", "updated", True),
+                ("memhtml-confidence", "confidence", False), ("memhtml-author", "by", False))  # fmt: skip
+
+
+def side_details(detail: Any) -> tuple[str, str]:
+    """(a facts line, the article's text without its claim, cut to ARTICLE_CHARS) for a side card."""
+    metas = dict(detail.metas)
+    facts = [detail.memory_type or "?"]
+    for name, label, stamp in _META_LABELS:
+        value = metas.get(name)
+        if value:
+            facts.append(f"{label} {value[:10] if stamp else value}")
+    text = " ".join(detail.text.split())
+    if detail.gist and text.startswith(detail.gist):
+        text = text[len(detail.gist):].lstrip()
+    if len(text) > ARTICLE_CHARS:
+        text = text[:ARTICLE_CHARS].rsplit(" ", 1)[0] + " \u2026"
+    return " \u00b7 ".join(facts), text
+
+
+@dataclass(kw_only=True)
+class SidesJob(Job[dict]):
+    """Both memories of the pair shown, read without counting a read: facts and article text."""
+
+    kind: ClassVar[str] = "conflict-sides"
+    paths: tuple[str, ...]
+
+    def run(self, store, cancelled, progress) -> dict:
+        out = {}
+        for path in self.paths:
+            check(cancelled)
+            try:
+                out[path] = side_details(store.read(path, bump=False))
+            except Exception as exc:  # noqa: BLE001 - a side that cannot be read says so in its card
+                out[path] = ("", f"(could not read it: {exc})")
+        return out
+
+
+@dataclass(kw_only=True)
+class HistoryJob(Job[Any]):
+    """The supersession chain around one memory (write/history.py), read from the index."""
+
+    kind: ClassVar[str] = "history"
+    path: str
+
+    def run(self, store, cancelled, progress) -> Any:
+        check(cancelled)
+        return curator_for(store).history(self.path)

@@ -19,12 +19,6 @@ _LOCK = threading.Lock()
 _CURATORS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def preload() -> None:
-    """Import the write core now, not on the worker that first makes a Curator (see
-    `index.store.preload_modules`: a first import holds the GIL, compiling when there is no cache)."""
-    import memhtml_desktop.write.curator  # noqa: F401
-
-
 def curator_for(store: Any, *, refresh_index: bool = False) -> Any:
     """The Curator of `store` (made once; `refresh_index` is the latest caller's wish)."""
     from memhtml_desktop.write.curator import Curator

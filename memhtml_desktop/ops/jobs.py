@@ -19,7 +19,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
 from memhtml_desktop.domain.fts_query import FtsQuery
+from memhtml_desktop.domain.ranking import RankingProfile
+from memhtml_desktop.domain.catalogue import Expansion
 from memhtml_desktop.domain.results import Answer, FilterCounts, FusedPool, MemoryRef, WhyNot
+from memhtml_desktop.domain.shapes import ShapeComparison
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope
 from memhtml_desktop.html.render import render_safe_html
 from memhtml_desktop.ops.changes import StoreChange
@@ -53,7 +56,8 @@ class Job(Generic[T]):
     writer: ClassVar[bool] = False  # runs on the one-thread writer pool
     pool: ClassVar[str] = ""  # a named one-thread pool of its own instead (Runner._named_pool)
     replace: ClassVar[bool] = True  # a newer job of this kind cancels this one and drops its answer
-    process: ClassVar[bool] = False  # heavy: the window runs it in a child process (ops/backend.py)
+    process: ClassVar[bool] = False  # heavy: scores or parses a whole store or probe set
+    stoppable: ClassVar[bool] = False  # has a Stop of its own: `stop` (an Event the engine gives) ends it early
 
     on_success: Callable[[T], Any] | None = field(default=None, repr=False, compare=False)
     on_failure: Callable[[str], Any] | None = field(default=None, repr=False, compare=False)
@@ -79,13 +83,8 @@ class Job(Generic[T]):
         return None
 
     def portable(self) -> Job[T]:
-        """This job without its handlers (they live in the window): what a child process runs."""
+        """This job without its handlers (they live in the window): what the engine runs."""
         return replace(self, on_success=None, on_failure=None, on_progress=None)
-
-    def around(self, call: Callable[[Cancelled_], T], cancelled: Cancelled_) -> T:
-        """Make `call` (the work, here or in a child) with the flag that stops it: the runner's. A
-        job with a Stop of its own adds it there and turns a stopped run into an answer."""
-        return call(cancelled)
 
 
 @dataclass(frozen=True)
@@ -125,10 +124,12 @@ class SearchJob(Job[Answer]):
     limit: int
     depth: int = 0
     generation: int = 0
+    ranking: RankingProfile | None = None  # the asker's profile (None: the store's)
 
     def run(self, store, cancelled, progress) -> Answer:
         check(cancelled)
-        return store.answer(self.query, self.scope, limit=self.limit, depth=self.depth, generation=self.generation)
+        return store.answer(self.query, self.scope, limit=self.limit, depth=self.depth, generation=self.generation,
+                            ranking=self.ranking)
 
 
 @dataclass
@@ -162,10 +163,12 @@ class PoolJob(Job[FusedPool]):
     limit: int
     depth: int
     fts: FtsQuery | None = None  # the query as its Answer parsed it
+    ranking: RankingProfile | None = None
 
     def run(self, store, cancelled, progress) -> FusedPool:
         check(cancelled)
-        return store.pool(self.query, self.scope, limit=self.limit, depth=self.depth, fts=self.fts)
+        return store.pool(self.query, self.scope, limit=self.limit, depth=self.depth, fts=self.fts,
+                          ranking=self.ranking)
 
 
 @dataclass
@@ -209,10 +212,47 @@ class RecallJob(Job[RecallPack]):
     scope: Scope
     budget: int
     limit: int
+    ranking: RankingProfile | None = None
 
     def run(self, store, cancelled, progress) -> RecallPack:
         check(cancelled)
-        return store.recall(self.query, self.scope, budget=self.budget, limit=self.limit)
+        return store.recall(self.query, self.scope, budget=self.budget, limit=self.limit, ranking=self.ranking)
+
+
+# -- the recall pane: every shape for the query in the box, and one expansion -------------------
+
+CATALOGUE_K = 10
+
+
+@dataclass
+class ShapesJob(Job[ShapeComparison]):
+    """memhtml's pack, the quota ledgers (the store's ledger map, else the seed's) and the catalogue.
+    `answer`: the search of this query and scope the list shows (its parse and page are reused)."""
+
+    kind: ClassVar[str] = "recall"
+    query: str
+    scope: Scope
+    budget: int
+    limit: int
+    k: int = CATALOGUE_K
+    answer: Answer | None = field(default=None, repr=False)
+    ranking: RankingProfile | None = None
+
+    def run(self, store, cancelled, progress) -> ShapeComparison:
+        check(cancelled)
+        ledgers = store.ledger_map(lenient=True)  # a bad file is a notice, and the seed's map is used
+        return store.shapes(self.query, self.scope, budget=self.budget, limit=self.limit, k=self.k, ledgers=ledgers,
+                            answer=self.answer, ranking=self.ranking)
+
+
+@dataclass
+class ExpandJob(Job[Expansion]):
+    kind: ClassVar[str] = "expand"
+    path: str
+
+    def run(self, store, cancelled, progress) -> Expansion:
+        check(cancelled)
+        return store.expand(self.path)
 
 
 @dataclass
@@ -293,10 +333,11 @@ class WhyJob(Job[WhyNot]):
     path: str
     limit: int = 10
     fts: FtsQuery | None = None  # the query as the Answer shown parsed it
+    ranking: RankingProfile | None = None
 
     def run(self, store, cancelled, progress) -> WhyNot:
         check(cancelled)
-        return store.why(self.query, self.scope, self.path, limit=self.limit, fts=self.fts)
+        return store.why(self.query, self.scope, self.path, limit=self.limit, fts=self.fts, ranking=self.ranking)
 
 
 @dataclass
@@ -386,13 +427,44 @@ class VerifyJob(Job[bool]):
         return None if sound else StoreChange(index=True, problems=True)
 
 
-@dataclass(kw_only=True)
-class CallJob(Job[Any]):
-    """A one-off function of the store under its own kind (a caller's `prepare`, About's facts)."""
+@dataclass
+class SidecarJob(Job[Any]):
+    """Seed the state plane from `.memhtml/state/access.jsonl` (a fresh demo copy's recorded reads)."""
 
-    kind: str  # type: ignore[misc]  - per instance: each call names its own generation line
-    fn: Callable[[Any], Any]
-    writer: bool = False  # type: ignore[misc]
+    kind: ClassVar[str] = "sidecar"
+    writer: ClassVar[bool] = True
 
     def run(self, store, cancelled, progress) -> Any:
-        return self.fn(store)
+        return store.import_sidecar()
+
+
+def store_facts(store: Any) -> list[tuple[str, str]]:
+    """`(name, value)` rows of what the store runs on: SQLite's, sqlite-vec's and apsw's versions (a
+    private in-memory connection loads the extension), the embedder, the backend, where things are."""
+    rows: list[tuple[str, str]] = list(store.library_versions().items())
+    embedder = getattr(store, "embedder", None)
+    if embedder is not None:
+        model_id = getattr(embedder, "model_id", type(embedder).__name__)
+        dim = getattr(embedder, "dim", "?")
+        rows += [("Embedder", str(model_id)), ("Embedding dimension", str(dim)),
+                 ("Vector space", str(getattr(embedder, "space", f"{model_id}@{dim}")))]
+    backend = getattr(store, "vector_backend", None)
+    if backend:
+        rows.append(("Vector backend", str(backend)))
+    for name, attr in (("Store", "root"), ("Index", "index_path"), ("State plane", "state_path")):
+        value = getattr(store, attr, None)
+        if value is not None:
+            rows.append((name, str(value)))
+    return rows
+
+
+@dataclass
+class AboutJob(Job[list]):
+    """Help → About's rows from the engine's side (`store_facts`) and the engine's process id."""
+
+    kind: ClassVar[str] = "versions"
+
+    def run(self, store, cancelled, progress) -> list[tuple[str, str]]:
+        import os
+
+        return [*store_facts(store), ("Engine process", str(os.getpid()))]

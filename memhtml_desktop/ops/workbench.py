@@ -7,9 +7,9 @@ pool of their own (`LONG_POOL`), so the window's searches never queue behind the
 writes to the store (a probe pinned, a configuration saved, a probe removed) on the "curate"
 one-thread pool the curation dialogs use, so they take turns with memory writes and never wait
 behind an integrity check. The core's own `Cancelled` becomes the runner's, so a cancelled run's
-answer is dropped like any other. The long ones run in a child process (`process = True`,
-ops/backend.py). The optimizer also has a Stop flag of its own, kept in the window and added to the
-child's through `OptimizeJob.around`: a stopped search still answers with the best so far.
+answer is dropped like any other. All of them run in the store's engine (engine/), the long ones
+on its workbench lane. The optimizer also has a Stop of its own (`stoppable`: the window's
+`Runner.stop`): a stopped search still answers with the best so far.
 """
 
 from __future__ import annotations
@@ -48,6 +48,20 @@ def existing_workbench(store: Any) -> Any:
     """The workbench of `store` if one was made (None otherwise); touches nothing."""
     with _LOCK:
         return _WORKBENCHES.get(store)
+
+
+@dataclass
+class ForgetCachedJob(Job[None]):
+    """The index changed: the workbench's cached per-arm candidate lists (made in the engine) are
+    stale. Nothing when no workbench was made for the store."""
+
+    kind: ClassVar[str] = "wb-forget"
+    replace: ClassVar[bool] = False
+
+    def run(self, store, cancelled, progress) -> None:
+        wb = existing_workbench(store)
+        if wb is not None:
+            wb.invalidate()
 
 
 def _core_cancelled(fn):
@@ -163,39 +177,35 @@ class QueryCompareJob(WbJob):
 
 @dataclass
 class OptimizeJob(WbJob):
-    """The optimizer on a set from a base configuration, in a child process like the runs (its
-    search holds the GIL for seconds). `stop` is the window's Stop button: the search ends and
-    answers with the best so far (the runner's own flag still drops the answer). The Stop stays in
-    this process: `around` adds it to the flag the child watches, and a child stopped before it
-    tried anything (its Cancelled) answers None here."""
+    """The optimizer on a set from a base configuration. `stop` is the window's Stop button
+    (`Runner.stop`, the engine's `Stop` message: the engine gives the job an Event as `stop`): the
+    search ends and answers with the best so far; the runner's own cancel still drops the answer.
+    Stopped before it tried anything (the core's Cancelled), it answers None."""
 
     kind: ClassVar[str] = "wb-optimize"
     pool: ClassVar[str] = LONG_POOL
     process: ClassVar[bool] = True
+    stoppable: ClassVar[bool] = True
     set_name: str = ""
     base: Any = None
     trials: int = 200
     holdout: float = 0.3
     seed: int = 1
-    stop: threading.Event | None = field(default_factory=threading.Event, compare=False)
+    stop: threading.Event | None = field(default=None, compare=False)
 
     def portable(self) -> OptimizeJob:
-        return replace(super().portable(), stop=None)  # an Event does not cross; `around` carries it
-
-    def around(self, call, cancelled) -> Any:
-        stop = self.stop
-        if stop is None:
-            return call(cancelled)
-        try:
-            return call(lambda: cancelled() or stop.is_set())
-        except Cancelled:
-            if stop.is_set() and not cancelled():
-                return None
-            raise
+        return replace(super().portable(), stop=None)  # an Event does not cross; the engine gives its own
 
     def run(self, store, cancelled, progress) -> Any:
         """The result; None when Stop came while the store was still being read (nothing tried)."""
-        return self.around(lambda flag: self.search(store, flag, progress), cancelled)
+        stop = self.stop
+        flag = cancelled if stop is None else (lambda: cancelled() or stop.is_set())
+        try:
+            return self.search(store, flag, progress)
+        except Cancelled:
+            if stop is not None and stop.is_set() and not cancelled():
+                return None
+            raise
 
     def search(self, store, cancelled, progress) -> Any:
         wb = self.wb(store)
@@ -388,3 +398,20 @@ class SaveFloorJob(WbJob):
 
     def run(self, store, cancelled, progress) -> Any:
         return self.wb(store).save_floor(self.config, self.floor)
+
+
+@dataclass
+class CompareShapesJob(SetTaskJob):
+    """The pack shapes compared over a probe set (the workbench's Shapes tab)."""
+
+    kind: ClassVar[str] = "wb-shapes"
+    budget: int = 16_000
+    k: int = 10
+
+    def task(self, wb, probe_set, progress, cancelled) -> Any:
+        from memhtml_desktop.workbench import check_probe_paths, compare_shapes
+
+        store = wb.store
+        probes, _, _ = check_probe_paths(store, probe_set)
+        return compare_shapes(store, probes, budget=self.budget, k=self.k, ledgers=store.ledger_map(lenient=True),
+                              progress=progress, cancelled=cancelled)

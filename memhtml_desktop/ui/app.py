@@ -201,36 +201,29 @@ def resolve_initial_store(settings: Settings, *, demo: bool, explicit_store: boo
     return first_run_demo()
 
 
-def import_sidecar(store: Any) -> Any:
-    """Seed the state plane from `.memhtml/state/access.jsonl` (a demo copy's recorded reads)."""
-    return store.import_sidecar()
-
-
 def temporary_index(root: Path) -> Path | None:
     """A fresh demo copy (in a temp directory) keeps its index beside it, not in the user's cache."""
     marker = root.parent.name
     return root.parent / "index.db" if marker.startswith("memhtml-demo-") else None
 
 
-def open_store(root: Path, settings: Settings) -> Any:
-    """A Store for `root` with the configured embedder (or the default, with a notice why).
-    StoreError, before anything is made, when `root` is not a memhtml store (index/store_check.py)."""
+def store_spec(root: Path, settings: Settings) -> Any:
+    """What the window's engine opens for `root`: the configured embedder by name (the engine makes
+    it, or the default with a notice why), the index, the backend, the ranking profile. StoreError,
+    before anything is made, when `root` is not a memhtml store (index/store_check.py); a store
+    without git of its own opens with curation off and the reason."""
     from memhtml_desktop.domain.ranking import profile_named
-    from memhtml_desktop.embedders.registry import make_embedder_or_default
-    from memhtml_desktop.index.store import CURATION_OFF_NOTE, Store, StoreError, check_store
+    from memhtml_desktop.index.store import CURATION_OFF_NOTE, StoreError, check_store
+    from memhtml_desktop.ops.spec import StoreSpec
 
     check = check_store(root)
     if check.problem is not None:
         raise StoreError(check.problem)
-    embedder, notice = make_embedder_or_default(settings.embedder)
     index_path = resolve_index(settings, root) if settings.index else temporary_index(Path(root))
-    store = Store(root, index_path=index_path, embedder=embedder, vector_backend=settings.vector_backend,
-                  ranking=profile_named(settings.ranking), curation_off=check.git_problem)
-    if check.git_problem:
-        store.notice(CURATION_OFF_NOTE)
-    if notice:
-        store.notices.append(f"Embedder: {notice}")
-    return store
+    notes = tuple(n for n in (CURATION_OFF_NOTE if check.git_problem else None, demo_note(Path(root).resolve()))
+                  if n)
+    return StoreSpec(str(root), str(index_path or ""), settings.embedder, settings.vector_backend, True,
+                     profile_named(settings.ranking), dict(os.environ), check.git_problem, notes)
 
 
 # -- the application -------------------------------------------------------------------------------
@@ -281,17 +274,11 @@ def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool
             return None
         demo = picked == DEMO_CHOICE
         root, seed = first_run_demo() if demo else (Path(picked), False)
-    store = open_store(root, settings)
-    note = demo_note(store.root)
-    if note:
-        store.notice(note)
-    window = MainWindow(store, settings, qsettings=qsettings, watch=watch,
-
-                        prepare=import_sidecar if seed else None)
+    window = MainWindow(store_spec(root, settings), settings, qsettings=qsettings, watch=watch, seed=seed)
     # Reads the window's CURRENT settings, so a changed embedder or backend applies on reopen.
-    window.stores.opener = lambda path: open_store(path, window.settings)
+    window.stores.opener = lambda path: store_spec(path, window.settings)
     if not demo:
-        window.stores.remember(store.root)
+        window.stores.remember(window.store.root)
     return window
 
 

@@ -41,8 +41,7 @@ def take_screenshot(settings: Settings, args: Any) -> int:
         apply_theme,
         ensure_app,
         fresh_demo_copy,
-        import_sidecar,
-        open_store,
+        store_spec,
     )
     from memhtml_desktop.ui.shell.main_window import MainWindow
 
@@ -69,13 +68,16 @@ def take_screenshot(settings: Settings, args: Any) -> int:
     view = getattr(args, "view", "results") or "results"
     if demo and (view in curation_views.VIEWS or view in review_views.VIEWS or view == "workbench"):
         curation_views.make_repository(root)
-    store = open_store(root, settings)
+    if view == "workbench":  # the workbench's own files (judgments) in the scratch folder, the engine's too
+        os.environ["MEMHTML_DESKTOP_DATA"] = str(scratch / "app-data")
+    spec = store_spec(root, settings)
+    store = spec.open()  # the tool's own: the store is indexed before the window (and its engine) starts
     if demo:
-        import_sidecar(store)
+        store.import_sidecar()
     store.index()
     if demo and view in review_views.VIEWS:
         review_views.agent_weeks(store)
-    window = MainWindow(store, settings, qsettings=qsettings)
+    window = MainWindow(spec, settings, qsettings=qsettings)
     window.results.table.budgeted = False  # a picture wants every cell drawn in the one paint it grabs
     try:
         window.resize(*size)
@@ -112,7 +114,7 @@ def take_screenshot(settings: Settings, args: Any) -> int:
         if view == "workbench":
             from memhtml_desktop.ui.workbench.shots import workbench_view
 
-            shown = workbench_view(window, args, size, scratch)
+            shown = workbench_view(window, store, args, size, scratch)
         elif view in curation_views.VIEWS:
             shown = curation_views.curation_view(window, view, path, args, size)
         elif view in review_views.VIEWS:

@@ -1,7 +1,8 @@
 """Choosing how to learn about changes: kernel events when they work, polling when they cannot.
 
-Kernel events (inotify on Linux) are the default. Polling (watchdog's snapshot diff every
-`interval` seconds) is used, and the reason recorded for the status bar, when:
+Kernel events (inotify on Linux) are the default. Polling (`poller.StatPoller`: folders stat'ed
+every `interval` seconds, backing off to 2 s while nothing changes, files swept in turn) is used,
+and the reason recorded for the status bar, when:
 
 * it was asked for (`force_polling`);
 * the store sits on a filesystem whose changes made elsewhere raise no local events (NFS, SMB,
@@ -14,8 +15,8 @@ Kernel events (inotify on Linux) are the default. Polling (watchdog's snapshot d
   otherwise look live while its deeper folders were silently unwatched. `unwatched_dirs`
   compares the observer's watches with the bucket folders on disk.
 
-The polling observer lists only the four buckets at the top level, so `.git/` (which a checkout
-fills with thousands of objects) and `.memhtml/` cost nothing per poll.
+The poller lists only the four buckets at the top level, so `.git/` (which a checkout fills with
+thousands of objects) and `.memhtml/` cost nothing per poll.
 """
 
 from __future__ import annotations
@@ -25,15 +26,14 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from typing import Any
 
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
-from watchdog.observers.polling import PollingObserverVFS
 
 from memhtml_desktop.domain.paths import BUCKETS
 from memhtml_desktop.watch.events import EVENT_FILTER
+from memhtml_desktop.watch.poller import StatPoller
 
 log = logging.getLogger(__name__)
 
@@ -127,16 +127,6 @@ def settled_unwatched_dirs(observer: BaseObserver, root: str, tries: int = 3, pa
     return missing or []
 
 
-def _bucket_listdir(root: str) -> Callable[[Any], list[os.DirEntry]]:
-    def listdir(path: Any) -> list[os.DirEntry]:
-        with os.scandir(path) as entries:
-            if path == root:
-                return [e for e in entries if e.name in BUCKETS]
-            return list(entries)
-
-    return listdir
-
-
 def shutdown(observer: BaseObserver | None, timeout: float = 5.0) -> None:
     """Stop an observer and join its threads, whether or not it ever started."""
     if observer is None:
@@ -150,7 +140,8 @@ def shutdown(observer: BaseObserver | None, timeout: float = 5.0) -> None:
 
 
 def start_polling(root: str, handler: FileSystemEventHandler, interval: float) -> BaseObserver:
-    poller = PollingObserverVFS(os.lstat, _bucket_listdir(root), polling_interval=interval)
+    """A started `StatPoller` (watch/poller.py): folders stat'ed every poll, files swept in turn."""
+    poller = StatPoller(interval)
     try:
         poller.schedule(handler, root, recursive=True)
         poller.start()

@@ -37,6 +37,7 @@ from typing import Any
 
 from watchdog.observers.api import BaseObserver
 
+from memhtml_desktop.index import lease
 from memhtml_desktop.index.indexer import IndexReport
 from memhtml_desktop.threads import lower_thread_priority
 from memhtml_desktop.watch import observers, presence
@@ -68,6 +69,9 @@ ProgressCallback = Callable[[str, int, int], None]
 
 #: Progress reaches `on_status` at most this often (the GUI need not repaint per file).
 STATUS_PROGRESS_EVERY_S = 0.1
+#: A burst of at least this many changes may have overflowed the kernel's event queue (its events
+#: then lost without a word): the lease waits for the check that follows it (index/lease.py).
+BIG_BURST = 1000
 
 
 class Watcher:
@@ -148,6 +152,12 @@ class Watcher:
         self._next_audit = 0.0
         self._last_drift: tuple[int, int] | None = None
         self._last_progress_emit = 0.0
+        # The lease beside the index (index/lease.py): written under `_cond`, so the observer's
+        # "pending" and the worker's "settled" land in the order the queue saw them.
+        self._lease_file = getattr(store, "index_path", None)
+        self._lease_state: str | None = None
+        self._lease_since = 0.0
+        self._last_burst = 0
 
     # -- public -------------------------------------------------------------------------------
 
@@ -218,6 +228,8 @@ class Watcher:
             now = time.monotonic()
             if not self._pending:
                 self._first_at = now
+                if self._lease_state is not None:  # the first event of a burst: not settled any more
+                    self._hold_lease(lease.PENDING)
             self._last_at = now
             self._pending.append(change)
             if change.kind == ROOT:
@@ -250,6 +262,8 @@ class Watcher:
             log.exception("the watcher failed")
             self._set(mode=STOPPED, reason=f"watching failed: {type(exc).__name__}: {exc}", busy=False, progress=None)
         finally:
+            with self._cond:
+                self._hold_lease(None)
             observers.shutdown(self._observer)
             self._observer = None
             try:
@@ -275,6 +289,7 @@ class Watcher:
             self._set(mode=self._watch_mode, reason=self._watch_reason, busy=False, progress=None)
         self._measure_health()
         self._next_audit = time.monotonic() + self.audit_every_s
+        self._renew_lease()
 
     def _start_observer(self) -> None:
         handler = ChangeCollector(self.root, self._enqueue)
@@ -315,6 +330,7 @@ class Watcher:
             return []
 
     def _process(self, raw: list[RawChange]) -> None:
+        self._last_burst = len(raw)
         if any(change.kind == DIR_NEW for change in raw):
             self._watches_due = True  # (a folder moved within the tree keeps its watch)
         try:
@@ -350,6 +366,7 @@ class Watcher:
         self._set_in_flight(0)
         self._set(busy=False, progress=None)
         self._health_due = time.monotonic() + self.health_after_s
+        self._renew_lease()
 
     def _reconcile(self, why: str) -> bool:
         """A full comparison of tree and index (`Store.index`), reported as a 'reconcile' batch.
@@ -357,6 +374,9 @@ class Watcher:
         False when it failed: the mode turns "behind" with the reason (the status bar said "live"
         over an empty index while the failure only flashed by), and it is tried again in
         `audit_every_s`; the next one that completes puts the watching mode back."""
+        with self._cond:
+            if self._lease_state is not None:
+                self._hold_lease(lease.PENDING)
         self._needs_reconcile = ""
         self._set(busy=True, progress=None)
         started = time.perf_counter()
@@ -389,6 +409,12 @@ class Watcher:
         _call(self.on_batch, summary)
 
     def _housekeeping(self) -> None:
+        try:
+            self._keep_house()
+        finally:
+            self._renew_lease()
+
+    def _keep_house(self) -> None:
         now = time.monotonic()
         if self._observer is not None and not _observer_alive(self._observer):
             log.warning("the observer stopped on its own; restarting it")
@@ -440,8 +466,11 @@ class Watcher:
         with self._cond:
             if self._pending:
                 return None  # a burst is arriving: the comparison would only show it
+        # The walk yields to a change that arrives meanwhile (it walks every file: seconds at
+        # 100,000 memories on a loaded machine, and a change waited for it); the burst's pass is
+        # followed by another comparison anyway (`health_after_s`).
         try:
-            health = self.store.health(cancelled=self._stopping.is_set)
+            health = self.store.health(cancelled=lambda: self._stopping.is_set() or bool(self._pending))
         except Exception as exc:  # noqa: BLE001
             log.warning("health check failed: %s", exc, exc_info=True)
             return None
@@ -449,6 +478,8 @@ class Watcher:
         return health
 
     def _restart_observer(self, reason: str) -> None:
+        with self._cond:
+            self._hold_lease(None)  # no word on the index until watching by kernel events again
         observers.shutdown(self._observer)
         self._observer = None
         try:
@@ -460,6 +491,8 @@ class Watcher:
             self._set(mode=self._watch_mode, reason=self._watch_reason or reason)
 
     def _switch_to_polling(self, reason: str) -> None:
+        with self._cond:
+            self._hold_lease(None)  # no word on the index until watching by kernel events again
         observers.shutdown(self._observer)
         self._observer = None
         log.warning("watching %s by polling: %s", self.root, reason)
@@ -473,6 +506,46 @@ class Watcher:
         if self._reconcile("switched to polling"):
             self._set(mode=POLLING, reason=reason)
 
+    # -- the lease (index/lease.py) ------------------------------------------------------------
+
+    def _renew_lease(self) -> None:
+        """Say on the index what this watcher vouches for now: settled, pending, or nothing."""
+        with self._cond:
+            self._hold_lease(self._vouch())
+
+    def _vouch(self) -> str | None:
+        """(Under `_cond`.) None unless watching by kernel events; then settled or pending."""
+        live = self._status.mode == LIVE and self._watch_mode == LIVE and self._observer is not None \
+            and _observer_alive(self._observer)  # fmt: skip
+        if not live or self._stopping.is_set():
+            return None
+        unsettled = (
+            self._pending or self._in_flight or self._status.busy or self._needs_reconcile
+            or self._watches_due  # a burst made folders: their watches are checked first
+            or (self._health_due is not None and self._last_burst >= BIG_BURST)  # the kernel's queue may have overflowed
+            or not self._status.health.in_step
+        )  # fmt: skip
+        return lease.PENDING if unsettled else lease.SETTLED
+
+    def _hold_lease(self, state: str | None) -> None:
+        """(Under `_cond`.) Write this watcher's lease in `state`, or remove it (None)."""
+        if self._lease_file is None:
+            return
+        if state is None:
+            if self._lease_state is not None:
+                lease.drop(self._lease_file)
+            self._lease_state = None
+            return
+        if state != self._lease_state:
+            self._lease_since = time.time()
+        try:
+            lease.write(self._lease_file, self.root, state, since=self._lease_since, every=self.root_check_s)
+            self._lease_state = state
+        except OSError as exc:  # a lease not written is only a walk for the next read
+            log.info("the watcher's lease was not written (%s)", exc)
+            lease.drop(self._lease_file)
+            self._lease_state = None
+
     # -- the store directory ------------------------------------------------------------------
 
     def _root_ok(self) -> bool:
@@ -480,6 +553,8 @@ class Watcher:
 
     def _lose_root(self) -> None:
         """The store directory is gone or was replaced: stop, and wait for it (see `_wait_for_return`)."""
+        with self._cond:
+            self._hold_lease(None)  # no word on the index until watching by kernel events again
         observers.shutdown(self._observer)
         self._observer = None
         with self._cond:

@@ -34,6 +34,7 @@ from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.domain.polarity import TWIN_COSINE
 from memhtml_desktop.index import curation
 from memhtml_desktop.index.vectors import CACHE
+from memhtml_desktop.write.dismissals import dismissed_keys, pair_key
 
 BLOCK_ROWS = 2048
 #: A frame key held by more distinct values than this is a list, not one slot.
@@ -66,6 +67,8 @@ class ConflictPair:
     links: tuple[str, ...] = ()
     reason: Contradiction | None = None
     newer: str | None = None  # the newer side's path; None when neither is (a tie on both times)
+    #: A curator said it is not a conflict (write/dismissals.py): the view hides it, the CLI drops it.
+    dismissed: bool = False
 
     @property
     def older(self) -> str | None:
@@ -78,6 +81,16 @@ class ConflictPair:
     def settled(self) -> bool:
         """Someone linked the two by a relation other than `contradicts`: both hold, as they said."""
         return any(rel not in UNSETTLING_RELS for rel in self.links)
+
+    @property
+    def known(self) -> bool:
+        """Linked `contradicts` and nothing else: someone recorded the disagreement and kept both."""
+        return bool(self.links) and not self.settled
+
+    @property
+    def when(self) -> str:
+        """The newer side's time: when the fact changed (the queue lists the newest change first)."""
+        return max(self.a.when, self.b.when)
 
     def to_json(self) -> dict:
         return {
@@ -102,7 +115,8 @@ class ConflictReport:
 
     def to_json(self) -> dict:
         return {
-            "pairs": [p.to_json() for p in self.pairs],
+            "pairs": [p.to_json() for p in self.pairs if not p.dismissed],
+            "dismissed": sum(1 for p in self.pairs if p.dismissed),
             "memories": self.memories,
             "compared": self.compared,
             "twins": self.twins,
@@ -154,7 +168,7 @@ def scan_conflicts(
             report.cancelled = True
             break
         _consider(report, statements, i, j, _cosine(matrix, at, i, j))
-    _finish(report, conn, started)
+    _finish(report, conn, started, store.root)
     return report
 
 
@@ -270,13 +284,20 @@ def _scan_some(matrix, at, wanted: set[int], threshold: float) -> set[tuple[int,
     return out
 
 
-def _finish(report: ConflictReport, conn, started: float) -> None:
-    """Sort the pairs and name the authored links between the two sides of each."""
-    links = curation.links_among(conn, {p for pair in report.pairs for p in (pair.a.path, pair.b.path)})
+def _finish(report: ConflictReport, conn, started: float, root=None) -> None:
+    """Sort the pairs, name the authored links between the two sides of each, and mark the ones a
+    curator dismissed (by the two memories' content hashes: write/dismissals.py)."""
+    paths = {p for pair in report.pairs for p in (pair.a.path, pair.b.path)}
+    links = curation.links_among(conn, paths)
+    dismissed = dismissed_keys(root) if root is not None and report.pairs else set()
+    hashes = {p: f["content_hash"] for p, f in curation.files_facts(conn, paths).items()} if dismissed else {}
     pairs = []
     for pair in report.pairs:
         rels = links.get((pair.a.path, pair.b.path), []) + links.get((pair.b.path, pair.a.path), [])
-        pairs.append(dataclasses.replace(pair, links=tuple(dict.fromkeys(rels))) if rels else pair)
+        gone = bool(dismissed) and pair_key(hashes.get(pair.a.path, ""), hashes.get(pair.b.path, "")) in dismissed
+        if rels or gone:
+            pair = dataclasses.replace(pair, links=tuple(dict.fromkeys(rels)), dismissed=gone)
+        pairs.append(pair)
     report.pairs = sorted(pairs, key=lambda p: (p.a.path, p.b.path))
     report.seconds = time.perf_counter() - started
 

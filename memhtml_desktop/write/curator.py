@@ -24,6 +24,7 @@ from typing import Any, Callable
 from memhtml_desktop.domain.changes import StoreChange
 from memhtml_desktop.domain.paths import is_indexable
 from memhtml_desktop.index.state import follow_move, state_mode
+from memhtml_desktop.write import dismissals
 from memhtml_desktop.write import journal as journal_mod
 from memhtml_desktop.write import own_commits
 from memhtml_desktop.write.batch import ApplyRequest, plan_apply
@@ -62,6 +63,7 @@ from memhtml_desktop.write.requests import (
 # The rest of the door (front ends import these from here, never from the modules behind it:
 # an import contract in pyproject.toml holds ui/ and cli/ to it).
 from memhtml_desktop.write.batch import BatchOp  # noqa: E402,F401
+from memhtml_desktop.write.dismissals import DismissRequest  # noqa: E402,F401
 from memhtml_desktop.write.committer import Committed  # noqa: E402,F401
 from memhtml_desktop.write.git import Git  # noqa: E402,F401
 from memhtml_desktop.write.preflight import check_repository  # noqa: E402,F401
@@ -101,6 +103,7 @@ PLANNERS: dict[type, Callable[[PlanContext, Any], Plan]] = {
     ApplyRequest: plan_apply,
     SupersedeRequest: plan_supersede,
     RevertRequest: plan_revert,
+    dismissals.DismissRequest: dismissals.plan_dismiss,
 }
 
 
@@ -176,6 +179,8 @@ class Curator(Committer):
             raise TypeError(f"not a write request: {type(request).__name__}")
         try:
             plan, base = self._checked_plan(request)
+            if plan.op in dismissals.OPS:  # a commit on the app's own ref: no store path to check
+                return plan
             check_paths(self.git, self.root, *plan_paths(plan))  # what the commit checks; not again unless HEAD moves
             self.git.hooks_dir(cached=True)  # asked here, remembered while git's config files stay as they are
             self.git.config_bool("commit.gpgsign", cached=True)
@@ -190,11 +195,21 @@ class Curator(Committer):
         moment ago, is carried out as it is when nothing it rests on moved (else planned again)."""
 
         def work() -> Applied:
+            if isinstance(request, dismissals.DismissRequest):
+                return self._dismiss(self._checked_plan(request)[0])
             if planned is not None and self._unmoved(planned):
                 return self._execute((planned, planned.checked_on[0]))
             return self._execute(self._checked_plan(request))
 
         return self._locked(work)
+
+    def _dismiss(self, plan: Plan) -> Applied:
+        """A dismissal (or a restore) of a conflicting pair: one commit on the app's own ref, never on
+        the branch (write/dismissals.py); it changes no memory, so it announces no StoreChange."""
+        if plan.noop:
+            return Applied(plan, None, dict(plan.result))
+        sha = dismissals.land_dismiss(self.git, plan)
+        return Applied(plan, sha, {**plan.result, "commit_sha": sha})
 
     def _unmoved(self, plan: Plan) -> bool:
         """The previewed plan still stands: made on the HEAD the branch is at now, with git's index
@@ -209,6 +224,8 @@ class Curator(Committer):
         re-planned now; Conflict when the store moved in a way that changes it."""
 
         def work() -> Applied:
+            if plan.op in dismissals.OPS:
+                return self._dismiss(plan)  # refused as stale when the ref moved since the preview
             if self._unmoved(plan):
                 return self._execute((plan, plan.checked_on[0]))
             # at the preview's instant: the stamps committed are the ones the preview showed

@@ -129,8 +129,9 @@ def memory_graph(store, path: str) -> MemoryGraph:
     with conn:
         titles = curation.titles_of(conn, [dst for _, dst in out])
         inbound_rows = curation.inbound_links(conn, path)
-    links = tuple(GraphLink(rel, dst, titles.get(dst, ("", False))[0], keep=rel not in NOT_CARRIED,
-                            note=NOT_CARRIED.get(rel, "")) for rel, dst in out)  # fmt: skip
+    kind = next((value for name, value in doc.metas if name == "memhtml-type"), "")
+    links = tuple(GraphLink(rel, dst, titles.get(dst, ("", False))[0], keep=not _left(rel, kind),
+                            note=_left(rel, kind)) for rel, dst in out)  # fmt: skip
     inbound = []
     for src, rel, title, archived, kind in inbound_rows:
         note = ("archived: its links are history" if archived
@@ -144,6 +145,17 @@ def memory_graph(store, path: str) -> MemoryGraph:
     except Exception:  # noqa: BLE001 - a busy or missing state plane: no reads to show
         reads = None
     return MemoryGraph(path, links, tuple(dict.fromkeys(metas)), tuple(dict.fromkeys(concepts)), tuple(inbound), reads)
+
+
+def _left(rel: str, kind: str) -> str:
+    """Why a link of this memory is not carried by default ("" when it is)."""
+    if rel in NOT_CARRIED:
+        return NOT_CARRIED[rel]
+    if rel in MEMORY_RELS and kind == "task":
+        return "a memory rel on a task: a task never enters the memory graph (memhtml's link refuses it)"
+    if rel in TASK_RELS and kind != "task":
+        return "a task rel on a memory that is not a task (memhtml's link refuses it)"
+    return ""
 
 
 def _split_entity(value: str) -> tuple[str, str]:
@@ -238,6 +250,9 @@ def repoint_changes(ctx, old: str, new: str, new_type: str, repoint, *, skip: se
         for rel in rels:
             if rel in MEMORY_RELS and new_type == "task":
                 raise InvalidMemory(f"{src} links {rel} to it, a memory rel, and the new version is a task: "
+                                    f"leave that link out of the repointing")  # fmt: skip
+            if rel in TASK_RELS and new_type != "task":
+                raise InvalidMemory(f"{src} links {rel} to it, a task rel, and the new version is not a task: "
                                     f"leave that link out of the repointing")  # fmt: skip
         try:
             edited = head_edit.repoint_links(text, old, "/" + new, skip_rels=skip_tokens)

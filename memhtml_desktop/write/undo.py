@@ -135,11 +135,30 @@ def revert_plan(git: Git, root: Path, sha: str, paths: tuple[str, ...]) -> tuple
         raise Refused(f"{', '.join(missing[:5]) or 'nothing'}: not changed by {named}; nothing to revert")
     moves = _renames(git, parents[0] if parents else None, full, wanted)
     changes, state_moves = _reverting(git, root, full, wanted, moves, named, head, diff)
+    rows = _own_rows(git, full, set(wanted))
+    if rows is not None:  # the app's own commit: the rows it moved go back (a correction's reads too)
+        state_moves = rows
     others = sorted(set(new) - set(wanted))
     body = f"This reverts commit {full}" + (f" on {', '.join(wanted)} only; its other changes stay." if others else ".")
     plan = Plan(op="revert", request=None, changes=changes, subject=f'Revert "{subject}"', body=body,
                 state_moves=state_moves, result={"reverted": full, "commit_sha": None, "paths": wanted})  # fmt: skip
     return plan, head
+
+
+def _own_rows(git: Git, sha: str, paths: set[str]) -> tuple[tuple[str, str], ...] | None:
+    """The state rows commit `sha` moved among `paths`, moved back, when it is one of the app's own
+    commits that recorded them (own_commits.py); None otherwise."""
+    from memhtml_desktop.write import own_commits
+
+    try:
+        record = next((r for r in own_commits.load(git.git_dir()) if r.get("sha") == sha), None)
+    except OSError:
+        return None
+    rows = record.get("rows") if record else None
+    if not isinstance(rows, list):
+        return None
+    return tuple((dst, src) for src, dst in reversed([tuple(m) for m in rows if isinstance(m, list) and len(m) == 2])
+                 if src in paths and dst in paths)  # fmt: skip
 
 
 def _renames(git: Git, parent: str | None, sha: str, paths: list[str]) -> list[tuple[str, str]]:

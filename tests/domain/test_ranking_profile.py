@@ -62,7 +62,7 @@ def test_every_difference_between_the_profiles_is_a_documented_knob():
     differing = {f.name for f in fields(RankingProfile) if getattr(DEFAULT, f.name) != getattr(MEMHTML, f.name)}
     assert differing == {"name", "summary", "fts_forms", "gate_priors", "polarity_cosine", "twins", "mmr_redundancy",
                          "mmr_keeps_known_items", "recall_pool", "recall_tiers", "lexical", "field_weights",
-                         "question_words", "fusion", "lexical_share", "lexical_confidence"}
+                         "question_words", "fusion", "lexical_share", "lexical_confidence", "newer_first"}
     from pathlib import Path
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ranking.md").read_text(encoding="utf-8")

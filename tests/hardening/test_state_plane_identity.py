@@ -325,6 +325,8 @@ def test_kept_reads_survive_the_process_and_the_next_command_writes_them(store, 
     os.mkfifo(state_db)
     proc = _cli(root, index, "read", OTHER, "--no-refresh")
     assert proc.returncode == 0 and "this read is not counted yet" in proc.stdout, proc.stdout[-600:]
+    doctor = _cli(root, index, "doctor")
+    assert "1 read(s) kept until it can take them" in doctor.stdout, doctor.stdout[-800:]
     os.unlink(state_db)
     os.rename(aside, state_db)
     listed = _cli(root, index, "list", "--no-refresh")

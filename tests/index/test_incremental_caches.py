@@ -182,6 +182,18 @@ def _reference_coverage(conn, space: str) -> tuple[int, int]:
     return int(total), int(done)
 
 
+def same_as_whole_list(cache: salience.SalienceCache, conn, key: str) -> None:
+    """`cache`'s bound list for the index `key` equals, array for array, the list read whole."""
+    bounds, now = cache.bounds(conn, key)
+    memories, _ = cache._kept[key]
+    whole = salience.Memories.read(conn, changes.mark(conn), salience.state_mark(conn))
+    for name in ("rowids", "updated", "since", "base"):
+        assert np.array_equal(getattr(memories, name), getattr(whole, name), equal_nan=True), name
+    full = salience.bound(whole, bounds.mark, now)
+    for name in ("rowids", "upper", "lower"):
+        assert np.array_equal(getattr(bounds, name), getattr(full, name), equal_nan=True), name
+
+
 def _check(store: Store, rng: random.Random, previous: vectors.VectorSnapshot, step) -> vectors.VectorSnapshot:
     conn, key = store.reader(), str(store.index_path)
     space, dim = space_of(store.embedder), store.embedder.dim
@@ -203,13 +215,7 @@ def _check(store: Store, rng: random.Random, previous: vectors.VectorSnapshot, s
         counts = CACHE.coverage(conn, key, space)
         assert counts == _reference_coverage(conn, space) == vectors._Coverage.count(conn, space, changes.mark(conn)).counts
 
-        bounds, now = SALIENCE.bounds(conn, key)
-        memories, _ = SALIENCE._kept[key]
-        whole = salience.Memories.read(conn, changes.mark(conn), salience.state_mark(conn))
-        for name in ("rowids", "updated", "since", "base"):
-            assert np.array_equal(getattr(memories, name), getattr(whole, name), equal_nan=True), name
-        full = salience.bound(whole, bounds.mark, now)
-        assert np.array_equal(bounds.rowids, full.rowids) and np.array_equal(bounds.upper, full.upper)
+        same_as_whole_list(SALIENCE, conn, key)
         assert SALIENCE.rebuilt == rebuilt, f"{step.__name__}: the salience list re-read every memory"
     return got
 

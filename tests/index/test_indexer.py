@@ -415,7 +415,7 @@ def test_a_changed_file_is_hashed_once(store_root, make_store, monkeypatch):
     """The indexer hashes first (to skip unchanged bytes) and hands the blob id to the projection."""
     import hashlib
 
-    from memhtml_desktop.index import indexer
+    from memhtml_desktop.index import indexer, scanner
 
     target = write_memory(store_root, "areas/a/one.html", title="One", claim="The first claim.")
     store = make_store(store_root)
@@ -430,7 +430,7 @@ def test_a_changed_file_is_hashed_once(store_root, make_store, monkeypatch):
         return real_sha1(data, **kwargs)
 
     monkeypatch.setattr(hashlib, "sha1", counting_sha1)
-    disk = next(d for d in indexer.walk_store(store_root) if d.path == "areas/a/one.html")
+    disk = next(d for d in scanner.walk_store(store_root) if d.path == "areas/a/one.html")
     parsed = indexer.parse_file(store_root, disk, "2026-08-02T00:00:00Z", unchanged_sha="0" * 40)
     assert parsed.projection is not None and parsed.projection.ok
     assert parsed.projection.blob_sha == parsed.sha

@@ -321,11 +321,33 @@ def test_salience_exclusions(store):
 
 
 def test_polarity_demotes_the_disagreeing_twin(store):
-    affirm = store.search("the nightly compactor merges overlapping intervals")
-    negate = store.search("the nightly compactor does not merge overlapping intervals")
+    plain = dataclasses.replace(DEFAULT, newer_first=False)  # the twins' order as twin resolution decides it
+    affirm = store.search("the nightly compactor merges overlapping intervals", ranking=plain)
+    negate = store.search("the nightly compactor does not merge overlapping intervals", ranking=plain)
     top = lambda r: [h.path for h in r.hits if "compactor" in h.path][:2]  # noqa: E731
     assert top(affirm)[0] == "areas/data/compactor-merges.html"
     assert top(negate)[0] == "areas/data/compactor-no-merge.html"
+
+
+def test_a_reversed_claim_goes_first_unless_the_query_says_the_old_one(store):
+    """The two compactor memories contradict (a negation); the one saying "does not merge" was
+    written a day later. An affirmative question names neither side (the claims differ only by the
+    negation), so the newer goes first and both say so; a question saying "not" names the newer."""
+    newer, older = "areas/data/compactor-no-merge.html", "areas/data/compactor-merges.html"
+    top = lambda r: [h.path for h in r.hits if "compactor" in h.path][:2]  # noqa: E731
+    for query in ("the nightly compactor merges overlapping intervals", "does the compactor merge intervals",
+                  "the nightly compactor does not merge overlapping intervals"):
+        result = store.search(query)
+        assert top(result) == [newer, older], query
+        marks = {h.path: h.contradictions for h in result.hits}
+        assert [m.other for m in marks[newer]] == [older] and marks[newer][0].mark == "contradicts an older memory"
+        assert marks[older][0].mark == "contradicted by a newer memory" and marks[older][0].kind == "negation"
+    # memhtml's all-words form leaves the newer (no "merges" in it) off its page; the older is
+    # still marked, naming the newer from the pool behind the page, and nothing is reordered
+    memhtml = store.search("the nightly compactor merges overlapping intervals", ranking=MEMHTML)
+    marked = {h.path: [m.other for m in h.contradictions] for h in memhtml.hits if h.contradictions}
+    assert marked == {older: [newer]}
+    assert all(m.step != "newer" for h in memhtml.hits for m in h.moves)
 
 
 def test_snippet_is_the_best_chunk(store):

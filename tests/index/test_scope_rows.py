@@ -128,3 +128,26 @@ def test_other_indexes_and_many_scopes_do_not_mix(tmp_path: Path):
             for scope in SCOPES:
                 conn = store.reader()
                 assert np.array_equal(rows.rows(conn, str(store.index_path), assemble_scope(scope)), _truth(conn, scope))
+
+
+@pytest.mark.parametrize("seed", [9, 10])
+def test_a_few_files_are_asked_about_alone_until_the_budget_then_the_scope_is_kept(tmp_path: Path, monkeypatch, seed):
+    """A fresh process asking about a few files (a command-line search) does not read the scope
+    whole; its answers are the members' all the same, before and after the budget runs out."""
+    from memhtml_desktop.index import scope_rows
+
+    made = generate_store(tmp_path / "store", 120, seed)
+    store = Store(made.root, index_path=tmp_path / "index.db")
+    store.index()
+    conn, rows, key, rng = store.reader(), ScopeRows(), str(store.index_path), random.Random(seed)
+    monkeypatch.setattr(scope_rows, "ASK_BUDGET", 100)
+    every = [r[0] for r in conn.execute("SELECT rowid FROM files")]
+    for scope in SCOPES[1:]:
+        members = set(_truth(conn, scope).tolist())
+        asked = 0
+        while asked <= 150:
+            some = np.array(rng.sample(every, 30) + [every[0], every[0]], dtype=np.int64)  # repeats too
+            mask = rows.mask(conn, key, some, assemble_scope(scope))
+            assert mask.tolist() == [int(r) in members for r in some]
+            asked += some.shape[0]
+    assert rows.asked == 4 * 3 and rows.rebuilt == 4  # three asks each within the budget, then kept whole

@@ -12,6 +12,7 @@ from PySide6.QtGui import QGuiApplication
 
 from memhtml_desktop import __version__
 from memhtml_desktop.index.versions import library_versions
+from memhtml_desktop.ops.jobs import store_facts
 from memhtml_desktop.ui.shell.about_dialog import ICON_SIZES, AboutDialog, about_facts, app_icon, facts_text
 
 UI = Path(__file__).resolve().parents[2] / "memhtml_desktop" / "ui"
@@ -27,7 +28,7 @@ def test_library_versions_come_from_the_loaded_libraries():
 
 
 def test_the_facts_name_the_build_the_embedder_and_the_files(store, tmp_path):
-    facts = dict(about_facts(store, log_file=tmp_path / "memhtml-desktop.log"))
+    facts = dict(about_facts(store_facts(store), log_file=tmp_path / "memhtml-desktop.log"))
     assert facts["memhtml desktop"] == __version__
     for name in ("Python", "Qt", "PySide6", "SQLite", "apsw", "sqlite-vec", "Platform"):
         assert facts[name]
@@ -40,13 +41,23 @@ def test_the_facts_name_the_build_the_embedder_and_the_files(store, tmp_path):
     assert facts["Log file"].endswith("memhtml-desktop.log")
 
 
-def test_without_a_store_only_the_versions(tmp_path):
+def test_without_a_store_only_the_windows_versions(tmp_path):
     names = [name for name, _ in about_facts()]
-    assert "SQLite" in names and "Store" not in names and "Embedder" not in names
+    assert "Qt" in names and "SQLite" not in names and "Store" not in names and "Embedder" not in names
+
+
+def test_the_window_asks_the_engine_and_shows_both_sides(qtbot, window):
+    """Help → About: the store's rows come from the engine (its process id among them), the build's
+    from the window."""
+    window.dialogs.show_about()
+    qtbot.waitUntil(lambda: window.dialogs.about is not None, timeout=15000)
+    shown = dict(window.dialogs.about.rows)
+    assert shown["Engine process"] == str(window.runner.client.pid) and shown["Qt"]
+    assert shown["Store"] == str(window.store.root) and shown["SQLite"] == apsw.sqlite_lib_version()
 
 
 def test_the_dialog_shows_every_fact_and_copies_them(qtbot, store):
-    rows = about_facts(store)
+    rows = about_facts(store_facts(store))
     dialog = AboutDialog(rows)
     qtbot.addWidget(dialog)
     shown = {dialog.table.item(r, 0).text(): dialog.table.item(r, 1).text() for r in range(dialog.table.rowCount())}

@@ -11,6 +11,7 @@ from PySide6.QtCore import QSettings, QSize
 from PySide6.QtGui import QImage
 
 from memhtml_desktop.index.state import access_stats
+from memhtml_desktop.index.store import Store
 from memhtml_desktop.settings import Settings
 from memhtml_desktop.ui import app
 from memhtml_desktop.ui.screenshot import parse_size, take_screenshot
@@ -62,12 +63,13 @@ def test_a_first_run_window_opens_the_demo_copy_with_salience(qtbot, tmp_path, m
     window.show()
     qtbot.waitUntil(lambda: window.results.model.rowCount() > 0 and not window.runner.is_busy(), timeout=20000)
     assert window.store.root.name == "demo-store"
-    conn = window.store.reader()
+    window.shutdown()  # the engine closed: the test reads what it left (a Store of its own)
+    seen = Store(window.store.root, index_path=window.store.index_path)
+    conn = seen.reader()
     seeded = [p for (p,) in conn.execute("SELECT path FROM files").fetchall() if access_stats(conn, p)]
     assert seeded  # the sidecar was imported: salience has something to say
     assert window.stores.recent()[0] == str(window.store.root)
-    window.shutdown()
-    window.store.close_thread_connection()
+    seen.close_thread_connection()
 
 
 def test_parse_size():

@@ -67,21 +67,22 @@ def unindexed(tmp_path: Path):
 def test_closing_mid_reconcile_is_orderly(qtbot, make_window, unindexed, caplog):
     caplog.set_level(logging.INFO)
     window = make_window(unindexed, watch=True, settle=False)
-    watcher = window.bridge.watcher
-    assert watcher is not None and hasattr(watcher, "_proc"), "the watcher runs in a child process"
+    client = window.runner.client
+    assert window.bridge.watching and not client.in_process, "the watcher runs in the engine's process"
     phases: list = []
     window.bridge.status_changed.connect(lambda s: phases.append(s.progress))
     qtbot.waitUntil(lambda: any(p and p[0] == "index" and 0 < p[1] < p[2] for p in phases), timeout=WAIT)
-    child = watcher._proc.pid
+    child = client.pid
     workers = _descendants(child)
-    assert workers, "the reconcile parses in worker processes of the watcher's child"
+    assert workers, "the reconcile parses in worker processes of the engine"
 
+    transport = client._transport
     started = time.monotonic()
     window.close()
     took = time.monotonic() - started
 
-    assert not watcher.running and watcher._proc.exitcode == 0, \
-        f"the child left by itself (exit {watcher._proc.exitcode}), not killed after a timeout"
+    assert not client.running and transport._proc.exitcode == 0, \
+        f"the engine left by itself (exit {transport._proc.exitcode}), not killed after a timeout"
     assert took < 8, f"closing waited {took:.1f} s"
     deadline = time.monotonic() + 5
     while any(_alive(p) for p in workers | {child}) and time.monotonic() < deadline:

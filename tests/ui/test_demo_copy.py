@@ -34,7 +34,6 @@ def test_a_second_demo_start_reopens_the_first_ones_copy_with_its_edits(qtbot, t
                                                                       "Written in the demo"), encoding="utf-8")
     finally:
         first.shutdown()
-        first.store.close_thread_connection()
     second = start(qtbot, demo=True)
     try:
         assert second.store.root == root  # the same copy, not a new temporary one
@@ -45,7 +44,6 @@ def test_a_second_demo_start_reopens_the_first_ones_copy_with_its_edits(qtbot, t
         assert PATH in [h.path for h in second.results.model.result().hits]
     finally:
         second.shutdown()
-        second.store.close_thread_connection()
 
 
 def test_a_throwaway_demo_says_it_is_not_kept(qtbot, tmp_path, monkeypatch):
@@ -56,4 +54,3 @@ def test_a_throwaway_demo_says_it_is_not_kept(qtbot, tmp_path, monkeypatch):
         assert any("a throwaway copy at" in n and "not kept" in n for n in status_lines(window))
     finally:
         window.shutdown()
-        window.store.close_thread_connection()

@@ -48,14 +48,14 @@ def unindexed(tmp_path: Path):
 
 def test_a_killed_parse_worker_leaves_the_window_telling_the_truth(qtbot, make_window, unindexed):
     window = make_window(unindexed, watch=True, settle=False)
-    watcher = window.bridge.watcher
-    assert watcher is not None and hasattr(watcher, "_proc"), "the watcher runs in a child process"
+    engine = window.runner.client
+    assert window.bridge.watching and not engine.in_process, "the watcher runs in the engine's process"
     statuses: list = []
     window.bridge.status_changed.connect(statuses.append)
     qtbot.waitUntil(lambda: any(s.progress and s.progress[0] == "index" and s.progress[1] > 0 for s in statuses),
                     timeout=WAIT)
-    workers = _parse_workers(watcher._proc.pid)
-    assert workers, "the reconciliation parses in worker processes of the watcher's child"
+    workers = _parse_workers(engine.pid)
+    assert workers, "the reconciliation parses in worker processes of the engine"
     os.kill(workers[0], signal.SIGKILL)
 
     bar = window.statusBar()

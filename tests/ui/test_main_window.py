@@ -14,6 +14,7 @@ from memhtml_desktop.ui.results.results_model import (
     Column,
     Role,
 )
+from tests.engine.helpers import Gate, GatedOtherSearch, GatedSearch, HoldJob
 from tests.ui.conftest import ARCHIVED, INFRA, PROCEDURAL
 
 WAIT = 15000
@@ -77,20 +78,19 @@ def test_typing_is_debounced_into_one_search(qtbot, make_window, store):
 
     window = make_window(store, settings=Settings(debounce_ms=200))
     submitted = []
-    original = window.runner.submit
-    window.runner.submit = lambda kind, *a, **k: (submitted.append(kind), original(kind, *a, **k))[1]
+    original = window.runner.run
+    window.runner.run = lambda job, *a, **k: (submitted.append(job.kind), original(job, *a, **k))[1]
     type_query(qtbot, window, "rollback")
     wait_for_query(qtbot, window, "rollback")
     assert submitted.count("search") == 1
 
 
-def test_the_list_keeps_its_answer_until_the_next_one_arrives(qtbot, window):
+def test_the_list_keeps_its_answer_until_the_next_one_arrives(qtbot, window, tmp_path):
     """Defect (issue 12): this test asserted before the debounce fired, so no search was running yet.
 
     Both reader threads are held busy, so the new search is submitted (the debounce has fired) but
     cannot finish; only then is the list checked.
     """
-    import threading
 
     type_query(qtbot, window, "drain")
     before = wait_for_query(qtbot, window, "drain")
@@ -103,67 +103,48 @@ def test_the_list_keeps_its_answer_until_the_next_one_arrives(qtbot, window):
 
     for signal in (model.modelReset, model.rowsRemoved, model.rowsInserted, model.layoutChanged):
         signal.connect(record)
-    release = threading.Event()
-    for n in range(2):  # occupy the read pool (2 threads)
-        window.runner.submit(f"hold-{n}", lambda c, p: release.wait(10))
+    gate = Gate(tmp_path)
+    for _ in range(2):  # occupy the engine's read lane (2 threads)
+        window.runner.run(HoldJob(gate=gate.path))
     type_query(qtbot, window, "writer")
     qtbot.waitUntil(lambda: window.runner.is_busy("search") and not window.driver.debounce.isActive(), timeout=WAIT)
     assert model.rowCount() == rows > 0 and model.result() is before  # submitted, nothing cleared
-    release.set()
+    gate.open()
     after = wait_for_query(qtbot, window, "writer")
     # The list went from "drain"'s answer straight to "writer"'s: no empty or in-between state.
     assert shown and all(state in ((rows, "drain"), (model.rowCount(), "writer")) for state in shown), shown
     assert shown[-1] == (model.rowCount(), "writer") and after is not before
 
 
-def test_late_results_are_dropped(qtbot, window):
+def test_late_results_are_dropped(qtbot, window, tmp_path):
     """Two searches in flight: the first one's answer, arriving last, never replaces the second's."""
-    import threading
-
-    from memhtml_desktop.ops.jobs import SearchJob
-
-    class SlowSearch(SearchJob):
-        def run(self, store, cancelled, progress):
-            release.wait(5)
-            return super().run(store, lambda: False, progress)
-
-    release = threading.Event()
+    gate = Gate(tmp_path)
     shown = []
     window.search_shown.connect(lambda r: shown.append(r.query))
-    window.runner.run(SlowSearch("slow", Scope(), 10).success(window.driver.show))
+    window.runner.run(GatedSearch("slow", Scope(), 10, gate=gate.path).success(window.driver.show))
+    qtbot.waitUntil(gate.waiting, timeout=WAIT)  # running: the cancel below cannot answer it early
     window.set_query("writer")
     qtbot.waitUntil(lambda: "writer" in shown, timeout=WAIT)
-    release.set()
-    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)
+    dropped = window.runner.dropped
+    gate.open()
+    qtbot.waitUntil(lambda: window.runner.dropped > dropped, timeout=WAIT)  # its answer came, and was dropped
     assert shown[-1] == "writer" and "slow" not in shown
-    assert window.runner.dropped >= 1
 
 
-def test_an_older_answer_never_replaces_a_newer_one(qtbot, window):
+def test_an_older_answer_never_replaces_a_newer_one(qtbot, window, tmp_path):
     """The driver numbers its searches: an answer older than the one listed is dropped whatever
     path it came by (here a job of another kind, which the runner's generations cannot drop)."""
-    import threading
-    from typing import ClassVar
-
-    from memhtml_desktop.ops.jobs import SearchJob
-
-    class SlowSearch(SearchJob):
-        kind: ClassVar[str] = "slow-search"
-
-        def run(self, store, cancelled, progress):
-            release.wait(5)
-            return super().run(store, lambda: False, progress)
-
     wait_for_query(qtbot, window, "")
-    release = threading.Event()
+    gate = Gate(tmp_path)
     shown: list[str] = []
     window.search_shown.connect(lambda answer: shown.append(answer.query))
     window.driver.generation += 1  # the slow one is asked first ...
-    window.runner.run(SlowSearch("slow", Scope(), 10, 30, window.driver.generation).success(window.driver.show))
+    window.runner.run(GatedOtherSearch("slow", Scope(), 10, 30, window.driver.generation, gate=gate.path)
+                      .success(window.driver.show))
     window.set_query("writer")  # ... and "writer" after it
     qtbot.waitUntil(lambda: "writer" in shown, timeout=WAIT)
     listed, dropped = window.driver.answer, window.driver.dropped
-    release.set()
+    gate.open()
     qtbot.waitUntil(lambda: window.driver.dropped == dropped + 1, timeout=WAIT)
     assert shown == ["writer"] and window.driver.answer is listed
     assert window.results.model.answer() is listed and window.chart.pool() is listed.pool
@@ -212,7 +193,7 @@ def test_toggling_a_facet_narrows(qtbot, window):
     assert [h.path for h in shown.args[0].hits] == ["areas/x/self.html"]
 
 
-def test_zero_count_values_are_greyed_not_hidden(qtbot, window):
+def test_zero_count_values_are_greyed_not_hidden(qtbot, window, store):
     """Issue 14 changed what the number counts: memories in scope (what ticking the value narrows
     to), not memories holding the query's words. A value at 0 is still listed, greyed, and cannot
     be ticked (it could only empty the list)."""
@@ -220,7 +201,7 @@ def test_zero_count_values_are_greyed_not_hidden(qtbot, window):
         window.session.toggle_filter("facet", "Owner=alice", True)  # one memory in scope
     qtbot.waitUntil(lambda: not window.runner.is_busy() and window.filters.model.settled(), timeout=WAIT)
     model = window.filters.model
-    only = window.store.read("areas/x/self.html", bump=False).memory_type
+    only = store.read("areas/x/self.html", bump=False).memory_type
     assert model.count("type", only) == 1
     other = next(t for t in ("procedural", "semantic", "episodic") if t != only)
     item = model.item_for("type", other)
@@ -263,8 +244,7 @@ def test_an_emptying_filter_shows_the_archived_banner(qtbot, window):
 # -- reading --------------------------------------------------------------------------------------
 
 
-def test_opening_a_memory_bumps_once_and_a_search_bumps_nothing(qtbot, window):
-    store = window.store
+def test_opening_a_memory_bumps_once_and_a_search_bumps_nothing(qtbot, window, store):
     before = all_access(store)
     type_query(qtbot, window, "drain the vip")
     wait_for_query(qtbot, window, "drain the vip")
@@ -297,7 +277,7 @@ def reads_before(before: dict, path: str) -> int:
     return int(before[path]["access_count"]) if before.get(path) else 0
 
 
-def test_arrow_keys_move_without_opening_and_enter_opens(qtbot, window):
+def test_arrow_keys_move_without_opening_and_enter_opens(qtbot, window, store):
     window.set_query("drain the vip")
     result = wait_for_query(qtbot, window, "drain the vip")
     opened, asked = [], []
@@ -317,16 +297,16 @@ def test_arrow_keys_move_without_opening_and_enter_opens(qtbot, window):
         qtbot.keyClick(window.results.table, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=WAIT)  # ... and every open asked has landed
     assert asked == [result.hits[2].path] and opened == [result.hits[2].path]
-    assert reads(window.store, result.hits[2].path) == 1
+    assert reads(store, result.hits[2].path) == 1
 
 
-def test_helpful_reinforces_and_rereads_without_a_bump(qtbot, window):
+def test_helpful_reinforces_and_rereads_without_a_bump(qtbot, window, store):
     with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
         window.open_memory(PROCEDURAL)
-    count = reads(window.store, PROCEDURAL)
+    count = reads(store, PROCEDURAL)
     with qtbot.waitSignal(window.memory_shown, timeout=WAIT) as shown:
         window.reader.reinforce_requested.emit(PROCEDURAL, "positive")
-    stats = access_stats(window.store.reader(), PROCEDURAL)
+    stats = access_stats(store.reader(), PROCEDURAL)
     assert stats["access_count"] == count and stats["reinforcement_count"] == 1
     assert shown.args[0].access["reinforcement_count"] == 1
 
@@ -386,9 +366,9 @@ def test_keyboard_focus_and_escape(qtbot, window):
 # -- the store, the disk, the status bar ------------------------------------------------------------
 
 
-def test_status_bar_shows_store_count_and_watch_state(qtbot, window, store_dir):
+def test_status_bar_shows_store_count_and_watch_state(qtbot, window, store, store_dir):
     qtbot.waitUntil(lambda: "memories" in window.status.count_label.text(), timeout=WAIT)
-    stats = window.store.stats()
+    stats = store.stats()
     assert window.status.count_label.text() == f"\u00b7 {stats['active']:,} memories"
     assert window.status.store_label.toolTip() == str(store_dir.resolve())
     assert "stopped" in window.status.watch.label.text()  # this window does not watch
@@ -509,15 +489,15 @@ def test_f5_while_watching_asks_the_watcher_and_watching_goes_on(qtbot, make_win
     window = make_window(store, watch=True, watcher_options={"quiet_s": 0.05})
     qtbot.waitUntil(lambda: window.bridge.status().mode in ("live", "polling") and not window.bridge.status().busy,
                     timeout=WAIT)
-    before = window.bridge.watcher.status().batches
+    before = window.bridge.status().batches
     kinds = []
     window.runner.busy_changed.connect(lambda kind, busy: kinds.append(kind) if busy else None)
     texts = []
     window.bridge.status_changed.connect(lambda status: texts.append(window.status.watch.label.text()))
     window.activateWindow()
     qtbot.keyClick(window, Qt.Key.Key_F5)
-    qtbot.waitUntil(lambda: window.bridge.watcher.status().batches > before, timeout=WAIT)
-    last = window.bridge.watcher.status().last_batch
+    qtbot.waitUntil(lambda: window.bridge.status().batches > before, timeout=WAIT)
+    last = window.bridge.status().last_batch
     assert last.kind == "reconcile"
     # Done: the watcher is idle again, its status shown, and every job the batch set off has answered.
     qtbot.waitUntil(lambda: not window.bridge.status().busy and not window.runner.is_busy() and bool(texts)

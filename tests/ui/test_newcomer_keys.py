@@ -49,7 +49,7 @@ def test_esc_in_the_entity_field_clears_the_entity_text_and_never_the_query(qtbo
     assert window.search_bar.field.text() == "drain the vip" and window.driver.generation == searches
 
 
-def test_a_chosen_entity_empties_the_field_and_clearing_it_pops_nothing_up(qtbot, window):
+def test_a_chosen_entity_empties_the_field_and_clearing_it_pops_nothing_up(qtbot, window, store):
     """After picking an entity its name stayed in the field; emptying the field (its clear button,
     Backspace) must not open a list of every entity that takes the next click or key, and the
     next thing typed in the search field lands there whole."""
@@ -84,7 +84,7 @@ def test_a_chosen_entity_empties_the_field_and_clearing_it_pops_nothing_up(qtbot
         qtbot.wait(50)
         assert edit.text() == "" and not _popup_up(window), empty
     # the store's values arriving again (a write, a watcher batch) open nothing either
-    window.filters.set_universe(window.store.counts("", Scope()))
+    window.filters.set_universe(store.counts("", Scope()))
     assert not _popup_up(window)
     qtbot.mouseClick(window.search_bar.field, Qt.MouseButton.LeftButton)
     window.search_bar.field.clear()
@@ -193,14 +193,14 @@ def test_why_not_shows_every_arm_row_and_lets_the_prose_scroll(qtbot, window):
     assert dialog.prose.verticalScrollBar().maximum() > 0, "the prose scrolls in what is left"
 
 
-def test_why_not_resolves_a_typed_title_pressed_with_enter(qtbot, window):
+def test_why_not_resolves_a_typed_title_pressed_with_enter(qtbot, window, store):
     """Typing a title and pressing Enter without picking a completion said "Not a memory file
     (wrong folder, extension…)"."""
     from tests.ui.conftest import INFRA
 
     dialog = _why(qtbot, window)
     field = dialog.memory_field
-    title = window.store.read(INFRA, bump=False).title
+    title = store.read(INFRA, bump=False).title
     assert title
     field.setFocus()
     with qtbot.waitSignal(window.why_shown, timeout=WAIT) as shown:

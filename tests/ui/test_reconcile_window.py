@@ -187,3 +187,23 @@ def test_a_memhtml_compatible_cli_write_meanwhile_is_kept_and_nothing_is_swept(q
     assert "staged-by-the-agent" not in git(repo, "show", "--name-only", "--format=", "HEAD"), "nothing swept"
     assert status(repo).splitlines() == ["A  areas/inbox/staged-by-the-agent.html"]
     assert (access_stats(git_store.reader(), applied.result["path"]) or {}).get("access_count") == 24
+
+
+def test_a_memhtml_compatible_cli_link_on_a_linking_memory_meanwhile_is_refused_with_the_reason(
+        qtbot, win, repo, git_store):  # fmt: skip
+    open_by_search(qtbot, win, "drain the vip", RUNBOOK)
+    dialog = correct_dialog(qtbot, win)
+    type_claim(qtbot, dialog, CLAIM)
+    planned(qtbot, dialog)
+    env = {**os.environ, **AGENT, "MEMHTML_DESKTOP_CACHE": str(repo.parent / "cli-cache")}
+    cli = subprocess.run([sys.executable, "-m", "memhtml_desktop", "--repo", str(repo), "link", LINKERS[0],
+                          "relates_to", ARC], capture_output=True, text=True, env=env)  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    theirs = git(repo, "rev-parse", "HEAD").strip()
+    before = snapshot(repo)
+    qtbot.mouseClick(dialog.confirm_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.message_kind() == "stale", timeout=WAIT)
+    assert LINKERS[0] in dialog.message.text()
+    assert snapshot(repo) == before and git(repo, "rev-parse", "HEAD").strip() == theirs, "their link kept, nothing written"
+    assert f'href="/{ARC}"' in (repo / LINKERS[0]).read_text(encoding="utf-8")
+    assert (access_stats(git_store.reader(), RUNBOOK) or {}).get("access_count") == 24, "the reads did not move"

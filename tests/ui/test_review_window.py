@@ -122,9 +122,9 @@ def test_skip_then_accept_remembers_the_change_ahead_of_the_mark(qtbot, win, day
     assert len(accepted["accepted"]) == 1 and accepted["accepted"][0].endswith(":" + window.model.changes[0].path) is False
 
 
-def test_open_in_the_reader_is_not_a_read_and_shows_the_provenance(qtbot, win, day) -> None:
+def test_open_in_the_reader_is_not_a_read_and_shows_the_provenance(qtbot, win, store, day) -> None:
     review, window = open_inbox(qtbot, win)
-    store = win.store
+    # `store`: the test's own Store over the same files (the window's is in its engine)
     path = window.current_change().path
     before = store.reader().execute("SELECT count(*) FROM state.access WHERE path = ?", (path,)).fetchone()[0]
     panel = review.provenance.panel

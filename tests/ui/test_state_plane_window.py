@@ -88,4 +88,4 @@ def test_a_state_db_turned_into_a_fifo_is_marked_kept_and_followed_back(qtbot, m
     rows = read_state(state_db)[1]
     assert rows[second.path][0] >= 1 and rows[second.path][3] is not None
     assert not Path(str(state_db) + "-pending.jsonl").exists()
-    qtbot.waitUntil(lambda: "written now" in " ".join(store.notices), timeout=WAIT)
+    qtbot.waitUntil(lambda: "written now" in " ".join(window.store.notices), timeout=WAIT)  # the engine's notice, heard

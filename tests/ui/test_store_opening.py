@@ -70,7 +70,6 @@ def build(qtbot):
     yield make
     for window in made:
         window.shutdown()
-        window.store.close_thread_connection()
 
 
 @pytest.mark.parametrize("kind", ["missing", "empty", "not-git-other-things", "git-of-other-things", "a-file"])

@@ -56,11 +56,11 @@ def test_the_conflicts_rows(qapp):
     model = ConflictsModel()
     model.set_pairs([open_, settled])
     assert model.rowCount() == 1 and model.pair(0) is open_ and model.settled_count() == 1
-    assert [cell(model, 0, c) for c in range(4)] == ["A.HTML", "areas/b.html", "negation", "0.935"]
+    assert [cell(model, 0, c) for c in range(5)] == ["A.HTML", "areas/b.html", "negation", "neither", "0.935"]
     assert cell(model, 0, 0, TIP) and "claim of areas/a.html" in cell(model, 0, 0, TIP)
     assert "claim of areas/b.html" in cell(model, 0, 1, TIP) and cell(model, 0, 2, TIP) is None
-    assert "cosine similarity" in cell(model, 0, 3, TIP)
-    assert cell(model, 0, 3, ALIGN) == RIGHT and cell(model, 0, 0, ALIGN) is None and cell(model, 0, 0, FG) is None
+    assert "neither is newer" in cell(model, 0, 3, TIP) and "cosine similarity" in cell(model, 0, 4, TIP)
+    assert cell(model, 0, 4, ALIGN) == RIGHT and cell(model, 0, 0, ALIGN) is None and cell(model, 0, 0, FG) is None
     assert cell(model, 0, 0, ConflictsModel.PairRole) is open_
     model.set_show_settled(True)
     row = model.row_of("areas/d.html", "areas/c.html")
@@ -68,3 +68,26 @@ def test_the_conflicts_rows(qapp):
     assert cell(model, row, 2) == "negation \u00b7 settled" and "linked: relates_to" in cell(model, row, 2, TIP)
     assert cell(model, row, 1, FG).color() == muted_color()
     assert model.row_of("areas/a.html", "areas/x.html") == -1 and len(model.pairs()) == 2
+
+
+def _dated(a: str, b: str, when_a: str, when_b: str, links=(), dismissed=False):
+    diff = ClaimDiff(("number",), (), (), (), ())
+    newer = a if when_a > when_b else b
+    return ConflictPair(ConflictSide(a, "", "x", when_a), ConflictSide(b, "", "y", when_b), None, diff, tuple(links),
+                        newer=newer, dismissed=dismissed)
+
+
+def test_the_queue_lists_open_pairs_newest_change_first_then_known_and_hides_the_rest(qapp):
+    old = _dated("areas/a.html", "areas/b.html", "2024-01-01", "2025-03-01")
+    new = _dated("areas/c.html", "areas/d.html", "2026-05-02", "2026-01-01")
+    known = _dated("areas/e.html", "areas/f.html", "2027-01-01", "2020-01-01", links=("contradicts",))
+    settled = _dated("areas/g.html", "areas/h.html", "2028-01-01", "2020-01-01", links=("relates_to",))
+    gone = _dated("areas/i.html", "areas/j.html", "2029-01-01", "2020-01-01", dismissed=True)
+    model = ConflictsModel()
+    model.set_pairs([old, known, settled, gone, new])
+    assert [model.pair(r) for r in range(model.rowCount())] == [new, old, known]
+    assert [cell(model, r, 3) for r in range(3)] == ["A \u00b7 2026-05-02", "B \u00b7 2025-03-01", "A \u00b7 2027-01-01"]
+    assert cell(model, 2, 2) == "number \u00b7 known" and cell(model, 2, 0, FG).color() == muted_color()
+    model.set_show_dismissed(True)
+    assert model.pair(model.rowCount() - 1) is gone and cell(model, model.rowCount() - 1, 2) == "number \u00b7 dismissed"
+    assert model.dismissed_count() == 1 and model.settled_count() == 1

@@ -276,12 +276,12 @@ def _why_dialog(qtbot, window):
     return window.controllers["why"].dialog
 
 
-def test_why_not_finds_a_memory_by_its_title(qtbot, window):
+def test_why_not_finds_a_memory_by_its_title(qtbot, window, store):
     window.set_query("drain the vip")
     wait_for_query(qtbot, window, "drain the vip")
     window.dialogs.ask_why()
     dialog = _why_dialog(qtbot, window)
-    infra_title = window.store.read("resources/infra/one-writer-and-many-readers-share-the-index.html",
+    infra_title = store.read("resources/infra/one-writer-and-many-readers-share-the-index.html",
                                     bump=False).title
     dialog.memory_field.setFocus()
     qtbot.keyClicks(dialog.memory_field, infra_title.split()[1].lower())
@@ -367,16 +367,16 @@ def test_a_terminal_editor_without_a_terminal_says_why(qtbot, window, tmp_path, 
 # -- 8. a reinforcement misclick cannot be taken back -------------------------------------------
 
 
-def test_not_helpful_right_after_helpful_replaces_it(qtbot, window):
+def test_not_helpful_right_after_helpful_replaces_it(qtbot, window, store):
     with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
         window.open_memory(PROCEDURAL)
-    before = access_stats(window.store.reader(), PROCEDURAL)
+    before = access_stats(store.reader(), PROCEDURAL)
     with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
         window.reader.helpful_action.trigger()
     with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
         window.reader.not_helpful_action.trigger()
     settle(qtbot, window)
-    after = access_stats(window.store.reader(), PROCEDURAL)
+    after = access_stats(store.reader(), PROCEDURAL)
     assert after["reinforcement_count"] == before["reinforcement_count"] + 1
     assert after["outcome_score"] == pytest.approx(before["outcome_score"] * 0.7 - 0.3)
     assert window.reader.not_helpful_action.isChecked() and not window.reader.helpful_action.isChecked()

@@ -9,8 +9,10 @@ Generated stores vary their seed and the embedder where the ranking depends on i
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -79,16 +81,16 @@ def test_the_ranking_profile_is_shown_switched_live_and_kept(qtbot, make_window,
     choose_ranking(qtbot, window, other.name)
     result = wait_ranked(qtbot, window, other.name)  # the current search re-ran, nothing typed
     assert result.query == "drain the vip" and result.steps == other.steps
-    assert window.store.ranking is other and window.session.ranking is other
+    assert window.session.ranking is other  # every job that ranks carries it to the engine
     assert window.results.model.profile() is other
     # kept: the next start builds its store with it (the same path app.py takes)
-    from memhtml_desktop.ui.app import open_store
+    from memhtml_desktop.ui.app import store_spec
     from memhtml_desktop.ui.shell.settings_store import load_persisted
 
     qsettings.sync()
     saved = load_settings(persisted=load_persisted(qsettings), environ={})
     assert saved.ranking == other.name
-    reopened = open_store(store_dir, saved.with_(index=str(tmp_path / "i.db")))
+    reopened = store_spec(store_dir, saved.with_(index=str(tmp_path / "i.db")))
     assert reopened.ranking is other
 
 
@@ -199,12 +201,16 @@ def test_the_header_counts_the_memories_holding_the_words(qtbot, window):
 def test_a_search_on_an_incomplete_index_is_degraded_with_the_reason(qtbot, make_window, store_dir, tmp_path):
     """`read` on a fresh index leaves it incomplete: until the window's first scan has run, every
     search says so, with the reason and the counts; after it, the warning goes."""
-    import threading
+    import contextlib
+
+    from memhtml_desktop.index import writelock
 
     store = Store(store_dir, index_path=tmp_path / "fresh.db", embedder=HashEmbedder())
     store.read("areas/oncall/format-md-procedural.html", bump=False)
-    gate = threading.Event()  # holds the window's first scan back (it runs after `prepare`)
-    window = make_window(store, watch=False, settle=False, prepare=lambda s: gate.wait(30))
+    # Another process's pass holds the index's write lock: the window's first scan waits for it.
+    holding = contextlib.ExitStack()
+    assert holding.enter_context(writelock.hold(store.index_path, "a test holding the window's first scan back"))
+    window = make_window(store, watch=False, settle=False)
     try:
         type_query(qtbot, window, "drain")
         qtbot.waitUntil(lambda: window.results.model.result() is not None
@@ -216,7 +222,7 @@ def test_a_search_on_an_incomplete_index_is_degraded_with_the_reason(qtbot, make
         assert strip.isVisibleTo(window) and "index: incomplete" in strip.text() and "files so far)" in strip.text()
         assert "degraded" in window.search_bar.info.text()
     finally:
-        gate.set()
+        holding.close()
     qtbot.waitUntil(lambda: window.results.model.result().index.complete, timeout=WAIT)
     assert not any(r.startswith("index:") for r in window.results.model.result().degraded_reasons)
     assert "index: incomplete" not in window.results.degraded.text()
@@ -341,12 +347,15 @@ def test_store_notices_reach_the_status_bar(qtbot, make_window, store_dir, tmp_p
     window.wait_idle()
     data = bytearray(index.read_bytes())
     data[:100] = b"not a database " * 6 + b"x" * 10  # the header is gone: the file is not SQLite
-    index.write_bytes(bytes(data))
+    damaged = tmp_path / "damaged.db"
+    damaged.write_bytes(bytes(data))
     for suffix in ("-wal", "-shm"):
         Path(f"{index}{suffix}").unlink(missing_ok=True)
-    type_query(qtbot, window, "drain the vip")  # the search job's new connection meets the damage
+    os.replace(damaged, index)  # another file at the index's path: the engine's kept connections reopen
+    time.sleep(1.1)  # they look at the file's identity at most once a second
+    type_query(qtbot, window, "drain the vip")  # the search job's connection meets the damage
     qtbot.waitUntil(lambda: "The index was damaged" in window.status.currentMessage(), timeout=WAIT)
-    assert any(n.startswith("The index was damaged") for n in store.notices)
+    assert any(n.startswith("The index was damaged") for n in window.store.notices)  # the engine's, heard
 
 
 def test_profile_differences_are_read_from_the_knobs():
@@ -361,5 +370,6 @@ def test_profile_differences_are_read_from_the_knobs():
     what_if = replace(DEFAULT, name="what-if", rrf_k=20, twins=False)
     assert profile_differences(what_if, DEFAULT) == ["twin resolution: off here; on in default",
                                                      "RRF k: 20 here; 60 in default"]
-    assert steps_text(DEFAULT) == "twin resolution, then MMR" and steps_text(MEMHTML) == "MMR"
+    assert steps_text(DEFAULT) == "twin resolution, then MMR, then newer first" and steps_text(MEMHTML) == "MMR"
+    assert "newer first (of two memories that contradict each other): on here; off in memhtml" in lines
     assert steps_text(replace(MEMHTML, mmr_lambda=1.0)) == "none: the fused order"

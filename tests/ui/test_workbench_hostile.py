@@ -12,7 +12,8 @@ from tests.ui.test_workbench_window import repo  # noqa: F401 - the fixture: a s
 from write.support import git
 
 
-def test_a_latin1_line_is_named_and_an_unwritable_history_keeps_the_run(qtbot, win, repo, monkeypatch, tmp_path):
+def test_a_latin1_line_is_named_and_an_unwritable_history_keeps_the_run(qtbot, make_window, git_store, repo,
+                                                                      monkeypatch, tmp_path):
     folder = repo / ".memhtml-desktop" / "probes"
     folder.mkdir(parents=True)
     lines = [json.dumps({"query": "deregistration delay", "target": DELAY}).encode(),
@@ -23,7 +24,8 @@ def test_a_latin1_line_is_named_and_an_unwritable_history_keeps_the_run(qtbot, w
     git(repo, "commit", "-q", "-m", "a set with a Latin-1 line")
     blocker = tmp_path / "data-is-a-file"
     blocker.write_text("not a directory")
-    monkeypatch.setenv("MEMHTML_DESKTOP_DATA", str(blocker / "data"))
+    monkeypatch.setenv("MEMHTML_DESKTOP_DATA", str(blocker / "data"))  # before the window and its engine
+    win = make_window(git_store)
     wb, w = open_workbench(qtbot, win)
     with qtbot.waitSignal(wb.ran, timeout=WAIT) as ran:
         qtbot.mouseClick(w.run_button, Qt.MouseButton.LeftButton)

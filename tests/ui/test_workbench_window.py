@@ -413,9 +413,10 @@ def test_stopping_the_optimizer_while_it_reads_the_store_still_answers(qtbot, wi
     committed_set(repo, "claims", claim_probes(git_store, 30))
     wb, w = open_workbench(qtbot, win)
     tab = w.optimizer
-    from memhtml_desktop.ops.workbench import existing_workbench
+    from memhtml_desktop.ops.workbench import ForgetCachedJob
 
-    existing_workbench(git_store).invalidate()  # no cached reading: the search starts by reading the store
+    win.runner.run(ForgetCachedJob())  # no cached reading in the engine: the search starts by reading the store
+    qtbot.waitUntil(lambda: not win.runner.is_busy(ForgetCachedJob.kind), timeout=WAIT)
     with qtbot.waitSignal(wb.optimized, timeout=60000) as done:
         qtbot.mouseClick(tab.start, Qt.MouseButton.LeftButton)
         qtbot.mouseClick(tab.stop, Qt.MouseButton.LeftButton)  # at once: still reading

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 
 import pytest
@@ -14,6 +13,7 @@ from memhtml_desktop.index.store import Store
 from memhtml_desktop.ops import jobs
 from memhtml_desktop.ui.session import runner as workers
 from memhtml_desktop.ops.changes import StoreChange
+from tests.engine.helpers import ChattyJob, FailJob, Gate, GatedSearch, HoldJob, WaitJob
 from tests.ui.conftest import INFRA, PROCEDURAL
 
 WAIT = 10000
@@ -135,126 +135,80 @@ def test_reconcile_seeds_salience_from_the_sidecar(store_dir, tmp_path):
     assert access_stats(fresh.reader(), INFRA)["access_count"] == 7
 
 
-# -- the runner -----------------------------------------------------------------------------------
+# -- the runner (over a real engine: tests/engine has the engine's own tests) ----------------------
 
 
-def test_only_the_latest_generation_is_delivered(qtbot):
-    runner = workers.Runner()
-    gate = threading.Event()
+@pytest.fixture
+def runner(qtbot, store):
+    made = workers.Runner()
+    made.open(store)
+    qtbot.waitUntil(lambda: made.store.is_open, timeout=WAIT)
+    yield made
+    made.shutdown()
+
+
+def test_only_the_latest_generation_is_delivered(qtbot, runner, tmp_path):
+    gate = Gate(tmp_path)
     got = []
-    first = runner.submit("search", lambda c, p: (gate.wait(5), "first")[1], got.append)
-    second = runner.submit("search", lambda c, p: "second", got.append)
+    first = runner.run(GatedSearch("drain", Scope(), 3, gate=gate.path).success(lambda a: got.append("first")))
+    second = runner.run(jobs.SearchJob("drain", Scope(), 3).success(lambda a: got.append("second")))
     assert (first, second) == (1, 2) and runner.latest("search") == 2
     qtbot.waitUntil(lambda: got == ["second"], timeout=WAIT)
-    gate.set()
-    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=WAIT)
-    assert got == ["second"] and runner.dropped == 1
-    runner.shutdown()
+    gate.open()  # the first answers now (it ignores its cancel): late, and dropped
+    qtbot.waitUntil(lambda: runner.dropped == 1, timeout=WAIT)
+    assert got == ["second"]
 
 
-def test_replaced_jobs_see_their_cancel_flag(qtbot):
-    runner = workers.Runner()
-    seen = threading.Event()
-    started = threading.Event()
-
-    def slow(cancelled, progress):
-        started.set()
-        for _ in range(500):
-            if cancelled():
-                seen.set()
-                raise workers.Cancelled()
-            threading.Event().wait(0.01)
-        return "late"
-
-    got = []
-    runner.submit("search", slow, got.append)
-    assert started.wait(5)
-    runner.submit("search", lambda c, p: "new", got.append)
-    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=WAIT)
-    assert seen.is_set() and got == ["new"]
-    runner.shutdown()
+def test_replaced_jobs_see_their_cancel_flag(qtbot, runner):
+    got, progress = [], []
+    runner.run(WaitJob(seconds=60).success(got.append).progress(lambda *line: progress.append(line)))
+    qtbot.waitUntil(lambda: bool(progress), timeout=WAIT)  # it runs, in the engine
+    started = time.monotonic()
+    runner.run(WaitJob(seconds=0).success(got.append))
+    qtbot.waitUntil(lambda: got == ["waited"] and runner.dropped == 1, timeout=WAIT)
+    assert time.monotonic() - started < 10  # the first stopped at its flag, not after its 60 s
 
 
-def test_non_replacing_kinds_deliver_everything_and_errors_are_reported(qtbot):
-    runner = workers.Runner()
+def test_non_replacing_kinds_deliver_everything_and_errors_are_reported(qtbot, runner, tmp_path):
+    gate = Gate(tmp_path)
+    gate.open()
     got, errors = [], []
-    for n in range(3):
-        runner.submit("reinforce", lambda c, p, n=n: n, got.append, replace=False)
-    runner.submit("boom", lambda c, p: 1 / 0, got.append, on_error=errors.append)
-    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=WAIT)
-    assert sorted(got) == [0, 1, 2] and errors == ["division by zero"]
-    runner.shutdown()
+    for _ in range(3):
+        runner.run(HoldJob(gate=gate.path).success(got.append))
+    runner.run(FailJob().failure(errors.append))
+    qtbot.waitUntil(lambda: len(got) == 3 and bool(errors) and not runner.is_busy(), timeout=WAIT)
+    assert got == ["released"] * 3 and errors == ["no such probe set in store"]
 
 
-def test_progress_is_throttled_and_busy_is_signalled(qtbot):
-    runner = workers.Runner()
+def test_progress_is_throttled_and_busy_is_signalled(qtbot, runner):
     steps, busy = [], []
     runner.busy_changed.connect(lambda kind, b: busy.append((kind, b)))
-
-    def job(cancelled, progress):
-        for i in range(1, 1001):
-            progress("index", i, 1000)
-        return "done"
-
     with qtbot.waitSignal(runner.busy_changed, timeout=WAIT, check_params_cb=lambda k, b: not b):
-        runner.submit("index", job, on_progress=lambda *a: steps.append(a), writer=True)
+        runner.run(ChattyJob().progress(lambda *a: steps.append(a)))
     assert steps[-1] == ("index", 1000, 1000) and len(steps) < 100
-    assert busy == [("index", True), ("index", False)]
-    runner.shutdown()
+    assert busy == [("test-chatty", True), ("test-chatty", False)]
 
 
-def test_thread_closers_run_after_every_job(qtbot, store):
-    """Connections never outlive a job (PySide drops a QRunnable's Python thread state after run).
-
-    Defect (issue 12): this test only checked the answers, so it passed with closers never run.
-    It now checks that a closer ran on every job's own thread, after the job, and that the
-    connection the job opened is closed when it ends.
-    """
-    runner = workers.Runner()
-    ran: list[tuple[int, bool]] = []  # (thread id, whether the job's connection was open when closing)
-    lock = threading.Lock()
-
-    def closer():
-        had = getattr(store._local, "conn", None) is not None
-        store.close_thread_connection()
-        with lock:
-            ran.append((threading.get_ident(), had and getattr(store._local, "conn", None) is None))
-
-    runner.thread_closers = [closer]
-    got = []
-
-    def job(cancelled, progress):
-        stats = store.stats()
-        return threading.get_ident(), stats
-
-    for _ in range(6):
-        runner.submit("stats", job, got.append, replace=False)
-    qtbot.waitUntil(lambda: len(got) == 6, timeout=WAIT)
-    assert all(s["memories"] == got[0][1]["memories"] for _, s in got)
-    assert len(ran) == 6 and all(closed for _, closed in ran)
-    assert sorted(t for t, _ in ran) == sorted(t for t, _ in got)
-    runner.shutdown()
-
-
-def test_a_typed_job_runs_its_handlers_and_announces_its_change(qtbot, store):
-    runner = workers.Runner()
-    runner.store = store
-    runner.thread_closers = [store.close_thread_connection]
+def test_a_typed_job_runs_its_handlers_and_announces_its_change(qtbot, runner):
     order, changes, errors = [], [], []
     runner.events.changed.connect(lambda change: (changes.append(change), order.append("changed")))
     runner.run(jobs.OpenJob(INFRA, bump=True).success(lambda opened: order.append("success")))
     qtbot.waitUntil(lambda: not runner.is_busy(), timeout=WAIT)
     runner.run(jobs.OpenJob("areas/nowhere.html").failure(errors.append))  # (a second open replaces a first)
-    qtbot.waitUntil(lambda: not runner.is_busy(), timeout=WAIT)
+    qtbot.waitUntil(lambda: not runner.is_busy() and bool(errors), timeout=WAIT)
     assert order == ["success", "changed"] and changes == [StoreChange(state=frozenset({INFRA}))]
-    assert errors and "nowhere" in errors[0]
+    assert "nowhere" in errors[0]
+
+
+def test_a_runner_without_an_engine_runs_nothing(qtbot):
+    runner = workers.Runner()
+    assert runner.run(jobs.StatsJob()) == -1 and not runner.is_busy()
     runner.shutdown()
 
 
-def test_the_idle_collector_waits_for_a_quiet_window_then_collects_and_freezes(qtbot):
+def test_the_idle_collector_waits_for_a_quiet_window_then_collects_and_freezes(qtbot, runner, tmp_path):
     """Issue 14: full collections happen when nobody waits (a full pass held the GIL 260 ms mid-burst)."""
     import gc
-    import threading
 
     from memhtml_desktop.ui.shell import idle_gc
     from memhtml_desktop.ui.shell.idle_gc import IdleCollector
@@ -266,14 +220,14 @@ def test_the_idle_collector_waits_for_a_quiet_window_then_collects_and_freezes(q
         def pending(self) -> bool:
             return self.waiting
 
-    runner, driver = workers.Runner(), Driver()
+    driver = Driver()
     collector = IdleCollector(runner, driver)
     collector.timer.stop()
     collector._busy_at -= idle_gc.QUIET_S + 1
-    release = threading.Event()
-    runner.submit("hold", lambda c, p: release.wait(10))
+    gate = Gate(tmp_path)
+    runner.run(HoldJob(gate=gate.path))
     assert not collector.maybe_collect()  # a job runs
-    release.set()
+    gate.open()
     qtbot.waitUntil(lambda: not runner.is_busy(), timeout=5000)
     assert not collector.maybe_collect()  # it just finished: not quiet yet
     collector._busy_at -= idle_gc.QUIET_S + 1
@@ -292,7 +246,6 @@ def test_the_idle_collector_waits_for_a_quiet_window_then_collects_and_freezes(q
     del garbage, a, b
     assert collector.maybe_collect() and collector.collections == 1
     assert gone() is None and gc.get_freeze_count() > 0  # collected; the survivors frozen again
-    runner.shutdown()
 
 
 def test_a_shut_down_window_collects_nothing_more(window):

@@ -291,3 +291,82 @@ def test_a_memory_found_unhelpful_keeps_its_reads_on_the_archived_copy_unless_as
     assert graph.read_count == 9 and graph.reads["outcome_score"] < 0 and not graph.reads_follow_by_default
     request = curator.keeping_graph(CorrectRequest(merges, "Merges except month-end", claim="It merges, except month-end."))
     assert request.reads_follow is False and curator.graph(RUNBOOK).reads_follow_by_default
+
+
+#: Memories of the base store with a place in the graph, of several kinds: an arc many memories are
+#: part of, a person many are about, a task other tasks are subtasks of (task rels), an incident
+#: others were caused by, a memory that only links out.
+VARIED = (
+    "areas/arcs/reversibility-first.html",
+    "resources/people/sanju.html",
+    "projects/checkout-api/tasks/harden-the-rollback-path.html",
+    "projects/billing-service/20260415-invoice-run-double-charged-annual-plans.html",
+    "projects/mobile-app/roll-back-a-bad-mobile-release-with-the-kill-switch.html",
+)
+
+
+@pytest.mark.parametrize("path", VARIED)
+def test_any_memory_keeps_its_place_whatever_its_kind(curator, path) -> None:
+    from memhtml_desktop.write.drafts import memory_draft
+    from memhtml_desktop.write.requests import CorrectRequest
+
+    root, store = curator.root, curator.store
+    graph = curator.graph(path)
+    assert graph.links or graph.inbound, "a memory with a place in the graph"
+    draft = memory_draft(store, path)
+    row = access_rows(store).get(path)
+    request = curator.keeping_graph(CorrectRequest(path, draft.title + " (corrected)",
+                                                   claim=(draft.claim or draft.title) + " Corrected.",
+                                                   task_status=draft.task_status))  # fmt: skip
+    head = git(root, "rev-parse", "HEAD").strip()
+    applied = curator.run(request)
+    new = applied.result["path"]
+    text = (root / new).read_text(encoding="utf-8")
+    assert new.rsplit("/", 1)[0] == path.rsplit("/", 1)[0], "its folder kept"
+    for rel, dst in graph.kept_links():
+        assert f'href="/{dst}"' in text, (rel, dst)
+    for entity in graph.all_entities():
+        assert f'content="{entity}"' in text
+    for ref in graph.inbound:
+        linker = (root / ref.src).read_text(encoding="utf-8")
+        assert (f'href="/{new}"' in linker) == ref.repoint, ref
+    assert [src for src, _ in edges_to(store, path)] == [r.src for r in graph.inbound if not r.repoint]
+    assert git(root, "rev-list", "--count", f"{head}..HEAD").strip() == "1" and status(root) == ""
+    rows = access_rows(store)
+    if row is not None and graph.reads_follow_by_default:
+        assert rows[new][1:] == row[1:] and path not in rows
+    curator.undo()
+    assert status(root) == "" and (root / path).exists() and not (root / new).exists()
+    assert access_rows(store).get(path) == row, "undo puts the reads back where they were"
+
+
+def test_the_review_inboxs_revert_of_a_graph_keeping_correction_moves_its_reads_back(curator) -> None:
+    from memhtml_desktop.write.requests import RevertRequest
+
+    root, store = curator.root, curator.store
+    row = access_rows(store)[RUNBOOK]
+    applied = curator.run(keeping(curator))
+    new = applied.result["path"]
+    paths = tuple(git(root, "show", "--name-only", "--format=", applied.commit_sha).split())
+    curator.run(RevertRequest(applied.commit_sha, (*paths, RUNBOOK)))
+    rows = access_rows(store)
+    assert rows[RUNBOOK][1:] == row[1:] and new not in rows and status(root) == ""
+
+
+def test_the_jobs_and_their_answers_cross_a_process_boundary(curator) -> None:
+    """The window's jobs move into an engine process (issue 42): they and what they answer pickle."""
+    import pickle
+
+    from memhtml_desktop.ops.curate import DraftJob, PlanJob, SupersedeDraftJob
+    from memhtml_desktop.write.curator import DismissRequest
+
+    store = curator.store
+    for job in (DraftJob(path=RUNBOOK, graph=True), SupersedeDraftJob(winner=POOL_60, loser=POOL_40),
+                PlanJob(request=DismissRequest(POOL_60, POOL_40))):
+        copy = pickle.loads(pickle.dumps(job.portable()))
+        answer = copy.run(store, lambda: False, lambda *_: None)
+        assert answer.ok, answer.error
+        back = pickle.loads(pickle.dumps(answer))
+        assert back.ok and type(back.value) is type(answer.value)
+    draft = DraftJob(path=RUNBOOK, graph=True).run(store, lambda: False, lambda *_: None).value
+    assert pickle.loads(pickle.dumps(draft)).graph.read_count == 23

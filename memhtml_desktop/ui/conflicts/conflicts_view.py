@@ -19,7 +19,6 @@ from PySide6.QtGui import QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QDialog,
     QFrame,
     QHBoxLayout,
@@ -35,11 +34,9 @@ from PySide6.QtWidgets import (
 
 from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.conflicts.conflicts_model import ConflictsModel
+from memhtml_desktop.ui.conflicts.queue_bar import QueueBar
 from memhtml_desktop.ui.kit.palette import mark_color
 from memhtml_desktop.ui.kit.screen_fit import fit_to_screen
-
-#: Relations that say "both hold" (`contradicts` records a disagreement, it settles nothing).
-BOTH_HOLD_RELS = ("relates_to", "laterally_related", "supports", "example_of", "part_of")
 
 
 def highlighted(text: str, spans) -> str:
@@ -121,7 +118,10 @@ class SideCard(QFrame):
         layout.addWidget(self.article, 1)
         layout.addLayout(buttons)
 
-    def show_side(self, side, spans) -> None:
+    def show_side(self, side, spans, age: str = "") -> None:
+        """`age`: "newer" or "older" (what N and O act on), "" when neither is."""
+        letter = self.objectName()[-1]
+        self.letter.setText(f"Memory {letter}" + (f" \u2014 {age}, {side.when[:10]}" if age and side.when else ""))
         self.title.setText(side.title or side.path)
         self.path.setText(side.path)
         self.claim.setText(highlighted(side.claim, spans))
@@ -142,13 +142,14 @@ class ConflictsWindow(QDialog):
     open_requested = Signal(str)
     right_requested = Signal(object, object)  # winner (path, title), loser (path, title)
     link_requested = Signal(object, object, str)  # a (path, title), b (path, title), rel
+    dismiss_requested = Signal(object, object, bool)  # a (path, title), b (path, title), restore
     scope_requested = Signal(str)
     pair_shown = Signal(str, str)  # a path, b path: the pair now side by side (details are asked for)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("conflictsWindow")
-        self.setWindowTitle("Conflicts \u2014 near-twin memories that disagree")
+        self.setWindowTitle("Conflicts \u2014 facts that changed, newest first")
         self.setWindowFlag(Qt.WindowType.Window, True)
         self.model = ConflictsModel(self)
         self.scan_button = QPushButton("Scan", self)
@@ -167,11 +168,16 @@ class ConflictsWindow(QDialog):
         self.settled_box = QCheckBox("Show settled pairs", self)
         self.settled_box.setToolTip("Pairs someone linked as both holding (any relation but contradicts)")
         self.settled_box.toggled.connect(self._show_settled)
+        self.dismissed_box = QCheckBox("Show dismissed pairs", self)
+        self.dismissed_box.setObjectName("showDismissed")
+        self.dismissed_box.setToolTip("Pairs a curator said are not a conflict (R restores one)")
+        self.dismissed_box.toggled.connect(self.model.set_show_dismissed)
         top = QHBoxLayout()
         for widget in (self.scan_button, self.cancel_button, self.progress):
             top.addWidget(widget)
         top.addWidget(self.summary, 1)
         top.addWidget(self.settled_box)
+        top.addWidget(self.dismissed_box)
 
         self.table = QTableView(self)
         self.table.setObjectName("conflictsTable")
@@ -187,7 +193,7 @@ class ConflictsWindow(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         metrics = self.table.fontMetrics()
-        for col, sample in ((2, "negation, number, qualifier"), (3, "Alike 0.000")):
+        for col, sample in ((2, "negation, number, qualifier"), (3, "A \u00b7 2026-06-25"), (4, "Alike 0.000")):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
             header.resizeSection(col, metrics.horizontalAdvance(sample) + 24)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -207,25 +213,19 @@ class ConflictsWindow(QDialog):
         sides = QHBoxLayout()
         sides.addWidget(self.side_a, 1)
         sides.addWidget(self.side_b, 1)
-        self.rel = QComboBox(self.pair_box)
-        self.rel.setObjectName("bothHoldRel")
-        self.rel.addItems(list(BOTH_HOLD_RELS))
-        self.link_button = QPushButton("Link them\u2026", self.pair_box)
-        self.link_button.setObjectName("linkPairButton")
-        self.link_button.setToolTip("Both hold: A links to B by this relation, and the pair is settled")
-        self.link_button.clicked.connect(self._link)
-        both = QHBoxLayout()
-        both_label = _label(self.pair_box)
-        both_label.setText("Both hold:")
-        both.addWidget(both_label)
-        both.addWidget(self.rel)
-        both.addWidget(self.link_button)
-        both.addStretch(1)
+        self.queue = QueueBar(self.pair_box)
+        self.queue.attach_keys(self)
+        self.rel, self.link_button = self.queue.rel, self.queue.link_button
+        self.queue.newer_right.connect(lambda: self._by_age(newer_wins=True))
+        self.queue.older_right.connect(lambda: self._by_age(newer_wins=False))
+        self.queue.both_hold.connect(self._link)
+        self.queue.dismiss.connect(lambda: self._dismiss(False))
+        self.queue.restore.connect(lambda: self._dismiss(True))
         pair_layout = QVBoxLayout(self.pair_box)
         pair_layout.setContentsMargins(0, 0, 0, 0)
         pair_layout.addWidget(self.kinds)
         pair_layout.addLayout(sides, 1)
-        pair_layout.addLayout(both)
+        pair_layout.addWidget(self.queue)
         self.empty = _label(self, muted=True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
@@ -271,10 +271,11 @@ class ConflictsWindow(QDialog):
             self.select_row(self.model.row_of(*keep))
 
     def set_summary(self, report, note: str = "") -> None:
-        open_pairs = sum(1 for p in self.model.pairs() if not p.settled)
-        settled = self.model.settled_count()
+        open_pairs = sum(1 for p in self.model.pairs() if not p.settled and not p.dismissed)
+        settled, dismissed = self.model.settled_count(), self.model.dismissed_count()
         text = (f"{counted(open_pairs, 'conflicting pair')}"
                 + (f" (+{settled} settled)" if settled else "")
+                + (f" (+{dismissed} dismissed)" if dismissed else "")
                 + f" among {counted(report.compared, 'memory')} \u00b7 {report.seconds:.2f} s")  # fmt: skip
         self.summary.setText(text + (f" \u00b7 {note}" if note else ""))
 
@@ -305,6 +306,7 @@ class ConflictsWindow(QDialog):
         pair = self.model.pair(row)
         self.pair_box.setVisible(pair is not None)
         self.empty.setVisible(pair is None)
+        self.queue.show_pair(pair)
         if pair is None:
             self.empty.setText("No conflicting pair." if self.model.pairs() or self.scan_button.text() == "Rescan"
                                else "Scan the store to list near-twin memories whose claims disagree.")  # fmt: skip
@@ -314,8 +316,9 @@ class ConflictsWindow(QDialog):
         alike = "" if pair.cosine is None else f" \u00b7 cosine {pair.cosine:.3f}"
         why = pair.reason.detail if pair.reason is not None else f"They disagree in {kinds}"
         self.kinds.setText(f"{why}{alike}{linked}")
-        self.side_a.show_side(pair.a, pair.diff.spans_a)
-        self.side_b.show_side(pair.b, pair.diff.spans_b)
+        age = {pair.newer: "newer", pair.older: "older"} if pair.newer else {}
+        self.side_a.show_side(pair.a, pair.diff.spans_a, age.get(pair.a.path, ""))
+        self.side_b.show_side(pair.b, pair.diff.spans_b, age.get(pair.b.path, ""))
         self.pair_shown.emit(pair.a.path, pair.b.path)
 
     def show_details(self, details: dict) -> None:
@@ -344,7 +347,22 @@ class ConflictsWindow(QDialog):
         if sides:
             signal.emit(sides[0].path)
 
-    def _link(self) -> None:
+    def _link(self, rel: str = "") -> None:
         pair = self.current_pair()
         if pair is not None:
-            self.link_requested.emit((pair.a.path, pair.a.title), (pair.b.path, pair.b.title), self.rel.currentText())
+            self.link_requested.emit((pair.a.path, pair.a.title), (pair.b.path, pair.b.title),
+                                     rel or self.rel.currentText())  # fmt: skip
+
+    def _by_age(self, *, newer_wins: bool) -> None:
+        """N / O: the newer (older) side supersedes the other."""
+        pair = self.current_pair()
+        if pair is None or pair.newer is None:
+            return
+        newer, older = pair.side(pair.newer), pair.side(pair.older)
+        winner, loser = (newer, older) if newer_wins else (older, newer)
+        self.right_requested.emit((winner.path, winner.title), (loser.path, loser.title))
+
+    def _dismiss(self, restore: bool) -> None:
+        pair = self.current_pair()
+        if pair is not None:
+            self.dismiss_requested.emit((pair.a.path, pair.a.title), (pair.b.path, pair.b.title), restore)

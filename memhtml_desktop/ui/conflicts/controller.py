@@ -10,8 +10,8 @@ on disk) the view says the scan may be out of date and leaves the rescan to the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
@@ -19,48 +19,7 @@ from PySide6.QtWidgets import QWidget
 from memhtml_desktop.ui.conflicts.conflicts_model import merge_pairs
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ops.curate import ConflictsJob, SomeConflictsJob
-from memhtml_desktop.ops.jobs import Job, check
-
-
-ARTICLE_CHARS = 700
-#: meta, label, whether it is a stamp (shown as its day)
-_META_LABELS = (("memhtml-created", "created", True), ("memhtml-updated", "updated", True),
-                ("memhtml-confidence", "confidence", False), ("memhtml-author", "by", False))  # fmt: skip
-
-
-def side_details(detail: Any) -> tuple[str, str]:
-    """(a facts line, the article's text without its claim, cut to ARTICLE_CHARS) for a side card."""
-    metas = dict(detail.metas)
-    facts = [detail.memory_type or "?"]
-    for name, label, stamp in _META_LABELS:
-        value = metas.get(name)
-        if value:
-            facts.append(f"{label} {value[:10] if stamp else value}")
-    text = " ".join(detail.text.split())
-    if detail.gist and text.startswith(detail.gist):
-        text = text[len(detail.gist):].lstrip()
-    if len(text) > ARTICLE_CHARS:
-        text = text[:ARTICLE_CHARS].rsplit(" ", 1)[0] + " \u2026"
-    return " \u00b7 ".join(facts), text
-
-
-@dataclass(kw_only=True)
-class SidesJob(Job[dict]):
-    """Both memories of the pair shown, read without counting a read: facts and article text."""
-
-    kind: ClassVar[str] = "conflict-sides"
-    paths: tuple[str, ...]
-
-    def run(self, store, cancelled, progress) -> dict:
-        out = {}
-        for path in self.paths:
-            check(cancelled)
-            try:
-                out[path] = side_details(store.read(path, bump=False))
-            except Exception as exc:  # noqa: BLE001 - a side that cannot be read says so in its card
-                out[path] = ("", f"(could not read it: {exc})")
-        return out
+from memhtml_desktop.ops.curate import ConflictsJob, SidesJob, SomeConflictsJob
 
 
 class ConflictsController(QObject):
@@ -87,7 +46,9 @@ class ConflictsController(QObject):
             window.scope_requested.connect(self.curate.correct)
             window.link_requested.connect(
                 lambda a, b, rel: self.curate.link(a[0], a[1], target=b[0], rel=rel))
+            window.dismiss_requested.connect(self.curate.dismiss)
             window.pair_shown.connect(self._pair_shown)
+            self.curate.written.connect(self._written)
         self.window.show()
         self.window.raise_()
         self.window.activateWindow()
@@ -124,6 +85,17 @@ class ConflictsController(QObject):
         keep = (current.a.path, current.b.path) if current is not None else None
         self.report.pairs = merge_pairs(self.report.pairs, report.pairs, set(paths))
         self.window.set_report(self.report, keep=keep)
+        self.scanned.emit(self.report)
+
+    def _written(self, applied: Any) -> None:
+        """A dismissal or a restore changes no memory (no StoreChange): the pair's mark follows it here,
+        and the queue moves on to the next pair."""
+        if applied.plan.op not in ("dismiss", "undismiss") or self.report is None or self.window is None:
+            return
+        a, b, dismissed = applied.result["a"], applied.result["b"], applied.result["dismissed"]
+        self.report.pairs = [replace(p, dismissed=dismissed) if {p.a.path, p.b.path} == {a, b} else p
+                             for p in self.report.pairs]  # fmt: skip
+        self.window.set_report(self.report)
         self.scanned.emit(self.report)
 
     def _store_changed(self, change: StoreChange) -> None:

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from memhtml_desktop.domain.paths import is_archived
 from memhtml_desktop.ui.curate import dialogs
-from memhtml_desktop.ops.curate import Attempt, DraftJob, HashesJob, RecoverJob
+from memhtml_desktop.ops.curate import Attempt, DraftJob, HashesJob, RecoverJob, SupersedeDraftJob
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 
@@ -128,9 +128,24 @@ class CurateController(QObject):
         """The conflicts view's "this one is right": `winner` = (path, title) supersedes `loser`."""
         if self._refuse_off("This one is right"):
             return
-        paths = (winner[0], loser[0])
-        self._with_hashes(paths, lambda h: self._show(dialogs.SupersedeDialog(
-            self.ctx.runner, winner, loser, h, self.parent_widget, **self._options())), "This one is right")
+        def drafted(result: Attempt) -> None:
+            if not result.ok:
+                self._refused("This one is right")(result.error)
+                return
+            self._show(dialogs.SupersedeDialog(self.ctx.runner, winner, loser, result.value, self.parent_widget,
+                                               **self._options()))  # fmt: skip
+
+        job = SupersedeDraftJob(winner=winner[0], loser=loser[0]).success(drafted)
+        self.ctx.runner.run(job.failure(self._refused("This one is right")))
+
+    def dismiss(self, a: tuple[str, str], b: tuple[str, str], restore: bool = False) -> None:
+        """The conflicts queue's "not a conflict" (or its restore): one commit on the app's own ref."""
+        title = "Restore" if restore else "Not a conflict"
+        if self._refuse_off(title):
+            return
+        from memhtml_desktop.ui.curate.dismiss_dialog import DismissDialog
+
+        self._show(DismissDialog(self.ctx.runner, a, b, restore=restore, parent=self.parent_widget, **self._options()))
 
     # -- acting on the reader's memory (menus) ------------------------------------------------
 

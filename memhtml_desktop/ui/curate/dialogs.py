@@ -8,6 +8,7 @@ the dialog opened, so a change on disk meanwhile is refused as stale and offered
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QStringListModel, Qt, QTimer
@@ -283,27 +284,46 @@ class LinkDialog(WriteDialog):
 
 
 class SupersedeDialog(WriteDialog):
-    """The conflicts view's "this one is right": the winner supersedes the loser, which is archived."""
+    """The conflicts view's "this one is right": the winner supersedes the loser, which is archived,
+    and the loser's place in the graph (links, entities, facets, the links to it) follows the winner."""
 
     confirm_text = "Supersede"
+    side_by_side = True
 
-    def __init__(self, runner: Any, winner: tuple[str, str], loser: tuple[str, str],
-                 expected: dict[str, str | None], parent: QWidget | None = None, **options: Any) -> None:  # fmt: skip
+    def __init__(self, runner: Any, winner: tuple[str, str], loser: tuple[str, str], keep: tuple,
+                 parent: QWidget | None = None, **options: Any) -> None:  # fmt: skip
         super().__init__(runner, parent, title="This one is right", **options)
         (self.winner, winner_title), (self.loser, loser_title) = winner, loser
-        self.expected = dict(expected)
+        kept, graph = keep  # the keeping SupersedeRequest and the loser's graph (SupersedeDraftJob)
+        self.expected = {self.winner: kept.expected_winner, self.loser: kept.expected_loser}
+        self.expected.update({ref.src: ref.expected for ref in graph.inbound if ref.repoint})
         self.reason = QLineEdit(self.form_box)
         self.reason.setObjectName("reasonField")
         self.reason.setPlaceholderText("optional: why (kept as a commit trailer)")
         self.form.addRow("Right", _plain_label(_describe(winner_title, self.winner), self.form_box))
         self.form.addRow("Superseded", _plain_label(_describe(loser_title, self.loser), self.form_box))
         self.form.addRow("&Reason", self.reason)
+        self.graph = GraphFields(self.form, self.form_box, verb="the memory that is right")
+        winner_path = self.winner
+        shown = replace(graph, links=tuple(link for link in graph.links if link.path != winner_path),
+                        inbound=tuple(ref for ref in graph.inbound if ref.src != winner_path))  # fmt: skip
+        self.graph.fill(shown, facets=len(kept.facets), reads="stay")
+        self.graph.fill_added(kept.entities, kept.facets)
+        self.graph.changed.connect(self.changed)
         self.reason.textChanged.connect(self.changed)
         self.finish_layout("The superseded memory moves to archive/ with superseded-by and valid-until; the "
-                           "right one links supersedes to it. One commit.")  # fmt: skip
+                           "right one links supersedes to it, and takes over its place: its links, the entities and "
+                           "facets it lacks, the links of the memories that point at it (untick what should not "
+                           "follow). One commit.")  # fmt: skip
         self.changed()
+
+    def with_expected(self) -> None:
+        self.graph.set_expected(self.expected)
 
     def request(self) -> SupersedeRequest:
         return SupersedeRequest(self.winner, self.loser, reason=self.reason.text().strip() or None,
                                 expected_winner=self.expected.get(self.winner),
-                                expected_loser=self.expected.get(self.loser))  # fmt: skip
+                                expected_loser=self.expected.get(self.loser),
+                                links=self.graph.kept_links(), entities=self.graph.added_entities(),
+                                facets=self.graph.added_facets(), repoint=self.graph.repoints(),
+                                keep_graph=True)  # fmt: skip

@@ -73,15 +73,20 @@ class GraphFields(QObject):
                                    "border-left: 4px solid #0072B2; padding: 4px; }")  # fmt: skip
         self.links = _list(parent, "keptLinks", "Links it keeps")
         self.inbound = _list(parent, "repointedLinks", "Memories whose links follow it")
+        self.entities = _list(parent, "addedEntities", "Entities it adds")
+        self.facets = _list(parent, "addedFacets", "Facets it adds")
         self.reads = QCheckBox(parent)
         self.reads.setObjectName("readsFollow")
         self.reads_note = _label(parent)
         self.reads_note.setObjectName("readsNote")
-        rows = (("Its place", self.summary), ("&Links it keeps", self.links), ("Links &to it", self.inbound),
-                ("Rea&ds", self.reads), ("", self.reads_note))  # fmt: skip
+        rows = (("Its place", self.summary), ("&Links it keeps", self.links), ("E&ntities it adds", self.entities),
+                ("&Facets it adds", self.facets), ("Links &to it", self.inbound), ("Rea&ds", self.reads),
+                ("", self.reads_note))  # fmt: skip
         for i, (label, widget) in enumerate(rows):
             form.insertRow(at + i, label, widget) if at >= 0 else form.addRow(label, widget)
-        for view in (self.links, self.inbound):
+        for view in (self.entities, self.facets):
+            form.setRowVisible(view, False)
+        for view in (self.links, self.inbound, self.entities, self.facets):
             view.itemChanged.connect(lambda *_: self.changed.emit())
         self.reads.toggled.connect(lambda *_: self.changed.emit())
         self.reads.toggled.connect(self._update_notes)
@@ -159,7 +164,25 @@ class GraphFields(QObject):
             text = "The reads stay with the archived copy (as memhtml's correct leaves them)."
         self.reads_note.setText(text)
 
+    def fill_added(self, entities, facets) -> None:
+        """A supersession: the loser's entities and facets the winner lacks, each ticked to be added."""
+        for view, values, text in ((self.entities, entities, str),
+                                   (self.facets, facets, lambda f: f"{f[0]} = {f[1]}")):  # fmt: skip
+            view.blockSignals(True)
+            view.clear()
+            for value in values:
+                _item(view, text(value), tuple(value) if isinstance(value, (list, tuple)) else value, checked=True)
+            view.blockSignals(False)
+            _fit(view)
+            self.form.setRowVisible(view, bool(values))
+
     # -- what is kept ---------------------------------------------------------------------------------
+
+    def added_entities(self) -> tuple[str, ...]:
+        return self._checked(self.entities)
+
+    def added_facets(self) -> tuple[tuple, ...]:
+        return tuple(tuple(x) for x in self._checked(self.facets))
 
     def _checked(self, view: QListWidget) -> tuple:
         return tuple(view.item(i).data(PATH_ROLE) for i in range(view.count())

@@ -13,7 +13,8 @@ from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML, RankingProfile, pro
 CHOICES = ("default", "memhtml")
 PROFILE_HELP = {
     "default": "default: this app's ranking (the seeds' design with the measured improvements: "
-               "twin resolution, MMR that spares known items, recall folding the reordered pool)",
+               "twin resolution, MMR that spares known items, the newer of two contradicting memories first, "
+               "recall folding the reordered pool)",
     "memhtml": "memhtml: what memhtml 0.4 does, so the list is what an agent on memhtml receives "
                "(all-terms words only, plain cosine MMR, recall folding the fused order)",
 }
@@ -57,6 +58,7 @@ def profile_differences(active: RankingProfile, other: RankingProfile) -> list[s
         differ("MMR's repetition", REDUNDANCY_WORDS.get(active.mmr_redundancy, active.mmr_redundancy),
                REDUNDANCY_WORDS.get(other.mmr_redundancy, other.mmr_redundancy))
         differ("known items keep their place", _on(active.mmr_keeps_known_items), _on(other.mmr_keeps_known_items))
+    differ("newer first (of two memories that contradict each other)", _on(active.newer_first), _on(other.newer_first))
     differ("RRF k", active.rrf_k, other.rrf_k)
     differ("each arm's window", active.arm_window, other.arm_window)
     weights_a = ", ".join(f"{a.name} {a.weight:g}" for a in active.arms)
@@ -70,8 +72,8 @@ def profile_differences(active: RankingProfile, other: RankingProfile) -> list[s
 
 
 def steps_text(profile: RankingProfile) -> str:
-    """"twin resolution, then MMR" (or "none: the fused order")."""
-    names = {"polarity": "polarity", "twins": "twin resolution", "mmr": "MMR"}
+    """"twin resolution, then MMR, then newer first" (or "none: the fused order")."""
+    names = {"polarity": "polarity", "twins": "twin resolution", "mmr": "MMR", "newer": "newer first"}
     steps = [names.get(s, s) for s in profile.steps]
     return ", then ".join(steps) if steps else "none: the fused order"
 

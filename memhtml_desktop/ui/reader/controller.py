@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from memhtml_desktop.domain.reinforce import REINFORCE_COOLDOWN_S
 from memhtml_desktop.ui.kit.row_actions import RowAction
+from memhtml_desktop.ui.reader.contradiction_strip import marks_for
 from memhtml_desktop.ui.reader.reader_pane import ReaderPane
 from memhtml_desktop.ui.reader.signal_text import reinforce_note
 from memhtml_desktop.ops.changes import StoreChange
@@ -83,13 +84,21 @@ class ReaderController(QObject):
 
     def _opened(self, opened: Opened) -> None:
         self.pane.show_detail(opened.detail, opened.safe_html)
+        self._show_marks(opened.detail.path, self.ctx.answer())
         self.pane.show_signal(self.current_signal(opened.detail.path))
         self.shown.emit(opened.detail)
 
+    def _show_marks(self, path: str, answer: Any) -> None:
+        """The memories of the list this one contradicts (the list's marks; none when it is not listed)."""
+        self.pane.contradiction_strip.show_marks(marks_for(answer, path))
+
     def _answered(self, answer: Any) -> None:
         """A new list: the article marks ITS words, not the last query's (issue 41). Read again
-        for them (never a read) only when they differ from the words marked."""
+        for them (never a read) only when they differ from the words marked. The contradiction
+        strip says what the new list's marks say."""
         path = self.pane.current_path()
+        if path and self.pane.state() == "detail":
+            self._show_marks(path, answer)
         if path and self.pane.state() == "detail" and answer.highlight_words != self.marked:
             self.marked = answer.highlight_words
             job = RereadJob(path, self.marked)
@@ -136,6 +145,7 @@ class ReaderController(QObject):
         waiting = self.pending.pop(path, None)
         if self.pane.current_path() == path:
             self.pane.show_detail(opened.detail, opened.safe_html)
+            self._show_marks(path, self.ctx.answer())
             self.pane.show_reinforce(result, previous, before, opened.detail.access)
             self.pane.show_signal(self.current_signal(path))
         else:  # from a row's menu: the reader shows another memory, so the status bar says it
@@ -217,9 +227,10 @@ class WhyController(QObject):
     def why(self, path: str) -> None:
         answer = self.ctx.answer()  # the list's ask, its query as parsed (the session's before any answer)
         if answer is not None:
-            job = WhyJob(answer.query, answer.scope, path, answer.limit, answer.fts)
+            job = WhyJob(answer.query, answer.scope, path, answer.limit, answer.fts, ranking=self.ctx.session.ranking)
         else:
-            job = WhyJob(self.ctx.session.query, self.ctx.session.scope, path, self.ctx.session.limit)
+            job = WhyJob(self.ctx.session.query, self.ctx.session.scope, path, self.ctx.session.limit,
+                         ranking=self.ctx.session.ranking)
         job.success(self._done)
         self.ctx.runner.run(job.failure(
             lambda msg: self.ctx.notify("Why not this one?", msg, QMessageBox.Icon.Warning)))

@@ -29,6 +29,7 @@ from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.paths import workspace_of
 from memhtml_desktop.domain.types import MemoryDetail
 from memhtml_desktop.ui.kit.chips import ChipBar, FlowLayout, tooltip_text
+from memhtml_desktop.ui.reader.contradiction_strip import ContradictionStrip
 from memhtml_desktop.ui.reader.reader_parts import (
     _SHOWN_ELSEWHERE,
     LinksModel,
@@ -94,6 +95,9 @@ def build_detail_page(pane) -> QWidget:
     body.addWidget(pane.path_label)
     pane.chain_label = _shrinkable(_link_label(page, pane._on_header_link))
     body.addWidget(pane.chain_label)
+    pane.contradiction_strip = ContradictionStrip(page)  # filled by the controller from the list's marks
+    pane.contradiction_strip.open_requested.connect(pane.open_requested)
+    body.addWidget(pane.contradiction_strip)
 
     pane.violation_strip = _Strip(page, accent="violation")
     pane.warning_strip = _Strip(page)

@@ -42,7 +42,7 @@ from memhtml_desktop.ui.reader.detail_page import (
     fill_metas,
     fill_strips,
 )
-from memhtml_desktop.ui.reader.signal_text import reinforce_note
+from memhtml_desktop.ui.reader.signal_text import bump_note, reinforce_note
 from memhtml_desktop.ui.reader.reader_parts import (
     EXTERNAL_SCHEMES,
     _muted,
@@ -165,7 +165,7 @@ class ReaderPane(QWidget):
         fill_citations(self, detail)
         fill_metas(self, detail)
         self.stats_label.setText(reads_line(detail, self.clock()))
-        self.note_label.setText(_bump_note(detail))
+        self.note_label.setText(bump_note(detail))
         self.note_label.setVisible(bool(self.note_label.text()))
         self.stack.setCurrentIndex(3)
         self.scroll.verticalScrollBar().setValue(0)
@@ -355,7 +355,7 @@ class ReaderPane(QWidget):
         self.claim_label.setStyleSheet(
             f"QLabel#claim {{ background: {mark_color()}; border-radius: 4px; padding: 8px 10px; }}"
         )
-        for strip in (getattr(self, name, None) for name in ("violation_strip", "warning_strip", "error_strip")):
+        for strip in (getattr(self, n, None) for n in ("violation_strip", "warning_strip", "error_strip", "contradiction_strip")):
             if strip is not None:
                 strip.restyle()
         alt = self.palette().color(QPalette.ColorRole.AlternateBase).name()
@@ -381,22 +381,3 @@ def _anchor_index(href: str, size: int) -> int | None:
         return None
     return index if 0 <= index < size else None
 
-
-def _bump_note(detail: MemoryDetail) -> str:
-    bump = detail.bump
-    if bump is None:
-        return ""
-    if bump.refused and getattr(bump, "queued", False):
-        return (f"This read is not counted yet: {bump.refused}. It is kept and counted, with the time you "
-                "opened it, as soon as state.db can be written.")
-    if bump.refused and getattr(bump, "lost", False):
-        # attempted and failed (the state plane stayed locked, the disk filled): not a refusal by design
-        return (f"This read was not counted (the write was lost): {bump.refused}. "
-                "Nothing was written; opening it again later counts it.")
-    if bump.refused:
-        return f"This read was not counted: {bump.refused}."
-    if detail.path in bump.bumped:
-        return "This read counted toward salience."
-    if detail.path in bump.cooled_down:
-        return "Read again within the cooldown: not counted twice."
-    return ""

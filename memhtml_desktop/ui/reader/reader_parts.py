@@ -197,7 +197,9 @@ class _Strip(QFrame):
 
     ACCENTS = {"warning": "#E69F00", "violation": "#D55E00"}
 
-    def __init__(self, parent: QWidget | None = None, *, accent: str = "warning") -> None:
+    def __init__(self, parent: QWidget | None = None, *, accent: str = "warning",
+                 on_link: Callable[[str], None] | None = None) -> None:
+        """`on_link`: the body is rich text whose anchors the caller writes (`#n`), else plain text."""
         super().__init__(parent)
         self._accent = self.ACCENTS.get(accent, accent)
         self.setObjectName("warningStrip")
@@ -209,7 +211,7 @@ class _Strip(QFrame):
         font = self.heading.font()
         font.setBold(True)
         self.heading.setFont(font)
-        self.body = _shrinkable(_plain_label(self, wrap=True, selectable=True))
+        self.body = _shrinkable(_link_label(self, on_link) if on_link else _plain_label(self, wrap=True, selectable=True))
         layout.addWidget(self.heading)
         layout.addWidget(self.body)
         self.restyle()

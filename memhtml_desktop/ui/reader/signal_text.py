@@ -1,4 +1,4 @@
-"""What a Helpful / Not helpful click did, in words: the reader's note and the status bar's line.
+"""What a read and a Helpful / Not helpful click did, in words: the reader's notes and the status bar's line.
 
 The same click could do two different things, silently: on a memory nobody had read, memhtml's rule
 for a new row applies (`index/state.py`, `reinforce`): the row starts with one read and the outcome
@@ -57,3 +57,24 @@ def reinforce_note(result: Any, path: str | None, previous: str | None = None,
     if path in result.signal_cooled:
         return f"Already marked in the last 15 minutes (elsewhere); “{word}” was not applied again (cooldown)."
     return f"Recorded: {word}."
+
+
+def bump_note(detail: Any) -> str:
+    """What the reader says under the stats about this read: counted, not yet, lost, cooled down."""
+    bump = detail.bump
+    if bump is None:
+        return ""
+    if bump.refused and getattr(bump, "queued", False):
+        return (f"This read is not counted yet: {bump.refused}. It is kept and counted, with the time you "
+                "opened it, as soon as state.db can be written.")
+    if bump.refused and getattr(bump, "lost", False):
+        # attempted and failed (the state plane stayed locked, the disk filled): not a refusal by design
+        return (f"This read was not counted (the write was lost): {bump.refused}. "
+                "Nothing was written; opening it again later counts it.")
+    if bump.refused:
+        return f"This read was not counted: {bump.refused}."
+    if detail.path in bump.bumped:
+        return "This read counted toward salience."
+    if detail.path in bump.cooled_down:
+        return "Read again within the cooldown: not counted twice."
+    return ""

@@ -113,14 +113,17 @@ class RecallModel(TwoLevelModel):
             return (
                 str(item.rank),
                 TIER_LABELS.get(item.tier, item.tier.upper()),
-                item.title or item.path,
+                (f"\u26a0 {item.title or item.path} ({item.contradictions[0].mark})" if item.contradictions
+                 else item.title or item.path),  # the sign first: a narrow column still shows it
                 f"{item.chars:,}",
                 reason_text(item, self.cap),
             )[col]
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == self.TIER:
                 return tooltip_text(TIER_HELP.get(item.tier, item.tier))
-            return tooltip_text(f"{item.path}\n{item.title}\n{item.memory_type} · {item.chars:,} chars · {reason_text(item, self.cap)}")
+            marks = "".join(f"\n\u26a0 {mark.describe()}" for mark in item.contradictions)
+            return tooltip_text(f"{item.path}\n{item.title}\n{item.memory_type} · {item.chars:,} chars · "
+                                f"{reason_text(item, self.cap)}{marks}")
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (self.RANK, self.COST):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and (col in (self.RANK, self.REASON) or item.tier == "index"):

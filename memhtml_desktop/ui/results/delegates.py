@@ -20,6 +20,7 @@ from memhtml_desktop.ui.results.results_model import (
     arm_for_column,
 )
 from memhtml_desktop.ui.results.pills import over, rank_pill_colors  # noqa: F401 - over: part of this module's API
+from memhtml_desktop.ui.results.results_text import CONTRADICTION_SIGN
 from memhtml_desktop.ui.results.snippets import highlight_spans, runs, snippet_window
 
 PAD = 6
@@ -51,10 +52,20 @@ def _badge_width(text: str, fm: QFontMetrics) -> int:
 
 
 def _badge(painter: QPainter, opt: QStyleOptionViewItem, text: str, x: int, y: int, height: int, font: QFont) -> int:
-    """A small outlined badge at (x, y); returns its width."""
+    """A small outlined badge at (x, y); returns its width. A contradiction's is filled with the
+    warning colour, its text legible on it: it says a fact in the list may be stale."""
     fm = QFontMetrics(font)
     width = _badge_width(text, fm)
     rect = QRect(x, y + (height - fm.height() - 2) // 2, width, fm.height() + 2)
+    if text.startswith(CONTRADICTION_SIGN):
+        fill = QColor(palette.warning_color())
+        painter.setBrush(fill)
+        painter.setPen(palette.legible(opt.palette.color(QPalette.ColorRole.Text), fill))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.drawRoundedRect(QRectF(rect).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+        painter.setFont(font)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+        return width
     painter.setPen(_muted(opt))
     painter.setBrush(Qt.BrushStyle.NoBrush)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -79,6 +90,8 @@ SNIPPET_CHARS = 240
 """More than a cell ever shows: the rest of a hit's snippet is never measured or drawn."""
 MIN_SNIPPET_PX = 60
 """Badges give way to the snippet: one that would leave less than this for the text is not drawn."""
+MIN_BADGE_PX = 40
+"""The narrowest a contradiction's badge is cut to ("⚠ contr…"); the tooltip says it whole."""
 
 
 class TitleDelegate(CachedDelegate):
@@ -164,8 +177,12 @@ class TitleDelegate(CachedDelegate):
         for text in index.data(Role.Badges) or ():
             width = _badge_width(text, sfm)
             # a marker (moved, low relevance, future date) outranks the snippet: every badge that
-            # fits in the cell is drawn, the snippet gets what is left
+            # fits in the cell is drawn, the snippet gets what is left; a contradiction's badge
+            # that does not fit is cut short rather than left out (a stale fact is never unmarked)
             if x + width > right:
+                if text.startswith(CONTRADICTION_SIGN) and right - x >= MIN_BADGE_PX:
+                    text = sfm.elidedText(text, Qt.TextElideMode.ElideRight, right - x - 10)
+                    x += _badge(painter, opt, text, x, top + line, line, small) + 6
                 break
             x += _badge(painter, opt, text, x, top + line, line, small) + 6
         pieces = self._snippet_runs(hit, tuple(index.data(Role.Terms) or ()))

@@ -47,8 +47,8 @@ def summary_parts(result: SearchResult, pool: Any, indexing: tuple[int, int] | N
     if index is not None and not index.complete:
         # the first index is under way: "no memory holds the words" would be a verdict on a half-read store
         done, seen = indexing if indexing else (index.files or 0, index.seen)
-        so_far = f"{done:,} of {seen:,}" if seen else f"{done:,}"
-        parts = [f"{counted(n, 'hit')} so far", f"the index is still being built ({so_far} files)"]
+        so_far = f"{done:,} of {counted(seen, 'file')}" if seen else counted(done, "file")
+        parts = [f"{counted(n, 'hit')} so far", f"the index is still being built ({so_far})"]
         if indexing and (index.files or 0) < done:
             parts.append(f"listed at {index.files or 0:,}")
         return parts + [ms]

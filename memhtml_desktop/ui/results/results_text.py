@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memhtml_desktop.domain.contradiction import kind_words
 from memhtml_desktop.domain.ranking import DEFAULT
 from memhtml_desktop.domain.types import Hit
 
@@ -20,10 +21,41 @@ ARM_TITLES: dict[str, str] = {
     "recency": "recency",
     "salience": "salience",
 }
-STEP_NAMES = {"mmr": "MMR", "polarity": "polarity", "twins": "twin resolution"}
+STEP_NAMES = {"mmr": "MMR", "polarity": "polarity", "twins": "twin resolution", "newer": "newer first"}
 PLACED_BY_DEFAULTS = "placed by recency and salience only (no word or meaning match)"
 FUTURE_BADGE = "future date"
 LOW_BADGE = "low relevance"
+CONTRADICTION_SIGN = "\u26a0"
+"""A badge starting with it is a contradiction's: the title painter fills it with the warning colour."""
+VALUE_CHARS = 28
+
+
+def _clipped(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[: chars - 1] + "\u2026"
+
+
+def contradiction_badge(hit: Hit) -> str | None:
+    """"⚠ contradicted by a newer memory: Capital of Peru" (the other memory's title); where the
+    other's title is this hit's own (one slot written twice under one title) its value too, "…:
+    Capital of Peru, “Cusco”", or its kind when it has none; "+1" for each further memory it
+    contradicts; None when it contradicts none in the list. *Decided here:* the title, as the
+    reader's strip and the tooltip name it, so the badge says which row to look at; the value
+    alone ("“Cusco”") named no memory when a slot's versions had different titles."""
+    marks = getattr(hit, "contradictions", ())
+    if not marks:
+        return None
+    first = marks[0]
+    value = first.other_value if first.other_value not in ("", "\u2014") else ""
+    title = _clipped(first.other_title.strip() or first.other, 3 * VALUE_CHARS)
+    text = f"{CONTRADICTION_SIGN} {first.mark}: {title}"
+    if title.casefold() == (hit.title or "").strip().casefold():
+        text += f", \u201c{_clipped(value, VALUE_CHARS)}\u201d" if value else f" ({kind_words(first.kind)})"
+    return text + (f" +{len(marks) - 1}" if len(marks) > 1 else "")
+
+
+def contradiction_lines(hit: Hit) -> list[str]:
+    """Every contradiction the hit takes part in, naming the other memory, the values and the times."""
+    return [mark.describe() for mark in getattr(hit, "contradictions", ())]
 
 
 def future_text(date: str) -> str:
@@ -91,8 +123,10 @@ def breakdown_tooltip(hit: Hit, k: int) -> str:
 
 
 def badges(hit: Hit, *, page: int | None, no_word_matched: bool, could_match: bool = True) -> list[str]:
-    """The small outlined words under a title: what moved it, where it stands, what placed it."""
-    out = []
+    """The small outlined words under a title: what it contradicts, what moved it, where it stands,
+    what placed it."""
+    contradiction = contradiction_badge(hit)
+    out = [contradiction] if contradiction else []
     moved = moved_text(hit) if page is not None else None
     if moved:
         arrow = "\u2193" if hit.moved_from is not None and page > hit.moved_from else "\u2191"
@@ -119,6 +153,8 @@ def title_tooltip(hit: Hit, *, page: int | None, no_word_matched: bool, could_ma
     moved = (moves_text(hit) or [moved_text(hit)]) if page is not None and hit.moved_by else []
     for line in moved:
         text += f"\n{line}"
+    for line in contradiction_lines(hit):
+        text += f"\n{CONTRADICTION_SIGN} {line}"
     if could_match and only_defaults(hit):
         text += f"\n{PLACED_BY_DEFAULTS}"
     elif no_word_matched:
@@ -146,6 +182,8 @@ def accessible_title(hit: Hit, *, page: int | None, no_word_matched: bool, could
     marks = badges(hit, page=page, no_word_matched=no_word_matched, could_match=could_match)
     if page is not None and hit.moves:  # the moves' reasons, not only the badge
         marks = [m for m in marks if not m.startswith(("\u2191 moved", "\u2193 moved"))] + moves_text(hit)
+    if getattr(hit, "contradictions", ()):  # whom it contradicts, not only the badge
+        marks = [m for m in marks if not m.startswith(CONTRADICTION_SIGN)] + contradiction_lines(hit)
     return ". ".join([f"{where}: {hit.title or hit.path}", hit.memory_type, *marks])
 
 

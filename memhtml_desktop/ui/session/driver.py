@@ -87,7 +87,8 @@ class SessionDriver(QObject):
         self._asked = key
         self.generation += 1
         self.runner.cancel("pool")  # a deeper pool of the answer this one replaces
-        job = SearchJob(ask.query, ask.scope, ask.limit, self.pool_depth(ask.limit), self.generation)
+        job = SearchJob(ask.query, ask.scope, ask.limit, self.pool_depth(ask.limit), self.generation,
+                        ranking=self.session.ranking)
         self.runner.run(job.success(self.show).failure(self.search_failed.emit))
         self.asked.emit(ask)
 
@@ -105,7 +106,7 @@ class SessionDriver(QObject):
 
     def _pool_size(self, limit: int) -> int:
         """The pool a page of `limit` is drawn from: `limit × pool_factor` of the active profile."""
-        ranking = self.session.ranking or getattr(self.runner.store, "ranking", None) or DEFAULT
+        ranking = self.session.ranking or DEFAULT
         return ranking.pool_size(limit)
 
     def deepen(self, depth: int) -> None:
@@ -114,7 +115,7 @@ class SessionDriver(QObject):
         if answer is None or answer.pool is None or depth <= self.pool_depth():
             return
         self.depth = depth
-        job = PoolJob(answer.query, answer.scope, answer.limit, self.pool_depth(), answer.fts)
+        job = PoolJob(answer.query, answer.scope, answer.limit, self.pool_depth(), answer.fts, ranking=self.session.ranking)
         self.runner.run(job.success(lambda pool, a=answer: self._deepened(a, pool)).failure(lambda msg: None))
 
     def _deepened(self, answer: Answer, pool: Any) -> None:

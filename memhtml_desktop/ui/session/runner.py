@@ -1,141 +1,55 @@
-"""Work off the GUI thread: a runner over two thread pools.
+"""The window's runner: typed jobs sent to the store's engine, answers delivered on the GUI thread.
 
-Every Store call the window makes is a typed job (`ops/jobs.py`) handed to `Runner.run`,
-which runs its `run(store, cancelled, progress)` on a pool thread, calls its success or failure
-handler back on the GUI thread, then announces the StoreChange the job made on `StoreEvents`.
-Underneath, `Runner.submit` takes a plain function `fn(cancelled, progress) -> value`;
-`cancelled()` says the caller no longer wants the answer and `progress(phase, done, total)`
-reports headway.
+Every Store call the window makes is a typed job (`ops/jobs.py`) handed to `Runner.run`. The job
+runs in the store's engine (`engine/`: one long-lived process that owns the store, its connections,
+its caches and its watcher); the runner sends it there without its handlers, and when its one
+answer comes back it calls the job's success or failure handler on the GUI thread, then announces
+the StoreChange the job made on `StoreEvents`. Nothing here touches disk or SQLite, and nothing
+waits: one listening thread (the engine client's) waits on the engine's pipe and hands each message
+to the GUI thread through a queued signal.
 
 Each job has a kind ("search", "counts", "open", ...) and each kind has a generation number. A
-new job of a replacing kind cancels the previous one, and a result whose generation is no longer
-the latest is dropped on arrival: typing "drai" then "drain" can never show "drai"'s hits last.
+new job of a replacing kind cancels the previous one (the engine sets its cancel flag) and a
+result whose generation is no longer the latest is dropped on arrival: typing "drai" then
+"drain" can never show "drai"'s hits last. `stop(kind)` asks a job with a Stop of its own (the
+optimizer) to end early and answer with what it has.
 
-Reads run on a small pool; writes (a one-off reconciliation) on a one-thread pool, so there is
-one writer. A job may name a pool of its own (`Job.pool`): the curation writes run on a one-thread
-"curate" pool, so a person's confirmed write never waits behind an integrity check or a full
-reconciliation (both take the store's write lock only for their own index writes). Each job opens its own connection (`Store.reader()`) and closes it before it ends
-(`Runner.thread_closers`): PySide gives a QRunnable's `run` a fresh Python thread state on every
-call and deletes it afterwards, which takes `threading.local` data with it, and an apsw connection
-deallocated during that teardown crashes the process. Opening one costs about 2 ms.
-
-Pool threads run at the GUI thread's own niceness (they were niced +4 until 3 December 2026).
-Their jobs run Python in bursts (an answer's counts, a listing) holding the GIL the GUI thread
-needs next, and a niced thread holding it is kept off loaded cores longest: the window's own gaps
-over 50 ms in `bench/event_loop_gaps.py --trace` were the GUI thread waiting on pool threads queued
-32-64 ms. `bench/gil_inversion.py` (two busy processes, 15 ms Python bursts): the GUI thread's
-longest gap 28-37 ms beside a pool thread niced +4, 18 ms beside one that is not; with C work that
-gives the GIL up (a search's SQL), 15-19 ms either way.
+What the engine says of itself (the store opened or could not be, the watcher's status and
+batches, notices, its death) is re-emitted as `engine_said` for the watch bridge and the shell.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 
+from memhtml_desktop.engine import EngineClient
+from memhtml_desktop.engine.protocol import Done, Failed, Gone, Notices, Opened, OpenFailed, Progress
 from memhtml_desktop.ops.changes import StoreChange
-from memhtml_desktop.ops.jobs import Cancelled, Job
+from memhtml_desktop.ops.jobs import Cancelled, Job  # noqa: F401 - Cancelled: part of the runner's words
+from memhtml_desktop.engine.handle import StoreHandle
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[str, int, int], None]
-JobFn = Callable[[Callable[[], bool], Progress], Any]
-
-PROGRESS_INTERVAL_S = 0.05
-"""At most one progress signal per 50 ms per job: the GUI thread redraws, it must not drown."""
-
-class CancelFlag:
-    """A thread-safe flag; calling it answers "was I cancelled?"."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-
-    def cancel(self) -> None:
-        self._event.set()
-
-    def __call__(self) -> bool:
-        return self._event.is_set()
-
-
-@dataclass
-class Outcome:
-    job_id: int
-    kind: str
-    generation: int
-    ok: bool
-    value: Any = None
-    error: str = ""
-    cancelled: bool = False
 
 
 @dataclass
 class _Pending:
+    job: Job
     kind: str
     generation: int
-    flag: CancelFlag
     replace: bool
-    on_done: Callable[[Any], None] | None
-    on_error: Callable[[str], None] | None
-    on_progress: Callable[[str, int, int], None] | None
+    cancelled: bool = False
     started: float = field(default_factory=time.perf_counter)
 
 
 class _Channel(QObject):
-    """Lives in the GUI thread; jobs emit on it from pool threads, so delivery is queued."""
+    """Lives in the GUI thread; the engine client's thread emits on it, so delivery is queued."""
 
-    finished = Signal(object)
-    progressed = Signal(int, str, int, int)
-
-
-class _Job(QRunnable):
-    def __init__(self, job_id: int, kind: str, generation: int, fn: JobFn, flag: CancelFlag, channel: _Channel,
-                 closers: tuple[Callable[[], None], ...] = ()):
-        super().__init__()
-        self.setAutoDelete(True)
-        self.job_id, self.kind, self.generation = job_id, kind, generation
-        self.fn, self.flag, self.channel, self.closers = fn, flag, channel, closers
-        self._last_progress = 0.0
-
-    def _progress(self, phase: str, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if done < total and now - self._last_progress < PROGRESS_INTERVAL_S:
-            return
-        self._last_progress = now
-        self.channel.progressed.emit(self.job_id, phase, int(done), int(total))
-
-    def run(self) -> None:  # pool thread
-        outcome = Outcome(self.job_id, self.kind, self.generation, ok=False)
-        try:
-            if self.flag():
-                raise Cancelled()
-            outcome.value = self.fn(self.flag, self._progress)
-            outcome.ok = True
-        except Cancelled:
-            outcome.cancelled = True
-        except Exception as exc:
-            log.warning("%s job failed", self.kind, exc_info=True)
-            outcome.error = str(exc) or type(exc).__name__
-        finally:
-            for close in self.closers:  # before PySide drops this call's thread state (see the docstring)
-                try:
-                    close()
-                except Exception:
-                    log.debug("closing a job's connection failed", exc_info=True)
-        self.channel.finished.emit(outcome)
-
-
-def in_child(job: Job, store: Any) -> JobFn:
-    """`job` run by a child process over its own connections (ops/backend.py); the pool thread
-    only waits on the child's pipe, so the GUI thread never shares the GIL with the work."""
-    from memhtml_desktop.ops.backend import job_call
-
-    return job_call(job, store)
+    message = Signal(object)  # (which engine, what it said)
 
 
 class StoreEvents(QObject):
@@ -149,101 +63,98 @@ class StoreEvents(QObject):
 
 
 class Runner(QObject):
-    """Submits jobs, numbers them per kind, and delivers only the answers still wanted."""
+    """Sends jobs to the engine, numbers them per kind, and delivers only the answers still wanted."""
 
     busy_changed = Signal(str, bool)  # kind, whether a job of that kind is now pending
+    engine_said = Signal(object)  # Opened, OpenFailed, Status, Batch, Idle, Notices, Gone
 
-    def __init__(self, parent: QObject | None = None, *, readers: int = 2, events: StoreEvents | None = None,
+    def __init__(self, parent: QObject | None = None, *, events: StoreEvents | None = None,
                  processes: bool = True) -> None:
         super().__init__(parent)
         self.processes = processes
-        """Heavy jobs (`Job.process`) run in a child process (ops/backend.py); False: on their pool thread."""
+        """The engine runs in a process of its own; False: on threads of this one (engine/local.py)."""
         self.events = events or StoreEvents(self)
-        self.store: Any = None
-        """The store typed jobs run against (the window sets it when it opens one)."""
-        self.read_pool = QThreadPool(self)
-        self.read_pool.setMaxThreadCount(max(1, readers))
-        self.write_pool = QThreadPool(self)
-        self.write_pool.setMaxThreadCount(1)
-        self.pools: dict[str, QThreadPool] = {}  # named one-thread pools (see `_named_pool`)
+        self.store: StoreHandle | None = None
+        """The open store as the window knows it (names and notices, never a connection)."""
+        self.client: EngineClient | None = None
+        self._source: Any = None  # what the engine was opened from (a StoreSpec, or a Store)
         self._channel = _Channel(self)
-        self._channel.finished.connect(self._finished)
-        self._channel.progressed.connect(self._progressed)
-        self._pending: dict[int, _Pending] = {}
+        # Queued even when emitted on this thread (a call refused at once): an answer is never
+        # delivered before `run` has recorded what waits for it.
+        self._channel.message.connect(self._heard, Qt.ConnectionType.QueuedConnection)
+        self._pending: dict[int, _Pending] = {}  # call id -> what the GUI waits for
         self._latest: dict[str, int] = {}
-        self._next_id = 0
+        self._engines = 0  # engines started so far: what an engine since replaced says of itself is not heard
         self.dropped = 0  # late results thrown away (tests read this)
         self._closed = False
-        self.thread_closers: list[Callable[[], None]] = []
-        """Run at the end of every job on its thread, e.g. `store.close_thread_connection`."""
 
-    def submit(
-        self,
-        kind: str,
-        fn: JobFn,
-        on_done: Callable[[Any], None] | None = None,
-        *,
-        on_error: Callable[[str], None] | None = None,
-        on_progress: Callable[[str, int, int], None] | None = None,
-        writer: bool = False,
-        replace: bool = True,
-        pool: str = "",
-    ) -> int:
-        """Queue `fn`; returns its generation within `kind`.
+    # -- the engine -----------------------------------------------------------------------------
 
-        With `replace` (the default) the previous job of this kind is cancelled and its answer,
-        should it still arrive, is dropped. Without it every job of the kind is delivered.
+    def open(self, store: Any) -> StoreHandle:
+        """Start the engine for `store` (a `StoreSpec`, or an open `Store` whose spec is taken) after
+        closing the old one; the engine's `Opened` (or `OpenFailed`) follows on `engine_said`."""
+        self.close_engine()
+        self._source = store
+        self.store = StoreHandle.of(store)
+        self._engines += 1
+        say = lambda message, n=self._engines: self._channel.message.emit((n, message))  # noqa: E731
+        self.client = EngineClient(store, say, processes=self.processes)
+        self.client.start()
+        return self.store
+
+    def like_this(self, root: Any, *, curation_off: str | None = None) -> Any:
+        """What `open` would take for another store at `root`, with this one's embedder, backend and
+        profile: its spec rooted there (the index in that store's default place)."""
+        import dataclasses
+
+        from memhtml_desktop.index.store import CURATION_OFF_NOTE
+        from memhtml_desktop.ops.spec import StoreSpec
+
+        source, notes = self._source, ((CURATION_OFF_NOTE,) if curation_off else ())
+        if isinstance(source, StoreSpec):
+            return dataclasses.replace(source, root=str(root), index_path="", curation_off=curation_off, notes=notes)
+        store = type(source)(root, embedder=source.embedder, vector_backend=source.vector_backend,
+                             ranking=source.ranking, curation_off=curation_off)
+        for note in notes:
+            store.notice(note)
+        return store
+
+    def close_engine(self, timeout: float = 15.0) -> None:
+        """Close the running engine (its pass cancelled, its lanes joined); pending jobs end cancelled."""
+        client, self.client = self.client, None
+        if client is not None:
+            for pending in self._pending.values():
+                pending.cancelled = True
+            client.close(timeout)
+
+    # -- jobs -----------------------------------------------------------------------------------
+
+    def run(self, job: Job, store: Any = None) -> int:
+        """Run a typed job in the engine; returns its generation within its kind.
+
+        On success its `on_success` runs on the GUI thread, then the StoreChange its `changes`
+        names is announced on `events.changed`; on failure its `on_failure` (else a warning).
+        With `job.replace` (the default) the previous job of its kind is cancelled and its
+        answer, should it still arrive, is dropped. (`store` is the open store's handle, if given.)
         """
-        if self._closed:
+        kind = job.kind
+        if self._closed or self.client is None:
             return -1
         generation = self._latest.get(kind, 0) + 1
         self._latest[kind] = generation
-        if replace:
-            for pending in self._pending.values():
-                if pending.kind == kind:
-                    pending.flag.cancel()
-        self._next_id += 1
-        flag = CancelFlag()
+        if job.replace:
+            self._cancel_pending(kind)
         was_busy = self.is_busy(kind)
-        self._pending[self._next_id] = _Pending(kind, generation, flag, replace, on_done, on_error, on_progress)
-        job = _Job(self._next_id, kind, generation, fn, flag, self._channel, tuple(self.thread_closers))
-        (self._named_pool(pool) if pool else self.write_pool if writer else self.read_pool).start(job)
+        call_id = self.client.call(job)  # its answer is queued to this thread: it comes after this returns
+        self._pending[call_id] = _Pending(job, kind, generation, job.replace)
         if not was_busy:
             self.busy_changed.emit(kind, True)
         return generation
 
-    def _named_pool(self, name: str) -> QThreadPool:
-        """A one-thread pool of its own (curation writes: never queued behind an integrity check)."""
-        pool = self.pools.get(name)
-        if pool is None:
-            pool = self.pools[name] = QThreadPool(self)
-            pool.setMaxThreadCount(1)
-        return pool
-
-    def run(self, job: Job, store: Any = None) -> int:
-        """Run a typed job against `store` (default: the runner's); returns its generation.
-
-        On success its `on_success` runs on the GUI thread, then the StoreChange its `changes`
-        names is announced on `events.changed`; on failure its `on_failure` (else a warning).
-        """
-        store = self.store if store is None else store
-
-        def done(value: Any) -> None:
-            if job.on_success is not None:
-                job.on_success(value)
-            self.events.announce(job.changes(value))
-
-        work: JobFn = lambda cancelled, progress: job.run(store, cancelled, progress)  # noqa: E731
-        if job.process and self.processes:
-            work = in_child(job, store)
-        return self.submit(job.kind, work, done,
-                           on_error=job.on_failure, on_progress=job.on_progress, writer=job.writer,
-                           replace=job.replace, pool=getattr(job, "pool", ""))
-
     def is_busy(self, kind: str | None = None) -> bool:
         if kind is None:
-            return bool(self._pending)
-        return any(p.kind == kind for p in self._pending.values())
+            return any(not p.cancelled for p in self._pending.values())
+        return any(p.kind == kind and not p.cancelled for p in self._pending.values())
 
     def latest(self, kind: str) -> int:
         return self._latest.get(kind, 0)
@@ -251,47 +162,79 @@ class Runner(QObject):
     def cancel(self, kind: str) -> None:
         """Cancel every job of `kind`; their answers are dropped."""
         self._latest[kind] = self._latest.get(kind, 0) + 1
-        for pending in self._pending.values():
-            if pending.kind == kind:
-                pending.flag.cancel()
+        self._cancel_pending(kind)
+
+    def stop(self, kind: str) -> None:
+        """Ask every running job of `kind` to stop early and answer with what it has (its own Stop)."""
+        if self.client is None:
+            return
+        for call_id, pending in self._pending.items():
+            if pending.kind == kind and not pending.cancelled:
+                self.client.stop(call_id)
+
+    def _cancel_pending(self, kind: str) -> None:
+        was_busy = self.is_busy(kind)
+        for call_id, pending in self._pending.items():
+            if pending.kind == kind and not pending.cancelled:
+                pending.cancelled = True
+                if self.client is not None:
+                    self.client.cancel(call_id)
+        if was_busy and not self.is_busy(kind):
+            self.busy_changed.emit(kind, False)
+
+    # -- what the engine says (GUI thread) ------------------------------------------------------
 
     @Slot(object)
-    def _finished(self, outcome: Outcome) -> None:
-        pending = self._pending.pop(outcome.job_id, None)
+    def _heard(self, said: tuple[int, Any]) -> None:
+        engine, message = said
+        if isinstance(message, (Done, Failed)):
+            self._answered(message)  # a call ends whichever engine answers it
+        elif engine != self._engines:
+            return
+        elif isinstance(message, Progress):
+            pending = self._pending.get(message.id)
+            if pending is not None and not pending.cancelled and not self._closed and pending.job.on_progress:
+                pending.job.on_progress(message.phase, message.done, message.total)
+        else:
+            if isinstance(message, Notices) and self.store is not None:
+                self.store.heard(message.texts, message.reopened)
+            elif isinstance(message, Opened) and self.store is not None:
+                self.store.opened(message.facts)
+            elif isinstance(message, OpenFailed) and self.store is not None:
+                self.store.failed(message.message)
+            elif isinstance(message, Gone) and not message.expected and self.store is not None:
+                self.store.failed(message.reason)
+            if not self._closed:
+                self.engine_said.emit(message)
+
+    def _answered(self, message: Done | Failed) -> None:
+        pending = self._pending.pop(message.id, None)
         if pending is None:
             return
-        if not self.is_busy(pending.kind):
-            self.busy_changed.emit(pending.kind, False)
-        stale = pending.replace and outcome.generation != self._latest.get(pending.kind)
-        if self._closed or outcome.cancelled or stale or pending.flag():
+        kind = pending.kind
+        if not pending.cancelled and not self.is_busy(kind):
+            self.busy_changed.emit(kind, False)
+        stale = pending.replace and pending.generation != self._latest.get(kind)
+        if self._closed or pending.cancelled or stale or (isinstance(message, Failed) and message.cancelled):
             self.dropped += 1
             return
-        if outcome.ok:
-            if pending.on_done is not None:
-                pending.on_done(outcome.value)
-        elif pending.on_error is not None:
-            pending.on_error(outcome.error)
+        job = pending.job
+        if isinstance(message, Done):
+            if job.on_success is not None:
+                job.on_success(message.value)
+            self.events.announce(job.changes(message.value))
+        elif job.on_failure is not None:
+            job.on_failure(message.message)
         else:
-            log.warning("%s failed: %s", pending.kind, outcome.error)
+            log.warning("%s failed: %s", kind, message.message)
 
-    @Slot(int, str, int, int)
-    def _progressed(self, job_id: int, phase: str, done: int, total: int) -> None:
-        pending = self._pending.get(job_id)
-        if pending is None or pending.on_progress is None or pending.flag() or self._closed:
-            return
-        pending.on_progress(phase, done, total)
-
-    def shutdown(self, timeout_ms: int = 10000) -> bool:
-        """Cancel everything, drop queued jobs, and wait for running ones (at close only)."""
+    def shutdown(self, timeout_ms: int = 15000) -> bool:
+        """Cancel everything and close the engine (at close only)."""
         self._closed = True
-        for pending in self._pending.values():
-            pending.flag.cancel()
-        pools = (self.read_pool, self.write_pool, *self.pools.values())
-        for pool in pools:
-            pool.clear()
-        done = all([pool.waitForDone(timeout_ms) for pool in pools])
-        kinds = {p.kind for p in self._pending.values()}
+        kinds = {p.kind for p in self._pending.values() if not p.cancelled}
+        client = self.client
+        self.close_engine(timeout_ms / 1000)
         self._pending.clear()
         for kind in sorted(kinds):  # nothing is running any more: spinners stop
             self.busy_changed.emit(kind, False)
-        return done
+        return client is None or not client.running

@@ -1,6 +1,6 @@
 """Help → About: what this build is made of, in a form a bug report can carry.
 
-`about_facts` gathers the rows (plain Python, so the window can run it on a worker: it loads the
+`about_facts` gathers the rows (the store's from the engine: `ops.jobs.AboutJob`, which loads the
 sqlite-vec extension into a private in-memory connection, see `index.versions`); `AboutDialog`
 shows them and its Copy button puts them on the clipboard as `name: value` lines.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 import platform
 import sys
 from pathlib import Path
-from typing import Any
 
 from PySide6 import __version__ as PYSIDE_VERSION
 from PySide6.QtCore import Qt, qVersion
@@ -56,10 +55,10 @@ def build_kind() -> str:
     return "Python package"
 
 
-def about_facts(store: Any = None, *, log_file: Path | str | None = None) -> list[tuple[str, str]]:
-    """`(name, value)` rows: versions, the embedder, the store's files. Safe on a worker thread."""
-    from memhtml_desktop.index.store import Store
-
+def about_facts(store_rows: list[tuple[str, str]] | None = None, *,
+                log_file: Path | str | None = None) -> list[tuple[str, str]]:
+    """`(name, value)` rows: this build's versions, then the store's (`ops.jobs.store_facts`, from the
+    engine: the SQLite libraries, the embedder, the store's files), the log file, the platform."""
     rows: list[tuple[str, str]] = [
         ("memhtml desktop", __version__),
         ("Build", build_kind()),
@@ -67,21 +66,7 @@ def about_facts(store: Any = None, *, log_file: Path | str | None = None) -> lis
         ("Qt", qVersion()),
         ("PySide6", PYSIDE_VERSION),
     ]
-    rows += list(Store.library_versions().items())
-    if store is not None:
-        embedder = getattr(store, "embedder", None)
-        if embedder is not None:
-            model_id = getattr(embedder, "model_id", type(embedder).__name__)
-            dim = getattr(embedder, "dim", "?")
-            rows += [("Embedder", str(model_id)), ("Embedding dimension", str(dim)),
-                     ("Vector space", str(getattr(embedder, "space", f"{model_id}@{dim}")))]
-        backend = getattr(store, "vector_backend", None)
-        if backend:
-            rows.append(("Vector backend", str(backend)))
-        for name, attr in (("Store", "root"), ("Index", "index_path"), ("State plane", "state_path")):
-            value = getattr(store, attr, None)
-            if value is not None:
-                rows.append((name, str(value)))
+    rows += list(store_rows or ())
     if log_file is not None:
         rows.append(("Log file", str(log_file)))
     rows.append(("Platform", platform.platform()))

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from memhtml_desktop.ops.jobs import CallJob
+from memhtml_desktop.ops.jobs import AboutJob
 
 
 class ShellDialogs:
@@ -37,7 +37,7 @@ class ShellDialogs:
         from memhtml_desktop.ui.shell.about_dialog import about_facts
 
         path = log_file()
-        job = CallJob(kind="versions", fn=lambda store: about_facts(store, log_file=path)).success(self._about_done)
+        job = AboutJob().success(lambda rows: self._about_done(about_facts(rows, log_file=path)))
         self.window.runner.run(job.failure(lambda msg: self.window.notify("About", msg, QMessageBox.Icon.Warning)))
 
     def _about_done(self, rows: list[tuple[str, str]]) -> None:

@@ -15,9 +15,8 @@ def wait_idle(window: Any, timeout: float = 30.0) -> bool:
     while time.monotonic() < deadline:
         app.processEvents()
         bridge = window.bridge
-        watching = bridge is not None and bridge.watcher is not None
         if not window.runner.is_busy() and not window.driver.debounce.isActive() and (
-                not watching or bridge.wait_idle(0.01)):
+                bridge is None or bridge.wait_idle()):
             for _ in range(5):
                 app.processEvents()
             if not window.runner.is_busy():

@@ -7,9 +7,10 @@ and the search job), and one controller per pane; each controller observes the s
 driver and the store events and runs its own typed jobs. So a pane never reaches into another,
 and a new pane is a new package under `ui/` with a controller, added here in one line.
 
-What stays here: the layout, switching stores (the watcher, the background integrity check, the
-vector warm-up), persistence of geometry and splitter, and shutdown. Nothing here touches the disk
-or SQLite.
+What stays here: the layout, switching stores (the store's engine with its watcher, the background
+integrity check, the vector warm-up), persistence of geometry and splitter, and shutdown. Nothing
+here touches the disk or SQLite: the store lives in its engine (`engine/`), the window holds its
+`StoreHandle`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QWidget
 
-from memhtml_desktop.index.store import preload_modules
+from memhtml_desktop.domain.ranking import DEFAULT
 from memhtml_desktop.settings import Settings
 from memhtml_desktop.ui.conflicts.controller import ConflictsController
 from memhtml_desktop.ui.curate.controller import CurateController
@@ -40,7 +41,6 @@ from memhtml_desktop.ui.results.controller import ResultsController
 from memhtml_desktop.ui.results.results_view import ResultsView
 from memhtml_desktop.ui.search.controller import SearchController
 from memhtml_desktop.ui.search.search_bar import SearchBar
-from memhtml_desktop.ops import curators
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
@@ -69,19 +69,19 @@ class MainWindow(QMainWindow):
 
     def __init__(self, store: Any, settings: Settings, *, qsettings: QSettings | None = None,
                  store_opener: Callable[[Path], Any] | None = None, watch: bool | None = None,
-                 prepare: Callable[[Any], Any] | None = None, watcher_options: dict | None = None,
+                 seed: bool = False, watcher_options: dict | None = None, local_engine: bool = False,
                  parent: QWidget | None = None) -> None:
+        """`store`: a `StoreSpec` (or an open `Store`, whose spec its engine opens again); `seed`:
+        import its access sidecar first (a fresh demo copy's recorded reads); `local_engine`: the
+        engine on threads of this process (tests that count calls inside it)."""
         super().__init__(parent)
         self.setObjectName("MainWindow")
-        # What the workers would import on first use, imported before anything runs beside us.
-        preload_modules()
-        curators.preload()
         self.settings, self.qsettings = settings, qsettings
         self.watch_enabled = settings.watch if watch is None else watch
         self.watcher_options = watcher_options
         self.store: Any = None
         self.bridge: WatchBridge | None = None
-        self.runner = Runner(self)
+        self.runner = Runner(self, processes=not local_engine)
         # The recall slider IS the recall_budget setting: one persisted value, not two that disagree.
         self.session = SearchSession(limit=settings.search_limit, budget=settings.recall_budget,
                                      debounce_ms=settings.debounce_ms)
@@ -96,7 +96,7 @@ class MainWindow(QMainWindow):
         self.session.on("mode", self._mode_changed)
         self.prefs = Preferences(self)
         window_state.restore(self)
-        self.set_store(store, prepare=prepare)
+        self.set_store(store, seed=seed)
 
     def _build(self) -> None:
         ctx, driver = self.ctx, self.driver
@@ -136,32 +136,32 @@ class MainWindow(QMainWindow):
 
     # -- the store -------------------------------------------------------------------------------
 
-    def set_store(self, store: Any, *, prepare: Callable[[Any], Any] | None = None) -> None:
-        """Show `store`: stop following the old one, start following this one, search it."""
+    def set_store(self, store: Any, *, seed: bool = False) -> None:
+        """Show `store`: close the old one's engine, start this one's, search it."""
         if self.bridge is not None:
             self.bridge.stop()
             self.bridge.deleteLater()
         for kind in ("search", "pool", "counts", "listed", "universe", "open", "reread", "recall", "problems",
                      "stats", "why", "find"):
             self.runner.cancel(kind)
-        self.store = self.runner.store = store
-        self.runner.thread_closers = [store.close_thread_connection]
-        self.session.set_ranking(store.ranking, announce=False)  # the store opens with the active profile
-        self.prefs.show_ranking(store.ranking)
+        self.store = handle = self.runner.open(store)
+        ranking = getattr(store, "ranking", None) or DEFAULT
+        self.session.set_ranking(ranking, announce=False)  # the store opens with the active profile
+        self.prefs.show_ranking(ranking)
         self.session.reset()
-        self.setWindowTitle(f"{store.root.name} \u2014 memhtml desktop")
-        self.bridge = WatchBridge(store, self.runner, enabled=self.watch_enabled, prepare=prepare,
+        self.setWindowTitle(f"{handle.name} \u2014 memhtml desktop")
+        self.bridge = WatchBridge(self.runner, enabled=self.watch_enabled, seed=seed,
                                   watcher_options=self.watcher_options, parent=self)
         self.bridge.status_changed.connect(self.status.set_watch)
         self.bridge.status_changed.connect(self.driver.follow_indexing)
         self.bridge.status_changed.connect(self.idle_gc.heard)
         self.bridge.failed.connect(lambda msg: self._message(f"Indexing failed: {msg}", 15000))
         self.bridge.start()
-        self.runner.events.announce(StoreChange(index=True, problems=True, reopened=True, store=store))
-        # A full integrity check reads every page: run it once, off the GUI thread, after the
-        # start-up work has had its turn. A damaged index is moved aside and rebuilt by the store.
-        QTimer.singleShot(VERIFY_AFTER_MS, lambda s=store: self._verify(s))
-        self.runner.run(WarmJob(), store)
+        self.runner.events.announce(StoreChange(index=True, problems=True, reopened=True, store=handle))
+        # A full integrity check reads every page: run it once, in the engine, after the start-up
+        # work has had its turn. A damaged index is moved aside and rebuilt by the store.
+        QTimer.singleShot(VERIFY_AFTER_MS, lambda s=handle: self._verify(s))
+        self.runner.run(WarmJob())
 
     def _verify(self, store: Any) -> None:
         if store is not self.store:
@@ -172,7 +172,7 @@ class MainWindow(QMainWindow):
             for notice in store.notices[seen:]:
                 self.notify("The index was rebuilt", notice, QMessageBox.Icon.Warning)
 
-        self.runner.run(VerifyJob().success(done), store)
+        self.runner.run(VerifyJob().success(done))
 
     def reindex(self) -> None:
         """F5: a full comparison of tree and index (by the watcher when one runs)."""

@@ -1,7 +1,7 @@
 """Settings the person changes in the window itself, not in the Settings dialog: the recall budget
 (the slider IS the `recall_budget` setting), the ranking selector, implicit judgments. Each is in
-force at once and kept for the next start (QSettings). The active ranking profile also goes to the
-store (a plain attribute the next job reads) and to every pane that explains scores.
+force at once and kept for the next start (QSettings). The active ranking profile is the session's:
+every job that ranks carries it to the engine; every pane that explains scores reads it.
 
 Kept apart from `MainWindow` so the window stays a composition (tests/ui/test_size_limits.py).
 """
@@ -33,13 +33,12 @@ class Preferences:
         w.recall.set_profile(profile)
 
     def ranking_changed(self, profile: Any) -> None:
-        """The person chose another ranking profile: the store ranks with it (nothing waits), the
-        choice is kept, and the current search, the recall pack and an open "Why not?" report run again."""
+        """The person chose another ranking profile: every later job that ranks carries it (the
+        session's; nothing waits), the choice is kept, and the current search, the recall pack and an
+        open "Why not?" report run again."""
         from memhtml_desktop.ui.kit.ranking_text import CHOICES
 
         w = self.window
-        if w.store is not None:
-            w.store.ranking = profile
         self.show_ranking(profile)
         if profile.name in CHOICES:
             self.keep("ranking", profile.name)

@@ -14,8 +14,8 @@ MAX_RECENT = 8
 class StoreChooser:
     """Opens stores for `window` (a MainWindow: its `set_store`, `notify`, `qsettings`, `settings`).
 
-    `opener` builds a Store from a path (the composition root sets one that uses the window's
-    current settings); without it, a Store with the open store's embedder.
+    `opener` makes what the window's engine opens from a path (a `StoreSpec`; the composition root
+    sets one that uses the window's current settings); without it, the open store's own, rooted there.
     """
 
     def __init__(self, window: Any, opener: Callable[[Path], Any] | None = None) -> None:
@@ -30,9 +30,9 @@ class StoreChooser:
             self.open_path(Path(path))
 
     def open_path(self, path: Path, *, remember: bool = True) -> bool:
-        """Open the store at `path`; a folder that is not a store (`check_store`) is refused with
-        why, and nothing is made there."""
-        from memhtml_desktop.index.store import CURATION_OFF_NOTE, Store, StoreError, check_store
+        """Switch the window to the store at `path` (its engine opens it); a folder that is not a
+        store (`check_store`: a few stats, nothing run) is refused with why, and nothing is made there."""
+        from memhtml_desktop.index.store import StoreError, check_store
 
         window = self.window
         try:
@@ -42,16 +42,13 @@ class StoreChooser:
                 check = check_store(path)
                 if check.problem is not None:
                     raise StoreError(check.problem)
-                store = Store(path, embedder=window.store.embedder, vector_backend=window.settings.vector_backend,
-                              ranking=window.store.ranking, curation_off=check.git_problem)
-                if check.git_problem:
-                    store.notice(CURATION_OFF_NOTE)
+                store = window.runner.like_this(path, curation_off=check.git_problem)
         except (StoreError, OSError, ValueError) as exc:
             window.notify("Cannot open this store", str(exc), QMessageBox.Icon.Warning)
             return False
         window.set_store(store)
         if remember:
-            self.remember(store.root)
+            self.remember(window.store.root)
         return True
 
     def remember(self, root: Path) -> None:

@@ -3,8 +3,7 @@ window shows, redraw after a change, open a clicked version, and set the search'
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
@@ -12,20 +11,7 @@ from PySide6.QtWidgets import QWidget
 from memhtml_desktop.domain.as_of import parse_as_of
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ops.curators import curator_for
-from memhtml_desktop.ops.jobs import Job, check
-
-
-@dataclass(kw_only=True)
-class HistoryJob(Job[Any]):
-    """The supersession chain around one memory (write/history.py), read from the index."""
-
-    kind: ClassVar[str] = "history"
-    path: str
-
-    def run(self, store, cancelled, progress) -> Any:
-        check(cancelled)
-        return curator_for(store).history(self.path)
+from memhtml_desktop.ops.curate import HistoryJob
 
 
 class TimelineController(QObject):

@@ -129,6 +129,4 @@ class WorkbenchController(QObject):
                 b.refresh()
             return
         if change.index and store is not None:
-            wb = J.existing_workbench(store)
-            if wb is not None:
-                wb.invalidate()
+            self.ctx.runner.run(J.ForgetCachedJob())

@@ -9,8 +9,7 @@ lookalikes. It reads only: nothing is recorded or committed, no shape counts as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -27,26 +26,11 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.plural import counted
-from memhtml_desktop.ops.workbench import SetTaskJob
+from memhtml_desktop.ops.workbench import CompareShapesJob
 
 SHAPE_NAMES = {"memhtml": "memhtml's pack", "quotas": "Quota ledgers", "catalog+1": "Catalogue + expand #1",
                "catalog+2": "Catalogue + expand #1–2", "catalog+pick": "Catalogue + expand the target"}
 COLUMNS = ("Shape", "Text", "Pointer only", "Missing", "Mean chars", "Charged")
-
-
-@dataclass
-class ShapesJob(SetTaskJob):
-    kind: ClassVar[str] = "wb-shapes"
-    budget: int = 16_000
-    k: int = 10
-
-    def task(self, wb, probe_set, progress, cancelled) -> Any:
-        from memhtml_desktop.workbench import check_probe_paths, compare_shapes
-
-        store = wb.store
-        probes, _, _ = check_probe_paths(store, probe_set)
-        return compare_shapes(store, probes, budget=self.budget, k=self.k, ledgers=store.ledger_map(lenient=True),
-                              progress=progress, cancelled=cancelled)
 
 
 class ShapesTab(QWidget):
@@ -132,7 +116,7 @@ class ShapesPresenter(QObject):
         if not b.set_name():
             b.window.say("Choose a probe set first.")
             return
-        b.run(ShapesJob(set_name=b.set_name(), budget=budget, k=k), self._done, busy="Comparing shapes…")
+        b.run(CompareShapesJob(set_name=b.set_name(), budget=budget, k=k), self._done, busy="Comparing shapes…")
 
     def _done(self, report: Any) -> None:
         self.bench.window.shapes.show_report(report)

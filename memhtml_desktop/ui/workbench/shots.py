@@ -11,7 +11,6 @@ has points.
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -39,18 +38,19 @@ def _pump(until, timeout: float = 60.0) -> bool:
     return False
 
 
-def demo_set(window: Any) -> None:
-    """A `demo` probe set committed to the store, unless it has a set already."""
+def demo_set(store: Any) -> None:
+    """A `demo` probe set committed to the store (the screenshot tool's own `Store`), unless it has
+    a set already."""
     from memhtml_desktop.domain.probes import EvalProbe
     from memhtml_desktop.ops.workbench import workbench_for
 
-    wb = workbench_for(window.store)
+    wb = workbench_for(store)
     if wb.files.probe_sets():
         return
     probes = [EvalProbe(q, t, c, note="picked for the screenshot") for q, t, c in DEMO_PROBES
-              if (window.store.root / t).exists()]
+              if (store.root / t).exists()]
     known = {p.target for p in probes}
-    for hit in window.store.search("", None, limit=40).hits:
+    for hit in store.search("", None, limit=40).hits:
         words = hit.gist.split()
         if len(words) >= 4 and hit.path not in known and len(probes) < 24:
             probes.append(EvalProbe(" ".join(words[:4]), hit.path))
@@ -58,9 +58,8 @@ def demo_set(window: Any) -> None:
     wb.files.save_probe_set("demo", probes)
 
 
-def workbench_view(window: Any, args: Any, size: tuple[int, int], scratch: Any) -> Any:
-    os.environ["MEMHTML_DESKTOP_DATA"] = str(scratch / "app-data")
-    demo_set(window)
+def workbench_view(window: Any, store: Any, args: Any, size: tuple[int, int], scratch: Any) -> Any:
+    demo_set(store)
     controller = window.controllers["workbench"]
     shown = controller.show()
     shown.resize(*size)

@@ -41,7 +41,7 @@ class OptimizerPresenter(QObject):
 
     def stop(self) -> None:
         if self._optimize is not None:
-            self._optimize.stop.set()
+            self.bench.ctx.runner.stop(J.OptimizeJob.kind)
 
     def _optimized(self, result: Any) -> None:
         self._optimize = None

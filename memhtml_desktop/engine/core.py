@@ -1,0 +1,335 @@
+"""The engine: the one owner of an open store, behind the window.
+
+An `Engine` opens one `Store` from a `StoreSpec` and keeps it for its whole life: its caches (the
+vector snapshot, salience, coverage) stay warm, and each of its threads opens its connection once
+and keeps it (long-lived threads keep their thread-locals; a job no longer pays 2-6 ms to open
+one). It runs the window's typed jobs (`ops/jobs.py`) on lanes — the same lines of work the
+window's pools were: two readers, a writer, and a one-thread lane per named pool (the person's
+writes on `curate`, never queued behind an integrity check; the workbench's runs) — and the
+watcher (`watch/watcher.py`) with its index passes and parse workers.
+
+It speaks only in the messages of `engine/protocol.py`, through the `send` it is given: every
+`Call` ends in one `Done` or `Failed` with its id, progress is throttled to one line per 50 ms a
+call, and what the store would tell the user (`Store.notices`) follows each job as `Notices`.
+Which transport carries the messages (a pipe to another process, or a queue between threads) is
+not its business: `serve(receive)` reads requests until `Close` or until `receive` says the
+window is gone.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memhtml_desktop.engine.protocol import (
+    RECONCILE,
+    START,
+    Batch,
+    Call,
+    Cancel,
+    Close,
+    Done,
+    Failed,
+    Idle,
+    Notices,
+    Opened,
+    OpenFailed,
+    Progress,
+    Status,
+    Stop,
+    StoreFacts,
+    Watch,
+)
+from memhtml_desktop.ops.jobs import Cancelled
+from memhtml_desktop.ops.spec import StoreSpec
+
+log = logging.getLogger(__name__)
+
+READERS = 2
+"""Threads of the read lane: a search never waits behind one long count, and two cores are all."""
+PROGRESS_INTERVAL_S = 0.05
+"""At most one progress line per 50 ms a call: the window redraws, it must not drown."""
+TICK_S = 0.02
+"""How often the serving loop looks at the watcher's idleness and the store's notices."""
+WATCHER_STOP_S = 8.0
+"""How long closing waits for the watcher's pass to notice the stop (it does between batches)."""
+LANE_JOIN_S = 5.0
+"""How long closing waits for a lane's running job to notice its cancel flag."""
+
+
+class Receiver:
+    """What `serve` reads requests through: `(timeout) -> message | None`; raises EOFError once
+    the window is gone (its pipe closed, its process ended)."""
+
+    def __call__(self, timeout: float) -> Any:  # pragma: no cover - a protocol
+        raise NotImplementedError
+
+
+@dataclass
+class _Running:
+    """One call's flags: cancelled (its answer is unwanted) and stopped (its own Stop)."""
+
+    kind: str
+    cancel: threading.Event = field(default_factory=threading.Event)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+def facts_of(store: Any) -> StoreFacts:
+    embedder = store.embedder
+    space = getattr(embedder, "space", None) or type(embedder).__name__
+    return StoreFacts(root=str(store.root), index_path=str(store.index_path), embedder=str(space))
+
+
+class Engine:
+    def __init__(self, spec: StoreSpec, send: Callable[[Any], None], *, store: Any = None) -> None:
+        self.spec = spec
+        self._send_raw = send
+        self._send_lock = threading.Lock()
+        self.store = store
+        """The open Store (None until `open`); an in-process engine may be handed one already open."""
+        self._lanes: dict[str, _Lane] = {}
+        self._running: dict[int, _Running] = {}
+        self._lock = threading.Lock()
+        self.watcher: Any = None
+        self._idle: bool | None = None
+        self._told = 0
+        self._generation = 0
+        self._closed = False
+        self.open_error = ""
+
+    # -- saying things --------------------------------------------------------------------------
+
+    def send(self, message: Any) -> None:
+        """Send one message (from any engine thread: one at a time on the wire)."""
+        with self._send_lock:
+            try:
+                self._send_raw(message)
+            except (OSError, EOFError, BrokenPipeError):
+                pass  # the window is gone; serve() notices and leaves
+            except Exception:  # an answer that does not pickle: said, never lost silently
+                if isinstance(message, Done):
+                    log.warning("the answer to call %s could not be sent", message.id, exc_info=True)
+                    self._send_raw(Failed(message.id, "the answer could not be sent back to the window"))
+                else:
+                    log.warning("a message of the engine could not be sent", exc_info=True)
+
+    def say_notices(self) -> None:
+        """The store's new notices since the last time, and whether it moved its index aside."""
+        store = self.store
+        if store is None:
+            return
+        notices = list(store.notices)
+        generation = getattr(store, "_generation", 0)
+        if len(notices) > self._told or generation != self._generation:
+            fresh, reopened = tuple(notices[self._told:]), generation != self._generation
+            self._told, self._generation = len(notices), generation
+            self.send(Notices(fresh, reopened))
+
+    # -- life -----------------------------------------------------------------------------------
+
+    def open(self) -> bool:
+        """Open the store (unless handed one) and say so: `Opened` or `OpenFailed`."""
+        if self.store is None:
+            try:
+                self.store = self.spec.open()
+            except Exception as exc:  # noqa: BLE001 - whatever stops the store opening is said as is
+                log.info("the store could not be opened", exc_info=True)
+                self.open_error = str(exc) or type(exc).__name__
+                self.send(OpenFailed(self.open_error))
+                return False
+        self._generation = getattr(self.store, "_generation", 0)
+        self.send(Opened(facts_of(self.store)))
+        self.say_notices()
+        return True
+
+    def serve(self, receive: Callable[[float], Any]) -> None:
+        """Read requests until `Close` or until the window is gone, then close."""
+        try:
+            while True:
+                try:
+                    message = receive(TICK_S)
+                except (EOFError, OSError):
+                    break
+                if message is not None and not self.handle(message):
+                    break
+                self._tick()
+        finally:
+            self.close()
+
+    def handle(self, message: Any) -> bool:
+        """Act on one request; False for `Close`."""
+        if isinstance(message, Call):
+            self._call(message)
+        elif isinstance(message, Cancel):
+            self._flag(message.id, "cancel")
+        elif isinstance(message, Stop):
+            self._flag(message.id, "stop")
+        elif isinstance(message, Watch):
+            self._watch(message)
+        elif isinstance(message, Close):
+            return False
+        else:
+            log.warning("the engine was asked something it does not know: %r", type(message).__name__)
+        return True
+
+    def close(self) -> None:
+        """Stop the watcher (its pass cancelled), cancel every call, join the lanes, stop the parse
+        workers: nothing of the engine runs after this returns (but a job that ignores its flag)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.watcher is not None:
+            self.watcher.stop(WATCHER_STOP_S)
+            if self.watcher.running:
+                log.warning("the watcher's pass did not stop within %g s; leaving without waiting", WATCHER_STOP_S)
+            else:
+                self.send(Status(self.watcher.status()))
+        with self._lock:
+            for running in self._running.values():
+                running.cancel.set()
+        for lane in self._lanes.values():
+            lane.close()
+        for lane in self._lanes.values():
+            lane.join(LANE_JOIN_S)
+        if self.store is not None and self.spec is not None and self._owns_parse_workers:
+            from memhtml_desktop.index.store import Store
+
+            Store.stop_parse_workers()  # nothing submits any more: the parse workers leave
+
+    _owns_parse_workers = True
+    """A process engine owns its process's parse workers; a local one shares them with its caller."""
+
+    # -- calls ----------------------------------------------------------------------------------
+
+    def _call(self, call: Call) -> None:
+        job = call.job
+        with self._lock:
+            self._running[call.id] = _Running(kind=getattr(job, "kind", "job"))
+        if self._closed or self.store is None:
+            why = f"the store could not be opened: {self.open_error}" if self.open_error else "the engine is closing"
+            self._finish(call.id, Failed(call.id, why, cancelled=self._closed))
+            return
+        self._lane(_lane_name(job)).put(call)
+
+    def _flag(self, call_id: int, which: str) -> None:
+        with self._lock:
+            running = self._running.get(call_id)
+        if running is not None:
+            getattr(running, which).set()
+
+    def _lane(self, name: str) -> _Lane:
+        lane = self._lanes.get(name)
+        if lane is None:
+            lane = self._lanes[name] = _Lane(self, name, READERS if name == "read" else 1)
+        return lane
+
+    def run_call(self, call: Call) -> None:
+        """On a lane's thread: run the job, send its one answer."""
+        with self._lock:
+            running = self._running.get(call.id)
+        if running is None:
+            return
+        if running.cancel.is_set():
+            self._finish(call.id, Failed(call.id, "cancelled", cancelled=True))
+            return
+        job = call.job
+        if getattr(job, "stoppable", False):
+            job.stop = running.stop  # its own Stop: `Stop(id)` sets it
+        last = [0.0]
+
+        def progress(phase: str, done: int, total: int) -> None:
+            now = time.monotonic()
+            if done < total and now - last[0] < PROGRESS_INTERVAL_S:
+                return
+            last[0] = now
+            self.send(Progress(call.id, phase, int(done), int(total)))
+
+        try:
+            value = job.run(self.store, running.cancel.is_set, progress)
+            answer: Any = Done(call.id, value)
+        except Cancelled:
+            answer = Failed(call.id, "cancelled", cancelled=True)
+        except Exception as exc:  # noqa: BLE001 - a job's failure is an answer, in its own words
+            log.warning("%s job failed", running.kind, exc_info=True)
+            answer = Failed(call.id, str(exc) or type(exc).__name__, cancelled=running.cancel.is_set())
+        self.say_notices()
+        self._finish(call.id, answer)
+
+    def _finish(self, call_id: int, answer: Any) -> None:
+        with self._lock:
+            self._running.pop(call_id, None)
+        self.send(answer)
+
+    # -- the watcher ----------------------------------------------------------------------------
+
+    def _watch(self, message: Watch) -> None:
+        if self.store is None or self._closed:
+            return
+        if message.action == START and self.watcher is None:
+            from memhtml_desktop.watch.watcher import Watcher
+
+            options = {k: v for k, v in message.options.items() if k != "thread_nice"}
+            self.watcher = Watcher(self.store, on_status=lambda s: self.send(Status(s)),
+                                   on_batch=lambda b: self.send(Batch(b)), **options)
+            self._idle = None
+            self.watcher.start()
+        elif message.action == RECONCILE and self.watcher is not None:
+            self.watcher.request_reconcile(message.reason or "asked for")
+            self._idle = False
+            self.send(Idle(False))
+
+    def _tick(self) -> None:
+        if self.watcher is not None:
+            idle = self.watcher.wait_idle(0)
+            if idle != self._idle:
+                self._idle = idle
+                self.send(Idle(idle))
+        self.say_notices()
+
+
+def _lane_name(job: Any) -> str:
+    return getattr(job, "pool", "") or ("write" if getattr(job, "writer", False) else "read")
+
+
+class _Lane:
+    """`threads` long-lived threads taking calls from one queue, in order."""
+
+    def __init__(self, engine: Engine, name: str, threads: int) -> None:
+        self.engine, self.name = engine, name
+        self.queue: queue.Queue = queue.Queue()
+        self.threads = [threading.Thread(target=self._work, name=f"engine-{name}-{i}", daemon=True)
+                        for i in range(threads)]
+        for thread in self.threads:
+            thread.start()
+
+    def put(self, call: Call) -> None:
+        self.queue.put(call)
+
+    def close(self) -> None:
+        for _ in self.threads:
+            self.queue.put(None)
+
+    def join(self, timeout: float) -> None:
+        end = time.monotonic() + timeout
+        for thread in self.threads:
+            thread.join(max(0.0, end - time.monotonic()))
+
+    def _work(self) -> None:
+        store = self.engine.store
+        try:
+            while True:
+                call = self.queue.get()
+                if call is None:
+                    break
+                self.engine.run_call(call)
+        finally:
+            if store is not None:
+                try:
+                    store.close_thread_connection()  # this thread's connection, opened once and kept
+                except Exception:  # noqa: BLE001 - closing at the end must not raise
+                    log.debug("closing a lane's connection failed", exc_info=True)

@@ -1,0 +1,262 @@
+"""The engine (engine/): one process owning a real store, spoken to in typed messages.
+
+Real stores on disk, real engine processes started as the window starts them; only the window's
+Qt side is left out (tests/ui covers the Runner over the engine)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from memhtml_desktop.domain.hash_embedder import HashEmbedder
+from memhtml_desktop.domain.results import Answer
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.engine.client import EngineClient
+from memhtml_desktop.engine.protocol import Batch, Done, Failed, Gone, Idle, Notices, Opened, OpenFailed, Progress, Status
+from memhtml_desktop.index.store import Store
+from memhtml_desktop.ops.jobs import ReconcileJob, SearchJob
+from memhtml_desktop.ops.spec import StoreSpec, spec_of
+from tests.engine.helpers import CurateLaneJob, Inbox, FailJob, NoticeJob, StoppableJob, WaitJob, WhereJob
+from tests.memfiles import memory_html
+from tests.ui.conftest import write_golden_store
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    root = write_golden_store(tmp_path / "store")
+    s = Store(root, index_path=tmp_path / "index" / "index.db", embedder=HashEmbedder())
+    s.index()
+    s.close_thread_connection()
+    return s
+
+
+@pytest.fixture
+def engine(store):
+    inbox = Inbox()
+    client = EngineClient(store, inbox).start()
+    inbox.wait(lambda m: isinstance(m, Opened))
+    yield client, inbox
+    client.close()
+
+
+def test_the_engine_opens_the_store_in_its_own_process_and_answers_a_search(engine, store):
+    client, inbox = engine
+    assert not client.in_process and client.pid not in (None, os.getpid())
+    opened = inbox.wait(lambda m: isinstance(m, Opened))
+    assert opened.facts.root == str(store.root) and opened.facts.embedder == HashEmbedder().space
+    answer = inbox.answer(client.call(SearchJob("rollback order", Scope(), 5)))
+    assert isinstance(answer, Done) and isinstance(answer.value, Answer)
+    here = store.search("rollback order", Scope(), limit=5)
+    assert [h.path for h in answer.value.result.hits] == [h.path for h in here.hits]
+
+
+def test_a_lane_keeps_its_connection_across_calls(engine):
+    """Two readers, each opening its connection once: five calls see at most two connections, all in
+    the engine's process, none in the window's."""
+    client, inbox = engine
+    seen = [inbox.answer(client.call(WhereJob())).value for _ in range(5)]
+    pids = {pid for pid, _, _ in seen}
+    assert pids == {client.pid}
+    assert len({conn for _, _, conn in seen}) <= 2 and len({thread for _, thread, _ in seen}) <= 2
+
+
+def test_progress_and_the_one_answer_of_a_reconciliation(engine, store):
+    client, inbox = engine
+    (store.root / "areas" / "new").mkdir(parents=True)
+    for i in range(30):
+        (store.root / "areas" / "new" / f"note-{i}.html").write_text(
+            memory_html(title=f"Note {i}", claim=f"The quota for shard {i} is {i * 7} requests."), encoding="utf-8")
+    call = client.call(ReconcileJob())
+    done = inbox.answer(call, 60)
+    assert isinstance(done, Done) and done.value.added == 30
+    answers = [m for m in inbox.messages if isinstance(m, (Done, Failed)) and m.id == call]
+    assert len(answers) == 1
+    assert any(isinstance(m, Progress) and m.id == call for m in inbox.messages)
+
+
+def test_a_cancelled_call_ends_cancelled_and_a_failing_one_in_its_own_words(engine):
+    client, inbox = engine
+    waiting = client.call(WaitJob())
+    inbox.wait(lambda m: isinstance(m, Progress) and m.id == waiting)
+    client.cancel(waiting)
+    ended = inbox.answer(waiting, 10)
+    assert isinstance(ended, Failed) and ended.cancelled
+    failed = inbox.answer(client.call(FailJob()))
+    assert isinstance(failed, Failed) and not failed.cancelled and failed.message == "no such probe set in store"
+
+
+def test_a_stoppable_call_answers_with_what_it_has(engine):
+    client, inbox = engine
+    call = client.call(StoppableJob())
+    inbox.wait(lambda m: isinstance(m, Progress) and m.id == call)
+    client.stop(call)
+    done = inbox.answer(call, 10)
+    assert isinstance(done, Done) and done.value == "stopped with the best so far"
+
+
+def test_a_lane_of_its_own_is_not_queued_behind_busy_readers(engine):
+    """Both readers busy for 20 s: a call of the curate lane (the person's writes) answers at once."""
+    client, inbox = engine
+    busy = [client.call(WaitJob(seconds=20)) for _ in range(2)]
+    for call in busy:
+        inbox.wait(lambda m, c=call: isinstance(m, Progress) and m.id == c)
+    started = time.monotonic()
+    done = inbox.answer(client.call(CurateLaneJob()), 10)
+    assert isinstance(done, Done) and done.value == "curated" and time.monotonic() - started < 5
+    queued = client.call(WaitJob(seconds=0))  # a third read waits for a reader
+    time.sleep(0.3)
+    assert not any(isinstance(m, (Done, Failed)) and m.id == queued for m in inbox.messages)
+    for call in busy:
+        client.cancel(call)
+    assert isinstance(inbox.answer(queued, 10), Done)
+
+
+def test_notices_reach_the_window(engine):
+    client, inbox = engine
+    inbox.answer(client.call(NoticeJob()))
+    said = inbox.wait(lambda m: isinstance(m, Notices) and m.texts)
+    assert said.texts == ("The index was damaged; it was moved aside and rebuilt.",)
+
+
+def test_the_watcher_runs_in_the_engine_and_says_each_batch(engine, store):
+    client, inbox = engine
+    client.watch(quiet_s=0.05, max_delay_s=0.2)
+    inbox.wait(lambda m: isinstance(m, Status) and m.status.mode in ("live", "polling"), 30)
+    inbox.wait(lambda m: isinstance(m, Idle) and m.idle, 30)
+    path = store.root / "areas" / "oncall" / "pager-rotation.html"
+    path.write_text(memory_html(title="Pager rotation", claim="The pager rotates every Monday at 09:00."),
+                    encoding="utf-8")
+    batch = inbox.wait(lambda m: isinstance(m, Batch) and m.summary.added, 30)
+    assert batch.summary.added >= 1
+    found = inbox.answer(client.call(SearchJob("pager rotates monday", Scope(), 3)))
+    assert found.value.result.hits[0].path == "areas/oncall/pager-rotation.html"
+
+
+def test_a_killed_engine_fails_its_calls_then_a_new_one_answers(engine):
+    client, inbox = engine
+    client.watch(quiet_s=0.05)
+    waiting = client.call(WaitJob())
+    inbox.wait(lambda m: isinstance(m, Progress) and m.id == waiting)
+    first = client.pid
+    client.kill()
+    ended = inbox.answer(waiting, 10)
+    assert isinstance(ended, Failed) and "SIGKILL" in ended.message and not ended.cancelled
+    gone = inbox.wait(lambda m: isinstance(m, Gone))
+    assert not gone.expected and "SIGKILL" in gone.reason
+    done = inbox.answer(client.call(SearchJob("rollback", Scope(), 3)), 30)
+    assert isinstance(done, Done) and client.pid != first
+    # the watcher was started again in the new engine
+    inbox.wait(lambda m: isinstance(m, Status) and m.status.mode in ("live", "polling")
+               and inbox.messages.index(m) > inbox.messages.index(gone), 30)
+
+
+def test_an_engine_that_keeps_dying_is_not_restarted_by_a_request(store):
+    inbox = Inbox()
+    client = EngineClient(store, inbox).start()
+    try:
+        for _ in range(3):
+            inbox.wait(lambda m: isinstance(m, Opened) and inbox.messages.count(m) >= 1)
+            pid = client.pid
+            client.kill()
+            inbox.wait(lambda m, n=len([x for x in inbox.messages if isinstance(x, Gone)]):
+                       len([x for x in inbox.messages if isinstance(x, Gone)]) > n)
+            if _ < 2:
+                assert isinstance(inbox.answer(client.call(SearchJob("rollback", Scope(), 1))), Done)
+                assert client.pid != pid
+        refused = inbox.answer(client.call(SearchJob("rollback", Scope(), 1)))
+        assert isinstance(refused, Failed) and "not running" in refused.message and "SIGKILL" in refused.message
+        client.restart()
+        assert isinstance(inbox.answer(client.call(SearchJob("rollback", Scope(), 1)), 30), Done)
+    finally:
+        client.close()
+
+
+def test_a_store_that_cannot_open_is_said(tmp_path):
+    inbox = Inbox()
+    spec = StoreSpec(str(tmp_path / "missing"), str(tmp_path / "index.db"), HashEmbedder(), "numpy", True, None)
+    client = EngineClient(spec, inbox).start()
+    try:
+        failed = inbox.wait(lambda m: isinstance(m, OpenFailed))
+        assert "not a directory" in failed.message
+        refused = inbox.answer(client.call(SearchJob("x", Scope(), 1)), 10)
+        assert isinstance(refused, Failed)
+    finally:
+        client.close()
+    assert not client.running
+
+
+def test_an_embedder_that_cannot_cross_runs_the_engine_here(store, tmp_path):
+    class Unpicklable(HashEmbedder):
+        def __reduce__(self):
+            raise TypeError("stays here")
+
+    held = Store(store.root, index_path=store.index_path, embedder=Unpicklable())
+    assert spec_of(held) is None
+    inbox = Inbox()
+    client = EngineClient(held, inbox).start()
+    try:
+        inbox.wait(lambda m: isinstance(m, Opened))
+        assert client.in_process
+        pid, _, _ = inbox.answer(client.call(WhereJob())).value
+        assert pid == os.getpid()
+        assert isinstance(inbox.answer(client.call(SearchJob("rollback", Scope(), 2))), Done)
+    finally:
+        client.close()
+        held.close_thread_connection()
+
+
+def test_a_clean_close_reads_as_clean_while_other_threads_ask_whether_it_runs(store, caplog):
+    """Under the forkserver a child's exit code is written once on its sentinel; two threads polling
+    together made the second reader get EOF, and multiprocessing then recorded 255 over the real 0:
+    a clean exit said as a crash. Six engines closed while three threads keep asking."""
+    for _ in range(6):
+        inbox = Inbox()
+        client = EngineClient(store, inbox).start()
+        client.watch(quiet_s=0.1)
+        inbox.wait(lambda m: isinstance(m, Idle) and m.idle, 30)
+        asking = threading.Event()
+
+        def ask() -> None:
+            while not asking.is_set():
+                client.running  # noqa: B018 - the poll is the point
+        askers = [threading.Thread(target=ask) for _ in range(3)]
+        for thread in askers:
+            thread.start()
+        try:
+            client.close(10)
+        finally:
+            asking.set()
+            for thread in askers:
+                thread.join()
+        gone = inbox.wait(lambda m: isinstance(m, Gone), 10)
+        assert gone.expected and gone.reason == "exit code 0"
+    assert "the engine stopped" not in caplog.text
+
+
+def test_which_embedders_cross_to_an_engine_process(store, tmp_path):
+    from memhtml_desktop.ops.spec import crossing
+    from tests.engine.helpers import HeldEmbedder
+
+    held = Store(store.root, index_path=tmp_path / "held.db", embedder=HeldEmbedder())
+    assert spec_of(held) is None
+    assert crossing(HashEmbedder()) is not None and spec_of(store) is not None
+    pytest.importorskip("onnxruntime")
+    from memhtml_desktop.embedders.minilm import MiniLMEmbedder
+
+    assert crossing(MiniLMEmbedder()) == "minilm"
+    assert crossing(MiniLMEmbedder(precision="fp32")) is None, "fp32 is not the registry's int8 space"
+    assert crossing(MiniLMEmbedder(model_dir=tmp_path)) is None
+
+
+def test_a_reconciliation_asked_of_the_watcher_runs_and_is_said(engine, store):
+    client, inbox = engine
+    client.watch(quiet_s=0.05)
+    inbox.wait(lambda m: isinstance(m, Batch) and m.summary.kind == "reconcile", 30)
+    inbox.wait(lambda m: isinstance(m, Idle) and m.idle, 30)
+    client.reconcile("asked for")
+    inbox.wait(lambda m: len([x for x in inbox.messages if isinstance(x, Batch) and x.summary.kind == "reconcile"]) >= 2,
+               30)

@@ -1,0 +1,172 @@
+"""The newer-first step through the real index: a fact that changed ranks newer first, both marked;
+what a curator settled, a frame that is a list, a task and an archived memory are left alone; the
+keys the step groups by live in the index (migration 0012); the explanation and the workbench's
+re-ranking agree with the search. Real SQLite files, real memory files, both embedders where the
+ranking depends on them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from memfiles import CHANGED_NEW as NEW
+from memfiles import CHANGED_OLD as OLD
+from memfiles import write_changed_fact, write_memory
+from memhtml_desktop.devtools import fact_store
+from memhtml_desktop.domain.contradiction import blocking_keys
+from memhtml_desktop.domain.hash_embedder import HashEmbedder
+from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML
+from memhtml_desktop.domain.refusion import rerank
+from memhtml_desktop.domain.types import Scope
+from memhtml_desktop.embedders.registry import make_embedder
+from memhtml_desktop.index.arm_lists import prepare_queries
+from memhtml_desktop.index.store import Store
+
+
+def _store(root, tmp_path, embedder=None) -> Store:
+    store = Store(root, index_path=tmp_path / "index.db", embedder=embedder or HashEmbedder())
+    assert store.index().failed == 0
+    return store
+
+
+@pytest.fixture
+def capital(tmp_path):
+    root = tmp_path / "store"
+    write_changed_fact(root)
+    return root
+
+
+def test_the_newer_ranks_first_and_both_are_marked(capital, tmp_path):
+    store = _store(capital, tmp_path)
+    result = store.search("capital of australia")
+    paths = [h.path for h in result.hits]
+    assert paths.index(NEW) < paths.index(OLD)
+    hits = {h.path: h for h in result.hits}
+    assert [m.other for m in hits[OLD].contradictions] == [NEW]
+    assert hits[OLD].contradictions[0].describe().startswith("contradicted by a newer memory")
+    pack = store.recall("capital of australia")
+    ranks = {i.path: i.rank for i in pack.memories.items}
+    assert ranks[NEW] < ranks[OLD] and pack.contradiction_notes
+    assert store.recall("capital of australia", ranking=MEMHTML).contradiction_notes is False
+
+
+def test_a_pair_a_curator_settled_is_left_alone_and_contradicts_is_not_settling(tmp_path):
+    for rel, settled in (("relates_to", True), ("contradicts", False)):
+        root = tmp_path / rel / "store"
+        write_memory(root, OLD, title="Capital of Australia", claim="The capital of Australia is Sydney.",
+                     created="2024-01-05T10:00:00Z")
+        write_memory(root, NEW, title="Capital of Australia", claim="The capital of Australia is Canberra.",
+                     created="2024-06-02T10:00:00Z", links=[(rel, "/" + OLD)])
+        store = _store(root, tmp_path / rel)
+        hits = store.search("capital of australia").hits
+        assert all(not h.contradictions for h in hits) is settled, rel
+
+
+def test_a_frame_that_is_a_list_is_not_a_slot(tmp_path):
+    root = tmp_path / "store"
+    places = ["Belgium", "Canada", "Haiti", "Monaco", "Senegal", "Switzerland"]
+    for i, place in enumerate(places):
+        write_memory(root, f"resources/lang/french-{i}.html", title=f"French in {place}",
+                     claim=f"French is spoken in {place}.", created=f"2024-0{1 + i}-01T00:00:00Z")
+    store = _store(root, tmp_path)
+    assert all(not h.contradictions for h in store.search("where is french spoken").hits)
+    few = tmp_path / "few" / "store"
+    for i, place in enumerate(places[:2]):
+        write_memory(few, f"resources/lang/french-{i}.html", title=f"French in {place}",
+                     claim=f"French is spoken in {place}.", created=f"2024-0{1 + i}-01T00:00:00Z")
+    marked = _store(few, tmp_path / "few").search("where is french spoken").hits
+    assert all(h.contradictions for h in marked)  # two values: one slot, as the conflicts scan reads it
+
+
+def test_tasks_and_archived_memories_take_part_in_no_pair(capital, tmp_path):
+    write_memory(capital, "archive/2024/resources/geo/capital-old.html", title="Capital of Australia",
+                 claim="The capital of Australia is Melbourne.", status="archived", created="2023-01-01T00:00:00Z")
+    write_memory(capital, "projects/geo/tasks/check-capital.html", title="Check the capital",
+                 claim="The capital of Australia is Perth.", memory_type="task", created="2024-09-01T00:00:00Z",
+                 extra_metas=[("memhtml-task-status", "todo")])
+    store = _store(capital, tmp_path)
+    scope = Scope.build(memory_types=["semantic", "task"], include_archived=True)
+    hits = {h.path: h for h in store.search("capital of australia", scope).hits}
+    assert "archive/2024/resources/geo/capital-old.html" in hits and "projects/geo/tasks/check-capital.html" in hits
+    assert not hits["archive/2024/resources/geo/capital-old.html"].contradictions
+    assert not hits["projects/geo/tasks/check-capital.html"].contradictions
+    assert [m.other for m in hits[OLD].contradictions] == [NEW]
+
+
+def test_the_keys_live_in_the_index_and_an_older_index_gets_them(capital, tmp_path):
+    store = _store(capital, tmp_path)
+    conn = store.reader()
+    rows = dict(conn.execute("SELECT path, contradiction_keys FROM files").fetchall())
+    claim, key = conn.execute("SELECT gist, frame_key FROM files WHERE path = ?", (OLD,)).fetchone()
+    assert rows[OLD].split("\n") == list(blocking_keys(claim, key))
+    store.close_thread_connection()
+    # an index built before migration 0012: the column and its row in the ledger gone
+    import apsw
+
+    raw = apsw.Connection(str(tmp_path / "index.db"))
+    raw.execute("ALTER TABLE files DROP COLUMN contradiction_keys")
+    raw.execute("DELETE FROM schema_migrations WHERE name = '0012_contradiction_keys.sql'")
+    raw.close()
+    reopened = Store(capital, index_path=tmp_path / "index.db", embedder=HashEmbedder())
+    again = dict(reopened.reader().execute("SELECT path, contradiction_keys FROM files").fetchall())
+    assert again == rows
+    assert [m.other for h in reopened.search("capital of australia").hits if h.path == OLD for m in h.contradictions] == [NEW]
+
+
+def test_why_not_names_the_newer_first_move(capital, tmp_path):
+    store = _store(capital, tmp_path)
+    hits = store.search("capital of australia").hits
+    moved = [h for h in hits if any(m.step == "newer" for m in h.moves)]
+    for hit in moved:
+        report = store.why("capital of australia", None, hit.path)
+        assert any(m["step"] == "newer" and m["reason"] == next(mv for mv in hit.moves if mv.step == "newer").reason()
+                   for m in report.moves)
+
+
+@pytest.mark.parametrize("embedder", ["hash", pytest.param("minilm", marks=pytest.mark.slow)])
+def test_the_workbench_re_ranking_equals_the_search_on_changed_facts(tmp_path, embedder):
+    if embedder == "minilm":
+        pytest.importorskip("onnxruntime")
+    made = fact_store.build(tmp_path / "facts", slots=150, seed=19)
+    store = Store(made.root, index_path=tmp_path / f"{embedder}.db", embedder=make_embedder(embedder))
+    store.index()
+    questions = [q for q, _, _ in made.questions][:25]
+    model = store.embedder.model_id
+    for profile in (DEFAULT, MEMHTML, dataclasses.replace(DEFAULT, newer_first=False)):
+        prepared = prepare_queries(store, [(q, None, ()) for q in questions], profile)
+        for question, ready in zip(questions, prepared):
+            searched = [h.path for h in store.search(question, limit=10, ranking=profile).hits]
+            assert list(rerank(ready, profile, 10, model).paths) == searched, (profile.name, question)
+
+
+def _newest_first(store, made) -> dict[str, float]:
+    """The share of questions about a changed slot whose newest fact ranks above every older one."""
+    won = {"before": 0, "after": 0}
+    for question, newest, olders in made.questions:
+        for name, profile in (("before", dataclasses.replace(DEFAULT, newer_first=False)), ("after", DEFAULT)):
+            paths = [h.path for h in store.search(question, limit=10, ranking=profile).hits]
+            at = paths.index(newest) if newest in paths else 10
+            won[name] += at < min((paths.index(o) for o in olders if o in paths), default=11)
+    return {k: v / len(made.questions) for k, v in won.items()}
+
+
+def test_on_a_small_fact_store_the_newest_fact_goes_first(tmp_path):
+    """A regression guard at 300 slots (86 questions, so a few points of chance either way); the 90%
+    the issue asks for is held at several thousand facts below and in bench/newer_first_bench.py."""
+    made = fact_store.build(tmp_path / "facts", slots=300, seed=23)
+    share = _newest_first(_store(made.root, tmp_path), made)
+    assert share["after"] >= 0.85 and share["after"] >= share["before"] + 0.3, share
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("embedder", ["hash", "minilm"])
+def test_on_several_thousand_facts_the_newest_goes_first_nine_times_in_ten(tmp_path_factory, embedder):
+    if embedder == "minilm":
+        pytest.importorskip("onnxruntime")
+    base = tmp_path_factory.mktemp(f"facts-{embedder}")
+    made = fact_store.build(base / "facts", slots=2600, seed=5)  # 4,213 memories, 787 questions
+    store = _store(made.root, base, make_embedder(embedder))
+    share = _newest_first(store, made)
+    assert share["after"] >= 0.9 and share["after"] >= share["before"] + 0.4, share
