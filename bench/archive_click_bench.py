@@ -33,10 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memhtml_desktop.devtools.gen_store import generate_store, git_commit  # noqa: E402
-from memhtml_desktop.index.salience import SALIENCE  # noqa: E402
 from memhtml_desktop.index.sidecar import import_file  # noqa: E402
 from memhtml_desktop.index.store import Store  # noqa: E402
-from memhtml_desktop.index.vectors import CACHE  # noqa: E402
 from memhtml_desktop.write.curator import Curator  # noqa: E402
 from memhtml_desktop.write.requests import ArchiveRequest  # noqa: E402
 
@@ -110,8 +108,9 @@ def clicks(root: Path, index: Path, rounds: int, seed: int) -> tuple[list[float]
 
         subprocess.run = counted
         undo = [stage.wrap(subprocess, "run", "git"), stage.wrap(store, "update_paths", "reindex"),
-                stage.wrap(CACHE, "snapshot", "snapshot"), stage.wrap(CACHE, "coverage", "coverage"),
-                stage.wrap(SALIENCE, "bounds", "salience")]  # fmt: skip
+                stage.wrap(store.caches.vectors, "snapshot", "snapshot"),
+                stage.wrap(store.caches.vectors, "coverage", "coverage"),
+                stage.wrap(store.caches.salience, "bounds", "salience")]  # fmt: skip
         started = time.perf_counter()
         try:
             curator.apply(plan)

@@ -323,7 +323,7 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
 
     main_window.VERIFY_AFTER_MS = 3_600_000  # the one integrity check is kept out of the timings
     tune_for_gui()
-    app = QApplication.instance() or QApplication([])
+    _app = QApplication.instance() or QApplication([])  # held: the application lives as long as the run
     scratch = Path(tempfile.mkdtemp(prefix="event-loop-gaps-"))
     load = start_load(loaders)
     control = Control()
@@ -442,7 +442,7 @@ def floor_round(seconds: float, loaders: int, niced: int, trace: bool = False, e
 
     from memhtml_desktop.engine.process import ENGINE_NICE as CHILD_NICE
 
-    app = QApplication.instance() or QApplication([])
+    _app = QApplication.instance() or QApplication([])  # held: the application lives as long as the run
     load = start_load(loaders, niced, CHILD_NICE)
     control = Control()
     beat = Beat(clocks=trace, explain_ms=explain_ms)

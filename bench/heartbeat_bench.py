@@ -222,7 +222,7 @@ def session(store_dir: Path, index: Path, edits: int, seed: int) -> dict:
 
     guard_none_refcount()
     tune_for_gui()
-    app = QApplication.instance() or QApplication([])
+    _app = QApplication.instance() or QApplication([])  # held: the application lives as long as the run
     scratch = Path(tempfile.mkdtemp(prefix="memhtml-heartbeat-"))
     qsettings = QSettings(str(scratch / "window.ini"), QSettings.Format.IniFormat)
     store = Store(store_dir, index_path=index)

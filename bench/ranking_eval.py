@@ -88,11 +88,8 @@ def redundancy(store, items, profile) -> dict:
     """Near-duplicate pairs on a page of ten and hits MMR moved, averaged over `items`' queries."""
     import numpy as np
 
-    from memhtml_desktop.domain.embedder import space_of
-    from memhtml_desktop.index.vectors import CACHE
-
     conn = store.reader()
-    snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(store.embedder), store.embedder.dim)
+    snapshot = store.vector_snapshot(conn)
     rowid = dict(conn.execute("SELECT path, rowid FROM files").fetchall())
     threshold = DEFAULT.twin_cosine.get(store.embedder.model_id)
     pairs = moves = 0

@@ -22,7 +22,6 @@ from _timing import open_store, pct, store_arguments, timed, warm_and_time
 
 from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.index.store import Store
-from memhtml_desktop.index.vectors import CACHE
 
 
 def bench_backends(store: Store, queries: list[str], vectors: list[np.ndarray]) -> dict[str, float]:
@@ -61,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     latencies = warm_and_time(queries, {"search": lambda q: store.search(q, limit=args.limit)}, args.rounds)["search"]
 
     conn = store.reader()
-    snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(store.embedder), store.embedder.dim)
+    snapshot = store.vector_snapshot(conn)
     vectors = [np.asarray(store.embedder.embed([q]), dtype=np.float32)[0] for q in queries]
     arm_times = [timed(snapshot.ranked_files, v, 160)[0] for v in vectors for _ in range(args.rounds)]
     matrix = snapshot.matrix.copy()

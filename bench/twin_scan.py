@@ -28,9 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memhtml_desktop.devtools.gen_store import generate_store  # noqa: E402
-from memhtml_desktop.domain.embedder import space_of  # noqa: E402
 from memhtml_desktop.index.store import Store  # noqa: E402
-from memhtml_desktop.index.vectors import CACHE  # noqa: E402
 
 THRESHOLDS = (0.90, 0.94, 0.95, 0.96)
 
@@ -53,7 +51,7 @@ def scan(root: Path, probes, name: str, index: Path) -> dict:
     store.index()
     conn = store.reader()
     with conn:
-        snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(store.embedder), store.embedder.dim)
+        snapshot = store.vector_snapshot(conn)
         rows = conn.execute("SELECT path, rowid FROM files WHERE archived = 0 AND memory_type <> 'task'").fetchall()
     vectors = {p: snapshot.file_vector(r) for p, r in rows}
     live = [p for p, v in vectors.items() if v is not None]

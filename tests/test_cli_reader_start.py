@@ -17,8 +17,8 @@ print(code, "memhtml_desktop.write.curator" in sys.modules)
 """
 
 
-def _search(root, index) -> str:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(root), str(index)], capture_output=True, text=True,
+def _search(root, index, child: str = CHILD) -> str:
+    out = subprocess.run([sys.executable, "-c", child, str(root), str(index)], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip().splitlines()[-1]
@@ -37,3 +37,29 @@ def test_a_journal_left_behind_brings_the_recovery_in(tmp_path):
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     os.makedirs(root / ".git" / "memhtml-desktop" / "journals" / "leftover")
     assert _search(root, tmp_path / "index.db") == "0 True"
+
+
+INDEX_CHILD = """
+import sys
+from memhtml_desktop.cli import main
+code = main(["--store", sys.argv[1], "--index", sys.argv[2], "index"])
+print(code, "memhtml_desktop.index.parse_pool" in sys.modules, "memhtml_desktop.html.project" in sys.modules)
+"""
+
+
+def _index(root, index) -> str:
+    return _search(root, index, INDEX_CHILD)
+
+
+def test_an_index_with_nothing_to_do_leaves_the_parser_unloaded(tmp_path):
+    """`index` on an unchanged store walks and compares; the parser and its pool (about 30 ms of
+    imports) come in only when a file is to be read."""
+    root = tmp_path / "store"
+    for i, name in enumerate(("areas/ops/drain.html", "projects/x/ünï.html", "resources/r.html")):
+        write_memory(root, name, title=f"Memory {i}", claim=f"Fact {i} holds.")
+    index = tmp_path / "index.db"
+    assert _index(root, index) == "0 True True"  # the first pass reads every file
+    assert _index(root, index) == "0 False False"  # nothing to do (and keeps its walk)
+    assert _index(root, index) == "0 False False"  # stands on the kept walk
+    write_memory(root, "areas/ops/drain.html", title="Drain", claim="Drain the node first, then revert.")
+    assert _index(root, index) == "0 True True"

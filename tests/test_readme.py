@@ -37,6 +37,14 @@ def test_ci_runs_the_readme_test_command():
     assert extracted == _command_after("# 2.")
 
 
+def test_the_test_command_runs_on_two_workers_from_the_test_extra():
+    import tomllib
+
+    assert _command_after("# 2.").endswith(".venv/bin/python -m pytest -q -n 2")
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert any(re.match(r"pytest-xdist\W", requirement) for requirement in extra["test"]), extra["test"]
+
+
 def test_every_setting_is_documented():
     table = README.split("## Settings", 1)[1].split("\n## ", 1)[0]
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", table, flags=re.M))

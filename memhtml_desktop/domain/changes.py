@@ -28,8 +28,10 @@ class StoreChange:
     state: paths whose state-plane row moved (a read, a reinforce): salience and the reader's
         access line, nothing else.
     reopened: another Store (or the same one reopened): every pane starts over.
-    paths: paths the change is known to concern (moves, failures), when it is known; empty means
-        "any".
+    paths: every path the change concerns, when that is known (a commit's paths, a pass that only
+        moved or failed files); None when it is not (an edit the watcher saw, a reconciliation, a
+        rebuild): any path may have changed. An empty set is a change known to concern no path.
+        `any_path` says which; never read an empty set as "any".
     moves: (old path, new path) for each file the change moved (a `git mv`, an archive by an agent),
         so a pane showing the old path can follow it instead of losing it.
     """
@@ -38,7 +40,7 @@ class StoreChange:
     problems: bool = False
     state: frozenset[str] = field(default_factory=frozenset)
     reopened: bool = False
-    paths: frozenset[str] = field(default_factory=frozenset)
+    paths: frozenset[str] | None = None
     moves: tuple[tuple[str, str], ...] = ()
     store: Any = field(default=None, compare=False, repr=False)
 
@@ -46,6 +48,15 @@ class StoreChange:
     def content(self) -> bool:
         """Whether what a search can see may differ (not just salience)."""
         return self.index or self.reopened
+
+    @property
+    def any_path(self) -> bool:
+        """Whether the change's extent is unknown: any path may have changed (`paths` is None)."""
+        return self.paths is None
+
+    def concerns(self, path: str) -> bool:
+        """Whether `path` may be among what changed (always, when the extent is unknown)."""
+        return self.paths is None or path in self.paths
 
     @classmethod
     def of_commit(cls, paths: Iterable[str], moves: Iterable[tuple[str, str]] = ()) -> StoreChange:
@@ -57,11 +68,17 @@ class StoreChange:
 
     @classmethod
     def of_report(cls, report: Any) -> StoreChange | None:
-        """The change an index pass made (an IndexReport), or None when it touched nothing."""
+        """The change an index pass made (an IndexReport), or None when it touched nothing. A
+        report counts what it added, changed, removed and embedded but does not name them: its
+        paths are known only when it did nothing but move files and fail some (the paths of both),
+        else any path may have changed (`paths` None), its moves still said."""
         if report is None or not report.touched:
             return None
-        paths = {dst for _, dst in report.moves} | {src for src, _ in report.moves} | {p for p, _ in report.failures}
-        return cls(index=True, problems=True, paths=frozenset(paths), moves=tuple(report.moves))
+        moves = tuple(report.moves)
+        if report.added or report.changed or report.removed or report.embedded or report.moved != len(moves):
+            return cls(index=True, problems=True, paths=None, moves=moves)
+        paths = {dst for _, dst in moves} | {src for src, _ in moves} | {p for p, _ in report.failures}
+        return cls(index=True, problems=True, paths=frozenset(paths), moves=moves)
 
     @classmethod
     def of_batch(cls, summary: Any) -> StoreChange | None:
@@ -69,5 +86,5 @@ class StoreChange:
         if summary.report is not None:
             return cls.of_report(summary.report)
         if any((summary.added, summary.changed, summary.moved, summary.removed, summary.failed)):
-            return cls(index=True, problems=True)
+            return cls(index=True, problems=True, paths=None)  # counted, not named: any path
         return None

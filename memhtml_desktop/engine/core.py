@@ -273,9 +273,8 @@ class Engine:
         if message.action == START and self.watcher is None:
             from memhtml_desktop.watch.watcher import Watcher
 
-            options = {k: v for k, v in message.options.items() if k != "thread_nice"}
             self.watcher = Watcher(self.store, on_status=lambda s: self.send(Status(s)),
-                                   on_batch=lambda b: self.send(Batch(b)), **options)
+                                   on_batch=lambda b: self.send(Batch(b)), **message.options)
             self._idle = None
             self.watcher.start()
         elif message.action == RECONCILE and self.watcher is not None:

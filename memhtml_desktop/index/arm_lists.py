@@ -11,13 +11,18 @@ Three things make a probe set cheap to read. Recency and salience do not depend 
 only on the scope, so their lists are read once per distinct scope (the salience arm alone costs
 ~0.1 s at 20,000 files). Queries are embedded in batches (MiniLM's cost is per call). And one
 read transaction serves the whole set, so every probe sees the same index.
+
+It is the workbench's one door into index/ besides the Store's protocols (index/doors.py), as
+`curation.py` is the write core's: what else the workbench reads is named here (the answer lookup
+of a question-answer import, `index/answers.py`), so `workbench/` imports this module and the doors
+alone (import-linter: "workbench-through-its-doors").
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,11 +32,15 @@ from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.refusion import Candidate, PreparedQuery
 from memhtml_desktop.domain.types import Scope, clean_text
 from memhtml_desktop.index import disagreements, hydrate, relevance
+from memhtml_desktop.index.answers import answer_candidates, existing  # noqa: F401  (the door: qa_import)
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.retrieval import MAX_FTS_TERMS, Retriever
 from memhtml_desktop.index.retrieval_sql import bind_params, build_arm_sql
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
 from memhtml_desktop.index.vectors import decode_vec
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import WorkbenchStore
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +78,7 @@ def _embed_all(retriever: Retriever, queries: Sequence[str]) -> dict[str, tuple[
 class _Reader:
     """One read transaction's worth of state shared by every probe of a set."""
 
-    def __init__(self, store: Any, profile: RankingProfile, window: int) -> None:
+    def __init__(self, store: WorkbenchStore, profile: RankingProfile, window: int) -> None:
         self.store, self.profile, self.window = store, profile, window
         self.retriever: Retriever = store.retriever()
         self.conn = self.retriever.conn
@@ -162,7 +171,7 @@ class _Reader:
 
 
 def prepare_queries(
-    store: Any,
+    store: WorkbenchStore,
     asks: Sequence[tuple[str, Scope | None, Sequence[str]]],
     profile: RankingProfile,
     *,
@@ -229,13 +238,13 @@ def prepare_queries(
     return out
 
 
-def existing_paths(store: Any, paths: Sequence[str]) -> set[str]:
+def existing_paths(store: WorkbenchStore, paths: Sequence[str]) -> set[str]:
     """Which of `paths` the index holds (live or archived): a probe naming a memory that no longer
     exists is reported, not run."""
     return set(path_states(store, paths))
 
 
-def path_states(store: Any, paths: Sequence[str]) -> dict[str, bool]:
+def path_states(store: WorkbenchStore, paths: Sequence[str]) -> dict[str, bool]:
     """Of `paths`, those the index holds, each with whether it is archived."""
     conn = store.reader()
     wanted = list(dict.fromkeys(paths))
@@ -245,7 +254,7 @@ def path_states(store: Any, paths: Sequence[str]) -> dict[str, bool]:
         return {p: bool(row["archived"]) for p, row in hydrate.file_rows(conn, wanted).items()}
 
 
-def live_claims(store: Any, *, sample: int | None = None, seed: int = 1) -> list[tuple[str, str]]:
+def live_claims(store: WorkbenchStore, *, sample: int | None = None, seed: int = 1) -> list[tuple[str, str]]:
     """(path, claim) of live memories (not archived, not tasks), path order; a seeded `sample` of
     them when given (the coverage diagnostics query each memory's own claim)."""
     import random
@@ -259,7 +268,7 @@ def live_claims(store: Any, *, sample: int | None = None, seed: int = 1) -> list
     return rows
 
 
-def candidates_of(store: Any, paths: Sequence[str]) -> dict[str, Candidate]:
+def candidates_of(store: WorkbenchStore, paths: Sequence[str]) -> dict[str, Candidate]:
     """The post-fusion view (`Candidate`: title, claim, arc flag, vector) of `paths`, whether or not
     a query listed them (pinning a probe needs its target's even when no arm reached it)."""
     reader = _Reader(store, store.ranking, 1)

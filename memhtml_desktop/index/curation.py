@@ -1,4 +1,5 @@
-"""The index questions the write core asks, and the one state-plane write it makes besides moves.
+"""The index questions the write core asks, and the one state-plane write it makes besides moves;
+the write core's one door into index/ besides the Store's protocols (index/doors.py).
 
 SQL lives in index/ (docs/architecture.md), so the write core's lookups are here: the dedupe key,
 link endpoints, dangling links and orphan state rows for `doctor --fix`, the supersession edges
@@ -7,6 +8,12 @@ of one memory, and the claims and vectors a conflicts scan compares.
 "Exists" means "the indexer has seen a file there" (`sources`), not "it parsed" (`files`): a
 memory that is broken for a moment is still a memory, and its links and salience must not be
 repaired away while someone fixes it.
+
+What else of index/ the write core uses is named here too, so `write/` imports this module and the
+doors alone (import-linter: "write-through-its-doors"): the file-size limit and path guard the
+indexer reads by (a file the write core commits must be one the index will read), memhtml's form of
+an instant, the state plane's row moves and reads that a commit applies in its own transaction, the
+state sidecar, and the Store's rule for a store path.
 """
 
 from __future__ import annotations
@@ -17,7 +24,29 @@ from typing import Any, Iterable
 
 import apsw
 
-from memhtml_desktop.index.state import state_mode, write_with_retry
+from memhtml_desktop.index.db import iso_z
+from memhtml_desktop.index.scanner import MAX_FILE_BYTES, resolve_inside
+from memhtml_desktop.index.sidecar import SIDECAR_RELPATH, export_access, js_number
+from memhtml_desktop.index.state import RowMove, access_stats, follow_move, move_access, state_mode, write_with_retry
+
+__all__ = [  # its own questions, and what it names of the rest of index/ for the write core
+    "access_rows", "access_stats", "active_statements", "active_twins_of", "checked_store_path",
+    "dangling_edges", "delete_access_rows", "Edge", "export_access", "file_facts", "files_facts",
+    "follow_move", "frame_key_holders", "inbound_links", "indexed_paths", "iso_z", "js_number", "links_among",
+    "MAX_FILE_BYTES", "move_access", "orphan_access_rows", "resolve_inside", "RowMove", "seen_paths",
+    "SIDECAR_RELPATH", "state_mode", "supersedes_edges", "titles_of",
+]
+
+
+def checked_store_path(path: str) -> str:
+    """`path` by the Store's rule for a store path (`index/store.safe_store_path`: no absolute path,
+    no `..`, no backslash), or ValueError saying why not."""
+    from memhtml_desktop.index.store import StoreError, safe_store_path
+
+    try:
+        return safe_store_path(path)
+    except StoreError as exc:
+        raise ValueError(str(exc)) from exc
 
 
 def active_twins_of(conn: apsw.Connection, content_hash: str) -> list[str]:

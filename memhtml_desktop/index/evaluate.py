@@ -15,7 +15,6 @@ from typing import Sequence
 
 import numpy as np
 
-from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.metrics import (
     GateReport, KnownItem, KnownItemReport, known_item_summary, probe_outcome, summarize,
@@ -23,7 +22,6 @@ from memhtml_desktop.domain.metrics import (
 from memhtml_desktop.domain.probes import EvalProbe, ProbeFileError, parse_probes  # noqa: F401 - re-exported
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.stopwords import STOPWORD_SET
-from memhtml_desktop.index.vectors import CACHE
 
 EVAL_LIMIT = 40
 """memhtml's gate searches with `limit 40`."""
@@ -66,7 +64,7 @@ def twinned_paths(store, paths: Sequence[str], cosine: float) -> set[str]:
     comparing the vectors twin resolution compares (each file's first embedded chunk)."""
     conn = store.reader()
     with conn:
-        snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(store.embedder), store.embedder.dim)
+        snapshot = store.vector_snapshot(conn)
         rows = conn.execute("SELECT path, rowid FROM files WHERE archived = 0 AND memory_type <> 'task'").fetchall()
     vectors = {p: snapshot.file_vector(r) for p, r in rows}
     live = [p for p, v in vectors.items() if v is not None]

@@ -19,31 +19,40 @@ from contextlib import closing, contextmanager, nullcontext
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 import numpy as np
 
 from memhtml_desktop.domain.embedder import Embedder, space_of
-from memhtml_desktop.html.project import Projection
-from memhtml_desktop.html.project import blob_sha_of as blob_sha  # git's blob id: the change key
-from memhtml_desktop.index import changes, writer
+from memhtml_desktop.index import changes, kept_walk, writer
 from memhtml_desktop.index.db import iso_z, utc_now, writing
-from memhtml_desktop.index.parse_pool import (  # noqa: F401  (parse_file, shutdown_pool, POOL_THRESHOLD: re-exported)
-    PARSE_AHEAD,
-    POOL_THRESHOLD,
-    _Parsed,
-    _shared_pool,
-    embed_batches,
-    parse_file,
-    parse_pool,
-    parsed,
-    shutdown_pool,
-)
 from memhtml_desktop.index.scanner import DiskFile, Skipped, read_bytes, stat_one, stat_walk
 from memhtml_desktop.index.vectors import encode_vec
 
+if TYPE_CHECKING:
+    from memhtml_desktop.html.project import Projection
+    from memhtml_desktop.index.parse_pool import _Parsed
+
 log = logging.getLogger(__name__)
+
+# The parser (html/) and the parse pool (multiprocessing) are imported when a file is to be read:
+# a pass with nothing to do, `memhtml-desktop index` on an unchanged store, needs neither (about
+# 30 ms of the command's start). Their names stay importable from here, as they always were.
+_FROM_PARSE_POOL = frozenset({"PARSE_AHEAD", "POOL_THRESHOLD", "_Parsed", "_shared_pool", "parse_file", "parse_pool",
+                              "shutdown_pool"})
+
+
+def __getattr__(name: str):
+    if name in _FROM_PARSE_POOL:
+        from memhtml_desktop.index import parse_pool as module
+
+        return getattr(module, name)
+    if name == "blob_sha":
+        from memhtml_desktop.html.project import blob_sha_of
+
+        return blob_sha_of
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 BATCH_FILES = 500
 BATCH_EMBED = 256
@@ -108,6 +117,8 @@ class IndexReport:
 def _with_projections(parse_batch, root: Path, projected: dict[str, Projection]):
     """`parse_batch` with the files a write projected already taken from `projected` (when their
     bytes still hash to the projection's blob: else another writer changed them, and they are parsed)."""
+    from memhtml_desktop.html.project import blob_sha_of as blob_sha  # git's blob id: the change key
+    from memhtml_desktop.index.parse_pool import parsed
 
     def parse(disks: Sequence[DiskFile], at: str) -> list[_Parsed]:
         out: dict[str, _Parsed] = {}
@@ -186,23 +197,31 @@ class Indexer:
         """
         started = time.perf_counter()
         report = IndexReport()
-        # Each file on disk compared with its row as the walk meets it: the rows left over are the
-        # files gone. (One narrow read of `sources` and one tuple per file: a scan with nothing to
-        # do is the walk's `stat`s and little else; docs/benchmarks.md.)
-        rest = {path: (size, mtime_ns) for path, size, mtime_ns in
-                self.conn.execute("SELECT path, size, mtime_ns FROM sources")}  # fmt: skip
-        candidates: list[DiskFile] = []
-        seen = 0
-        for path, size, mtime_ns in stat_walk(self.root, on_skip=report.skipped.append, cancelled=cancelled):
-            seen += 1
-            if rest.pop(path, None) != (size, mtime_ns) or rebuild:
-                candidates.append(DiskFile(path, size, mtime_ns))
-            if progress is not None and seen % 1000 == 0:
-                progress("scan", seen, 0)
+        # The walk: one `stat` per memory file, the floor of a scan with nothing to do.
+        walked: kept_walk.Walk = []
+        for item in stat_walk(self.root, on_skip=report.skipped.append, cancelled=cancelled):
+            walked.append(item)
+            if progress is not None and len(walked) % 1000 == 0:
+                progress("scan", len(walked), 0)
         if cancelled is not None and cancelled():
             report.cancelled = True
             report.seconds = time.perf_counter() - started
             return report
+        seen = len(walked)
+        index_file = self.conn.db_filename("main")
+        before = changes.mark(self.conn)
+        walk_digest = kept_walk.digest(walked) if index_file and not rebuild else ""
+        if walk_digest and kept_walk.same(index_file, self.root, before.version, before.uid, walk_digest):
+            rest: dict[str, tuple[int, int]] = {}  # the walk of the last pass with nothing to do: none now
+            candidates: list[DiskFile] = []
+            keep = False
+        else:
+            # Each file on disk compared with its row: the rows left over are the files gone.
+            rest = {path: (size, mtime_ns) for path, size, mtime_ns in
+                    self.conn.execute("SELECT path, size, mtime_ns FROM sources")}  # fmt: skip
+            candidates = [DiskFile(path, size, mtime_ns) for path, size, mtime_ns in walked
+                          if rest.pop(path, None) != (size, mtime_ns) or rebuild]  # fmt: skip
+            keep = bool(walk_digest) and not candidates and not rest
         report.seen = seen
         report.unchanged = seen - len(candidates)
         with self.conn:  # readers can tell a first build in progress from a finished index
@@ -229,6 +248,9 @@ class Indexer:
             report.embedded += self.embed_missing(progress=progress, cancelled=cancelled)
             report.embed_error = self.embed_error
         self._finish(report, rebuilt=rebuild, scanned=not report.cancelled)
+        after = changes.mark(self.conn)
+        if keep and after.version == before.version and after.uid == before.uid:
+            kept_walk.keep(index_file, self.root, after.version, after.uid, walk_digest)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -302,9 +324,14 @@ class Indexer:
             "ORDER BY unixepoch(f.updated_at) DESC NULLS LAST, c.path, c.ordinal, c.chunk_id",
             (self.space,),
         ).fetchall()
+        if not rows:
+            return 0  # (a pass with nothing to do imports no parse pool)
+        from memhtml_desktop.index.parse_pool import embed_batches
+
         done = 0
         batches = [rows[start : start + BATCH_EMBED] for start in range(0, len(rows), BATCH_EMBED)]
         # The hash embedder's batches are embedded in the parse processes, ahead of this loop's writes.
+
         with closing(embed_batches(self.embedder, [[text for _, text in batch] for batch in batches])) as embedded:
             for batch in batches:
                 if cancelled is not None and cancelled():
@@ -413,6 +440,28 @@ class Indexer:
         batches = _batches(candidates, self.batch_files, grow=self._cold)
         unchanged = {} if force else {path: old[2] for path, old in known.items() if old[3] == "indexed"}
         handed = [d for d in candidates if projected and d.path in projected]
+        if batches:
+            self._parse_and_write(batches, total, handed, unchanged, known, pending_vanished, moved_from, by_hash,
+                                  report, progress, cancelled, projected)
+            if report.cancelled:
+                return
+        if pending_vanished:
+            # A deleted memory's state.access row is left alone: it is not the index's to drop,
+            # and memhtml's doctor reports orphans for a human to decide.
+            with writing(self.conn):
+                for path in sorted(pending_vanished):
+                    writer.forget_path(self.conn, path)
+                    report.removed += 1
+                self._bump_version()
+
+    def _parse_and_write(self, batches, total: int, handed: list[DiskFile], unchanged: dict[str, str],
+                         known: dict, pending_vanished: set[str], moved_from: dict[str, str],
+                         by_hash: dict[str, list[str]], report: IndexReport, progress: Progress | None,
+                         cancelled: Cancelled | None, projected: dict[str, Projection] | None) -> None:
+        """Parse `batches` (through the parse pool when they are many) and write each in its own
+        transaction."""
+        from memhtml_desktop.index.parse_pool import PARSE_AHEAD, parse_pool
+
         with parse_pool(self.root, total - len(handed), unchanged) as parse_batch:
             if handed:
                 parse_batch = _with_projections(parse_batch, self.root, projected or {})
@@ -442,14 +491,6 @@ class Indexer:
                 if progress is not None:
                     done += len(batch)
                     progress("index", done, total)
-        if pending_vanished:
-            # A deleted memory's state.access row is left alone: it is not the index's to drop,
-            # and memhtml's doctor reports orphans for a human to decide.
-            with writing(self.conn):
-                for path in sorted(pending_vanished):
-                    writer.forget_path(self.conn, path)
-                    report.removed += 1
-                self._bump_version()
 
     def _write_one(
         self,

@@ -31,13 +31,12 @@ from memhtml_desktop.domain.signals import IndexStatus, MatchCount, Move, Releva
 from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult, bounded_query
 from memhtml_desktop.index import disagreements, hydrate, relevance
 from memhtml_desktop.index.answers import word_docs
+from memhtml_desktop.index.caches import StoreCaches
 from memhtml_desktop.index.db import has_state
 from memhtml_desktop.index.lexical_window import LexicalWindow, lexical_window
 from memhtml_desktop.index.retrieval_sql import bind_params, build_fts_probe_sql, build_rrf_sql
-from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.scope import ScopeSql, assemble_scope
-from memhtml_desktop.index.scope_rows import SCOPE_ROWS
-from memhtml_desktop.index.vectors import CACHE, VectorCache, VectorSnapshot, decode_vec
+from memhtml_desktop.index.vectors import VectorSnapshot, decode_vec
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +104,7 @@ class Retriever:
         embedder: Embedder | None,
         *,
         cache_key: str = "",
-        cache: VectorCache = CACHE,
+        caches: StoreCaches | None = None,
         vector_backend: str = "numpy",
         profile: RankingProfile = DEFAULT,
         salience_bound: bool = True,
@@ -115,7 +114,9 @@ class Retriever:
         # the scope as memhtml's statement does (the tests pin the two together).
         self.salience_bound = salience_bound
         self.embedder = embedder
-        self.cache = cache
+        # The Store's caches (index/caches.py); a Retriever made without a Store keeps its own.
+        self.caches = caches if caches is not None else StoreCaches()
+        self.cache = self.caches.vectors
         self.cache_key = cache_key
         # sqlite-vec is only an option where the extension loaded; numpy needs nothing.
         self.vector_backend = "sqlite-vec" if vector_backend == "sqlite-vec" and getattr(conn, "has_vec", False) else "numpy"
@@ -344,13 +345,13 @@ class Retriever:
         key = self.cache_key or self.conn.db_filename("main")
         return lexical_window(self.conn, match, profile.arm_window, lexical=profile.lexical,
                               field_weights=profile.field_weights,
-                              in_scope=lambda rowids: SCOPE_ROWS.mask(self.conn, key, rowids, scope_sql))
+                              in_scope=lambda rowids: self.caches.scope_rows.mask(self.conn, key, rowids, scope_sql))
 
     def salience_param(self, scope_sql: ScopeSql, window: int) -> Any:
         """What `?5` binds: the memories that can be among the salience arm's top `window` in scope,
         from the bound list kept between state changes (index/salience.py)."""
         key = self.cache_key or self.conn.db_filename("main")
-        rowids = SALIENCE.candidates(self.conn, key, window, scope_sql)
+        rowids = self.caches.salience.candidates(self.conn, key, window, scope_sql)
         return apsw.carray(rowids)
 
     def vector_snapshot(self) -> VectorSnapshot | None:
@@ -445,7 +446,7 @@ class Retriever:
 
     def _count_in_scope(self, rowids: np.ndarray, scope_sql: ScopeSql) -> int:
         key = self.cache_key or self.conn.db_filename("main")
-        return int(SCOPE_ROWS.mask(self.conn, key, rowids, scope_sql).sum())
+        return int(self.caches.scope_rows.mask(self.conn, key, rowids, scope_sql).sum())
 
     def _run_fused(
         self, sql: str, params: tuple[Any, ...], dists: np.ndarray | None, profile: RankingProfile,

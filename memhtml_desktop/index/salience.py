@@ -28,6 +28,17 @@ The list is made again when anything it depends on may have moved, reading only 
   rows are read again (one narrow table, no join);
 - the clock leaving `[t0, t0 + HORIZON_S]` (an hour; a pinned clock never leaves it): the bounds
   are computed again from the rows held.
+
+A new process (each `memhtml-desktop search`) starts from two files kept beside the index instead
+of reading every row: the index's half (`<index>.salience-updated`: eligible rowids and their update
+instants, at an index mark) and the state plane's half (`<index>.salience-accessed`: each one's
+decay start and base, at that index mark and at the state file's `stat` mark, and the bound list
+made from them with its `t0`, which a process within that hour takes as it is). Reading the access
+rows (60,000 at 100,000 memories, joined through the path index) was 60-70 ms of a fresh search, and
+making the bound list (two `exp` and a sort of 80,000) another 10-15 ms.
+The state half is only kept when state.db and its journal were last written `SETTLED_S` seconds
+before their `stat` was read: a write after that gets a later mtime, so no two states of the file
+ever share one mark (a write in the same clock tick as an earlier one could keep size and times).
 """
 
 from __future__ import annotations
@@ -36,6 +47,7 @@ import logging
 import math
 import os
 import threading
+import time
 from dataclasses import dataclass, replace
 
 import apsw
@@ -44,7 +56,7 @@ import numpy as np
 from memhtml_desktop.index import changes, vector_file
 from memhtml_desktop.index.changes import IndexMark
 from memhtml_desktop.index.scope import ScopeSql
-from memhtml_desktop.index.scope_rows import SCOPE_ROWS
+from memhtml_desktop.index.scope_rows import ScopeRows
 
 log = logging.getLogger(__name__)
 
@@ -241,6 +253,13 @@ def bound(memories: Memories, mark: tuple, now: int) -> Bounds:
 
 
 _FILE = "salience-updated"
+_ACCESS_FILE = "salience-accessed"
+#: The state half is kept beside the index only when state.db and its journal were last written
+#: this long before their `stat` was read (see the module docstring; a file's times move in clock
+#: ticks of a few ms, so any margin well above one tick would do).
+SETTLED_S = 2.0
+#: What `Memories.state` says of a list read from the file, before the access rows are applied.
+_FROM_FILE = ("kept beside the index",)
 
 
 def _from_file(conn: apsw.Connection) -> Memories | None:
@@ -264,7 +283,7 @@ def _from_file(conn: apsw.Connection) -> Memories | None:
         return None
     if rowids.shape[0] and not bool(np.all(np.diff(rowids) > 0)):
         return None
-    return Memories(mark, ("kept beside the index",), rowids, updated, updated, np.zeros(rowids.shape[0]))
+    return Memories(mark, _FROM_FILE, rowids, updated, updated, np.zeros(rowids.shape[0]))
 
 
 def _to_file(conn: apsw.Connection, memories: Memories) -> bool:
@@ -284,17 +303,94 @@ def _to_file(conn: apsw.Connection, memories: Memories) -> bool:
     return True
 
 
+def _state_key(conn: apsw.Connection) -> list | None:
+    """The state plane's file as `stat` sees it (state.db and its rollback journal), or None when
+    there is no state plane attached or it was written within `SETTLED_S` seconds (its mark could
+    then be shared by a later write in the same clock tick): read before the access rows are."""
+    try:
+        path = conn.db_filename("state")
+    except (apsw.Error, TypeError):
+        return None
+    if not path:
+        return None
+    marks = [_file_mark(path), _file_mark(path + "-journal"), _file_mark(path + "-wal")]
+    newest = max((max(m[2], m[3]) for m in marks if m[0] is not None), default=None)  # mtime, ctime
+    if newest is None or newest > time.time_ns() - int(SETTLED_S * 1e9):
+        return None
+    return [path, *(list(m) for m in marks)]
+
+
+def _access_head(conn: apsw.Connection, memories: Memories, key: list) -> dict | None:
+    index_file = conn.db_filename("main")
+    if not index_file or memories.index.uid is None:
+        return None
+    return {"index": vector_file.identity(index_file), "uid": memories.index.uid, "version": memories.index.version,
+            "logged_from": memories.index.logged_from, "state": key, "rows": int(memories.rowids.shape[0])}
+
+
+def _accessed_from_file(conn: apsw.Connection, memories: Memories,
+                        key: list | None) -> tuple[Memories, tuple | None] | None:
+    """`memories` (the index's half, at the index mark they name) with the state half as the file
+    beside the index keeps it, when that file was made from this index at that mark and from the
+    state file as `stat` sees it now, and the bound list kept with it, `(t0, rowids, upper, lower)`
+    (None when the file has none); None otherwise (the access rows are read)."""
+    if key is None:
+        return None
+    want = _access_head(conn, memories, key)
+    got = vector_file.read(vector_file.beside(conn.db_filename("main"), _ACCESS_FILE)) if want else None
+    if got is None:
+        return None
+    head, arrays, _ = got
+    if any(head.get(name) != value for name, value in want.items()):
+        return None
+    shape = memories.rowids.shape
+    if not _arrays_of(arrays, ("since", "base"), "<f8", shape):
+        return None
+    kept = replace(memories, since=np.array(arrays["since"]), base=np.array(arrays["base"]))
+    bounds = None
+    if isinstance(head.get("t0"), int) and _arrays_of(arrays, ("order",), "<i8", shape) \
+            and _arrays_of(arrays, ("upper", "lower"), "<f8", shape):  # fmt: skip
+        bounds = (head["t0"], np.array(arrays["order"]), np.array(arrays["upper"]), np.array(arrays["lower"]))
+    return kept, bounds
+
+
+def _arrays_of(arrays: dict, names: tuple[str, ...], dtype: str, shape: tuple) -> bool:
+    return all(name in arrays and arrays[name].dtype.str == dtype and arrays[name].shape == shape for name in names)
+
+
+def _accessed_to_file(conn: apsw.Connection, memories: Memories, key: list | None, bounds: Bounds) -> bool:
+    """Keep the state half of `memories` beside the index (read from the state file `key` names),
+    with its bound list (`bounds`, from these memories: a process within its hour takes it as it
+    is); False when it cannot or should not be (a cache: see `_to_file`)."""
+    head = _access_head(conn, memories, key) if key is not None else None
+    if head is None:
+        return False
+    head["t0"] = int(bounds.t0)
+    try:
+        vector_file.write(vector_file.beside(conn.db_filename("main"), _ACCESS_FILE), head,
+                          {"since": memories.since.astype("<f8"), "base": memories.base.astype("<f8"),
+                           "order": bounds.rowids.astype("<i8"), "upper": bounds.upper.astype("<f8"),
+                           "lower": bounds.lower.astype("<f8")})
+    except (OSError, ValueError) as exc:
+        log.info("the salience list's state half was not kept beside the index (%s)", exc)
+        return False
+    return True
+
+
 class SalienceCache:
-    """Process-wide bound lists, one per index file; shared by every reader thread.
+    """Bound lists, one per index file; shared by every reader thread of the Store that keeps it
+    (index/caches.py).
 
     An index change re-reads only the memories the change log names; a state change re-reads the
     access rows (one narrow table, joined through the path index); the clock leaving the list's
     hour re-reads nothing. `rebuilt` counts the reads of every memory (the tests watch it).
     """
 
-    def __init__(self, *, beside_index: bool = True) -> None:
+    def __init__(self, *, beside_index: bool = True, scope_rows: ScopeRows | None = None) -> None:
         self._lock = threading.Lock()
         self._kept: dict[str, tuple[Memories, Bounds]] = {}
+        #: The in-scope masks (the same Store's, so a scope read once serves both arms).
+        self.scope_rows = scope_rows if scope_rows is not None else ScopeRows()
         self.rebuilt = 0
         #: Start from, and keep, the index's half of the list in a file beside the index (what each
         #: eligible memory's decay counts from without an access row: `_from_file`); a new process
@@ -302,6 +398,9 @@ class SalienceCache:
         self.beside_index = beside_index
         self.mapped = 0
         self.kept = 0
+        #: The same for the state half (`_accessed_from_file`).
+        self.mapped_access = 0
+        self.kept_access = 0
 
     def bounds(self, conn: apsw.Connection, key: str) -> tuple[Bounds, int]:
         """The current bound list for this index (brought up to date on this connection) and now."""
@@ -316,6 +415,10 @@ class SalienceCache:
             if bounds is not None and bounds.mark == mark and bounds.valid_at(now):
                 return bounds, now
             first = memories is None and self.beside_index  # this process has none: the file's, or keep one
+            new_process = first
+            listed: Bounds | None = None  # the bound list kept beside the index, when valid now
+            stat_key = _state_key(conn) if new_process else None  # before any access row is read
+            read_access = True
             if first:
                 memories = _from_file(conn)
                 if memories is not None and memories.index.version == index.version and memories.index.uid == index.uid:
@@ -329,11 +432,24 @@ class SalienceCache:
                 if changed.shape[0]:
                     memories = memories.patched(conn, index, changed)
                 memories = replace(memories, index=index)
-                if memories.state != state:
+                kept = _accessed_from_file(conn, memories, stat_key) if memories.state == _FROM_FILE else None
+                if kept is not None:  # a new process: the state half as kept beside the index
+                    memories = replace(kept[0], state=state)
+                    self.mapped_access += 1
+                    read_access = False
+                    if kept[1] is not None:
+                        t0, rowids, upper, lower = kept[1]
+                        listed = Bounds(mark, t0, t0 + HORIZON_S, rowids, upper, lower)
+                        listed = listed if listed.valid_at(now) else None
+                elif memories.state != state:
                     memories = memories.accessed(conn, state)
+                else:
+                    read_access = False
             if first and _to_file(conn, memories):
                 self.kept += 1
-        fresh = bound(memories, mark, now)
+            fresh = listed if listed is not None else bound(memories, mark, now)
+            if new_process and (read_access or listed is None) and _accessed_to_file(conn, memories, stat_key, fresh):
+                self.kept_access += 1
         with self._lock:
             self._kept[key] = (memories, fresh)
         return fresh, now
@@ -358,14 +474,11 @@ class SalienceCache:
                 return np.ascontiguousarray(picked) if picked.shape[0] else np.array([-1], dtype=np.int64)
             top = min(total, top * 8)
 
-    @staticmethod
-    def _in_scope(conn: apsw.Connection, key: str, rowids: np.ndarray, scope_sql: ScopeSql) -> np.ndarray:
+    def _in_scope(self, conn: apsw.Connection, key: str, rowids: np.ndarray, scope_sql: ScopeSql) -> np.ndarray:
         """Which of `rowids` the scope keeps (a mask aligned with them; index/scope_rows.py)."""
-        return SCOPE_ROWS.mask(conn, key, rowids, scope_sql)
+        return self.scope_rows.mask(conn, key, rowids, scope_sql)
 
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
 
-
-SALIENCE = SalienceCache()

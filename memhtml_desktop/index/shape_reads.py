@@ -97,7 +97,7 @@ def _driver(rule: Rule, binder: _Binder, live: bool) -> str:
     return "SELECT path FROM files"
 
 
-class _ResidentCache:
+class ResidentCache:
     """The resident ledgers per index version: they do not depend on the query, so a recall pays for
     them once per write to the index (`index_state.vectors_version` moves with every one), per scope,
     map and minute of the clock (a memory dated in the future sorts by nothing until its time)."""
@@ -117,12 +117,15 @@ class _ResidentCache:
                 self._items.pop(next(iter(self._items)))
             self._items[key] = value
 
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
 
-RESIDENT_CACHE = _ResidentCache()
 
 
 def resident(
-    conn: apsw.Connection, scope: Scope, ledger_map: LedgerMap, *, cache_key: str = ""
+    conn: apsw.Connection, scope: Scope, ledger_map: LedgerMap, *, cache_key: str = "",
+    cache: ResidentCache | None = None,
 ) -> tuple[dict[str, list[QuotaCandidate]], dict[str, int]]:
     """Per resident ledger, its first `window` memories in the ledger's order and how many it has.
 
@@ -130,15 +133,15 @@ def resident(
     rules in order (tests hold it equal to `LedgerMap.ledger_of`), over the candidates the resident
     rules' drivers find through indexes. Tasks are in: an open task is the pending ledger's whole
     point, though search leaves tasks out unless asked. With `cache_key` (the index's path) the
-    answer is kept until the index changes.
+    answer is kept in `cache` (the Store's, index/caches.py) until the index changes.
     """
     rscope = resident_scope(scope)
     key = None
-    if cache_key:
+    if cache_key and cache is not None:
         (version,) = conn.execute("SELECT vectors_version FROM index_state WHERE id = 1").fetchone()
         (now,) = conn.execute("SELECT substr(memhtml_now(), 1, 16)").fetchone()
         key = (cache_key, version, now, repr(rscope), json.dumps(ledger_map.to_json(), sort_keys=True))
-        hit = RESIDENT_CACHE.get(key)
+        hit = cache.get(key)
         if hit is not None:
             return {name: list(paths) for name, paths in hit[0].items()}, dict(hit[1])
     wanted = [name for name in LEDGER_NAMES if SPECS[name].resident]
@@ -173,8 +176,8 @@ def resident(
         order[ledger].append(path)
     found = candidates(conn, [p for paths in order.values() for p in paths])
     out = {name: [found[p] for p in paths if p in found] for name, paths in order.items()}
-    if key is not None:
-        RESIDENT_CACHE.put(key, (out, totals))
+    if key is not None and cache is not None:
+        cache.put(key, (out, totals))
     return {name: list(paths) for name, paths in out.items()}, dict(totals)
 
 

@@ -24,7 +24,7 @@ from memhtml_desktop.domain.types import RecallPack, Scope, SearchResult
 from memhtml_desktop.index import shape_reads
 
 if TYPE_CHECKING:
-    from memhtml_desktop.index.store import Store
+    from memhtml_desktop.index.doors import RankingStore
 
 CATALOGUE_K = 10
 
@@ -76,7 +76,7 @@ def _pool_ranks(pack: RecallPack) -> dict[str, int]:
     return {path: rank for rank, path in enumerate(order, start=1)}
 
 
-def quotas_from(store: "Store", pack: RecallPack, budget: int, ledger_map: LedgerMap,
+def quotas_from(store: RankingStore, pack: RecallPack, budget: int, ledger_map: LedgerMap,
                 profile: RankingProfile) -> tuple[QuotaPack, list[QuotaCandidate]]:
     """Fold `pack`'s candidates and the resident ledgers into four ledgers under `budget`; also
     the pool's candidates, in the pack's order."""
@@ -84,14 +84,15 @@ def quotas_from(store: "Store", pack: RecallPack, budget: int, ledger_map: Ledge
     ranks = _pool_ranks(pack)
     with conn:  # one snapshot for the pool's facts and the resident memories
         found = shape_reads.candidates(conn, list(ranks), ranks)
-        resident, totals = shape_reads.resident(conn, pack.scope, ledger_map, cache_key=str(store.index_path))
+        resident, totals = shape_reads.resident(conn, pack.scope, ledger_map, cache_key=str(store.index_path),
+                                                 cache=store.caches.resident)
     pool = [found[p] for p in ranks if p in found]
     folded = fold_quotas(pack.query, pool, resident, totals, budget, ledger_map, max_per_entity=profile.max_per_entity,
                          scope=pack.scope, degraded_reasons=pack.degraded_reasons, ranking=pack.ranking)
     return folded, pool
 
 
-def quota_pack(store: "Store", query: str, scope: Scope | None, *, budget: int | None, limit: int,
+def quota_pack(store: RankingStore, query: str, scope: Scope | None, *, budget: int | None, limit: int,
                ranking: RankingProfile | None, ledgers: LedgerMap | None) -> QuotaPack:
     started = time.perf_counter()
     profile = ranking or store.ranking
@@ -101,7 +102,7 @@ def quota_pack(store: "Store", query: str, scope: Scope | None, *, budget: int |
     return replace(out, elapsed_ms=(time.perf_counter() - started) * 1000)
 
 
-def catalogue_from(store: "Store", result: SearchResult, *, k: int, budget: int,
+def catalogue_from(store: RankingStore, result: SearchResult, *, k: int, budget: int,
                    profile: RankingProfile | None = None, fts: FtsQuery | None = None) -> Catalogue:
     """The catalogue of a search page: each hit's line and what expanding it costs, under `budget`;
     whether the question is specific or vague, from what it matched under `profile` (the page's;
@@ -121,7 +122,7 @@ def catalogue_from(store: "Store", result: SearchResult, *, k: int, budget: int,
                      result.degraded_reasons, result.ranking, kind, why)
 
 
-def catalogue(store: "Store", query: str, scope: Scope | None, *, k: int, budget: int | None,
+def catalogue(store: RankingStore, query: str, scope: Scope | None, *, k: int, budget: int | None,
               ranking: RankingProfile | None) -> Catalogue:
     started = time.perf_counter()
     profile = ranking or store.ranking
@@ -131,7 +132,7 @@ def catalogue(store: "Store", query: str, scope: Scope | None, *, k: int, budget
     return replace(out, elapsed_ms=(time.perf_counter() - started) * 1000)
 
 
-def compare(store: "Store", query: str, scope: Scope | None, *, budget: int | None, limit: int, k: int,
+def compare(store: RankingStore, query: str, scope: Scope | None, *, budget: int | None, limit: int, k: int,
             ranking: RankingProfile | None, ledgers: LedgerMap | None, answer: Answer | None = None) -> ShapeComparison:
     """Every shape for one query and budget: one recall (memhtml's pack and the quota ledgers fold
     the same candidates) and one search (the catalogue), then the costs side by side.

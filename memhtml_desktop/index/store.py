@@ -8,7 +8,10 @@ sidecar, health. The CLI, the watcher and the GUI's jobs all call these, so the 
 
 It is the only door into `index/` from `ui/` and `cli/` (an import contract in pyproject.toml
 holds them to it): what crosses it are the plain values of `domain/types.py` and
-`domain/results.py`, never a connection a caller keeps.
+`domain/results.py`, never a connection a caller keeps. Its callers type it by the part they use:
+the protocols of `index/doors.py` (searching, reading, the state plane, maintaining the index, the
+connection for a layer's own SQL module), which it satisfies structurally (tests/index/test_doors.py).
+A new public operation goes behind the door its callers need.
 """
 
 from __future__ import annotations
@@ -43,8 +46,11 @@ if TYPE_CHECKING:  # the values the door hands out; imported where they are made
     )
     from memhtml_desktop.domain.shapes import ShapeComparison
     from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, SearchResult
+    from memhtml_desktop.index.caches import StoreCaches
     from memhtml_desktop.index.indexer import IndexReport
     from memhtml_desktop.index.retrieval import Retriever
+    from memhtml_desktop.index.state_health import StateHealth
+    from memhtml_desktop.index.vectors import VectorSnapshot
 
 
 def __getattr__(name: str):
@@ -138,9 +144,41 @@ class Store:
         self._generation = 0
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        self._caches: StoreCaches | None = None  # made on first use (`caches`)
+        self._kept: dict[str, Any] = {}  # what a client keeps for this store's life (`kept`)
+        # reentrant: what `make` builds may ask for what else the store keeps (a workbench its curator)
+        self._kept_lock = threading.RLock()
+        self._caches_lock = threading.Lock()
         from memhtml_desktop.index.state_watch import PlaneWatch
 
         self._plane = PlaneWatch(self.state_path, self.notice)  # the state plane followed by its file (issue 40)
+
+    # -- what the store keeps ---------------------------------------------------------------------
+
+    @property
+    def caches(self) -> StoreCaches:
+        """This store's caches (index/caches.py): the vectors, the salience list, the scope rows and
+        the resident ledgers, shared by every thread that reads through it, made on first use."""
+        caches = self._caches
+        if caches is None:
+            from memhtml_desktop.index.caches import StoreCaches
+
+            with self._caches_lock:
+                if self._caches is None:
+                    self._caches = StoreCaches()
+                caches = self._caches
+        return caches
+
+    def kept(self, name: str, make: Callable[[], Any] | None = None) -> Any:
+        """What a client makes once per open store and keeps for the store's life, under `name`
+        (the write core's `Curator`, the workbench: ops/curators.py, ops/workbench.py): made by
+        `make` on the first ask (under the store's lock, so two threads get the same one); with no
+        `make`, the kept one or None."""
+        with self._kept_lock:
+            held = self._kept.get(name)
+            if held is None and make is not None:
+                held = self._kept[name] = make()
+            return held
 
     # -- connections --------------------------------------------------------------------------
 
@@ -170,10 +208,8 @@ class Store:
         for text in notices:
             self.notice(text)
         if reopened:
-            from memhtml_desktop.index.vectors import CACHE
-
             self._generation += 1
-            CACHE.clear()
+            self.caches.clear()
 
     def _move_aside(self, exc: Exception) -> None:
         """Move the damaged index (and its WAL) aside under a name no other copy has, with a notice."""
@@ -190,12 +226,8 @@ class Store:
         notice = f"The index was damaged ({exc}); it was moved to {aside.name} and rebuilt."
         log.warning(notice)
         self.notices.append(notice)
-        from memhtml_desktop.index.salience import SALIENCE
-        from memhtml_desktop.index.vectors import CACHE
-
         self._generation += 1  # every thread reopens on its next use
-        CACHE.clear()
-        SALIENCE.clear()
+        self.caches.clear()
 
     def _open(self) -> dbmod.Connection:
         from memhtml_desktop.index.state_file import refused_index
@@ -340,7 +372,7 @@ class Store:
 
         return Retriever(
             self.reader(), self.embedder, cache_key=str(self.index_path), vector_backend=self.vector_backend,
-            profile=self.ranking,
+            profile=self.ranking, caches=self.caches,
         )
 
     # -- operations ---------------------------------------------------------------------------
@@ -454,13 +486,19 @@ class Store:
     def warm(self) -> int:
         """Load the vector snapshot now (a background job on opening a store), so the first search
         does not pay for it: ~3 s at 100,000 files. Returns the number of vectors loaded."""
-        from memhtml_desktop.domain.embedder import space_of
-        from memhtml_desktop.index.vectors import CACHE
-
         conn = self.reader()
         with conn:
-            snapshot = CACHE.snapshot(conn, str(self.index_path), space_of(self.embedder), self.embedder.dim)
+            snapshot = self.vector_snapshot(conn)
         return snapshot.size
+
+    def vector_snapshot(self, conn: dbmod.Connection | None = None) -> VectorSnapshot:
+        """The embedder's vectors as of `conn`'s read (this thread's connection when None; a caller
+        in a read transaction passes its own, so the snapshot and its rows agree), from the cache
+        every search shares, patched by the index's change log when the index moved."""
+        from memhtml_desktop.domain.embedder import space_of
+
+        conn = conn if conn is not None else self.reader()
+        return self.caches.vectors.snapshot(conn, str(self.index_path), space_of(self.embedder), self.embedder.dim)
 
     def paths_under(self, prefix: str) -> list[str]:
         from memhtml_desktop.index.indexer import Indexer
@@ -747,7 +785,7 @@ class Store:
         file at its path, its kept reads written when it can take them (index/state_watch.py)."""
         return self._plane.status(self.reader)
 
-    def state_health(self):
+    def state_health(self) -> StateHealth:
         """`doctor`'s check of `.memhtml/state.db`: integrity and schema, read only (index/state_health.py)."""
         from memhtml_desktop.data import migrations_dir
         from memhtml_desktop.index.state_health import check_state

@@ -590,7 +590,8 @@ def _to_file(conn: apsw.Connection, snap: VectorSnapshot) -> bool:
 
 
 class VectorCache:
-    """Process-wide snapshots keyed by index file; refreshed lazily, never on the GUI thread.
+    """Snapshots keyed by index file, one cache per Store (index/caches.py); refreshed lazily, never
+    on the GUI thread.
 
     Readers call `snapshot(conn, space, dim)` at the start of a search: one cheap read of
     `vectors_version`, and when it moved, the rows of the memories the change log names since the
@@ -738,5 +739,3 @@ class _Coverage:
                 uncovered.add(rowid)
         return _Coverage(mark, frozenset(live), frozenset(uncovered))
 
-
-CACHE = VectorCache()

@@ -15,12 +15,17 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from memhtml_desktop.index.doors import CuratorStore, IndexDoor, ReadDoor
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ops.curators import curator_for
-from memhtml_desktop.ops.jobs import Cancelled, Job, check
+from memhtml_desktop.ops.jobs import Cancelled, Cancelled_, Job, Progress, check
 from memhtml_desktop.write.errors import Stale, WriteError
+
+if TYPE_CHECKING:  # made in the engine; the window's process never imports them
+    from memhtml_desktop.write.conflicts import ConflictReport
+    from memhtml_desktop.write.history import SupersessionChain
 
 T = TypeVar("T")
 MAX_DIFF_LINES = 4000
@@ -53,7 +58,7 @@ def attempt(work) -> Attempt:
         return Attempt.refused(exc)
 
 
-def warm_after_write(store) -> None:
+def warm_after_write(store: IndexDoor) -> None:
     """Bring the vector snapshot up to the write before the change is announced.
 
     A write moves the index's vector version, and the next search rebuilds the snapshot (about
@@ -126,7 +131,7 @@ class DraftJob(Job[Attempt]):
     path: str
     graph: bool = False  # with its place in the graph (Curator.graph): what a correction would lose
 
-    def run(self, store, cancelled, progress) -> Attempt:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> Attempt:
         from dataclasses import replace
 
         from memhtml_desktop.write.drafts import memory_draft
@@ -149,7 +154,7 @@ class SupersedeDraftJob(Job[Attempt]):
     winner: str
     loser: str
 
-    def run(self, store, cancelled, progress) -> Attempt:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> Attempt:
         from memhtml_desktop.html.project import blob_sha_of
         from memhtml_desktop.write.requests import SupersedeRequest
 
@@ -173,7 +178,7 @@ class PlanJob(Job[Attempt]):
     request: Any
     refresh_index: bool = False
 
-    def run(self, store, cancelled, progress) -> Attempt:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> Attempt:
         check(cancelled)
         curator = curator_for(store, refresh_index=self.refresh_index)
         return attempt(lambda: preview_of(curator.plan(self.request)))
@@ -188,7 +193,7 @@ class ApplyJob(Job[Attempt]):
     replace: ClassVar[bool] = False  # a confirmed write is never dropped
     plan: Any
 
-    def run(self, store, cancelled, progress) -> Attempt:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> Attempt:
         result = attempt(lambda: curator_for(store).apply(self.plan))
         if result.ok and result.value.commit_sha:
             warm_after_write(store)
@@ -205,7 +210,7 @@ class UndoStatusJob(Job[tuple]):
 
     kind: ClassVar[str] = "undo-status"
 
-    def run(self, store, cancelled, progress) -> tuple[bool, str]:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> tuple[bool, str]:
         return curator_for(store).undo_status()
 
 
@@ -217,7 +222,7 @@ class UndoChoicesJob(Job[list]):
     kind: ClassVar[str] = "undo-choices"
     limit: int = 20
 
-    def run(self, store, cancelled, progress) -> list:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> list:
         check(cancelled)
         return curator_for(store).undo_choices(self.limit)
 
@@ -230,7 +235,7 @@ class UndoPlanJob(Job[Attempt]):
     sha: str | None = None
     redo: bool = False
 
-    def run(self, store, cancelled, progress) -> Attempt:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> Attempt:
         check(cancelled)
         return attempt(lambda: preview_of(curator_for(store).plan_undo(self.sha, redo=self.redo)))
 
@@ -247,7 +252,7 @@ class UndoJob(Job[Attempt]):
     redo: bool = False
     expect: Any = None
 
-    def run(self, store, cancelled, progress) -> Attempt:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> Attempt:
         """Attempt[Applied]."""
 
         def work():
@@ -268,7 +273,7 @@ class RecoverJob(Job[Attempt]):
     kind: ClassVar[str] = "recover"
     pool: ClassVar[str] = CURATE_POOL
 
-    def run(self, store, cancelled, progress) -> Attempt:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> Attempt:
         return attempt(lambda: curator_for(store).recover())
 
     def changes(self, value: Attempt) -> StoreChange | None:
@@ -283,7 +288,7 @@ class FindJob(Job[list]):
     text: str
     limit: int = 12
 
-    def run(self, store, cancelled, progress) -> list:
+    def run(self, store: ReadDoor, cancelled: Cancelled_, progress: Progress) -> list:
         check(cancelled)
         return store.find_memories(self.text, limit=self.limit)
 
@@ -295,7 +300,7 @@ class HashesJob(Job[dict]):
     kind: str = "hashes"  # type: ignore[misc]
     paths: tuple[str, ...]
 
-    def run(self, store, cancelled, progress) -> dict:
+    def run(self, store: ReadDoor, cancelled: Cancelled_, progress: Progress) -> dict:
         from memhtml_desktop.html.project import blob_sha_of
 
         out = {}
@@ -314,7 +319,7 @@ class ConflictsJob(Job[Any]):
     process: ClassVar[bool] = True  # compares every pair: the window runs it in a child process
     paths: tuple[str, ...] | None = None
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> ConflictReport:
         paths = list(self.paths) if self.paths is not None else None
         report = curator_for(store).conflicts(cancelled=cancelled, progress=progress, paths=paths)
         if report.cancelled:
@@ -358,7 +363,7 @@ class SidesJob(Job[dict]):
     kind: ClassVar[str] = "conflict-sides"
     paths: tuple[str, ...]
 
-    def run(self, store, cancelled, progress) -> dict:
+    def run(self, store: ReadDoor, cancelled: Cancelled_, progress: Progress) -> dict:
         out = {}
         for path in self.paths:
             check(cancelled)
@@ -376,6 +381,6 @@ class HistoryJob(Job[Any]):
     kind: ClassVar[str] = "history"
     path: str
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> SupersessionChain:
         check(cancelled)
         return curator_for(store).history(self.path)

@@ -1,4 +1,5 @@
-"""One `Curator` per open Store, made on first use by a worker thread, shared by every pane.
+"""One `Curator` per open Store, made on first use by a worker thread and kept by the store
+(`Store.kept`), shared by every pane.
 
 The write core's front door (`write/curator.py`) is thread-safe and serialises its own writes, so
 the dialogs, the conflicts view and the timeline share one per store. It is made lazily, on the
@@ -11,22 +12,22 @@ curator brings it in step before each plan (the duplicate and link checks read i
 
 from __future__ import annotations
 
-import threading
-import weakref
-from typing import Any
+from typing import TYPE_CHECKING
 
-_LOCK = threading.Lock()
-_CURATORS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+from memhtml_desktop.index.doors import CuratorStore
+
+if TYPE_CHECKING:
+    from memhtml_desktop.write.curator import Curator
+
+KEY = "curator"
+"""The name the Curator is kept under by its store (`Store.kept`: the store's own state, not this
+module's)."""
 
 
-def curator_for(store: Any, *, refresh_index: bool = False) -> Any:
+def curator_for(store: CuratorStore, *, refresh_index: bool = False) -> Curator:
     """The Curator of `store` (made once; `refresh_index` is the latest caller's wish)."""
     from memhtml_desktop.write.curator import Curator
 
-    with _LOCK:
-        curator = _CURATORS.get(store)
-        if curator is None:
-            curator = Curator(store, refresh_index=refresh_index)
-            _CURATORS[store] = curator
-        curator.refresh_index = refresh_index
-        return curator
+    curator: Curator = store.kept(KEY, lambda: Curator(store, refresh_index=refresh_index))
+    curator.refresh_index = refresh_index
+    return curator

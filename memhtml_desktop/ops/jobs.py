@@ -13,7 +13,6 @@ the window.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Generic, TypeVar
@@ -21,10 +20,11 @@ from typing import Any, ClassVar, Generic, TypeVar
 from memhtml_desktop.domain.fts_query import FtsQuery
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.catalogue import Expansion
-from memhtml_desktop.domain.results import Answer, FilterCounts, FusedPool, MemoryRef, WhyNot
+from memhtml_desktop.domain.results import Answer, FilterCounts, FusedPool, ImportReport, MemoryRef, StatePlane, WhyNot
 from memhtml_desktop.domain.shapes import ShapeComparison
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope
 from memhtml_desktop.html.render import render_safe_html
+from memhtml_desktop.index.doors import IndexDoor, ReadDoor, SearchDoor, StateDoor, StoreDoors
 from memhtml_desktop.ops.changes import StoreChange
 
 T = TypeVar("T")
@@ -39,13 +39,6 @@ class Cancelled(Exception):
 def check(cancelled: Cancelled_) -> None:
     if cancelled():
         raise Cancelled()
-
-
-def wait_unless_cancelled(seconds: float, cancelled: Cancelled_, step: float = 0.02) -> None:
-    """Sleep `seconds` (the GIL let go), waking every `step` to stop early once cancelled."""
-    end = time.monotonic() + seconds
-    while not cancelled() and (left := end - time.monotonic()) > 0:
-        time.sleep(min(step, left))
 
 
 @dataclass(kw_only=True)
@@ -75,7 +68,9 @@ class Job(Generic[T]):
         self.on_progress = handler
         return self
 
-    def run(self, store: Any, cancelled: Cancelled_, progress: Progress) -> T:  # pool thread
+    def run(self, store: StoreDoors, cancelled: Cancelled_, progress: Progress) -> T:  # an engine lane
+        """The work, in the engine (or a CLI command's process). Each job types `store` as the
+        door it uses (index/doors.py), so what it may do to the store is read from its signature."""
         raise NotImplementedError
 
     def changes(self, value: T) -> StoreChange | None:
@@ -126,7 +121,7 @@ class SearchJob(Job[Answer]):
     generation: int = 0
     ranking: RankingProfile | None = None  # the asker's profile (None: the store's)
 
-    def run(self, store, cancelled, progress) -> Answer:
+    def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> Answer:
         check(cancelled)
         return store.answer(self.query, self.scope, limit=self.limit, depth=self.depth, generation=self.generation,
                             ranking=self.ranking)
@@ -136,19 +131,15 @@ class SearchJob(Job[Answer]):
 class CountsJob(Job[FilterCounts]):
     """The count beside every filter value for the query (`universe`: the store's own values).
 
-    `after_s`: seconds to wait, asleep, before counting. The window asks for counts as it lists an
-    answer; a pass over every memory in scope is a second of a core at 20,000 memories, and started
-    at once it competes with the very turns that list and paint that answer (on two loaded cores
-    the GUI thread's share of them). A newer count cancels the wait.
-    """
+    It runs in the engine's process, so it no longer waits before counting (it slept 0.15 s while
+    it shared the window's interpreter lock with the turns that list and paint an answer; see
+    docs/architecture.md, "What went away")."""
 
     kind: ClassVar[str] = "counts"
     query: str
     scope: Scope
-    after_s: float = 0.0
 
-    def run(self, store, cancelled, progress) -> FilterCounts:
-        wait_unless_cancelled(self.after_s, cancelled)
+    def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> FilterCounts:
         check(cancelled)
         return store.counts(self.query, self.scope)
 
@@ -165,7 +156,7 @@ class PoolJob(Job[FusedPool]):
     fts: FtsQuery | None = None  # the query as its Answer parsed it
     ranking: RankingProfile | None = None
 
-    def run(self, store, cancelled, progress) -> FusedPool:
+    def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> FusedPool:
         check(cancelled)
         return store.pool(self.query, self.scope, limit=self.limit, depth=self.depth, fts=self.fts,
                           ranking=self.ranking)
@@ -178,7 +169,7 @@ class ListedCountsJob(Job[FilterCounts]):
     kind: ClassVar[str] = "listed"
     paths: tuple[str, ...]
 
-    def run(self, store, cancelled, progress) -> FilterCounts:
+    def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> FilterCounts:
         check(cancelled)
         return store.counts_of(self.paths)
 
@@ -191,7 +182,7 @@ class FindJob(Job[list[MemoryRef]]):
     text: str
     limit: int = 20
 
-    def run(self, store, cancelled, progress) -> list[MemoryRef]:
+    def run(self, store: ReadDoor, cancelled: Cancelled_, progress: Progress) -> list[MemoryRef]:
         check(cancelled)
         return store.find_memories(self.text, limit=self.limit)
 
@@ -214,7 +205,7 @@ class RecallJob(Job[RecallPack]):
     limit: int
     ranking: RankingProfile | None = None
 
-    def run(self, store, cancelled, progress) -> RecallPack:
+    def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> RecallPack:
         check(cancelled)
         return store.recall(self.query, self.scope, budget=self.budget, limit=self.limit, ranking=self.ranking)
 
@@ -238,7 +229,7 @@ class ShapesJob(Job[ShapeComparison]):
     answer: Answer | None = field(default=None, repr=False)
     ranking: RankingProfile | None = None
 
-    def run(self, store, cancelled, progress) -> ShapeComparison:
+    def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> ShapeComparison:
         check(cancelled)
         ledgers = store.ledger_map(lenient=True)  # a bad file is a notice, and the seed's map is used
         return store.shapes(self.query, self.scope, budget=self.budget, limit=self.limit, k=self.k, ledgers=ledgers,
@@ -250,7 +241,7 @@ class ExpandJob(Job[Expansion]):
     kind: ClassVar[str] = "expand"
     path: str
 
-    def run(self, store, cancelled, progress) -> Expansion:
+    def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> Expansion:
         check(cancelled)
         return store.expand(self.path)
 
@@ -264,7 +255,7 @@ class OpenJob(Job[Opened]):
     terms: tuple[str, ...] = ()
     bump: bool = True
 
-    def run(self, store, cancelled, progress) -> Opened:
+    def run(self, store: ReadDoor, cancelled: Cancelled_, progress: Progress) -> Opened:
         return open_memory(store, self.path, self.terms, self.bump, cancelled)
 
     def changes(self, value: Opened) -> StoreChange | None:
@@ -288,7 +279,7 @@ class RereadJob(OpenJob):
     kind: ClassVar[str] = "reread"
     bump: bool = False
 
-    def run(self, store, cancelled, progress) -> Opened | Gone:
+    def run(self, store: ReadDoor, cancelled: Cancelled_, progress: Progress) -> Opened | Gone:
         from memhtml_desktop.index.store import MemoryNotFound
 
         try:
@@ -313,7 +304,8 @@ class ReinforceJob(Job[tuple[ReinforceResult, Opened, "dict | None"]]):
     terms: tuple[str, ...] = ()
     previous: str | None = None
 
-    def run(self, store, cancelled, progress) -> tuple[ReinforceResult, Opened, dict | None]:
+    def run(self, store: StoreDoors, cancelled: Cancelled_,
+            progress: Progress) -> tuple[ReinforceResult, Opened, dict | None]:
         before = store.read(self.path, bump=False).access
         if self.previous is not None:
             result = store.replace_signal(self.path, self.previous, self.signal)
@@ -335,7 +327,7 @@ class WhyJob(Job[WhyNot]):
     fts: FtsQuery | None = None  # the query as the Answer shown parsed it
     ranking: RankingProfile | None = None
 
-    def run(self, store, cancelled, progress) -> WhyNot:
+    def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> WhyNot:
         check(cancelled)
         return store.why(self.query, self.scope, self.path, limit=self.limit, fts=self.fts, ranking=self.ranking)
 
@@ -344,7 +336,7 @@ class WhyJob(Job[WhyNot]):
 class ProblemsJob(Job[tuple[list, dict]]):
     kind: ClassVar[str] = "problems"
 
-    def run(self, store, cancelled, progress) -> tuple[list, dict]:
+    def run(self, store: ReadDoor, cancelled: Cancelled_, progress: Progress) -> tuple[list, dict]:
         check(cancelled)
         return store.problems(), store.stats()
 
@@ -353,13 +345,13 @@ class ProblemsJob(Job[tuple[list, dict]]):
 class StatsJob(Job[dict]):
     kind: ClassVar[str] = "stats"
 
-    def run(self, store, cancelled, progress) -> dict:
+    def run(self, store: ReadDoor, cancelled: Cancelled_, progress: Progress) -> dict:
         check(cancelled)
         return store.stats()
 
 
 @dataclass
-class StatePlaneJob(Job[Any]):
+class StatePlaneJob(Job[StatePlane]):
     """The state plane now (`Store.state_plane`): the status bar asks every few seconds, so a
     `state.db` replaced, deleted or turned into a FIFO while the window sits idle is said within
     seconds, and reads kept while it could not be written are written once it can. While all is
@@ -367,7 +359,7 @@ class StatePlaneJob(Job[Any]):
 
     kind: ClassVar[str] = "state-plane"
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: StateDoor, cancelled: Cancelled_, progress: Progress) -> StatePlane:
         check(cancelled)
         return store.state_plane()
 
@@ -378,7 +370,7 @@ class WarmJob(Job[int]):
 
     kind: ClassVar[str] = "warm"
 
-    def run(self, store, cancelled, progress) -> int:
+    def run(self, store: IndexDoor, cancelled: Cancelled_, progress: Progress) -> int:
         return store.warm()
 
 
@@ -398,7 +390,7 @@ class ReconcileJob(Job[Any]):
     process: ClassVar[bool] = True
     import_sidecar: bool = False
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: StoreDoors, cancelled: Cancelled_, progress: Progress) -> Any:
         if self.import_sidecar:
             try:
                 store.import_sidecar()
@@ -420,7 +412,7 @@ class VerifyJob(Job[bool]):
     writer: ClassVar[bool] = True  # stays on the writer thread: SQLite's check runs without the GIL, and
     # its rebuild of a damaged index must take turns with this process's own index passes (Store._write_lock)
 
-    def run(self, store, cancelled, progress) -> bool:
+    def run(self, store: IndexDoor, cancelled: Cancelled_, progress: Progress) -> bool:
         return store.verify()
 
     def changes(self, sound: bool) -> StoreChange | None:
@@ -428,13 +420,13 @@ class VerifyJob(Job[bool]):
 
 
 @dataclass
-class SidecarJob(Job[Any]):
+class SidecarJob(Job[ImportReport | None]):
     """Seed the state plane from `.memhtml/state/access.jsonl` (a fresh demo copy's recorded reads)."""
 
     kind: ClassVar[str] = "sidecar"
     writer: ClassVar[bool] = True
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: StateDoor, cancelled: Cancelled_, progress: Progress) -> ImportReport | None:
         return store.import_sidecar()
 
 
@@ -464,7 +456,7 @@ class AboutJob(Job[list]):
 
     kind: ClassVar[str] = "versions"
 
-    def run(self, store, cancelled, progress) -> list[tuple[str, str]]:
+    def run(self, store: IndexDoor, cancelled: Cancelled_, progress: Progress) -> list[tuple[str, str]]:
         import os
 
         return [*store_facts(store), ("Engine process", str(os.getpid()))]

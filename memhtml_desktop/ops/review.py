@@ -25,7 +25,8 @@ from memhtml_desktop.history import (
     review_range,
     store_activity,
 )
-from memhtml_desktop.ops.jobs import Job, check
+from memhtml_desktop.index.doors import ReadDoor, SqlDoor, StoreFacts
+from memhtml_desktop.ops.jobs import Cancelled_, Job, Progress, check
 
 PAGE = 200
 """Commits a page of the window's listing reads: its rows are one turn of the GUI thread (~10 ms)."""
@@ -41,7 +42,7 @@ class ReviewRangeJob(Job[Any]):
 
     kind: ClassVar[str] = "review-range"
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: StoreFacts, cancelled: Cancelled_, progress: Progress) -> Any:
         check(cancelled)
         return review_range(_git(store))
 
@@ -55,7 +56,7 @@ class ReviewPageJob(Job[list]):
     shallow: frozenset = frozenset()
     accepted: frozenset = frozenset()
 
-    def run(self, store, cancelled, progress) -> list:
+    def run(self, store: StoreFacts, cancelled: Cancelled_, progress: Progress) -> list:
         check(cancelled)
         return read_changes(_git(store), self.shas, shallow=self.shallow, accepted=self.accepted)
 
@@ -84,7 +85,7 @@ class ReviewCountJob(Job[Any]):
     known: HeadState | None = None
     known_count: int = 0
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: StoreFacts, cancelled: Cancelled_, progress: Progress) -> Any:
         git = _git(store)
         if git.executable is None:
             return UNAVAILABLE, "git was not found on PATH"
@@ -112,7 +113,7 @@ class FullCountJob(Job[Any]):
     kind: ClassVar[str] = "review-full-count"
     process: ClassVar[bool] = True
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: StoreFacts, cancelled: Cancelled_, progress: Progress) -> Any:
         git = _git(store)
         state = head_state(git)
         return state, count_range(git, review_range(git), cancelled)
@@ -125,7 +126,7 @@ class NewCommitsJob(Job[Any]):
     kind: ClassVar[str] = "review-new"
     old: str
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: StoreFacts, cancelled: Cancelled_, progress: Progress) -> Any:
         git = _git(store)
         head = git.head()
         return head, (commits_after(git, self.old, head) if head else None)
@@ -138,7 +139,7 @@ class ChangeDetailJob(Job[Any]):
     kind: ClassVar[str] = "review-detail"
     change: Any
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: StoreFacts, cancelled: Cancelled_, progress: Progress) -> Any:
         check(cancelled)
         return change_detail(_git(store), self.change)
 
@@ -159,7 +160,7 @@ class AcceptJob(Job[Any]):
     mark: str | None
     also: tuple[str, ...] = ()
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: StoreFacts, cancelled: Cancelled_, progress: Progress) -> Any:
         git = _git(store)
         keys, order, pending = list(self.keys), list(self.order), {k: set(v) for k, v in self.pending.items()}
         if self.also:
@@ -179,7 +180,7 @@ class ReviewDoneJob(Job[Any]):
     replace: ClassVar[bool] = False
     upto: str
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: StoreFacts, cancelled: Cancelled_, progress: Progress) -> Any:
         return review_done(_git(store), upto=self.upto)
 
 
@@ -190,7 +191,7 @@ class ProvenanceJob(Job[Any]):
     kind: ClassVar[str] = "provenance"
     path: str
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: ReadDoor, cancelled: Cancelled_, progress: Progress) -> Any:
         check(cancelled)
         return provenance_of(_git(store), self.path, store.file_bytes(self.path))
 
@@ -203,5 +204,5 @@ class ActivityJob(Job[Any]):
     process: ClassVar[bool] = True  # classifies up to 26 weeks of history: a child's work
     unit: str = "week"
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: SqlDoor, cancelled: Cancelled_, progress: Progress) -> Any:
         return store_activity(_git(store), store.reader(), unit=self.unit, cancelled=cancelled)

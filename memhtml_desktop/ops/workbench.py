@@ -15,39 +15,38 @@ on its workbench lane. The optimizer also has a Stop of its own (`stoppable`: th
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from memhtml_desktop.index.doors import StoreDoors, StoreFacts, WorkbenchStore
 from memhtml_desktop.ops.curators import curator_for
-from memhtml_desktop.ops.jobs import Cancelled, Job, check
+from memhtml_desktop.ops.jobs import Cancelled, Cancelled_, Job, Progress, check
+
+if TYPE_CHECKING:
+    from memhtml_desktop.workbench import Workbench
 
 LONG_POOL = "workbench"
 """The long reads (a run, a comparison, the optimizer, the scans) take turns on a one-thread pool
 of their own, so a 500-probe run or an optimizer search never holds a read-pool thread that a
 search, the counts or the reader wait for."""
 
-_LOCK = threading.Lock()
-_WORKBENCHES: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+KEY = "workbench"
+"""The name the Workbench is kept under by its store (`Store.kept`: the store's own state)."""
 
 
-def workbench_for(store: Any, *, judgments: bool = False) -> Any:
+def workbench_for(store: WorkbenchStore, *, judgments: bool = False) -> Workbench:
     """The core's `Workbench` of `store`, made once on the first worker that needs it (making one
     resolves the store's data directory); `judgments` is the setting's current value."""
     from memhtml_desktop.workbench import Workbench
 
-    with _LOCK:
-        wb = _WORKBENCHES.get(store)
-        if wb is None:
-            wb = _WORKBENCHES[store] = Workbench(store, implicit_judgments=judgments)
-        wb.judgments.enabled = judgments
-        return wb
+    wb: Workbench = store.kept(KEY, lambda: Workbench(store, implicit_judgments=judgments))
+    wb.judgments.enabled = judgments
+    return wb
 
 
-def existing_workbench(store: Any) -> Any:
+def existing_workbench(store: StoreFacts) -> Workbench | None:
     """The workbench of `store` if one was made (None otherwise); touches nothing."""
-    with _LOCK:
-        return _WORKBENCHES.get(store)
+    return store.kept(KEY)
 
 
 @dataclass
@@ -58,7 +57,7 @@ class ForgetCachedJob(Job[None]):
     kind: ClassVar[str] = "wb-forget"
     replace: ClassVar[bool] = False
 
-    def run(self, store, cancelled, progress) -> None:
+    def run(self, store: StoreFacts, cancelled: Cancelled_, progress: Progress) -> None:
         wb = existing_workbench(store)
         if wb is not None:
             wb.invalidate()
@@ -80,7 +79,7 @@ class WbJob(Job[Any]):
 
     judgments: bool = field(default=False, kw_only=True)
 
-    def wb(self, store: Any) -> Any:
+    def wb(self, store: WorkbenchStore) -> Workbench:
         return workbench_for(store, judgments=self.judgments)
 
 
@@ -100,7 +99,7 @@ class Listing:
 class ListJob(WbJob):
     kind: ClassVar[str] = "wb-list"
 
-    def run(self, store, cancelled, progress) -> Listing:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Listing:
         wb = self.wb(store)
         check(cancelled)
         return Listing(tuple(wb.files.probe_sets()), wb.files.configurations(), tuple(wb.history.list()),
@@ -114,7 +113,7 @@ class SetJob(WbJob):
     kind: ClassVar[str] = "wb-set"
     set_name: str = ""
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         return self.wb(store).files.read_probe_set(self.set_name)
 
 
@@ -127,7 +126,7 @@ class SetTaskJob(WbJob):
     process: ClassVar[bool] = True
     set_name: str = ""
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         wb = self.wb(store)
         probe_set = wb.files.read_probe_set(self.set_name)
         return _core_cancelled(lambda: self.task(wb, probe_set, progress, cancelled))
@@ -170,7 +169,7 @@ class QueryCompareJob(WbJob):
     b: Any = None
     limit: int = 10
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         check(cancelled)
         return self.wb(store).compare_query(self.query, self.a, self.b, scope=self.scope, limit=self.limit)
 
@@ -196,7 +195,7 @@ class OptimizeJob(WbJob):
     def portable(self) -> OptimizeJob:
         return replace(super().portable(), stop=None)  # an Event does not cross; the engine gives its own
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         """The result; None when Stop came while the store was still being read (nothing tried)."""
         stop = self.stop
         flag = cancelled if stop is None else (lambda: cancelled() or stop.is_set())
@@ -241,7 +240,7 @@ class UnreachableJob(WbJob):
     config: Any = None
     sample: int | None = 500
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         wb = self.wb(store)
         return _core_cancelled(lambda: wb.unreachable(self.config, sample=self.sample, progress=progress,
                                                       cancelled=cancelled))
@@ -254,7 +253,7 @@ class LoadRunJob(WbJob):
     kind: ClassVar[str] = "wb-load-run"
     run_id: str = ""
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         return self.wb(store).history.load(self.run_id)
 
 
@@ -266,7 +265,7 @@ class DiffJob(WbJob):
     before: str = ""
     after: str = ""
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         return self.wb(store).history.diff(self.before, self.after)
 
 
@@ -288,7 +287,7 @@ class TwinsJob(WbJob):
     query: str = ""
     scope: Any = None
 
-    def run(self, store, cancelled, progress) -> tuple[Twin, ...]:
+    def run(self, store: StoreDoors, cancelled: Cancelled_, progress: Progress) -> tuple[Twin, ...]:
         from memhtml_desktop.domain.configs import shipped
 
         out: dict[str, Twin] = {}
@@ -318,7 +317,7 @@ class RecordJudgmentJob(WbJob):
     position: int = 0
     scope: Any = None
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         return self.wb(store).judgments.record(self.query, self.path, self.position, self.scope)
 
 
@@ -332,7 +331,7 @@ class DecideJudgmentJob(WbJob):
     judgment_id: str = ""
     accept_into: str = ""  # "": discard
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         wb = self.wb(store)
         if not self.accept_into:
             wb.judgments.discard(self.judgment_id)
@@ -356,7 +355,7 @@ class PinJob(WbJob):
     set_name: str = ""
     probe: Any = None
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         return self.wb(store).files.add_probe(self.set_name, self.probe)
 
 
@@ -368,7 +367,7 @@ class RemoveProbeJob(WbJob):
     set_name: str = ""
     key: str = ""
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         return self.wb(store).files.remove_probe(self.set_name, self.key)
 
 
@@ -384,7 +383,7 @@ class SaveConfigJob(WbJob):
     base: str = "default"
     note: str = ""
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         return self.wb(store).files.save_configuration(self.name, self.profile, base=self.base, note=self.note)
 
 
@@ -396,7 +395,7 @@ class SaveFloorJob(WbJob):
     config: Any = None
     floor: float = 0.0
 
-    def run(self, store, cancelled, progress) -> Any:
+    def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         return self.wb(store).save_floor(self.config, self.floor)
 
 

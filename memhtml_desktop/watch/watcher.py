@@ -39,7 +39,6 @@ from watchdog.observers.api import BaseObserver
 
 from memhtml_desktop.index import lease
 from memhtml_desktop.index.indexer import IndexReport
-from memhtml_desktop.threads import lower_thread_priority
 from memhtml_desktop.watch import observers, presence
 from memhtml_desktop.watch.changes import ChangeSet
 from memhtml_desktop.watch.events import (
@@ -111,10 +110,8 @@ class Watcher:
         health_after_s: float = 1.0,
         audit_every_s: float = 60.0,
         observer_factory: observers.ObserverFactory | None = None,
-        thread_nice: int = 0,
     ) -> None:
         self.store = store
-        self.thread_nice = thread_nice  # a window's watcher yields the CPU to its GUI thread
         self.root = str(store.root)
         self.on_status = on_status
         self.on_batch = on_batch
@@ -241,7 +238,6 @@ class Watcher:
     # -- the worker thread --------------------------------------------------------------------
 
     def _run(self) -> None:
-        lower_thread_priority(self.thread_nice)
         try:
             self._begin()
             while not self._stopping.is_set():
@@ -473,6 +469,8 @@ class Watcher:
             health = self.store.health(cancelled=lambda: self._stopping.is_set() or bool(self._pending))
         except Exception as exc:  # noqa: BLE001
             log.warning("health check failed: %s", exc, exc_info=True)
+            return None
+        if health is None:  # the walk yielded to a change: the last comparison stands (the lease reads it)
             return None
         self._set(health=health)
         return health

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from memhtml_desktop.domain.configs import ConfigError, Configuration, shipped
 from memhtml_desktop.domain.judging import ProbeVerdict, RunFigures
 from memhtml_desktop.domain.probes import EvalProbe, ProbeProblem, ProbeSet
 from memhtml_desktop.domain.types import Scope
-from memhtml_desktop.workbench.compare import QueryComparison, SetComparison, compare_configurations, compare_query
+from memhtml_desktop.workbench.compare import QueryComparison, SetComparison, compare_query
 from memhtml_desktop.workbench.coverage import Crowder, Reachability, Unreachable, crowders_prepared, unreachable
 from memhtml_desktop.workbench.floor import FloorRow, FloorScan, configuration_with_floor, scan_prepared
 from memhtml_desktop.workbench.history import ProbeChange, RunDiff, RunHistory, RunSummary, diff_runs
@@ -47,6 +47,9 @@ from memhtml_desktop.workbench.runs import (
     run_streamed,
 )
 from memhtml_desktop.workbench.store_files import ConfigListing, Saved, WorkbenchFiles, read_config_file, read_probe_file
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import WorkbenchStore
 
 __all__ = [
     "BadName", "Cancelled", "ConfigError", "ConfigListing", "Configuration", "ControlSuggestion", "Crowder", "EvalProbe", "FloorRow", "FloorScan",
@@ -64,7 +67,7 @@ class Workbench:
     configurations (or the optimizer after a run) reads the store once; `invalidate()` drops it
     (the window calls it on every `StoreChange` that touched the index)."""
 
-    def __init__(self, store: Any, *, implicit_judgments: bool = False, data_dir=None) -> None:
+    def __init__(self, store: WorkbenchStore, *, implicit_judgments: bool = False, data_dir=None) -> None:
         self.store = store
         self.data_dir = data_dir if data_dir is not None else store_data_dir(store.root)
         self.files = WorkbenchFiles(store.root)

@@ -9,13 +9,16 @@ with the same memory linked across them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from memhtml_desktop.domain.configs import Configuration
 from memhtml_desktop.domain.probes import ProbeSet
 from memhtml_desktop.domain.types import Scope, SearchResult
 from memhtml_desktop.workbench.history import ProbeChange, diff_runs
 from memhtml_desktop.workbench.runs import RUN_LIMIT, PreparedSet, Progress, Run, prepare_set, run_configuration
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import WorkbenchStore
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class SetComparison:
 
 
 def compare_configurations(
-    store: Any, probe_set: ProbeSet, a: Configuration, b: Configuration, *, limit: int = RUN_LIMIT,
+    store: WorkbenchStore, probe_set: ProbeSet, a: Configuration, b: Configuration, *, limit: int = RUN_LIMIT,
     progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
 ) -> SetComparison:
     """Run `a` and `b` on `probe_set` (one reading of the store when they share a lexical form)."""
@@ -80,7 +83,7 @@ class QueryComparison:
                 "b": {"config": self.b_name, "paths": [h.path for h in self.b.hits]}, "links": list(self.links)}
 
 
-def compare_query(store: Any, query: str, a: Configuration, b: Configuration, *, scope: Scope | None = None,
+def compare_query(store: WorkbenchStore, query: str, a: Configuration, b: Configuration, *, scope: Scope | None = None,
                   limit: int = 10) -> QueryComparison:
     """`query` searched under `a` and under `b` (`Store.search`, so the hits carry their explanations)."""
     ra = store.search(query, scope, limit=limit, ranking=a.profile)

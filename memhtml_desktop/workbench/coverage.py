@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from memhtml_desktop.domain.configs import Configuration
 from memhtml_desktop.domain.probes import EvalProbe, ProbeSet
 from memhtml_desktop.domain.refusion import rerank
 from memhtml_desktop.index.arm_lists import live_claims
 from memhtml_desktop.workbench.runs import PreparedSet, Progress, prepare_set
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import WorkbenchStore
 
 PAGE = 10
 QUERY_ARMS = frozenset({"fts", "vector"})
@@ -61,7 +64,7 @@ def crowders_prepared(prepared: PreparedSet, config: Configuration, *, min_share
     return out
 
 
-def crowders(store: Any, probe_set: ProbeSet, config: Configuration, *, min_share: float = 0.5,
+def crowders(store: WorkbenchStore, probe_set: ProbeSet, config: Configuration, *, min_share: float = 0.5,
              progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> list[Crowder]:
     prepared = prepare_set(store, probe_set, config.profile, progress=progress, cancelled=cancelled)
     return crowders_prepared(prepared, config, min_share=min_share)
@@ -87,7 +90,8 @@ class Reachability:
         return {"checked": self.checked, "unreachable": [u.to_json() for u in self.unreachable]}
 
 
-def unreachable(store: Any, config: Configuration, *, sample: int | None = 500, seed: int = 1, page: int = PAGE,
+def unreachable(store: WorkbenchStore, config: Configuration, *, sample: int | None = 500, seed: int = 1,
+                page: int = PAGE,
                 limit: int = 40, progress: Progress | None = None,
                 cancelled: Callable[[], bool] | None = None) -> Reachability:
     """Memories (all live ones, or a seeded `sample`) whose own claim does not bring them onto the

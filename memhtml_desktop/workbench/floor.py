@@ -14,12 +14,15 @@ Cosine only, as the seed's scan: a hit also meets the floor through its words or
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from memhtml_desktop.domain.configs import Configuration, with_floor
 from memhtml_desktop.domain.probes import ProbeSet
 from memhtml_desktop.domain.refusion import rerank
 from memhtml_desktop.workbench.runs import PreparedSet, Progress, prepare_set
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import WorkbenchStore
 
 GRID = tuple(round(0.05 * i, 2) for i in range(0, 20))
 PAGE = 10
@@ -74,7 +77,7 @@ def scan_prepared(prepared: PreparedSet, config: Configuration, *, grid: Sequenc
                      len(targets), len(others) + len(controls))
 
 
-def floor_scan(store: Any, probe_set: ProbeSet, config: Configuration, *, grid: Sequence[float] = GRID,
+def floor_scan(store: WorkbenchStore, probe_set: ProbeSet, config: Configuration, *, grid: Sequence[float] = GRID,
                progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> FloorScan:
     """Read the set with raw cosines and scan (`scan_prepared`)."""
     prepared = prepare_set(store, probe_set, config.profile, with_cosines=True, progress=progress, cancelled=cancelled)

@@ -30,13 +30,16 @@ import os
 import time
 from dataclasses import dataclass, field, replace
 from random import Random
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from memhtml_desktop.domain.configs import Configuration
 from memhtml_desktop.domain.metrics import mean
 from memhtml_desktop.domain.probes import EvalProbe, ProbeSet
 from memhtml_desktop.domain.ranking import PerEmbedder, RankingProfile
 from memhtml_desktop.workbench.runs import RUN_LIMIT, Cancelled, PreparedSet, Progress, judge_prepared, prepare_set
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import WorkbenchStore
 
 K_GRID = (5, 10, 20, 30, 45, 60, 90, 120, 200)
 WEIGHT_RANGE = (0.0, 3.0)
@@ -317,7 +320,7 @@ def optimize_prepared(
 
 
 def optimize(
-    store: Any, probe_set: ProbeSet, base: Configuration, *, trials: int = 200, seed: int = 1,
+    store: WorkbenchStore, probe_set: ProbeSet, base: Configuration, *, trials: int = 200, seed: int = 1,
     holdout: float = 0.3, limit: int = RUN_LIMIT, progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> OptimizeResult:

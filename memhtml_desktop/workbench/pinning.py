@@ -12,13 +12,16 @@ ones that apply; nothing is chosen for them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memhtml_desktop.domain.configs import Configuration
 from memhtml_desktop.domain.probes import EvalProbe, ProbeSet
 from memhtml_desktop.domain.twins import deciding_words
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.workbench.runs import prepare_set
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import WorkbenchStore
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,8 @@ class ControlSuggestion:
     similarity: float  # cosine to the target (or word overlap without vectors)
 
 
-def suggest_controls(store: Any, query: str, target: str, config: Configuration, *, scope: Scope | None = None,
+def suggest_controls(store: WorkbenchStore, query: str, target: str, config: Configuration, *,
+                     scope: Scope | None = None,
                      limit: int = 5) -> list[ControlSuggestion]:
     """The target's near-twins among `query`'s candidates under `config`, nearest first."""
     probe = EvalProbe(query=query, target=target, scope=scope)

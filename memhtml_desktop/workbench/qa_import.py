@@ -10,11 +10,14 @@ Nothing here writes: `WorkbenchFiles` commits the probes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from memhtml_desktop.domain.probes import EvalProbe, ProbeProblem
 from memhtml_desktop.domain.qa_pairs import Pair, choose, content_words
-from memhtml_desktop.index.answers import answer_candidates, existing
+from memhtml_desktop.index.arm_lists import answer_candidates, existing
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import WorkbenchStore
 
 
 @dataclass(frozen=True)
@@ -27,7 +30,7 @@ class Resolved:
     by_text: int = 0  # answers found by their words
 
 
-def resolve_pairs(store: Any, pairs: Sequence[Pair], *, source: str = "", note: str = "") -> Resolved:
+def resolve_pairs(store: WorkbenchStore, pairs: Sequence[Pair], *, source: str = "", note: str = "") -> Resolved:
     """Probes for `pairs` over `store`'s index (see the module docstring); one read transaction."""
     probes: list[EvalProbe] = []
     problems: list[ProbeProblem] = []

@@ -20,7 +20,7 @@ import secrets
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from memhtml_desktop.domain.configs import Configuration
 from memhtml_desktop.domain.judging import ProbeVerdict, RunFigures, figures, judge
@@ -29,6 +29,9 @@ from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.refusion import PreparedQuery, can_rerank, rerank
 from memhtml_desktop.index.arm_lists import PrepareCancelled, path_states, prepare_queries
 from memhtml_desktop.write.git import Git, GitError
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import WorkbenchStore
 
 RUN_LIMIT = 40
 """Hits per probe, as memhtml's gate searches."""
@@ -135,7 +138,7 @@ def store_head(root) -> str | None:
         return None
 
 
-def check_probe_paths(store: Any, probe_set: ProbeSet) -> tuple[list[EvalProbe], list[ProbeProblem], int]:
+def check_probe_paths(store: WorkbenchStore, probe_set: ProbeSet) -> tuple[list[EvalProbe], list[ProbeProblem], int]:
     """Probes whose targets exist (missing controls dropped), and a problem per missing memory."""
     source = probe_set.source or probe_set.name
     wanted = [p for probe in probe_set.probes for p in (*probe.targets, *probe.controls)]
@@ -168,7 +171,7 @@ def check_probe_paths(store: Any, probe_set: ProbeSet) -> tuple[list[EvalProbe],
 
 
 def prepare_set(
-    store: Any,
+    store: WorkbenchStore,
     probe_set: ProbeSet,
     profile: RankingProfile,
     *,
@@ -224,7 +227,7 @@ def new_run_id(now: datetime) -> str:
 
 
 def run_configuration(
-    store: Any,
+    store: WorkbenchStore,
     probe_set: ProbeSet,
     config: Configuration,
     *,
@@ -251,7 +254,7 @@ def run_configuration(
 
 
 def run_streamed(
-    store: Any,
+    store: WorkbenchStore,
     probe_set: ProbeSet,
     config: Configuration,
     *,

@@ -14,13 +14,16 @@ Reads only (no commit, no history entry, no salience); the window runs it as a j
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from memhtml_desktop.domain.probes import EvalProbe
 from memhtml_desktop.domain.quotas import LedgerMap
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.shapes import PROBE_SHAPES, Landing, landings
 from memhtml_desktop.workbench.runs import Cancelled  # the core's one: the window's jobs turn it into theirs
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import WorkbenchStore
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,7 @@ class ShapeReport:
 
 
 def compare_shapes(
-    store: Any,
+    store: WorkbenchStore,
     probes: Sequence[EvalProbe],
     *,
     budget: int | None = None,

@@ -21,6 +21,8 @@ callables, so the window runs it on a worker and tests run it directly.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import dataclasses
 import time
 from collections.abc import Callable
@@ -30,11 +32,12 @@ import numpy as np
 
 from memhtml_desktop.domain.claim_diff import ClaimDiff, words_diff
 from memhtml_desktop.domain.contradiction import Contradiction, Statement, contradiction, newer_of, slot_value, word_keys
-from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.domain.polarity import TWIN_COSINE
 from memhtml_desktop.index import curation
-from memhtml_desktop.index.vectors import CACHE
 from memhtml_desktop.write.dismissals import dismissed_keys, pair_key
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import CuratorStore
 
 BLOCK_ROWS = 2048
 #: A frame key held by more distinct values than this is a list, not one slot.
@@ -145,13 +148,18 @@ def scan_conflicts(
     report = ConflictReport(memories=len(rows))
     statements = [Statement(path, gist, key, event_at, created_at, title)
                   for _, path, gist, title, key, event_at, created_at in rows]  # fmt: skip
-    wanted = None if paths is None else {i for i, st in enumerate(statements) if st.path in set(paths)}
+    asked = None if paths is None else set(paths)
+    wanted = None if asked is None else {i for i, st in enumerate(statements) if st.path in asked}
     if wanted is not None and not wanted:
         report.seconds = time.perf_counter() - started
         return report
     candidates: set[tuple[int, int]] = set()
     _frame_candidates(statements, wanted, candidates)
     _word_candidates(statements, wanted, candidates)
+    if cancelled is not None and cancelled():
+        report.cancelled = True
+        report.seconds = time.perf_counter() - started
+        return report
     matrix, at = _vectors(store, conn, rows)
     report.compared = int((at >= 0).sum()) if at is not None else 0
     if matrix is not None and report.compared >= 2:
@@ -172,14 +180,14 @@ def scan_conflicts(
     return report
 
 
-def _vectors(store, conn, rows) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _vectors(store: CuratorStore, conn, rows) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The unit-norm first-chunk vectors of the memories that have one, and each memory's row in
     that matrix (-1: none)."""
     embedder = getattr(store, "embedder", None)
     if embedder is None:
         return None, None
     with conn:  # one read snapshot for the claims' vectors
-        snapshot = CACHE.snapshot(conn, str(store.index_path), space_of(embedder), embedder.dim)
+        snapshot = store.vector_snapshot(conn)  # the store's own cache (index/caches.py)
     at = np.full(len(rows), -1, dtype=np.int64)
     picked = []
     for i, row in enumerate(rows):
@@ -243,28 +251,30 @@ def _scan_all(matrix, at, threshold, block_rows, cancelled, progress) -> set[tup
     n = matrix.shape[0]
     out: set[tuple[int, int]] = set()
     transposed = matrix.T  # a view: BLAS multiplies by a transposed operand without a 28 MB copy
-    # One similarity block and one mask, reused: a fresh 160 MB block per step spent more time in
-    # page faults than in the comparison (measured: 1.8 s of 9 s at 20,000 memories).
+    # One similarity block, reused: a fresh 160 MB block per step spent more time in page faults
+    # than in the comparison (measured: 1.8 s of 9 s at 20,000 memories). The blocks' shapes are
+    # what decide the products' bits (one BLAS thread computes each row alone): changing them can
+    # move a pair sitting on the threshold in or out, so they stay as they are.
     rows_per_block = min(block_rows, n)
     sims_buffer = np.empty((rows_per_block, n), dtype=np.float32)
-    mask_buffer = np.empty((rows_per_block, n), dtype=bool)
+    top_buffer = np.empty(rows_per_block, dtype=np.float32)
     for start in range(0, n, rows_per_block):
         if cancelled is not None and cancelled():
             return None
         end = min(start + rows_per_block, n)
         sims = sims_buffer[: end - start, : n - start]
         np.matmul(matrix[start:end], transposed[:, start:], out=sims)
-        mask = mask_buffer[: end - start, : n - start]
-        np.greater_equal(sims, threshold, out=mask)
         diagonal = np.arange(end - start)
-        mask[diagonal, diagonal] = False  # a memory and itself (column `start + li` is row `li`)
-        # Only rows with a near-twin are searched column by column: `np.nonzero` over the whole
-        # block (2,048 x 20,000) cost ~0.3 s a block under load; `any` per row ~7 ms.
-        for li in np.flatnonzero(mask.any(axis=1)).tolist():
-            for lj in np.flatnonzero(mask[li]).tolist():
-                i, j = start + li, start + lj
-                if j > i:  # not the diagonal (a memory and itself), nor a pair an earlier block counted
-                    out.add((int(back[i]), int(back[j])))
+        sims[diagonal, diagonal] = -np.inf  # a memory and itself (column `start + li` is row `li`)
+        # Only rows with a near-twin are searched column by column, found by each row's largest
+        # similarity (one pass that writes nothing, where a mask of the block wrote 40 MB); `fmax`
+        # passes over a NaN as the comparison did, where `max` would hide the row's twins.
+        top = top_buffer[: end - start]
+        np.fmax.reduce(sims, axis=1, out=top)
+        for li in np.flatnonzero(top >= threshold).tolist():
+            for lj in np.flatnonzero(sims[li] >= threshold).tolist():
+                if lj > li:  # not a pair an earlier row of this block counted
+                    out.add((int(back[start + li]), int(back[start + lj])))
         if progress is not None:
             progress("conflicts", end, n)
     return out

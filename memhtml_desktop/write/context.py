@@ -20,8 +20,7 @@ from memhtml_desktop.domain.paths import normalize_path
 from memhtml_desktop.guarded import TooLarge, Unreadable, read_guarded
 from memhtml_desktop.html.jsnum import JS_SPACE_RUN, js_slice_units, js_trim, utf16_len
 from memhtml_desktop.html.project import blob_sha_of, project
-from memhtml_desktop.index.db import iso_z
-from memhtml_desktop.index.scanner import MAX_FILE_BYTES, resolve_inside
+from memhtml_desktop.index.curation import MAX_FILE_BYTES, checked_store_path, iso_z, resolve_inside
 from memhtml_desktop.write.errors import PathNotFound, Refused, Stale
 
 SUBJECT_LIMIT = 72
@@ -54,12 +53,11 @@ def commit_subject(op: str, text: str) -> str:
 
 def clean_path(path: str) -> str:
     """A store path as git-tree text; refuses absolute escapes, `.`/`..` and empty segments."""
-    from memhtml_desktop.index.store import StoreError, safe_store_path
-
     try:
-        return normalize_path(safe_store_path(path))
-    except StoreError as exc:
+        safe = checked_store_path(path)
+    except ValueError as exc:
         raise Refused(str(exc)) from exc
+    return normalize_path(safe)
 
 
 @dataclass

@@ -19,11 +19,11 @@ import logging
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from memhtml_desktop.domain.changes import StoreChange
 from memhtml_desktop.domain.paths import is_indexable
-from memhtml_desktop.index.state import follow_move, state_mode
+from memhtml_desktop.index.curation import follow_move, state_mode
 from memhtml_desktop.write import dismissals
 from memhtml_desktop.write import journal as journal_mod
 from memhtml_desktop.write import own_commits
@@ -71,6 +71,9 @@ from memhtml_desktop.write.leftovers import remove_stale_temp_files, survey  # n
 from memhtml_desktop.write.prose import split_prose  # noqa: E402,F401
 from memhtml_desktop.write.template import js_number_text  # noqa: E402,F401
 from memhtml_desktop.write.text_rules import text_problem  # noqa: E402,F401
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import CuratorStore
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +142,8 @@ class Curator(Committer):
     writer there); None in the app.
     """
 
-    def __init__(self, store, *, lock_wait_s: float = journal_mod.LOCK_WAIT_S, git_lock_wait_s: float | None = None,
+    def __init__(self, store: CuratorStore, *, lock_wait_s: float = journal_mod.LOCK_WAIT_S,
+                 git_lock_wait_s: float | None = None,
                  refresh_index: bool = False) -> None:  # fmt: skip
         super().__init__(store.root, lock_wait_s=lock_wait_s, git_lock_wait_s=git_lock_wait_s)
         self.store = store
@@ -585,7 +589,7 @@ def rolled_back_sentence(subject: str, done) -> str:
     return f"rolled back an interrupted write: {subject}" + _also(notes)
 
 
-def recover_interrupted(store) -> None:
+def recover_interrupted(store: CuratorStore) -> None:
     """Before a read: a write a crash interrupted is finished or rolled back (a notice says which),
     so the read does not answer from a half-written store. A journal whose writer is still running
     is left to it. Costs a directory listing when there is nothing to do."""

@@ -15,7 +15,7 @@ as `- item` lines, a code block as a fenced block with its language. Inline mark
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -29,6 +29,9 @@ from memhtml_desktop.write.context import clean_path
 from memhtml_desktop.write.errors import InvalidMemory, PathNotFound
 from memhtml_desktop.write.planner_new import WRITABLE_TYPES
 from memhtml_desktop.write.prose import paragraphs
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import CuratorStore
 
 # The vocabularies a form offers (the planners refuse anything else).
 FORM_TYPES = WRITABLE_TYPES
@@ -123,7 +126,7 @@ def article_parts(html_text: str, claim: str) -> tuple[tuple[str, ...], tuple[tu
     return tuple(bodies), tuple(facets)
 
 
-def memory_draft(store, path: str) -> MemoryDraft:
+def memory_draft(store: CuratorStore, path: str) -> MemoryDraft:
     """The draft of the memory at `path` (PathNotFound when there is no such file)."""
     path = clean_path(path)
     data = store.file_bytes(path)

@@ -54,7 +54,7 @@ from typing import Any, Callable
 from memhtml_desktop.atomic import fsync_dir, sync_filesystem
 from memhtml_desktop.html.project import blob_sha_of
 from memhtml_desktop.index import curation
-from memhtml_desktop.index.state import RowMove, follow_move
+from memhtml_desktop.index.curation import RowMove, follow_move
 from memhtml_desktop.write.errors import Conflict, GitFailed, Stale, WriteError
 from memhtml_desktop.write.git import Entry, Git, GitError, GitLocked
 from memhtml_desktop.write.journal import Journal

@@ -173,11 +173,6 @@ class Git:
             git_dir = self.root / ".git"
         return describe_lock(lock, self.root, git_dir)
 
-    def common_dir(self) -> Path:
-        """The git directory shared by every worktree (refs, objects, hooks)."""
-        out = self.run("rev-parse", "--path-format=absolute", "--git-common-dir", check=False).out.strip()
-        return Path(out) if out else self.git_dir()
-
     def hooks_dir(self, *, cached: bool = False) -> Path:
         """Where git looks for hooks (`core.hooksPath` honoured); `cached`: asked again only when a
         config file changed (`config_mark`)."""

@@ -35,17 +35,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memhtml_desktop.html.detail import read_document
 from memhtml_desktop.html.project import blob_sha_of, project
 from memhtml_desktop.html.vocabulary import MEMORY_RELS, REL_CLASS, TASK_RELS
 from memhtml_desktop.index import curation
-from memhtml_desktop.index.state import access_stats
+from memhtml_desktop.index.curation import access_stats
 from memhtml_desktop.write import head_edit
 from memhtml_desktop.write.context import clean_path
 from memhtml_desktop.write.errors import InvalidMemory, PathNotFound, Refused
 from memhtml_desktop.write.plan import FileChange
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import CuratorStore
 
 #: Rels a replacement does not take over by default, and why (the dialog shows the reason).
 NOT_CARRIED = {
@@ -113,7 +116,7 @@ class MemoryGraph:
         return float((self.reads or {}).get("outcome_score") or 0) >= 0
 
 
-def memory_graph(store, path: str) -> MemoryGraph:
+def memory_graph(store: CuratorStore, path: str) -> MemoryGraph:
     """The graph around the memory at `path`, read from its file and the index (nothing written)."""
     path = clean_path(path)
     data = store.file_bytes(path)
@@ -263,7 +266,7 @@ def repoint_changes(ctx, old: str, new: str, new_type: str, repoint, *, skip: se
     return changes
 
 
-def keeping_correct(store, request):
+def keeping_correct(store: CuratorStore, request):
     """A `CorrectRequest` that keeps the graph (the CLI's `correct --keep-graph`): the target's
     carried links, its entities (`<dfn>` terms as `concept:`) added to those given, its facets when
     none are given, every active memory linking to it repointed, its reads following it, and its
@@ -285,7 +288,7 @@ def keeping_correct(store, request):
     )
 
 
-def keeping_supersede(store, request):
+def keeping_supersede(store: CuratorStore, request):
     """A `SupersedeRequest` that keeps the loser's place (the CLI's `supersede --keep-graph`): its
     carried links, entities and facets the winner lacks, and every memory linking to it repointed."""
     from memhtml_desktop.write.drafts import memory_draft

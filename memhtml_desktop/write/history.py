@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memhtml_desktop.index import curation
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.doors import CuratorStore
 
 MAX_VERSIONS = 200
 
@@ -76,7 +80,7 @@ def _reach(conn, start: str, towards: str, limit: int) -> list[str]:
     return found
 
 
-def supersession_chain(store, path: str) -> SupersessionChain:
+def supersession_chain(store: CuratorStore, path: str) -> SupersessionChain:
     """The lineage around `path`: every version connected to it by `supersedes`, either way."""
     conn = store.reader()
     chain = SupersessionChain(focus=path)

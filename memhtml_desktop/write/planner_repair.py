@@ -20,8 +20,7 @@ from __future__ import annotations
 from memhtml_desktop.domain.paths import archive_path_for
 from memhtml_desktop.html.jsnum import utf16_len
 from memhtml_desktop.index import curation
-from memhtml_desktop.index.sidecar import SIDECAR_RELPATH, export_access
-from memhtml_desktop.index.state import state_mode
+from memhtml_desktop.index.curation import SIDECAR_RELPATH, export_access, state_mode
 from memhtml_desktop.write import head_edit
 from memhtml_desktop.write.context import PlanContext, commit_subject
 from memhtml_desktop.write.errors import Refused

@@ -21,7 +21,7 @@ from typing import Any
 
 from memhtml_desktop.atomic import fsync_dir
 from memhtml_desktop.html.project import blob_sha_of
-from memhtml_desktop.index.state import move_access
+from memhtml_desktop.index.curation import move_access
 from memhtml_desktop.write.errors import WriteError
 from memhtml_desktop.write.git import Entry, Git
 from memhtml_desktop.write.journal import Journal, PendingMoves

@@ -79,7 +79,7 @@ def js_parse_int(text: str) -> float:
 
 def js_number_text(value: float) -> str:
     """A number as JavaScript prints it (`String(x)`): `7`, not `7.0`."""
-    from memhtml_desktop.index.sidecar import js_number
+    from memhtml_desktop.index.curation import js_number
 
     return js_number(value)
 

@@ -19,7 +19,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from memhtml_desktop.index.scanner import MAX_FILE_BYTES
+from memhtml_desktop.index.curation import MAX_FILE_BYTES
 from memhtml_desktop.write.errors import InvalidMemory
 
 # C0 controls but tab, LF, CR; DEL; the C1 controls (U+0080-U+009F: U+009B is CSI, U+009D is OSC).

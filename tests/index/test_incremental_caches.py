@@ -26,10 +26,8 @@ from memfiles import write_memory
 from memhtml_desktop.devtools.gen_store import generate_store
 from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.index import changes, db, salience, vectors
-from memhtml_desktop.index.salience import SALIENCE
 from memhtml_desktop.index.sidecar import import_file
 from memhtml_desktop.index.store import Store
-from memhtml_desktop.index.vectors import CACHE
 
 
 def _store(tmp_path: Path, seed: int, embedder: str, count: int = 120) -> Store:
@@ -189,7 +187,7 @@ def same_as_whole_list(cache: salience.SalienceCache, conn, key: str) -> None:
     whole = salience.Memories.read(conn, changes.mark(conn), salience.state_mark(conn))
     for name in ("rowids", "updated", "since", "base"):
         assert np.array_equal(getattr(memories, name), getattr(whole, name), equal_nan=True), name
-    full = salience.bound(whole, bounds.mark, now)
+    full = salience.bound(whole, bounds.mark, bounds.t0)  # exact for any instant of its hour
     for name in ("rowids", "upper", "lower"):
         assert np.array_equal(getattr(bounds, name), getattr(full, name), equal_nan=True), name
 
@@ -197,11 +195,11 @@ def same_as_whole_list(cache: salience.SalienceCache, conn, key: str) -> None:
 def _check(store: Store, rng: random.Random, previous: vectors.VectorSnapshot, step) -> vectors.VectorSnapshot:
     conn, key = store.reader(), str(store.index_path)
     space, dim = space_of(store.embedder), store.embedder.dim
-    patched, rebuilt = CACHE.patched, SALIENCE.rebuilt
+    patched, rebuilt = store.caches.vectors.patched, store.caches.salience.rebuilt
     with conn:
-        got = CACHE.snapshot(conn, key, space, dim)
+        got = store.caches.vectors.snapshot(conn, key, space, dim)
         want = vectors._build(conn, got.version, space, dim, None)
-        assert CACHE.patched == patched + 1, f"{step.__name__}: the snapshot was rebuilt, not patched"
+        assert store.caches.vectors.patched == patched + 1, f"{step.__name__}: the snapshot was rebuilt, not patched"
         _same_snapshot(got, want)
         changed = previous.size != want.size or list(previous.file_paths) != list(want.file_paths) \
             or not np.array_equal(previous.matrix, want.matrix)  # fmt: skip
@@ -212,11 +210,11 @@ def _check(store: Store, rng: random.Random, previous: vectors.VectorSnapshot, s
                 a, b = got.ranked_files(query, top), want.ranked_files(query, top)
                 assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
 
-        counts = CACHE.coverage(conn, key, space)
+        counts = store.caches.vectors.coverage(conn, key, space)
         assert counts == _reference_coverage(conn, space) == vectors._Coverage.count(conn, space, changes.mark(conn)).counts
 
-        same_as_whole_list(SALIENCE, conn, key)
-        assert SALIENCE.rebuilt == rebuilt, f"{step.__name__}: the salience list re-read every memory"
+        same_as_whole_list(store.caches.salience, conn, key)
+        assert store.caches.salience.rebuilt == rebuilt, f"{step.__name__}: the salience list re-read every memory"
     return got
 
 
@@ -224,9 +222,9 @@ def _walk(store: Store, seed: int) -> None:
     rng = random.Random(seed)
     conn, key = store.reader(), str(store.index_path)
     with conn:
-        previous = CACHE.snapshot(conn, key, space_of(store.embedder), store.embedder.dim)
-        CACHE.coverage(conn, key, space_of(store.embedder))
-        SALIENCE.bounds(conn, key)
+        previous = store.caches.vectors.snapshot(conn, key, space_of(store.embedder), store.embedder.dim)
+        store.caches.vectors.coverage(conn, key, space_of(store.embedder))
+        store.caches.salience.bounds(conn, key)
     steps = list(STEPS)
     rng.shuffle(steps)
     steps.insert(steps.index(lose_vectors) + 1, embed_again)  # the vectors made again, newest first
@@ -251,9 +249,9 @@ def test_the_coverage_counts_live_memories_only(tmp_path):
     (archived,) = conn.execute("SELECT count(*) FROM files WHERE archived = 1").fetchone()
     (live,) = conn.execute("SELECT count(*) FROM files WHERE archived = 0").fetchone()
     assert archived > 0
-    assert CACHE.coverage(conn, key, space) == (live, live)
+    assert store.caches.vectors.coverage(conn, key, space) == (live, live)
     archive(store, random.Random(4))
-    assert CACHE.coverage(conn, key, space) == (live - 1, live - 1)
+    assert store.caches.vectors.coverage(conn, key, space) == (live - 1, live - 1)
 
 
 def test_a_cache_older_than_the_kept_log_is_built_whole(tmp_path):
@@ -263,23 +261,23 @@ def test_a_cache_older_than_the_kept_log_is_built_whole(tmp_path):
     conn, key, space, dim = store.reader(), str(store.index_path), space_of(store.embedder), store.embedder.dim
     rng = random.Random(6)
     with conn:
-        CACHE.snapshot(conn, key, space, dim)
+        store.caches.vectors.snapshot(conn, key, space, dim)
     for _ in range(3):
         add(store, rng)
     writer = _writer(store)
     with db.writing(writer):
         changes.prune(writer, keep_rows=1)
     writer.close()
-    patched = CACHE.patched
+    patched = store.caches.vectors.patched
     with conn:
-        got = CACHE.snapshot(conn, key, space, dim)
+        got = store.caches.vectors.snapshot(conn, key, space, dim)
         _same_snapshot(got, vectors._build(conn, got.version, space, dim, None))
-    assert CACHE.patched == patched
+    assert store.caches.vectors.patched == patched
     # the log covers what came after the prune again
     add(store, rng)
     with conn:
-        CACHE.snapshot(conn, key, space, dim)
-    assert CACHE.patched == patched + 1
+        store.caches.vectors.snapshot(conn, key, space, dim)
+    assert store.caches.vectors.patched == patched + 1
 
 
 def test_the_change_log_stays_bounded(tmp_path, monkeypatch):
@@ -315,18 +313,18 @@ def test_a_version_moved_with_nothing_logged_keeps_the_caches(tmp_path):
     store = _store(tmp_path, 9, "hash")
     conn, key, space, dim = store.reader(), str(store.index_path), space_of(store.embedder), store.embedder.dim
     with conn:
-        before = CACHE.snapshot(conn, key, space, dim)
-        counts = CACHE.coverage(conn, key, space)
-        SALIENCE.bounds(conn, key)
+        before = store.caches.vectors.snapshot(conn, key, space, dim)
+        counts = store.caches.vectors.coverage(conn, key, space)
+        store.caches.salience.bounds(conn, key)
     writer = _writer(store)
     with db.writing(writer):
         writer.execute("UPDATE index_state SET vectors_version = vectors_version + 1 WHERE id = 1")
     writer.close()
-    patched, rebuilt = CACHE.patched, SALIENCE.rebuilt
+    patched, rebuilt = store.caches.vectors.patched, store.caches.salience.rebuilt
     with conn:
-        got = CACHE.snapshot(conn, key, space, dim)
-        assert got.version == before.version + 1 and CACHE.patched == patched + 1
+        got = store.caches.vectors.snapshot(conn, key, space, dim)
+        assert got.version == before.version + 1 and store.caches.vectors.patched == patched + 1
         _same_snapshot(got, vectors._build(conn, got.version, space, dim, None))
-        assert CACHE.coverage(conn, key, space) == counts == _reference_coverage(conn, space)
-        SALIENCE.bounds(conn, key)
-        assert SALIENCE.rebuilt == rebuilt
+        assert store.caches.vectors.coverage(conn, key, space) == counts == _reference_coverage(conn, space)
+        store.caches.salience.bounds(conn, key)
+        assert store.caches.salience.rebuilt == rebuilt

@@ -22,7 +22,7 @@ from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.lexical_window import lexical_window
 from memhtml_desktop.index.retrieval_sql import bind_params, build_arm_sql
 from memhtml_desktop.index.scope import assemble_scope
-from memhtml_desktop.index.scope_rows import SCOPE_ROWS
+from memhtml_desktop.index.scope_rows import ScopeRows
 
 WORDS = ["drain", "deploy", "canary", "ledger", "token", "rollback", "cache", "vacuum", "agent", "billing"]
 SCOPES = (
@@ -64,6 +64,7 @@ def test_the_window_is_the_statement_s_window(store_root, make_store, seed):
     conn = store.reader()
     rng = random.Random(seed)
     checked = 0
+    rows = ScopeRows()
     for profile in (DEFAULT, MEMHTML):
         for scope in SCOPES:
             scope_sql = assemble_scope(scope)
@@ -75,7 +76,7 @@ def test_the_window_is_the_statement_s_window(store_root, make_store, seed):
                             want_rowids, want_scores = _statement(conn, match, scope_sql, window, profile)
                             got = lexical_window(conn, match, window, lexical=profile.lexical,
                                                  field_weights=profile.field_weights,
-                                                 in_scope=lambda r: SCOPE_ROWS.mask(conn, "k", r, scope_sql))
+                                                 in_scope=lambda r: rows.mask(conn, "k", r, scope_sql))
                         assert got.rowids.tolist() == want_rowids, (profile.name, scope, window, match)
                         assert got.scores.tolist() == want_scores  # the same bm25 values, bit for bit
                         checked += 1

@@ -384,13 +384,11 @@ def test_why_not_names_the_excluding_axis_and_ranks(store):
 
 
 def test_warm_loads_the_vector_snapshot(store):
-    from memhtml_desktop.index.vectors import CACHE
-
-    CACHE.clear()
+    store.caches.clear()
     assert store.warm() >= 20
-    before = CACHE._snapshots.copy()
+    before = store.caches.vectors._snapshots.copy()
     store.search("drain the vip")
-    assert CACHE._snapshots == before, "the first search reused the warmed snapshot"
+    assert store.caches.vectors._snapshots == before, "the first search reused the warmed snapshot"
 
 
 def test_a_search_of_ten_hits_and_a_recall_move_no_state_row(store):

@@ -16,7 +16,7 @@ import pytest
 from memfiles import write_memory
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.retrieval_sql import arm_cte, bind_params, build_arm_sql
-from memhtml_desktop.index.salience import HORIZON_S, SALIENCE
+from memhtml_desktop.index.salience import HORIZON_S
 from memhtml_desktop.index.scope import assemble_scope
 
 SCOPES = (
@@ -62,7 +62,7 @@ def _both(store, scope: Scope, window: int):
     conn = store.reader()
     built = assemble_scope(scope)
     with conn:
-        rowids = SALIENCE.candidates(conn, str(store.index_path), window, built)
+        rowids = store.caches.salience.candidates(conn, str(store.index_path), window, built)
         bound = arm_cte("salience", built.filter, salience_bound=True)
         full = build_arm_sql("salience", built.filter)
         got = conn.execute(bound, bind_params(bound, (None, window, None, None, apsw.carray(rowids)), built.params)).fetchall()

@@ -25,6 +25,7 @@ import pytest
 
 from memhtml_desktop.domain.embedder import space_of
 from memhtml_desktop.index import salience, vector_file, vectors
+from memhtml_desktop.index.caches import StoreCaches
 from memhtml_desktop.index.retrieval import Retriever
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.index.vectors import VectorCache
@@ -69,7 +70,7 @@ def _answers(store: Store, cache: VectorCache) -> list[str]:
     """The JSON of a few searches through `cache`, at one pinned instant (salience reads the clock)."""
     conn = store.reader()
     conn.clock.clock = lambda: NOW
-    retriever = Retriever(conn, store.embedder, cache_key=str(store.index_path), cache=cache)
+    retriever = Retriever(conn, store.embedder, cache_key=str(store.index_path), caches=StoreCaches(vectors=cache))
     out = []
     for query in QUERIES:
         result = retriever.search(query, limit=10).to_json()
@@ -170,6 +171,106 @@ def test_a_copied_index_does_not_take_the_copy_s_file(tmp_path):
     assert _kept(store).is_file()
     cache, _, _ = _fresh(store)
     assert cache.mapped == 0 and cache.kept == 1
+
+
+def _count_a_read_elsewhere(store: Store, path: str, count: int) -> None:
+    """memhtml's CLI counting a read through its own connection: the state plane moves, the index not."""
+    import apsw
+
+    other = apsw.Connection(str(store.state_path))
+    with other:
+        other.execute(
+            "INSERT INTO access (path, access_count, reinforcement_count, outcome_score, last_accessed_at, updated_at) "
+            "VALUES (?, ?, 0, 0.5, '2026-11-29T11:00:00Z', '2026-11-29T11:00:00Z') "
+            "ON CONFLICT(path) DO UPDATE SET access_count = excluded.access_count, "
+            "last_accessed_at = '2026-11-29T11:00:00Z'",
+            (path, count),
+        )
+    other.close()
+
+
+def _eligible(store: Store, seed: int) -> str:
+    rows = store.reader().execute("SELECT path FROM files WHERE memory_type <> 'task' "
+                                  "AND path NOT LIKE 'resources/people/%' ORDER BY path").fetchall()
+    return random.Random(seed).choice(rows)[0]
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_a_new_process_takes_the_state_half_kept_until_the_state_plane_moves(tmp_path, monkeypatch, seed):
+    """The access rows' half of the salience list is kept beside the index and used by the next
+    process while state.db is as `stat` saw it; a read counted by another program moves the file's
+    mark, and the next process reads the rows again (equal, array for array, to the list read whole:
+    checked inside `_fresh_salience`, so a stale half would fail there)."""
+    monkeypatch.setattr(salience, "SETTLED_S", 0.0)  # the file was written a moment ago (see the next test)
+    store = _store(tmp_path, seed, "hash", count=90 + seed)
+    first = _fresh_salience(store)
+    assert (first.kept_access, first.mapped_access) == (1, 0)
+    assert vector_file.beside(store.index_path, salience._ACCESS_FILE).is_file()
+    second = _fresh_salience(store)
+    assert (second.kept_access, second.mapped_access, second.rebuilt) == (0, 1, 0)
+    path = _eligible(store, seed)
+    for count in (1000 + seed, 3):  # once with a new size of the file's contents, once the same rows count
+        _count_a_read_elsewhere(store, path, count)
+        moved = _fresh_salience(store)
+        assert (moved.kept_access, moved.mapped_access) == (1, 0), count
+        again = _fresh_salience(store)
+        assert (again.kept_access, again.mapped_access) == (0, 1), count
+
+
+def test_a_new_process_within_the_hour_takes_the_kept_bound_list(tmp_path, monkeypatch):
+    """The bound list is kept with the state half, for its hour: a process within it takes the list
+    as it is (exact for any instant of the hour: `_fresh_salience` compares it with the list computed
+    whole at its t0), and the first one past it makes the list again and keeps that."""
+    monkeypatch.setattr(salience, "SETTLED_S", 0.0)
+    store = _store(tmp_path, 11, "hash", count=95)
+    clock = [NOW]
+    store.reader().clock.clock = lambda: clock[0]
+    key = str(store.index_path)
+
+    def t0_of(cache: salience.SalienceCache) -> dt.datetime:
+        return dt.datetime.fromtimestamp(cache._kept[key][1].t0, dt.timezone.utc)
+
+    assert _fresh_salience(store).kept_access == 1
+    for later, t0, kept in ((dt.timedelta(minutes=30), NOW, 0), (dt.timedelta(minutes=58), NOW, 0),
+                            (dt.timedelta(hours=2), NOW + dt.timedelta(hours=2), 1),
+                            (dt.timedelta(hours=2, minutes=5), NOW + dt.timedelta(hours=2), 0)):
+        clock[0] = NOW + later
+        cache = _fresh_salience(store)
+        assert (cache.mapped_access, cache.kept_access, t0_of(cache)) == (1, kept, t0), later
+
+
+def test_a_state_plane_written_a_moment_ago_is_not_kept(tmp_path, monkeypatch):
+    """A state file whose last write is younger than SETTLED_S is read, not kept: a second write in
+    the same clock tick could leave its size and times as they were."""
+    store = _store(tmp_path, 9, "hash", count=90)
+    _count_a_read_elsewhere(store, _eligible(store, 9), 77)
+    listed = _fresh_salience(store)
+    assert (listed.kept_access, listed.mapped_access) == (0, 0)
+    assert not vector_file.beside(store.index_path, salience._ACCESS_FILE).exists()
+    monkeypatch.setattr(salience, "SETTLED_S", 0.0)
+    assert _fresh_salience(store).kept_access == 1
+
+
+@pytest.mark.parametrize("how", ["truncated", "header bit", "another index", "empty", "another state", "fewer rows"])
+def test_a_state_half_not_whole_or_not_of_this_state_is_never_used(tmp_path, monkeypatch, how):
+    monkeypatch.setattr(salience, "SETTLED_S", 0.0)
+    store = _store(tmp_path, 10, "hash", count=90)
+    _count_a_read_elsewhere(store, _eligible(store, 10), 55)
+    assert _fresh_salience(store).kept_access == 1
+    path = vector_file.beside(store.index_path, salience._ACCESS_FILE)
+    if how in ("another state", "fewer rows"):
+        head, arrays, _ = vector_file.read(path)
+        keep = {k: v for k, v in head.items() if k not in ("format", "sections", "size")}
+        arrays = {k: np.array(v) for k, v in arrays.items()}
+        if how == "another state":
+            keep["state"] = [keep["state"][0], [1, 2, 3, 4], *keep["state"][2:]]
+        else:
+            arrays = {k: v[:-1] for k, v in arrays.items()}
+        vector_file.write(path, keep, arrays)
+    else:
+        _spoil(path, how)
+    listed = _fresh_salience(store)  # equal to the list read whole (checked inside)
+    assert listed.mapped_access == 0 and listed.kept_access == 1
 
 
 _BLOCKED = """

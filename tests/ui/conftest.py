@@ -35,8 +35,12 @@ SCREEN = {"synchronousWindowSystemEvents": False, "windowFrameMargins": False,
           "screens": [{"name": "OffscreenScreen", "x": 0, "y": 0, "width": 1920, "height": 1200,
                        "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}
 if os.environ.get("QT_QPA_PLATFORM") == "offscreen" and QApplication.instance() is None:
+    # pytest-xdist's workers start together and share this file: each writes its own copy and renames it into
+    # place, so no worker's Qt reads a file another is halfway through writing (same content, no leftovers).
     _screen = Path(tempfile.gettempdir()) / "memhtml-desktop-ui-tests-screen.json"
-    _screen.write_text(json.dumps(SCREEN), encoding="utf-8")
+    _part = _screen.with_name(f"{_screen.name}.{os.getpid()}")
+    _part.write_text(json.dumps(SCREEN), encoding="utf-8")
+    os.replace(_part, _screen)
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_screen}"
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "cases"  # memhtml's golden cases

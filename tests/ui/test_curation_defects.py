@@ -6,13 +6,15 @@ Every test here failed before its fix (the docstring says what the person saw).
 
 from __future__ import annotations
 
-from pathlib import Path
+import datetime as _dt
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QPushButton
 
-from tests.ui.test_curation_window import WAIT, confirm, dialog_from, hits, log, open_in_reader, planned
+from memhtml_desktop.domain.hash_embedder import HashEmbedder
+from memhtml_desktop.index.store import Store
+from tests.ui.test_curation_window import WAIT, confirm, dialog_from, log, open_in_reader, planned
 from tests.ui.test_curation_window import repo  # noqa: F401 - the fixture: a seeded git repository
 from write.support import git, status
 
@@ -312,19 +314,25 @@ def test_a_long_claim_is_written_with_a_word_about_it(qtbot, win, repo):
 # -- 9. the stamps committed are the stamps previewed ---------------------------------------------------
 
 
-def test_the_committed_file_is_the_previewed_file_byte_for_byte(qtbot, win, repo):
+def test_the_committed_file_is_the_previewed_file_byte_for_byte(qtbot, make_window, repo, tmp_path):
     """The preview's memhtml-created/updated stamps differed from the committed ones by seconds."""
+    moments = [_dt.datetime(2026, 12, 1, 9, 0, tzinfo=_dt.timezone.utc)]
+    store = Store(repo, index_path=tmp_path / "clocked.db", embedder=HashEmbedder(), clock=lambda: moments[-1])
+    store.import_sidecar()
+    store.index()
+    win = make_window(store, local_engine=True)  # the engine on threads here: its Store is this one, with this clock
     dialog = dialog_from(qtbot, win, lambda: win.controllers["curate"].trigger("new"))
     qtbot.keyClicks(dialog.fields.title, "Canary checks")
     qtbot.keyClicks(dialog.fields.tags, "deploy")
     dialog.fields.claim.setPlainText("Canaries take a tenth of the traffic for ten minutes.")
     planned(qtbot, dialog)
     change = dialog.preview.preview().plan.changes[0]
-    qtbot.wait(2100)  # a person reads the preview; the clock moves on
+    moments.append(moments[0] + _dt.timedelta(minutes=3))  # a person reads the preview; the clock moves on
     applied = confirm(qtbot, win, dialog)
     assert applied.result["path"] == change.path
     assert (repo / change.path).read_bytes() == change.after
     assert head_meta(change.after.decode("utf-8"), "memhtml-created") == dialog.preview.preview().plan.now
+    assert dialog.preview.preview().plan.now == "2026-12-01T09:00:00Z"  # the stamp of the preview's moment
 
 
 # -- 10. dark theme: legible links, dark switches ----------------------------------------------------
@@ -539,10 +547,14 @@ def test_after_a_correction_the_reader_draws_no_paragraph_over_the_metadata(qtbo
     dialog.fields.body.setPlainText("\n\n".join(f"Paragraph {n}: the target group drains for five minutes before "
                                                 "the old tasks stop, so long requests finish." for n in range(8)))
     planned(qtbot, dialog)
+    batches = []
+    win.bridge.batch_indexed.connect(batches.append)
     applied = confirm(qtbot, win, dialog)
     qtbot.waitUntil(lambda: win.reader.current_path() == applied.result["path"] and win.reader.state() == "detail",
                     timeout=WAIT)  # fmt: skip
-    qtbot.wait(1500)  # the watcher's batch for the same files, and the re-read it asks for
+    # The watcher's batch for the same files (the bridge announces it, and the reader's re-read is asked for,
+    # before the event loop runs again), then that re-read done:
+    qtbot.waitUntil(lambda: bool(batches), timeout=WAIT)
     qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=WAIT)
     assert "Paragraph 7" in win.reader.article.toPlainText()
     for size in ((1024, 700), (1920, 1080), (1024, 700)):

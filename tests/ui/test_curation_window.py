@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QPushButton
 
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.index.store import Store
@@ -411,6 +410,28 @@ def test_the_conflicts_scan_can_be_cancelled_and_the_window_stays_responsive(qtb
     with qtbot.waitSignal(conflicts.scanned, timeout=WAIT):
         qtbot.mouseClick(window.scan_button, Qt.MouseButton.LeftButton)
     assert window.model.rowCount() == 2
+
+
+def test_the_conflicts_view_rescans_named_paths_and_asks_when_any_may_have_changed(qtbot, win):
+    """A change says which paths it concerns, or that any may have changed (`paths` None): a watcher's
+    pass that moved one memory and edited another names its moves but not its edits, so the view asks
+    for a rescan; a change known to concern no path leaves the scan as it is. (An empty set once meant
+    "any", and a pass's moves were taken for all it did: only the moved pair was scanned again.)"""
+    from memhtml_desktop.index.indexer import IndexReport
+    from memhtml_desktop.ops.changes import StoreChange
+
+    conflicts = win.controllers["conflicts"]
+    with qtbot.waitSignal(conflicts.scanned, timeout=WAIT):
+        window = conflicts.show()
+    scanned = window.summary.text()
+    win.runner.events.announce(StoreChange(index=True, paths=frozenset()))  # known: no path
+    assert window.summary.text() == scanned and not win.runner.is_busy("conflicts-some")
+    moved_and_edited = IndexReport(changed=1, moved=1, moves=[(POOL_60, "areas/ops/pool-sixty.html")])
+    change = StoreChange.of_report(moved_and_edited)
+    assert change.any_path and change.concerns(MERGES) and change.moves
+    win.runner.events.announce(change)
+    assert "Rescan to be sure" in window.summary.text() and not win.runner.is_busy("conflicts-some")
+    assert window.model.rowCount() == 2  # the last scan's pairs stay until the person rescans
 
 
 # -- Timeline and as-of ------------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ its fix; the docstring says what the person saw.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QToolButton

@@ -191,7 +191,7 @@ def test_undoing_a_new_memory_says_it_is_gone_and_redo_brings_it_back(qtbot, win
     undo.close()
     redo = open_undo(qtbot, win, redo=True)
     assert redo.confirm_button.text() == "Redo this change"
-    applied = click_confirm(qtbot, win, redo)
+    click_confirm(qtbot, win, redo)
     assert (repo / path).exists()
     qtbot.waitUntil(lambda: win.reader.current_path() == path and win.reader.state() == "detail", timeout=WAIT)
 

@@ -15,7 +15,6 @@ import sys
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 from memhtml_desktop.index.state import access_stats
 from write.support import git, pin_git, seed, snapshot, status

@@ -12,7 +12,6 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox
 
 from history.support import (
     AGENT, EDITED, LINK_SRC, PERSON, agent_session, cli, git, isolate, review, seed,

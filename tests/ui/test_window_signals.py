@@ -22,7 +22,7 @@ from memfiles import write_memory
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML
 from memhtml_desktop.index.store import Store
-from memhtml_desktop.settings import Settings, load_settings
+from memhtml_desktop.settings import load_settings
 from memhtml_desktop.ui.results.results_model import Column, Role
 from tests.ui.test_main_window import WAIT, type_query, wait_for_query
 
@@ -317,7 +317,7 @@ def test_a_bump_the_locked_plane_cannot_take_is_kept_and_said_in_the_reader(qtbo
     store.close_thread_connection()
     original = dbmod.polling_busy_handler
     monkeypatch.setattr(dbmod, "polling_busy_handler", lambda timeout_ms=100: original(100))  # short waits
-    window = make_window(store)
+    window = make_window(store, local_engine=True)  # the engine on threads here, where the short waits are patched
     path = made.paths[0]
     holder = hold(made.root / ".memhtml" / "state.db", 60)
     try:

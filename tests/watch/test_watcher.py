@@ -282,3 +282,20 @@ def test_a_health_walk_cut_short_reports_nothing_rather_than_orphans(three, make
 
     assert measure_health(store.reader(), store.root, cancelled=stop_after_two) is None
     assert store.health(cancelled=lambda: True) is None
+
+
+def test_a_health_walk_that_yields_keeps_the_last_comparison(three, make_store):
+    """A walk cut short by a change (or a stop) left `status().health` None, and the lease's next
+    renewal read `health.in_step` from it: the watcher's thread died with an AttributeError and the
+    window's index went stale for good (found by bench/soak.py at 20,000 memories)."""
+    from memhtml_desktop.watch.watcher import Watcher
+
+    store = make_store(three)
+    store.index()
+    watcher = Watcher(store)
+    before = watcher.status().health
+    watcher._stopping.set()  # the walk's `cancelled` answers yes at once, as for a change arriving
+    assert watcher._measure_health() is None
+    assert watcher.status().health is before and watcher.status().health is not None
+    with watcher._cond:
+        assert watcher._vouch() is None  # not live: no lease, and no AttributeError

@@ -79,7 +79,6 @@ def test_the_watchers_pass_over_the_apps_own_write_rebuilds_nothing(curator) -> 
     """After the click the watcher reports the two paths the app just indexed: its pass reads and
     hashes them, finds the bytes indexed, and leaves the index's version (so the vector snapshot
     and the salience list) as they are; a real change still moves it."""
-    from memhtml_desktop.index.vectors import CACHE
     from memhtml_desktop.write.requests import ArchiveRequest
 
     store = curator.store
@@ -87,12 +86,13 @@ def test_the_watchers_pass_over_the_apps_own_write_rebuilds_nothing(curator) -> 
     applied = curator.apply(curator.plan(ArchiveRequest(TARGETS[0], reason="done")))
     store.search("deregistration delay", limit=10)  # the list after the click: the snapshot follows the write
     version = lambda: store.reader().execute("SELECT vectors_version FROM index_state WHERE id = 1").fetchone()[0]  # noqa: E731
-    after_click, snapshot = version(), CACHE._snapshots.get((str(store.index_path), store.embedder.space))
+    kept = store.caches.vectors._snapshots
+    after_click, snapshot = version(), kept.get((str(store.index_path), store.embedder.space))
     report = store.update_paths([TARGETS[0], "archive/2026/" + TARGETS[0]])
     assert report.unchanged == 1 and not report.touched
     assert version() == after_click
     store.search("deregistration delay", limit=10)
-    assert CACHE._snapshots.get((str(store.index_path), store.embedder.space)) is snapshot
+    assert store.caches.vectors._snapshots.get((str(store.index_path), store.embedder.space)) is snapshot
     other = curator.root / TARGETS[1]
     other.write_bytes(other.read_bytes().replace(b"</article>", b"<p>Edited by hand.</p></article>"))
     assert store.update_paths([TARGETS[1]]).changed == 1 and version() > after_click
@@ -107,8 +107,6 @@ def test_after_the_click_the_search_caches_are_patched_not_rebuilt(curator, orde
     import numpy as np
 
     from memhtml_desktop.index import changes, salience, vectors
-    from memhtml_desktop.index.salience import SALIENCE
-    from memhtml_desktop.index.vectors import CACHE
     from memhtml_desktop.write.requests import ArchiveRequest
 
     store = curator.store
@@ -116,19 +114,19 @@ def test_after_the_click_the_search_caches_are_patched_not_rebuilt(curator, orde
     store.search("deregistration delay", limit=10)
     (live,) = conn.execute("SELECT count(*) FROM files WHERE archived = 0").fetchone()
     for n, index in enumerate(order, start=1):
-        patched, rebuilt = CACHE.patched, SALIENCE.rebuilt
+        patched, rebuilt = store.caches.vectors.patched, store.caches.salience.rebuilt
         curator.apply(curator.plan(ArchiveRequest(TARGETS[index], reason="done")))
         hits = store.search("deregistration delay", limit=10).hits
         assert TARGETS[index] not in {h.path for h in hits}
-        assert CACHE.patched == patched + 1 and SALIENCE.rebuilt == rebuilt
+        assert store.caches.vectors.patched == patched + 1 and store.caches.salience.rebuilt == rebuilt
         with conn:
-            got = CACHE.snapshot(conn, key, space, dim)
+            got = store.caches.vectors.snapshot(conn, key, space, dim)
             want = vectors._build(conn, got.version, space, dim, None)
             assert list(got.file_paths) == list(want.file_paths) and "archive/2026/" + TARGETS[index] in got.file_paths
             assert np.array_equal(got.file_path_rank, want.file_path_rank) and np.array_equal(got.matrix, want.matrix)
             assert got.chunk_row == want.chunk_row and got.rowid_to_file == want.rowid_to_file
-            assert CACHE.coverage(conn, key, space) == (live - n, live - n)  # archived memories are not counted
-            memories, _ = SALIENCE._kept[key]
+            assert store.caches.vectors.coverage(conn, key, space) == (live - n, live - n)  # archived memories are not counted
+            memories, _ = store.caches.salience._kept[key]
             whole = salience.Memories.read(conn, changes.mark(conn), salience.state_mark(conn))
             for name in ("rowids", "updated", "since", "base"):
                 assert np.array_equal(getattr(memories, name), getattr(whole, name), equal_nan=True), name

@@ -671,4 +671,4 @@ def test_row11_a_stale_git_lock_is_named_by_doctor_with_its_owner_gone(repo, cap
     assert [Path(lock["path"]).name for lock in locks] == ["HEAD.lock"]
     assert locks[0]["stale"] is True and "no git process" in locks[0]["owner"]
     code, out, err = cli(["--store", str(root), "doctor"], capsys)
-    assert f"git lock .git/HEAD.lock (stale" in out and "rm '" in out
+    assert "git lock .git/HEAD.lock (stale" in out and "rm '" in out

@@ -74,3 +74,14 @@ def test_a_scan_of_a_few_paths_gives_their_pairs(generated) -> None:
     expected = [(p.a.path, p.b.path) for p in whole.pairs if {p.a.path, p.b.path} & some]
     assert [(p.a.path, p.b.path) for p in scan_conflicts(store, paths=sorted(some)).pairs] == expected
     assert scan_conflicts(store, paths=["areas/none.html"]).pairs == []
+
+
+def test_a_scan_cancelled_between_blocks_stops_there(generated) -> None:
+    """Cancelled after the third block of near-twin products: no fourth block is multiplied, no
+    pair is judged, and the report says it was cancelled."""
+    store, _ = generated
+    blocks: list[int] = []
+    report = scan_conflicts(store, block_rows=17, cancelled=lambda: len(blocks) >= 3,
+                            progress=lambda phase, done, total: blocks.append(done))
+    assert report.cancelled and report.pairs == []
+    assert blocks == [17, 34, 51]

@@ -143,7 +143,7 @@ def test_a_linking_memory_changed_since_the_preview_is_refused_and_nothing_is_wr
 
 
 def test_a_memhtml_write_between_preview_and_confirm_is_kept_and_the_correction_lands_on_it(curator) -> None:
-    root, store = curator.root, curator.store
+    root = curator.root
     plan = curator.plan(keeping(curator))
     theirs = "areas/inbox/memhtml-wrote-this-meanwhile.html"
     assert memhtml_write(root, theirs, memory_text("Meanwhile", "memhtml wrote this meanwhile."),

@@ -127,7 +127,7 @@ def test_supersede_resolves_a_conflict_in_one_commit(curator) -> None:
     assert applied.result["superseded_path"] == archived
     show = git(root, "show", "--name-status", "--format=%B", "HEAD")
     assert show.startswith(f"memhtml(consolidate): {DOES_NOT[:40]}")
-    assert f"R" in show and archived in show and f"M\t{DOES_NOT}" in show
+    assert "R" in show and archived in show and f"M\t{DOES_NOT}" in show
     winner = (root / DOES_NOT).read_text()
     assert f'<link rel="memhtml-supersedes" href="/{archived}">' in winner
     loser = (root / archived).read_text()

@@ -109,9 +109,9 @@ class ConflictsController(QObject):
             return
         if not change.content or self.report is None or self.window is None:
             return
-        if change.paths and not self.ctx.runner.is_busy(ConflictsJob.kind):
+        if change.paths is None:  # an edit on disk, a reconciliation: any pair may differ
+            self.window.set_summary(self.report, "the store changed since this scan: Rescan to be sure")
+        elif change.paths and not self.ctx.runner.is_busy(ConflictsJob.kind):
             paths = change.paths
             job = SomeConflictsJob(paths=tuple(sorted(paths))).success(lambda r, p=paths: self._rescanned(r, p))
             self.ctx.runner.run(job.failure(self._failed))
-        elif not change.paths:
-            self.window.set_summary(self.report, "the store changed since this scan: Rescan to be sure")

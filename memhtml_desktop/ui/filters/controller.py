@@ -10,8 +10,7 @@ minutes, and its first values are counted with the first answer that has hits (o
 time), not after the pass. Counts asked before a change and answered after it are shown but not
 taken as current: the store is counted again once it is quiet. "On page" counts
 (`ListedCountsJob(paths)`) follow every answer: they are cheap, over ten paths or so. Both run
-after the search, not beside it: the search is what a person waits for; and the in-scope counts
-start COUNT_AFTER_S after the answer is listed, not beside the turns that list and paint it.
+after the search, not beside it: the search is what a person waits for.
 """
 
 from __future__ import annotations
@@ -31,9 +30,6 @@ from memhtml_desktop.ops.jobs import CountsJob, ListedCountsJob, UniverseJob
 log = logging.getLogger(__name__)
 
 RECOUNT_QUIET_MS = 1500
-COUNT_AFTER_S = 0.15
-"""An answer's counts start this long after it is listed (`CountsJob.after_s`): not beside the
-turns that list and paint it. The wait is asleep on a pool thread, so the runner stays busy."""
 
 
 def holds_memories(counts: Any) -> bool:
@@ -74,7 +70,7 @@ class FiltersController(QObject):
                 self._load_universe()
             return
         if self.counted != result.scope and (not self.quiet.isActive() or self._first_values_wanted()):
-            self._count(result.scope, after_s=COUNT_AFTER_S)
+            self._count(result.scope)
         elif self.universe_stale and not self.quiet.isActive():
             self._load_universe()
 
@@ -82,9 +78,9 @@ class FiltersController(QObject):
         """The pane has nothing to list yet and no count is on its way: count without waiting."""
         return not self.values_known and not self.counting
 
-    def _count(self, scope: Scope, after_s: float = 0.0) -> None:
+    def _count(self, scope: Scope) -> None:
         self.counting = True
-        job = CountsJob("", scope, after_s=after_s)
+        job = CountsJob("", scope)
         job.success(lambda counts, s=scope, e=self.epoch: self._counted(counts, s, e))
         self.ctx.runner.run(job.failure(self._count_failed))
 

@@ -109,7 +109,6 @@ class ActivityChart(QWidget):
         series = self.series()
         peak = max((b.total for b in buckets), default=0) or 1
         peak_reads = max((b.reads for b in buckets), default=0) or 1
-        x = writes.left()
         legend = [(name if self.by == "author" else name, color) for name, color in series]
         lx = writes.left()
         for name, color in legend[:8]:

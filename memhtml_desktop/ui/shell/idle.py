@@ -23,3 +23,16 @@ def wait_idle(window: Any, timeout: float = 30.0) -> bool:
                 return True
         time.sleep(0.005)
     return False
+
+
+def pump_until(condition: Any, timeout: float = 30.0) -> bool:
+    """Pump events until `condition()` holds (checked after each round of events); False when
+    `timeout` seconds pass first. For drivers of the real window (bench/soak.py)."""
+    deadline = time.monotonic() + timeout
+    app = QApplication.instance()
+    while time.monotonic() < deadline:
+        app.processEvents()
+        if condition():
+            return True
+        time.sleep(0.002)
+    return bool(condition())
