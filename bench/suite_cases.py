@@ -1,7 +1,7 @@
 """The suite's cases (run by bench/suite.py). Each measures what a person waits for and, in the
 same run, interleaved, its floor (bench/floors.py) or peer (Recoll, where installed).
 
-Adding a case (the conflicts scan is next; the review inbox's are `review_listing`, `review_window`):
+Adding a case (the review inbox's are `review_listing`, `review_window`; the conflicts scan's `conflicts_scan`):
 
     def review_inbox(ctx: Context, *, count: int, rounds: int) -> dict:
         store, index = ctx.store(count), ctx.index(count)
@@ -491,6 +491,70 @@ def review_window_case(ctx: Context, *, commits: int, rounds: int, load: int) ->
             "ratio": None, "met": worst <= 50, "raw": got}
 
 
+# -- the conflicts scan, in process ---------------------------------------------------------------
+
+def _rule_caches_emptied() -> None:
+    """Empty the contradiction rule's per-claim caches, so each round reads every claim as the first
+    scan in a fresh engine does (the vector snapshot stays warm, as the window's searches leave it)."""
+    from memhtml_desktop.domain import contradiction
+
+    for name in ("_words", "_content_of", "word_keys", "_stem"):
+        getattr(contradiction, name).cache_clear()
+
+
+def conflicts_scan_case(ctx: Context, *, count: int, rounds: int) -> dict:
+    """The conflicts scan (write/conflicts.py, what the conflicts view's job runs in the engine) over
+    a generated store, the rule's caches emptied before each round, against its floor: one numpy
+    product making as many vector products as the scan's all-pairs near-twin search (n(n-1)/2, on
+    one BLAS thread as the app runs it), interleaved. A second scan of each round, caches warm, is
+    what the view's refresh costs."""
+    import numpy as np
+
+    from memhtml_desktop.index.store import Store
+    from memhtml_desktop.write.conflicts import scan_conflicts
+
+    rounds = ctx.rounds or rounds
+    store = Store(ctx.store(count), index_path=ctx.index(count))
+    first = scan_conflicts(store)  # the vector snapshot and the page cache warm; a figure of its own
+    n = first.compared
+    dim = store.embedder.dim
+    rows = max(1, (n * (n - 1) // 2) // max(1, n))
+    matrix = np.random.default_rng(7).standard_normal((n, dim)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    out = np.ones((rows, n), dtype=np.float32)  # made and touched before the clock starts
+
+    def floor_once() -> tuple[float, float]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        np.matmul(matrix[:rows], matrix.T, out=out)
+        return time.perf_counter() - wall, time.process_time() - cpu
+
+    def ours_once() -> tuple[float, float, float]:
+        _rule_caches_emptied()
+        wall, cpu = time.perf_counter(), time.process_time()
+        report = scan_conflicts(store)
+        cold, cold_cpu = time.perf_counter() - wall, time.process_time() - cpu
+        wall = time.perf_counter()
+        again = scan_conflicts(store)
+        assert [(p.a.path, p.b.path) for p in again.pairs] == [(p.a.path, p.b.path) for p in report.pairs]
+        return cold, cold_cpu, time.perf_counter() - wall
+
+    floor_once()
+    ours, ours_cpu, warm, floor_s, floor_cpu = [], [], [], [], []
+    for _ in range(rounds):
+        cold, cold_cpu, again = ours_once()
+        ours.append(cold), ours_cpu.append(cold_cpu), warm.append(again)
+        wall, cpu = floor_once()
+        floor_s.append(wall), floor_cpu.append(cpu)
+    median = statistics.median
+    return outcome(
+        ours, floor_s, unit="s",
+        ours_text=f"median {median(ours):.2f} s (CPU {median(ours_cpu):.2f} s; again, warm: {median(warm):.2f} s), "
+                  f"{first.memories:,} memories, {len(first.pairs)} pairs, {first.twins} near-twins",
+        other_text=f"one numpy product of {rows * n:,} vector pairs: median {median(floor_s):.2f} s (CPU {median(floor_cpu):.2f} s)",
+        met=median(ours) <= 5, cpu_s=[round(x, 3) for x in ours_cpu], warm_s=[round(x, 3) for x in warm],
+        floor_cpu_s=[round(x, 3) for x in floor_cpu], memories=first.memories, compared=n, pairs=len(first.pairs),
+        twins=first.twins, first_s=round(first.seconds, 3))
+
 CASES: list[Case] = [
     Case("search_20k", "warm in-process search, 20,000 memories, all arms + explanation, state plane",
          "p95 ≤ 15 ms", search_case,
@@ -520,4 +584,6 @@ CASES: list[Case] = [
          review_listing_case, {"tiny": {"commits": 60, "rounds": 1}, "standard": {"commits": 3000, "rounds": 7}}),
     Case("review_window", "the review inbox opening on 3,000 commits in the window (and its activity tab)",
          "≤ 50 ms gap", review_window_case, {"standard": {"commits": 3000, "rounds": 3, "load": 0}}),
+    Case("conflicts_scan", "the conflicts scan of 20,000 memories (every contradicting pair; the rule's caches cold)",
+         "≤ 5 s", conflicts_scan_case, {"tiny": {"count": 300, "rounds": 1}, "standard": {"count": 20000, "rounds": 3}}),
 ]

@@ -63,3 +63,24 @@ def test_an_index_with_nothing_to_do_leaves_the_parser_unloaded(tmp_path):
     assert _index(root, index) == "0 False False"  # stands on the kept walk
     write_memory(root, "areas/ops/drain.html", title="Drain", claim="Drain the node first, then revert.")
     assert _index(root, index) == "0 True True"
+
+
+LOADED_CHILD = """
+import sys
+from memhtml_desktop.cli import main
+code = main(["--store", sys.argv[1], "--index", sys.argv[2], "search", "--no-refresh", "drain the node"])
+unwanted = ("memhtml_desktop.index.curation", "memhtml_desktop.index.shape_reads", "memhtml_desktop.domain.results",
+            "memhtml_desktop.index.sidecar", "memhtml_desktop.index.parse_pool", "memhtml_desktop.write.curator")
+print(code, sorted(m for m in unwanted if m in sys.modules))
+"""
+
+
+def test_a_search_leaves_the_curation_the_shapes_and_the_parser_unloaded(tmp_path):
+    """What a `memhtml-desktop search` imports is its start: the quota shape's cache, the curation
+    module (with the sidecar and the results types), the parser and the write core stay out of it."""
+    root = tmp_path / "store"
+    for i, name in enumerate(("areas/ops/drain.html", "areas/ops/drain-first.html", "projects/x/node.html")):
+        write_memory(root, name, title=f"Drain {i}", claim=f"Drain the node {'first' if i else 'last'}, step {i}.")
+    index = tmp_path / "index.db"
+    assert _index(root, index).startswith("0 ")
+    assert _search(root, index, LOADED_CHILD) == "0 []"

@@ -19,11 +19,14 @@ They are made on first use (`Store.caches`): a command that never ranks imports 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memhtml_desktop.index.salience import SalienceCache
 from memhtml_desktop.index.scope_rows import ScopeRows
-from memhtml_desktop.index.shape_reads import ResidentCache
 from memhtml_desktop.index.vectors import VectorCache
+
+if TYPE_CHECKING:
+    from memhtml_desktop.index.shape_reads import ResidentCache
 
 
 @dataclass
@@ -33,15 +36,26 @@ class StoreCaches:
     vectors: VectorCache = field(default_factory=VectorCache)
     scope_rows: ScopeRows = field(default_factory=ScopeRows)
     salience: SalienceCache = field(default=None)  # type: ignore[assignment]  # made over scope_rows
-    resident: ResidentCache = field(default_factory=ResidentCache)
+    #: Made when the quota shape first asks (`resident`): shape_reads brings the catalogue, the quotas
+    #: and the results types, which a search (every `memhtml-desktop search`) does not need.
+    _resident: ResidentCache | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.salience is None:
             self.salience = SalienceCache(scope_rows=self.scope_rows)
+
+    @property
+    def resident(self) -> ResidentCache:
+        if self._resident is None:
+            from memhtml_desktop.index.shape_reads import ResidentCache
+
+            self._resident = ResidentCache()
+        return self._resident
 
     def clear(self) -> None:
         """Forget everything (the index was replaced: a damaged one moved aside, another process's rebuild)."""
         self.vectors.clear()
         self.salience.clear()
         self.scope_rows.clear()
-        self.resident.clear()
+        if self._resident is not None:
+            self._resident.clear()

@@ -24,6 +24,7 @@ from typing import Any, Iterable
 
 import apsw
 
+from memhtml_desktop.index.authored_links import links_among
 from memhtml_desktop.index.db import iso_z
 from memhtml_desktop.index.scanner import MAX_FILE_BYTES, resolve_inside
 from memhtml_desktop.index.sidecar import SIDECAR_RELPATH, export_access, js_number
@@ -173,24 +174,6 @@ def frame_key_holders(conn: apsw.Connection, keys: Iterable[str]) -> dict[str, l
         (wanted,),
     ):
         out.setdefault(key, []).append((path, gist))
-    return out
-
-
-def links_among(conn: apsw.Connection, paths: Iterable[str]) -> dict[tuple[str, str], list[str]]:
-    """Authored links between any two of `paths`: (src, dst) -> rels (the conflicts view's "both hold").
-
-    The statement names its index: left to choose, SQLite walked every authored edge through
-    `edges_derived` (derived = 0 holds for nearly all of them) and filtered: 90-140 ms at 20,000
-    memories, on every search whose hits contradict each other; through `edges_src`, 0.07 ms."""
-    wanted = json.dumps(list(dict.fromkeys(paths)), ensure_ascii=False)
-    out: dict[tuple[str, str], list[str]] = {}
-    for src, dst, rel in conn.execute(
-        "SELECT e.src_path, e.dst_path, e.rel FROM edges AS e INDEXED BY edges_src "
-        "WHERE e.src_path IN (SELECT value FROM json_each(?1)) AND e.derived = 0 "
-        "AND e.dst_path IN (SELECT value FROM json_each(?1)) ORDER BY e.src_path, e.dst_path, e.rel",
-        (wanted,),
-    ):
-        out.setdefault((src, dst), []).append(rel)
     return out
 
 

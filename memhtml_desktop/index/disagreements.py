@@ -19,7 +19,7 @@ import apsw
 from memhtml_desktop.domain.contradiction import LIST_VALUES, UNSETTLING_RELS, Statement, slot_value
 from memhtml_desktop.domain.newer_first import Pair, contradicting_pairs, disagreements
 from memhtml_desktop.domain.signals import Disagreement
-from memhtml_desktop.index import curation
+from memhtml_desktop.index.authored_links import links_among
 
 
 def statement_of(row: Mapping[str, Any]) -> Statement | None:
@@ -35,7 +35,7 @@ def statement_of(row: Mapping[str, Any]) -> Statement | None:
 
 def settled_among(conn: apsw.Connection, paths: Iterable[str]) -> frozenset[frozenset[str]]:
     """The pairs of `paths` a curator linked by a relation other than `contradicts` (both hold)."""
-    links = curation.links_among(conn, paths)
+    links = links_among(conn, paths)
     return frozenset(frozenset(k) for k, rels in links.items() if any(r not in UNSETTLING_RELS for r in rels))
 
 

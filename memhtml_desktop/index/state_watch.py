@@ -39,14 +39,16 @@ import logging
 import threading
 import time
 from dataclasses import replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import apsw
 
-from memhtml_desktop.domain.results import StatePlane
-from memhtml_desktop.domain.types import ReinforceResult
 from memhtml_desktop.index import state_file
 from memhtml_desktop.index.pending_reads import PendingReads
+
+if TYPE_CHECKING:
+    from memhtml_desktop.domain.results import StatePlane
+    from memhtml_desktop.domain.types import ReinforceResult
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +170,8 @@ class PlaneWatch:
         cached = self._status
         if cached is not None and cached[0] == signature and cached[1].healthy and not self.pending.exists():
             return cached[1]  # the very file this status was found on, unwritten since, and it was well
+        from memhtml_desktop.domain.results import StatePlane  # the window's and `doctor`'s: not a search's import
+
         conn = reader()
         self.replay(conn)
         status = StatePlane(conn.state_mode, conn.state_error or conn.state_note or "", self.pending.waiting())

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from memhtml_desktop.index.doors import CuratorStore, IndexDoor, ReadDoor
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ops.curators import curator_for
 from memhtml_desktop.ops.jobs import Cancelled, Cancelled_, Job, Progress, check
 from memhtml_desktop.write.errors import Stale, WriteError
+
+if TYPE_CHECKING:  # made in the engine; the window's process never imports them
+    from memhtml_desktop.write.conflicts import ConflictReport
+    from memhtml_desktop.write.history import SupersessionChain
 
 T = TypeVar("T")
 MAX_DIFF_LINES = 4000
@@ -315,7 +319,7 @@ class ConflictsJob(Job[Any]):
     process: ClassVar[bool] = True  # compares every pair: the window runs it in a child process
     paths: tuple[str, ...] | None = None
 
-    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> Any:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> ConflictReport:
         paths = list(self.paths) if self.paths is not None else None
         report = curator_for(store).conflicts(cancelled=cancelled, progress=progress, paths=paths)
         if report.cancelled:
@@ -377,6 +381,6 @@ class HistoryJob(Job[Any]):
     kind: ClassVar[str] = "history"
     path: str
 
-    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> Any:
+    def run(self, store: CuratorStore, cancelled: Cancelled_, progress: Progress) -> SupersessionChain:
         check(cancelled)
         return curator_for(store).history(self.path)

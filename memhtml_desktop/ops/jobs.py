@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from memhtml_desktop.domain.fts_query import FtsQuery
 from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.catalogue import Expansion
-from memhtml_desktop.domain.results import Answer, FilterCounts, FusedPool, MemoryRef, WhyNot
+from memhtml_desktop.domain.results import Answer, FilterCounts, FusedPool, ImportReport, MemoryRef, StatePlane, WhyNot
 from memhtml_desktop.domain.shapes import ShapeComparison
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope
 from memhtml_desktop.html.render import render_safe_html
@@ -351,7 +351,7 @@ class StatsJob(Job[dict]):
 
 
 @dataclass
-class StatePlaneJob(Job[Any]):
+class StatePlaneJob(Job[StatePlane]):
     """The state plane now (`Store.state_plane`): the status bar asks every few seconds, so a
     `state.db` replaced, deleted or turned into a FIFO while the window sits idle is said within
     seconds, and reads kept while it could not be written are written once it can. While all is
@@ -359,7 +359,7 @@ class StatePlaneJob(Job[Any]):
 
     kind: ClassVar[str] = "state-plane"
 
-    def run(self, store: StateDoor, cancelled: Cancelled_, progress: Progress) -> Any:
+    def run(self, store: StateDoor, cancelled: Cancelled_, progress: Progress) -> StatePlane:
         check(cancelled)
         return store.state_plane()
 
@@ -420,13 +420,13 @@ class VerifyJob(Job[bool]):
 
 
 @dataclass
-class SidecarJob(Job[Any]):
+class SidecarJob(Job[ImportReport | None]):
     """Seed the state plane from `.memhtml/state/access.jsonl` (a fresh demo copy's recorded reads)."""
 
     kind: ClassVar[str] = "sidecar"
     writer: ClassVar[bool] = True
 
-    def run(self, store: StateDoor, cancelled: Cancelled_, progress: Progress) -> Any:
+    def run(self, store: StateDoor, cancelled: Cancelled_, progress: Progress) -> ImportReport | None:
         return store.import_sidecar()
 
 

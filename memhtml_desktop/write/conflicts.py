@@ -175,7 +175,7 @@ def scan_conflicts(
         if count % 1024 == 0 and cancelled is not None and cancelled():
             report.cancelled = True
             break
-        _consider(report, statements, i, j, _cosine(matrix, at, i, j))
+        _consider(report, statements, i, j, matrix, at)
     _finish(report, conn, started, store.root)
     return report
 
@@ -325,7 +325,9 @@ def pair_of(x: Statement, y: Statement, cosine: float | None) -> ConflictPair | 
     return ConflictPair(a, b, cosine, diff, reason=found, newer=newer_of(x, y))
 
 
-def _consider(report: ConflictReport, statements: list[Statement], i: int, j: int, cosine: float | None) -> None:
-    pair = pair_of(statements[i], statements[j], cosine)
+def _consider(report: ConflictReport, statements: list[Statement], i: int, j: int, matrix, at) -> None:
+    """Judge one candidate; its cosine is computed for a flagged pair alone (most candidates are not)."""
+    pair = pair_of(statements[i], statements[j], None)
     if pair is not None:
-        report.pairs.append(pair)
+        cosine = _cosine(matrix, at, i, j)
+        report.pairs.append(pair if cosine is None else dataclasses.replace(pair, cosine=cosine))

@@ -547,10 +547,14 @@ def test_after_a_correction_the_reader_draws_no_paragraph_over_the_metadata(qtbo
     dialog.fields.body.setPlainText("\n\n".join(f"Paragraph {n}: the target group drains for five minutes before "
                                                 "the old tasks stop, so long requests finish." for n in range(8)))
     planned(qtbot, dialog)
+    batches = []
+    win.bridge.batch_indexed.connect(batches.append)
     applied = confirm(qtbot, win, dialog)
     qtbot.waitUntil(lambda: win.reader.current_path() == applied.result["path"] and win.reader.state() == "detail",
                     timeout=WAIT)  # fmt: skip
-    qtbot.wait(1500)  # the watcher's batch for the same files, and the re-read it asks for
+    # The watcher's batch for the same files (the bridge announces it, and the reader's re-read is asked for,
+    # before the event loop runs again), then that re-read done:
+    qtbot.waitUntil(lambda: bool(batches), timeout=WAIT)
     qtbot.waitUntil(lambda: not win.runner.is_busy(), timeout=WAIT)
     assert "Paragraph 7" in win.reader.article.toPlainText()
     for size in ((1024, 700), (1920, 1080), (1024, 700)):

@@ -382,6 +382,8 @@ def test_keyboard_and_accessible_names(qtbot, win, repo):
     for widget in [x for kind in kinds for x in w.findChildren(kind)]:
         if widget.objectName().startswith("qt_") or isinstance(widget.parent(), (QComboBox, QAbstractSpinBox)):
             continue  # Qt's own parts of a combo box or spin box (its line edit, its buttons)
+        if type(widget) is QAbstractButton and isinstance(widget.parent(), QTableView):
+            continue  # a table's corner button (Qt's private class, unnamed before Qt 6.10)
         checked += 1
         text = widget.text() if isinstance(widget, QAbstractButton) else ""
         if not (widget.accessibleName() or text.replace("&", "").strip()):

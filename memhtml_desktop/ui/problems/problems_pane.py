@@ -174,7 +174,9 @@ class ProblemsFilter(QSortFilterProxyModel):
         self._refilter(lambda: setattr(self, "_text", text.strip().lower()))
 
     def _refilter(self, change) -> None:
-        if hasattr(self, "beginFilterChange"):  # Qt 6.10+: invalidateFilter() is deprecated
+        # Qt 6.10+: invalidateFilter() is deprecated. Qt 6.9 has beginFilterChange() but not yet
+        # endFilterChange(): ask for the one that ends the change (the PySide6 6.9.3 run found it).
+        if hasattr(self, "endFilterChange"):
             self.beginFilterChange()
             change()
             self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
