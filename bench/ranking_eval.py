@@ -48,6 +48,7 @@ def variants() -> dict:
         "default": DEFAULT,
         "default-fused": replace(DEFAULT, **fused),
         "default-no-mmr": replace(DEFAULT, mmr_lambda=1.0),
+        "default-no-newer": replace(DEFAULT, newer_first=False),
         "default-no-gate": replace(DEFAULT, gate_priors=False),
         "default-no-twins": replace(DEFAULT, twins=False),
         "default+polarity": replace(DEFAULT, polarity=True),

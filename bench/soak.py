@@ -373,8 +373,8 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
         return 3
     settle_gc()  # as ui/app.run_app does once the window is shown
 
-    counts = {"done": 0, "timeouts": 0, "slow": 0, "slowest_s": 0.0, "facet_missed": 0, "answers": 0, "shown": 0, "recall_shown": 0, "commits": 0,
-              **{k: 0 for k, _ in WEIGHTS}}
+    counts = {"done": 0, "timeouts": 0, "slow": 0, "slowest_s": 0.0, "facet_missed": 0, "answers": 0, "shown": 0,
+              "recall_shown": 0, "commits": 0, **{k: 0 for k, _ in WEIGHTS}}
 
     def bump(key: str) -> None:
         counts[key] += 1

@@ -156,3 +156,87 @@ def is_regular_inside(root: str | os.PathLike[str], path: str | os.PathLike[str]
         target = resolve_within(root, path)
         return target is not None and os.path.isfile(target)
     return _stat.S_ISREG(st.st_mode) and resolve_within(root, path) is not None
+
+
+class FolderReader:
+    """`read_guarded` for many files below one root, each folder opened once (a cold index reads
+    20,000 files; the full guard resolved every one's path, a fifth of reading it).
+
+    A file is reached from the root's own descriptor one component at a time, every folder and the
+    file itself opened with `O_NOFOLLOW` relative to the folder before it: what is reached that way
+    lies inside the root with no link on the way, which is what the full guard's resolution proves,
+    and a link or a FIFO swapped in is refused by the open itself as there. Anything else (a link
+    anywhere on the path, a name with `..`, a file that is not regular or is over the cap, any
+    error) is handed to `read_guarded`, which says why, so the outcome and its words are the full
+    guard's. The folders' descriptors are this reader's alone: close it (or use it as a context
+    manager) when the batch is read."""
+
+    def __init__(self, root: str | os.PathLike[str], *, cap: int = SMALL_FILE_CAP) -> None:
+        self.root = os.fspath(root)
+        self.cap = cap
+        self._folders: dict[str, int | None] = {}
+
+    def __enter__(self) -> "FolderReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        folders, self._folders = self._folders, {}
+        for fd in folders.values():
+            if fd is not None:
+                os.close(fd)
+
+    def read(self, path: str, *, what: str = "file") -> bytes:
+        """The bytes of `path` (relative to the root, '/'-separated); raises as `read_guarded`."""
+        folder, _, name = path.rpartition("/")
+        data = None
+        if name not in ("", ".", ".."):
+            parent = self._folder(folder)
+            if parent is not None:
+                data = self._quick(parent, name)
+        if data is not None:
+            return data
+        return read_guarded(os.path.join(*path.split("/")), root=self.root, cap=self.cap, what=what)
+
+    def _quick(self, parent: int, name: str) -> bytes | None:
+        """The file's bytes when it is a plain regular file under the cap; None for the full guard."""
+        try:
+            fd = os.open(name, _FILE_FLAGS, dir_fd=parent)
+        except (OSError, ValueError):
+            return None
+        try:
+            st = os.fstat(fd)
+            if not _stat.S_ISREG(st.st_mode) or st.st_size > self.cap:
+                return None
+            data = os.read(fd, st.st_size + 1)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        return data if len(data) <= st.st_size else None  # grown since its stat: the full guard reads it
+
+    def _folder(self, folder: str) -> int | None:
+        """The descriptor of `folder` ('' for the root), reached without following a link; None
+        when it cannot be (a link, `..`, gone)."""
+        if folder in self._folders:
+            return self._folders[folder]
+        fd = None
+        try:
+            if folder == "":
+                fd = os.open(self.root, _FOLDER_FLAGS)
+            else:
+                up, _, name = folder.rpartition("/")
+                parent = self._folder(up) if name not in ("", ".", "..") else None
+                if parent is not None:
+                    fd = os.open(name, _FOLDER_FLAGS | getattr(os, "O_NOFOLLOW", 0), dir_fd=parent)
+        except (OSError, ValueError):
+            fd = None
+        self._folders[folder] = fd
+        return fd
+
+
+_FILE_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+               | getattr(os, "O_NOFOLLOW", 0))
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)

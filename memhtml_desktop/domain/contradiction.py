@@ -326,6 +326,7 @@ _VERBISH = frozenset("is are was were has have had will would can could should m
 _ARTICLES = frozenset(("the", "a", "an", "our", "my", "your", "their"))
 #: A word after which the first word of a claim is a verb, not a subject ("Describe the …", "Defines a …").
 _DETERMINERS = frozenset("the a an all any this that these those its their each every some".split())
+_POSSESSIVE = re.compile(r"\w(?:['\u2019]s|s['\u2019])$")
 _VAGUE = frozenset("following same above below next previous other former latter".split())
 
 
@@ -358,6 +359,8 @@ def has_subject(words: tuple[_Word, ...], start: int) -> bool:
             w.norm not in STOPWORD_SET for w in rest)
     if _identifier(first):
         return True
+    if first.text[:1].isupper() and _POSSESSIVE.search(first.text):
+        return True  # "Kenya's capital is …": a possessive names its owner; a verb never takes one
     second = words[1] if len(words) > 1 else None
     if second is not None and second.norm in _DETERMINERS:
         return False  # "Describe the usual properties …", "Defines a single column …": a verb comes first

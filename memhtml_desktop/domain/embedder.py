@@ -34,6 +34,13 @@ def space_of(embedder: Embedder) -> str:
     return f"{embedder.model_id}@{embedder.dim}"
 
 
+def pool_safe(embedder: Embedder) -> bool:
+    """Whether `embedder` may run in the index's parse processes (an optional `pool_safe = True`):
+    pure, cheap to pickle and to start, the same vectors in any process. The hash embedder is; a
+    model (MiniLM: a file to load, threads of its own) is not, and embeds where it was made."""
+    return getattr(embedder, "pool_safe", False) is True
+
+
 def unavailable_reason(embedder: Embedder) -> str | None:
     """None if `embedder` looks runnable (cheap check, nothing loaded), else why not."""
     check = getattr(embedder, "unavailable_reason", None)

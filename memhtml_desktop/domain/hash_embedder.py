@@ -200,6 +200,7 @@ class HashEmbedder:
 
     model_id = "memhtml-desktop-hash-v1"
     dim = 384
+    pool_safe = True  # pure and stateless: a cold index embeds in its parse processes (domain.embedder.pool_safe)
 
     @property
     def space(self) -> str:

@@ -99,10 +99,40 @@ def instant_text(text: object) -> str | None:
     """The canonical instant of `text`, or None when it names none (NULL, '', junk)."""
     if not isinstance(text, str) or not text:
         return None
+    quick = _plain_instant(text)
+    if quick is not None:
+        return quick
     try:
         return canonical(parse_instant(text))
     except NotAnInstant:
         return None
+
+
+_PLAIN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?")
+
+
+def _plain_instant(text: str) -> str | None:
+    """`canonical(parse_instant(text))` for the two shapes memhtml writes (`2026-03-23` and
+    `2026-03-23T13:00:00Z`) read by slicing, None for anything else (or out of range): the full
+    reading then decides. A cold index reads four stamps a memory, 80,000 at 20,000 memories."""
+    if len(text) not in (10, 20) or _PLAIN.fullmatch(text) is None:
+        return None
+    year, month, day = int(text[:4]), int(text[5:7]), int(text[8:10])
+    if year < 100 or not 1 <= month <= 12 or not 1 <= day <= 28 and not _is_date(year, month, day):
+        return None
+    if len(text) == 10:
+        return text + "T00:00:00.000Z"
+    if int(text[11:13]) > 23 or int(text[14:16]) > 59 or int(text[17:19]) > 59:
+        return None
+    return text[:19] + ".000Z"
+
+
+def _is_date(year: int, month: int, day: int) -> bool:
+    try:
+        _dt.date(year, month, day)
+    except ValueError:
+        return False
+    return True
 
 
 def first_instant(*texts: object) -> str | None:

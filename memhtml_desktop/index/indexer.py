@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import closing, contextmanager, nullcontext
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,7 +118,7 @@ def _with_projections(parse_batch, root: Path, projected: dict[str, Projection])
     """`parse_batch` with the files a write projected already taken from `projected` (when their
     bytes still hash to the projection's blob: else another writer changed them, and they are parsed)."""
     from memhtml_desktop.html.project import blob_sha_of as blob_sha  # git's blob id: the change key
-    from memhtml_desktop.index.parse_pool import _Parsed
+    from memhtml_desktop.index.parse_pool import parsed
 
     def parse(disks: Sequence[DiskFile], at: str) -> list[_Parsed]:
         out: dict[str, _Parsed] = {}
@@ -130,7 +130,7 @@ def _with_projections(parse_batch, root: Path, projected: dict[str, Projection])
             except (OSError, ValueError):
                 data = None
             if data is not None and blob_sha(data) == projection.blob_sha:
-                out[disk.path] = _Parsed(disk, projection.blob_sha, projection)
+                out[disk.path] = parsed(disk, projection.blob_sha, projection)
             else:
                 rest.append(disk)
         for item in parse_batch(rest, at) if rest else ():
@@ -324,32 +324,42 @@ class Indexer:
             "ORDER BY unixepoch(f.updated_at) DESC NULLS LAST, c.path, c.ordinal, c.chunk_id",
             (self.space,),
         ).fetchall()
+        if not rows:
+            return 0  # (a pass with nothing to do imports no parse pool)
+        from memhtml_desktop.index.parse_pool import embed_batches
+
         done = 0
-        for start in range(0, len(rows), BATCH_EMBED):
-            if cancelled is not None and cancelled():
-                break
-            batch = rows[start : start + BATCH_EMBED]
-            try:
-                vectors = np.asarray(self.embedder.embed([text for _, text in batch]), dtype=np.float32)
-            except Exception as exc:  # noqa: BLE001 - a broken embedder must not fail indexing
-                # The rows stay indexed without vectors; search says so (degraded) and the next
-                # run picks the chunks up again.
-                self.embed_error = f"{type(exc).__name__}: {exc}"
-                log.warning("embedding stopped after %d chunks: %s", done, self.embed_error)
-                break
-            at = iso_z(self.clock())
-            with writing(self.conn):
-                self.conn.executemany(
-                    "INSERT INTO embeddings (chunk_id, model, dim, vec, created_at) VALUES (?, ?, ?, ?, ?) "
-                    "ON CONFLICT(chunk_id) DO UPDATE SET model = excluded.model, dim = excluded.dim, "
-                    "vec = excluded.vec, created_at = excluded.created_at",
-                    [(cid, self.space, self.embedder.dim, encode_vec(vec), at) for (cid, _), vec in zip(batch, vectors)],
-                )
-                self._bump_version()
-            done += len(batch)
-            if progress is not None:
-                progress("embed", done, len(rows))
+        batches = [rows[start : start + BATCH_EMBED] for start in range(0, len(rows), BATCH_EMBED)]
+        # The hash embedder's batches are embedded in the parse processes, ahead of this loop's writes.
+
+        with closing(embed_batches(self.embedder, [[text for _, text in batch] for batch in batches])) as embedded:
+            for batch in batches:
+                if cancelled is not None and cancelled():
+                    break
+                try:
+                    vectors = np.asarray(next(embedded), dtype=np.float32)
+                except Exception as exc:  # noqa: BLE001 - a broken embedder must not fail indexing
+                    # The rows stay indexed without vectors; search says so (degraded) and the next
+                    # run picks the chunks up again.
+                    self.embed_error = f"{type(exc).__name__}: {exc}"
+                    log.warning("embedding stopped after %d chunks: %s", done, self.embed_error)
+                    break
+                done += self._write_vectors(batch, vectors)
+                if progress is not None:
+                    progress("embed", done, len(rows))
         return done
+
+    def _write_vectors(self, batch: list[tuple[str, str]], vectors: np.ndarray) -> int:
+        at = iso_z(self.clock())
+        with writing(self.conn):
+            self.conn.executemany(
+                "INSERT INTO embeddings (chunk_id, model, dim, vec, created_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(chunk_id) DO UPDATE SET model = excluded.model, dim = excluded.dim, "
+                "vec = excluded.vec, created_at = excluded.created_at",
+                [(cid, self.space, self.embedder.dim, encode_vec(vec), at) for (cid, _), vec in zip(batch, vectors)],
+            )
+            self._bump_version()
+        return len(batch)
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -517,7 +527,9 @@ class Indexer:
             report.failed += 1
             report.failures.append((disk.path, "; ".join(projection.violations)))
             return
-        content_hash = projection.tables["files"][0]["content_hash"]
+        bound = item.rows
+        assert bound is not None  # a valid projection's rows (parse_pool.parsed)
+        content_hash = bound[0][writer.CONTENT_HASH]
         source = moved_from.get(disk.path)
         if source is None and old is None:
             twins = [p for p in by_hash.get(content_hash, ()) if p in pending_vanished]
@@ -539,12 +551,12 @@ class Indexer:
             fresh = False
         rows = self._rows
         if rows is not None and fresh:  # a cold batch: nothing to clear, written a table at a time
-            rows.add(projection.tables)
+            rows.add_bound(bound)
             if projection.warnings:
                 rows.problem(disk.path, "warnings", [], projection.warnings, at)
             rows.source(disk.path, disk.size, disk.mtime_ns, item.sha, "indexed", at)
             return
-        writer.write_projection(conn, projection.tables, fresh=fresh)
+        writer.write_bound(conn, bound, fresh=fresh)
         if projection.warnings:
             writer.record_problem(conn, disk.path, "warnings", [], projection.warnings, at)
         else:

@@ -42,12 +42,14 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memhtml_desktop.html.project import Projection, project
 from memhtml_desktop.html.project import blob_sha_of as blob_sha  # git's blob id: the change key
-from memhtml_desktop.index.scanner import DiskFile, read_bytes
+from memhtml_desktop.index import writer
+from memhtml_desktop.guarded import FolderReader
+from memhtml_desktop.index.scanner import DiskFile, read_bytes, store_reader
 
 log = logging.getLogger(__name__)
 
@@ -56,19 +58,30 @@ log = logging.getLogger(__name__)
 class _Parsed:
     disk: DiskFile
     sha: str
-    projection: Projection | None  # None: unreadable
+    projection: Projection | None  # None: unreadable; a valid one's `tables` are in `rows`
     error: str | None = None
+    rows: writer.Bound | None = None  # a valid file's rows, bound (writer.bind)
 
 
-def parse_file(root: Path, disk: DiskFile, indexed_at: str, unchanged_sha: str | None = None) -> _Parsed:
+def parsed(disk: DiskFile, sha: str, projection: Projection) -> _Parsed:
+    """A projection as the indexer takes it: a valid file's rows bound (`writer.bind`) in place of
+    its tables (the dicts cost three times the bytes to send back from a worker, and converting
+    them was the writer's work). `projection` itself is left as it was (a write hands its own)."""
+    if not projection.ok:
+        return _Parsed(disk, sha, projection)
+    return _Parsed(disk, sha, replace(projection, tables={}), rows=writer.bind(projection.tables))
+
+
+def parse_file(root: Path, disk: DiskFile, indexed_at: str, unchanged_sha: str | None = None,
+               reader: FolderReader | None = None) -> _Parsed:
     """Read and project one file; never raises (a worker-process entry point too).
 
     When the bytes hash to `unchanged_sha` (what the index already holds for this path), the
     projection is skipped: a touch, a duplicate event or a rewrite of identical bytes costs a read
-    and a hash, not a parse.
+    and a hash, not a parse. `reader`: the batch's `store_reader`.
     """
     try:
-        data = read_bytes(root, disk.path)
+        data = read_bytes(root, disk.path, reader)
     except FileNotFoundError:
         return _Parsed(disk, "", None, error="vanished")
     except (OSError, ValueError) as exc:
@@ -77,7 +90,7 @@ def parse_file(root: Path, disk: DiskFile, indexed_at: str, unchanged_sha: str |
     sha = blob_sha(data)
     if unchanged_sha is not None and sha == unchanged_sha:
         return _Parsed(disk, sha, None, error="unchanged")
-    return _Parsed(disk, sha, project(disk.path, data, indexed_at, blob_sha=sha))
+    return parsed(disk, sha, project(disk.path, data, indexed_at, blob_sha=sha))
 
 
 Job = tuple[DiskFile, "str | None"]  # a file and the blob sha the index holds for it
@@ -86,14 +99,15 @@ Job = tuple[DiskFile, "str | None"]  # a file and the blob sha the index holds f
 def _parse_chunk(root: str, jobs: list[Job], indexed_at: str, cpu_s: float = 0.0) -> list[_Parsed]:
     """A worker's task: each file under the CPU limit (`cpu_s`; 0 for none)."""
     out = []
-    for disk, sha in jobs:
-        if cpu_s > 0:
-            signal.setitimer(signal.ITIMER_PROF, cpu_s)
-        try:
-            out.append(parse_file(Path(root), disk, indexed_at, sha))
-        finally:
+    with store_reader(Path(root)) as reader:
+        for disk, sha in jobs:
             if cpu_s > 0:
-                signal.setitimer(signal.ITIMER_PROF, 0)
+                signal.setitimer(signal.ITIMER_PROF, cpu_s)
+            try:
+                out.append(parse_file(Path(root), disk, indexed_at, sha, reader))
+            finally:
+                if cpu_s > 0:
+                    signal.setitimer(signal.ITIMER_PROF, 0)
     return out
 
 
@@ -288,7 +302,7 @@ class _PoolParse:
     def small(self, disks: Sequence[DiskFile], at: str) -> list[_Parsed]:
         """A small run: inline, but for files over `ISOLATE_BYTES`, parsed in a worker under the limit."""
         large = [d for d in disks if d.size > ISOLATE_BYTES]
-        parsed = [self._inline(job, at) for job in self._jobs(d for d in disks if d.size <= ISOLATE_BYTES)]
+        parsed = _parse_chunk(str(self.root), self._jobs(d for d in disks if d.size <= ISOLATE_BYTES), at)
         if large:
             parsed += self._collect(self._submit(self._jobs(large), at), at)
         return self._ordered(disks, parsed)
@@ -314,7 +328,7 @@ class _PoolParse:
         return [by_path[d.path] for d in disks]
 
     def _here(self, jobs: list[Job], at: str) -> _Chunk:
-        return _Chunk(_Done([self._inline(job, at) for job in jobs]), jobs, None)
+        return _Chunk(_Done(_parse_chunk(str(self.root), jobs, at)), jobs, None)
 
     def _submit(self, jobs: list[Job], at: str) -> list[_Chunk]:
         size = max(8, min(MAX_CHUNK_FILES, len(jobs) // (_workers() * 4)))
@@ -405,7 +419,7 @@ def parse_pool(root: Path, total: int, known: dict[str, str] | None = None):
     """
     known = known or {}
     if os.environ.get("MEMHTML_DESKTOP_NO_POOL"):
-        yield lambda disks, at: [parse_file(root, d, at, known.get(d.path)) for d in disks]
+        yield lambda disks, at: _parse_chunk(str(root), [(d, known.get(d.path)) for d in disks], at)
         return
     parser = _PoolParse(root, known)
     try:
@@ -415,3 +429,82 @@ def parse_pool(root: Path, total: int, known: dict[str, str] | None = None):
             yield parser
     finally:
         parser.cancel()
+
+
+EMBED_AHEAD = 4
+"""Batches of texts being embedded in the workers ahead of the one the caller writes."""
+
+EMBED_TASK_TEXTS = 16
+"""Texts per task a parse process embeds (a caller's batch is several tasks, put together here).
+A task's vectors come back through the pool's result pipe: 16 x 384 float32 are 25 KB, under the
+pipe's 64 KB, so a send is one write. A worker killed in the middle of a longer send (a batch of
+256 was 393 KB, many writes) left a partial message that the executor's manager thread waits on
+for ever (the pipe's other writers keep it open): the index hung instead of embedding the rest here."""
+
+
+def _embed_texts(embedder, texts: list[str]):
+    """A worker's embedding task (a `pool_safe` embedder only: see `embed_batches`)."""
+    import numpy as np
+
+    return np.asarray(embedder.embed(texts), dtype=np.float32)
+
+
+def embed_batches(embedder, batches: Sequence[list[str]]):
+    """Yields each batch's vectors, in order: `embedder.embed(batch)`.
+
+    A `pool_safe` embedder (the hash embedder) with enough to do embeds in the parse processes,
+    `EMBED_AHEAD` batches ahead of the caller, who writes one batch while the workers embed the
+    next (a cold index's vectors took one core while the other idled). Any batch the pool does not
+    give back (a worker killed, a pool that cannot start, an error in it) is embedded here, as is
+    everything for an embedder that is not pool-safe: an embedder that fails here raises to the
+    caller as before. Close the generator (or run it out) to cancel what is queued.
+    """
+    import numpy as np
+
+    from memhtml_desktop.domain.embedder import pool_safe
+
+    use_pool = (pool_safe(embedder) and sum(map(len, batches)) >= POOL_THRESHOLD and _workers() >= 2
+                and not os.environ.get("MEMHTML_DESKTOP_NO_POOL"))
+    if not use_pool:
+        for texts in batches:
+            yield embedder.embed(texts)
+        return
+    pending: list[list[Future] | None] = []  # by batch, its tasks; None: embedded here
+    pool: ProcessPoolExecutor | None = None  # None once it failed: the rest here
+    try:
+        pool = _shared_pool()
+    except Exception as exc:  # noqa: BLE001 - no processes, no memory: everything here
+        log.info("embedding in this process: the parse pool cannot start (%r)", exc)
+    try:
+        for number, texts in enumerate(batches):
+            while len(pending) < min(len(batches), number + 1 + EMBED_AHEAD):
+                tasks = None
+                if pool is not None:
+                    queued = batches[len(pending)]
+                    tasks = []
+                    try:
+                        for start in range(0, len(queued), EMBED_TASK_TEXTS):
+                            tasks.append(pool.submit(_embed_texts, embedder, queued[start : start + EMBED_TASK_TEXTS]))
+                    except Exception as exc:  # noqa: BLE001 - broken or shut down since: the rest here
+                        log.info("embedding in this process: the parse pool cannot take it (%r)", exc)
+                        for task in tasks:
+                            task.cancel()
+                        tasks, pool = None, None
+                pending.append(tasks)
+            tasks, pending[number] = pending[number], None
+            vectors = None
+            if tasks:
+                try:
+                    vectors = np.concatenate([task.result() for task in tasks])
+                except BrokenProcessPool:
+                    if pool is not None:
+                        log.warning("a parse process died while embedding; embedding the rest in this process")
+                        _renew(pool)  # the next parse run finds a working pool
+                        pool = None
+                except Exception as exc:  # noqa: BLE001 - the embedder's own fault shows again here
+                    log.info("embedding a batch in a parse process failed (%r); embedding it here", exc)
+            yield vectors if vectors is not None else embedder.embed(texts)
+    finally:
+        for tasks in pending:
+            for task in tasks or ():
+                task.cancel()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memhtml_desktop.domain.paths import BUCKETS, NOT_MEMORIES, is_indexable
-from memhtml_desktop.guarded import TooLarge, Unreadable, read_guarded
+from memhtml_desktop.guarded import FolderReader, TooLarge, Unreadable, read_guarded
 
 # A memory is one fact. Anything this large is not one, and reading it would cost memory and time
 # for every scan; it is listed as a problem instead.
@@ -188,15 +188,23 @@ def stat_one(root: Path, path: str) -> DiskFile | None:
     return DiskFile(path, st.st_size, st.st_mtime_ns)
 
 
-def read_bytes(root: Path, path: str) -> bytes:
+def store_reader(root: Path) -> FolderReader:
+    """A reader for many `read_bytes` of one store (close it when the batch is read)."""
+    return FolderReader(root, cap=MAX_FILE_BYTES)
+
+
+def read_bytes(root: Path, path: str, reader: FolderReader | None = None) -> bytes:
     """Read a store file, refusing anything over MAX_FILE_BYTES (raises ValueError).
 
     Through the one guard every store read uses (`guarded.read_guarded`): inside the store only,
     `O_NOFOLLOW | O_NONBLOCK` and an `fstat` of what was opened (a link or a FIFO swapped in after
-    the scan's stat is refused, not followed or blocked on), regular files only, the size cap."""
+    the scan's stat is refused, not followed or blocked on), regular files only, the size cap.
+    `reader`: a `store_reader(root)` for a batch of files (each folder opened once)."""
     if not _utf8(path):
         raise ValueError("the path leads out of the store; not read")
     try:
+        if reader is not None:
+            return reader.read(path, what=path)
         return read_guarded(os.path.join(*path.split("/")), root=root, cap=MAX_FILE_BYTES, what=path)
     except TooLarge as exc:
         raise ValueError(

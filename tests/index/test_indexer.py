@@ -224,10 +224,10 @@ def test_vanishing_file_mid_run(store_root, make_store, monkeypatch):
 
     real_read = indexer_module.read_bytes
 
-    def read_and_vanish(root, path):
+    def read_and_vanish(root, path, reader=None):
         if path == "areas/v2.html":
             (Path(root) / path).unlink()
-        return real_read(root, path)
+        return real_read(root, path, reader)
 
     monkeypatch.setattr(indexer_module, "read_bytes", read_and_vanish)
     report = store.index()
@@ -339,10 +339,10 @@ def test_read_error_is_a_problem_even_as_root(store_root, make_store, monkeypatc
 
     real_read = indexer_module.read_bytes
 
-    def refuse(root, path):
+    def refuse(root, path, reader=None):
         if path == "areas/locked.html":
             raise PermissionError(13, "Permission denied")
-        return real_read(root, path)
+        return real_read(root, path, reader)
 
     monkeypatch.setattr(indexer_module, "read_bytes", refuse)
     store = make_store(store_root)

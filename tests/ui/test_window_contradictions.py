@@ -160,6 +160,9 @@ def test_the_marks_hold_at_1024x700_in_the_dark_theme(qtbot, make_window, tmp_pa
         from PySide6.QtGui import QColor
 
         assert max(contrast(QColor.fromRgb(c), background) for c in inks) >= 4.5
+        # the whole window as a person sees it: the newer above, both rows marked, the strip read
+        shot = tmp_path / "newer-first-1024x700-dark.png"
+        assert window.grab().save(str(shot)) and shot.stat().st_size > 10_000
     finally:
         app.setPalette(before)
         app.setProperty(theme.THEME_PROPERTY, None)
