@@ -44,6 +44,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from memhtml_desktop.html.project import Projection, project
 from memhtml_desktop.html.project import blob_sha_of as blob_sha  # git's blob id: the change key
@@ -249,6 +250,67 @@ def _death_of(pool: ProcessPoolExecutor) -> int | None:
     return None
 
 
+T = TypeVar("T")
+STUCK_POLL_S = 0.5
+STUCK_S = 3.0
+"""A pool with a dead worker that is still not marked broken this long after the death was seen
+is taken as stuck (see `result_of`)."""
+
+
+def result_of(future: "Future[T] | _Done", pool: ProcessPoolExecutor | None) -> T:
+    """`future.result()`, except that a pool stuck on a dead worker's half-sent result is broken.
+
+    A worker killed while it writes its result into the pool's result pipe (SIGKILL, the
+    out-of-memory killer, its own CPU limit) leaves part of a message there. The executor's manager
+    thread has already seen the pipe readable and is reading the whole message, so it waits for
+    bytes nobody will send and never looks at the workers again: the pool is never marked broken,
+    and every pending future waits for ever (CPython's `ProcessPoolExecutor`, 3.11-3.13; a pass
+    hung this way in tests/index/test_parse_workers.py). So, while waiting, look at the workers:
+    once one is dead and the pool still is not broken after STUCK_S, fill the pipe from this end
+    (`_unstick`): the manager reads its message's missing bytes, cannot unpickle them, and breaks
+    the pool as it would have, and the caller's BrokenProcessPool recovery takes over."""
+    if pool is None or isinstance(future, _Done):
+        return future.result()
+    dead_since: float | None = None
+    while True:
+        try:
+            return future.result(timeout=STUCK_POLL_S)
+        except TimeoutError:
+            if dead_since is None:
+                if _has_dead_worker(pool):
+                    dead_since = time.monotonic()
+            elif not getattr(pool, "_broken", False) and time.monotonic() - dead_since >= STUCK_S:
+                _unstick(pool)
+                dead_since = float("inf")  # once: the manager now breaks the pool, or it already had
+
+
+def _has_dead_worker(pool: ProcessPoolExecutor) -> bool:
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # private: best effort
+    return any(p.exitcode is not None for p in processes)
+
+
+def _unstick(pool: ProcessPoolExecutor, seconds: float = 30.0) -> None:
+    """Fill `pool`'s result pipe (a daemon thread's blocking writes, 4 KB at a time) until its
+    manager thread has broken the pool or ended, or `seconds` passed."""
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if writer is None:
+        return
+    log.warning("a parse process died while sending its result; breaking the stuck pool")
+
+    def fill() -> None:
+        deadline = time.monotonic() + seconds
+        try:
+            fd = writer.fileno()
+            while time.monotonic() < deadline and not getattr(pool, "_broken", False) and (
+                    manager is None or manager.is_alive()):
+                os.write(fd, b"\0" * 4096)
+        except (OSError, ValueError):  # closed by the pool's shutdown: nothing left to unstick
+            pass
+
+    threading.Thread(target=fill, name="parse-pool-unstick", daemon=True).start()
+
+
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -352,7 +414,7 @@ class _PoolParse:
         lost: list[Job] = []
         for chunk in chunks:
             try:
-                parsed.extend(chunk.future.result())
+                parsed.extend(result_of(chunk.future, chunk.pool))
             except BrokenProcessPool:
                 lost.extend(chunk.jobs)
                 if chunk.pool is not None and chunk.pool is _POOL:  # not renewed yet (by another batch)
@@ -380,7 +442,7 @@ class _PoolParse:
                 return self._inline(job, at)
             pool = _shared_pool()
             try:
-                return pool.submit(_parse_chunk, str(self.root), [job], at, self.cpu_s).result()[0]
+                return result_of(pool.submit(_parse_chunk, str(self.root), [job], at, self.cpu_s), pool)[0]
             except BrokenProcessPool:
                 death = _death_of(pool)
                 self._renewed(pool)
@@ -495,7 +557,7 @@ def embed_batches(embedder, batches: Sequence[list[str]]):
             vectors = None
             if tasks:
                 try:
-                    vectors = np.concatenate([task.result() for task in tasks])
+                    vectors = np.concatenate([result_of(task, pool) for task in tasks])
                 except BrokenProcessPool:
                     if pool is not None:
                         log.warning("a parse process died while embedding; embedding the rest in this process")

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,34 @@ def test_the_cli_index_finishes_after_a_kill_9(tmp_path):
     assert "unexpected error" not in err
     report = json.loads(out)
     assert (report["seen"], report["indexed"], report["failed"]) == (3_000, 3_000, 0)
+
+
+def _slow_square(x: int) -> int:
+    time.sleep(1.0)
+    return x * x
+
+
+def test_a_worker_killed_while_it_sends_its_result_breaks_the_pool_instead_of_hanging():
+    """A worker killed half-way through writing its result leaves part of a message in the result
+    pipe, and the executor's manager thread waits for the rest for ever (the pass hung at 91% of a
+    test run). Planted here exactly: the start of a 100 KB message, then a worker killed. Before:
+    `future.result()` never returned; now `result_of` breaks the stuck pool within seconds."""
+    import struct
+    from concurrent.futures.process import BrokenProcessPool
+
+    from memhtml_desktop.index.parse_pool import result_of
+
+    pool = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        assert pool.submit(_slow_square, 2).result(timeout=60) == 4  # the workers are up
+        future = pool.submit(_slow_square, 3)
+        writer = pool._result_queue._writer
+        writer._send(struct.pack("!i", 100_000) + b"\x80\x04" + b"x" * 1000)  # a message cut short
+        victim = next(iter(pool._processes.values()))
+        os.kill(victim.pid, signal.SIGKILL)
+        started = time.monotonic()
+        with pytest.raises(BrokenProcessPool):
+            result_of(future, pool)
+        assert time.monotonic() - started < 30
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
