@@ -15,6 +15,21 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
+def index_once(store: Path, index: Path) -> None:
+    """Index `store` into `index` with the hash embedder unless that index exists (a bench's kept store)."""
+    if index.exists():
+        return
+    from memhtml_desktop.domain.hash_embedder import HashEmbedder
+    from memhtml_desktop.index.store import Store
+
+    started = time.perf_counter()
+    built = Store(store, index_path=index, embedder=HashEmbedder())
+    built.index()
+    built.close_thread_connection()
+    built.stop_parse_workers()
+    print(f"indexed in {time.perf_counter() - started:.1f} s", flush=True)
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:

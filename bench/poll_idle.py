@@ -46,21 +46,16 @@ def open_index(index: Path, **options):
 
 def prepare(work: Path, count: int, seed: int) -> tuple[Path, Path]:
     from memhtml_desktop.devtools.gen_store import generate_store
-    from memhtml_desktop.domain.hash_embedder import HashEmbedder
-    from memhtml_desktop.index.store import Store
 
     store, index = work / f"store-{count}-{seed}", work / f"index-{count}-{seed}.db"
     if not store.exists():
         started = time.perf_counter()
         generate_store(store, count, seed)
         print(f"generated {count:,} memories in {time.perf_counter() - started:.1f} s", flush=True)
-    if not index.exists():
-        started = time.perf_counter()
-        built = Store(store, index_path=index, embedder=HashEmbedder())
-        built.index()
-        built.close_thread_connection()
-        built.stop_parse_workers()
-        print(f"indexed in {time.perf_counter() - started:.1f} s", flush=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _timing import index_once
+
+    index_once(store, index)
     return store, index
 
 

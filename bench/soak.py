@@ -297,8 +297,6 @@ def committer(store: Path, every: float, seed: int) -> int:
 def prepare(work: Path, count: int, seed: int) -> tuple[Path, Path]:
     """A generated store of `count` memories (a git repository) and its index, made once in `work`."""
     from memhtml_desktop.devtools.gen_store import generate_store, git_commit
-    from memhtml_desktop.domain.hash_embedder import HashEmbedder
-    from memhtml_desktop.index.store import Store
 
     store, index = work / f"store-{count}-{seed}", work / f"index-{count}-{seed}.db"
     if not (store / ".git").exists():
@@ -306,13 +304,10 @@ def prepare(work: Path, count: int, seed: int) -> tuple[Path, Path]:
         generate_store(store, count, seed, force=True)
         git_commit(store)
         print(f"generated {count:,} memories (a git repository) in {time.perf_counter() - started:.1f} s", flush=True)
-    if not index.exists():
-        started = time.perf_counter()
-        built = Store(store, index_path=index, embedder=HashEmbedder())
-        built.index()
-        built.close_thread_connection()
-        built.stop_parse_workers()
-        print(f"indexed in {time.perf_counter() - started:.1f} s", flush=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _timing import index_once
+
+    index_once(store, index)
     return store, index
 
 
