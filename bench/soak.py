@@ -114,6 +114,26 @@ def refs(singleton: object) -> int:
     return sys.getrefcount(singleton) - (GUARD if getattr(guard_singleton_refcounts, "done", False) else 0)
 
 
+def heap_mb() -> dict:
+    """glibc's own view of this process's heap (`mallinfo2`): what is in use, what it holds free (a heap that
+    holds more and more free memory is fragmented; a heap that uses more is a leak), and what is mapped
+    apart. Empty where the C library has no `mallinfo2` (musl, macOS)."""
+    import ctypes
+
+    class Info(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                        "fsmblks", "uordblks", "fordblks", "keepcost")]
+    try:
+        call = ctypes.CDLL(None).mallinfo2
+    except (AttributeError, OSError):
+        return {}
+    call.restype = Info
+    info = call()
+    mb = 1024 * 1024
+    return {"heap_used_mb": round(info.uordblks / mb, 1), "heap_free_mb": round(info.fordblks / mb, 1),
+            "heap_mapped_mb": round(info.hblkhd / mb, 1)}
+
+
 def count_dir(path: str) -> int:
     return len(os.listdir(path))
 
@@ -233,8 +253,8 @@ def judge(samples: list[dict], probes: list[dict], actions: int, finished: dict 
 
 def table(samples: list[dict], every: int = 1_000) -> str:
     names = ["window_rss_mb", "engine_rss_mb", "gc_objects", "window_fds", "engine_fds", "window_threads", "engine_threads",
-             "ref_true", "ref_false", "ref_none", "gap_max_ms", "gap_p99_ms"]
-    heads = ["action", "win MB", "eng MB", "gc objs", "win fd", "eng fd", "win thr", "eng thr", "True", "False", "None",
+             "heap_used_mb", "heap_free_mb", "ref_true", "ref_false", "ref_none", "gap_max_ms", "gap_p99_ms"]
+    heads = ["action", "win MB", "eng MB", "gc objs", "win fd", "eng fd", "win thr", "eng thr", "heap use", "heap free", "True", "False", "None",
              "gap max", "gap p99"]
     rows = [s for s in samples if s["action"] % every == 0 or s is samples[-1]]
     lines = ["  ".join(f"{h:>9}" for h in heads)]
@@ -566,7 +586,7 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
         engine = window.runner.client.pid if window.runner.client is not None else None
         ordered = sorted(gaps)
         row = {"action": counts["done"], "s": round(time.perf_counter() - started, 1),
-               **process_row("window", "self"), "ref_true": refs(True),
+               **process_row("window", "self"), **heap_mb(), "ref_true": refs(True),
                "ref_false": refs(False), "ref_none": refs(None),
                "engine_pid": engine, **(process_row("engine", engine) if engine else {}),
                "engine_children": children(engine) if engine else None,
