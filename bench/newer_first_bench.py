@@ -95,7 +95,7 @@ def step_cost(store: Store, queries: list[str], rounds: int) -> dict[str, float]
             started, cpu = time.perf_counter(), time.thread_time()
             with retriever.conn:
                 statements = [index_disagreements.statement_of(c.row) for c in pool.fused]
-                pairs = index_disagreements.pool_pairs(retriever.conn, statements)
+                pairs = index_disagreements.pool_pairs(retriever.conn, statements, [c.vector for c in pool.fused])
                 disagreements(statements, pairs, q)
                 newer_first(q, range(len(statements)), pairs, [c.path for c in pool.fused])
             step.append((time.perf_counter() - started) * 1000)

@@ -21,6 +21,15 @@ Two claims contradict when they put different values into one slot. A slot is fo
 - **the content words** (`value`): worded differently ("The capital of Peru is Lima" against "Peru
   has its capital in Cusco"), the claims share their content words but one name, number or date
   each.
+- **the relation in other words** (`reworded`): "About 880,500 people live in Zaria" against "The
+  population of Zaria is 980,000": short claims with a name in common (the subject), one value each
+  of one kind (a number against a number, a name against a name, an identifier against an
+  identifier), the value where a value stands, and nothing else value-like differing. Words alone
+  cannot tell that from two relations of one subject ("The capital of Gambia is Banjul" against
+  "Gambia lies in Africa"), so the two memories' vectors must be near-twins as well
+  (`REWORDED_COSINE`, given by the caller: the conflicts scan and the newer-first step have them).
+  With MiniLM that separates them on the fact stores (docs/ranking.md); the hash embedder's vectors
+  of two wordings are never that close, so with it the rule flags nothing.
 
 What is *not* a slot, so never a contradiction: a frame with no subject of its own ("This is
 equivalent to …", "Sent after …", "It is located in …": documentation states those about the
@@ -39,14 +48,15 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Callable
 from difflib import SequenceMatcher
 
 from memhtml_desktop.domain.polarity import NEGATION_MARKERS, VARIANT_QUALIFIERS, normalise
 from memhtml_desktop.domain.stopwords import STOPWORD_SET
 
-SLOT, NEGATION, NUMBER, DATE, QUALIFIER, ENTITY, VALUE = (
-    "slot", "negation", "number", "date", "qualifier", "entity", "value")
-REASONS = (SLOT, NEGATION, NUMBER, DATE, QUALIFIER, ENTITY, VALUE)
+SLOT, NEGATION, NUMBER, DATE, QUALIFIER, ENTITY, VALUE, REWORDED = (
+    "slot", "negation", "number", "date", "qualifier", "entity", "value", "reworded")
+REASONS = (SLOT, NEGATION, NUMBER, DATE, QUALIFIER, ENTITY, VALUE, REWORDED)
 
 #: Words a frame never takes its subject from: a frame starting with one states nothing of its own.
 _DEICTIC = frozenset("this that these those it its they them there here we you i he she which what who one "
@@ -59,7 +69,9 @@ _MONTHS = frozenset("january february march april may june july august september
 #: Words a variant scope is written with besides the qualifier ("…, on the beta variant only").
 _SCOPE_WORDS = frozenset("on in for the a an variant variants only edition tier plan channel build release".split())
 #: A written token: letters and digits, with inner `.`, `_`, `-`, `/`, `'` kept (`math.isqrt`, `Europe/Paris`, 3.8).
-_TOKEN = re.compile(r"[^\W_](?:[\w.\-/'’]*[^\W_])?(?:\(\))?", re.UNICODE)
+#: A number written with thousands separators is one token ("880,500": split at its comma, "383,400" against
+#: "400,000" shared a "400" and aligned as two places, neither a number changed).
+_TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,])|[^\W_](?:[\w.\-/'’]*[^\W_])?(?:\(\))?", re.UNICODE)
 MAX_VALUE_TOKENS = 4
 MIN_SHARED = 3
 
@@ -211,8 +223,20 @@ def _value_of(claim: str, frame_key: str) -> list[_Word]:
     """The claim's words after its frame (the frame is the claim's first words, lowercased)."""
     words = _words(claim)
     frame_len = len(_words(frame_key))
-    value = list(words[frame_len:])
-    return value
+    lowered = _words(claim.lower())
+    if len(lowered) != len(words) and len(lowered) >= frame_len:
+        # lowering split a word ("İzmir" lowers to "i̇zmir", whose combining dot is no letter): the
+        # frame ends where its last word ends in the lowered claim, and the value starts there
+        end = lowered[frame_len - 1].start + len(lowered[frame_len - 1].text) if frame_len else 0
+        at, cut = 0, 0
+        for at, ch in enumerate(claim):
+            if cut >= end:
+                break
+            cut += len(ch.lower())
+        else:
+            at = len(claim)
+        return [w for w in words if w.start >= at]
+    return list(words[frame_len:])
 
 
 def slot_value(claim: str, frame_key: str) -> str:
@@ -423,25 +447,109 @@ def _run(words: tuple[_Word, ...], picked: list[_Word]) -> bool:
                for k in range(at[0], at[-1] + 1) if k not in at)
 
 
+#: The near-twin cosine a reworded pair's vectors must reach (`_reworded_contradiction`).
+REWORDED_COSINE = 0.82
+#: A reworded claim is a short statement: a subject, a relation and a value, not a paragraph.
+_MAX_REWORDED_WORDS = 12
+
+
+def _owner(norm: str) -> str:
+    """A word without its possessive ("kenya's" is "kenya"): one subject, owned or not."""
+    return norm[:-2] if norm.endswith("'s") else norm
+
+
+def _value_kind(words: list[_Word]) -> str | None:
+    """What one value is: a number, a date, an identifier (`Europe/Paris`, `os.path`) or a name."""
+    norms = {w.norm for w in words if w.norm not in STOPWORD_SET}
+    if not norms:
+        return None
+    if _dateish(norms):
+        return DATE
+    if all(_is_number(n) for n in norms):
+        return NUMBER
+    if any(_identifier(w) for w in words):
+        return "identifier"
+    if all(w.text[:1].isupper() or w.norm in STOPWORD_SET for w in words):
+        return ENTITY
+    return None
+
+
+def _reworded_contradiction(a: Statement, b: Statement) -> Contradiction | None:
+    """The lexical half of the rule for a slot's value changed in other words for its relation ("About
+    880,500 people live in Zaria" against "The population of Zaria is 980,000"): short claims naming
+    one subject in common and one value each, of one kind (a number against a number, a name against a
+    name), nothing else value-like differing. Words alone cannot tell a reworded relation from another
+    relation of the same subject ("The capital of Gambia is Banjul" against "Gambia lies in Africa"),
+    so `contradiction` asks the two memories' vectors to be near-twins as well (REWORDED_COSINE)."""
+    if labelled(a.claim) or labelled(b.claim):
+        return None
+    wa, wb = _words(a.claim), _words(b.claim)
+    if not wa or not wb or len(wa) > _MAX_REWORDED_WORDS or len(wb) > _MAX_REWORDED_WORDS:
+        return None
+    na, nb = {_owner(w.norm) for w in wa}, {_owner(w.norm) for w in wb}
+    if (na | nb) & NEGATION_MARKERS:
+        return None  # a negation is the word rules' to read
+    shared = [w for w in wa if _owner(w.norm) in nb and w.norm not in STOPWORD_SET]
+    subject = [w for w in shared if _value_like(w) or (w is wa[0] and w.text[:1].isupper()
+                                                        and _owner(wb[0].norm) == _owner(w.norm))]
+    if not subject:
+        return None  # no name in common: two statements about two things
+    values = []
+    for words, other in ((wa, nb), (wb, na)):
+        # a claim's first word is a value only as a number or an identifier: capitalised, it may be
+        # the sentence's start ("Prices in Croatia are paid in the Forint")
+        own = [i for i, w in enumerate(words) if _owner(w.norm) not in other and w.norm not in STOPWORD_SET
+               and (_value_like(w) if i else (_is_number(w.norm) or _identifier(w)))]
+        if not own or own[-1] - own[0] + 1 > MAX_VALUE_TOKENS or not _run(words, [words[i] for i in own]):
+            return None  # no value of its own, or two of them
+        span = list(words[own[0]:own[-1] + 1])
+        values.append((span, own[0], own[-1] + 1))
+    kind_a, kind_b = _value_kind(values[0][0]), _value_kind(values[1][0])
+    if kind_a is None or kind_a != kind_b:
+        return None  # a number against a name: two relations
+    for words, (span, start, end) in zip((wa, wb), values):
+        if kind_a in (NUMBER, DATE):  # a number may come first ("About 880,500 people live in Zaria")
+            if not (has_subject(words, start) or any(_named(w, False) for w in words[end:])):
+                return None
+        elif not (_in_value_place(words, start, end) and has_subject(words, start)):
+            return None  # a name where the subject stands ("The time zone of Bhopal is Asia/Kolkata"): two subjects
+    values = [span for span, _, _ in values]
+    if any(key and _ONE_OF.search(key) for key in (a.frame_key, b.frame_key)):
+        return None  # "X is a neighbour of …": one of several, a list
+    said_a, said_b = _said(values[0]), _said(values[1])
+    return Contradiction(REWORDED, f"the same subject in other words, one value each ({kind_words(kind_a)}): "
+                                   f"{said_a} against {said_b}", said_a, said_b)
+
+
 def kind_words(kind: str) -> str:
     return {NEGATION: "a negation", NUMBER: "a number", DATE: "a date", QUALIFIER: "a variant qualifier",
-            ENTITY: "a name", VALUE: "a value", SLOT: "the value in one slot"}[kind]
+            ENTITY: "a name", VALUE: "a value", SLOT: "the value in one slot", REWORDED: "the value in one slot, reworded",
+            "identifier": "an identifier"}[kind]
 
 
-def contradiction(a: Statement, b: Statement) -> Contradiction | None:
+def contradiction(a: Statement, b: Statement,
+                  cosine: float | Callable[[], float | None] | None = None) -> Contradiction | None:
     """Why `a` and `b` contradict, or None (see the module docstring). Symmetric up to the order of
-    the values named."""
+    the values named. `cosine`, the two memories' vector similarity (or a function that computes it,
+    asked only when the words pass), lets the reworded rule judge: without it that rule flags nothing."""
     if a.claim.strip().lower() == b.claim.strip().lower():
         return None
     found = _frame_contradiction(a, b)
     if found is not None:
         return found
-    if len(_content_of(a.claim) ^ _content_of(b.claim)) > _MAX_CONTENT_DIFFERENCE:
-        return None  # more than one place differs: neither rule below can hold (a cheap exit)
-    found = _word_contradiction(a, b) or _bag_contradiction(a, b)
-    if found is not None and found.reason in (ENTITY, VALUE) and a.frame_key and a.frame_key == b.frame_key:
-        return None  # one frame, not one slot ("X is a neighbour of …"): two values are two facts
-    return found
+    if len(_content_of(a.claim) ^ _content_of(b.claim)) <= _MAX_CONTENT_DIFFERENCE:
+        found = _word_contradiction(a, b) or _bag_contradiction(a, b)
+        if found is not None and found.reason in (ENTITY, VALUE) and a.frame_key and a.frame_key == b.frame_key:
+            return None  # one frame, not one slot ("X is a neighbour of …"): two values are two facts
+        if found is not None:
+            return found
+    if cosine is None or (a.frame_key and a.frame_key == b.frame_key):
+        return None  # worded alike, the rules above had their say
+    found = _reworded_contradiction(a, b)
+    if found is None:
+        return None
+    similarity = cosine() if callable(cosine) else cosine
+    return found if similarity is not None and similarity >= REWORDED_COSINE else None
 
 
 def _cmp(x: str, y: str) -> int:

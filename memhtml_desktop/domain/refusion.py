@@ -173,7 +173,8 @@ def rerank(prepared: PreparedQuery, profile: RankingProfile, limit: int, model_i
     pairs = None
     if profile.newer_first:
         pairs = contradicting_pairs([it.statement for it in items],
-                                    lambda a, b: frozenset((a, b)) in prepared.settled if prepared.settled else False)
+                                    lambda a, b: frozenset((a, b)) in prepared.settled if prepared.settled else False,
+                                    [it.vector for it in items])
     out = reorder(prepared.query, items, profile, model_id=model_id, limit=limit, table=table, pairs=pairs)
     moves = {fused[i]: tuple(m.step for m in steps) for i, steps in out.moves.items()}
     paths = tuple(fused[i] for i in out.order)

@@ -170,7 +170,7 @@ def reorder(
         order = chosen + [i for i in before_mmr if i not in picked]  # the page, then what MMR left
     if profile.newer_first:
         if pairs is None:
-            pairs = contradicting_pairs([it.statement for it in items])
+            pairs = contradicting_pairs([it.statement for it in items], vectors=[it.vector for it in items])
         out_n = newer_first(query, order, pairs, [it.key for it in items])
         for i, move in out_n.moves.items():
             moves.setdefault(i, []).append(move)

@@ -113,6 +113,8 @@ class Move:
     kind: str = ""
     side: str = ""
     named_side: str = ""
+    #: the newer-first step: the query named `named_side` by words its title adds to the other's
+    by_title: bool = False
 
     def reason(self) -> str:
         up = self.to_position < self.from_position
@@ -151,6 +153,12 @@ class Move:
         mine = _said(self.adds[0] if self.adds else "")
         theirs = _said(self.twin_adds[0] if self.twin_adds else "")
         other = self.twin
+        if self.by_title and self.named_side == "this":
+            return (f"your query names its title's {_quoted(self.matches)}, which the title of {other} lacks; "
+                    f"{other} contradicts it: {theirs} against {mine}")
+        if self.by_title and self.named_side == "other":
+            return (f"your query names {_quoted(self.matches)}, which the title of {other} adds to this one's; "
+                    f"{other} contradicts it: {theirs} against {mine}")
         if self.named_side == "this":
             return f"your query names its {_quoted(self.matches)}; {other}, which contradicts it, says {theirs}"
         if self.named_side == "other":
@@ -175,6 +183,8 @@ class Move:
             out.update(kind=self.kind, side=self.side, value=self.adds[0] if self.adds else "",
                        other_value=self.twin_adds[0] if self.twin_adds else "",
                        query_names=self.named_side or None, named=list(self.matches))
+            if self.by_title:
+                out["by_title"] = True
         out["reason"] = self.reason()
         return out
 

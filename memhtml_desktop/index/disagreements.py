@@ -77,10 +77,12 @@ def left_out(conn: apsw.Connection, statements: Sequence[Statement | None],
     return frozenset(out)
 
 
-def pool_pairs(conn: apsw.Connection, statements: Sequence[Statement | None]) -> list[Pair]:
-    """The contradicting pairs among `statements` (candidate order), less the pairs `left_out`
-    (settled, or under a frame that is a list); a statement or two only when the rule found a pair."""
-    found = contradicting_pairs(statements)
+def pool_pairs(conn: apsw.Connection, statements: Sequence[Statement | None],
+               vectors: Sequence[Any] | None = None) -> list[Pair]:
+    """The contradicting pairs among `statements` (candidate order; `vectors` theirs, for the reworded
+    rule), less the pairs `left_out` (settled, or under a frame that is a list); a statement or two
+    only when the rule found a pair."""
+    found = contradicting_pairs(statements, vectors=vectors)
     if not found:
         return found
     out = left_out(conn, statements, [(p.a, p.b) for p in found])
@@ -97,7 +99,7 @@ def marks(conn: apsw.Connection, fused: Sequence[Any], ordered: Sequence[Any], p
     universe = [*fused, *extra]
     statements = [statement_of(c.row) for c in universe]
     if pairs is None or extra:
-        pairs = pool_pairs(conn, statements)
+        pairs = pool_pairs(conn, statements, [getattr(c, "vector", None) for c in universe])
     if not pairs:
         return {}
     wanted = {c.path for c in ordered}

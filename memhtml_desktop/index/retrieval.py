@@ -347,7 +347,8 @@ class Retriever:
         self._attach_vectors(fused, snapshot)
         pool.fused = fused
         # Under every profile: the marks need them, whether or not the profile reorders by them.
-        pool.pairs = disagreements.pool_pairs(self.conn, [disagreements.statement_of(c.row) for c in fused])
+        pool.pairs = disagreements.pool_pairs(self.conn, [disagreements.statement_of(c.row) for c in fused],
+                                              [c.vector for c in fused])
         if whole_pool and profile.recall_pool == "fused":
             pool.ordered = list(fused)
         else:

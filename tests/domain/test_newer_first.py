@@ -219,3 +219,23 @@ def test_a_value_word_that_is_also_the_subjects_names_nothing() -> None:
     assert query_names("What is the time zone of Kuala Terengganu?", pairs[0]) is None
     assert out.order == [1, 0]
     assert query_names("is kuala terengganu on kuala lumpur time", pairs[0]) == 0  # "lumpur" is the old value's own
+
+
+def test_a_query_asks_for_a_side_by_its_title_only_when_that_title_wraps_the_others() -> None:
+    from memhtml_desktop.domain.newer_first import query_quotes
+
+    old = fact("old.html", "The nightly compactor does not merge overlapping intervals.", written="2024-01-01T00:00:00Z",
+               title="Refuted reading — Nightly compactor merges overlapping intervals")
+    new = fact("new.html", "The nightly compactor merges overlapping intervals.", written="2024-06-01T00:00:00Z",
+               title="Nightly compactor merges overlapping intervals")
+    pair = contradicting_pairs([old, new])[0]
+    assert query_quotes("refuted reading compactor", pair) == 0
+    assert newer_first("refuted reading compactor", [0, 1], [pair], ["old.html", "new.html"]).order == [0, 1]
+    assert query_quotes("nightly compactor intervals", pair) is None  # both titles hold them: the newer first
+    assert newer_first("nightly compactor intervals", [0, 1], [pair], ["old.html", "new.html"]).order == [1, 0]
+    # two titles of one slot that share words: a question in either's words asks about the slot
+    for old_title, new_title, question in (("Oman: capital city", "Capital of Oman", "Which city is the capital of Oman?"),
+                                           ("Estonia: continent", "Where Estonia is", "On which continent is Estonia?")):
+        a = fact("a.html", "The capital of Oman is Muscat.", written="2024-01-01T00:00:00Z", title=old_title)
+        b = fact("b.html", "The capital of Oman is Salalah.", written="2024-06-01T00:00:00Z", title=new_title)
+        assert query_quotes(question, contradicting_pairs([a, b])[0]) is None, question

@@ -170,3 +170,59 @@ def test_on_several_thousand_facts_the_newest_goes_first_nine_times_in_ten(tmp_p
     store = _store(made.root, base, make_embedder(embedder))
     share = _newest_first(store, made)
     assert share["after"] >= 0.9 and share["after"] >= share["before"] + 0.4, share
+
+
+COMPACTOR_OLD = "resources/ops/refuted-compactor.html"
+COMPACTOR_NEW = "resources/ops/compactor.html"
+
+
+def test_a_query_of_the_words_one_title_adds_asks_for_that_memory(tmp_path):
+    """The gate stores' planted controls: an older memory whose title is the newer's with words added
+    ("Refuted reading — …"). Asked for by those words, the older stays first; asked for by the words
+    both titles hold, the newer goes first; both are marked either way."""
+    root = tmp_path / "store"
+    write_memory(root, COMPACTOR_OLD, title="Refuted reading — Nightly compactor merges overlapping intervals",
+                 claim="The nightly compactor does not merge overlapping intervals.", created="2024-01-05T10:00:00Z")
+    write_memory(root, COMPACTOR_NEW, title="Nightly compactor merges overlapping intervals",
+                 claim="The nightly compactor merges overlapping intervals.", created="2024-06-02T10:00:00Z")
+    write_memory(root, "resources/ops/vacuum.html", title="Nightly vacuum",
+                 claim="The nightly vacuum reclaims pages of deleted rows.", created="2024-03-01T10:00:00Z")
+    store = _store(root, tmp_path)
+    for query, first in (("refuted reading compactor", COMPACTOR_OLD), ("refuted compactor intervals", COMPACTOR_OLD),
+                         ("nightly compactor intervals", COMPACTOR_NEW), ("compactor merges overlapping", COMPACTOR_NEW)):
+        hits = {h.path: h for h in store.search(query).hits}
+        paths = list(hits)
+        assert paths.index(first) < paths.index(COMPACTOR_OLD if first == COMPACTOR_NEW else COMPACTOR_NEW), query
+        assert [m.other for m in hits[COMPACTOR_OLD].contradictions] == [COMPACTOR_NEW]
+        assert [m.other for m in hits[COMPACTOR_NEW].contradictions] == [COMPACTOR_OLD]
+    # the older lifted nowhere: a move, where there is one, says the query asked for it by its title
+    moved = [m for h in store.search("refuted reading compactor").hits for m in h.moves if m.step == "newer"]
+    assert all("title" in m.reason() for m in moved)
+
+
+@pytest.mark.slow
+def test_a_value_changed_in_other_words_is_marked_and_the_newer_goes_first_with_minilm(tmp_path):
+    """A change reworded in other words for the relation ("About 880,500 people live in Zaria" against
+    "The population of Zaria is 980,000"): its words alone do not say it is one slot, the MiniLM
+    vectors of the two memories are near-twins. On a small fact store: the conflicts scan and search
+    flag such pairs, every one a true (newer, older) pair, and search puts its newer first."""
+    pytest.importorskip("onnxruntime")
+    from memhtml_desktop.write.conflicts import scan_conflicts
+
+    made = fact_store.build(tmp_path / "facts", slots=300, seed=23)
+    store = _store(made.root, tmp_path, make_embedder("minilm"))
+    truth = {frozenset(p): p[0] for p in made.pairs}
+    reworded = [p for p in scan_conflicts(store).pairs if p.reason.reason == "reworded"]
+    assert reworded, "no reworded change flagged"
+    assert all(frozenset((p.a.path, p.b.path)) in truth for p in reworded), [(p.a.claim, p.b.claim) for p in reworded]
+    assert all(p.newer == truth[frozenset((p.a.path, p.b.path))] for p in reworded)
+    asked = 0
+    for question, newest, olders in made.questions:
+        hits = store.search(question, limit=10).hits
+        marks = {(h.path, m.other): m.kind for h in hits for m in h.contradictions}
+        for older in olders:
+            if marks.get((newest, older)) == "reworded":
+                asked += 1
+                paths = [h.path for h in hits]
+                assert paths.index(newest) < paths.index(older), question
+    assert asked, "no question's newest and older were flagged as reworded in its search"
