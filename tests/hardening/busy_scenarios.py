@@ -23,6 +23,7 @@ from lock_holder import hold, release
 from memhtml_desktop.index.store import Store
 
 REFRESH_NOTE = "note: the index was not refreshed"
+SHORT_BUSY_CLI = Path(__file__).resolve().with_name("short_busy_cli.py")
 
 
 def args_for(root: Path, index: Path, *extra: str) -> list[str]:
@@ -91,20 +92,22 @@ def index_waits(root: Path, index: Path, *, hold_s: float, rebuild: bool) -> dic
     return figures
 
 
-def lost_bump(root: Path, index: Path, path: str, *, hold_s: float = 90) -> dict:
+def lost_bump(root: Path, index: Path, path: str, *, hold_s: float = 90, busy_ms: int | None = None) -> dict:
     """`read` (JSON and human) and `reinforce` while state.db stays locked through every retry; then,
     the lock released, the next command writes what they kept.
 
     Issue 17 made such a bump say it was lost instead of being dropped in silence; issue 40 keeps it
     (`.memhtml/state.db-pending.jsonl`) and writes it once the plane is free, with its own instant.
-    The name stays for the bench's section ("lost bump")."""
+    The name stays for the bench's section ("lost bump"). `busy_ms`: each attempt's SQLite busy wait in
+    the three commands (short_busy_cli.py; default the app's 5 s, as the bench runs it)."""
+    cli = [PYTHON, "-m", "memhtml_desktop"] if busy_ms is None else [PYTHON, str(SHORT_BUSY_CLI), str(busy_ms)]
     state_db = root / ".memhtml" / "state.db"
     _, before = read_state(state_db)
     holder = hold(state_db, hold_s)
     started = time.monotonic()
     try:
         procs = {
-            name: subprocess.Popen([PYTHON, "-m", "memhtml_desktop", *args_for(root, index, *argv)],
+            name: subprocess.Popen([*cli, *args_for(root, index, *argv)],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
             for name, argv in {
                 "json": ["read", path, "--json", "--no-refresh"],
