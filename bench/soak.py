@@ -253,8 +253,8 @@ def judge(samples: list[dict], probes: list[dict], actions: int, finished: dict 
 
 def table(samples: list[dict], every: int = 1_000) -> str:
     names = ["window_rss_mb", "engine_rss_mb", "gc_objects", "window_fds", "engine_fds", "window_threads", "engine_threads",
-             "heap_used_mb", "heap_free_mb", "ref_true", "ref_false", "ref_none", "gap_max_ms", "gap_p99_ms"]
-    heads = ["action", "win MB", "eng MB", "gc objs", "win fd", "eng fd", "win thr", "eng thr", "heap use", "heap free", "True", "False", "None",
+             "widgets", "qobjects", "heap_used_mb", "heap_free_mb", "ref_true", "ref_false", "ref_none", "gap_max_ms", "gap_p99_ms"]
+    heads = ["action", "win MB", "eng MB", "gc objs", "win fd", "eng fd", "win thr", "eng thr", "widgets", "qobjects", "heap use", "heap free", "True", "False", "None",
              "gap max", "gap p99"]
     rows = [s for s in samples if s["action"] % every == 0 or s is samples[-1]]
     lines = ["  ".join(f"{h:>9}" for h in heads)]
@@ -353,7 +353,7 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
     import gc
     from collections import Counter
 
-    from PySide6.QtCore import QPoint, QPointF, QSettings, Qt, QTimer
+    from PySide6.QtCore import QObject, QPoint, QPointF, QSettings, Qt, QTimer
     from PySide6.QtGui import QWheelEvent
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication, QToolButton
@@ -594,6 +594,8 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
                "gap_p99_ms": round(ordered[int(len(ordered) * 0.99)], 1) if ordered else None,
                "gaps_over_50ms": sum(g > 50 for g in ordered), "counts": dict(counts)}
         row["gc_objects"] = len(gc.get_objects())
+        row["widgets"] = len(QApplication.allWidgets())  # a widget made per action and never deleted shows here
+        row["qobjects"] = len(window.findChildren(QObject))
         if cfg.get("census"):
             census = Counter(type(o).__qualname__ for o in gc.get_objects())
             if last_census:
