@@ -211,16 +211,23 @@ class Indexer:
         index_file = self.conn.db_filename("main")
         before = changes.mark(self.conn)
         walk_digest = kept_walk.digest(walked) if index_file and not rebuild else ""
+        known: dict[str, tuple[int, int, str, str]] = {}  # `sources` rows of the files to read again or gone
         if walk_digest and kept_walk.same(index_file, self.root, before.version, before.uid, walk_digest):
-            rest: dict[str, tuple[int, int]] = {}  # the walk of the last pass with nothing to do: none now
+            rest: dict[str, tuple[int, int, str, str]] = {}  # the walk of the last pass with nothing to do: none now
             candidates: list[DiskFile] = []
             keep = False
         else:
-            # Each file on disk compared with its row: the rows left over are the files gone.
-            rest = {path: (size, mtime_ns) for path, size, mtime_ns in
-                    self.conn.execute("SELECT path, size, mtime_ns FROM sources")}  # fmt: skip
-            candidates = [DiskFile(path, size, mtime_ns) for path, size, mtime_ns in walked
-                          if rest.pop(path, None) != (size, mtime_ns) or rebuild]  # fmt: skip
+            # Each file on disk compared with its row: the rows left over are the files gone. The
+            # rows of the files to read again are kept for the pass (`known`): one read of `sources`.
+            rest = {row[0]: row[1:] for row in self.conn.execute(
+                "SELECT path, size, mtime_ns, blob_sha, status FROM sources")}  # fmt: skip
+            candidates = []
+            for path, size, mtime_ns in walked:
+                old = rest.pop(path, None)
+                if old is None or old[0] != size or old[1] != mtime_ns or rebuild:
+                    candidates.append(DiskFile(path, size, mtime_ns))
+                    if old is not None:
+                        known[path] = old
             keep = bool(walk_digest) and not candidates and not rest
         report.seen = seen
         report.unchanged = seen - len(candidates)
@@ -233,7 +240,7 @@ class Indexer:
         if rebuild:
             on_disk = {disk.path for disk in candidates}
             vanished |= {row[0] for row in self.conn.execute("SELECT path FROM files")} - on_disk
-        known = self._sources() if candidates or vanished else {}
+        known.update(rest)
         self._apply(candidates, sorted(vanished), (), report, progress, cancelled, force=rebuild, known=known)
         if rebuild and not report.cancelled:
             with writing(self.conn):

@@ -23,6 +23,7 @@ from lock_holder import hold, release
 from memhtml_desktop.index.store import Store
 
 REFRESH_NOTE = "note: the index was not refreshed"
+SHORT_BUSY_CLI = Path(__file__).resolve().with_name("short_busy_cli.py")
 
 
 def args_for(root: Path, index: Path, *extra: str) -> list[str]:
@@ -71,12 +72,19 @@ def read_under_index_lock(root: Path, index: Path, name: str, argv: list[str], p
     return figures
 
 
-def index_waits(root: Path, index: Path, *, hold_s: float, rebuild: bool) -> dict:
-    """`index` (or `index --rebuild`) while another process holds the index longer than the busy timeout."""
+def cli(busy_ms: int | None = None) -> list[str]:
+    """The CLI's argv; with `busy_ms`, its SQLite busy wait that short (short_busy_cli.py)."""
+    return [PYTHON, "-m", "memhtml_desktop"] if busy_ms is None else [PYTHON, str(SHORT_BUSY_CLI), str(busy_ms)]
+
+
+def index_waits(root: Path, index: Path, *, hold_s: float, rebuild: bool, busy_ms: int | None = None) -> dict:
+    """`index` (or `index --rebuild`) while another process holds the index longer than the busy timeout
+    (the app's 5 s, or `busy_ms`)."""
     holder = hold(index, hold_s)
     try:
         argv = ["index", "--json"] + (["--rebuild"] if rebuild else [])
-        proc, seconds = timed(lambda a: run_cli(a, timeout=600), args_for(root, index, *argv))
+        proc, seconds = timed(lambda a: subprocess.run([*cli(busy_ms), *a], capture_output=True, timeout=600,
+                                                       env=child_env()), args_for(root, index, *argv))
     finally:
         release(holder)
     err = proc.stderr.decode(errors="replace")
@@ -91,20 +99,21 @@ def index_waits(root: Path, index: Path, *, hold_s: float, rebuild: bool) -> dic
     return figures
 
 
-def lost_bump(root: Path, index: Path, path: str, *, hold_s: float = 90) -> dict:
+def lost_bump(root: Path, index: Path, path: str, *, hold_s: float = 90, busy_ms: int | None = None) -> dict:
     """`read` (JSON and human) and `reinforce` while state.db stays locked through every retry; then,
     the lock released, the next command writes what they kept.
 
     Issue 17 made such a bump say it was lost instead of being dropped in silence; issue 40 keeps it
     (`.memhtml/state.db-pending.jsonl`) and writes it once the plane is free, with its own instant.
-    The name stays for the bench's section ("lost bump")."""
+    The name stays for the bench's section ("lost bump"). `busy_ms`: each attempt's SQLite busy wait in
+    the three commands (short_busy_cli.py; default the app's 5 s, as the bench runs it)."""
     state_db = root / ".memhtml" / "state.db"
     _, before = read_state(state_db)
     holder = hold(state_db, hold_s)
     started = time.monotonic()
     try:
         procs = {
-            name: subprocess.Popen([PYTHON, "-m", "memhtml_desktop", *args_for(root, index, *argv)],
+            name: subprocess.Popen([*cli(busy_ms), *args_for(root, index, *argv)],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
             for name, argv in {
                 "json": ["read", path, "--json", "--no-refresh"],

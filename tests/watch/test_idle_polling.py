@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -44,34 +43,41 @@ def test_every_change_is_seen_after_the_poller_backed_off(store_root, make_store
     watcher = start_watcher(store, observer_factory=_NoWatchesLeft, poll_interval_s=0.2)
     assert watcher.status().mode == "polling" and "max_user_watches" in watcher.status().reason
     emitter = next(iter(watcher._observer.emitters))
-    wait_until(lambda: emitter._pause == poller.MAX_INTERVAL_S, 30, what="the poller to back off")
+
+    def backed_off(what: str = "the poller to back off again") -> None:
+        """Each change is made once the poller is at its longest pause (not after a fixed 4 s sleep)."""
+        wait_until(lambda: emitter._pause == poller.MAX_INTERVAL_S, 30, what=what)
+
+    backed_off("the poller to back off")
     fresh = Fresh(store)
 
     write(store_root, "areas/poll/new.html", "New", "The pangolin curls at noon.")  # a folder made, a file in it
     wait_until(lambda: found(store, "pangolin", "areas/poll/new.html"), SEEN_S, what="a new file")
-    time.sleep(poller.MAX_INTERVAL_S * 2)
+    backed_off()
     write(store_root, "areas/poll/new.html", "New", "The pangolin sleeps at dusk.")  # rewritten in place
     wait_until(lambda: found(store, "dusk", "areas/poll/new.html"), SEEN_S + 1_500 / poller.SWEEP_MIN_RATE,
                what="an in-place rewrite")
-    time.sleep(poller.MAX_INTERVAL_S * 2)
+    backed_off()
     path = store_root / "areas/poll/new.html"
     with open(path, "a", encoding="utf-8") as handle:  # appended: same inode, the folder untouched
         handle.write("\n<!-- a trailing comment -->\n")
     before = embedder.indexed
-    time.sleep(poller.MAX_INTERVAL_S * 2)
+    swept = emitter.swept  # the sweep has stat'ed every file since (the append among them), then backed off
+    wait_until(lambda: emitter.swept >= swept + 1_500 and emitter._pause == poller.MAX_INTERVAL_S, 30,
+               what="a sweep past the append")
     (store_root / "archive/2026/areas/poll").mkdir(parents=True)
     os.rename(path, store_root / "archive/2026/areas/poll/new.html")  # moved: paired by inode
     wait_until(lambda: "archive/2026/areas/poll/new.html" in fresh.paths()
                and "areas/poll/new.html" not in fresh.paths(), SEEN_S, what="a moved file")
     assert embedder.indexed == before, "a move is a move: nothing embedded again"
-    time.sleep(poller.MAX_INTERVAL_S * 2)
+    backed_off()
     temp = store_root / "resources/.kettle.html.swp"
     temp.write_text(memory("Kettle", "The kettle hums in the tundra."), encoding="utf-8")
     victim = sorted((store_root / "resources").rglob("*.html"))[0]
     rel = victim.relative_to(store_root).as_posix()
     os.replace(temp, victim)  # an editor's save: a temp file renamed onto the memory
     wait_until(lambda: found(store, "tundra", rel), SEEN_S, what="an editor's save")
-    time.sleep(poller.MAX_INTERVAL_S * 2)
+    backed_off()
     gone = sorted((store_root / "projects").iterdir())[0]
     known = [p for p in fresh.paths() if p.startswith(gone.relative_to(store_root).as_posix() + "/")]
     assert known
@@ -111,9 +117,12 @@ def test_a_racy_folder_is_listed_again(tmp_path):
 IDLE = textwrap.dedent("""
     import os, sys, time
     from watchdog.events import FileSystemEventHandler
-    from memhtml_desktop.watch import observers
+    from memhtml_desktop.watch import observers, poller
     observer = observers.start_polling(sys.argv[1], FileSystemEventHandler(), 0.2)
-    time.sleep(8)                    # the first snapshot, then the back-off
+    emitter = next(iter(observer.emitters))
+    deadline = time.monotonic() + 30
+    while emitter._pause < poller.MAX_INTERVAL_S and time.monotonic() < deadline:
+        time.sleep(0.05)             # the first snapshot, then the back-off (was a fixed 8 s)
     os.path.exists("/idle-window-opens")    # markers in the trace (no such files)
     time.sleep(float(sys.argv[2]))
     os.path.exists("/idle-window-closes")

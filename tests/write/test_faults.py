@@ -354,7 +354,7 @@ def test_concurrent_writes_from_two_processes_both_land(repo) -> None:
     procs = [
         subprocess.Popen([sys.executable, "-m", "memhtml_desktop", "--repo", str(root), "write", "--title",
                           f"Parallel {i}", "--type", "semantic", "--claim", f"Parallel write number {i} lands."],
-                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for i in range(3)
     ]
     results = [p.communicate(timeout=180) + (p.returncode,) for p in procs]

@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFrame, QHeaderView, QLabel, QSplitter,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)  # fmt: skip
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from memhtml_desktop.ops.curate import Attempt, Preview, UndoChoicesJob, UndoJob, UndoPlanJob
 from memhtml_desktop.ui.curate.preview import PlanPreview

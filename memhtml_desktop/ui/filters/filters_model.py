@@ -21,21 +21,17 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QFont, QStandardItem, QStandardItemModel
 
-from memhtml_desktop.domain.paths import MEMORY_TYPES
 from memhtml_desktop.domain.types import Scope
-from memhtml_desktop.ui.filters.flat_counts import axis_counts, flatten
+from memhtml_desktop.ui.filters.flat_counts import flatten
+from memhtml_desktop.ui.filters.listed_values import MAX_ROWS, ListedValues, facet_groups
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.turns import turn_timer
 from memhtml_desktop.ui.session.scope_edits import active_filters, is_on, split_facet
 
 AXES = ("type", "workspace", "facet", "tag", "entity")
 SECTION_TITLES = {"type": "Types", "workspace": "Workspaces", "tag": "Tags", "entity": "Entities", "facet": "Facets"}
-MAX_ROWS = {"type": 50, "workspace": 30, "tag": 40, "entity": 12, "facet": 12}
-MAX_FACET_NAMES = 40
 STEP_ROWS = 60
-"""Caps on listed values (the most common first; a selected value is always listed). A store of
-thousands of memories has hundreds of tags and facet values: listing them all would bury the
-panel and cost the GUI thread a rebuild it cannot afford while typing."""
+"""Rows whose numbers a turn rewrites (`_refresh`)."""
 NOTE = "Numbers: hits in the list \u00b7 memories in scope (what ticking narrows to)."
 NOTE_NARROW = "Number: memories in scope (what ticking narrows to). Widen this pane for hits in the list."
 NOTE_HELP = ("Values under one name broaden (any of them); different names narrow (all must hold).\n"
@@ -84,7 +80,7 @@ class FiltersModel(QStandardItemModel):
         self._flat_counts: dict[tuple[str, str], int] = {}  # (axis, value) -> n: one lookup per row
         self._flat_listed: dict[tuple[str, str], int] = {}
         self._scope = Scope()
-        self._values_memo: dict[tuple, tuple[Any, list[str]]] = {}
+        self._listed_values = ListedValues()
         self._rows: dict[tuple[str, str], tuple[QStandardItem, QStandardItem, QStandardItem]] = {}
         self._groups: dict[str, tuple[QStandardItem, QStandardItem, QStandardItem, list[str]]] = {}
         self._shown: dict[Any, tuple[int, int, bool]] = {}  # (on page, in scope, can tick) each row shows now
@@ -149,38 +145,9 @@ class FiltersModel(QStandardItemModel):
     # -- building ------------------------------------------------------------------------------
 
     def _values(self, axis: str) -> list[str]:
-        """Values to list for `axis`: the store's most common (capped), plus any selected one.
-
-        The list comes from the store's counts, not the query's, so rows do not come and go while
-        typing; the query only changes the numbers (0 shows greyed). Memoised per (source, scope):
-        sorting every facet value of a 100,000-file store on each keystroke cost the GUI thread
-        tens of milliseconds.
-        """
+        """Values to list for `axis` (see listed_values): from the store's counts, else the scope's."""
         source_counts = self._universe if self._universe is not None else self._counts
-        key = (axis, id(source_counts), self._scope)
-        cached = self._values_memo.get(key)
-        if cached is not None and cached[0] is source_counts:
-            return cached[1]
-        values = self._compute_values(axis, source_counts)
-        if len(self._values_memo) > 64:
-            self._values_memo.clear()
-        self._values_memo[key] = (source_counts, values)
-        return values
-
-    def _compute_values(self, axis: str, source_counts: Any) -> list[str]:
-        source = axis_counts(source_counts, axis)
-        selected = [v for a, v, _ in active_filters(self._scope) if a == axis]
-        if axis == "type":
-            order = [t for t in MEMORY_TYPES if t in source]
-        elif axis == "facet":
-            names = sorted(source, key=lambda n: (-len(source[n]), -sum(source[n].values()), n.casefold()))
-            order = []
-            for name in names[:MAX_FACET_NAMES]:
-                values = sorted(source[name], key=lambda v: (-source[name][v], v.casefold()))
-                order += [f"{name}={v}" for v in values[: MAX_ROWS["facet"]]]
-        else:
-            order = sorted(source, key=lambda v: (-source[v], v))[: MAX_ROWS[axis]]
-        return order + [v for v in selected if v not in order]
+        return self._listed_values(axis, source_counts, self._scope)
 
     def _wanted_keys(self) -> list[tuple[str, str]]:
         return [(axis, v) for axis in AXES for v in self._values(axis)]
@@ -245,7 +212,7 @@ class FiltersModel(QStandardItemModel):
             self._sections_due.pop(0)
             self._swap_section(*self._build_section(axis))
         elif self._draft is None or self._draft[3]:
-            section, rows, made, left = self._draft or (None, {}, {}, self._facet_groups(self._values(axis)))
+            section, rows, made, left = self._draft or (None, {}, {}, facet_groups(self._values(axis)))
             section = self._build_section(axis, left[:FACET_NAMES_A_TURN], section, rows, made)[0]
             self._draft = (section, rows, made, left[FACET_NAMES_A_TURN:])
         else:
@@ -269,7 +236,7 @@ class FiltersModel(QStandardItemModel):
         made = {} if made is None else made
         section = section if section is not None else self._section(SECTION_TITLES[axis], axis)
         if axis == "facet":
-            for name, members in self._facet_groups(self._values(axis)) if groups is None else groups:
+            for name, members in facet_groups(self._values(axis)) if groups is None else groups:
                 head = self._section(name, f"facet:{name}")
                 head.setFont(QFont())
                 mid = self._plain(key="", section=f"facet:{name}")
@@ -310,14 +277,6 @@ class FiltersModel(QStandardItemModel):
             self.insertRow(position, [section, self._plain(), self._plain()])  # children first: one insert
         finally:
             self._updating = False
-
-    @staticmethod
-    def _facet_groups(values: list[str]) -> list[tuple[str, list[str]]]:
-        """`name=value` strings grouped by name, in the order `_values` chose."""
-        groups: dict[str, list[str]] = {}
-        for value in values:
-            groups.setdefault(split_facet(value)[0], []).append(value)
-        return list(groups.items())
 
     def _refresh(self) -> None:
         """Check marks now; counts and greying for the rows whose number changed, a slice per turn.

@@ -40,18 +40,15 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
-from memhtml_desktop.domain.signals import STEP_NAMES
 from memhtml_desktop.ui.kit import palette
-from memhtml_desktop.ui.kit.ranking_text import (
-    counterpart,
-    profile_differences,
-    steps_text,
+from memhtml_desktop.ui.reader.why_arms import STATUS_TEXT, ArmsModel
+from memhtml_desktop.ui.reader.why_choice import looks_like_path, resolve_typed
+from memhtml_desktop.ui.reader.why_text import (
+    completion_text, excluded_text, fused_text, move_text, ranking_text, verdict_text,
 )
 
 if TYPE_CHECKING:
     from memhtml_desktop.domain.results import WhyNot
-from memhtml_desktop.ui.reader.why_arms import STATUS_TEXT, ArmsModel
-from memhtml_desktop.ui.reader.why_choice import looks_like_path, resolve_typed
 
 
 def _plain(parent: QWidget, *, wrap: bool = True) -> QLabel:
@@ -65,32 +62,6 @@ def _plain(parent: QWidget, *, wrap: bool = True) -> QLabel:
 FIND_DEBOUNCE_MS = 150
 OPENABLE = ("indexed", "invalid", "unreadable")
 """Statuses with a file to open (an invalid file opens in the reader with its violations)."""
-
-
-def move_text(move: dict[str, Any]) -> str:
-    """A move as `--json` gives it, in the words of `Move.describe()`."""
-    step = STEP_NAMES.get(move.get("step", ""), move.get("step", ""))
-    return f"moved by {step} from {move.get('from')}: {move.get('reason', '')}"
-
-
-def ranking_text(report: "WhyNot", profile: RankingProfile) -> tuple[str, str]:
-    """"Ranked with the default profile (twin resolution, then MMR)." and the steps that differ from
-    the other shipped profile, one per line."""
-    active = profile if profile.name == report.ranking else None
-    head = f"Ranked with the {report.ranking} profile"
-    if active is not None:
-        head += f" (after fusion: {steps_text(active)})"
-    if active is None:
-        return head + ".", ""
-    other = counterpart(active)
-    lines = profile_differences(active, other)
-    if not lines:
-        return head + ".", ""
-    return head + ".", f"What {other.name} does differently:\n" + "\n".join(f"\u2022 {line}" for line in lines)
-
-
-def completion_text(title: str, path: str) -> str:
-    return f"{title} \u2014 {path}" if title else path
 
 
 class WhyDialog(QDialog):
@@ -332,10 +303,7 @@ class WhyDialog(QDialog):
         self.query_label.setText(f"for the query \u201c{report.query}\u201d" if report.query else "for an empty query")
         self.status_label.setText(STATUS_TEXT.get(report.status, report.status))
         self.status_label.show()
-        self.verdict_label.setText(
-            f"It is #{report.search_position} on the result page."
-            if report.search_position is not None else "It is not on the result page."
-        )
+        self.verdict_label.setText(verdict_text(report))
         self.verdict_label.setVisible(indexed)
         # An indexed memory's reasons say what kept it out; for any other status the status line
         # already says it, and only the file's own violations add anything.
@@ -346,23 +314,13 @@ class WhyDialog(QDialog):
         )
         self.reasons_label.setVisible(bool(lines))
         if report.excluded_by:
-            self.relaxed_label.setText(
-                "Excluded by: " + ", ".join(report.excluded_by)
-                + (". The ranks below were computed with those filters switched off." if report.ranks_relaxed else ".")
-            )
+            self.relaxed_label.setText(excluded_text(report))
         self.relaxed_label.setVisible(bool(report.excluded_by))
         self.arms_model.set_arms(report.arms)
         self.arms_view.setCurrentIndex(self.arms_model.index(-1, -1))
         self._table(bool(report.arms))
         if indexed:
-            if report.fused_position is None:
-                fused = "Fused position: not in the fused pool"
-            else:
-                fused = f"Fused position: {report.fused_position}"
-                if report.fused_score is not None:
-                    fused += f" (score {report.fused_score:.4f})"
-            search = f"search position: {report.search_position}" if report.search_position is not None else "search position: \u2014"
-            self.fused_label.setText(f"{fused} \u00b7 {search}")
+            self.fused_label.setText(fused_text(report))
         self.fused_label.setVisible(indexed)
         moves = [move_text(m) for m in (report.moves or [])]
         self.moves_label.setText("\n".join(f"\u2022 {line}" for line in moves))

@@ -34,8 +34,9 @@ from memhtml_desktop.ui.results.columns import (  # the roles as plain ints: dat
 from memhtml_desktop.ui.results.columns import (  # noqa: F401 - the columns and roles are part of this module's API
     BAR_COLUMN, COLUMN_COUNT, COLUMN_HELP, COLUMN_TITLES, DESCENDING_FIRST, FIRST_ARM_COLUMN, Column, Role, arm_for_column,
 )
+from memhtml_desktop.ui.results.row_order import AGENT, FUSED, below_available, list_rows
 from memhtml_desktop.ui.results.results_text import (  # noqa: F401 - moved_text is part of this module's API
-    ARM_NAMES, accessible_arm, accessible_bar, accessible_title, arm_tooltip, badges, breakdown_tooltip, moved_text,
+    ARM_NAMES, accessible_arm, arm_header_tooltip, accessible_bar, accessible_title, arm_tooltip, badges, breakdown_tooltip, moved_text,
     title_tooltip,
 )
 
@@ -43,7 +44,6 @@ from memhtml_desktop.ui.results.results_text import (  # noqa: F401 - moved_text
 # scale fixed per profile, not "the best hit of this query", so bars compare across queries and a
 # short bar means weak agreement between arms. Weights and k come from the same profile.
 DASH = "\u2014"
-AGENT, FUSED = "agent", "fused"
 _ROOT = QModelIndex()
 
 
@@ -149,47 +149,7 @@ class ResultsModel(QAbstractTableModel):
     def _rebuild(self) -> None:
         self._badges = {}
         self.stamp += 1
-        result, pool = self._result, self._pool
-        if result is None:
-            self._rows = []
-            return
-        page = [(hit, hit.position) for hit in result.hits]
-        on_page = {hit.path: hit for hit in result.hits}
-        entries = list(pool.entries) if pool is not None else []
-        if self._order == FUSED and entries:
-            deepest = max([h.fused_position for h in result.hits] + [len(on_page)])
-            rows = []
-            for entry in entries[: deepest + self._extra]:
-                hit = on_page.get(entry.path)
-                rows.append((hit, hit.position) if hit is not None else (entry, None))
-        elif self._order == FUSED:
-            rows = sorted(page, key=lambda r: r[0].fused_position)
-        else:
-            below = [(e, None) for e in entries if e.path not in on_page][: self._extra]
-            rows = page + below
-        if self._sort is not None:
-            column, order = self._sort
-            keyed = [(self._sort_key(hit, page_pos, column), i) for i, (hit, page_pos) in enumerate(rows)]
-            keyed.sort(key=lambda k: k[0], reverse=order == Qt.SortOrder.DescendingOrder)
-            rows = [rows[i] for _, i in keyed]
-        self._rows = rows
-
-    @staticmethod
-    def _sort_key(hit: Hit, page: int | None, column: int) -> tuple:
-        arm = arm_for_column(column)
-        if arm is not None:
-            score = hit.arm(arm)
-            return (score is None, score.rank if score else 0)
-        return {
-            Column.Position: (page is None, page or hit.fused_position),
-            Column.Fused: (hit.fused_position,),
-            Column.Title: ((hit.title or hit.path).casefold(),),
-            Column.Type: (hit.memory_type, hit.fused_position),
-            Column.Path: (hit.path,),
-            Column.Date: (hit.updated_at or "", hit.path),
-            Column.Score: (hit.score, -hit.fused_position),
-            BAR_COLUMN: (hit.score, -hit.fused_position),
-        }.get(column, (hit.fused_position,))
+        self._rows = list_rows(self._result, self._pool, order=self._order, extra=self._extra, sort=self._sort)
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Header clicks: # is the agent's order, Fused the fused order, any other column sorts the rows."""
@@ -238,11 +198,7 @@ class ResultsModel(QAbstractTableModel):
 
     def below_available(self) -> int:
         """Rows of the fused list (already fetched) that are not listed yet."""
-        if self._pool is None or self._result is None:
-            return 0
-        on_page = {h.path for h in self._result.hits}
-        listed = set(self.paths())
-        return sum(1 for e in self._pool.entries if e.path not in on_page and e.path not in listed)
+        return below_available(self._result, self._pool, set(self.paths()))
 
     def no_word_matched(self) -> bool:
         return self._no_word
@@ -374,18 +330,9 @@ class ResultsModel(QAbstractTableModel):
             return QBrush(palette.arm_text_color(arm) if self.arm_active(arm) else palette.muted_color())
         if role == Qt.ItemDataRole.ToolTipRole:
             if arm is not None:
-                text = (
-                    f"{palette.ARM_TITLES.get(arm, arm)} \u2014 weight {self._profile.weight(arm):g} "
-                    f"({self._profile.name} ranking)\n"
-                    f"{palette.ARM_HELP.get(arm, '')}\n"
-                    f"The cell is this arm's rank for the hit; it adds {self._profile.contribution_rule(arm)} to the score. "
-                    f"A dash: the arm did not rank the hit."
-                )
-                if arm in self._degraded:
-                    text += f"\nNot in this search: {self._degraded[arm]}"
-                elif not self.arm_active(arm):
-                    text += "\nNot in this search (no query words, or the arm could not fire)."
-                return tooltip_text(text)
+                title, help_text = palette.ARM_TITLES.get(arm, arm), palette.ARM_HELP.get(arm, "")
+                return tooltip_text(arm_header_tooltip(arm, title, help_text, self._profile, self._degraded.get(arm),
+                                                       active=self.arm_active(arm)))
             return COLUMN_HELP.get(section)
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return palette.ARM_TITLES.get(arm, arm) if arm is not None else COLUMN_TITLES.get(section, "")

@@ -5,7 +5,7 @@ row with the arrow keys only moves it. Ctrl+C copies the current memory's path (
 and Shift+Tab leave the table (the arrows move inside it); the Menu key or Shift+F10 opens the
 row's context menu.
 
-Columns fit the width they get. The title keeps at least TITLE_MIN pixels: below that the other
+Columns fit the width they get (column_fit.py). The title keeps at least TITLE_MIN pixels: below that the other
 columns take their compact widths, then Score, Type and the optional columns step aside (the
 person's own choices in the column chooser always win). Wide, the optional columns (Path, Updated,
 Fused) come in. A row is two lines (title; badges and snippet), three (and the path) when the view
@@ -23,6 +23,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence, QPa
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from memhtml_desktop.ui.kit.turns import turn_timer
+from memhtml_desktop.ui.results.column_fit import CHOOSABLE, OPTIONAL, fit
 from memhtml_desktop.ui.results.delegates import ArmRankDelegate, ScoreBarDelegate, TitleDelegate
 from memhtml_desktop.ui.results.results_model import (
     AGENT,
@@ -30,31 +31,17 @@ from memhtml_desktop.ui.results.results_model import (
     BAR_COLUMN,
     COLUMN_TITLES,
     FIRST_ARM_COLUMN,
-    FUSED,
     Column,
     ResultsModel,
     Role,
 )
 from memhtml_desktop.ui.results.row_pictures import RowPictures, placeholder
 
-TITLE_MIN = 240
 PAINT_BUDGET_S = 0.003
 """How long one paint event may spend drawing row pictures not cached yet (at least one is drawn);
 the rest are drawn between events, a slice of RENDER_SLICE_S each, then shown in one more paint
 (row_pictures.RowPictures), so a new answer never holds the GUI thread for its whole repaint."""
 RENDER_SLICE_S = 0.006
-NATURAL = {Column.Position: 34, Column.Fused: 50, Column.Type: 92, Column.Path: 260, Column.Date: 88,
-           Column.Score: 62, BAR_COLUMN: 124}
-COMPACT = {Column.Position: 30, Column.Fused: 44, Column.Type: 78, Column.Path: 180, Column.Date: 80,
-           Column.Score: 56, BAR_COLUMN: 76}
-ARM_WIDTH, ARM_COMPACT = 40, 32
-OPTIONAL = (Column.Path, Column.Date, Column.Fused)
-SHOW_WHEN_WIDER = {Column.Date: 900, Column.Path: 1060, Column.Fused: 1240}
-"""Optional columns come in when the table is at least this wide (and the person has not chosen)."""
-STEP_ASIDE = (Column.Score, Column.Type)
-"""Given up, in this order, when even compact widths leave the title less than TITLE_MIN."""
-CHOOSABLE = (Column.Position, Column.Fused, Column.Type, Column.Path, Column.Date, Column.Score,
-             *range(FIRST_ARM_COLUMN, FIRST_ARM_COLUMN + len(ARM_NAMES)), BAR_COLUMN)
 
 
 class ResultsTable(QTableView):
@@ -202,26 +189,7 @@ class ResultsTable(QTableView):
             header = self.horizontalHeader()
             room = self.viewport().width() or self.width()
             order = self.model().order() if hasattr(self.model(), "order") else AGENT
-            shown = {c: self._chosen.get(c, c not in OPTIONAL) for c in CHOOSABLE}
-            for column, at in SHOW_WHEN_WIDER.items():
-                if column not in self._chosen:
-                    shown[column] = room >= at or (column == Column.Fused and order == FUSED)
-
-            def widths(compact: bool) -> dict[int, int]:
-                table = COMPACT if compact else NATURAL
-                out = {c: self._widths.get(c, table.get(c, ARM_COMPACT if compact else ARM_WIDTH)) for c in CHOOSABLE}
-                return {c: w for c, w in out.items() if shown[c]}
-
-            chosen = widths(False)
-            if room - sum(chosen.values()) < TITLE_MIN:
-                chosen = widths(True)
-                keep = Column.Fused if order == FUSED else None  # the fused order's own column stays
-                for column in (*(c for c in OPTIONAL if c not in self._chosen), *STEP_ASIDE):
-                    if room - sum(chosen.values()) >= TITLE_MIN:
-                        break
-                    if column in chosen and column not in self._chosen and column != keep:
-                        shown[column] = False
-                        chosen.pop(column)
+            shown, chosen = fit(room, order, self._chosen, self._widths)
             for column in CHOOSABLE:
                 header.setSectionHidden(column, not shown[column])
                 if shown[column]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from memhtml_desktop.domain.contradiction import kind_words
-from memhtml_desktop.domain.ranking import DEFAULT
+from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.types import Hit
 
 ARM_NAMES: tuple[str, ...] = DEFAULT.arm_names
@@ -109,6 +109,24 @@ def arm_tooltip(arm: str, score, k: int) -> str:
         f"{score.weight:g}/({score.rank}+{k}) = {score.contribution:.4f}"
         + (f"\nraw signal: {raw_text(score.raw)}" if score.raw else "")
     )
+
+
+def arm_header_tooltip(arm: str, title: str, help_text: str, profile: RankingProfile, degraded: str | None, *,
+                       active: bool) -> str:
+    """An arm column's header tooltip: the arm (`title`, `help_text`), its weight in the active profile, what
+    a cell says, and why it is not in this search (`degraded`: the arm failed, with why; not `active`: it had
+    nothing to do)."""
+    text = (
+        f"{title} \u2014 weight {profile.weight(arm):g} ({profile.name} ranking)\n"
+        f"{help_text}\n"
+        f"The cell is this arm's rank for the hit; it adds {profile.contribution_rule(arm)} to the score. "
+        f"A dash: the arm did not rank the hit."
+    )
+    if degraded is not None:
+        text += f"\nNot in this search: {degraded}"
+    elif not active:
+        text += "\nNot in this search (no query words, or the arm could not fire)."
+    return text
 
 
 def breakdown_tooltip(hit: Hit, k: int) -> str:
