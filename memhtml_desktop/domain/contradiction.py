@@ -24,7 +24,8 @@ Two claims contradict when they put different values into one slot. A slot is fo
 - **the relation in other words** (`reworded`): "About 880,500 people live in Zaria" against "The
   population of Zaria is 980,000": short claims with a name in common (the subject), one value each
   of one kind (a number against a number, a name against a name, an identifier against an
-  identifier), the value where a value stands, and nothing else value-like differing. Words alone
+  identifier), the value where a value stands, nothing else value-like differing, and neither claim
+  the other with words added (a narrower subject, more said). Words alone
   cannot tell that from two relations of one subject ("The capital of Gambia is Banjul" against
   "Gambia lies in Africa"), so the two memories' vectors must be near-twins as well
   (`REWORDED_COSINE`, given by the caller: the conflicts scan and the newer-first step have them).
@@ -453,6 +454,12 @@ REWORDED_COSINE = 0.82
 _MAX_REWORDED_WORDS = 12
 
 
+def _subsequence(short: list[str], long: list[str]) -> bool:
+    """Every word of `short` is in `long`, in order."""
+    rest = iter(long)
+    return all(word in rest for word in short)
+
+
 def _owner(norm: str) -> str:
     """A word without its possessive ("kenya's" is "kenya"): one subject, owned or not."""
     return norm[:-2] if norm.endswith("'s") else norm
@@ -513,6 +520,10 @@ def _reworded_contradiction(a: Statement, b: Statement) -> Contradiction | None:
                 return None
         elif not (_in_value_place(words, start, end) and has_subject(words, start)):
             return None  # a name where the subject stands ("The time zone of Bhopal is Asia/Kolkata"): two subjects
+    rest_a, rest_b = ([_stem(_owner(w.norm)) for i, w in enumerate(words) if w.norm not in STOPWORD_SET
+                       and not start <= i < end] for words, (_, start, end) in zip((wa, wb), values))
+    if len(rest_a) != len(rest_b) and (_subsequence(rest_a, rest_b) or _subsequence(rest_b, rest_a)):
+        return None  # one is the other with words added ("Abstract Base Classes for numbers, according to PEP 3141"): more said
     values = [span for span, _, _ in values]
     if any(key and _ONE_OF.search(key) for key in (a.frame_key, b.frame_key)):
         return None  # "X is a neighbour of …": one of several, a list
