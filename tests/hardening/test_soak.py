@@ -116,3 +116,17 @@ def test_a_rising_singleton_count_is_said_not_failed_and_a_stale_probe_fails():
     replaced = _samples(10_000)
     replaced[-1]["engine_pid"] = 8
     assert any("engine was replaced" in r for r in soak.judge(replaced, [], 10_000, FINISHED, "")["reasons"])
+
+
+def test_rss_growth_after_1000_is_judged_on_levels_not_on_one_sample():
+    """The engine's RSS swings with its work (270-370 MB at 20,000 memories): a low sample at action
+    1,000 and a high last one are the swing, not growth; a level that rose 12% is growth."""
+    swing = {1_000: 270.0, 10_000: 370.0}
+    noisy = _samples(10_000, every=250, engine_rss_mb=lambda a: swing.get(a, 320.0 + (15 if a % 500 else -15)))
+    verdict = soak.judge(noisy, [], 10_000, FINISHED, "")
+    assert verdict["held"], verdict["reasons"]
+    assert verdict["trends"]["engine_rss_mb"]["growth_after_1000_points"] > 0.3  # what one sample each said
+    # a level that keeps rising under the slope's floor still fails the issue's 10% bound
+    risen = _samples(10_000, every=250, window_rss_mb=lambda a: 280.0 if a <= 1_250 else 280.0 * 1.12)
+    said = soak.judge(risen, [], 10_000, FINISHED, "")["reasons"]
+    assert any(r.startswith("window_rss_mb grew 12.0% from action 1,000") for r in said), said

@@ -70,8 +70,8 @@ def _forget_pictures(qtbot, table) -> None:
     table.pictures.clear()
     for column in range(table.model().columnCount()):
         delegate = table.itemDelegateForColumn(column)
-        if hasattr(delegate, "_pixmaps"):
-            delegate._pixmaps.clear()
+        if hasattr(delegate, "forget_pictures"):
+            delegate.forget_pictures()
 
 
 def test_a_sliced_repaint_draws_every_row_in_the_events_that_follow(qtbot, window, monkeypatch):

@@ -36,13 +36,26 @@ class CachedDelegate(QStyledItemDelegate):
     what a cell shows may have changed) stays.
     """
 
-    CACHE = 1500
+    CACHE_BYTES = 3 * 1024 * 1024
+    """Cell pictures kept per delegate, by their size in memory. It was 1,500 pictures whatever their
+    size (57 MB of title cells at 1400 pixels), and the window's memory climbed until they were all
+    drawn; the rows' own pictures (row_pictures) are what a repaint blits, so a few pages of cells
+    is what pays."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._pixmaps: OrderedDict[tuple, QPixmap] = OrderedDict()
         self._keys: dict[tuple[int, int], tuple | None] = {}  # (row, column) -> content_key, for one model stamp
         self._stamp: object = None
+        self._bytes = 0
+
+    def held_bytes(self) -> int:
+        """What the kept cell pictures take (tests read it)."""
+        return self._bytes
+
+    def forget_pictures(self) -> None:
+        self._pixmaps.clear()
+        self._bytes = 0
 
     def content_key(self, index) -> tuple | None:
         """What the cell shows (None: paint it directly, uncached)."""
@@ -98,6 +111,8 @@ class CachedDelegate(QStyledItemDelegate):
         self.draw(inner, local, index)
         inner.end()
         self._pixmaps[key] = pixmap
-        if len(self._pixmaps) > self.CACHE:
-            self._pixmaps.popitem(last=False)
+        self._bytes += pixmap.width() * pixmap.height() * 4
+        while self._bytes > self.CACHE_BYTES and len(self._pixmaps) > 1:
+            _, old = self._pixmaps.popitem(last=False)
+            self._bytes -= old.width() * old.height() * 4
         return pixmap

@@ -25,8 +25,15 @@ from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
 
 from memhtml_desktop.ui.results.columns import DISPLAY_ROLE, FOREGROUND_ROLE
 
-CACHE_BYTES = 32 * 1024 * 1024
-"""Row pictures kept, by their size in memory (~120 rows of a 1400-pixel table)."""
+CACHE_SCREENS = 3
+"""Row pictures kept: what fills the table's viewport this many times over (the page shown, the one
+before it and a scroll back). A fixed 32 MB made the window's memory climb for thousands of
+actions before the cache was full (the soak: +32 MB from action 1,000 to 4,500), for pictures of
+rows nobody would see again."""
+CACHE_MIN_BYTES = 2 * 1024 * 1024
+CACHE_MAX_BYTES = 32 * 1024 * 1024
+SHOWN_ROWS = 120
+"""Rows whose last picture is remembered (to show while its new one is drawn): a few pages."""
 
 _ROOT = QModelIndex()
 
@@ -109,6 +116,17 @@ class RowPictures:
 
     # -- pictures -------------------------------------------------------------------------------
 
+    def budget(self) -> int:
+        """The bytes of pictures kept: CACHE_SCREENS viewports at the screen's pixel ratio, within bounds."""
+        viewport = self._table.viewport()
+        ratio = viewport.devicePixelRatioF()
+        screen = viewport.width() * viewport.height() * ratio * ratio * 4
+        return int(min(CACHE_MAX_BYTES, max(CACHE_MIN_BYTES, CACHE_SCREENS * screen)))
+
+    def held_bytes(self) -> int:
+        """What the kept pictures take (tests and the soak read it)."""
+        return self._bytes
+
     def cached(self, key: tuple) -> QPixmap | None:
         pixmap = self._pixmaps.get(key)
         if pixmap is not None:
@@ -150,7 +168,8 @@ class RowPictures:
         painter.end()
         self._pixmaps[key] = pixmap
         self._bytes += pixmap.width() * pixmap.height() * 4
-        while self._bytes > CACHE_BYTES and len(self._pixmaps) > 1:
+        budget = self.budget()
+        while self._bytes > budget and len(self._pixmaps) > 1:
             _, old = self._pixmaps.popitem(last=False)
             self._bytes -= old.width() * old.height() * 4
         self.drawn += 1
@@ -158,7 +177,7 @@ class RowPictures:
 
     def show(self, row: int, pixmap: QPixmap) -> None:
         """Remember `pixmap` as what row `row` shows now."""
-        if len(self._shown) > 400:
+        if len(self._shown) > SHOWN_ROWS:
             self._shown.clear()
         self._shown[row] = pixmap
 
