@@ -51,14 +51,48 @@ def _grouped(conn: apsw.Connection, query: str, scope: Scope, select: str) -> di
     return {str(k): int(n) for k, n in conn.execute(sql, params) if k is not None}
 
 
+def _entity_counts(conn: apsw.Connection, query: str, scope: Scope) -> dict[str, int]:
+    """Matches per entity reference (`type:name`), the most first.
+
+    Counted per (type, name) pair with `count(*)`: a candidate is one file once, and a file holds a
+    pair once (the table's key), so that is the number of files. `count(DISTINCT path)` grouped by
+    the joined text, as before, built an index per group: 2-5x the time of the whole count at
+    20,000 memories. Two pairs can join to one text (`a:b` + `c` and `a` + `b:c`); then, and only
+    then, the files are counted by the text, each once.
+    """
+    base, params = _candidates(conn, query, scope)
+    refs: dict[str, int] = {}
+    rows = conn.execute(
+        f"WITH cand AS ({base}) SELECT e.entity_type, e.entity_name, count(*) FROM cand "
+        "JOIN file_entities e ON e.path = cand.path GROUP BY e.entity_type, e.entity_name",
+        params,
+    ).fetchall()
+    for kind, name, n in rows:
+        ref = f"{kind}:{name}"
+        if ref in refs:  # two pairs, one text: count its files once each, as the text's own group
+            return _grouped(
+                conn, query, scope,
+                "SELECT e.entity_type || ':' || e.entity_name AS ref, count(DISTINCT cand.path) FROM cand "
+                "JOIN file_entities e ON e.path = cand.path GROUP BY ref ORDER BY count(DISTINCT cand.path) DESC, ref",
+            )
+        refs[ref] = int(n)
+    ranked = sorted(refs.items(), key=lambda kv: (-kv[1], kv[0].encode("utf-8")))
+    return dict(ranked[:MAX_VALUES])
+
+
 def _facet_rows(conn: apsw.Connection, query: str, scope: Scope, names: list[str]) -> list[tuple[str, str, int]]:
-    """(name, value, files) for the given facet names over the query's matches in `scope`."""
+    """(name, value, files) for the given facet names over the query's matches in `scope`.
+
+    `count(*)`, not `count(DISTINCT path)`: each candidate is one file once and a file holds a
+    (name, value) once (the table's key), and the DISTINCT's index per group made this the count's
+    costliest statement (4.4-4.9x at 20,000 memories, 70,000 facet rows).
+    """
     if not names:
         return []
     base, params = _candidates(conn, query, scope)
     marker = highest_marker(base) + 1
     sql = (
-        f"WITH cand AS ({base}) SELECT ff.name, ff.value, count(DISTINCT cand.path) FROM cand "
+        f"WITH cand AS ({base}) SELECT ff.name, ff.value, count(*) FROM cand "
         f"JOIN file_facets ff ON ff.path = cand.path WHERE ff.name IN carray(?{marker}) "
         f"GROUP BY ff.name, ff.value ORDER BY ff.name, ff.value"
     )
@@ -86,11 +120,7 @@ def filter_counts(conn: apsw.Connection, query: str, scope: Scope) -> FilterCoun
             "SELECT t.tag, count(*) FROM cand JOIN file_tags t ON t.path = cand.path "
             "GROUP BY t.tag ORDER BY count(*) DESC, t.tag",
         )
-        counts.entities = _grouped(
-            conn, query, scope.with_(entity=None),
-            "SELECT e.entity_type || ':' || e.entity_name AS ref, count(DISTINCT cand.path) FROM cand "
-            "JOIN file_entities e ON e.path = cand.path GROUP BY ref ORDER BY count(DISTINCT cand.path) DESC, ref",
-        )
+        counts.entities = _entity_counts(conn, query, scope.with_(entity=None))
         names = [r[0] for r in conn.execute("SELECT DISTINCT name FROM file_facets ORDER BY name LIMIT 200")]
         selected = {n.strip() for n, _ in scope.live_facets}
         # Names with no selected value share one base (the scope as it is): one grouped query for
