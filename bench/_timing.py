@@ -61,7 +61,9 @@ def open_store(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tup
     if args.generate:
         from index_bench import ensure_store
 
-        root = ensure_store(Path(tempfile.gettempdir()) / f"memhtml-bench-store-{args.generate}", args.generate, args.seed)
+        root = ensure_store(
+            Path(tempfile.gettempdir()) / f"memhtml-bench-store-{args.generate}", args.generate, args.seed
+        )
     elif args.store:
         root = args.store
     else:
@@ -75,9 +77,14 @@ def open_store(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tup
     return store, report, queries
 
 
-def warm_and_time(queries: list[str], ops: Mapping[str, Callable[[str], Any]], rounds: int, *,
-                  warm: Callable[[str], Any] | None = None,
-                  each: Callable[[str], Any] | None = None) -> dict[str, list[float]]:
+def warm_and_time(
+    queries: list[str],
+    ops: Mapping[str, Callable[[str], Any]],
+    rounds: int,
+    *,
+    warm: Callable[[str], Any] | None = None,
+    each: Callable[[str], Any] | None = None,
+) -> dict[str, list[float]]:
     """Each op once per query to warm up (the vector snapshot, the page cache, the statement cache;
     `warm(q)` first when given), then `rounds` rounds of every query through every op in turn
     (`each(q)` after a query's ops, for what a bench times beside them); the milliseconds by op."""

@@ -55,8 +55,24 @@ def run_apply(repo: Path, ops: Path, index: Path) -> float:
     drop_index(index)  # a fresh store's index: a stale one (or its WAL) would dedupe the batch away
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "memhtml_desktop", "--store", str(repo), "--index", str(index),
-                           "apply", "--file", str(ops), "--json"], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memhtml_desktop",
+            "--store",
+            str(repo),
+            "--index",
+            str(index),
+            "apply",
+            "--file",
+            str(ops),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     took = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"apply failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -118,12 +134,23 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"apply wrote {len(written)} files of {len(lines)} ops: not a fair round")
         floors.append(run_floor(floor_repo, written))
         same = files_of(floor_repo) == written
-        print(f"  round {i + 1}: apply {applies[-1]:.2f}s ({len(written)} files), floor {floors[-1]:.2f}s "
-              f"(same bytes: {same}); ratio {applies[-1] / floors[-1]:.1f}x; {uptime()}")
+        print(
+            f"  round {i + 1}: apply {applies[-1]:.2f}s ({len(written)} files), floor {floors[-1]:.2f}s "
+            f"(same bytes: {same}); ratio {applies[-1] / floors[-1]:.1f}x; {uptime()}"
+        )
     ratio = min(applies) / min(floors)
     print(f"  best apply {min(applies):.2f}s, best floor {min(floors):.2f}s: {ratio:.1f}x (must be <= 11x)")
-    print(json.dumps({"ops": len(lines), "apply_s": [round(x, 3) for x in applies], "floor_s": [round(x, 3) for x in floors],
-                      "ratio_best": round(ratio, 2), "load": [round(x, 2) for x in os.getloadavg()]}))
+    print(
+        json.dumps(
+            {
+                "ops": len(lines),
+                "apply_s": [round(x, 3) for x in applies],
+                "floor_s": [round(x, 3) for x in floors],
+                "ratio_best": round(ratio, 2),
+                "load": [round(x, 2) for x in os.getloadavg()],
+            }
+        )
+    )
     return 0
 
 

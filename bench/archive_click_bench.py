@@ -138,8 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--seed", type=int, default=3)
     args = parser.parse_args(argv)
-    for key, value in (("GIT_AUTHOR_NAME", "click bench"), ("GIT_COMMITTER_NAME", "click bench"),
-                       ("GIT_AUTHOR_EMAIL", "bench@example.invalid"), ("GIT_COMMITTER_EMAIL", "bench@example.invalid")):
+    for key, value in (
+        ("GIT_AUTHOR_NAME", "click bench"),
+        ("GIT_COMMITTER_NAME", "click bench"),
+        ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
+        ("GIT_COMMITTER_EMAIL", "bench@example.invalid"),
+    ):
         os.environ.setdefault(key, value)
     big = args.dir / "store"
     if not (big / ".git").exists():
@@ -150,12 +154,18 @@ def main(argv: list[str] | None = None) -> int:
     big = clicks(big, args.dir / "index.db", args.rounds, args.seed)
     out = {}
     for name, (times, gits, stages) in (("demo (58)", small), (f"{args.count}", big)):
-        print(f"  {name:>10}: best {min(times) * 1000:6.0f} ms, median {statistics.median(times) * 1000:6.0f} ms "
-              f"(all: {', '.join(f'{t * 1000:.0f}' for t in times)}); git processes per click: {max(gits)}")
+        print(
+            f"  {name:>10}: best {min(times) * 1000:6.0f} ms, median {statistics.median(times) * 1000:6.0f} ms "
+            f"(all: {', '.join(f'{t * 1000:.0f}' for t in times)}); git processes per click: {max(gits)}"
+        )
         medians = {n: round(statistics.median(s.get(n, 0.0) for s in stages) * 1000, 1) for n in Stages.NAMES}
         print(f"  {'':>10}  per stage, median ms: " + ", ".join(f"{n} {v:.0f}" for n, v in medians.items()))
-        out[name] = {"best_ms": round(min(times) * 1000, 1), "median_ms": round(statistics.median(times) * 1000, 1),
-                     "git_calls_max": max(gits), "stages_median_ms": medians}
+        out[name] = {
+            "best_ms": round(min(times) * 1000, 1),
+            "median_ms": round(statistics.median(times) * 1000, 1),
+            "git_calls_max": max(gits),
+            "stages_median_ms": medians,
+        }
     print(f"  {uptime()}")
     out["load"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(out))

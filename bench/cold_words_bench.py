@@ -35,8 +35,8 @@ import apsw  # noqa: E402
 
 from memhtml_desktop.devtools.gen_store import generate_store  # noqa: E402
 from memhtml_desktop.embedders.registry import make_embedder  # noqa: E402
-from memhtml_desktop.index.store import Store  # noqa: E402
 from memhtml_desktop.engine import EngineClient  # noqa: E402
+from memhtml_desktop.index.store import Store  # noqa: E402
 
 
 def uptime() -> str:
@@ -52,8 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--after", type=float, default=20.0, help="seconds to watch the vectors' progress")
     parser.add_argument("--query", default="retry the ramp step")
     parser.add_argument("--limit", type=float, default=300.0, help="give up after this many seconds")
-    parser.add_argument("--every", type=float, default=1.0,
-                        help="seconds between searches (the window's INDEXING_REFRESH_S while its list is empty)")
+    parser.add_argument(
+        "--every",
+        type=float,
+        default=1.0,
+        help="seconds between searches (the window's INDEXING_REFRESH_S while its list is empty)",
+    )
     args = parser.parse_args(argv)
     root = args.dir / "store"
     marker = args.dir / ".params"
@@ -114,16 +118,26 @@ def main(argv: list[str] | None = None) -> int:
     if words is None:
         print(f"  the whole store was not searchable by words within {args.limit:.0f} s")
     else:
-        print(f"  searchable by words (the index complete) after {words[0]:.1f} s (that search took {words[1] * 1000:.0f} ms); "
-              f"header: {words[2] or '(no reason shown)'}")
+        print(
+            f"  searchable by words (the index complete) after {words[0]:.1f} s (that search took {words[1] * 1000:.0f} ms); "
+            f"header: {words[2] or '(no reason shown)'}"
+        )
     shown = [(at, text) for at, _, text in seen if words is not None and at >= words[0]]
     for at, text in shown[:: max(1, len(shown) // 8)]:
         print(f"    {at:6.1f} s  {text}")
     print(f"  {uptime()}")
-    print(json.dumps({"count": args.count, "embedder": args.embedder, "first_search_s": round(first or -1, 2),
-                      "words_s": round(words[0], 2) if words else None,
-                      "coverage": [text for _, text in shown[-1:]],
-                      "load": [round(x, 2) for x in os.getloadavg()]}))
+    print(
+        json.dumps(
+            {
+                "count": args.count,
+                "embedder": args.embedder,
+                "first_search_s": round(first or -1, 2),
+                "words_s": round(words[0], 2) if words else None,
+                "coverage": [text for _, text in shown[-1:]],
+                "load": [round(x, 2) for x in os.getloadavg()],
+            }
+        )
+    )
     return 0
 
 

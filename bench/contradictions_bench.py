@@ -52,11 +52,15 @@ def facts_figures(made, report) -> dict:
     lists = [k for k in flagged if k not in truth and relation[min(k)] in LISTS]
     reworded = {k for k in truth if made_wording(made, k)}
     return {
-        "pairs": len(truth), "found": len(found), "recall": len(found) / max(1, len(truth)),
-        "flagged": len(flagged), "precision": len(found) / max(1, len(flagged)),
+        "pairs": len(truth),
+        "found": len(found),
+        "recall": len(found) / max(1, len(truth)),
+        "flagged": len(flagged),
+        "precision": len(found) / max(1, len(flagged)),
         "precision_without_lists": len(found) / max(1, len(flagged) - len(lists)),
         "newer_right": sum(flagged[k].newer == truth[k] for k in found),
-        "reworded_pairs": len(reworded), "reworded_found": len([k for k in found if k in reworded]),
+        "reworded_pairs": len(reworded),
+        "reworded_found": len([k for k in found if k in reworded]),
         "reasons": collections.Counter(flagged[k].reason.reason for k in found),
         "missed_by_relation": collections.Counter(relation[min(k)] for k in truth if k not in flagged),
         "false_by_relation": collections.Counter(relation[min(k)] for k in flagged if k not in truth),
@@ -70,8 +74,13 @@ def made_wording(made, pair) -> bool:
     by_path = {f.path: f for f in made.facts}
     a, b = (by_path[p] for p in pair)
     ka, kb = frame_key_of(a.claim), frame_key_of(b.claim)
-    template = lambda f: next(i for i, t in enumerate(fact_store.TEMPLATES[f.relation][0])  # noqa: E731
-                              if t.format(s=f.subject, v=fact_store._format(f.relation, f.value))[1:] == f.claim[1:])
+    template = (
+        lambda f: next(
+            i
+            for i, t in enumerate(fact_store.TEMPLATES[f.relation][0])  # noqa: E731
+            if t.format(s=f.subject, v=fact_store._format(f.relation, f.value))[1:] == f.claim[1:]
+        )
+    )
     return template(a) != template(b) or (ka is None) != (kb is None)
 
 
@@ -90,29 +99,43 @@ def main() -> int:
     embedders = [e for e in args.embedders.split(",") if e]
 
     made = fact_store.build(base / "facts", slots=args.slots, seed=args.seed)
-    print(f"fact store: {len(made.facts)} memories, {len(made.pairs)} (newer, older) pairs, "
-          f"{len(made.questions)} questions, {len(made.restatements)} agreeing restatements")
+    print(
+        f"fact store: {len(made.facts)} memories, {len(made.pairs)} (newer, older) pairs, "
+        f"{len(made.questions)} questions, {len(made.restatements)} agreeing restatements"
+    )
     for embedder in embedders:
         _, report, seconds = scanned(made.root, embedder, base / f"facts-{embedder}.db")
         f = facts_figures(made, report)
-        print(f"  {embedder}: recall {f['found']}/{f['pairs']} = {f['recall']:.3f} (target >= 0.80; reworded pairs "
-              f"{f['reworded_found']}/{f['reworded_pairs']}), precision {f['found']}/{f['flagged']} = {f['precision']:.3f}, "
-              f"without list relations {f['precision_without_lists']:.3f}; newer named right {f['newer_right']}/{f['found']}; "
-              f"scan {seconds:.2f} s")
-        print(f"    found by {dict(f['reasons'])}; missed {dict(f['missed_by_relation'])}; "
-              f"false {dict(f['false_by_relation'])}")
+        print(
+            f"  {embedder}: recall {f['found']}/{f['pairs']} = {f['recall']:.3f} (target >= 0.80; reworded pairs "
+            f"{f['reworded_found']}/{f['reworded_pairs']}), precision {f['found']}/{f['flagged']} = {f['precision']:.3f}, "
+            f"without list relations {f['precision_without_lists']:.3f}; newer named right {f['newer_right']}/{f['found']}; "
+            f"scan {seconds:.2f} s"
+        )
+        print(
+            f"    found by {dict(f['reasons'])}; missed {dict(f['missed_by_relation'])}; "
+            f"false {dict(f['false_by_relation'])}"
+        )
 
     stores = [("pydoc", base / "docs")]
     written = doc_store.build(base / "docs", limit=args.docs)
     print(f"documentation store (pydoc topics + stdlib docstrings): {written} memories")
-    stores += [(p.name, p) for p in sorted(args.realtext.glob("*")) if (p / ".git").exists()] if args.realtext.exists() else []
+    stores += (
+        [(p.name, p) for p in sorted(args.realtext.glob("*")) if (p / ".git").exists()]
+        if args.realtext.exists()
+        else []
+    )
     for name, root in stores:
         for embedder in embedders:
             _, report, seconds = scanned(root, embedder, base / f"docs-{name}-{embedder}.db")
-            print(f"  {name}/{embedder}: {len(report.pairs)} pairs flagged among {report.memories} memories "
-                  f"({seconds:.2f} s)")
+            print(
+                f"  {name}/{embedder}: {len(report.pairs)} pairs flagged among {report.memories} memories "
+                f"({seconds:.2f} s)"
+            )
             for p in report.pairs:
-                print(f"    [{p.reason.reason}] {p.a.claim[:110]}\n    {'':{len(p.reason.reason) + 2}} {p.b.claim[:110]}")
+                print(
+                    f"    [{p.reason.reason}] {p.a.claim[:110]}\n    {'':{len(p.reason.reason) + 2}} {p.b.claim[:110]}"
+                )
 
     if args.scale:
         from memhtml_desktop.devtools.gen_store import generate_store
@@ -125,8 +148,10 @@ def main() -> int:
             started = time.perf_counter()
             report = scan_conflicts(store)
             times.append(time.perf_counter() - started)
-        print(f"scan at {report.memories:,} memories (hash): best {min(times):.2f} s of {len(times)} "
-              f"(target <= 5 s on two cores), {len(report.pairs)} pairs, {report.twins} near-twin pairs")
+        print(
+            f"scan at {report.memories:,} memories (hash): best {min(times):.2f} s of {len(times)} "
+            f"(target <= 5 s on two cores), {len(report.pairs)} pairs, {report.twins} near-twin pairs"
+        )
     print(f"stores kept in {base}")
     return 0
 

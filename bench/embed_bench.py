@@ -47,7 +47,7 @@ def run(label: str, embedder: HashEmbedder, texts: list[str], batch: int) -> Non
     for _ in range(3):
         start = time.process_time()
         for i in range(0, len(texts), batch):
-            embedder.embed(texts[i:i + batch])
+            embedder.embed(texts[i : i + batch])
         took = min(took, time.process_time() - start)
     print(f"{label:<28} {len(texts) / took:>10,.0f} texts/s   {took / len(texts) * 1e3:.3f} ms/text")
 

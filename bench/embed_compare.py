@@ -39,10 +39,36 @@ sys.path.insert(0, str(ROOT))
 # ---- memory-like texts --------------------------------------------------------------------------
 
 _PEOPLE = ["Alice", "Bob", "Carol", "Dave", "Priya", "Mateo", "Yuki", "Sam", "the user", "the lead"]
-_SYSTEMS = ["billing service", "search index", "staging cluster", "CI pipeline", "mobile app", "auth gateway",
-            "nightly export job", "thumbnailer", "payments webhook", "reporting dashboard", "sync daemon"]
-_TECH = ["PostgreSQL", "SQLite", "Redis", "Kafka", "Kubernetes", "Terraform", "pytest", "onnxruntime",
-         "nginx", "GitHub Actions", "Sentry", "Grafana", "Celery", "FastAPI", "Qt"]
+_SYSTEMS = [
+    "billing service",
+    "search index",
+    "staging cluster",
+    "CI pipeline",
+    "mobile app",
+    "auth gateway",
+    "nightly export job",
+    "thumbnailer",
+    "payments webhook",
+    "reporting dashboard",
+    "sync daemon",
+]
+_TECH = [
+    "PostgreSQL",
+    "SQLite",
+    "Redis",
+    "Kafka",
+    "Kubernetes",
+    "Terraform",
+    "pytest",
+    "onnxruntime",
+    "nginx",
+    "GitHub Actions",
+    "Sentry",
+    "Grafana",
+    "Celery",
+    "FastAPI",
+    "Qt",
+]
 _DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "the weekend", "the first of the month"]
 _SENTENCES = [
     "{p} said the {s} started timing out after the upgrade to {t}.",
@@ -84,10 +110,17 @@ def memory_texts(n: int, seed: int = 20260802) -> list[str]:
 
 def query_texts(n: int, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
-    shapes = ["what did {p} say about the {s}", "why is the {s} slow", "when are {s} deploys frozen",
-              "who owns the {s}", "which database does the {s} use", "{t} problems in the {s}"]
-    return [rng.choice(shapes).format(p=rng.choice(_PEOPLE), s=rng.choice(_SYSTEMS), t=rng.choice(_TECH))
-            for _ in range(n)]
+    shapes = [
+        "what did {p} say about the {s}",
+        "why is the {s} slow",
+        "when are {s} deploys frozen",
+        "who owns the {s}",
+        "which database does the {s} use",
+        "{t} problems in the {s}",
+    ]
+    return [
+        rng.choice(shapes).format(p=rng.choice(_PEOPLE), s=rng.choice(_SYSTEMS), t=rng.choice(_TECH)) for _ in range(n)
+    ]
 
 
 # ---- paraphrase probe ---------------------------------------------------------------------------
@@ -160,8 +193,9 @@ def worker(name: str, n: int, n_queries: int, repeat: int, cache_dir: str | None
         if name in ("minilm", "minilm-fp32"):  # the app's int8 graph, or the fp32 reference
             from memhtml_desktop.embedders.minilm import MiniLMEmbedder
 
-            embedder = MiniLMEmbedder(cache_dir=Path(cache_dir) if cache_dir else None,
-                                      precision="fp32" if name == "minilm-fp32" else "int8")
+            embedder = MiniLMEmbedder(
+                cache_dir=Path(cache_dir) if cache_dir else None, precision="fp32" if name == "minilm-fp32" else "int8"
+            )
         else:
             from memhtml_desktop.embedders.registry import make_embedder
 
@@ -196,14 +230,27 @@ def worker(name: str, n: int, n_queries: int, repeat: int, cache_dir: str | None
 
 
 def _run_worker(name: str, args: argparse.Namespace) -> dict:
-    cmd = [sys.executable, __file__, "--worker", name, "--n", str(args.n), "--queries", str(args.queries),
-           "--repeat", str(args.repeat)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        name,
+        "--n",
+        str(args.n),
+        "--queries",
+        str(args.queries),
+        "--repeat",
+        str(args.repeat),
+    ]
     if args.cache_dir:
         cmd += ["--cache-dir", args.cache_dir]
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
     if done.returncode != 0:
-        return {"embedder": name, "error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"}
+        return {
+            "embedder": name,
+            "error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}",
+        }
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -223,9 +270,11 @@ def main() -> None:
 
     results = [_run_worker(name.strip(), args) for name in args.embedders.split(",") if name.strip()]
     load = os.getloadavg()[0]
-    print(f"{len(PARAPHRASES)} paraphrase pairs, {len(DISTRACTORS)} distractors; "
-          f"{args.n} memories of 200-1,500 chars; {args.queries} queries; best of {args.repeat}; "
-          f"cpu count {os.cpu_count()}; load average {load:.2f} at the end (above ~0.5, other work shares the cores)")
+    print(
+        f"{len(PARAPHRASES)} paraphrase pairs, {len(DISTRACTORS)} distractors; "
+        f"{args.n} memories of 200-1,500 chars; {args.queries} queries; best of {args.repeat}; "
+        f"cpu count {os.cpu_count()}; load average {load:.2f} at the end (above ~0.5, other work shares the cores)"
+    )
     for r in results:
         if "error" in r:
             print(f"\n[{r['embedder']}] unavailable: {r['error']}")
@@ -233,20 +282,35 @@ def main() -> None:
         p = r["paraphrase"]
         print(f"\n[{r['embedder']}] {r['space']}")
         print(f"  load {r['load_s']:.2f} s" + (f" (built graph: {r['built_graph']})" if "built_graph" in r else ""))
-        print(f"  memories/s {r['memories_per_s']:.1f}   queries/s {r['queries_per_s']:.1f}   "
-              f"(mean memory {r['memory_chars_mean']:.0f} chars)")
-        print(f"  per CPU-second: memories {r['memories_per_cpu_s']:.1f}   queries {r['queries_per_cpu_s']:.1f}   "
-              f"one query alone: {r['one_query_ms_median']:.2f} ms (median)")
+        print(
+            f"  memories/s {r['memories_per_s']:.1f}   queries/s {r['queries_per_s']:.1f}   "
+            f"(mean memory {r['memory_chars_mean']:.0f} chars)"
+        )
+        print(
+            f"  per CPU-second: memories {r['memories_per_cpu_s']:.1f}   queries {r['queries_per_cpu_s']:.1f}   "
+            f"one query alone: {r['one_query_ms_median']:.2f} ms (median)"
+        )
         print(f"  peak RSS {r['peak_rss_mb']:.0f} MB (process baseline {r['baseline_rss_mb']:.0f} MB)")
-        print(f"  paraphrase MRR {p['mrr']:.3f}   R@1 {p['recall_at_1']:.2f}   R@5 {p['recall_at_5']:.2f}   "
-              f"median rank {p['median_rank']:g} of {p['corpus_size']}")
+        print(
+            f"  paraphrase MRR {p['mrr']:.3f}   R@1 {p['recall_at_1']:.2f}   R@5 {p['recall_at_5']:.2f}   "
+            f"median rank {p['median_rank']:g} of {p['corpus_size']}"
+        )
         for pair, value in r["cosines"].items():
             print(f"  cos({pair}) = {value:.3f}")
     summary = {r["embedder"]: {k: v for k, v in r.items() if k != "embedder"} for r in results}
     for r in summary.values():
         r.get("paraphrase", {}).pop("ranks", None)
-    print(json.dumps({"bench": "embed_compare", "n": args.n, "queries": args.queries, "loadavg_1m": round(load, 2),
-                      "results": summary}))
+    print(
+        json.dumps(
+            {
+                "bench": "embed_compare",
+                "n": args.n,
+                "queries": args.queries,
+                "loadavg_1m": round(load, 2),
+                "results": summary,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

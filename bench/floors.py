@@ -102,8 +102,10 @@ def search(conn, query: str, limit: int = 10) -> list[str]:
     match = any_form(query)
     if match is None:
         return []
-    return [r[0] for r in conn.execute("SELECT path FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?",
-                                       (match, limit))]
+    return [
+        r[0]
+        for r in conn.execute("SELECT path FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?", (match, limit))
+    ]
 
 
 def walk(root: Path) -> int:
@@ -136,7 +138,9 @@ def recoll_config(root: Path, confdir: Path) -> Path:
     (confdir / "recoll.conf").write_text(
         f"topdirs = {' '.join(str(root / b) for b in BUCKETS if (root / b).is_dir())}\n"
         "skippedNames = .git .memhtml\nindexedmimetypes = text/html\nloglevel = 1\n"
-        "idxflushmb = 50\nthrTCounts = 2 2 2\n", encoding="utf-8")
+        "idxflushmb = 50\nthrTCounts = 2 2 2\n",
+        encoding="utf-8",
+    )
     return confdir
 
 
@@ -167,8 +171,12 @@ def recoll_search_times(confdir: Path, queries: Path, rounds: int) -> list[float
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
         handle.write(RECOLL_TIMER)
     try:
-        out = subprocess.run([RECOLL_PYTHON, handle.name, str(confdir), str(queries), str(rounds)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [RECOLL_PYTHON, handle.name, str(confdir), str(queries), str(rounds)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     finally:
         os.unlink(handle.name)
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -96,10 +96,15 @@ class Heartbeat:
         for phase, gaps in self.gaps.items():
             ordered = sorted(gaps)
             cpu = self.cpu[phase]
-            out[phase] = {"max_ms": round(ordered[-1], 1), "p99_ms": round(ordered[int(len(ordered) * 0.99)], 1),
-                          "over_50": sum(g > TARGET_MS for g in gaps), "ticks": len(gaps),
-                          "max_cpu_ms": round(max(cpu), 1), "cpu_over_50": sum(c > TARGET_MS for c in cpu),
-                          "max_gc_ms": round(max(self.gc.get(phase, [0.0])), 1)}
+            out[phase] = {
+                "max_ms": round(ordered[-1], 1),
+                "p99_ms": round(ordered[int(len(ordered) * 0.99)], 1),
+                "over_50": sum(g > TARGET_MS for g in gaps),
+                "ticks": len(gaps),
+                "max_cpu_ms": round(max(cpu), 1),
+                "cpu_over_50": sum(c > TARGET_MS for c in cpu),
+                "max_gc_ms": round(max(self.gc.get(phase, [0.0])), 1),
+            }
         return out
 
 
@@ -194,8 +199,9 @@ def write_edits(root: Path, paths: list[str], tag: str) -> None:
     """Child process: rewrite every path with one more sentence after its claim."""
     for i, path in enumerate(paths):
         target = root / path
-        target.write_text(target.read_text(encoding="utf-8").replace("</mark>", f"</mark> Revision {tag}-{i}.", 1),
-                          encoding="utf-8")
+        target.write_text(
+            target.read_text(encoding="utf-8").replace("</mark>", f"</mark> Revision {tag}-{i}.", 1), encoding="utf-8"
+        )
 
 
 def editable(store) -> list[str]:
@@ -229,8 +235,9 @@ def session(store_dir: Path, index: Path, edits: int, seed: int) -> dict:
     rng = random.Random(seed)
     paths = editable(store)
     started = time.perf_counter()
-    window = MainWindow(store, Settings(debounce_ms=150), qsettings=qsettings, watch=True,
-                        watcher_options={"quiet_s": 0.2})
+    window = MainWindow(
+        store, Settings(debounce_ms=150), qsettings=qsettings, watch=True, watcher_options={"quiet_s": 0.2}
+    )
     window.resize(1400, 900)
     window.show()
     window.activateWindow()
@@ -238,8 +245,9 @@ def session(store_dir: Path, index: Path, edits: int, seed: int) -> dict:
     def settled() -> bool:
         status = window.bridge.status() if window.bridge is not None else None
         watching = status is not None and status.mode in ("live", "polling") and not status.busy
-        return watching and not window.runner.is_busy() and not window.driver.pending() \
-            and window.filters.model.settled()
+        return (
+            watching and not window.runner.is_busy() and not window.driver.pending() and window.filters.model.settled()
+        )
 
     run_loop(0, until=lambda: window.results.model.result() is not None and settled(), timeout_s=600)
     open_s = time.perf_counter() - started
@@ -274,8 +282,12 @@ def session(store_dir: Path, index: Path, edits: int, seed: int) -> dict:
             run_loop(30)
 
     def typed(text: str):
-        return lambda: (window.results.model.result() is not None and window.results.model.result().query == text
-                        and window.results.model.pool() is not None and settled())
+        return lambda: (
+            window.results.model.result() is not None
+            and window.results.model.result().query == text
+            and window.results.model.pool() is not None
+            and settled()
+        )
 
     def burst(tag: str) -> subprocess.Popen:
         chosen = rng.sample(paths, min(edits, len(paths)))
@@ -289,6 +301,7 @@ def session(store_dir: Path, index: Path, edits: int, seed: int) -> dict:
                 return False
             status = window.bridge.status()
             return status.batches > batches_before and not status.queue_depth and settled()
+
         return done
 
     run_loop(1000)  # idle
@@ -302,20 +315,31 @@ def session(store_dir: Path, index: Path, edits: int, seed: int) -> dict:
     phase("(the rest of that burst)", lambda: None, until=absorbed(child, before), timeout_s=600)
     result = window.results.model.result()
     target = result.hits[0].path if result and result.hits else paths[0]
-    phase("open the reader", lambda: window.open_memory(target, bump=False),
-          until=lambda: window.reader.current_path() == target and window.reader.state() == "detail" and settled())
-    phase("open the recall pack", lambda: window.session.set_mode("recall"),
-          until=lambda: window.recall.isVisible() and settled())
+    phase(
+        "open the reader",
+        lambda: window.open_memory(target, bump=False),
+        until=lambda: window.reader.current_path() == target and window.reader.state() == "detail" and settled(),
+    )
+    phase(
+        "open the recall pack",
+        lambda: window.session.set_mode("recall"),
+        until=lambda: window.recall.isVisible() and settled(),
+    )
     phase("back to search", lambda: window.session.set_mode("search"))
     phase("open the problems tab", lambda: window.show_view("problems"))
-    phase("open why-not", lambda: window.session.why(target),
-          until=lambda: window.controllers["why"].dialog is not None and window.controllers["why"].dialog.isVisible()
-          and settled())
+    phase(
+        "open why-not",
+        lambda: window.session.why(target),
+        until=lambda: (
+            window.controllers["why"].dialog is not None and window.controllers["why"].dialog.isVisible() and settled()
+        ),
+    )
     dialog = window.controllers["why"].dialog
 
     def find() -> None:
         dialog.memory_field.setFocus()
         QTest.keyClicks(dialog.memory_field, "tenant")
+
     phase("find a memory by title", find, until=lambda: dialog.matches.rowCount() > 0 and settled())
     dialog.close()
     settings_dialog = [None]
@@ -323,6 +347,7 @@ def session(store_dir: Path, index: Path, edits: int, seed: int) -> dict:
     def open_settings() -> None:
         settings_dialog[0] = SettingsDialog(window.settings, window)
         settings_dialog[0].show()
+
     phase("open settings", open_settings)
     settings_dialog[0].close()
     phase("open the shortcuts", window.dialogs.show_shortcuts)
@@ -332,7 +357,9 @@ def session(store_dir: Path, index: Path, edits: int, seed: int) -> dict:
         phase(f"show more ({i + 1})", window.controllers["results"].show_more)
     phase("fused order", lambda: window.results.set_order("fused"))
     phase("agent's order", lambda: window.results.set_order("agent"))
-    phase("column chooser", lambda: window.results.table.column_menu().popup(window.mapToGlobal(window.rect().center())))
+    phase(
+        "column chooser", lambda: window.results.table.column_menu().popup(window.mapToGlobal(window.rect().center()))
+    )
     for popup in (QApplication.activePopupWidget(),):
         if popup is not None:
             popup.close()
@@ -351,20 +378,25 @@ def session(store_dir: Path, index: Path, edits: int, seed: int) -> dict:
     for name, row in phases.items():
         row["machine_ms"] = machine.get(name, 0.0)
         row["gil_ms"] = gil.get(name, 0.0)
-    return {"memories": stats["memories"], "window_open_s": round(open_s, 1), "phases": phases,
-            "phase_ms": timings}
+    return {"memories": stats["memories"], "window_open_s": round(open_s, 1), "phases": phases, "phase_ms": timings}
 
 
 def print_round(n: int, report: dict) -> None:
-    print(f"\nround {n}: {report['memories']:,} memories, window ready in {report['window_open_s']} s, "
-          f"load {os.getloadavg()[0]:.1f}")
-    print(f"{'phase':32} {'longest gap':>12} {'p99':>8} {'>50 ms':>7} {'GUI CPU':>9} {'gc':>8} {'machine':>9} "
-          f"{'GIL':>9} {'took':>9}")
+    print(
+        f"\nround {n}: {report['memories']:,} memories, window ready in {report['window_open_s']} s, "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"{'phase':32} {'longest gap':>12} {'p99':>8} {'>50 ms':>7} {'GUI CPU':>9} {'gc':>8} {'machine':>9} "
+        f"{'GIL':>9} {'took':>9}"
+    )
     for phase, row in report["phases"].items():
         took = report["phase_ms"].get(phase)
-        print(f"{phase:32} {row['max_ms']:>9.1f} ms {row['p99_ms']:>5.1f} ms {row['over_50']:>7} "
-              f"{row['max_cpu_ms']:>6.1f} ms {row['max_gc_ms']:>5.1f} ms {row['machine_ms']:>6.1f} ms "
-              f"{row['gil_ms']:>6.1f} ms {'' if took is None else f'{took:,} ms':>9}")
+        print(
+            f"{phase:32} {row['max_ms']:>9.1f} ms {row['p99_ms']:>5.1f} ms {row['over_50']:>7} "
+            f"{row['max_cpu_ms']:>6.1f} ms {row['max_gc_ms']:>5.1f} ms {row['machine_ms']:>6.1f} ms "
+            f"{row['gil_ms']:>6.1f} ms {'' if took is None else f'{took:,} ms':>9}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -415,10 +447,21 @@ def main(argv: list[str] | None = None) -> int:
             best[phase] = min(best.get(phase, float("inf")), row["max_ms"])
             best_cpu[phase] = min(best_cpu.get(phase, float("inf")), row["max_cpu_ms"])
     worst_phase = max(best, key=best.get)
-    print(json.dumps({"memories": reports[0]["memories"], "rounds": len(reports), "best_longest_gap_ms": best,
-                      "best_longest_gui_cpu_ms": best_cpu, "load": os.getloadavg()[0],
-                      "worst_phase": worst_phase, "target_ms": TARGET_MS,
-                      "met": all(v <= TARGET_MS for v in best.values()), "reports": reports}))
+    print(
+        json.dumps(
+            {
+                "memories": reports[0]["memories"],
+                "rounds": len(reports),
+                "best_longest_gap_ms": best,
+                "best_longest_gui_cpu_ms": best_cpu,
+                "load": os.getloadavg()[0],
+                "worst_phase": worst_phase,
+                "target_ms": TARGET_MS,
+                "met": all(v <= TARGET_MS for v in best.values()),
+                "reports": reports,
+            }
+        )
+    )
     return 0
 
 

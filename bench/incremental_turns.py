@@ -66,10 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(paths)} files a round, {args.rounds} rounds in turns, load {os.getloadavg()[0]:.2f} after")
     first = next(iter(sides))
     for name in sides:
-        print(f"{name:10s} wall median {statistics.median(wall[name]):.2f} s (min {min(wall[name]):.2f}), "
-              f"CPU median {statistics.median(cpu[name]):.2f} s; / {first}: wall "
-              f"{statistics.median(b / a for a, b in zip(wall[first], wall[name])):.2f}, CPU "
-              f"{statistics.median(b / a for a, b in zip(cpu[first], cpu[name])):.2f}")
+        print(
+            f"{name:10s} wall median {statistics.median(wall[name]):.2f} s (min {min(wall[name]):.2f}), "
+            f"CPU median {statistics.median(cpu[name]):.2f} s; / {first}: wall "
+            f"{statistics.median(b / a for a, b in zip(wall[first], wall[name])):.2f}, CPU "
+            f"{statistics.median(b / a for a, b in zip(cpu[first], cpu[name])):.2f}"
+        )
     return 0
 
 

@@ -82,8 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     cold_wall = time.perf_counter() - wall0
     cold_cpu = time.process_time() - cpu0
     rate = cold.seen / cold_wall if cold_wall else 0.0
-    print(f"cold index: {cold.seen} files ({cold.added} indexed, {cold.failed} invalid) in {cold_wall:.2f}s "
-          f"= {rate:,.0f} files/s (main-process CPU {cold_cpu:.2f}s)")
+    print(
+        f"cold index: {cold.seen} files ({cold.added} indexed, {cold.failed} invalid) in {cold_wall:.2f}s "
+        f"= {rate:,.0f} files/s (main-process CPU {cold_cpu:.2f}s)"
+    )
 
     wall1 = time.perf_counter()
     noop = store.index()
@@ -92,16 +94,20 @@ def main(argv: list[str] | None = None) -> int:
 
     size = sum(os.path.getsize(p) for p in index.parent.iterdir())
     print(f"index size: {size / 1_048_576:.1f} MB")
-    print(json.dumps({
-        "files": cold.seen,
-        "embedder": store.embedder.space,
-        "minilm": args.minilm if args.embedder == "minilm" else None,
-        "cold_seconds": round(cold_wall, 3),
-        "cold_files_per_s": round(rate, 1),
-        "noop_rescan_seconds": round(noop_wall, 3),
-        "index_mb": round(size / 1_048_576, 1),
-        "cpus": os.cpu_count(),
-    }))
+    print(
+        json.dumps(
+            {
+                "files": cold.seen,
+                "embedder": store.embedder.space,
+                "minilm": args.minilm if args.embedder == "minilm" else None,
+                "cold_seconds": round(cold_wall, 3),
+                "cold_files_per_s": round(rate, 1),
+                "noop_rescan_seconds": round(noop_wall, 3),
+                "index_mb": round(size / 1_048_576, 1),
+                "cpus": os.cpu_count(),
+            }
+        )
+    )
     shutil.rmtree(index.parent, ignore_errors=True)
     return 0
 

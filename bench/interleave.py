@@ -19,9 +19,16 @@ def run(argv: list[str], env: dict | None) -> tuple[float, float, int, float]:
     started = time.perf_counter()
     devnull = os.open(os.devnull, os.O_RDWR)
     try:
-        pid = os.posix_spawnp(argv[0], argv, env if env is not None else os.environ,
-                              file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
-                                            (os.POSIX_SPAWN_DUP2, devnull, 2)])
+        pid = os.posix_spawnp(
+            argv[0],
+            argv,
+            env if env is not None else os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, devnull, 0),
+                (os.POSIX_SPAWN_DUP2, devnull, 1),
+                (os.POSIX_SPAWN_DUP2, devnull, 2),
+            ],
+        )
     finally:
         os.close(devnull)
     _, status, usage = os.wait4(pid, 0)

@@ -59,8 +59,13 @@ def cli(root: Path, *argv: str, timeout: float = TIMEOUT) -> dict:
                               capture_output=True, text=True, timeout=timeout, env=hs.child_env())  # fmt: skip
     except subprocess.TimeoutExpired:
         return {"exit": None, "hung": True, "seconds": timeout, "out": "", "err": ""}
-    return {"exit": proc.returncode, "hung": False, "seconds": round(time.monotonic() - started, 2),
-            "out": proc.stdout, "err": proc.stderr}
+    return {
+        "exit": proc.returncode,
+        "hung": False,
+        "seconds": round(time.monotonic() - started, 2),
+        "out": proc.stdout,
+        "err": proc.stderr,
+    }
 
 
 def clean(run: dict) -> bool:
@@ -107,8 +112,12 @@ def open_store_scenarios(work: Path) -> dict:
         _, rows = hs.read_state(state_db)
         said = store.notices[before:]
         ok = bool(said) and not result.refused and OTHER in rows and noticed < 2
-        out[f"state.db {name} while open"] = {"ok": ok, "noticed_s": noticed, "said": said[:1],
-                                               "bump": "landed in the file at the path" if OTHER in rows else "lost"}
+        out[f"state.db {name} while open"] = {
+            "ok": ok,
+            "noticed_s": noticed,
+            "said": said[:1],
+            "bump": "landed in the file at the path" if OTHER in rows else "lost",
+        }
     store.close_thread_connection()
     return out
 
@@ -145,17 +154,22 @@ def plane_file_scenarios(work: Path) -> dict:
                                                         ("read", MEMORY, "--no-refresh"))}  # fmt: skip
         ok = all(r["exit"] == 0 and clean(r) and "salience is off" in r["err"] for r in runs.values())
         ok = ok and "not counted yet" in runs["read"]["out"]
-        out[f"state.db is {name}"] = {"ok": ok, "exits": {k: r["exit"] for k, r in runs.items()},
-                                      "slowest_s": max(r["seconds"] for r in runs.values()),
-                                      "said": [line for line in runs["list"]["err"].splitlines() if "state.db" in line][:1]}
+        out[f"state.db is {name}"] = {
+            "ok": ok,
+            "exits": {k: r["exit"] for k, r in runs.items()},
+            "slowest_s": max(r["seconds"] for r in runs.values()),
+            "said": [line for line in runs["list"]["err"].splitlines() if "state.db" in line][:1],
+        }
         if state_db.is_dir() and not state_db.is_symlink():
             state_db.rmdir()
         else:
             state_db.unlink()
     os.rename(aside, state_db)
     later = cli(root, "list", "--no-refresh")
-    out["reads kept meanwhile are counted once it is back"] = {"ok": "written now" in later["err"],
-                                                              "said": [x for x in later["err"].splitlines() if "written now" in x]}
+    out["reads kept meanwhile are counted once it is back"] = {
+        "ok": "written now" in later["err"],
+        "said": [x for x in later["err"].splitlines() if "written now" in x],
+    }
     untouched = outside.read_bytes() == digest
     out["the outside database is never written"] = {"ok": untouched and not Path(f"{outside}-journal").exists()}
     return out
@@ -178,8 +192,11 @@ def probes_import_scenarios(work: Path) -> dict:
         else:
             target.symlink_to(name.split(" to ")[1])
         run = cli(root, "probes", "import", "faq", str(pairs))
-        out[f"probes import onto {name}"] = {"ok": run["exit"] == 1 and clean(run) and "faq.jsonl" in run["err"],
-                                             "seconds": run["seconds"], "said": run["err"].strip().splitlines()[-1:]}
+        out[f"probes import onto {name}"] = {
+            "ok": run["exit"] == 1 and clean(run) and "faq.jsonl" in run["err"],
+            "seconds": run["seconds"],
+            "said": run["err"].strip().splitlines()[-1:],
+        }
         target.unlink()
     return out
 
@@ -220,7 +237,11 @@ def ledgers_scenarios(work: Path) -> dict:
         run = cli(root, "recall", "drain the vip", "--shape", "quotas", "--no-refresh")
         ok = run["exit"] == 1 and clean(run) and "ledgers.json" in run["err"] and "outside_secret_key" not in run["err"]
         ok = ok and len(run["err"]) < 1000
-        out[f"ledgers.json is {name}"] = {"ok": ok, "seconds": run["seconds"], "said": run["err"].strip().splitlines()[-1:]}
+        out[f"ledgers.json is {name}"] = {
+            "ok": ok,
+            "seconds": run["seconds"],
+            "said": run["err"].strip().splitlines()[-1:],
+        }
         if target.is_dir() and not target.is_symlink():
             target.rmdir()
         else:
@@ -228,16 +249,21 @@ def ledgers_scenarios(work: Path) -> dict:
     fifo = work / "ledgers-fifo"
     os.mkfifo(fifo)
     run = cli(root, "recall", "drain the vip", "--shape", "quotas", "--no-refresh", "--ledgers", str(fifo))
-    out["--ledgers FIFO"] = {"ok": run["exit"] == 1 and clean(run) and "FIFO" in run["err"], "seconds": run["seconds"],
-                             "said": run["err"].strip().splitlines()[-1:]}
+    out["--ledgers FIFO"] = {
+        "ok": run["exit"] == 1 and clean(run) and "FIFO" in run["err"],
+        "seconds": run["seconds"],
+        "said": run["err"].strip().splitlines()[-1:],
+    }
     from memhtml_desktop.index.store import Store
 
     store = Store(root, index_path=work / "ledgers-lenient.db")
     for name in ("deep nesting", "a 5,001-digit number"):
         target.write_text(cases[name])
         fallback = store.ledger_map(lenient=True)  # what the window asks
-        out[f"the window, ledgers.json is {name}"] = {"ok": bool(fallback.note) and fallback.name == "seed-003",
-                                                      "said": fallback.note[:160]}
+        out[f"the window, ledgers.json is {name}"] = {
+            "ok": bool(fallback.note) and fallback.name == "seed-003",
+            "said": fallback.note[:160],
+        }
     target.unlink()
     return out
 
@@ -252,8 +278,12 @@ def recovery_scenarios(work: Path, ops: int) -> dict:
     batch.write_text("".join(json.dumps({"op": "write", "title": f"Agent note {i}", "type": "semantic",
                                          "body": f"Agent note {i} says something of its own, number {i}."}) + "\n"
                              for i in range(ops)))  # fmt: skip
-    proc = subprocess.Popen([sys.executable, "-m", "memhtml_desktop", "--store", str(root), "apply", "--file", str(batch)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=hs.child_env())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memhtml_desktop", "--store", str(root), "apply", "--file", str(batch)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=hs.child_env(),
+    )
     started = time.monotonic()
     while time.monotonic() - started < 600:  # kill -9 once a good part of the batch is on disk
         if len(list(root.rglob("agent-note-*.html"))) >= ops // 3:
@@ -268,18 +298,31 @@ def recovery_scenarios(work: Path, ops: int) -> dict:
     said = [line for line in run["err"].splitlines() if "interrupted write" in line]
     left = len(list(root.rglob("agent-note-*.html")))
     status = git(root, "status", "--porcelain")
-    ok = (run["exit"] == 0 and bool(said) and "rolled back an interrupted write" not in said[0]
-          and "nothing was rolled back" in said[0] and left == written and status == "")
+    ok = (
+        run["exit"] == 0
+        and bool(said)
+        and "rolled back an interrupted write" not in said[0]
+        and "nothing was rolled back" in said[0]
+        and left == written
+        and status == ""
+    )
     out[f"kill -9 of a {ops}-op apply, then git add -A && git commit"] = {
-        "ok": ok, "files_on_disk": written, "files_after_recovery": left, "tree_clean": status == "",
-        "said": [s[:300] for s in said]}
+        "ok": ok,
+        "files_on_disk": written,
+        "files_after_recovery": left,
+        "tree_clean": status == "",
+        "said": [s[:300] for s in said],
+    }
     moved = work / "apply-renamed"
     root2 = fresh(work, "undo")
     archived = cli(root2, "archive", MEMORY, "--reason", "retired")
     os.rename(root2, moved)
     undone = cli(moved, "undo")
     ok = archived["exit"] == 0 and undone["exit"] == 0 and "Revert" in git(moved, "log", "-1", "--format=%s")
-    out["undo after the store's folder was renamed"] = {"ok": ok, "said": (undone["out"] + undone["err"]).strip().splitlines()[:1]}
+    out["undo after the store's folder was renamed"] = {
+        "ok": ok,
+        "said": (undone["out"] + undone["err"]).strip().splitlines()[:1],
+    }
     return out
 
 
@@ -306,7 +349,9 @@ def main() -> int:
         broke += not figures["ok"]
         detail = {k: v for k, v in figures.items() if k != "ok"}
         print(f"{'held  ' if figures['ok'] else 'BROKEN'}  {name}  {json.dumps(detail, ensure_ascii=False)[:400]}")
-    print(f"{len(results) - broke} of {len(results)} held; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        f"{len(results) - broke} of {len(results)} held; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     if args.out:
         args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False))
     return 1 if broke else 0

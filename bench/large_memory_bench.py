@@ -30,23 +30,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 LARGE = "areas/logs/a-pasted-incident-transcript.html"
 SMALL = "areas/oncall/memory-3.html"
-WORDS = ("deploy rollback drain vip canary replica lag pool connection invoice compactor interval "
-         "retry webhook timeout token clock drift migration lock terraform state provider").split()
+WORDS = (
+    "deploy rollback drain vip canary replica lag pool connection invoice compactor interval "
+    "retry webhook timeout token clock drift migration lock terraform state provider"
+).split()
 
 
 def page(title: str, claim: str, paragraphs: list[str]) -> str:
     from tests.memfiles import memory_html
 
-    return memory_html(title=title, claim=claim, memory_type="episodic",
-                       article_extra="\n".join(f"<p>{p}</p>" for p in paragraphs))
+    return memory_html(
+        title=title, claim=claim, memory_type="episodic", article_extra="\n".join(f"<p>{p}</p>" for p in paragraphs)
+    )
 
 
 def write_store(root: Path, mb: float) -> None:
     for i in range(20):
         target = root / f"areas/oncall/memory-{i}.html"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(page(f"Memory {i} about {WORDS[i]}", f"The {WORDS[i]} rule number {i} holds.",
-                               [f"Paragraph about {WORDS[i]} and {WORDS[(i + 1) % len(WORDS)]}."]), encoding="utf-8")
+        target.write_text(
+            page(
+                f"Memory {i} about {WORDS[i]}",
+                f"The {WORDS[i]} rule number {i} holds.",
+                [f"Paragraph about {WORDS[i]} and {WORDS[(i + 1) % len(WORDS)]}."],
+            ),
+            encoding="utf-8",
+        )
     paragraphs, size, n = [], 0, 0
     while size < mb * 1_000_000:
         text = " ".join(WORDS[(n * 7 + j) % len(WORDS)] for j in range(60)) + f" (line {n})."
@@ -55,8 +64,9 @@ def write_store(root: Path, mb: float) -> None:
         n += 1
     target = root / LARGE
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(page("A pasted incident transcript", "The incident transcript was pasted whole.", paragraphs),
-                      encoding="utf-8")
+    target.write_text(
+        page("A pasted incident transcript", "The incident transcript was pasted whole.", paragraphs), encoding="utf-8"
+    )
 
 
 def open_in_window(window, app, path: str) -> tuple[float, float]:
@@ -111,8 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     store.index()
     expanded = store.expand(LARGE)
     warned = [w for p in store.problems() if p.path == LARGE for w in (*p.violations, *p.warnings)]
-    print(f"a {size / 1_000_000:.2f} MB memory: expand returns {len(expanded.text):,} characters; "
-          f"Problems: {warned or 'no warning'}", flush=True)
+    print(
+        f"a {size / 1_000_000:.2f} MB memory: expand returns {len(expanded.text):,} characters; "
+        f"Problems: {warned or 'no warning'}",
+        flush=True,
+    )
     app = ensure_app()
     window = MainWindow(store, Settings(debounce_ms=0), watch=False)
     window.resize(1400, 900)
@@ -124,17 +137,32 @@ def main(argv: list[str] | None = None) -> int:
     for n in range(args.rounds):
         small = open_in_window(window, app, SMALL)
         large = open_in_window(window, app, LARGE)
-        rounds.append({"small_s": round(small[0], 3), "small_stall_s": round(small[1], 3),
-                       "large_s": round(large[0], 3), "large_stall_s": round(large[1], 3)})
-        print(f"round {n + 1}: ordinary memory {small[0]:.3f} s (longest GUI stall {small[1]:.3f} s); "
-              f"the large one {large[0]:.3f} s (longest GUI stall {large[1]:.3f} s)", flush=True)
+        rounds.append(
+            {
+                "small_s": round(small[0], 3),
+                "small_stall_s": round(small[1], 3),
+                "large_s": round(large[0], 3),
+                "large_stall_s": round(large[1], 3),
+            }
+        )
+        print(
+            f"round {n + 1}: ordinary memory {small[0]:.3f} s (longest GUI stall {small[1]:.3f} s); "
+            f"the large one {large[0]:.3f} s (longest GUI stall {large[1]:.3f} s)",
+            flush=True,
+        )
     shown = window.reader.article.document().characterCount()
     window.shutdown()
     store.close_thread_connection()
     QApplication.processEvents()
-    out = {"file_bytes": size, "expand_chars": len(expanded.text), "problems": warned, "reader_chars": shown,
-           "rounds": rounds, "large_s_best": min(r["large_s"] for r in rounds),
-           "large_stall_s_best": min(r["large_stall_s"] for r in rounds)}
+    out = {
+        "file_bytes": size,
+        "expand_chars": len(expanded.text),
+        "problems": warned,
+        "reader_chars": shown,
+        "rounds": rounds,
+        "large_s_best": min(r["large_s"] for r in rounds),
+        "large_stall_s_best": min(r["large_stall_s"] for r in rounds),
+    }
     print(json.dumps(out))
     if args.json:
         args.json.write_text(json.dumps(out, indent=1), encoding="utf-8")

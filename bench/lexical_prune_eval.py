@@ -49,10 +49,13 @@ def row_count(conn, table: str) -> int:
 class Variants:
     def __init__(self, conn, table: str, weights: str) -> None:
         self.conn, self.table = conn, table
-        self.plain = (f"SELECT rowid, bm25({table}{weights}) AS score FROM {table} WHERE {table} MATCH ?1 "
-                      f"ORDER BY score ASC LIMIT ?2")
+        self.plain = (
+            f"SELECT rowid, bm25({table}{weights}) AS score FROM {table} WHERE {table} MATCH ?1 "
+            f"ORDER BY score ASC LIMIT ?2"
+        )
         self.within = self.plain.replace(
-            " ORDER BY", f" AND +rowid IN (SELECT rowid FROM {table} WHERE {table} MATCH ?3) ORDER BY")
+            " ORDER BY", f" AND +rowid IN (SELECT rowid FROM {table} WHERE {table} MATCH ?3) ORDER BY"
+        )
         self.rows = row_count(conn, table)
 
     def terms(self, match: str):
@@ -60,8 +63,10 @@ class Variants:
         if ANY_OF.fullmatch(match) is None:
             return None
         phrases = PHRASE.findall(match)
-        docs = [self.conn.execute(f"SELECT count(*) FROM {self.table} WHERE {self.table} MATCH ?1", (p,)).fetchone()[0]
-                for p in phrases]
+        docs = [
+            self.conn.execute(f"SELECT count(*) FROM {self.table} WHERE {self.table} MATCH ?1", (p,)).fetchone()[0]
+            for p in phrases
+        ]
         bounds = [(K1 + 1.0) * max(math.log((self.rows - n + 0.5) / (n + 0.5)), 1e-6) * (1 + 1e-9) for n in docs]
         order = sorted(range(len(phrases)), key=lambda i: (bounds[i], -i))
         return [phrases[i] for i in order], [bounds[i] for i in order], [docs[i] for i in order]
@@ -164,8 +169,11 @@ def main(argv=None) -> int:
             worse[name] += ms > plain_ms
             line += f"  {name} {ms:7.2f}"
         print(f"{line}  {match[:60]}")
-    print(json.dumps({"queries": len(matches), "cpu_ms": {k: round(v, 1) for k, v in totals.items()},
-                      "slower_than_plain": worse}))
+    print(
+        json.dumps(
+            {"queries": len(matches), "cpu_ms": {k: round(v, 1) for k, v in totals.items()}, "slower_than_plain": worse}
+        )
+    )
     return 0
 
 

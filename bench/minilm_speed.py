@@ -56,7 +56,9 @@ def store_chunks(directory: Path, count: int, seed: int) -> list[str]:
     return texts
 
 
-def _legacy_batched(embedder: MiniLMEmbedder, texts: list[str], max_texts: int = 32, max_tokens: int = 2048) -> np.ndarray:
+def _legacy_batched(
+    embedder: MiniLMEmbedder, texts: list[str], max_texts: int = 32, max_tokens: int = 2048
+) -> np.ndarray:
     """The embed loop this embedder had before: length-sorted, padded batches."""
     session, tokenizer = embedder._state or embedder._ensure_loaded()
     out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
@@ -143,8 +145,17 @@ def query_latency(labels: list[str], rounds: int, cache_dir: Path | None) -> int
         median, p95 = statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
         results[label] = {"median_ms": round(median, 2), "p95_ms": round(p95, 2)}
         print(f"{label:<44} {median:>10.2f} {p95:>8.2f}")
-    print(json.dumps({"bench": "minilm_speed", "latency": True, "rounds": rounds,
-                      "loadavg_1m_end": round(os.getloadavg()[0], 2), "results": results}))
+    print(
+        json.dumps(
+            {
+                "bench": "minilm_speed",
+                "latency": True,
+                "rounds": rounds,
+                "loadavg_1m_end": round(os.getloadavg()[0], 2),
+                "results": results,
+            }
+        )
+    )
     return 0
 
 
@@ -152,16 +163,28 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "memhtml-bench-store",
-                        help="where the generated store lives (suffixed with the count; shared with index_bench)")
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "memhtml-bench-store",
+        help="where the generated store lives (suffixed with the count; shared with index_bench)",
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="", help="comma-separated labels (default: all)")
     parser.add_argument("--cache-dir", type=Path, default=None)
     parser.add_argument("--latency", action="store_true", help="time one query alone instead of the store's chunks")
-    parser.add_argument("--sample", type=int, default=0, metavar="N",
-                        help="time N of the chunks (every k-th in path order, so the length mix stays), for a busy machine")
-    parser.add_argument("--no-quality", action="store_true",
-                        help="skip the comparison with fp32 (deterministic, so one full run is enough): timings only")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time N of the chunks (every k-th in path order, so the length mix stays), for a busy machine",
+    )
+    parser.add_argument(
+        "--no-quality",
+        action="store_true",
+        help="skip the comparison with fp32 (deterministic, so one full run is enough): timings only",
+    )
     args = parser.parse_args(argv)
     labels = [label for label in CONFIGS if not args.only or label in args.only.split(",")]
     if args.latency:
@@ -174,14 +197,24 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(20260802)
     picks = rng.choice(len(texts), size=min(200, len(texts)), replace=False)
     probe_queries = [" ".join(texts[i].split()[:8]) for i in picks]
-    print(f"{len(texts)} chunks from the generated store ({args.count} memories, seed {args.seed}"
-          f"{f'; a sample of {args.sample}' if args.sample else ''}); "
-          f"{args.rounds} rounds; cpu count {os.cpu_count()}", flush=True)
+    print(
+        f"{len(texts)} chunks from the generated store ({args.count} memories, seed {args.seed}"
+        f"{f'; a sample of {args.sample}' if args.sample else ''}); "
+        f"{args.rounds} rounds; cpu count {os.cpu_count()}",
+        flush=True,
+    )
 
     runners = {label: _runner(label, args.cache_dir) for label in labels}
-    quality: dict[str, dict[str, float]] = {label: {"space": runners[label][0].space, "cos_min": float("nan"),
-                                                    "cos_mean": float("nan"), "paraphrase_mrr": float("nan"),
-                                                    "overlap_at_10": float("nan")} for label in labels}
+    quality: dict[str, dict[str, float]] = {
+        label: {
+            "space": runners[label][0].space,
+            "cos_min": float("nan"),
+            "cos_mean": float("nan"),
+            "paraphrase_mrr": float("nan"),
+            "overlap_at_10": float("nan"),
+        }
+        for label in labels
+    }
     if not args.no_quality:
         reference, _ = _runner("fp32, one text per run, 2 runs x 1 thread", args.cache_dir)
         ref_vectors, ref_queries = embed_all(reference.embed, texts), reference.embed(probe_queries)
@@ -209,18 +242,35 @@ def main(argv: list[str] | None = None) -> int:
         print(f"round {round_no + 1}: load average {os.getloadavg()[0]:.2f}", flush=True)
 
     results = {}
-    print(f"\n{'configuration':<44} {'texts/s best':>12} {'median':>8} {'CPU s/1k':>9} {'cos min':>8} "
-          f"{'cos mean':>9} {'para MRR':>9} {'ovl@10':>7}")
+    print(
+        f"\n{'configuration':<44} {'texts/s best':>12} {'median':>8} {'CPU s/1k':>9} {'cos min':>8} "
+        f"{'cos mean':>9} {'para MRR':>9} {'ovl@10':>7}"
+    )
     for label in labels:
         rates = [len(texts) / wall for wall, _ in timings[label]]
         cpu_per_k = statistics.median(cpu for _, cpu in timings[label]) / len(texts) * 1000
         q = quality[label]
-        results[label] = {"best": round(max(rates), 1), "median": round(statistics.median(rates), 1),
-                          "cpu_s_per_1000": round(cpu_per_k, 2), **q}
-        print(f"{label:<44} {max(rates):>12.1f} {statistics.median(rates):>8.1f} {cpu_per_k:>9.2f} "
-              f"{q['cos_min']:>8.4f} {q['cos_mean']:>9.5f} {q['paraphrase_mrr']:>9.4f} {q['overlap_at_10']:>7.3f}")
-    print(json.dumps({"bench": "minilm_speed", "chunks": len(texts), "rounds": args.rounds,
-                      "loadavg_1m_end": round(os.getloadavg()[0], 2), "results": results}))
+        results[label] = {
+            "best": round(max(rates), 1),
+            "median": round(statistics.median(rates), 1),
+            "cpu_s_per_1000": round(cpu_per_k, 2),
+            **q,
+        }
+        print(
+            f"{label:<44} {max(rates):>12.1f} {statistics.median(rates):>8.1f} {cpu_per_k:>9.2f} "
+            f"{q['cos_min']:>8.4f} {q['cos_mean']:>9.5f} {q['paraphrase_mrr']:>9.4f} {q['overlap_at_10']:>7.3f}"
+        )
+    print(
+        json.dumps(
+            {
+                "bench": "minilm_speed",
+                "chunks": len(texts),
+                "rounds": args.rounds,
+                "loadavg_1m_end": round(os.getloadavg()[0], 2),
+                "results": results,
+            }
+        )
+    )
     return 0
 
 

@@ -102,12 +102,19 @@ def step_cost(store: Store, queries: list[str], rounds: int) -> dict[str, float]
             step_cpu.append((time.thread_time() - cpu) * 1000)
     # CPU time (this thread's) leaves out the moments a loaded machine gave the core to others,
     # which on a shared machine are most of a short task's wall-clock p95
-    return {"searches": len(step), "step_p50_ms": statistics.median(step), "step_p95_ms": pct(step, 0.95),
-            "step_max_ms": max(step), "step_cpu_p50_ms": statistics.median(step_cpu),
-            "step_cpu_p95_ms": pct(step_cpu, 0.95), "search_p50_ms": statistics.median(search),
-            "search_p95_ms": pct(search, 0.95), "search_cpu_p50_ms": statistics.median(search_cpu),
-            "search_cpu_p95_ms": pct(search_cpu, 0.95),
-            "pairs_per_search": sum(len(p.pairs or ()) for _, p in pools) / max(1, len(pools))}
+    return {
+        "searches": len(step),
+        "step_p50_ms": statistics.median(step),
+        "step_p95_ms": pct(step, 0.95),
+        "step_max_ms": max(step),
+        "step_cpu_p50_ms": statistics.median(step_cpu),
+        "step_cpu_p95_ms": pct(step_cpu, 0.95),
+        "search_p50_ms": statistics.median(search),
+        "search_p95_ms": pct(search, 0.95),
+        "search_cpu_p50_ms": statistics.median(search_cpu),
+        "search_cpu_p95_ms": pct(search_cpu, 0.95),
+        "pairs_per_search": sum(len(p.pairs or ()) for _, p in pools) / max(1, len(pools)),
+    }
 
 
 def main() -> int:
@@ -119,7 +126,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", type=Path, default=None)
     ap.add_argument("--json", type=Path, default=None)
-    ap.add_argument("--cost-only", action="store_true", help="skip the quality figures (the stores must exist in --dir)")
+    ap.add_argument(
+        "--cost-only", action="store_true", help="skip the quality figures (the stores must exist in --dir)"
+    )
     args = ap.parse_args()
     base = args.dir or Path(tempfile.mkdtemp(prefix="newer-first-bench-"))
     base.mkdir(parents=True, exist_ok=True)
@@ -133,7 +142,9 @@ def main() -> int:
         else:
             made = fact_store.build(root, slots=args.slots, seed=seed)
             fact_store.save_truth(made, truth)
-        print(f"fact store seed {seed}: {len(made.facts)} memories, {len(made.questions)} questions about a changed slot")
+        print(
+            f"fact store seed {seed}: {len(made.facts)} memories, {len(made.questions)} questions about a changed slot"
+        )
         for embedder in [e for e in args.embedders.split(",") if e]:
             store = Store(root, index_path=base / f"facts-{seed}-{embedder}.db", embedder=make_embedder(embedder))
             store.index()
@@ -147,18 +158,29 @@ def main() -> int:
                 if name == "after":
                     row.update(lost_unflagged=unflagged, lost_outside_pool=outside)
             out["quality"].append(row)
-            print(f"  {embedder}: newest first memhtml {row['memhtml']:.1%}, default before {row['before']:.1%}, "
-                  f"after {row['after']:.1%} (target >= 90%); of the {len(made.questions) - round(row['after'] * len(made.questions))} "
-                  f"lost, {row['lost_unflagged']} hold a pair the rule does not flag, {row['lost_outside_pool']} "
-                  "have the newest outside the pool", flush=True)
+            print(
+                f"  {embedder}: newest first memhtml {row['memhtml']:.1%}, default before {row['before']:.1%}, "
+                f"after {row['after']:.1%} (target >= 90%); of the {len(made.questions) - round(row['after'] * len(made.questions))} "
+                f"lost, {row['lost_unflagged']} hold a pair the rule does not flag, {row['lost_outside_pool']} "
+                "have the newest outside the pool",
+                flush=True,
+            )
     if first_store is not None:
-        questions = [q for q, _, _ in fact_store.load_truth(first_store.root, base / f"{first_store.root.name}.truth.json").questions[:200]]
+        questions = [
+            q
+            for q, _, _ in fact_store.load_truth(
+                first_store.root, base / f"{first_store.root.name}.truth.json"
+            ).questions[:200]
+        ]
         cost = step_cost(first_store, questions, args.rounds)
         out["cost"]["facts"] = cost
-        print(f"step cost on the fact store ({cost['pairs_per_search']:.1f} pairs a search): CPU p50 "
-              f"{cost['step_cpu_p50_ms']:.3f} ms, p95 {cost['step_cpu_p95_ms']:.3f} ms (wall p50 {cost['step_p50_ms']:.3f}, "
-              f"p95 {cost['step_p95_ms']:.3f}), against search CPU p50 {cost['search_cpu_p50_ms']:.1f} ms, "
-              f"p95 {cost['search_cpu_p95_ms']:.1f} ms", flush=True)
+        print(
+            f"step cost on the fact store ({cost['pairs_per_search']:.1f} pairs a search): CPU p50 "
+            f"{cost['step_cpu_p50_ms']:.3f} ms, p95 {cost['step_cpu_p95_ms']:.3f} ms (wall p50 {cost['step_p50_ms']:.3f}, "
+            f"p95 {cost['step_p95_ms']:.3f}), against search CPU p50 {cost['search_cpu_p50_ms']:.1f} ms, "
+            f"p95 {cost['search_cpu_p95_ms']:.1f} ms",
+            flush=True,
+        )
     if args.scale:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from index_bench import ensure_store
@@ -166,13 +188,19 @@ def main() -> int:
         root = ensure_store(base / f"scale-{args.scale}", args.scale, 11)  # its own: a shared index would be migrated
         store = Store(root, index_path=base / f"scale-{args.scale}.db")
         store.index()
-        queries = [q.strip() for q in (Path(__file__).with_name("queries.txt")).read_text(encoding="utf-8").splitlines() if q.strip()]
+        queries = [
+            q.strip()
+            for q in (Path(__file__).with_name("queries.txt")).read_text(encoding="utf-8").splitlines()
+            if q.strip()
+        ]
         cost = step_cost(store, queries, args.rounds)
         out["cost"]["scale"] = {"memories": args.scale, **cost}
-        print(f"step cost at {args.scale:,} memories ({cost['pairs_per_search']:.2f} pairs a search): CPU p50 "
-              f"{cost['step_cpu_p50_ms']:.3f} ms, p95 {cost['step_cpu_p95_ms']:.3f} ms (wall p50 {cost['step_p50_ms']:.3f}, "
-              f"p95 {cost['step_p95_ms']:.3f}, max {cost['step_max_ms']:.2f}), against search CPU p50 "
-              f"{cost['search_cpu_p50_ms']:.1f} ms, p95 {cost['search_cpu_p95_ms']:.1f} ms (target: the step <= 1-2 ms)")
+        print(
+            f"step cost at {args.scale:,} memories ({cost['pairs_per_search']:.2f} pairs a search): CPU p50 "
+            f"{cost['step_cpu_p50_ms']:.3f} ms, p95 {cost['step_cpu_p95_ms']:.3f} ms (wall p50 {cost['step_p50_ms']:.3f}, "
+            f"p95 {cost['step_p95_ms']:.3f}, max {cost['step_max_ms']:.2f}), against search CPU p50 "
+            f"{cost['search_cpu_p50_ms']:.1f} ms, p95 {cost['search_cpu_p95_ms']:.1f} ms (target: the step <= 1-2 ms)"
+        )
     print(f"stores kept in {base}")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")

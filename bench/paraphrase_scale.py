@@ -51,12 +51,27 @@ def _slug(text: str) -> str:
 
 def _memory(title: str, claim: str, when: str) -> str:
     esc = html.escape
-    return "\n".join([
-        "<!doctype html>", '<html lang="en">', "<head>", '<meta charset="utf-8">', f"<title>{esc(title)}</title>",
-        '<meta name="memhtml-type" content="semantic">', '<meta name="memhtml-status" content="active">',
-        f'<meta name="memhtml-created" content="{when}">', f'<meta name="memhtml-updated" content="{when}">',
-        "</head>", "<body>", "<article>", f"<p><mark>{esc(claim)}</mark></p>", "</article>", "</body>", "</html>", "",
-    ])
+    return "\n".join(
+        [
+            "<!doctype html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            f"<title>{esc(title)}</title>",
+            '<meta name="memhtml-type" content="semantic">',
+            '<meta name="memhtml-status" content="active">',
+            f'<meta name="memhtml-created" content="{when}">',
+            f'<meta name="memhtml-updated" content="{when}">',
+            "</head>",
+            "<body>",
+            "<article>",
+            f"<p><mark>{esc(claim)}</mark></p>",
+            "</article>",
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
 
 
 def plant(root: Path) -> list[str]:
@@ -136,18 +151,32 @@ def _searches(store: Store, targets: list[str], profile, files: int, index_s: fl
         "index_files_per_s": round(files / index_s, 1) if index_s else None,
         "fused_mrr_at_10": round(statistics.mean(reciprocal), 4),
         "fused_recall_at_10": round(sum(1 for r in rows if r["position"]) / len(rows), 4),
-        "fused_order_mrr_at_10": round(statistics.mean(
-            1.0 / r["fused_position"] if r["fused_position"] and r["fused_position"] <= 10 else 0.0 for r in rows), 4),
+        "fused_order_mrr_at_10": round(
+            statistics.mean(
+                1.0 / r["fused_position"] if r["fused_position"] and r["fused_position"] <= 10 else 0.0 for r in rows
+            ),
+            4,
+        ),
         "vector_mrr": round(statistics.mean(vector_rr), 4),
-        "vector_recall_at_10": round(sum(1 for r in rows if r["vector_rank"] and r["vector_rank"] <= 10) / len(rows), 4),
+        "vector_recall_at_10": round(
+            sum(1 for r in rows if r["vector_rank"] and r["vector_rank"] <= 10) / len(rows), 4
+        ),
         "vector_rank_1": sum(1 for r in rows if r["vector_rank"] == 1),
         "in_fused_pool": len(in_pool),
         "median_fused_position": statistics.median(in_pool) if in_pool else None,
         "misses": len(misses),
         "misses_with_vector_rank_1": sum(1 for r in misses if r["vector_rank"] == 1),
-        "miss_page_multi_arm_share": round(statistics.mean(r["page_multi_arm"] / 10 for r in misses), 3) if misses else None,
-        "miss_tenth_score_median": round(statistics.median(r["page_tenth_score"] for r in misses if r["page_tenth_score"]), 5) if misses else None,
-        "miss_target_score_median": round(statistics.median(r["fused_score"] or 0.0 for r in misses), 5) if misses else None,
+        "miss_page_multi_arm_share": round(statistics.mean(r["page_multi_arm"] / 10 for r in misses), 3)
+        if misses
+        else None,
+        "miss_tenth_score_median": round(
+            statistics.median(r["page_tenth_score"] for r in misses if r["page_tenth_score"]), 5
+        )
+        if misses
+        else None,
+        "miss_target_score_median": round(statistics.median(r["fused_score"] or 0.0 for r in misses), 5)
+        if misses
+        else None,
         "targets_with_fts_rank": sum(1 for r in rows if r["fts_rank"]),
         "rows": rows,
     }
@@ -158,9 +187,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="300,3000,30000")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--embedders", default="minilm")
-    parser.add_argument("--rankings", default=",".join(PROFILES), help="ranking profiles to search with (one index each size)")
+    parser.add_argument(
+        "--rankings", default=",".join(PROFILES), help="ranking profiles to search with (one index each size)"
+    )
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "memhtml-paraphrase-scale")
-    parser.add_argument("--keep", action="store_true", help="keep the stores and indexes (per-query rows go to DIR/rows.json always)")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the stores and indexes (per-query rows go to DIR/rows.json always)"
+    )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     embedders = [e.strip() for e in args.embedders.split(",") if e.strip()]
@@ -177,22 +210,36 @@ def main(argv: list[str] | None = None) -> int:
                 Path(str(index) + suffix).unlink(missing_ok=True)
             for ranking, r in measure(root, targets, name, index, rankings).items():
                 results.setdefault(str(size), {})[f"{name}/{ranking}"] = r
-                print(f"{size:>6} memories [{name}, ranking {ranking}] indexed in {r['index_seconds']:.1f} s ({r['index_files_per_s']} files/s); "
-                      f"fused MRR@10 {r['fused_mrr_at_10']:.3f} (recall@10 {r['fused_recall_at_10']:.2f}; fused order before the "
-                      f"post-fusion steps {r['fused_order_mrr_at_10']:.3f}); "
-                      f"vector arm MRR {r['vector_mrr']:.3f} (recall@10 {r['vector_recall_at_10']:.2f}, rank 1: {r['vector_rank_1']}/30); "
-                      f"in the fused pool {r['in_fused_pool']}/30 (median position {r['median_fused_position']}); misses {r['misses']} "
-                      f"({r['misses_with_vector_rank_1']} with vector rank 1; page-one hits ranked by 2+ arms: "
-                      f"{r['miss_page_multi_arm_share']}; 10th hit's score {r['miss_tenth_score_median']} vs target's "
-                      f"{r['miss_target_score_median']}); targets the lexical arm ranks: {r['targets_with_fts_rank']}/30", flush=True)
+                print(
+                    f"{size:>6} memories [{name}, ranking {ranking}] indexed in {r['index_seconds']:.1f} s ({r['index_files_per_s']} files/s); "
+                    f"fused MRR@10 {r['fused_mrr_at_10']:.3f} (recall@10 {r['fused_recall_at_10']:.2f}; fused order before the "
+                    f"post-fusion steps {r['fused_order_mrr_at_10']:.3f}); "
+                    f"vector arm MRR {r['vector_mrr']:.3f} (recall@10 {r['vector_recall_at_10']:.2f}, rank 1: {r['vector_rank_1']}/30); "
+                    f"in the fused pool {r['in_fused_pool']}/30 (median position {r['median_fused_position']}); misses {r['misses']} "
+                    f"({r['misses_with_vector_rank_1']} with vector rank 1; page-one hits ranked by 2+ arms: "
+                    f"{r['miss_page_multi_arm_share']}; 10th hit's score {r['miss_tenth_score_median']} vs target's "
+                    f"{r['miss_target_score_median']}); targets the lexical arm ranks: {r['targets_with_fts_rank']}/30",
+                    flush=True,
+                )
             if not args.keep:
                 for suffix in ("", "-wal", "-shm"):
                     Path(str(index) + suffix).unlink(missing_ok=True)
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
-    summary = {size: {name: {k: v for k, v in r.items() if k != "rows"} for name, r in by.items()} for size, by in results.items()}
-    print(json.dumps({"bench": "paraphrase_scale", "seed": args.seed, "loadavg_1m_end": round(os.getloadavg()[0], 2),
-                      "results": summary}))
+    summary = {
+        size: {name: {k: v for k, v in r.items() if k != "rows"} for name, r in by.items()}
+        for size, by in results.items()
+    }
+    print(
+        json.dumps(
+            {
+                "bench": "paraphrase_scale",
+                "seed": args.seed,
+                "loadavg_1m_end": round(os.getloadavg()[0], 2),
+                "results": summary,
+            }
+        )
+    )
     (args.dir / "rows.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
     return 0
 

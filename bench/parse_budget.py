@@ -37,8 +37,9 @@ def one_p(count: int, *, end_tag: bool = False, one_name: bool = False) -> str:
 
 def elements(count: int, per: int, *, own_names: bool = False) -> str:
     """`count` `<i>` elements of `per` attributes each: shared names, or names of each one's own."""
-    return HEAD + "".join(f"<i {_attrs(f'a{i}x{j}' if own_names else f'a{j}' for j in range(per))}>x</i>"
-                          for i in range(count))
+    return HEAD + "".join(
+        f"<i {_attrs(f'a{i}x{j}' if own_names else f'a{j}' for j in range(per))}>x</i>" for i in range(count)
+    )
 
 
 def shapes(big: bool) -> list[tuple[str, str]]:
@@ -60,8 +61,12 @@ def shapes(big: bool) -> list[tuple[str, str]]:
         ("a 7 MB paragraph of prose", HEAD + "<p>" + "word " * 1_400_000 + "</p>"),
     ]
     if big:
-        out.append(("issue 40: 700,000 attributes on one <p> (6.9 MB)",
-                    HEAD + "<p " + _attrs(f'k{j:x}=""' for j in range(700_000)) + ">x</p>"))
+        out.append(
+            (
+                "issue 40: 700,000 attributes on one <p> (6.9 MB)",
+                HEAD + "<p " + _attrs(f'k{j:x}=""' for j in range(700_000)) + ">x</p>",
+            )
+        )
     return out
 
 
@@ -103,12 +108,28 @@ def main() -> int:
         parse_s = lexbor_seconds(text, args.limit)
         shown = f"{parse_s:8.3f}s" if parse_s is not None else f">{args.limit:.0f} s".rjust(9)
         print(f"{name:52s} {len(text) / 1e6:5.1f} {shown} {check_s * 1000:7.1f}ms  {verdict}")
-        rows.append({"shape": name, "mb": round(len(text) / 1e6, 2),
-                     "lexbor_s": None if parse_s is None else round(parse_s, 4),
-                     "check_ms": round(check_s * 1000, 2), "verdict": verdict})
-    print(json.dumps({"limits": {"start_tags": budget.MAX_START_TAGS, "element_attributes": budget.MAX_ELEMENT_ATTRIBUTES,
-                                 "attributes": budget.MAX_ATTRIBUTES, "attribute_names": budget.MAX_ATTRIBUTE_NAMES},
-                      "shapes": rows}))
+        rows.append(
+            {
+                "shape": name,
+                "mb": round(len(text) / 1e6, 2),
+                "lexbor_s": None if parse_s is None else round(parse_s, 4),
+                "check_ms": round(check_s * 1000, 2),
+                "verdict": verdict,
+            }
+        )
+    print(
+        json.dumps(
+            {
+                "limits": {
+                    "start_tags": budget.MAX_START_TAGS,
+                    "element_attributes": budget.MAX_ELEMENT_ATTRIBUTES,
+                    "attributes": budget.MAX_ATTRIBUTES,
+                    "attribute_names": budget.MAX_ATTRIBUTE_NAMES,
+                },
+                "shapes": rows,
+            }
+        )
+    )
     return 0
 
 

@@ -133,8 +133,13 @@ def blob_of(index: Path, path: str) -> str | None:
 def run_one(poller: str, store_dir: Path, index: Path, idle_s: float, n: int) -> dict:
     from memhtml_desktop.devtools.store_render import minimal_memory
 
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(store_dir), str(index), poller], cwd=ROOT,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(store_dir), str(index), poller],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         started = time.perf_counter()
         ready = json.loads(child.stdout.readline())
@@ -167,10 +172,15 @@ def run_one(poller: str, store_dir: Path, index: Path, idle_s: float, n: int) ->
             child.wait(60)
         except Exception:  # noqa: BLE001
             child.kill()
-    return {"poller": poller, "start_up_s": round(start_up_s, 1), "idle_s": idle_s,
-            "idle_cpu_s": round(idle_cpu, 2), "idle_core_share": round(share, 4),
-            "new_file_visible_s": None if created_s is None else round(created_s, 2),
-            "in_place_edit_visible_s": None if edited_s is None else round(edited_s, 2)}
+    return {
+        "poller": poller,
+        "start_up_s": round(start_up_s, 1),
+        "idle_s": idle_s,
+        "idle_cpu_s": round(idle_cpu, 2),
+        "idle_core_share": round(share, 4),
+        "new_file_visible_s": None if created_s is None else round(created_s, 2),
+        "in_place_edit_visible_s": None if edited_s is None else round(edited_s, 2),
+    }
 
 
 def main() -> int:
@@ -193,11 +203,22 @@ def main() -> int:
     for n, poller in enumerate(args.poller.split(",")):
         row = run_one(poller.strip(), store_dir, index, args.idle, n)
         rows.append(row)
-        print(f"{row['poller']:9s} idle {row['idle_core_share'] * 100:5.1f}% of a core "
-              f"({row['idle_cpu_s']:.2f} s CPU in {row['idle_s']:.0f} s); new file searchable in "
-              f"{row['new_file_visible_s']} s, in-place edit in {row['in_place_edit_visible_s']} s", flush=True)
-    print(json.dumps({"count": args.count, "load_before": [round(x, 2) for x in load],
-                      "load_after": [round(x, 2) for x in os.getloadavg()], "runs": rows}))
+        print(
+            f"{row['poller']:9s} idle {row['idle_core_share'] * 100:5.1f}% of a core "
+            f"({row['idle_cpu_s']:.2f} s CPU in {row['idle_s']:.0f} s); new file searchable in "
+            f"{row['new_file_visible_s']} s, in-place edit in {row['in_place_edit_visible_s']} s",
+            flush=True,
+        )
+    print(
+        json.dumps(
+            {
+                "count": args.count,
+                "load_before": [round(x, 2) for x in load],
+                "load_after": [round(x, 2) for x in os.getloadavg()],
+                "runs": rows,
+            }
+        )
+    )
     return 0
 
 

@@ -35,11 +35,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from realtext_eval import open_indexed  # noqa: E402
+
 from memhtml_desktop.domain.catalogue import LEAD, question_kind, score_lead  # noqa: E402
 from memhtml_desktop.domain.probes import read_probe_set  # noqa: E402
 from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML  # noqa: E402
 from memhtml_desktop.domain.stopwords import STOPWORD_SET  # noqa: E402
-from realtext_eval import open_indexed  # noqa: E402
 
 K = 10
 TRAIN = ("tools", "perl")
@@ -62,8 +63,13 @@ def vague_questions(store, n: int, seed: int) -> list[str]:
 def features(store, query: str, profile) -> dict:
     result = store.search(query, limit=K, ranking=profile)
     every = store.retriever().every_word_count(query, None, profile)
-    return {"every": every.count, "every_form": every.form, "bound_form": result.matches.form,
-            "bound": result.matches.count, "scores": [h.score for h in result.hits]}
+    return {
+        "every": every.count,
+        "every_form": every.form,
+        "bound_form": result.matches.form,
+        "bound": result.matches.count,
+        "scores": [h.score for h in result.hits],
+    }
 
 
 def old_rule(f: dict) -> str:
@@ -76,8 +82,9 @@ def rules(threshold: float, fusion: str) -> dict:
         "count: 1..k hold every word": lambda f: "specific" if 0 < f["every"] <= K else "vague",
         f"peak: lead >= {threshold:.2f}": lambda f: "specific" if score_lead(f["scores"]) >= threshold else "vague",
         "count or peak (new)": lambda f: question_kind("all", f["every"], K, f["scores"], threshold)[0],
-        "count or peak, shipped LEAD": lambda f: question_kind("all", f["every"], K, f["scores"],
-                                                               LEAD[fusion].get(f["model"]))[0],
+        "count or peak, shipped LEAD": lambda f: question_kind(
+            "all", f["every"], K, f["scores"], LEAD[fusion].get(f["model"])
+        )[0],
     }
 
 
@@ -112,12 +119,22 @@ def main(argv: list[str] | None = None) -> int:
         probes = read_probe_set((args.out / f"{name}.probes.jsonl").read_text(encoding="utf-8"), name).probes
         for embedder in args.embedders.split(","):
             store = open_indexed(args.out, name, embedder)
-            asked = [(p.query, "specific") for p in probes] + [(q, "vague") for q in vague_questions(store, args.vague, args.seed)]
+            asked = [(p.query, "specific") for p in probes] + [
+                (q, "vague") for q in vague_questions(store, args.vague, args.seed)
+            ]
             for profile in (DEFAULT, MEMHTML):
                 for query, label in asked:
-                    rows.append({"set": name, "embedder": embedder, "model": store.embedder.model_id,
-                                 "profile": profile.name, "query": query,
-                                 "label": label, **features(store, query, profile)})
+                    rows.append(
+                        {
+                            "set": name,
+                            "embedder": embedder,
+                            "model": store.embedder.model_id,
+                            "profile": profile.name,
+                            "query": query,
+                            "label": label,
+                            **features(store, query, profile),
+                        }
+                    )
             print(f"{name}/{embedder}: {len(probes)} specific, {len(asked) - len(probes)} vague", flush=True)
             store.close_thread_connection()
     grid = [x / 100 for x in range(0, 61, 2)]
@@ -134,8 +151,12 @@ def main(argv: list[str] | None = None) -> int:
                 part = [r for r in rows if r["profile"] == profile and (name == "all" or r["set"] == name)]
                 s, v, both = accuracy(part, rule)
                 cells.append(f"{s:.2f} / {v:.2f} / {both:.2f}")
-                out[profile]["rules"].setdefault(rule_name, {})[name] = {"specific": round(s, 3), "vague": round(v, 3),
-                                                                         "all": round(both, 3), "n": len(part)}
+                out[profile]["rules"].setdefault(rule_name, {})[name] = {
+                    "specific": round(s, 3),
+                    "vague": round(v, 3),
+                    "all": round(both, 3),
+                    "n": len(part),
+                }
             print(f"  {rule_name:<30} " + "  ".join(f"{c:>22}" for c in cells))
     print("  (each cell: specific questions read specific / vague read vague / all questions right)")
     if args.json:

@@ -40,8 +40,13 @@ STORES = ("1500:20260802:36:target_last", "600:7:48:target_last", "3000:99:60:ta
 
 def variants() -> dict:
     fused = dict(polarity=False, twins=False, mmr_lambda=1.0)
-    seeds = dict(polarity=True, polarity_cosine=PerEmbedder((), 0.9), twins=False, mmr_redundancy="cosine",
-                 mmr_keeps_known_items=False)
+    seeds = dict(
+        polarity=True,
+        polarity_cosine=PerEmbedder((), 0.9),
+        twins=False,
+        mmr_redundancy="cosine",
+        mmr_keeps_known_items=False,
+    )
     return {
         "memhtml": MEMHTML,
         "memhtml-fused": replace(MEMHTML, **fused),
@@ -67,11 +72,14 @@ def open_store(spec: str, embedder_name: str):
     base = Path(tempfile.gettempdir()) / f"memhtml-rank-{count}-{seed}-{probes}-{names}"
     root = base / "store"
     if not (base / "probes.json").exists():
-        made = generate_store(root, int(count), int(seed), probes=int(probes), state=True, force=True,
-                              control_names=names)
+        made = generate_store(
+            root, int(count), int(seed), probes=int(probes), state=True, force=True, control_names=names
+        )
         (base / "probes.json").write_text(json.dumps([p.to_json() for p in made.probes]))
-    probes = [EvalProbe(p["query"], p["target"], tuple(p["controls"]), kind=p["kind"], families=tuple(p["families"]))
-              for p in json.loads((base / "probes.json").read_text())]
+    probes = [
+        EvalProbe(p["query"], p["target"], tuple(p["controls"]), kind=p["kind"], families=tuple(p["families"]))
+        for p in json.loads((base / "probes.json").read_text())
+    ]
     from memhtml_desktop.embedders.registry import make_embedder
 
     embedder = make_embedder(embedder_name)
@@ -80,8 +88,10 @@ def open_store(spec: str, embedder_name: str):
     started = time.perf_counter()
     report = store.index()
     if report.indexed:
-        print(f"  indexed {report.indexed} files with {embedder_name} in {time.perf_counter() - started:.1f}s",
-              file=sys.stderr)
+        print(
+            f"  indexed {report.indexed} files with {embedder_name} in {time.perf_counter() - started:.1f}s",
+            file=sys.stderr,
+        )
     return store, probes
 
 
@@ -127,9 +137,17 @@ def main(argv: list[str] | None = None) -> int:
             gate = run_probes(store, probes, ranking=profile)
             known = run_known_items(store, items, ranking=profile) if items else None
             s = gate.summary
-            row = {"store": spec, "embedder": args.embedder, "variant": name, "probes": s.probes,
-                   "inversions": s.inversions, "inverted_probes": s.inverted_probes, "mrr": round(s.mrr, 4),
-                   "corpus_mrr": round(s.corpus_mrr, 4), "by_family": s.by_family}
+            row = {
+                "store": spec,
+                "embedder": args.embedder,
+                "variant": name,
+                "probes": s.probes,
+                "inversions": s.inversions,
+                "inverted_probes": s.inverted_probes,
+                "mrr": round(s.mrr, 4),
+                "corpus_mrr": round(s.corpus_mrr, 4),
+                "by_family": s.by_family,
+            }
             if known:
                 for source, summary in known.summaries.items():
                     row[f"known_{source}_mrr10"] = round(summary.mrr, 4)
@@ -140,13 +158,21 @@ def main(argv: list[str] | None = None) -> int:
                 row.update(redundancy(store, [it for it in items if it.source == "claim"], profile))
             rows.append(row)
             if not args.json:
-                print(f"{spec:<28} {args.embedder:<6} {name:<20} inv {s.inversions:>3} ({s.inverted_probes:>2} probes) "
-                      f"mrr {s.mrr:.3f} corpus {s.corpus_mrr:.3f}  "
-                      + "  ".join(f"{k[6:-6]} {v:.3f}" for k, v in row.items()
-                                  if k.startswith("known_") and k.endswith("_mrr10"))
-                      + "  " + " ".join(f"{k}:{v}" for k, v in s.by_family.items())
-                      + (f"  dup-pairs/page {row['dup_pairs']:.2f} mmr-moves/page {row['mmr_moves']:.2f}"
-                         if "dup_pairs" in row else ""), flush=True)
+                print(
+                    f"{spec:<28} {args.embedder:<6} {name:<20} inv {s.inversions:>3} ({s.inverted_probes:>2} probes) "
+                    f"mrr {s.mrr:.3f} corpus {s.corpus_mrr:.3f}  "
+                    + "  ".join(
+                        f"{k[6:-6]} {v:.3f}" for k, v in row.items() if k.startswith("known_") and k.endswith("_mrr10")
+                    )
+                    + "  "
+                    + " ".join(f"{k}:{v}" for k, v in s.by_family.items())
+                    + (
+                        f"  dup-pairs/page {row['dup_pairs']:.2f} mmr-moves/page {row['mmr_moves']:.2f}"
+                        if "dup_pairs" in row
+                        else ""
+                    ),
+                    flush=True,
+                )
     if args.json:
         print(json.dumps(rows, indent=1))
     return 0

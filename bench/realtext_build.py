@@ -51,6 +51,7 @@ MIN_DISTRACTOR = 120
 
 # -- fetching -------------------------------------------------------------------------------------
 
+
 def _run(cmd: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
@@ -82,8 +83,23 @@ def fetch(source: Source, cache: Path) -> tuple[Path, str, str]:
     pattern = f"{source.package}-{source.version}.tar.gz"
     found = [p for p in where.iterdir() if p.name.lower() == pattern.lower()]
     if not found:
-        _run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q", "-d", str(where),
-              f"{source.package}=={source.version}"], where, timeout=900)
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "-q",
+                "-d",
+                str(where),
+                f"{source.package}=={source.version}",
+            ],
+            where,
+            timeout=900,
+        )
         found = [p for p in where.iterdir() if p.name.lower() == pattern.lower()]
     if not found:
         raise SystemExit(f"cannot fetch the PyPI sdist {pattern}")
@@ -159,6 +175,7 @@ def contains_question(answer: str, question: str) -> bool:
 
 # -- the set --------------------------------------------------------------------------------------
 
+
 def collect(spec: SetSpec, cache: Path) -> tuple[list[dict], list[dict], list[dict]]:
     cache = cache.resolve()
     """(answers, distractors, packages): answers carry their question; the packages their versions."""
@@ -167,12 +184,25 @@ def collect(spec: SetSpec, cache: Path) -> tuple[list[dict], list[dict], list[di
     packages = []
     for source in spec.sources:
         root, version, note = fetch(source, cache)
-        packages.append({"kind": source.kind, "package": source.package, "pinned": source.version,
-                         "version": version, **({"note": note} if note else {})})
+        packages.append(
+            {
+                "kind": source.kind,
+                "package": source.package,
+                "pinned": source.version,
+                "version": version,
+                **({"note": note} if note else {}),
+            }
+        )
         reader = READERS[source.reader]
         for role, globs in (("faq", source.faq), ("docs", source.docs)):
-            files = sorted({f for g in globs for f in root.glob(g)
-                            if role == "faq" or not (source.skip and re.search(source.skip, f.name))})
+            files = sorted(
+                {
+                    f
+                    for g in globs
+                    for f in root.glob(g)
+                    if role == "faq" or not (source.skip and re.search(source.skip, f.name))
+                }
+            )
             for file in files:
                 for section in reader(file):
                     _take(section, role, source, answers, pool)
@@ -195,18 +225,42 @@ def write_store(store: Path, memories: list[dict]) -> list[dict]:
     if store.exists():
         shutil.rmtree(store)
     store.mkdir(parents=True)
-    for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "bench@example.invalid"],
-                ["git", "config", "user.name", "realtext bench"]):
+    for cmd in (
+        ["git", "init", "-q"],
+        ["git", "config", "user.email", "bench@example.invalid"],
+        ["git", "config", "user.name", "realtext bench"],
+    ):
         _run(cmd, store)
     ops = store.parent / f"{store.name}.ops.jsonl"
     with ops.open("w", encoding="utf-8") as out:
         for m in memories:
-            out.write(json.dumps({"op": "write", "type": "semantic", "title": title_of(m["body"]), "body": m["body"]},
-                                 ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps(
+                    {"op": "write", "type": "semantic", "title": title_of(m["body"]), "body": m["body"]},
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "memhtml_desktop", "--store", str(store), "--index",
-                           str(store.parent / f"{store.name}.apply-index.db"), "apply", "--file", str(ops), "--json"],
-                          capture_output=True, text=True, env=env, timeout=3600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memhtml_desktop",
+            "--store",
+            str(store),
+            "--index",
+            str(store.parent / f"{store.name}.apply-index.db"),
+            "apply",
+            "--file",
+            str(ops),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=3600,
+    )
     if done.returncode not in (0, 1):
         raise SystemExit(f"apply failed ({done.returncode}): {done.stderr[-2000:]}")
     results = json.loads(done.stdout)["results"]
@@ -242,15 +296,32 @@ def build(spec: SetSpec, out: Path, seed: int) -> dict:
             failed += 1
             continue
         if memory["role"] == "answer":
-            probes.append({"query": memory["question"], "target": path, "controls": [], "kind": spec.name,
-                           "note": memory["source"]})
+            probes.append(
+                {
+                    "query": memory["question"],
+                    "target": path,
+                    "controls": [],
+                    "kind": spec.name,
+                    "note": memory["source"],
+                }
+            )
     probes.sort(key=lambda p: hashlib.sha1(p["query"].encode()).hexdigest())
-    (out / f"{spec.name}.probes.jsonl").write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in probes),
-                                                   encoding="utf-8")
-    manifest = {"set": spec.name, "summary": spec.summary, "heldout": spec.heldout, "seed": seed,
-                "packages": packages, "questions": len(probes), "memories": len(memories) - failed,
-                "answers": len(unique), "distractors": len(distractors), "distractor_pool": len(pool),
-                "apply_failed": failed}
+    (out / f"{spec.name}.probes.jsonl").write_text(
+        "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in probes), encoding="utf-8"
+    )
+    manifest = {
+        "set": spec.name,
+        "summary": spec.summary,
+        "heldout": spec.heldout,
+        "seed": seed,
+        "packages": packages,
+        "questions": len(probes),
+        "memories": len(memories) - failed,
+        "answers": len(unique),
+        "distractors": len(distractors),
+        "distractor_pool": len(pool),
+        "apply_failed": failed,
+    }
     (out / f"{spec.name}.manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest
 
@@ -270,8 +341,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: exists (--force rebuilds)")
             continue
         manifest = build(spec, out, args.seed)
-        print(f"{name}: {manifest['questions']} questions among {manifest['memories']} memories "
-              f"({', '.join(p['package'] + ' ' + p['version'] for p in manifest['packages'])})")
+        print(
+            f"{name}: {manifest['questions']} questions among {manifest['memories']} memories "
+            f"({', '.join(p['package'] + ' ' + p['version'] for p in manifest['packages'])})"
+        )
     return 0
 
 

@@ -66,14 +66,18 @@ def rankings() -> dict[str, RankingProfile]:
 def open_indexed(out: Path, name: str, embedder_name: str, *, refresh: bool = True) -> Store:
     from memhtml_desktop.embedders.registry import make_embedder
 
-    store = Store(out / name, index_path=out / f"{name}.index-{embedder_name}.db", embedder=make_embedder(embedder_name))
+    store = Store(
+        out / name, index_path=out / f"{name}.index-{embedder_name}.db", embedder=make_embedder(embedder_name)
+    )
     if not refresh:
         return store
     started = time.perf_counter()
     report = store.index()
     if report.indexed:
-        print(f"  {name}: indexed {report.indexed} files with {embedder_name} in {time.perf_counter() - started:.0f} s",
-              file=sys.stderr)
+        print(
+            f"  {name}: indexed {report.indexed} files with {embedder_name} in {time.perf_counter() - started:.0f} s",
+            file=sys.stderr,
+        )
     return store
 
 
@@ -97,7 +101,9 @@ class Bm25Baseline:
 
     def __init__(self, store: Store, tokenizer: str) -> None:
         self.conn = apsw.Connection(":memory:")
-        self.conn.execute(f"CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, title, body, tokenize = '{tokenizer}')")
+        self.conn.execute(
+            f"CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, title, body, tokenize = '{tokenizer}')"
+        )
         reader = store.reader()
         with reader:
             rows = reader.execute("SELECT path, title, body_text FROM files WHERE archived = 0").fetchall()
@@ -109,19 +115,29 @@ class Bm25Baseline:
         if not words:
             return []
         match = " OR ".join(f'"{w}"' for w in words)
-        return [r[0] for r in self.conn.execute(
-            "SELECT path FROM docs WHERE docs MATCH ? ORDER BY bm25(docs), path LIMIT ?", (match, limit))]
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT path FROM docs WHERE docs MATCH ? ORDER BY bm25(docs), path LIMIT ?", (match, limit)
+            )
+        ]
 
 
 def evaluate(store: Store, probes, profiles: dict[str, RankingProfile]) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for label, profile in profiles.items():
         started = time.perf_counter()
-        ranks = [rank_of([h.path for h in store.search(p.query, p.scope, limit=LIMIT, ranking=profile).hits], p.targets)
-                 for p in probes]
+        ranks = [
+            rank_of([h.path for h in store.search(p.query, p.scope, limit=LIMIT, ranking=profile).hits], p.targets)
+            for p in probes
+        ]
         mrr, recall = measure(ranks)
-        out[label] = {"mrr": round(mrr, 4), "recall": round(recall, 4), "s": round(time.perf_counter() - started, 1),
-                      "ranks": ranks}
+        out[label] = {
+            "mrr": round(mrr, 4),
+            "recall": round(recall, 4),
+            "s": round(time.perf_counter() - started, 1),
+            "ranks": ranks,
+        }
     for label, tokenizer in (("bm25", "unicode61"), ("bm25+porter", "porter unicode61")):
         baseline = Bm25Baseline(store, tokenizer)
         ranks = [rank_of(baseline.search(p.query), p.targets) for p in probes]
@@ -161,8 +177,10 @@ def main(argv: list[str] | None = None) -> int:
             figures = evaluate(store, probes, profiles)
             results[f"{name}/{embedder_name}"] = figures
             test = set(split_probes(probes, holdout=0.3, seed=1)[1]) if args.split == "all" else set()
-            print(f"\n{name} ({len(probes)} questions, {args.split}), {embedder_name}: MRR@{K} / recall@{K}"
-                  + (f"; and on the {len(test)} test-split questions alone" if test else ""))
+            print(
+                f"\n{name} ({len(probes)} questions, {args.split}), {embedder_name}: MRR@{K} / recall@{K}"
+                + (f"; and on the {len(test)} test-split questions alone" if test else "")
+            )
             for label, f in figures.items():
                 line = f"  {label:<14} {f['mrr']:.3f} / {f['recall']:.3f}"
                 if test:
@@ -172,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(line)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    summary = {key: {label: [f["mrr"], f["recall"]] for label, f in figures.items()} for key, figures in results.items()}
+    summary = {
+        key: {label: [f["mrr"], f["recall"]] for label, f in figures.items()} for key, figures in results.items()
+    }
     print(json.dumps(summary))
     return 0
 

@@ -59,57 +59,175 @@ class SetSpec:
     notes: tuple[str, ...] = field(default=())
 
 
-SETS: dict[str, SetSpec] = {s.name: s for s in (
-    SetSpec("perl", "perlfaq1-9 (perl-doc): questions about Perl, answered by its FAQ", (
-        Source("deb", "perl-doc", "5.36.0-7+deb12u3", "pod",
-               faq=("usr/share/perl/5.36.0/pod/perlfaq[1-9].pod",),
-               docs=("usr/share/perl/5.36.0/pod/perl*.pod",),
-               skip=r"^perl(faq\d?|toc|\d+delta|delta|hist|artistic|gpl|cn|jp|ko|tw)\.pod$"),
-    ), distractors=5000),
-    SetSpec("pylibs", "FAQs of five Python libraries: SQLAlchemy, lxml (Debian docs), Django, Celery, docutils (PyPI sdists)", (
-        Source("deb", "python-sqlalchemy-doc", "1.4.46+ds1-1", "html",
-               faq=("usr/share/doc/python-sqlalchemy-doc/html/faq/*.html",),
-               docs=("usr/share/doc/python-sqlalchemy-doc/html/orm/*.html",
-                     "usr/share/doc/python-sqlalchemy-doc/html/core/*.html")),
-        Source("deb", "python-lxml-doc", "4.9.2-1", "html",
-               faq=("usr/share/doc/python-lxml/html/FAQ.html",),
-               docs=("usr/share/doc/python-lxml/html/*.html",)),
-        Source("pypi", "Django", "5.1.4", "rst", faq=("docs/faq/*.txt",),
-               docs=("docs/topics/*.txt", "docs/topics/*/*.txt", "docs/howto/*.txt")),
-        Source("pypi", "celery", "5.4.0", "rst", faq=("docs/faq.rst",),
-               docs=("docs/userguide/*.rst", "docs/getting-started/*.rst")),
-        Source("pypi", "docutils", "0.21.2", "rst", faq=("FAQ.txt",),
-               docs=("docs/user/*.txt", "docs/ref/rst/*.txt")),
-    ), distractors=4000),
-    SetSpec("tools", "FAQs of three tools: fetchmail, zsh, R (Debian packages)", (
-        Source("deb", "fetchmail", "6.4.37-1", "html",
-               faq=("usr/share/doc/fetchmail/fetchmail-FAQ.html",),
-               docs=("usr/share/doc/fetchmail/fetchmail-features.html", "usr/share/doc/fetchmail/design-notes.html")),
-        Source("deb", "zsh-common", "5.9-4", "zshfaq", faq=("usr/share/doc/zsh-common/FAQ.gz",)),
-        Source("deb", "zsh-doc", "5.9-4", "html", faq=(), docs=("usr/share/doc/zsh-common/html/*.html",)),
-        Source("deb", "r-doc-info", "4.2.2.20221110-2", "info", faq=("usr/share/info/R-FAQ.info.gz",),
-               docs=("usr/share/info/R-intro.info.gz", "usr/share/info/R-admin.info.gz",
-                     "usr/share/info/R-data.info.gz", "usr/share/info/R-lang.info.gz",
-                     "usr/share/info/R-exts.info*.gz", "usr/share/info/R-ints.info.gz")),
-    ), distractors=5200),
-    SetSpec("heldout", "HELD OUT (report only, never tune): the Python FAQ and the Debian FAQ", (
-        Source("deb", "python3.11-doc", "3.11.2-6+deb12u8", "html",
-               faq=("usr/share/doc/python3.11/html/faq/*.html",),
-               docs=("usr/share/doc/python3.11/html/library/*.html", "usr/share/doc/python3.11/html/tutorial/*.html",
-                     "usr/share/doc/python3.11/html/howto/*.html", "usr/share/doc/python3.11/html/reference/*.html",
-                     "usr/share/doc/python3.11/html/using/*.html", "usr/share/doc/python3.11/html/extending/*.html")),
-        Source("deb", "debian-faq", "11.1", "html", faq=("usr/share/doc/debian/FAQ/*.en.html",)),
-        Source("deb", "debian-reference-en", "2.100", "html", faq=(),
-               docs=("usr/share/debian-reference/*.en.html",)),
-    ), distractors=5900, heldout=True),
-)}
+SETS: dict[str, SetSpec] = {
+    s.name: s
+    for s in (
+        SetSpec(
+            "perl",
+            "perlfaq1-9 (perl-doc): questions about Perl, answered by its FAQ",
+            (
+                Source(
+                    "deb",
+                    "perl-doc",
+                    "5.36.0-7+deb12u3",
+                    "pod",
+                    faq=("usr/share/perl/5.36.0/pod/perlfaq[1-9].pod",),
+                    docs=("usr/share/perl/5.36.0/pod/perl*.pod",),
+                    skip=r"^perl(faq\d?|toc|\d+delta|delta|hist|artistic|gpl|cn|jp|ko|tw)\.pod$",
+                ),
+            ),
+            distractors=5000,
+        ),
+        SetSpec(
+            "pylibs",
+            "FAQs of five Python libraries: SQLAlchemy, lxml (Debian docs), Django, Celery, docutils (PyPI sdists)",
+            (
+                Source(
+                    "deb",
+                    "python-sqlalchemy-doc",
+                    "1.4.46+ds1-1",
+                    "html",
+                    faq=("usr/share/doc/python-sqlalchemy-doc/html/faq/*.html",),
+                    docs=(
+                        "usr/share/doc/python-sqlalchemy-doc/html/orm/*.html",
+                        "usr/share/doc/python-sqlalchemy-doc/html/core/*.html",
+                    ),
+                ),
+                Source(
+                    "deb",
+                    "python-lxml-doc",
+                    "4.9.2-1",
+                    "html",
+                    faq=("usr/share/doc/python-lxml/html/FAQ.html",),
+                    docs=("usr/share/doc/python-lxml/html/*.html",),
+                ),
+                Source(
+                    "pypi",
+                    "Django",
+                    "5.1.4",
+                    "rst",
+                    faq=("docs/faq/*.txt",),
+                    docs=("docs/topics/*.txt", "docs/topics/*/*.txt", "docs/howto/*.txt"),
+                ),
+                Source(
+                    "pypi",
+                    "celery",
+                    "5.4.0",
+                    "rst",
+                    faq=("docs/faq.rst",),
+                    docs=("docs/userguide/*.rst", "docs/getting-started/*.rst"),
+                ),
+                Source(
+                    "pypi",
+                    "docutils",
+                    "0.21.2",
+                    "rst",
+                    faq=("FAQ.txt",),
+                    docs=("docs/user/*.txt", "docs/ref/rst/*.txt"),
+                ),
+            ),
+            distractors=4000,
+        ),
+        SetSpec(
+            "tools",
+            "FAQs of three tools: fetchmail, zsh, R (Debian packages)",
+            (
+                Source(
+                    "deb",
+                    "fetchmail",
+                    "6.4.37-1",
+                    "html",
+                    faq=("usr/share/doc/fetchmail/fetchmail-FAQ.html",),
+                    docs=(
+                        "usr/share/doc/fetchmail/fetchmail-features.html",
+                        "usr/share/doc/fetchmail/design-notes.html",
+                    ),
+                ),
+                Source("deb", "zsh-common", "5.9-4", "zshfaq", faq=("usr/share/doc/zsh-common/FAQ.gz",)),
+                Source("deb", "zsh-doc", "5.9-4", "html", faq=(), docs=("usr/share/doc/zsh-common/html/*.html",)),
+                Source(
+                    "deb",
+                    "r-doc-info",
+                    "4.2.2.20221110-2",
+                    "info",
+                    faq=("usr/share/info/R-FAQ.info.gz",),
+                    docs=(
+                        "usr/share/info/R-intro.info.gz",
+                        "usr/share/info/R-admin.info.gz",
+                        "usr/share/info/R-data.info.gz",
+                        "usr/share/info/R-lang.info.gz",
+                        "usr/share/info/R-exts.info*.gz",
+                        "usr/share/info/R-ints.info.gz",
+                    ),
+                ),
+            ),
+            distractors=5200,
+        ),
+        SetSpec(
+            "heldout",
+            "HELD OUT (report only, never tune): the Python FAQ and the Debian FAQ",
+            (
+                Source(
+                    "deb",
+                    "python3.11-doc",
+                    "3.11.2-6+deb12u8",
+                    "html",
+                    faq=("usr/share/doc/python3.11/html/faq/*.html",),
+                    docs=(
+                        "usr/share/doc/python3.11/html/library/*.html",
+                        "usr/share/doc/python3.11/html/tutorial/*.html",
+                        "usr/share/doc/python3.11/html/howto/*.html",
+                        "usr/share/doc/python3.11/html/reference/*.html",
+                        "usr/share/doc/python3.11/html/using/*.html",
+                        "usr/share/doc/python3.11/html/extending/*.html",
+                    ),
+                ),
+                Source("deb", "debian-faq", "11.1", "html", faq=("usr/share/doc/debian/FAQ/*.en.html",)),
+                Source(
+                    "deb",
+                    "debian-reference-en",
+                    "2.100",
+                    "html",
+                    faq=(),
+                    docs=("usr/share/debian-reference/*.en.html",),
+                ),
+            ),
+            distractors=5900,
+            heldout=True,
+        ),
+    )
+}
 
 
 # -- questions ------------------------------------------------------------------------------------
 
 _NUMBERING = re.compile(r"^\s*(?:[A-Z]?\d+(?:\.\d+)*\.?|[A-Z]\d+\.)\s+")
-_STARTS = ("how ", "why ", "what ", "when ", "where ", "which ", "who ", "can ", "is ", "are ", "does ", "do ",
-           "should ", "i ", "i'm ", "i’m ", "i've ", "i’ve ", "my ", "will ", "could ", "would ", "has ", "have ")
+_STARTS = (
+    "how ",
+    "why ",
+    "what ",
+    "when ",
+    "where ",
+    "which ",
+    "who ",
+    "can ",
+    "is ",
+    "are ",
+    "does ",
+    "do ",
+    "should ",
+    "i ",
+    "i'm ",
+    "i’m ",
+    "i've ",
+    "i’ve ",
+    "my ",
+    "will ",
+    "could ",
+    "would ",
+    "has ",
+    "have ",
+)
 
 
 def clean_heading(text: str) -> str:
@@ -125,6 +243,7 @@ def is_question(heading: str) -> bool:
 
 
 # -- readers --------------------------------------------------------------------------------------
+
 
 def _text_of(path: Path) -> str:
     data = path.read_bytes()
@@ -153,6 +272,7 @@ def _pod_inline(text: str) -> str:
             inner = inner.split("|", 1)[0]
             inner = inner.split("/", 1)[0] if not inner.startswith("http") else inner
         return inner
+
     for _ in range(4):
         new = _POD_CODES.sub(sub, text)
         if new == text:
@@ -214,7 +334,12 @@ def read_rst(path: Path) -> list[Section]:
     while i < len(lines):
         line = lines[i]
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if line.strip() and _RST_UNDER.match(nxt) and len(nxt.strip()) >= len(line.strip()) - 1 and not line.startswith(" "):
+        if (
+            line.strip()
+            and _RST_UNDER.match(nxt)
+            and len(nxt.strip()) >= len(line.strip()) - 1
+            and not line.startswith(" ")
+        ):
             end_para()
             _flush(out, heading, level, blocks, path.name)
             char = nxt.strip()[0]

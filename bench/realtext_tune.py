@@ -35,7 +35,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import apsw  # noqa: E402
 import numpy as np  # noqa: E402
-
 from realtext_eval import ROOT, load_probes, open_indexed  # noqa: E402
 
 from memhtml_desktop.domain.fts_query import parse_fts_query  # noqa: E402
@@ -57,14 +56,17 @@ class Lexical:
 
 
 def lexical_variants(question_words: frozenset[str]) -> list[Lexical]:
-    out = [Lexical("memhtml-index all_any", "files_fts", (), STOPWORD_SET),
-           Lexical("memhtml-index any", "files_fts", (), STOPWORD_SET, "any"),
-           Lexical("porter any w111", "files_fts_stemmed", (1, 1, 1), STOPWORD_SET, "any"),
-           Lexical("porter all_any w111", "files_fts_stemmed", (1, 1, 1), STOPWORD_SET),
-           Lexical("porter any w111 +q", "files_fts_stemmed", (1, 1, 1), STOPWORD_SET | question_words, "any")]
+    out = [
+        Lexical("memhtml-index all_any", "files_fts", (), STOPWORD_SET),
+        Lexical("memhtml-index any", "files_fts", (), STOPWORD_SET, "any"),
+        Lexical("porter any w111", "files_fts_stemmed", (1, 1, 1), STOPWORD_SET, "any"),
+        Lexical("porter all_any w111", "files_fts_stemmed", (1, 1, 1), STOPWORD_SET),
+        Lexical("porter any w111 +q", "files_fts_stemmed", (1, 1, 1), STOPWORD_SET | question_words, "any"),
+    ]
     for t, c, b in itertools.product((1, 2, 3, 5), (1, 2), (1,)):
-        out.append(Lexical(f"porter any w{t}{c}{b} +q", "files_fts_stemmed", (t, c, b), STOPWORD_SET | question_words,
-                           "any"))
+        out.append(
+            Lexical(f"porter any w{t}{c}{b} +q", "files_fts_stemmed", (t, c, b), STOPWORD_SET | question_words, "any")
+        )
     return out
 
 
@@ -75,9 +77,11 @@ def lexical_candidates(conn, variant: Lexical, query: str) -> list[tuple[str, fl
         return []
     literal = ['"' + " ".join(t) + '"' for t in terms]
     bm25 = f"bm25({variant.table}{''.join(f', {w}' for w in variant.weights)})"
-    sql = (f"SELECT files.path, {bm25} AS s FROM {variant.table} JOIN files ON files.rowid = {variant.table}.rowid "
-           f"WHERE {variant.table} MATCH ?1 AND files.archived = 0 AND files.memory_type <> 'task' "
-           f"ORDER BY s ASC, files.path ASC LIMIT {DEPTH}")
+    sql = (
+        f"SELECT files.path, {bm25} AS s FROM {variant.table} JOIN files ON files.rowid = {variant.table}.rowid "
+        f"WHERE {variant.table} MATCH ?1 AND files.archived = 0 AND files.memory_type <> 'task' "
+        f"ORDER BY s ASC, files.path ASC LIMIT {DEPTH}"
+    )
     if variant.forms == "all_any" and len(terms) > 1:
         rows = conn.execute(sql, (" AND ".join(literal),)).fetchall()
         if rows:
@@ -91,8 +95,12 @@ def vector_candidates(store, conn, snapshot, qvec) -> list[tuple[str, float]]:
     if qvec is None or snapshot is None:
         return []
     rowids, dists = snapshot.ranked_files(qvec, DEPTH)
-    paths = dict(conn.execute("SELECT rowid, path FROM files WHERE rowid IN carray(?1)",
-                              (apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64)),)).fetchall())
+    paths = dict(
+        conn.execute(
+            "SELECT rowid, path FROM files WHERE rowid IN carray(?1)",
+            (apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64)),),
+        ).fetchall()
+    )
     return [(paths[int(r)], 1.0 - float(d)) for r, d in zip(rowids, dists) if int(r) in paths]
 
 
@@ -146,7 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="lexical | fusion (default both)")
     ap.add_argument("--alphas", default="0.2,0.3,0.4,0.5,0.6,0.7,0.8", help="lexical shares the convex rows try")
     ap.add_argument("--norms", default="max,minmax,raw")
-    ap.add_argument("--confidences", default="0", help="lexical_confidence exponents the convex rows try (0: fixed share)")
+    ap.add_argument(
+        "--confidences", default="0", help="lexical_confidence exponents the convex rows try (0: fixed share)"
+    )
     ap.add_argument("--no-rrf", action="store_true", help="leave the RRF grid out")
     ap.add_argument("--no-index", action="store_true", help="read the index dbs as they are (a copy of built sets)")
     args = ap.parse_args(argv)
@@ -173,18 +183,27 @@ def main(argv: list[str] | None = None) -> int:
                 vec = [vector_candidates(store, conn, snapshot, q) for q in vectors]
             for v in variants:
                 if v.name in lex_cache:
-                    col["lex: " + v.name] = float(np.mean([rr([p for p, _ in c], pr.targets)
-                                                          for c, pr in zip(lex_cache[v.name], probes)]))
+                    col["lex: " + v.name] = float(
+                        np.mean([rr([p for p, _ in c], pr.targets) for c, pr in zip(lex_cache[v.name], probes)])
+                    )
             col["vector alone"] = float(np.mean([rr([p for p, _ in c], pr.targets) for c, pr in zip(vec, probes)]))
             if args.only in ("", "fusion"):
                 lex = lex_cache["porter any w211 +q"]
-                grid = () if args.no_rrf else itertools.product((0.5, 1.0, 1.5, 2.0), (0.5, 1.0, 1.5, 2.0, 3.0), (10, 30, 60))
+                grid = (
+                    ()
+                    if args.no_rrf
+                    else itertools.product((0.5, 1.0, 1.5, 2.0), (0.5, 1.0, 1.5, 2.0, 3.0), (10, 30, 60))
+                )
                 for wl, wv, k in grid:
                     order = [rrf({"fts": a, "vector": b}, {"fts": wl, "vector": wv}, k) for a, b in zip(lex, vec)]
-                    col[f"rrf fts {wl} vec {wv} k {k}"] = float(np.mean([rr(o, p.targets) for o, p in zip(order, probes)]))
-                for alpha, norm, exponent in itertools.product([float(a) for a in args.alphas.split(",")],
-                                                               args.norms.split(","),
-                                                               [float(c) for c in args.confidences.split(",")]):
+                    col[f"rrf fts {wl} vec {wv} k {k}"] = float(
+                        np.mean([rr(o, p.targets) for o, p in zip(order, probes)])
+                    )
+                for alpha, norm, exponent in itertools.product(
+                    [float(a) for a in args.alphas.split(",")],
+                    args.norms.split(","),
+                    [float(c) for c in args.confidences.split(",")],
+                ):
                     order = [convex({"fts": a, "vector": b}, alpha, norm, exponent) for a, b in zip(lex, vec)]
                     label = f"cc {norm} a {alpha}" + (f" c {exponent:g}" if exponent else "")
                     col[label] = float(np.mean([rr(o, p.targets) for o, p in zip(order, probes)]))
@@ -192,13 +211,18 @@ def main(argv: list[str] | None = None) -> int:
     keys = list(table)
     for emb in args.embedders.split(","):
         mine = [k for k in keys if k.endswith("/" + emb)]
-        best_arm = {k: max(v for r, v in table[k].items() if r.startswith("lex: porter any w211 +q") or r == "vector alone")
-                    for k in mine}
+        best_arm = {
+            k: max(v for r, v in table[k].items() if r.startswith("lex: porter any w211 +q") or r == "vector alone")
+            for k in mine
+        }
         fused = {r for k in mine for r in table[k] if r.startswith("cc ")}
         if fused:
             pick = max(fused, key=lambda r: min(table[k].get(r, -1.0) - best_arm[k] for k in mine))
-            print(f"{emb}: highest worst gain over the best arm alone: {pick} "
-                  + " ".join(f"{k} {table[k][pick] - best_arm[k]:+.3f}" for k in mine), file=sys.stderr)
+            print(
+                f"{emb}: highest worst gain over the best arm alone: {pick} "
+                + " ".join(f"{k} {table[k][pick] - best_arm[k]:+.3f}" for k in mine),
+                file=sys.stderr,
+            )
     rows = sorted({r for c in table.values() for r in c}, key=lambda r: -np.mean([table[k].get(r, 0) for k in keys]))
     print(f"{'variant':<34}" + "".join(f"{k:>16}" for k in keys) + f"{'mean':>8}")
     for r in rows:

@@ -61,11 +61,20 @@ def load_average() -> str:
 def parser(args, work: Path) -> dict:
     n = 2_000 if args.quick else 100_000
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, str(ROOT / "tests/html/fuzz_parser.py"), "--n", str(n)],
-                          capture_output=True, text=True, env=hs.child_env())
-    out = {"fuzz_parser": {"command": f"python tests/html/fuzz_parser.py --n {n}", "exit": proc.returncode,
-                           "line": (proc.stdout + proc.stderr).strip().splitlines()[-1:],
-                           "seconds": round(time.perf_counter() - started, 1)}}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tests/html/fuzz_parser.py"), "--n", str(n)],
+        capture_output=True,
+        text=True,
+        env=hs.child_env(),
+    )
+    out = {
+        "fuzz_parser": {
+            "command": f"python tests/html/fuzz_parser.py --n {n}",
+            "exit": proc.returncode,
+            "line": (proc.stdout + proc.stderr).strip().splitlines()[-1:],
+            "seconds": round(time.perf_counter() - started, 1),
+        }
+    }
     log(f"  fuzz_parser: {out['fuzz_parser']['line']}")
     memories = hs.demo_memories()
     rng = random.Random(args.seed)
@@ -85,9 +94,16 @@ def parser(args, work: Path) -> dict:
         for v in violations:
             longest = max(longest, len(v))
             controls += any(ord(c) < 32 and c not in "\t\n" for c in v)
-    out["demo_mutations"] = {"inputs": n, "accepted": accepted, "rejected": rejected, "failures": failures[:10],
-                             "failure_count": len(failures), "seconds": round(time.perf_counter() - started, 1),
-                             "longest_violation_chars": longest, "violations_with_control_chars": controls}
+    out["demo_mutations"] = {
+        "inputs": n,
+        "accepted": accepted,
+        "rejected": rejected,
+        "failures": failures[:10],
+        "failure_count": len(failures),
+        "seconds": round(time.perf_counter() - started, 1),
+        "longest_violation_chars": longest,
+        "violations_with_control_chars": controls,
+    }
     log(f"  demo mutations: {out['demo_mutations']}")
     out["ok"] = proc.returncode == 0 and not failures
     return out
@@ -147,11 +163,17 @@ def queries(args, work: Path) -> dict:
         spent = time.perf_counter() - t0
         if spent > slowest[0]:
             slowest = (spent, f"{query[:40]!r} {str(kwargs)[:80]}")
-    in_process = {"cases": cases, "operations": ops, "refused_at_scope_build": refused,
-                  "failures": failures, "examples": examples, "seconds": round(time.perf_counter() - started, 1),
-                  "slowest_case_s": round(slowest[0], 2), "slowest_case": slowest[1]}
-    log(f"  in-process: {cases} cases, {ops} operations, {sum(failures.values())} failures, "
-        f"{in_process['seconds']} s")
+    in_process = {
+        "cases": cases,
+        "operations": ops,
+        "refused_at_scope_build": refused,
+        "failures": failures,
+        "examples": examples,
+        "seconds": round(time.perf_counter() - started, 1),
+        "slowest_case_s": round(slowest[0], 2),
+        "slowest_case": slowest[1],
+    }
+    log(f"  in-process: {cases} cases, {ops} operations, {sum(failures.values())} failures, {in_process['seconds']} s")
 
     # The classes that once failed (surrogates, odd scope values), counted separately so a regression shows.
     known: dict[str, dict] = {}
@@ -161,8 +183,12 @@ def queries(args, work: Path) -> dict:
     surrogate_cases += [("deploy", {"tags": [s]}) for s in hq.SURROGATES]
     classes = {
         "lone surrogates (query or scope)": surrogate_cases,
-        "odd scalar types in Scope.build": [("deploy", {"workspace": 123}), ("deploy", {"entity": 4.5}),
-                                            ("deploy", {"as_of": 20260101}), ("deploy", {"para": ["areas"]})],
+        "odd scalar types in Scope.build": [
+            ("deploy", {"workspace": 123}),
+            ("deploy", {"entity": 4.5}),
+            ("deploy", {"as_of": 20260101}),
+            ("deploy", {"para": ["areas"]}),
+        ],
         "40,000 tags": [("deploy", {"tags": [f"t{i}" for i in range(40_000)]})],
         "300 facet names": [("deploy", {"facets": [f"n{i}=v" for i in range(300)]})],
     }
@@ -182,8 +208,16 @@ def queries(args, work: Path) -> dict:
     for i in range(cli_cases):
         command = ("search", "recall", "list")[i % 3]
         query, kwargs = hq.hostile_query(crng).replace("\x00", ""), hq.hostile_scope_kwargs(crng)
-        argv = [command, "--store", str(root), "--index", str(index), "--no-refresh", "--json",
-                *_cli_args(kwargs, command)]
+        argv = [
+            command,
+            "--store",
+            str(root),
+            "--index",
+            str(index),
+            "--no-refresh",
+            "--json",
+            *_cli_args(kwargs, command),
+        ]
         if command != "list":
             argv += ["--", query[:5000]]
         proc = hs.run_cli(argv)
@@ -198,13 +232,23 @@ def queries(args, work: Path) -> dict:
             cli_refused += 1
         else:
             cli_fail.append(f"{command} exit {proc.returncode}: {stderr.strip()[-160:]} for {query[:40]!r} {kwargs}")
-    cli = {"invocations": cli_cases, "valid_json": cli_ok, "refused_with_message": cli_refused,
-           "failures": cli_fail[:10], "failure_count": len(cli_fail), "seconds": round(time.perf_counter() - started, 1)}
+    cli = {
+        "invocations": cli_cases,
+        "valid_json": cli_ok,
+        "refused_with_message": cli_refused,
+        "failures": cli_fail[:10],
+        "failure_count": len(cli_fail),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     log(f"  CLI: {cli_ok} valid JSON, {cli_refused} refused with a message, {len(cli_fail)} failures")
     bad = Store(root, index_path=index)  # the store survived every hostile input
     assert bad.stats()["memories"] >= 2_990
-    return {"in_process": in_process, "known_bug_classes": known, "cli": cli,
-            "ok": not failures and not cli_fail and not any(k["failed"] for k in known.values())}
+    return {
+        "in_process": in_process,
+        "known_bug_classes": known,
+        "cli": cli,
+        "ok": not failures and not cli_fail and not any(k["failed"] for k in known.values()),
+    }
 
 
 # -- 3. crash --------------------------------------------------------------------------------------
@@ -219,9 +263,11 @@ def crash(args, work: Path) -> dict:
     for number in range(trials):
         trial = harness.trial(number)
         results.append(trial)
-        log(f"  trial {number:2d} {trial.mode:<7} kill after {trial.delay_s:5.2f} s "
+        log(
+            f"  trial {number:2d} {trial.mode:<7} kill after {trial.delay_s:5.2f} s "
             f"(running: {trial.killed_running}) files at kill {trial.files_after_kill:5d} "
-            f"follow-up {trial.follow_up_s:5.1f} s -> {'ok' if trial.ok else 'FAIL'}")
+            f"follow-up {trial.follow_up_s:5.1f} s -> {'ok' if trial.ok else 'FAIL'}"
+        )
     summary = crash_harness.summarize_trials(results)
     summary["cold_index_s"] = round(harness.cold_seconds, 2)
     summary["warm_index_s"] = round(harness.warm_seconds, 2)
@@ -259,13 +305,16 @@ def corrupt(args, work: Path) -> dict:
             damaged, what = good[:cut], f"truncated at {cut} of {len(good)}"
         elif kind == "garbage-range":
             at, size = rng.randrange(len(good)), rng.choice((16, 512, 4096, 65536))
-            damaged, what = good[:at] + rng.randbytes(size) + good[at + size:], f"{size} garbage bytes at {at}"
+            damaged, what = good[:at] + rng.randbytes(size) + good[at + size :], f"{size} garbage bytes at {at}"
             damaged = damaged[: len(good)]
         elif kind == "header":
             damaged, what = rng.randbytes(100) + good[100:], "header overwritten"
         else:
             page = rng.randrange(1, len(good) // 4096)
-            damaged, what = good[: page * 4096] + rng.randbytes(4096) + good[(page + 1) * 4096:], f"page {page} garbage"
+            damaged, what = (
+                good[: page * 4096] + rng.randbytes(4096) + good[(page + 1) * 4096 :],
+                f"page {page} garbage",
+            )
         index = work / "corrupt" / f"{i}" / "index.db"
         index.parent.mkdir(parents=True)
         index.write_bytes(damaged)
@@ -299,10 +348,14 @@ def corrupt(args, work: Path) -> dict:
         kind = ("truncate", "garbage-range", "header", "page")[i % 4]
         by_kind.setdefault(kind, {})
         by_kind[kind][d["outcome"]] = by_kind[kind].get(d["outcome"], 0) + 1
-    return {"trials": n, "outcomes": outcomes, "by_kind": by_kind,
-            "state_db_untouched": state_after == state_before,
-            "failures": [d for d in details if d["outcome"].startswith("NOT")][:10],
-            "ok": all(not k.startswith("NOT") for k in outcomes) and state_after == state_before}
+    return {
+        "trials": n,
+        "outcomes": outcomes,
+        "by_kind": by_kind,
+        "state_db_untouched": state_after == state_before,
+        "failures": [d for d in details if d["outcome"].startswith("NOT")][:10],
+        "ok": all(not k.startswith("NOT") for k in outcomes) and state_after == state_before,
+    }
 
 
 # -- 5. concurrent ---------------------------------------------------------------------------------
@@ -313,11 +366,19 @@ def concurrent(args, work: Path) -> dict:
     runs = {}
     ok = True
     for label, pause in (("every 2 ms", 0.002), ("tight loop", 0.0)):
-        figures = writer_race.concurrent_scenario(work / f"concurrent-{pause}", pause_s=pause, seconds=seconds, files=1000)
+        figures = writer_race.concurrent_scenario(
+            work / f"concurrent-{pause}", pause_s=pause, seconds=seconds, files=1000
+        )
         runs[label] = figures
-        ok = ok and not (figures["errors"] or figures["index_errors"] or figures["uncounted_reads"]
-                         or figures["mismatches"] or figures["logged_locked"] or figures["logged_not_counted"]
-                         or figures["state_integrity"] != ["ok"])
+        ok = ok and not (
+            figures["errors"]
+            or figures["index_errors"]
+            or figures["uncounted_reads"]
+            or figures["mismatches"]
+            or figures["logged_locked"]
+            or figures["logged_not_counted"]
+            or figures["state_integrity"] != ["ok"]
+        )
         log(f"  memhtml {label}: {figures}")
     return {"seconds_per_run": seconds, "runs": runs, "ok": ok}
 
@@ -328,21 +389,36 @@ def concurrent(args, work: Path) -> dict:
 def content(args, work: Path) -> dict:
     started = time.perf_counter()
     files = ["tests/hardening/test_hostile_content.py", "tests/hardening/test_path_safety.py"]
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rx", *files],
-                          capture_output=True, text=True, cwd=ROOT, env=hs.child_env())
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rx", *files],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=hs.child_env(),
+    )
     lines = proc.stdout.strip().splitlines()
     xfails = [line.split(" - ")[0] for line in lines if line.startswith("XFAIL")]
-    return {"command": "python -m pytest -q " + " ".join(files), "exit": proc.returncode, "summary": lines[-1:],
-            "known_bugs_xfail": xfails, "seconds": round(time.perf_counter() - started, 1),
-            "ok": proc.returncode == 0 and not xfails}
+    return {
+        "command": "python -m pytest -q " + " ".join(files),
+        "exit": proc.returncode,
+        "summary": lines[-1:],
+        "known_bugs_xfail": xfails,
+        "seconds": round(time.perf_counter() - started, 1),
+        "ok": proc.returncode == 0 and not xfails,
+    }
 
 
 # -- 7. resources ----------------------------------------------------------------------------------
 
 
 def _probe(mode: str, *argv: str, timeout: float = 3600) -> dict:
-    proc = subprocess.run([sys.executable, str(HARDENING / "rss_probe.py"), mode, *argv], capture_output=True,
-                          text=True, env=hs.child_env(), timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, str(HARDENING / "rss_probe.py"), mode, *argv],
+        capture_output=True,
+        text=True,
+        env=hs.child_env(),
+        timeout=timeout,
+    )
     if proc.returncode != 0:
         return {"error": proc.stderr[-2000:]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -362,8 +438,11 @@ def resources(args, work: Path) -> dict:
             figures["peak_growth_kb"] = figures["after_read"]["VmHWM"] - figures["baseline"]["VmHWM"]
         out[label] = figures
         log(f"  {label}: {figures}")
-    big_ok = "error" not in out["50 MB"] and out["50 MB"]["peak_growth_kb"] <= limits.GROWTH_BOUND_KB \
+    big_ok = (
+        "error" not in out["50 MB"]
+        and out["50 MB"]["peak_growth_kb"] <= limits.GROWTH_BOUND_KB
         and out["50 MB"]["report"]["failed"] == 1
+    )
 
     count = args.big_count
     root = Path(tempfile.gettempdir()) / f"memhtml-reliability-{count}"
@@ -381,12 +460,25 @@ def resources(args, work: Path) -> dict:
         stale.unlink()
     index = work / f"index-{count}.db"
     log(f"  indexing {count:,} files ...")
-    store_figures = _probe("store", str(root), str(index), "deploy rollback", "drain the vip before reverting",
-                           "invoice", "\"runbook\" tier", "x")
+    store_figures = _probe(
+        "store",
+        str(root),
+        str(index),
+        "deploy rollback",
+        "drain the vip before reverting",
+        "invoice",
+        '"runbook" tier',
+        "x",
+    )
     out[f"{count:,} files"] = store_figures
     log(f"  {count:,} files: {store_figures}")
-    ui = subprocess.run([sys.executable, str(ROOT / "bench/reliability_ui_probe.py"), str(root), str(index)],
-                        capture_output=True, text=True, env=hs.child_env(), timeout=3600)
+    ui = subprocess.run(
+        [sys.executable, str(ROOT / "bench/reliability_ui_probe.py"), str(root), str(index)],
+        capture_output=True,
+        text=True,
+        env=hs.child_env(),
+        timeout=3600,
+    )
     try:
         out["ui"] = json.loads(ui.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -399,8 +491,11 @@ def resources(args, work: Path) -> dict:
     rss_bound_kb = 100 * 1024 + count * 10
     out["bounds"] = {"peak_rss_kb_max": rss_bound_kb, "gap_while_searching_ms_max": 100}
     store_ok = "error" not in store_figures and store_figures["after_search"]["VmHWM"] <= rss_bound_kb
-    ui_ok = "error" not in out["ui"] and all(s["ok"] for s in out["ui"]["searches"]) and \
-        out["ui"]["max_gap_ms_by_phase"].get("search running", 0) < 100
+    ui_ok = (
+        "error" not in out["ui"]
+        and all(s["ok"] for s in out["ui"]["searches"])
+        and out["ui"]["max_gap_ms_by_phase"].get("search running", 0) < 100
+    )
     out["ok"] = big_ok and store_ok and ui_ok
     return out
 
@@ -437,8 +532,13 @@ def busy(args, work: Path) -> dict:
     generate_store(coord / "store", 1_200 if args.quick else 5_000, 41)
     out["rebuilds beside watchers"] = bs.rebuilds_beside_watchers(coord / "store", coord / "index.db", coord)
     log(f"  rebuilds beside watchers: {out['rebuilds beside watchers']}")
-    out["ok"] = (all(r["ok"] for r in out["reads"].values()) and out["index waits"]["ok"]
-                 and out["rebuild waits"]["ok"] and out["lost bump"]["ok"] and out["rebuilds beside watchers"]["ok"])
+    out["ok"] = (
+        all(r["ok"] for r in out["reads"].values())
+        and out["index waits"]["ok"]
+        and out["rebuild waits"]["ok"]
+        and out["lost bump"]["ok"]
+        and out["rebuilds beside watchers"]["ok"]
+    )
     return out
 
 
@@ -446,9 +546,11 @@ def disk(args, work: Path) -> dict:
     import full_disk as fd
 
     out: dict = {}
-    cases = (("store disk full, state.db rollback journal", False, "rollback"),
-             ("store disk full, state.db in WAL", False, "wal"),
-             ("store and index disk full", True, "rollback"))
+    cases = (
+        ("store disk full, state.db rollback journal", False, "rollback"),
+        ("store disk full, state.db in WAL", False, "wal"),
+        ("store and index disk full", True, "rollback"),
+    )
     for label, index_on_disk, journal in cases:
         mnt = work / f"disk-{index_on_disk}-{journal}"
         try:
@@ -459,8 +561,11 @@ def disk(args, work: Path) -> dict:
                 if index_on_disk:
                     fd.give_the_refresh_work(root)
                 filled = fd.fill(mnt)
-                out[label] = {"tmpfs_filled_bytes": filled, "free_bytes": fd.free_bytes(mnt),
-                              **fd.reads_on_a_full_disk(root, index, hs.run_cli, index_full=index_on_disk)}
+                out[label] = {
+                    "tmpfs_filled_bytes": filled,
+                    "free_bytes": fd.free_bytes(mnt),
+                    **fd.reads_on_a_full_disk(root, index, hs.run_cli, index_full=index_on_disk),
+                }
         except fd.MountUnavailable as exc:
             out[label] = {"skipped": str(exc), "ok": True}
         log(f"  {label}: {out[label]}")
@@ -468,8 +573,9 @@ def disk(args, work: Path) -> dict:
     index = work / "fsize" / "index.db"
     fd.prepare(root, index, state_journal="wal")
     fd.give_the_refresh_work(root)
-    out["file-size limit (1 KB), state.db in WAL"] = fd.reads_on_a_full_disk(root, index, fd.run_cli_fsize,
-                                                                           index_full=True)
+    out["file-size limit (1 KB), state.db in WAL"] = fd.reads_on_a_full_disk(
+        root, index, fd.run_cli_fsize, index_full=True
+    )
     log(f"  file-size limit: {out['file-size limit (1 KB), state.db in WAL']}")
     out["ok"] = all(v["ok"] for v in out.values() if isinstance(v, dict))
     return out
@@ -489,10 +595,24 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser_.error(f"unknown sections: {', '.join(sorted(unknown))}")
     work = Path(tempfile.mkdtemp(prefix="memhtml-reliability-"))
-    report: dict = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "cpus": os.cpu_count(),
-                    "load_average_at_start": load_average(), "quick": args.quick, "sections": {}}
-    functions = {"parser": parser, "queries": queries, "crash": crash, "corrupt": corrupt,
-                 "concurrent": concurrent, "content": content, "resources": resources, "busy": busy, "disk": disk}
+    report: dict = {
+        "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "cpus": os.cpu_count(),
+        "load_average_at_start": load_average(),
+        "quick": args.quick,
+        "sections": {},
+    }
+    functions = {
+        "parser": parser,
+        "queries": queries,
+        "crash": crash,
+        "corrupt": corrupt,
+        "concurrent": concurrent,
+        "content": content,
+        "resources": resources,
+        "busy": busy,
+        "disk": disk,
+    }
     try:
         for name in chosen:
             log(f"== {name} (load {load_average()})")

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MEMHTML_DESKTOP_NO_USER_CONFIG", "1")
 
-QUERIES = ("deploy rollback", "drain the vip before reverting", "invoice", "oncall pager sev3", "\"runbook\" tier")
+QUERIES = ("deploy rollback", "drain the vip before reverting", "invoice", "oncall pager sev3", '"runbook" tier')
 
 
 def main(argv: list[str]) -> int:
@@ -91,13 +91,22 @@ def main(argv: list[str]) -> int:
             window.set_query(query[:i], immediate=False)
             pump_until(lambda: False, 0.03)
         phase[0] = "search running"
-        ok = pump_until(lambda: (window.results.model.result() is not None
-                                 and window.results.model.result().query == query
-                                 and not window.runner.is_busy("search")), 120)
+        ok = pump_until(
+            lambda: (
+                window.results.model.result() is not None
+                and window.results.model.result().query == query
+                and not window.runner.is_busy("search")
+            ),
+            120,
+        )
         result = window.results.model.result()
-        entry = {"query": query, "ok": ok, "typed_to_results_ms": round((time.perf_counter() - t0) * 1000, 1),
-                 "engine_ms": round(result.elapsed_ms, 1) if result is not None else None,
-                 "hits": len(result.hits) if result is not None else 0}
+        entry = {
+            "query": query,
+            "ok": ok,
+            "typed_to_results_ms": round((time.perf_counter() - t0) * 1000, 1),
+            "engine_ms": round(result.elapsed_ms, 1) if result is not None else None,
+            "hits": len(result.hits) if result is not None else 0,
+        }
         if ok and result.hits:
             before = len(shown)
             phase[0] = "opening a memory"
@@ -111,14 +120,21 @@ def main(argv: list[str]) -> int:
     window.shutdown()
     shutil.rmtree(scratch, ignore_errors=True)
     ordered = sorted(gaps)
-    print(json.dumps({
-        "first_answers": first, "window_open_s": round(open_s, 2), "ticks": len(gaps),
-        "max_gap_ms": round(max(gaps), 1) if gaps else None,
-        "p99_gap_ms": round(ordered[int(len(ordered) * 0.99)], 1) if gaps else None,
-        "gaps_over_50ms": sum(g > 50 for g in gaps), "gaps_over_100ms": sum(g > 100 for g in gaps),
-        "max_gap_ms_by_phase": worst,
-        "searches": searches,
-    }))
+    print(
+        json.dumps(
+            {
+                "first_answers": first,
+                "window_open_s": round(open_s, 2),
+                "ticks": len(gaps),
+                "max_gap_ms": round(max(gaps), 1) if gaps else None,
+                "p99_gap_ms": round(ordered[int(len(ordered) * 0.99)], 1) if gaps else None,
+                "gaps_over_50ms": sum(g > 50 for g in gaps),
+                "gaps_over_100ms": sum(g > 100 for g in gaps),
+                "max_gap_ms_by_phase": worst,
+                "searches": searches,
+            }
+        )
+    )
     return 0
 
 

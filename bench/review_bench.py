@@ -82,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
             times[name].append((time.perf_counter() - started) * 1000)
     print(f"{events} events from {len(rng.shas)} commits; {args.rounds} rounds, interleaved")
     for name, values in times.items():
-        print(f"  {name:<34} median {statistics.median(values):8.1f} ms  min {min(values):8.1f}  max {max(values):8.1f}")
+        print(
+            f"  {name:<34} median {statistics.median(values):8.1f} ms  min {min(values):8.1f}  max {max(values):8.1f}"
+        )
     b = times["B git log --name-status"]
     for name in [n for n in times if not n.startswith("B")]:
         ratios = [a / max(x, 1e-9) for a, x in zip(times[name], b)]

@@ -64,7 +64,11 @@ def one_round(root: Path, index: Path, beat, control, timeout: float = 600.0) ->
             app.processEvents()
             if phase == "inbox" and done:
                 break
-            if phase == "activity" and review.window.activity is not None and review.window.activity.activity is not None:
+            if (
+                phase == "activity"
+                and review.window.activity is not None
+                and review.window.activity.activity is not None
+            ):
                 break
             time.sleep(0.001)
         for _ in range(20):  # the turns that paint what arrived
@@ -130,8 +134,10 @@ def main(argv: list[str] | None = None) -> int:
                       + (f", {row['changes']} changes)" if "changes" in row else ")")
                       + f"; idle control's longest stall {row['control_ms']} ms")  # fmt: skip
                 for gap, meanwhile in row.get("long_gaps", []):
-                    print(f"    gap {gap} ms, the control stalled {meanwhile} ms meanwhile"
-                          + (" (the machine's)" if meanwhile >= gap * 0.6 else " (the window's own)"))
+                    print(
+                        f"    gap {gap} ms, the control stalled {meanwhile} ms meanwhile"
+                        + (" (the machine's)" if meanwhile >= gap * 0.6 else " (the window's own)")
+                    )
     finally:
         for proc in loaders:
             proc.kill()

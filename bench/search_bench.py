@@ -38,10 +38,15 @@ def bench_backends(store: Store, queries: list[str], vectors: list[np.ndarray]) 
     out["sqlite_vec_scalar_p50_ms"] = statistics.median(times)
     try:
         dim = store.embedder.dim
-        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.bench_vec USING vec0(embedding float[{dim}] distance_metric=cosine)")
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.bench_vec USING vec0(embedding float[{dim}] distance_metric=cosine)"
+        )
         if conn.execute("SELECT count(*) FROM temp.bench_vec").fetchone()[0] == 0:
             with conn:
-                conn.execute("INSERT INTO temp.bench_vec(rowid, embedding) SELECT rowid, vec FROM embeddings WHERE model = ?", (space,))
+                conn.execute(
+                    "INSERT INTO temp.bench_vec(rowid, embedding) SELECT rowid, vec FROM embeddings WHERE model = ?",
+                    (space,),
+                )
         knn = "SELECT rowid, distance FROM temp.bench_vec WHERE embedding MATCH ?1 AND k = 40"
         times = [timed(lambda v: conn.execute(knn, (v.astype("<f4").tobytes(),)).fetchall(), v)[0] for v in vectors]
         out["sqlite_vec_vec0_p50_ms"] = statistics.median(times)
@@ -84,10 +89,14 @@ def main(argv: list[str] | None = None) -> int:
         "numpy_floor_p50_ms": round(statistics.median(floor_times), 2),
         **{k: round(v, 2) for k, v in extra.items()},
     }
-    print(f"{len(queries)} queries x {args.rounds} rounds over {report.seen} files: "
-          f"p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, max {result['max_ms']} ms")
-    print(f"vector arm (numpy snapshot) p50 {result['vector_arm_p50_ms']} ms; "
-          f"numpy floor p50 {result['numpy_floor_p50_ms']} ms")
+    print(
+        f"{len(queries)} queries x {args.rounds} rounds over {report.seen} files: "
+        f"p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, max {result['max_ms']} ms"
+    )
+    print(
+        f"vector arm (numpy snapshot) p50 {result['vector_arm_p50_ms']} ms; "
+        f"numpy floor p50 {result['numpy_floor_p50_ms']} ms"
+    )
     for key, value in extra.items():
         print(f"{key}: {value:.2f}")
     print(json.dumps(result))

@@ -29,10 +29,29 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 FIXED = dt.datetime(2026, 10, 1, 12, 0, tzinfo=dt.timezone.utc)
 EXTRA_QUERIES = (
-    "", "   ", "the", "what is the", "a of to", "???", "deploy deploy deploy", "rollback -canary", '"drain the"',
-    '"connection drain" "load balancer"', "zzzzqqq nothing", "ｄｒａｉｎ ｔｈｅ ｖｉｐ", "ﬁle rollback", "checkout-api",
-    "deploy OR rollback NOT canary", 'unbalanced "quote drain', "déployé ledger", "AND", "near near",
-    "service:api", "2026 incident", "x" * 300, " ".join(["deploy", "cache", "ledger", "token", "agent"] * 20),
+    "",
+    "   ",
+    "the",
+    "what is the",
+    "a of to",
+    "???",
+    "deploy deploy deploy",
+    "rollback -canary",
+    '"drain the"',
+    '"connection drain" "load balancer"',
+    "zzzzqqq nothing",
+    "ｄｒａｉｎ ｔｈｅ ｖｉｐ",
+    "ﬁle rollback",
+    "checkout-api",
+    "deploy OR rollback NOT canary",
+    'unbalanced "quote drain',
+    "déployé ledger",
+    "AND",
+    "near near",
+    "service:api",
+    "2026 incident",
+    "x" * 300,
+    " ".join(["deploy", "cache", "ledger", "token", "agent"] * 20),
 )
 SMALL = ((600, 3, "hash"), (1500, 19, "hash"), (400, 7, "minilm"), (900, 23, "minilm"))
 
@@ -58,11 +77,13 @@ def scopes_of(conn, *, big: bool) -> dict[str, object]:
     from memhtml_desktop.domain.types import Scope
 
     facet = conn.execute("SELECT name, value FROM file_facets GROUP BY 1, 2 ORDER BY count(*) DESC LIMIT 1").fetchone()
-    entity = conn.execute("SELECT entity_type || ':' || entity_name FROM file_entities GROUP BY 1 "
-                          "ORDER BY count(*) DESC LIMIT 1 OFFSET 2").fetchone()
+    entity = conn.execute(
+        "SELECT entity_type || ':' || entity_name FROM file_entities GROUP BY 1 ORDER BY count(*) DESC LIMIT 1 OFFSET 2"
+    ).fetchone()
     tag = conn.execute("SELECT tag FROM file_tags GROUP BY 1 ORDER BY count(*) DESC LIMIT 1 OFFSET 1").fetchone()
-    workspace = conn.execute("SELECT workspace FROM files WHERE workspace IS NOT NULL GROUP BY 1 "
-                             "ORDER BY count(*) DESC LIMIT 1").fetchone()
+    workspace = conn.execute(
+        "SELECT workspace FROM files WHERE workspace IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 1"
+    ).fetchone()
     out = {"all": Scope(), "archived": Scope.build(include_archived=True), "task": Scope.build(memory_types=["task"])}
     if facet:
         out["facet"] = Scope.build(facets=[tuple(facet)])
@@ -136,14 +157,31 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--work", type=Path, required=True, help="where the small stores and their indexes are kept")
     p.add_argument("--out", type=Path, required=True, help="the dump (JSON, sorted keys)")
-    p.add_argument("--big", nargs=2, action="append", default=[], metavar=("ROOT", "INDEX"),
-                   help="an already-indexed store (hash embedder), fewer scopes")
+    p.add_argument(
+        "--big",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("ROOT", "INDEX"),
+        help="an already-indexed store (hash embedder), fewer scopes",
+    )
     p.add_argument("--embedders", nargs="*", default=["hash", "minilm"])
     p.add_argument("--no-small", action="store_true", help="only the --big stores")
-    p.add_argument("--only", nargs="*", default=None, metavar="COUNT-SEED",
-                   help="only these small stores (e.g. 600-3 900-23), to split a run over processes")
-    p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="DUMP",
-                   help="write the union of these dumps to --out (parts of one run) and stop")
+    p.add_argument(
+        "--only",
+        nargs="*",
+        default=None,
+        metavar="COUNT-SEED",
+        help="only these small stores (e.g. 600-3 900-23), to split a run over processes",
+    )
+    p.add_argument(
+        "--merge",
+        nargs="+",
+        type=Path,
+        default=None,
+        metavar="DUMP",
+        help="write the union of these dumps to --out (parts of one run) and stop",
+    )
     args = p.parse_args(argv)
     if args.merge:
         out: dict = {}
@@ -162,7 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_small:
         for count, seed, name in SMALL:
             if name in args.embedders and (args.only is None or f"{count}-{seed}" in args.only):
-                dump_store(small_store(args.work, count, seed, name), f"{count}-{seed}-{name}", queries, big=False, out=out)
+                dump_store(
+                    small_store(args.work, count, seed, name), f"{count}-{seed}-{name}", queries, big=False, out=out
+                )
     for root, index in args.big:
         store = Store(root, index_path=index, clock=lambda: FIXED)
         dump_store(store, Path(root).name, queries, big=True, out=out)

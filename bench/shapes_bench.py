@@ -67,25 +67,39 @@ def main(argv: list[str] | None = None) -> int:
     times = warm_and_time(queries, ops, args.rounds, warm=first_entry, each=fold_alone)
 
     search_p95 = pct(times["search"], 0.95)
-    result: dict[str, float | int | bool] = {"n": len(times["search"]), "files": report.seen, "budget": args.budget,
-                                             "resident_profile": held["profile"], "resident_pending": held["pending"]}
-    print(f"{len(queries)} queries x {args.rounds} rounds over {report.seen} files, budget {args.budget:,} "
-          f"(resident: {held['profile']} profile, {held['pending']} pending memories in scope)")
+    result: dict[str, float | int | bool] = {
+        "n": len(times["search"]),
+        "files": report.seen,
+        "budget": args.budget,
+        "resident_profile": held["profile"],
+        "resident_pending": held["pending"],
+    }
+    print(
+        f"{len(queries)} queries x {args.rounds} rounds over {report.seen} files, budget {args.budget:,} "
+        f"(resident: {held['profile']} profile, {held['pending']} pending memories in scope)"
+    )
     for name, values in times.items():
         p50, p95 = pct(values, 0.50), pct(values, 0.95)
         result[f"{name}_p50_ms"], result[f"{name}_p95_ms"] = round(p50, 2), round(p95, 2)
         over = p95 - search_p95
-        verdict = "" if name in ("search", "compare") else (
-            f"  {'within' if over <= BUDGET_MS else 'OVER'} search p95 + {BUDGET_MS:.0f} ms ({over:+.1f})")
+        verdict = (
+            ""
+            if name in ("search", "compare")
+            else (f"  {'within' if over <= BUDGET_MS else 'OVER'} search p95 + {BUDGET_MS:.0f} ms ({over:+.1f})")
+        )
         print(f"  {name:<8} p50 {p50:7.2f} ms  p95 {p95:7.2f} ms{verdict}")
     result["fold_only_p50_ms"] = round(pct(fold_times, 0.50), 3)
     result["fold_only_p95_ms"] = round(pct(fold_times, 0.95), 3)
     print(f"  fold_quotas alone (no SQL): p50 {result['fold_only_p50_ms']} ms, p95 {result['fold_only_p95_ms']} ms")
     result["resident_uncached_p50_ms"] = round(pct(cold_times, 0.50), 2)
     result["resident_uncached_p95_ms"] = round(pct(cold_times, 0.95), 2)
-    print(f"  resident ledgers uncached (the first fold after a write): p50 {result['resident_uncached_p50_ms']} ms, "
-          f"p95 {result['resident_uncached_p95_ms']} ms")
-    result["within"] = all(pct(times[n], 0.95) <= search_p95 + BUDGET_MS for n in ("recall", "quotas", "catalog", "expand"))
+    print(
+        f"  resident ledgers uncached (the first fold after a write): p50 {result['resident_uncached_p50_ms']} ms, "
+        f"p95 {result['resident_uncached_p95_ms']} ms"
+    )
+    result["within"] = all(
+        pct(times[n], 0.95) <= search_p95 + BUDGET_MS for n in ("recall", "quotas", "catalog", "expand")
+    )
     print(json.dumps(result))
     return 0
 

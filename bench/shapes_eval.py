@@ -24,12 +24,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from paraphrase_scale import DISTRACTORS, make_embedder, plant  # noqa: E402
+
 from memhtml_desktop.devtools.gen_store import generate_store  # noqa: E402
 from memhtml_desktop.devtools.paraphrases import PARAPHRASES  # noqa: E402
 from memhtml_desktop.domain.probes import EvalProbe  # noqa: E402
 from memhtml_desktop.index.store import Store  # noqa: E402
 from memhtml_desktop.workbench.shapes import compare_shapes  # noqa: E402
-from paraphrase_scale import DISTRACTORS, make_embedder, plant  # noqa: E402
 
 SHAPES = ("memhtml", "quotas", "catalog+1", "catalog+2", "catalog+pick")
 
@@ -66,27 +67,40 @@ def main(argv: list[str] | None = None) -> int:
                 figures = {f.shape: f for f in report.figures}
                 rule = report.rule()
                 key = f"{name}/{budget}/{kind}"
-                out[key] = {"probes": len(probes), "indistinct_probes": report.indistinct_probes, "rule": rule,
-                            "controls_listed_probes": report.controls_listed_probes,
-                            **{s: figures[s].to_json() for s in SHAPES}}
-                print(f"  budget {budget:>6,} · {kind:<8} ({len(probes)} probes; read as "
-                      + ", ".join(f"{k} {sum(v.values())}" for k, v in rule.items())
-                      + f"; {report.indistinct_probes} catalogues with lookalikes, "
-                      + f"{report.controls_listed_probes} listing a near-twin control)")
+                out[key] = {
+                    "probes": len(probes),
+                    "indistinct_probes": report.indistinct_probes,
+                    "rule": rule,
+                    "controls_listed_probes": report.controls_listed_probes,
+                    **{s: figures[s].to_json() for s in SHAPES},
+                }
+                print(
+                    f"  budget {budget:>6,} · {kind:<8} ({len(probes)} probes; read as "
+                    + ", ".join(f"{k} {sum(v.values())}" for k, v in rule.items())
+                    + f"; {report.indistinct_probes} catalogues with lookalikes, "
+                    + f"{report.controls_listed_probes} listing a near-twin control)"
+                )
                 for s in SHAPES:
                     f = figures[s]
-                    print(f"    {s:<13} content {f.content:>3}  pointer {f.pointer:>3}  missing "
-                          f"{f.probes - f.content - f.pointer:>3}  mean {f.mean_cost:>8,.0f} chars "
-                          f"(charged {f.mean_charged:>7,.0f})")
+                    print(
+                        f"    {s:<13} content {f.content:>3}  pointer {f.pointer:>3}  missing "
+                        f"{f.probes - f.content - f.pointer:>3}  mean {f.mean_cost:>8,.0f} chars "
+                        f"(charged {f.mean_charged:>7,.0f})"
+                    )
                 cheaper = {"direct": 0, "catalog": 0}
                 for counts in rule.values():
                     for k, v in counts.items():
                         cheaper[k] += v
-                print(f"    cheaper (delivered): direct recall {cheaper['direct']}, catalogue + one expansion {cheaper['catalog']}")
-                charged_direct = sum(1 for row in report.rows
-                                     if row.landing("memhtml").charged <= row.landing("catalog+1").cost)
-                print(f"    cheaper (charged only): direct recall {charged_direct}, "
-                      f"catalogue + one expansion {len(report.rows) - charged_direct}")
+                print(
+                    f"    cheaper (delivered): direct recall {cheaper['direct']}, catalogue + one expansion {cheaper['catalog']}"
+                )
+                charged_direct = sum(
+                    1 for row in report.rows if row.landing("memhtml").charged <= row.landing("catalog+1").cost
+                )
+                print(
+                    f"    cheaper (charged only): direct recall {charged_direct}, "
+                    f"catalogue + one expansion {len(report.rows) - charged_direct}"
+                )
                 out[key]["charged_direct_cheaper"] = charged_direct
         store.close_thread_connection()
     print(json.dumps(out))

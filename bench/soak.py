@@ -102,6 +102,7 @@ WEIGHTS = (("search", 30), ("open", 30), ("facet", 8), ("judge", 8), ("recall", 
 
 # -- measuring (/proc) ---------------------------------------------------------------------------
 
+
 def rss_mb(pid: int | str = "self") -> float:
     return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE / 1_048_576
 
@@ -121,8 +122,22 @@ def heap_mb() -> dict:
     import ctypes
 
     class Info(ctypes.Structure):
-        _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
-                                                        "fsmblks", "uordblks", "fordblks", "keepcost")]
+        _fields_ = [
+            (name, ctypes.c_size_t)
+            for name in (
+                "arena",
+                "ordblks",
+                "smblks",
+                "hblks",
+                "hblkhd",
+                "usmblks",
+                "fsmblks",
+                "uordblks",
+                "fordblks",
+                "keepcost",
+            )
+        ]
+
     try:
         call = ctypes.CDLL(None).mallinfo2
     except (AttributeError, OSError):
@@ -130,8 +145,11 @@ def heap_mb() -> dict:
     call.restype = Info
     info = call()
     mb = 1024 * 1024
-    return {"heap_used_mb": round(info.uordblks / mb, 1), "heap_free_mb": round(info.fordblks / mb, 1),
-            "heap_mapped_mb": round(info.hblkhd / mb, 1)}
+    return {
+        "heap_used_mb": round(info.uordblks / mb, 1),
+        "heap_free_mb": round(info.fordblks / mb, 1),
+        "heap_mapped_mb": round(info.hblkhd / mb, 1),
+    }
 
 
 def count_dir(path: str) -> int:
@@ -150,20 +168,26 @@ def children(pid: int) -> int:
 
 def process_row(prefix: str, pid: int | str) -> dict:
     try:
-        return {f"{prefix}_rss_mb": round(rss_mb(pid), 1), f"{prefix}_fds": count_dir(f"/proc/{pid}/fd"),
-                f"{prefix}_threads": count_dir(f"/proc/{pid}/task")}
+        return {
+            f"{prefix}_rss_mb": round(rss_mb(pid), 1),
+            f"{prefix}_fds": count_dir(f"/proc/{pid}/fd"),
+            f"{prefix}_threads": count_dir(f"/proc/{pid}/task"),
+        }
     except OSError:
         return {f"{prefix}_rss_mb": None, f"{prefix}_fds": None, f"{prefix}_threads": None}
 
 
 # -- the rule ------------------------------------------------------------------------------------
 
+
 def fit(points: list[tuple[float, float]]) -> float:
     """The Theil-Sen slope of y over x: the median of the slopes between every two points (0 for fewer
     than two distinct x). A least-squares line let one sample taken mid-search at the end of a run (the
     engine's RSS swings by 100 MB with its work) tilt the whole half; the median of pairwise slopes
     does not move for a few such samples and still follows a series that keeps rising."""
-    slopes = sorted((y2 - y1) / (x2 - x1) for i, (x1, y1) in enumerate(points) for x2, y2 in points[i + 1:] if x2 != x1)
+    slopes = sorted(
+        (y2 - y1) / (x2 - x1) for i, (x1, y1) in enumerate(points) for x2, y2 in points[i + 1 :] if x2 != x1
+    )
     if not slopes:
         return 0.0
     middle = len(slopes) // 2
@@ -179,8 +203,14 @@ def trend(samples: list[dict], name: str, actions: int) -> dict | None:
     slope = fit([(a / 1000, v) for a, v in half]) if len(half) >= 3 else 0.0
     span = (half[-1][0] - half[0][0]) / 1000 if len(half) >= 2 else 0.0
     mean = sum(v for _, v in half) / len(half) if half else 0.0
-    return {"start": rows[0][1], "end": rows[-1][1], "peak": max(v for _, v in rows),
-            "slope_per_1000": round(slope, 3), "rise_last_half": round(slope * span, 3), "mean_last_half": round(mean, 3)}
+    return {
+        "start": rows[0][1],
+        "end": rows[-1][1],
+        "peak": max(v for _, v in rows),
+        "slope_per_1000": round(slope, 3),
+        "rise_last_half": round(slope * span, 3),
+        "mean_last_half": round(mean, 3),
+    }
 
 
 def level(samples: list[dict], name: str, at: int | None, around: int = 3) -> float | None:
@@ -208,7 +238,9 @@ def judge(samples: list[dict], probes: list[dict], actions: int, finished: dict 
         if finished.get("timeouts"):
             reasons.append(f"{finished['timeouts']} waits for an answer ran out ({WAIT_S:g} s each): a hang")
         if finished.get("slow"):
-            findings.append(f"{finished['slow']} answers took over {SLOW_S:g} s (the slowest {finished['slowest_s']} s)")
+            findings.append(
+                f"{finished['slow']} answers took over {SLOW_S:g} s (the slowest {finished['slowest_s']} s)"
+            )
         if finished.get("error"):
             reasons.append(f"the driver failed: {finished['error']}")
     engines = sorted({s["engine_pid"] for s in samples if s.get("engine_pid")})
@@ -231,16 +263,22 @@ def judge(samples: list[dict], probes: list[dict], actions: int, finished: dict 
             # rises is a reference leaked by a binding: it holds no memory (gc_objects says whether
             # objects pile up) and cannot abort, so it is said, not failed.
             if t["falls"]:
-                reasons.append(f"{name} falls without bound: {t['slope_per_1000']:+g} per 1,000 actions over the "
-                               f"last half (limit -{allowed:g}), {t['rise_last_half']:+g} over it (floor {floor:g}); "
-                               f"{t['start']} at the start, {t['end']} at the end: it would reach zero and abort")
+                reasons.append(
+                    f"{name} falls without bound: {t['slope_per_1000']:+g} per 1,000 actions over the "
+                    f"last half (limit -{allowed:g}), {t['rise_last_half']:+g} over it (floor {floor:g}); "
+                    f"{t['start']} at the start, {t['end']} at the end: it would reach zero and abort"
+                )
             elif t["grows"]:
-                findings.append(f"{name} rises {t['slope_per_1000']:+g} per 1,000 actions (references leaked, "
-                                f"no objects kept: see gc_objects)")
+                findings.append(
+                    f"{name} rises {t['slope_per_1000']:+g} per 1,000 actions (references leaked, "
+                    f"no objects kept: see gc_objects)"
+                )
         elif t["grows"]:
-            reasons.append(f"{name} grows without bound: {t['slope_per_1000']:+g} per 1,000 actions over the last "
-                           f"half (limit {allowed:g}), {t['rise_last_half']:+g} over it (floor {floor:g}); "
-                           f"{t['start']} at the start, {t['end']} at the end")
+            reasons.append(
+                f"{name} grows without bound: {t['slope_per_1000']:+g} per 1,000 actions over the last "
+                f"half (limit {allowed:g}), {t['rise_last_half']:+g} over it (floor {floor:g}); "
+                f"{t['start']} at the start, {t['end']} at the end"
+            )
     if actions >= 2_000:
         for name in ("window_rss_mb", "engine_rss_mb"):
             # The level at action 1,000 and at the end, each the median of the samples around it: one
@@ -256,34 +294,81 @@ def judge(samples: list[dict], probes: list[dict], actions: int, finished: dict 
                 if first and last:
                     trends[name]["growth_after_1000_points"] = round(last / first - 1, 4)
                 if growth >= RSS_GROWTH_AFTER_1000:
-                    reasons.append(f"{name} grew {growth:.1%} from action 1,000 to the end (medians of the samples "
-                                   f"around each: {base} -> {end} MB; the limit is {RSS_GROWTH_AFTER_1000:.0%})")
+                    reasons.append(
+                        f"{name} grew {growth:.1%} from action 1,000 to the end (medians of the samples "
+                        f"around each: {base} -> {end} MB; the limit is {RSS_GROWTH_AFTER_1000:.0%})"
+                    )
     late = [p for p in probes if p.get("latency_s") is None or p["latency_s"] > FRESH_LIMIT_S]
     if late:
         worst = late[0]
-        reasons.append(f"{len(late)} of {len(probes)} freshness probes were stale: {worst['path']} "
-                       + (f"was searchable {worst['latency_s']} s after its commit" if worst.get("latency_s") is not None
-                          else f"was not found {FRESH_WAIT_S:g} s after its commit")
-                       + f" (limit {FRESH_LIMIT_S:g} s)")
+        reasons.append(
+            f"{len(late)} of {len(probes)} freshness probes were stale: {worst['path']} "
+            + (
+                f"was searchable {worst['latency_s']} s after its commit"
+                if worst.get("latency_s") is not None
+                else f"was not found {FRESH_WAIT_S:g} s after its commit"
+            )
+            + f" (limit {FRESH_LIMIT_S:g} s)"
+        )
     found = sorted(p["latency_s"] for p in probes if p.get("latency_s") is not None)
-    fresh = {"probes": len(probes), "found": len(found),
-             "median_s": found[len(found) // 2] if found else None, "max_s": found[-1] if found else None}
+    fresh = {
+        "probes": len(probes),
+        "found": len(found),
+        "median_s": found[len(found) // 2] if found else None,
+        "max_s": found[-1] if found else None,
+    }
     return {"held": not reasons, "reasons": reasons, "findings": findings, "trends": trends, "freshness": fresh}
 
 
 def table(samples: list[dict], every: int = 1_000) -> str:
-    names = ["window_rss_mb", "engine_rss_mb", "gc_objects", "window_fds", "engine_fds", "window_threads", "engine_threads",
-             "widgets", "qobjects", "heap_used_mb", "heap_free_mb", "ref_true", "ref_false", "ref_none", "gap_max_ms", "gap_p99_ms"]
-    heads = ["action", "win MB", "eng MB", "gc objs", "win fd", "eng fd", "win thr", "eng thr", "widgets", "qobjects", "heap use", "heap free", "True", "False", "None",
-             "gap max", "gap p99"]
+    names = [
+        "window_rss_mb",
+        "engine_rss_mb",
+        "gc_objects",
+        "window_fds",
+        "engine_fds",
+        "window_threads",
+        "engine_threads",
+        "widgets",
+        "qobjects",
+        "heap_used_mb",
+        "heap_free_mb",
+        "ref_true",
+        "ref_false",
+        "ref_none",
+        "gap_max_ms",
+        "gap_p99_ms",
+    ]
+    heads = [
+        "action",
+        "win MB",
+        "eng MB",
+        "gc objs",
+        "win fd",
+        "eng fd",
+        "win thr",
+        "eng thr",
+        "widgets",
+        "qobjects",
+        "heap use",
+        "heap free",
+        "True",
+        "False",
+        "None",
+        "gap max",
+        "gap p99",
+    ]
     rows = [s for s in samples if s["action"] % every == 0 or s is samples[-1]]
     lines = ["  ".join(f"{h:>9}" for h in heads)]
     for s in rows:
-        lines.append("  ".join(f"{s['action']:>9}" if n == "action" else f"{s.get(n)!s:>9}" for n in ["action", *names]))
+        lines.append(
+            "  ".join(f"{s['action']:>9}" if n == "action" else f"{s.get(n)!s:>9}" for n in ["action", *names])
+        )
     return "\n".join(lines)
 
 
 # -- the second writer ---------------------------------------------------------------------------
+
 
 def letters(n: int) -> str:
     out = ""
@@ -301,8 +386,13 @@ def committer(store: Path, every: float, seed: int) -> int:
 
     from memhtml_desktop.devtools.store_render import minimal_memory
 
-    env = dict(os.environ, GIT_AUTHOR_NAME="Soak Agent", GIT_AUTHOR_EMAIL="agent@soak.invalid",
-               GIT_COMMITTER_NAME="Soak Agent", GIT_COMMITTER_EMAIL="agent@soak.invalid")
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="Soak Agent",
+        GIT_AUTHOR_EMAIL="agent@soak.invalid",
+        GIT_COMMITTER_NAME="Soak Agent",
+        GIT_COMMITTER_EMAIL="agent@soak.invalid",
+    )
     rng = random.Random(seed)
     run = time.strftime("%Y%m%dT%H%M%S")  # a rerun over the same store writes other files
     tag = letters(int(time.time()) % 26**4)
@@ -325,14 +415,42 @@ def committer(store: Path, every: float, seed: int) -> int:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
         added = subprocess.run(["git", "-C", str(store), "add", "--", path], env=env, capture_output=True, text=True)
-        done = subprocess.run(["git", "-C", str(store), "-c", "commit.gpgsign=false", "commit", "-q", "-m",
-                               f"soak: round {n}", "--", path], env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(store),
+                "-c",
+                "commit.gpgsign=false",
+                "commit",
+                "-q",
+                "-m",
+                f"soak: round {n}",
+                "--",
+                path,
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         ok = not (added.returncode or done.returncode)
-        print(json.dumps({"round": n, "path": path, "word": word, "at": time.time(), "committed": ok,
-                          "error": "" if ok else (done.stderr or added.stderr).strip()[:200]}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "round": n,
+                    "path": path,
+                    "word": word,
+                    "at": time.time(),
+                    "committed": ok,
+                    "error": "" if ok else (done.stderr or added.stderr).strip()[:200],
+                }
+            ),
+            flush=True,
+        )
 
 
 # -- the store -----------------------------------------------------------------------------------
+
 
 def prepare(work: Path, count: int, seed: int) -> tuple[Path, Path]:
     """A generated store of `count` memories (a git repository) and its index, made once in `work`."""
@@ -369,6 +487,7 @@ def queries_of(store: Path, rng: random.Random, n: int = 400) -> list[str]:
 
 # -- the driver (the window's process) -----------------------------------------------------------
 
+
 def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step by step
     import gc
     from collections import Counter
@@ -402,14 +521,25 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
     if not pump_until(lambda: window.results.model.result() is not None and not window.runner.is_busy(), 600):
         say("error", error="the window gave no first answer in 10 minutes")
         return 3
-    if not pump_until(lambda: window.bridge.status().mode in ("live", "polling") and not window.bridge.status().busy,
-                      600):
+    if not pump_until(
+        lambda: window.bridge.status().mode in ("live", "polling") and not window.bridge.status().busy, 600
+    ):
         say("error", error=f"the watcher did not settle in 10 minutes ({window.bridge.status().mode})")
         return 3
     settle_gc()  # as ui/app.run_app does once the window is shown
 
-    counts = {"done": 0, "timeouts": 0, "slow": 0, "slowest_s": 0.0, "facet_missed": 0, "answers": 0, "shown": 0,
-              "recall_shown": 0, "commits": 0, **{k: 0 for k, _ in WEIGHTS}}
+    counts = {
+        "done": 0,
+        "timeouts": 0,
+        "slow": 0,
+        "slowest_s": 0.0,
+        "facet_missed": 0,
+        "answers": 0,
+        "shown": 0,
+        "recall_shown": 0,
+        "commits": 0,
+        **{k: 0 for k, _ in WEIGHTS},
+    }
 
     def bump(key: str) -> None:
         counts[key] += 1
@@ -432,9 +562,22 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
     beat.timeout.connect(tick)
     beat.start()
 
-    writer = subprocess.Popen([sys.executable, __file__, "--committer", str(store_dir), "--commit-every",
-                               str(cfg["commit_every"]), "--seed", str(cfg["seed"])],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            __file__,
+            "--committer",
+            str(store_dir),
+            "--commit-every",
+            str(cfg["commit_every"]),
+            "--seed",
+            str(cfg["seed"]),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     os.set_blocking(writer.stdout.fileno(), False)
     commits: list[dict] = []
     partial = [""]
@@ -468,9 +611,13 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
         if answered and took <= SLOW_S:
             return True
         counts["slow" if answered else "timeouts"] += 1
-        say("note", text=f"action {counts['done'] + 1} ({doing[0]}) " + (f"answered after {took:.1f} s" if answered
-                         else f"had no answer in {WAIT_S:g} s") + f"; the watcher {window.bridge.status().mode}, "
-                         f"the load average {os.getloadavg()[0]:.1f}")
+        say(
+            "note",
+            text=f"action {counts['done'] + 1} ({doing[0]}) "
+            + (f"answered after {took:.1f} s" if answered else f"had no answer in {WAIT_S:g} s")
+            + f"; the watcher {window.bridge.status().mode}, "
+            f"the load average {os.getloadavg()[0]:.1f}",
+        )
         return answered
 
     def settled_search(before: int):
@@ -487,8 +634,11 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
 
     def search() -> None:
         current = field.text()
-        text = rng.choice([q for q in queries[:50] if q != current] or ["deploy rollback"]) \
-            if rng.random() < 0.2 else rng.choice([q for q in rng.sample(queries, 5) if q != current] or ["rollback"])
+        text = (
+            rng.choice([q for q in queries[:50] if q != current] or ["deploy rollback"])
+            if rng.random() < 0.2
+            else rng.choice([q for q in rng.sample(queries, 5) if q != current] or ["rollback"])
+        )
         type_query(text)
 
     def open_row() -> None:
@@ -501,8 +651,12 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
         index = window.results.model.index(rng.randrange(min(rows, 25)), 0)
         table_view.scrollTo(index)
         before = counts["shown"]
-        QTest.mouseClick(table_view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                         table_view.visualRect(index).center())
+        QTest.mouseClick(
+            table_view.viewport(),
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+            table_view.visualRect(index).center(),
+        )
         wait(lambda: counts["shown"] > before)
 
     def facet() -> None:
@@ -564,14 +718,24 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
         pump_until(lambda: counts["answers"] > answers and not window.runner.is_busy("search"), 5)
 
     def scroll() -> None:
-        target = window.reader.article.viewport() if rng.random() < 0.4 and window.reader.detail() is not None \
+        target = (
+            window.reader.article.viewport()
+            if rng.random() < 0.4 and window.reader.detail() is not None
             else table_view.viewport()
+        )
         step = rng.choice((-360, -120, 120, 240, 360))
         centre = QPointF(target.rect().center())
         for _ in range(rng.randint(1, 4)):
-            event = QWheelEvent(centre, QPointF(target.mapToGlobal(QPoint(int(centre.x()), int(centre.y())))),
-                                QPoint(0, 0), QPoint(0, step), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
-                                Qt.ScrollPhase.NoScrollPhase, False)
+            event = QWheelEvent(
+                centre,
+                QPointF(target.mapToGlobal(QPoint(int(centre.x()), int(centre.y())))),
+                QPoint(0, 0),
+                QPoint(0, step),
+                Qt.MouseButton.NoButton,
+                Qt.KeyboardModifier.NoModifier,
+                Qt.ScrollPhase.NoScrollPhase,
+                False,
+            )
             QApplication.sendEvent(target, event)
             app.processEvents()
 
@@ -599,20 +763,34 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
                 break
             pump_until(lambda: False, 0.5)
         status = window.bridge.status()
-        say("probe", action=counts["done"], path=row["path"], round=row["round"], latency_s=found,
-            watcher=f"{status.mode} busy={status.busy} queue={status.queue_depth} {status.reason}".strip())
+        say(
+            "probe",
+            action=counts["done"],
+            path=row["path"],
+            round=row["round"],
+            latency_s=found,
+            watcher=f"{status.mode} busy={status.busy} queue={status.queue_depth} {status.reason}".strip(),
+        )
 
     def sample() -> None:
         engine = window.runner.client.pid if window.runner.client is not None else None
         ordered = sorted(gaps)
-        row = {"action": counts["done"], "s": round(time.perf_counter() - started, 1),
-               **process_row("window", "self"), **heap_mb(), "ref_true": refs(True),
-               "ref_false": refs(False), "ref_none": refs(None),
-               "engine_pid": engine, **(process_row("engine", engine) if engine else {}),
-               "engine_children": children(engine) if engine else None,
-               "gap_max_ms": round(ordered[-1], 1) if ordered else None,
-               "gap_p99_ms": round(ordered[int(len(ordered) * 0.99)], 1) if ordered else None,
-               "gaps_over_50ms": sum(g > 50 for g in ordered), "counts": dict(counts)}
+        row = {
+            "action": counts["done"],
+            "s": round(time.perf_counter() - started, 1),
+            **process_row("window", "self"),
+            **heap_mb(),
+            "ref_true": refs(True),
+            "ref_false": refs(False),
+            "ref_none": refs(None),
+            "engine_pid": engine,
+            **(process_row("engine", engine) if engine else {}),
+            "engine_children": children(engine) if engine else None,
+            "gap_max_ms": round(ordered[-1], 1) if ordered else None,
+            "gap_p99_ms": round(ordered[int(len(ordered) * 0.99)], 1) if ordered else None,
+            "gaps_over_50ms": sum(g > 50 for g in ordered),
+            "counts": dict(counts),
+        }
         row["gc_objects"] = len(gc.get_objects())
         row["widgets"] = len(QApplication.allWidgets())  # a widget made per action and never deleted shows here
         row["qobjects"] = len(window.findChildren(QObject))
@@ -627,8 +805,14 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
         say("sample", **row)
 
     last_census: dict = {}
-    steps = {"search": search, "open": open_row, "facet": facet, "judge": judge_memory, "recall": recall,
-             "scroll": scroll}
+    steps = {
+        "search": search,
+        "open": open_row,
+        "facet": facet,
+        "judge": judge_memory,
+        "recall": recall,
+        "scroll": scroll,
+    }
     kinds, weights = zip(*WEIGHTS)
     started = time.perf_counter()
     gaps.clear()
@@ -679,6 +863,7 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
 
 # -- the parent ----------------------------------------------------------------------------------
 
+
 def exit_text(code: int) -> str:
     if code < 0:
         try:
@@ -700,12 +885,24 @@ def main() -> int:
     ap.add_argument("--sample-every", type=int, default=100)
     ap.add_argument("--probe-every", type=int, default=100, help="actions between two freshness probes")
     ap.add_argument("--out", type=Path, default=None, help="write every sample, probe and the verdict here (JSON)")
-    ap.add_argument("--inject", choices=("none", "true-leak", "fd-leak", "abort"), default="none",
-                    help="leak or abort on purpose (the rule's own test)")
-    ap.add_argument("--only", choices=[k for k, _ in WEIGHTS], default=None,
-                    help="one kind of action only (to find which one a growth comes from)")
-    ap.add_argument("--minutes", type=float, default=0,
-                    help="a time box: stop after this many minutes and judge the actions made (0: none)")
+    ap.add_argument(
+        "--inject",
+        choices=("none", "true-leak", "fd-leak", "abort"),
+        default="none",
+        help="leak or abort on purpose (the rule's own test)",
+    )
+    ap.add_argument(
+        "--only",
+        choices=[k for k, _ in WEIGHTS],
+        default=None,
+        help="one kind of action only (to find which one a growth comes from)",
+    )
+    ap.add_argument(
+        "--minutes",
+        type=float,
+        default=0,
+        help="a time box: stop after this many minutes and judge the actions made (0: none)",
+    )
     ap.add_argument("--census", action="store_true", help="say which object types grew at each sample (slow)")
     ap.add_argument("--committer", type=Path, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--drive", default=None, help=argparse.SUPPRESS)
@@ -736,15 +933,31 @@ def main() -> int:
     else:
         args.dir.mkdir(parents=True, exist_ok=True)
         store, index = prepare(args.dir, args.count, args.seed)
-    cfg = {"store": str(store), "index": str(index), "actions": args.actions, "seed": args.seed,
-           "commit_every": args.commit_every, "sample_every": args.sample_every, "probe_every": args.probe_every,
-           "inject": args.inject, "scratch": str(scratch), "only": args.only,
-           "census": args.census, "deadline": time.time() + args.minutes * 60 if args.minutes else 0}
+    cfg = {
+        "store": str(store),
+        "index": str(index),
+        "actions": args.actions,
+        "seed": args.seed,
+        "commit_every": args.commit_every,
+        "sample_every": args.sample_every,
+        "probe_every": args.probe_every,
+        "inject": args.inject,
+        "scratch": str(scratch),
+        "only": args.only,
+        "census": args.census,
+        "deadline": time.time() + args.minutes * 60 if args.minutes else 0,
+    }
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", MEMHTML_DESKTOP_SETTINGS=str(scratch / "settings.ini"))
     load = [round(x, 2) for x in os.getloadavg()]
     started = time.perf_counter()
-    driver = subprocess.Popen([sys.executable, __file__, "--drive", json.dumps(cfg)], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env)
+    driver = subprocess.Popen(
+        [sys.executable, __file__, "--drive", json.dumps(cfg)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
     samples: list[dict] = []
     probes: list[dict] = []
     notes: list[str] = []
@@ -761,11 +974,14 @@ def main() -> int:
             samples.append(row)
             if row.get("census"):
                 print("  grew:", row["census"], flush=True)
-            print(f"[{row['action']:>6} actions, {row['s']:>7} s] window {row['window_rss_mb']} MB "
-                  f"{row['window_fds']} fds {row['window_threads']} threads | engine {row.get('engine_rss_mb')} MB "
-                  f"{row.get('engine_fds')} fds {row.get('engine_threads')} threads | refs True {row['ref_true']} "
-                  f"False {row['ref_false']} None {row['ref_none']} | gaps max {row['gap_max_ms']} "
-                  f"p99 {row['gap_p99_ms']} ms", flush=True)
+            print(
+                f"[{row['action']:>6} actions, {row['s']:>7} s] window {row['window_rss_mb']} MB "
+                f"{row['window_fds']} fds {row['window_threads']} threads | engine {row.get('engine_rss_mb')} MB "
+                f"{row.get('engine_fds')} fds {row.get('engine_threads')} threads | refs True {row['ref_true']} "
+                f"False {row['ref_false']} None {row['ref_none']} | gaps max {row['gap_max_ms']} "
+                f"p99 {row['gap_p99_ms']} ms",
+                flush=True,
+            )
         elif kind == "probe":
             probes.append(row)
         elif kind == "finished":
@@ -778,15 +994,27 @@ def main() -> int:
     code = driver.wait()
     verdict = judge(samples, probes, args.actions, finished, exit_text(code))
     if finished and finished.get("stopped_by_time"):
-        verdict["findings"].insert(0, f"time box of {args.minutes:g} minutes: {finished['done']:,} of "
-                                      f"{args.actions:,} actions made; the rule judged those")
+        verdict["findings"].insert(
+            0,
+            f"time box of {args.minutes:g} minutes: {finished['done']:,} of "
+            f"{args.actions:,} actions made; the rule judged those",
+        )
     if code and finished is not None and not verdict["reasons"]:
         verdict["reasons"].append(f"the window's process ended with {exit_text(code)}")
         verdict["held"] = False
-    result = {"actions": args.actions, "store": str(store), "seconds": round(time.perf_counter() - started, 1),
-              "rate_per_s": round(finished["done"] / finished["seconds"], 2) if finished and finished.get("seconds")
-              else None, "load_before": load, "load_after": [round(x, 2) for x in os.getloadavg()],
-              "counts": finished, "verdict": verdict, "notes": notes}
+    result = {
+        "actions": args.actions,
+        "store": str(store),
+        "seconds": round(time.perf_counter() - started, 1),
+        "rate_per_s": round(finished["done"] / finished["seconds"], 2)
+        if finished and finished.get("seconds")
+        else None,
+        "load_before": load,
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+        "counts": finished,
+        "verdict": verdict,
+        "notes": notes,
+    }
     if args.out is not None:
         args.out.write_text(json.dumps({**result, "samples": samples, "probes": probes}, indent=1), encoding="utf-8")
     if samples:

@@ -56,17 +56,24 @@ def _load() -> str:
 def commit() -> tuple[str, bool]:
     """(short commit, whether the tree has uncommitted changes to tracked files)."""
     try:
-        sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=10", "HEAD"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                                    capture_output=True, text=True).stdout.strip())
+        sha = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = bool(
+            subprocess.run(
+                ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+        )
     except (OSError, subprocess.CalledProcessError):
         return "unknown", True
     return sha, dirty
 
 
-def run(names: list[str] | None, size: str, rounds: int | None, work: Path, save: bool,
-        results_dir: Path = RESULTS) -> list[dict]:
+def run(
+    names: list[str] | None, size: str, rounds: int | None, work: Path, save: bool, results_dir: Path = RESULTS
+) -> list[dict]:
     from memhtml_desktop.threads import one_blas_thread
 
     one_blas_thread()  # as the command does, before numpy loads
@@ -90,10 +97,18 @@ def run(names: list[str] | None, size: str, rounds: int | None, work: Path, save
         except Exception as exc:  # noqa: BLE001 - a case that fails is reported, the others still run
             result = {"error": f"{type(exc).__name__}: {exc}"}
             print(f"{case.name}: FAILED {result['error']}")
-        result.update(case=case.name, size=size, params=case.sizes[size], load_before=before, load_after=_load(),
-                      seconds=round(time.perf_counter() - started, 1))
-        print(f"{case.name}: {result.get('headline', result.get('error', ''))} "
-              f"(load {result['load_before']} -> {result['load_after']})")
+        result.update(
+            case=case.name,
+            size=size,
+            params=case.sizes[size],
+            load_before=before,
+            load_after=_load(),
+            seconds=round(time.perf_counter() - started, 1),
+        )
+        print(
+            f"{case.name}: {result.get('headline', result.get('error', ''))} "
+            f"(load {result['load_before']} -> {result['load_after']})"
+        )
         out.append(result)
     if save and out:
         record(out, sha, dirty, results_dir)
@@ -130,8 +145,10 @@ def table(results_dir: Path = RESULTS, size: str = "standard") -> str:
     from suite_cases import CASES
 
     found = newest(results_dir, size)
-    lines = ["| case | what | this app | floor / peer, same run | ratio | target | met | measured |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| case | what | this app | floor / peer, same run | ratio | target | met | measured |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for case in CASES:
         r = found.get(case.name)
         if r is None:
@@ -139,9 +156,11 @@ def table(results_dir: Path = RESULTS, size: str = "standard") -> str:
             continue
         met = {True: "yes", False: "**no**", None: ""}[r.get("met")]
         ratio = f"{r['ratio']:.2f}×" if isinstance(r.get("ratio"), (int, float)) else ""
-        lines.append(f"| `{case.name}` | {case.what} | {r.get('ours_text', '')} | {r.get('other_text', '')} | {ratio} "
-                     f"| {case.target} | {met} | {r['date'][:10]}, `{r['commit']}`, load {r['load_before']}"
-                     f"–{r['load_after']} |")
+        lines.append(
+            f"| `{case.name}` | {case.what} | {r.get('ours_text', '')} | {r.get('other_text', '')} | {ratio} "
+            f"| {case.target} | {met} | {r['date'][:10]}, `{r['commit']}`, load {r['load_before']}"
+            f"–{r['load_after']} |"
+        )
     return "\n".join(lines)
 
 
@@ -155,16 +174,21 @@ def write_table(doc: Path = DOC, results_dir: Path = RESULTS) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="the cases and their sizes")
     p = sub.add_parser("run", help="run cases and save their results")
     p.add_argument("--size", default="standard", choices=("tiny", "standard"))
     p.add_argument("--only", nargs="+", metavar="NAME")
     p.add_argument("--rounds", type=int, help="rounds per case (each case has its own default)")
-    p.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "memhtml-bench-suite",
-                   help="where stores, indexes and floors are kept between runs")
+    p.add_argument(
+        "--work",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "memhtml-bench-suite",
+        help="where stores, indexes and floors are kept between runs",
+    )
     p.add_argument("--no-save", action="store_true", help="print only; keep nothing in bench/results/")
     p = sub.add_parser("table", help="docs/benchmarks.md's table from the saved results")
     p.add_argument("--write", action="store_true", help="replace the table in docs/benchmarks.md")

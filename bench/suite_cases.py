@@ -38,8 +38,13 @@ from _timing import warm_and_time
 
 HERE = Path(__file__).resolve().parent
 QUERIES = HERE / "queries.txt"
-TINY_QUERIES = ("drain the vip before reverting the deploy", "canary slice rollback", "ledger db vacuum",
-                "token auth service signing key", "zzzq nothing")
+TINY_QUERIES = (
+    "drain the vip before reverting the deploy",
+    "canary slice rollback",
+    "ledger db vacuum",
+    "token auth service signing key",
+    "zzzq nothing",
+)
 
 
 def pct(values: Sequence[float], q: float) -> float:
@@ -80,7 +85,8 @@ class Context:
             from memhtml_desktop.index.store import Store
 
             Store(root, index_path=self.work / "state-import.db").import_state(
-                (root / ".memhtml" / "state" / "access.jsonl").read_bytes())
+                (root / ".memhtml" / "state" / "access.jsonl").read_bytes()
+            )
             seeded.write_text("access.jsonl imported into .memhtml/state.db\n")
         if private is None:
             return root
@@ -127,8 +133,17 @@ class Case:
     sizes: dict[str, dict] = field(default_factory=dict)
 
 
-def outcome(ours: Sequence[float], other: Sequence[float] | None, *, unit: str, stat: str = "median",
-            ours_text: str = "", other_text: str = "", met: bool | None = None, **extra) -> dict:
+def outcome(
+    ours: Sequence[float],
+    other: Sequence[float] | None,
+    *,
+    unit: str,
+    stat: str = "median",
+    ours_text: str = "",
+    other_text: str = "",
+    met: bool | None = None,
+    **extra,
+) -> dict:
     """The usual result: both sides' samples summarised, their ratio on `stat` (median or p95)."""
     pick = statistics.median if stat == "median" else (lambda v: pct(v, 0.95))
     a = pick(ours)
@@ -137,8 +152,17 @@ def outcome(ours: Sequence[float], other: Sequence[float] | None, *, unit: str, 
     ours_text = ours_text or f"{stat} {a:.1f} {unit}"
     other_text = other_text or (f"{stat} {b:.1f} {unit}" if b is not None else "")
     headline = f"{ours_text} against {other_text}" + (f" ({ratio:.2f}×)" if ratio else "")
-    return {"headline": headline, "ours_text": ours_text, "other_text": other_text, "ratio": ratio, "met": met,
-            "unit": unit, "ours": [round(x, 3) for x in ours], "other": [round(x, 3) for x in (other or [])], **extra}
+    return {
+        "headline": headline,
+        "ours_text": ours_text,
+        "other_text": other_text,
+        "ratio": ratio,
+        "met": met,
+        "unit": unit,
+        "ours": [round(x, 3) for x in ours],
+        "other": [round(x, 3) for x in (other or [])],
+        **extra,
+    }
 
 
 def timed_process(cmd: Sequence[str], *, env: dict | None = None, cwd: Path | None = None) -> tuple[float, float, int]:
@@ -147,8 +171,9 @@ def timed_process(cmd: Sequence[str], *, env: dict | None = None, cwd: Path | No
     return wall, rss, code
 
 
-def measured_process(cmd: Sequence[str], *, env: dict | None = None,
-                     cwd: Path | None = None) -> tuple[float, float, int, float]:
+def measured_process(
+    cmd: Sequence[str], *, env: dict | None = None, cwd: Path | None = None
+) -> tuple[float, float, int, float]:
     """(wall ms, peak RSS MB, exit code, CPU ms: user + system) of one child process. On a shared
     machine the CPU time says what the process cost; the wall time says how long others kept it waiting."""
     started = time.perf_counter()
@@ -175,13 +200,18 @@ def interleaved(commands: dict[str, Sequence[str]], rounds: int, *, warmup: int 
     bench/interleave.py, a small process of its own, so a child's peak RSS is its own (see there)."""
     import tempfile
 
-    spec = {"commands": {name: list(cmd) for name, cmd in commands.items()}, "rounds": rounds, "warmup": warmup,
-            "env": env}
+    spec = {
+        "commands": {name: list(cmd) for name, cmd in commands.items()},
+        "rounds": rounds,
+        "warmup": warmup,
+        "env": env,
+    }
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(spec, handle)
     try:
-        out = subprocess.run([sys.executable, "-S", str(HERE / "interleave.py"), handle.name], capture_output=True,
-                             text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-S", str(HERE / "interleave.py"), handle.name], capture_output=True, text=True, check=True
+        )
     finally:
         os.unlink(handle.name)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -200,6 +230,7 @@ def queries(ctx: Context) -> list[str]:
 
 
 # -- search, in process ---------------------------------------------------------------------------
+
 
 def search_case(ctx: Context, *, count: int, rounds: int, target_p95_ms: float) -> dict:
     """Warm in-process search (all four arms, polarity, twins, MMR, snippets, the explanation, the
@@ -222,7 +253,7 @@ def search_case(ctx: Context, *, count: int, rounds: int, target_p95_ms: float) 
 
     # warm first (the vector snapshot, the salience list, the page cache), then the rounds interleaved
     times = warm_and_time(qs, {"ours": ours_once, "floor": lambda q: floors.search(floor, q)}, rounds)
-    ours, floor_ms, cpu = times["ours"], times["floor"], cpu[len(qs):]
+    ours, floor_ms, cpu = times["ours"], times["floor"], cpu[len(qs) :]
     conf, why = ctx.recoll(count) if ctx.size == "standard" else (None, "not run at the tiny size")
     peer = None
     if conf is not None:
@@ -230,14 +261,27 @@ def search_case(ctx: Context, *, count: int, rounds: int, target_p95_ms: float) 
         qfile.write_text("\n".join(qs) + "\n", encoding="utf-8")
         peer = floors.recoll_search_times(conf, qfile, rounds)
     p50, p95 = pct(ours, 0.5), pct(ours, 0.95)
-    other = f"floor p50 {pct(floor_ms, .5):.1f} / p95 {pct(floor_ms, .95):.1f} ms"
-    other += f"; Recoll p50 {pct(peer, .5):.1f} / p95 {pct(peer, .95):.1f} ms" if peer else f"; Recoll not measured: {why}"
-    return outcome(ours, floor_ms, unit="ms", stat="p95", ours_text=f"p50 {p50:.1f} / p95 {p95:.1f} ms",
-                   other_text=other, met=p95 <= target_p95_ms, cpu_ms_p50=round(pct(cpu, .5), 2),
-                   cpu_ms_p95=round(pct(cpu, .95), 2), recoll=[round(x, 3) for x in peer or []], queries=len(qs))
+    other = f"floor p50 {pct(floor_ms, 0.5):.1f} / p95 {pct(floor_ms, 0.95):.1f} ms"
+    other += (
+        f"; Recoll p50 {pct(peer, 0.5):.1f} / p95 {pct(peer, 0.95):.1f} ms" if peer else f"; Recoll not measured: {why}"
+    )
+    return outcome(
+        ours,
+        floor_ms,
+        unit="ms",
+        stat="p95",
+        ours_text=f"p50 {p50:.1f} / p95 {p95:.1f} ms",
+        other_text=other,
+        met=p95 <= target_p95_ms,
+        cpu_ms_p50=round(pct(cpu, 0.5), 2),
+        cpu_ms_p95=round(pct(cpu, 0.95), 2),
+        recoll=[round(x, 3) for x in peer or []],
+        queries=len(qs),
+    )
 
 
 # -- the command, as a fresh process ---------------------------------------------------------------
+
 
 def _settled_lease(index: Path) -> bool:
     for path in index.parent.glob(f"{index.name}.lease-*"):
@@ -298,8 +342,11 @@ def cli_search_case(ctx: Context, *, count: int, rounds: int) -> dict:
     median = statistics.median
     other = f"floor median {median(floor_ms):.0f} ms ({median(got['floor']['cpu_ms']):.0f} ms CPU), " \
             f"{max(got['floor']['rss_mb']):.0f} MB"  # fmt: skip
-    other += (f"; recollq median {median(got['recollq']['ms']):.0f} ms" if "recollq" in got
-              else f"; Recoll not measured: {why}")
+    other += (
+        f"; recollq median {median(got['recollq']['ms']):.0f} ms"
+        if "recollq" in got
+        else f"; Recoll not measured: {why}"
+    )
     other += f"; walking the store instead: median {median(walked['walk']['ms']):.0f} ms " \
              f"({median(walked['walk']['cpu_ms']):.0f} ms CPU)"  # fmt: skip
     return outcome(ms, floor_ms, unit="ms",
@@ -315,22 +362,34 @@ def cli_search_case(ctx: Context, *, count: int, rounds: int) -> dict:
 
 def cli_help_case(ctx: Context, *, rounds: int) -> dict:
     """`memhtml-desktop --help` against the interpreter starting and doing nothing."""
-    got = interleaved({"ours": [*app(), "--help"], "floor": [sys.executable, "-c", "pass"]}, ctx.rounds or rounds,
-                      warmup=1, env=installed_env(ctx))
+    got = interleaved(
+        {"ours": [*app(), "--help"], "floor": [sys.executable, "-c", "pass"]},
+        ctx.rounds or rounds,
+        warmup=1,
+        env=installed_env(ctx),
+    )
     ours, cpu = got["ours"]["ms"], got["ours"]["cpu_ms"]
-    return outcome(ours, got["floor"]["ms"], unit="ms", met=statistics.median(ours) <= 150,
-                   ours_text=f"median {statistics.median(ours):.0f} ms ({statistics.median(cpu):.0f} ms CPU)",
-                   other_text=f"median {statistics.median(got['floor']['ms']):.0f} ms "
-                              f"({statistics.median(got['floor']['cpu_ms']):.0f} ms CPU)",
-                   cpu_ms=[round(x, 1) for x in cpu], floor_cpu_ms=[round(x, 1) for x in got["floor"]["cpu_ms"]])
+    return outcome(
+        ours,
+        got["floor"]["ms"],
+        unit="ms",
+        met=statistics.median(ours) <= 150,
+        ours_text=f"median {statistics.median(ours):.0f} ms ({statistics.median(cpu):.0f} ms CPU)",
+        other_text=f"median {statistics.median(got['floor']['ms']):.0f} ms "
+        f"({statistics.median(got['floor']['cpu_ms']):.0f} ms CPU)",
+        cpu_ms=[round(x, 1) for x in cpu],
+        floor_cpu_ms=[round(x, 1) for x in got["floor"]["cpu_ms"]],
+    )
 
 
 def index_noop_case(ctx: Context, *, count: int, rounds: int) -> dict:
     """`memhtml-desktop index` with nothing to do (it walks: bringing the index in step is what it is
     asked for), against a Python stat of every memory file and GNU find's, interleaved."""
     root, index = ctx.store(count), ctx.index(count)
-    commands = {"ours": [*app(), "--store", str(root), "--index", str(index), "index"],
-                "floor": [sys.executable, str(HERE / "floors.py"), "walk", str(root)]}
+    commands = {
+        "ours": [*app(), "--store", str(root), "--index", str(index), "index"],
+        "floor": [sys.executable, str(HERE / "floors.py"), "walk", str(root)],
+    }
     if shutil.which("find"):
         commands["find"] = ["find", *(str(root / b) for b in floors.BUCKETS), "-name", "*.html", "-printf", "%s %T@\\n"]
     got = interleaved(commands, ctx.rounds or rounds, warmup=1, env=installed_env(ctx))
@@ -339,13 +398,21 @@ def index_noop_case(ctx: Context, *, count: int, rounds: int) -> dict:
     other = f"Python walk median {median(got['floor']['ms']):.0f} ms ({median(got['floor']['cpu_ms']):.0f} ms CPU)"
     if "find" in got:
         other += f"; find median {median(got['find']['ms']):.0f} ms ({median(got['find']['cpu_ms']):.0f} ms CPU)"
-    return outcome(ours, got["floor"]["ms"], unit="ms", met=median(ours) <= 300, other_text=other,
-                   ours_text=f"median {median(ours):.0f} ms ({median(cpu):.0f} ms CPU)",
-                   cpu_ms=[round(x, 1) for x in cpu], floor_cpu_ms=[round(x, 1) for x in got["floor"]["cpu_ms"]],
-                   find_cpu_ms=[round(x, 1) for x in got.get("find", {}).get("cpu_ms", [])])
+    return outcome(
+        ours,
+        got["floor"]["ms"],
+        unit="ms",
+        met=median(ours) <= 300,
+        other_text=other,
+        ours_text=f"median {median(ours):.0f} ms ({median(cpu):.0f} ms CPU)",
+        cpu_ms=[round(x, 1) for x in cpu],
+        floor_cpu_ms=[round(x, 1) for x in got["floor"]["cpu_ms"]],
+        find_cpu_ms=[round(x, 1) for x in got.get("find", {}).get("cpu_ms", [])],
+    )
 
 
 # -- indexing ----------------------------------------------------------------------------------------
+
 
 def cold_index_case(ctx: Context, *, count: int, rounds: int) -> dict:
     """A cold index (words and the default hash vectors) by the command, against the floor's one
@@ -361,8 +428,12 @@ def cold_index_case(ctx: Context, *, count: int, rounds: int) -> dict:
         if code:
             raise RuntimeError(f"memhtml-desktop index exited {code}")
         ours.append(wall / 1000)
-        floor_s.append(timed_process([sys.executable, str(HERE / "floors.py"), "index", str(root),
-                                      str(ctx.work / f"cold-floor-{count}.db")])[0] / 1000)
+        floor_s.append(
+            timed_process(
+                [sys.executable, str(HERE / "floors.py"), "index", str(root), str(ctx.work / f"cold-floor-{count}.db")]
+            )[0]
+            / 1000
+        )
         if conf is not None:
             fresh = ctx.work / f"recoll-cold-{count}"
             shutil.rmtree(fresh, ignore_errors=True)
@@ -373,8 +444,7 @@ def cold_index_case(ctx: Context, *, count: int, rounds: int) -> dict:
     ratio = statistics.median(ours) / statistics.median(floor_s)
     other = f"floor median {statistics.median(floor_s):.1f} s"
     other += f"; recollindex {statistics.median(peer):.1f} s" if peer else f"; Recoll not measured: {why}"
-    return outcome(ours, floor_s, unit="s", other_text=other, met=ratio <= 4.0,
-                   recoll=[round(x, 2) for x in peer])
+    return outcome(ours, floor_s, unit="s", other_text=other, met=ratio <= 4.0, recoll=[round(x, 2) for x in peer])
 
 
 def incremental_case(ctx: Context, *, count: int, changed: int, rounds: int) -> dict:
@@ -402,8 +472,12 @@ def incremental_case(ctx: Context, *, count: int, changed: int, rounds: int) -> 
             with open(path, "ab") as handle:
                 handle.write(b"\n")
         ours.append(timed_process([*app(), "--store", str(root), "--index", str(index), "index"])[0] / 1000)
-        floor_s.append(timed_process([sys.executable, str(HERE / "floors.py"), "update", str(root), str(db),
-                                      "--from-file", str(listing)])[0] / 1000)
+        floor_s.append(
+            timed_process(
+                [sys.executable, str(HERE / "floors.py"), "update", str(root), str(db), "--from-file", str(listing)]
+            )[0]
+            / 1000
+        )
         if conf is not None:
             peer.append(timed_process(["recollindex", "-c", str(conf)])[0] / 1000)
     ratio = statistics.median(ours) / statistics.median(floor_s)
@@ -413,6 +487,7 @@ def incremental_case(ctx: Context, *, count: int, changed: int, rounds: int) -> 
 
 
 # -- older scripts, wrapped ----------------------------------------------------------------------------
+
 
 def script_json(script: str, args: Sequence[str]) -> dict:
     """Run bench/<script> and read its last JSON line."""
@@ -425,28 +500,49 @@ def script_json(script: str, args: Sequence[str]) -> dict:
 def apply_case(ctx: Context, *, count: int, rounds: int, ops: str) -> dict:
     if not Path(ops).exists():
         raise RuntimeError(f"{ops} is missing: build it with python bench/realtext_build.py (see bench/apply_bench.py)")
-    got = script_json("apply_bench.py", ["--ops", ops, "--count", str(count), "--rounds", str(ctx.rounds or rounds),
-                                         "--dir", str(ctx.work / "apply")])
-    return outcome(got["apply_s"], got["floor_s"], unit="s", stat="median",
-                   met=statistics.median(got["apply_s"]) / statistics.median(got["floor_s"]) <= 11)
+    got = script_json(
+        "apply_bench.py",
+        ["--ops", ops, "--count", str(count), "--rounds", str(ctx.rounds or rounds), "--dir", str(ctx.work / "apply")],
+    )
+    return outcome(
+        got["apply_s"],
+        got["floor_s"],
+        unit="s",
+        stat="median",
+        met=statistics.median(got["apply_s"]) / statistics.median(got["floor_s"]) <= 11,
+    )
 
 
 def archive_click_case(ctx: Context, *, count: int, rounds: int) -> dict:
-    got = script_json("archive_click_bench.py", ["--count", str(count), "--rounds", str(ctx.rounds or rounds),
-                                                 "--dir", str(ctx.work / "archive-click")])
+    got = script_json(
+        "archive_click_bench.py",
+        ["--count", str(count), "--rounds", str(ctx.rounds or rounds), "--dir", str(ctx.work / "archive-click")],
+    )
     big, demo = got[str(count)], got["demo (58)"]
-    return {"headline": f"median {big['median_ms']:.0f} ms against the demo store's {demo['median_ms']:.0f} ms",
-            "ours_text": f"median {big['median_ms']:.0f} ms", "other_text": f"demo store median {demo['median_ms']:.0f} ms",
-            "ratio": round(big["median_ms"] / demo["median_ms"], 2), "met": None, "raw": got}
+    return {
+        "headline": f"median {big['median_ms']:.0f} ms against the demo store's {demo['median_ms']:.0f} ms",
+        "ours_text": f"median {big['median_ms']:.0f} ms",
+        "other_text": f"demo store median {demo['median_ms']:.0f} ms",
+        "ratio": round(big["median_ms"] / demo["median_ms"], 2),
+        "met": None,
+        "raw": got,
+    }
 
 
 def event_loop_case(ctx: Context, *, count: int, rounds: int) -> dict:
-    got = script_json("event_loop_gaps.py", ["--count", str(count), "--rounds", str(ctx.rounds or rounds),
-                                             "--dir", str(ctx.work / "event-loop-gaps")])
+    got = script_json(
+        "event_loop_gaps.py",
+        ["--count", str(count), "--rounds", str(ctx.rounds or rounds), "--dir", str(ctx.work / "event-loop-gaps")],
+    )
     worst = max(got["worst_longest_ms"].values())
-    return {"headline": f"longest gap {worst:.0f} ms (target {got['target_ms']} ms)",
-            "ours_text": f"longest gap {worst:.0f} ms", "other_text": "two busy processes beside it",
-            "ratio": None, "met": got["met"], "raw": {k: v for k, v in got.items() if k != "rounds"}}
+    return {
+        "headline": f"longest gap {worst:.0f} ms (target {got['target_ms']} ms)",
+        "ours_text": f"longest gap {worst:.0f} ms",
+        "other_text": "two busy processes beside it",
+        "ratio": None,
+        "met": got["met"],
+        "raw": {k: v for k, v in got.items() if k != "rounds"},
+    }
 
 
 def review_listing_case(ctx: Context, *, commits: int, rounds: int) -> dict:
@@ -477,21 +573,44 @@ def review_listing_case(ctx: Context, *, commits: int, rounds: int) -> dict:
         subprocess.run(log, capture_output=True, check=True)
         floor.append((time.perf_counter() - started) * 1000)
     ratio = statistics.median(ours) / statistics.median(floor)
-    return outcome(ours, floor, unit="ms", other_text=f"git log --name-status median {statistics.median(floor):.1f} ms",
-                   met=ratio <= 5, events=listed)
+    return outcome(
+        ours,
+        floor,
+        unit="ms",
+        other_text=f"git log --name-status median {statistics.median(floor):.1f} ms",
+        met=ratio <= 5,
+        events=listed,
+    )
 
 
 def review_window_case(ctx: Context, *, commits: int, rounds: int, load: int) -> dict:
-    got = script_json("review_window_bench.py", ["--commits", str(commits), "--rounds", str(ctx.rounds or rounds),
-                                                 "--load", str(load), "--dir", str(ctx.work / "review-window")])
+    got = script_json(
+        "review_window_bench.py",
+        [
+            "--commits",
+            str(commits),
+            "--rounds",
+            str(ctx.rounds or rounds),
+            "--load",
+            str(load),
+            "--dir",
+            str(ctx.work / "review-window"),
+        ],
+    )
     worst = got["worst_ms"]
     control = max(r[p].get("control_ms", 0.0) for r in got["rounds"] for p in r)
-    return {"headline": f"longest gap {worst:.0f} ms opening the inbox and its activity tab (target 50 ms)",
-            "ours_text": f"longest gap {worst:.0f} ms", "other_text": f"an idle control process: {control:.0f} ms",
-            "ratio": None, "met": worst <= 50, "raw": got}
+    return {
+        "headline": f"longest gap {worst:.0f} ms opening the inbox and its activity tab (target 50 ms)",
+        "ours_text": f"longest gap {worst:.0f} ms",
+        "other_text": f"an idle control process: {control:.0f} ms",
+        "ratio": None,
+        "met": worst <= 50,
+        "raw": got,
+    }
 
 
 # -- the conflicts scan, in process ---------------------------------------------------------------
+
 
 def _rule_caches_emptied() -> None:
     """Empty the contradiction rule's per-claim caches, so each round reads every claim as the first
@@ -547,43 +666,117 @@ def conflicts_scan_case(ctx: Context, *, count: int, rounds: int) -> dict:
         floor_s.append(wall), floor_cpu.append(cpu)
     median = statistics.median
     return outcome(
-        ours, floor_s, unit="s",
+        ours,
+        floor_s,
+        unit="s",
         ours_text=f"median {median(ours):.2f} s (CPU {median(ours_cpu):.2f} s; again, warm: {median(warm):.2f} s), "
-                  f"{first.memories:,} memories, {len(first.pairs)} pairs, {first.twins} near-twins",
+        f"{first.memories:,} memories, {len(first.pairs)} pairs, {first.twins} near-twins",
         other_text=f"one numpy product of {rows * n:,} vector pairs: median {median(floor_s):.2f} s (CPU {median(floor_cpu):.2f} s)",
-        met=median(ours) <= 5, cpu_s=[round(x, 3) for x in ours_cpu], warm_s=[round(x, 3) for x in warm],
-        floor_cpu_s=[round(x, 3) for x in floor_cpu], memories=first.memories, compared=n, pairs=len(first.pairs),
-        twins=first.twins, first_s=round(first.seconds, 3))
+        met=median(ours) <= 5,
+        cpu_s=[round(x, 3) for x in ours_cpu],
+        warm_s=[round(x, 3) for x in warm],
+        floor_cpu_s=[round(x, 3) for x in floor_cpu],
+        memories=first.memories,
+        compared=n,
+        pairs=len(first.pairs),
+        twins=first.twins,
+        first_s=round(first.seconds, 3),
+    )
+
 
 CASES: list[Case] = [
-    Case("search_20k", "warm in-process search, 20,000 memories, all arms + explanation, state plane",
-         "p95 ≤ 15 ms", search_case,
-         {"tiny": {"count": 60, "rounds": 1, "target_p95_ms": 15.0},
-          "standard": {"count": 20000, "rounds": 3, "target_p95_ms": 15.0}}),
-    Case("search_100k", "the same at 100,000 memories", "p95 ≤ 40 ms", search_case,
-         {"standard": {"count": 100000, "rounds": 2, "target_p95_ms": 40.0}}),
-    Case("cli_search", "`memhtml-desktop search` as a fresh process, warm 100,000-memory index",
-         "≤ 300 ms, ≤ 200 MB", cli_search_case,
-         {"tiny": {"count": 60, "rounds": 1}, "standard": {"count": 100000, "rounds": 5}}),
-    Case("cli_help", "`memhtml-desktop --help`", "≤ 150 ms", cli_help_case,
-         {"tiny": {"rounds": 1}, "standard": {"rounds": 10}}),
-    Case("index_noop", "`memhtml-desktop index` with nothing to do, 100,000 memories", "≤ 300 ms",
-         index_noop_case, {"tiny": {"count": 60, "rounds": 1}, "standard": {"count": 100000, "rounds": 5}}),
-    Case("cold_index", "cold index of 20,000 memories (words + hash vectors)", "≤ 4× floor", cold_index_case,
-         {"tiny": {"count": 60, "rounds": 1}, "standard": {"count": 20000, "rounds": 2}}),
-    Case("incremental", "1,000 changed files reflected by `index`, 20,000 memories", "≤ 2× floor",
-         incremental_case, {"tiny": {"count": 60, "changed": 5, "rounds": 1},
-                            "standard": {"count": 20000, "changed": 1000, "rounds": 3}}),
-    Case("apply", "`apply` of 2,000 real memories into a fresh store", "≤ 11× floor", apply_case,
-         {"standard": {"count": 2000, "rounds": 2, "ops": "bench/out/realtext/heldout.ops.jsonl"}}),
-    Case("archive_click", "the archive click at 20,000 memories (commit, reindex, the list again)",
-         "within 0.3 s of the demo store's", archive_click_case, {"standard": {"count": 20000, "rounds": 4}}),
-    Case("event_loop_gaps", "the window's longest event-loop gap under load, 20,000 memories", "≤ 50 ms",
-         event_loop_case, {"standard": {"count": 20000, "rounds": 1}}),
-    Case("review_listing", "the review inbox's listing of 3,000 agent commits after the mark", "≤ 5× git log",
-         review_listing_case, {"tiny": {"commits": 60, "rounds": 1}, "standard": {"commits": 3000, "rounds": 7}}),
-    Case("review_window", "the review inbox opening on 3,000 commits in the window (and its activity tab)",
-         "≤ 50 ms gap", review_window_case, {"standard": {"commits": 3000, "rounds": 3, "load": 0}}),
-    Case("conflicts_scan", "the conflicts scan of 20,000 memories (every contradicting pair; the rule's caches cold)",
-         "≤ 5 s", conflicts_scan_case, {"tiny": {"count": 300, "rounds": 1}, "standard": {"count": 20000, "rounds": 3}}),
+    Case(
+        "search_20k",
+        "warm in-process search, 20,000 memories, all arms + explanation, state plane",
+        "p95 ≤ 15 ms",
+        search_case,
+        {
+            "tiny": {"count": 60, "rounds": 1, "target_p95_ms": 15.0},
+            "standard": {"count": 20000, "rounds": 3, "target_p95_ms": 15.0},
+        },
+    ),
+    Case(
+        "search_100k",
+        "the same at 100,000 memories",
+        "p95 ≤ 40 ms",
+        search_case,
+        {"standard": {"count": 100000, "rounds": 2, "target_p95_ms": 40.0}},
+    ),
+    Case(
+        "cli_search",
+        "`memhtml-desktop search` as a fresh process, warm 100,000-memory index",
+        "≤ 300 ms, ≤ 200 MB",
+        cli_search_case,
+        {"tiny": {"count": 60, "rounds": 1}, "standard": {"count": 100000, "rounds": 5}},
+    ),
+    Case(
+        "cli_help",
+        "`memhtml-desktop --help`",
+        "≤ 150 ms",
+        cli_help_case,
+        {"tiny": {"rounds": 1}, "standard": {"rounds": 10}},
+    ),
+    Case(
+        "index_noop",
+        "`memhtml-desktop index` with nothing to do, 100,000 memories",
+        "≤ 300 ms",
+        index_noop_case,
+        {"tiny": {"count": 60, "rounds": 1}, "standard": {"count": 100000, "rounds": 5}},
+    ),
+    Case(
+        "cold_index",
+        "cold index of 20,000 memories (words + hash vectors)",
+        "≤ 4× floor",
+        cold_index_case,
+        {"tiny": {"count": 60, "rounds": 1}, "standard": {"count": 20000, "rounds": 2}},
+    ),
+    Case(
+        "incremental",
+        "1,000 changed files reflected by `index`, 20,000 memories",
+        "≤ 2× floor",
+        incremental_case,
+        {"tiny": {"count": 60, "changed": 5, "rounds": 1}, "standard": {"count": 20000, "changed": 1000, "rounds": 3}},
+    ),
+    Case(
+        "apply",
+        "`apply` of 2,000 real memories into a fresh store",
+        "≤ 11× floor",
+        apply_case,
+        {"standard": {"count": 2000, "rounds": 2, "ops": "bench/out/realtext/heldout.ops.jsonl"}},
+    ),
+    Case(
+        "archive_click",
+        "the archive click at 20,000 memories (commit, reindex, the list again)",
+        "within 0.3 s of the demo store's",
+        archive_click_case,
+        {"standard": {"count": 20000, "rounds": 4}},
+    ),
+    Case(
+        "event_loop_gaps",
+        "the window's longest event-loop gap under load, 20,000 memories",
+        "≤ 50 ms",
+        event_loop_case,
+        {"standard": {"count": 20000, "rounds": 1}},
+    ),
+    Case(
+        "review_listing",
+        "the review inbox's listing of 3,000 agent commits after the mark",
+        "≤ 5× git log",
+        review_listing_case,
+        {"tiny": {"commits": 60, "rounds": 1}, "standard": {"commits": 3000, "rounds": 7}},
+    ),
+    Case(
+        "review_window",
+        "the review inbox opening on 3,000 commits in the window (and its activity tab)",
+        "≤ 50 ms gap",
+        review_window_case,
+        {"standard": {"commits": 3000, "rounds": 3, "load": 0}},
+    ),
+    Case(
+        "conflicts_scan",
+        "the conflicts scan of 20,000 memories (every contradicting pair; the rule's caches cold)",
+        "≤ 5 s",
+        conflicts_scan_case,
+        {"tiny": {"count": 300, "rounds": 1}, "standard": {"count": 20000, "rounds": 3}},
+    ),
 ]

@@ -81,8 +81,10 @@ def main(argv: list[str] | None = None) -> int:
                 cpu[name].append(c)
                 wall[name].append(w)
         for name in sides:
-            print(f"{name:28s} {args.rows} same-words upserts: CPU median {1000 * statistics.median(cpu[name]):.0f} ms, "
-                  f"wall median {1000 * statistics.median(wall[name]):.0f} ms")
+            print(
+                f"{name:28s} {args.rows} same-words upserts: CPU median {1000 * statistics.median(cpu[name]):.0f} ms, "
+                f"wall median {1000 * statistics.median(wall[name]):.0f} ms"
+            )
         new, old = (statistics.median(cpu[n]) for n in sides)
         print(f"CPU ratio (0013 / before): {new / old:.2f}")
     finally:

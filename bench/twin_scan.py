@@ -66,7 +66,7 @@ def scan(root: Path, probes, name: str, index: Path) -> dict:
     for probe in probes:
         members = [at[p] for p in (probe.target, *probe.controls) if p in at]
         for i, a in enumerate(members):
-            for b in members[i + 1:]:
+            for b in members[i + 1 :]:
                 twin_pairs.append(float(matrix[a] @ matrix[b]))
     sims = matrix @ matrix.T
     np.fill_diagonal(sims, -1.0)
@@ -101,17 +101,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.dir.exists():
         shutil.rmtree(args.dir)
-    made = generate_store(args.dir / "store", args.count, args.seed, probes=args.probes, state=True,
-                          control_names="target_last")
+    made = generate_store(
+        args.dir / "store", args.count, args.seed, probes=args.probes, state=True, control_names="target_last"
+    )
     results = {}
     for name in [e.strip() for e in args.embedders.split(",") if e.strip()]:
         r = scan(made.root, made.probes, name, args.dir / f"index-{name}.db")
         results[name] = r
-        print(f"{name} ({r['embedder']}): twin pairs min / p5 / median {r['twin_min']} / {r['twin_p5']} / "
-              f"{r['twin_median']}; nearest non-twin max / p99 / median {r['nontwin_max']} / {r['nontwin_p99']} / "
-              f"{r['nontwin_median']}; memories with a non-twin at >= 0.90/0.94/0.95/0.96: "
-              f"{' / '.join(str(v) for v in r['nontwin_at_or_above'].values())}; twin pairs below them: "
-              f"{' / '.join(str(v) for v in r['twin_pairs_below'].values())}", flush=True)
+        print(
+            f"{name} ({r['embedder']}): twin pairs min / p5 / median {r['twin_min']} / {r['twin_p5']} / "
+            f"{r['twin_median']}; nearest non-twin max / p99 / median {r['nontwin_max']} / {r['nontwin_p99']} / "
+            f"{r['nontwin_median']}; memories with a non-twin at >= 0.90/0.94/0.95/0.96: "
+            f"{' / '.join(str(v) for v in r['nontwin_at_or_above'].values())}; twin pairs below them: "
+            f"{' / '.join(str(v) for v in r['twin_pairs_below'].values())}",
+            flush=True,
+        )
     print(json.dumps({"bench": "twin_scan", "count": args.count, "seed": args.seed, "results": results}))
     return 0
 

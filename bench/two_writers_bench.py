@@ -56,17 +56,23 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    runs = [one(o, args.rounds, args.seed, args.json) for o in (("app", "git") if args.other == "both" else (args.other,))]
+    runs = [
+        one(o, args.rounds, args.seed, args.json) for o in (("app", "git") if args.other == "both" else (args.other,))
+    ]
     if args.json:
         print(json.dumps({"load": load, "runs": runs}, indent=2))
     else:
         print(f"load: {load}")
         for run in runs:
-            print(f"{run['other']}: rounds {run['rounds']}: {run['dirty_trees']} dirty trees, {run['swept_paths']} swept "
-                  f"paths, {run['wrong_shas']} wrong shas, {run['lost_files']} lost files ({run['seconds']} s)")
+            print(
+                f"{run['other']}: rounds {run['rounds']}: {run['dirty_trees']} dirty trees, {run['swept_paths']} swept "
+                f"paths, {run['wrong_shas']} wrong shas, {run['lost_files']} lost files ({run['seconds']} s)"
+            )
             refusals = ", ".join(f"{k} {v}" for k, v in sorted(run["refusals"].items(), key=lambda kv: -kv[1]))
-            print(f"  app writes landed {run['app_landed']}, refused {run['app_refused']} ({refusals}); "
-                  f"git commits {run['git_commits']}, git refused {run['git_refused']}")
+            print(
+                f"  app writes landed {run['app_landed']}, refused {run['app_refused']} ({refusals}); "
+                f"git commits {run['git_commits']}, git refused {run['git_refused']}"
+            )
             for problem in run["problems"]:
                 print(f"  problem: {problem}")
     bad = any(r["dirty_trees"] or r["swept_paths"] or r["wrong_shas"] or r["lost_files"] for r in runs)

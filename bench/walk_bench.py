@@ -84,8 +84,10 @@ def _cpu() -> float:
 
 def _find(root: Path) -> tuple[float, float]:
     started = time.perf_counter()
-    proc = subprocess.Popen(["find", *(str(root / b) for b in BUCKETS if (root / b).is_dir()), "-name", "*.html",
-                             "-printf", "%s %T@\\n"], stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["find", *(str(root / b) for b in BUCKETS if (root / b).is_dir()), "-name", "*.html", "-printf", "%s %T@\\n"],
+        stdout=subprocess.DEVNULL,
+    )
     _, _, usage = os.wait4(proc.pid, 0)
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
 
@@ -97,8 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     app = list(stat_walk(args.store))
     assert threaded_walk(args.store) == app, "the threaded walk must give the app's items in its order"
-    ways = {"app (one thread)": lambda: list(stat_walk(args.store)), "two threads": lambda: threaded_walk(args.store),
-            "os.walk + stat": lambda: bare_walk(args.store)}
+    ways = {
+        "app (one thread)": lambda: list(stat_walk(args.store)),
+        "two threads": lambda: threaded_walk(args.store),
+        "os.walk + stat": lambda: bare_walk(args.store),
+    }
     wall: dict[str, list[float]] = {name: [] for name in [*ways, "GNU find (process)"]}
     cpu: dict[str, list[float]] = {name: [] for name in wall}
     for _ in range(args.rounds):
@@ -117,8 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         if not wall[name]:
             continue
         ratio = statistics.median(b / a for a, b in zip(base, wall[name]))
-        print(f"{name:20s} wall min {1000 * min(wall[name]):5.0f} ms, median {1000 * statistics.median(wall[name]):5.0f};"
-              f" CPU median {1000 * statistics.median(cpu[name]):5.0f} ms; wall / app's {ratio:.2f}")
+        print(
+            f"{name:20s} wall min {1000 * min(wall[name]):5.0f} ms, median {1000 * statistics.median(wall[name]):5.0f};"
+            f" CPU median {1000 * statistics.median(cpu[name]):5.0f} ms; wall / app's {ratio:.2f}"
+        )
     return 0
 
 

@@ -38,7 +38,6 @@ from memhtml_desktop.watch.status import measure_health  # noqa: E402
 from memhtml_desktop.watch.watcher import Watcher  # noqa: E402
 
 
-
 def nonce(n: int) -> str:
     """A word no generated memory contains: 'zq' + base-26 letters (no digits, one FTS token)."""
     out = ""
@@ -62,8 +61,9 @@ def searchable(store: Store) -> list[str]:
     """Memories a default-scope search can return: live, not tasks, not expired."""
     conn = open_index(store.index_path, state_path=store.state_path, create_state=False)
     try:
-        rows = conn.execute("SELECT path FROM files WHERE archived = 0 AND memory_type <> 'task' "
-                            "AND valid_until IS NULL ORDER BY path").fetchall()
+        rows = conn.execute(
+            "SELECT path FROM files WHERE archived = 0 AND memory_type <> 'task' AND valid_until IS NULL ORDER BY path"
+        ).fetchall()
     finally:
         conn.close()
     return [r[0] for r in rows]
@@ -110,14 +110,17 @@ def write_burst(root: Path, rewrite: list[str], delete: list[str], create: int) 
     """The burst itself; run in a child process (`--write-burst`), as a git checkout would be."""
     for i, path in enumerate(rewrite):
         target = root / path
-        target.write_text(target.read_text(encoding="utf-8").replace("</mark>", f"</mark> Burst revision {i}.", 1),
-                          encoding="utf-8")
+        target.write_text(
+            target.read_text(encoding="utf-8").replace("</mark>", f"</mark> Burst revision {i}.", 1), encoding="utf-8"
+        )
     for path in delete:
         (root / path).unlink()
     for i in range(create):
         target = root / f"projects/branch/{i // 250:03d}/change-{i}.html"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(minimal_memory(f"Branch change {i}", f"Branch change {i} renames the queue q{i}."), encoding="utf-8")
+        target.write_text(
+            minimal_memory(f"Branch change {i}", f"Branch change {i} renames the queue q{i}."), encoding="utf-8"
+        )
 
 
 def burst_run(store: Store, root: Path, watcher: Watcher, paths: list[str], total: int, work: Path) -> dict:
@@ -125,8 +128,17 @@ def burst_run(store: Store, root: Path, watcher: Watcher, paths: list[str], tota
     delete = min(len(paths) - rewrite, total // 10)
     create = total - rewrite - delete
     plan = work / "burst-plan.json"
-    plan.write_text(json.dumps({"root": str(root), "rewrite": paths[:rewrite], "delete": paths[rewrite : rewrite + delete],
-                                "create": create}), encoding="utf-8")
+    plan.write_text(
+        json.dumps(
+            {
+                "root": str(root),
+                "rewrite": paths[:rewrite],
+                "delete": paths[rewrite : rewrite + delete],
+                "create": create,
+            }
+        ),
+        encoding="utf-8",
+    )
     stop = threading.Event()
     latencies: list[float] = []
 
@@ -166,7 +178,9 @@ def burst_run(store: Store, root: Path, watcher: Watcher, paths: list[str], tota
     thread.join()
     return {
         "changes": rewrite + delete + create,
-        "rewrite": rewrite, "delete": delete, "create": create,
+        "rewrite": rewrite,
+        "delete": delete,
+        "create": create,
         "write_s": round(written, 2),
         "catch_up_s": round(caught_up, 2),
         "passes": watcher.status().batches - first_batch,
@@ -204,37 +218,49 @@ def main(argv: list[str] | None = None) -> int:
             if not watcher.wait_idle(600):
                 raise SystemExit("start-up reconciliation did not finish")
             status = watcher.status()
-            print(f"start-up reconciliation: {status.last_batch.added} indexed in {status.last_batch.ms / 1000:.1f}s "
-                  f"(mode {status.mode})")
+            print(
+                f"start-up reconciliation: {status.last_batch.added} indexed in {status.last_batch.ms / 1000:.1f}s "
+                f"(mode {status.mode})"
+            )
             targets = searchable(store)
             samples = latency_run(store, root, targets, min(args.edits, len(targets)), random.Random(args.seed))
             finite = [s for s in samples if s != float("inf")]
             p50, p95 = percentile(samples, 0.5), percentile(samples, 0.95)
-            print(f"write -> visible in search over {len(samples)} edits: p50 {p50 * 1000:.0f} ms, "
-                  f"p95 {p95 * 1000:.0f} ms, max {max(samples) * 1000:.0f} ms "
-                  f"({len(samples) - len(finite)} never seen) -- target p95 <= 1000 ms")
+            print(
+                f"write -> visible in search over {len(samples)} edits: p50 {p50 * 1000:.0f} ms, "
+                f"p95 {p95 * 1000:.0f} ms, max {max(samples) * 1000:.0f} ms "
+                f"({len(samples) - len(finite)} never seen) -- target p95 <= 1000 ms"
+            )
             valid = sorted(set(generated.paths) - set(generated.invalid_paths))
             burst = burst_run(store, root, watcher, valid, args.burst, work)
-            print(f"burst of {burst['changes']} changes ({burst['rewrite']} rewritten, {burst['delete']} deleted, "
-                  f"{burst['create']} created; written in {burst['write_s']}s): index in step after "
-                  f"{burst['catch_up_s']}s in {burst['passes']} passes")
-            print(f"search during the burst: {burst['searches']} searches, p50 {burst['search_p50_ms']} ms "
-                  f"(idle {burst['search_baseline_p50_ms']} ms), longest {burst['search_max_ms']} ms")
+            print(
+                f"burst of {burst['changes']} changes ({burst['rewrite']} rewritten, {burst['delete']} deleted, "
+                f"{burst['create']} created; written in {burst['write_s']}s): index in step after "
+                f"{burst['catch_up_s']}s in {burst['passes']} passes"
+            )
+            print(
+                f"search during the burst: {burst['searches']} searches, p50 {burst['search_p50_ms']} ms "
+                f"(idle {burst['search_baseline_p50_ms']} ms), longest {burst['search_max_ms']} ms"
+            )
     finally:
         store.close_thread_connection()
         if args.dir is None:
             shutil.rmtree(work, ignore_errors=True)
-    print(json.dumps({
-        "bench": "watch",
-        "count": args.count,
-        "edits": len(samples),
-        "latency_p50_ms": round(p50 * 1000, 1),
-        "latency_p95_ms": round(p95 * 1000, 1),
-        "latency_max_ms": round(max(samples) * 1000, 1),
-        "target_p95_ms": 1000,
-        "max_batch": args.max_batch,
-        "burst": burst,
-    }))
+    print(
+        json.dumps(
+            {
+                "bench": "watch",
+                "count": args.count,
+                "edits": len(samples),
+                "latency_p50_ms": round(p50 * 1000, 1),
+                "latency_p95_ms": round(p95 * 1000, 1),
+                "latency_max_ms": round(max(samples) * 1000, 1),
+                "target_p95_ms": 1000,
+                "max_batch": args.max_batch,
+                "burst": burst,
+            }
+        )
+    )
     return 0
 
 

@@ -63,8 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     queries = [q.strip() for q in (HERE / "queries.txt").read_text(encoding="utf-8").splitlines() if q.strip()]
     scratch = Path(tempfile.mkdtemp(prefix="window-memory-"))
     store = Store(args.store, index_path=args.index)
-    window = MainWindow(store, Settings(debounce_ms=30),
-                        qsettings=QSettings(str(scratch / "s.ini"), QSettings.Format.IniFormat), watch=False)
+    window = MainWindow(
+        store,
+        Settings(debounce_ms=30),
+        qsettings=QSettings(str(scratch / "s.ini"), QSettings.Format.IniFormat),
+        watch=False,
+    )
     window.resize(1024, 700)
     window.show()
 
@@ -83,8 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.searches):
         q = queries[i % len(queries)] + ("" if i < len(queries) else f" {i}")
         window.set_query(q, immediate=True)
-        wait(lambda q=q: (r := window.results.model.result()) is not None and r.query == q
-             and not window.runner.is_busy())
+        wait(
+            lambda q=q: (
+                (r := window.results.model.result()) is not None and r.query == q and not window.runner.is_busy()
+            )
+        )
     seconds = time.perf_counter() - started
     for _ in range(20):
         app.processEvents()

@@ -61,7 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     root, probes_file = args.dir / "store", args.dir / "probes.jsonl"
     index = args.dir / ("index.db" if args.embedder == "hash" else f"index-{args.embedder}.db")
     if not probes_file.exists():
-        made = generate_store(root, args.count, 11, probes=args.probes, state=True, control_names="shuffled", force=True)
+        made = generate_store(
+            root, args.count, 11, probes=args.probes, state=True, control_names="shuffled", force=True
+        )
         write_probes(made, probes_file)
         print(f"generated {args.count} memories with {args.probes} probes at {root}")
     store = Store(root, index_path=index, embedder=make_embedder(args.embedder))
@@ -72,9 +74,15 @@ def main(argv: list[str] | None = None) -> int:
     probe_set = read_probe_file(probes_file)
     configs = {c.name: c for c in shipped()}
     default = configs["default"]
-    whatif = Configuration("recency-light", replace(default.profile, name="recency-light", mmr_lambda=0.7,
-                                                    arms=tuple(replace(a, weight=0.2 if a.name == "recency" else a.weight)
-                                                               for a in default.profile.arms)))
+    whatif = Configuration(
+        "recency-light",
+        replace(
+            default.profile,
+            name="recency-light",
+            mmr_lambda=0.7,
+            arms=tuple(replace(a, weight=0.2 if a.name == "recency" else a.weight) for a in default.profile.arms),
+        ),
+    )
     print(f"{len(probe_set.probes)} probes, load average {load()}")
 
     runs, reads, rerank_times, cpus = [], [], [], []
@@ -92,9 +100,11 @@ def main(argv: list[str] | None = None) -> int:
         runs.append(total)
         reads.append(read)
         f = run.figures
-        print(f"  run {i + 1}: {total:.2f}s wall, {cpus[-1]:.2f}s CPU (reading {read:.2f}s, ranking {total - read:.2f}s); "
-              f"what-if on the same reading {rerank_times[-1]:.2f}s; MRR {f.mrr:.3f}, {f.passed}/{f.probes} passed, "
-              f"{f.inversions} inversions; load {load()}")
+        print(
+            f"  run {i + 1}: {total:.2f}s wall, {cpus[-1]:.2f}s CPU (reading {read:.2f}s, ranking {total - read:.2f}s); "
+            f"what-if on the same reading {rerank_times[-1]:.2f}s; MRR {f.mrr:.3f}, {f.passed}/{f.probes} passed, "
+            f"{f.inversions} inversions; load {load()}"
+        )
 
     rates = {}
     for limit in (40, 10):
@@ -102,10 +112,12 @@ def main(argv: list[str] | None = None) -> int:
         trials = optimize_prepared(prepared, default, trials=args.trials, seed=1, limit=limit)
         cpu = time.process_time() - cpu
         rates[limit] = (trials.trials_per_s, trials.trials / cpu if cpu > 0 else 0.0)
-        print(f"  optimizer at --limit {limit}: {trials.trials} trials in {trials.elapsed_s:.1f}s = "
-              f"{trials.trials_per_s:.2f} trials/s wall, {rates[limit][1]:.2f} per CPU second "
-              f"({len(trials.train)} training probes); held-out MRR {trials.base_held_out_mrr:.3f} -> "
-              f"{trials.best_held_out_mrr:.3f}; load {load()}")
+        print(
+            f"  optimizer at --limit {limit}: {trials.trials} trials in {trials.elapsed_s:.1f}s = "
+            f"{trials.trials_per_s:.2f} trials/s wall, {rates[limit][1]:.2f} per CPU second "
+            f"({len(trials.train)} training probes); held-out MRR {trials.base_held_out_mrr:.3f} -> "
+            f"{trials.best_held_out_mrr:.3f}; load {load()}"
+        )
 
     started = time.perf_counter()
     for probe in probe_set.probes:
@@ -113,13 +125,22 @@ def main(argv: list[str] | None = None) -> int:
     per_search = time.perf_counter() - started
     print(f"  for scale: the same set through Store.search, probe by probe: {per_search:.2f}s; load {load()}")
 
-    summary = {"probes": len(probe_set.probes), "embedder": args.embedder, "run_best_s": round(min(runs), 3),
-               "run_median_s": round(statistics.median(runs), 3),
-               "run_cpu_best_s": round(min(cpus), 3), "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"), "read_best_s": round(min(reads), 3),
-               "whatif_rerank_best_s": round(min(rerank_times), 3),
-               "optimizer_trials_per_s_at_40": round(rates[40][0], 3), "optimizer_trials_per_cpu_s_at_40": round(rates[40][1], 3),
-               "optimizer_trials_per_s_at_10": round(rates[10][0], 3), "optimizer_trials_per_cpu_s_at_10": round(rates[10][1], 3), "search_loop_s": round(per_search, 3),
-               "load": load()}
+    summary = {
+        "probes": len(probe_set.probes),
+        "embedder": args.embedder,
+        "run_best_s": round(min(runs), 3),
+        "run_median_s": round(statistics.median(runs), 3),
+        "run_cpu_best_s": round(min(cpus), 3),
+        "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
+        "read_best_s": round(min(reads), 3),
+        "whatif_rerank_best_s": round(min(rerank_times), 3),
+        "optimizer_trials_per_s_at_40": round(rates[40][0], 3),
+        "optimizer_trials_per_cpu_s_at_40": round(rates[40][1], 3),
+        "optimizer_trials_per_s_at_10": round(rates[10][0], 3),
+        "optimizer_trials_per_cpu_s_at_10": round(rates[10][1], 3),
+        "search_loop_s": round(per_search, 3),
+        "load": load(),
+    }
     print(json.dumps(summary))
     return 0
 

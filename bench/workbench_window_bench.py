@@ -92,15 +92,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-watch", action="store_true")
     parser.add_argument("--blas-threads", type=int, help="OpenBLAS threads (default: its own choice, one per core)")
     args = parser.parse_args(argv)
-    for key, value in (("GIT_AUTHOR_NAME", "workbench bench"), ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
-                       ("GIT_COMMITTER_NAME", "workbench bench"), ("GIT_COMMITTER_EMAIL", "bench@example.invalid")):
+    for key, value in (
+        ("GIT_AUTHOR_NAME", "workbench bench"),
+        ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
+        ("GIT_COMMITTER_NAME", "workbench bench"),
+        ("GIT_COMMITTER_EMAIL", "bench@example.invalid"),
+    ):
         os.environ.setdefault(key, value)
     os.environ["MEMHTML_DESKTOP_DATA"] = str(args.dir / "app-data")  # the history: never the user's
     root, index = args.dir / "store", args.dir / "index.db"
     from memhtml_desktop.workbench import WorkbenchFiles, read_probe_file
 
     if not (root / ".git").exists():
-        made = generate_store(root, args.count, 11, probes=args.probes, state=True, control_names="shuffled", force=True)
+        made = generate_store(
+            root, args.count, 11, probes=args.probes, state=True, control_names="shuffled", force=True
+        )
         write_probes(made, args.dir / "probes.jsonl")
         git_commit(root)
         probes = read_probe_file(args.dir / "probes.jsonl")
@@ -113,10 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     import memhtml_desktop.ui.shell.main_window as main_window
     from memhtml_desktop.index.sidecar import import_file
     from memhtml_desktop.index.store import Store
+    from memhtml_desktop.ops.workbench import existing_workbench
     from memhtml_desktop.settings import Settings
     from memhtml_desktop.ui.app import settle_gc, tune_for_gui
     from memhtml_desktop.ui.shell.main_window import MainWindow
-    from memhtml_desktop.ops.workbench import existing_workbench
 
     main_window.VERIFY_AFTER_MS = 3_600_000  # the one integrity check is kept out of the timings
     tune_for_gui()
@@ -161,9 +167,11 @@ def main(argv: list[str] | None = None) -> int:
         cold.append(seconds)
         gaps.append(gap)
         p99s.append(p99)
-        print(f"  run {i + 1} (cold): {seconds:.2f} s click to verdicts ({run.figures.probes} probes, "
-              f"{run.figures.failed} failing, core {run.elapsed_s:.2f} s); longest gap {gap:.0f} ms, p99 {p99:.0f} ms; "
-              f"load {load()}")
+        print(
+            f"  run {i + 1} (cold): {seconds:.2f} s click to verdicts ({run.figures.probes} probes, "
+            f"{run.figures.failed} failing, core {run.elapsed_s:.2f} s); longest gap {gap:.0f} ms, p99 {p99:.0f} ms; "
+            f"load {load()}"
+        )
         loop.run(lambda: not window.runner.is_busy(), 30)
     seconds, gap, p99, run = clicked(w.run_button, wb.ran)
     print(f"  run (warm reading): {seconds:.2f} s; longest gap {gap:.0f} ms, p99 {p99:.0f} ms")
@@ -198,8 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     core = existing_workbench(store)
     core.invalidate()
     seconds, gap, p99, comparison = clicked(w.compare_button, wb.compared)
-    print(f"  compare memhtml vs default: {seconds:.2f} s, {comparison.moved} probes moved; longest gap {gap:.0f} ms, "
-          f"p99 {p99:.0f} ms; load {load()}")
+    print(
+        f"  compare memhtml vs default: {seconds:.2f} s, {comparison.moved} probes moved; longest gap {gap:.0f} ms, "
+        f"p99 {p99:.0f} ms; load {load()}"
+    )
     figures["compare_s"], figures["compare_gap_ms"] = round(seconds, 2), round(gap, 1)
     started = time.perf_counter()
     w.compare.show_comparison(comparison)
@@ -222,17 +232,23 @@ def main(argv: list[str] | None = None) -> int:
     loop.run(lambda: bool(got), 120)
     stopped = time.perf_counter() - stop_at
     result = got[0]
-    print(f"  optimizer: first trial after {reading:.1f} s (longest gap {reading_gap:.0f} ms); {result.trials} trials "
-          f"before Stop ({result.trials_per_s:.1f}/s), Stop to result {stopped:.2f} s; longest gap while searching "
-          f"{running_gap:.0f} ms, after Stop {loop.longest():.0f} ms")
-    figures.update({
-        "cold_run_s": {"best": round(min(cold), 2), "median": round(statistics.median(cold), 2)},
-        "cold_run_gap_ms": {"best": round(min(gaps), 1), "worst": round(max(gaps), 1)},
-        "cold_run_gap_p99_ms": round(max(p99s), 1),
-        "optimizer_trials_per_s": round(result.trials_per_s, 2), "optimizer_stop_s": round(stopped, 2),
-        "optimizer_gap_ms": round(max(running_gap, loop.longest()), 1), "optimizer_reading_gap_ms": round(reading_gap, 1),
-        "load_after": load(),
-    })
+    print(
+        f"  optimizer: first trial after {reading:.1f} s (longest gap {reading_gap:.0f} ms); {result.trials} trials "
+        f"before Stop ({result.trials_per_s:.1f}/s), Stop to result {stopped:.2f} s; longest gap while searching "
+        f"{running_gap:.0f} ms, after Stop {loop.longest():.0f} ms"
+    )
+    figures.update(
+        {
+            "cold_run_s": {"best": round(min(cold), 2), "median": round(statistics.median(cold), 2)},
+            "cold_run_gap_ms": {"best": round(min(gaps), 1), "worst": round(max(gaps), 1)},
+            "cold_run_gap_p99_ms": round(max(p99s), 1),
+            "optimizer_trials_per_s": round(result.trials_per_s, 2),
+            "optimizer_stop_s": round(stopped, 2),
+            "optimizer_gap_ms": round(max(running_gap, loop.longest()), 1),
+            "optimizer_reading_gap_ms": round(reading_gap, 1),
+            "load_after": load(),
+        }
+    )
     window.close()
     print(json.dumps(figures))
     return 0

@@ -114,7 +114,9 @@ def read_guarded(
     if root is not None:
         target = resolve_within(root, file)
         if target is None:
-            raise Unreadable(f"{what} is a symbolic link (or inside a linked folder) that leads out of the store; not read")
+            raise Unreadable(
+                f"{what} is a symbolic link (or inside a linked folder) that leads out of the store; not read"
+            )
     else:
         target = os.fspath(file)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -135,8 +137,9 @@ def read_guarded(
         raise
     with os.fdopen(fd, "rb") as handle:
         if st.st_size > cap:
-            raise TooLarge(f"{what} is {_size_text(st.st_size)}; files over {_size_text(cap)} are not read",
-                           st.st_size, cap)
+            raise TooLarge(
+                f"{what} is {_size_text(st.st_size)}; files over {_size_text(cap)} are not read", st.st_size, cap
+            )
         data = handle.read(cap + 1)
     if len(data) > cap:
         size = max(st.st_size, len(data))
@@ -237,6 +240,5 @@ class FolderReader:
         return fd
 
 
-_FILE_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-               | getattr(os, "O_NOFOLLOW", 0))
+_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)

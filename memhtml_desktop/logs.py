@@ -87,8 +87,12 @@ def setup_logging(verbose: bool = False, *, capture_exceptions: bool = True) -> 
         _capture_uncaught()
     from memhtml_desktop import __version__
 
-    logging.getLogger(__name__).info("memhtml-desktop %s started (Python %s, frozen: %s)", __version__,
-                                     sys.version.split()[0], bool(getattr(sys, "frozen", False)))
+    logging.getLogger(__name__).info(
+        "memhtml-desktop %s started (Python %s, frozen: %s)",
+        __version__,
+        sys.version.split()[0],
+        bool(getattr(sys, "frozen", False)),
+    )
     return path
 
 
@@ -113,8 +117,7 @@ def _capture_uncaught() -> None:
         if args.exc_type is SystemExit:
             return
         name = args.thread.name if args.thread is not None else "?"
-        log.error("uncaught exception in thread %s", name,
-                  exc_info=(args.exc_type, args.exc_value, args.exc_traceback))
+        log.error("uncaught exception in thread %s", name, exc_info=(args.exc_type, args.exc_value, args.exc_traceback))
         if previous_thread_hook is not threading.__excepthook__:
             previous_thread_hook(args)
 

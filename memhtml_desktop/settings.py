@@ -36,30 +36,73 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("store", "", "The memhtml store to open (a directory). Empty: $MEMHTML_ROOT, then ~/memhtml.",
-            env="MEMHTML_ROOT", kind="dir"),
-    Setting("index", "", "The index file. Empty: one file per store under the user cache directory.",
-            env="MEMHTML_DESKTOP_INDEX", kind="file"),
-    Setting("embedder", "hash", "The embedding model for the vector arm: hash (built in) or minilm (optional extra).",
-            env="MEMHTML_DESKTOP_EMBEDDER", choices=("hash", "minilm")),
-    Setting("vector_backend", "numpy",
-            "How the vector arm searches: numpy (in-memory matrix, fastest) or sqlite-vec (SQL over the BLOBs).",
-            env="MEMHTML_DESKTOP_VECTOR_BACKEND", choices=("numpy", "sqlite-vec")),
-    Setting("ranking", "default",
-            "The ranking profile: default (the seeds' design with measured improvements) or memhtml "
-            "(what memhtml 0.4 does, so you see what an agent on memhtml receives).",
-            env="MEMHTML_DESKTOP_RANKING", choices=("default", "memhtml")),
-    Setting("recall_budget", 16000, "Characters the recall pack may spend on memories (arcs have their own 9,000).",
-            bounds=(0, 32000, 250), unit="chars"),
-    Setting("search_limit", 10, "Hits a search returns (the fused pool is three times this).",
-            bounds=(1, 200, 1), unit="hits"),
-    Setting("debounce_ms", 150, "Quiet time after typing before the search runs, in milliseconds.",
-            bounds=(0, 2000, 10), unit="ms"),
-    Setting("theme", "system", "Colours: system (follow the desktop), light or dark.", choices=("system", "light", "dark")),
+    Setting(
+        "store",
+        "",
+        "The memhtml store to open (a directory). Empty: $MEMHTML_ROOT, then ~/memhtml.",
+        env="MEMHTML_ROOT",
+        kind="dir",
+    ),
+    Setting(
+        "index",
+        "",
+        "The index file. Empty: one file per store under the user cache directory.",
+        env="MEMHTML_DESKTOP_INDEX",
+        kind="file",
+    ),
+    Setting(
+        "embedder",
+        "hash",
+        "The embedding model for the vector arm: hash (built in) or minilm (optional extra).",
+        env="MEMHTML_DESKTOP_EMBEDDER",
+        choices=("hash", "minilm"),
+    ),
+    Setting(
+        "vector_backend",
+        "numpy",
+        "How the vector arm searches: numpy (in-memory matrix, fastest) or sqlite-vec (SQL over the BLOBs).",
+        env="MEMHTML_DESKTOP_VECTOR_BACKEND",
+        choices=("numpy", "sqlite-vec"),
+    ),
+    Setting(
+        "ranking",
+        "default",
+        "The ranking profile: default (the seeds' design with measured improvements) or memhtml "
+        "(what memhtml 0.4 does, so you see what an agent on memhtml receives).",
+        env="MEMHTML_DESKTOP_RANKING",
+        choices=("default", "memhtml"),
+    ),
+    Setting(
+        "recall_budget",
+        16000,
+        "Characters the recall pack may spend on memories (arcs have their own 9,000).",
+        bounds=(0, 32000, 250),
+        unit="chars",
+    ),
+    Setting(
+        "search_limit",
+        10,
+        "Hits a search returns (the fused pool is three times this).",
+        bounds=(1, 200, 1),
+        unit="hits",
+    ),
+    Setting(
+        "debounce_ms",
+        150,
+        "Quiet time after typing before the search runs, in milliseconds.",
+        bounds=(0, 2000, 10),
+        unit="ms",
+    ),
+    Setting(
+        "theme", "system", "Colours: system (follow the desktop), light or dark.", choices=("system", "light", "dark")
+    ),
     Setting("watch", True, "Follow changes on disk (inotify, or polling where events are unavailable)."),
-    Setting("implicit_judgments", False,
-            "Remember which memory you open after a search (query, memory, position), in this app's data "
-            "directory, never in the store, and offer those pairs as candidate probes in the workbench."),
+    Setting(
+        "implicit_judgments",
+        False,
+        "Remember which memory you open after a search (query, memory, position), in this app's data "
+        "directory, never in the store, and offer those pairs as candidate probes in the workbench.",
+    ),
 )
 
 
@@ -96,8 +139,12 @@ def _coerce(setting: Setting, value: Any) -> Any:
     return value
 
 
-def load_settings(overrides: dict[str, Any] | None = None, *, persisted: dict[str, Any] | None = None,
-                  environ: dict[str, str] | None = None) -> Settings:
+def load_settings(
+    overrides: dict[str, Any] | None = None,
+    *,
+    persisted: dict[str, Any] | None = None,
+    environ: dict[str, str] | None = None,
+) -> Settings:
     """Defaults <- persisted <- environment <- overrides (None values in overrides are ignored)."""
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {}

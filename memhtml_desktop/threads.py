@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 
-
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -29,8 +28,12 @@ def one_blas_thread() -> None:
         os.environ.setdefault(name, "1")
 
 
-_OPENBLAS_COUNTS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
-                    "openblas_get_num_threads64_", "openblas_get_num_threads")
+_OPENBLAS_COUNTS = (
+    "scipy_openblas_get_num_threads64_",
+    "scipy_openblas_get_num_threads",
+    "openblas_get_num_threads64_",
+    "openblas_get_num_threads",
+)
 
 
 def blas_threads() -> int | None:
@@ -44,7 +47,11 @@ def blas_threads() -> int | None:
         return None
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as handle:
-            paths = {line.split(None, 5)[5].strip() for line in handle if "openblas" in line.lower() and len(line.split(None, 5)) == 6}
+            paths = {
+                line.split(None, 5)[5].strip()
+                for line in handle
+                if "openblas" in line.lower() and len(line.split(None, 5)) == 6
+            }
     except OSError:
         return None
     import ctypes

@@ -69,10 +69,25 @@ CHANGED_NEW = "resources/geo/australia-capital.html"
 def write_changed_fact(root: Path) -> tuple[str, str]:
     """A fact that changed: one slot written twice, the later memory with another value, and a
     memory about another slot of the same subject. Returns (older, newer) paths."""
-    write_memory(root, CHANGED_OLD, title="Capital of Australia", claim="The capital of Australia is Sydney.",
-                 created="2024-01-05T10:00:00Z")
-    write_memory(root, CHANGED_NEW, title="Capital of Australia", claim="The capital of Australia is Canberra.",
-                 created="2024-06-02T10:00:00Z")
-    write_memory(root, "resources/geo/currency.html", title="Currency of Australia",
-                 claim="The currency of Australia is the Dollar.", created="2024-03-01T10:00:00Z")
+    write_memory(
+        root,
+        CHANGED_OLD,
+        title="Capital of Australia",
+        claim="The capital of Australia is Sydney.",
+        created="2024-01-05T10:00:00Z",
+    )
+    write_memory(
+        root,
+        CHANGED_NEW,
+        title="Capital of Australia",
+        claim="The capital of Australia is Canberra.",
+        created="2024-06-02T10:00:00Z",
+    )
+    write_memory(
+        root,
+        "resources/geo/currency.html",
+        title="Currency of Australia",
+        claim="The currency of Australia is the Dollar.",
+        created="2024-03-01T10:00:00Z",
+    )
     return CHANGED_OLD, CHANGED_NEW

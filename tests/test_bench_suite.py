@@ -36,8 +36,19 @@ def test_every_tiny_case_measures_both_sides(suite, tmp_path):
 
 
 def test_results_are_kept_per_commit_and_make_the_table(suite, tmp_path):
-    results = [{"case": "cli_help", "size": "standard", "headline": "h", "ours_text": "median 120.0 ms",
-                "other_text": "median 20.0 ms", "ratio": 6.0, "met": True, "load_before": "0.1", "load_after": "0.2"}]
+    results = [
+        {
+            "case": "cli_help",
+            "size": "standard",
+            "headline": "h",
+            "ours_text": "median 120.0 ms",
+            "other_text": "median 20.0 ms",
+            "ratio": 6.0,
+            "met": True,
+            "load_before": "0.1",
+            "load_after": "0.2",
+        }
+    ]
     path = suite.record(results, "abc1234567", False, tmp_path)
     again = suite.record([dict(results[0], ours_text="median 110.0 ms")], "abc1234567", False, tmp_path)
     assert path == again and path.name == "abc1234567.json"

@@ -20,7 +20,9 @@ print(os.environ.get("OPENBLAS_NUM_THREADS"), "numpy" in sys.modules)
 
 
 def _child(env_extra: dict[str, str]) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    }
     env.update(env_extra)
     out = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -36,6 +38,10 @@ def test_a_thread_count_the_user_set_is_kept():
 
 
 def test_the_command_imports_no_numpy_before_it_pins_the_threads():
-    out = subprocess.run([sys.executable, "-c", "import sys, memhtml_desktop.cli; print('numpy' in sys.modules)"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys, memhtml_desktop.cli; print('numpy' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.stdout.strip() == "False", out.stderr

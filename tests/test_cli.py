@@ -16,13 +16,21 @@ from memfiles import write_memory
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(*args: str, env_extra: dict | None = None, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
+def run(
+    *args: str, env_extra: dict | None = None, check: bool = True, timeout: float = 120
+) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env.pop("MEMHTML_ROOT", None)
     env["PYTHONPATH"] = str(ROOT)
     env.update(env_extra or {})
-    proc = subprocess.run([sys.executable, "-m", "memhtml_desktop", *args], capture_output=True, text=True,
-                          env=env, timeout=timeout, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "memhtml_desktop", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=ROOT,
+    )
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -31,13 +39,29 @@ def run(*args: str, env_extra: dict | None = None, check: bool = True, timeout: 
 @pytest.fixture
 def cli_store(tmp_path: Path) -> tuple[Path, Path]:
     store = tmp_path / "store"
-    write_memory(store, "areas/oncall/drain.html", title="Prod rollbacks drain the VIP",
-                 claim="If a prod rollback is issued, drain the VIP before reverting the deploy.",
-                 memory_type="procedural", entities=["service:checkout-api"], tags=["deploy"],
-                 facets=[("doc-type", "runbook")])
-    write_memory(store, "areas/oncall/other.html", title="Pager etiquette", claim="Acknowledge a page within five minutes.")
-    write_memory(store, "archive/2025/areas/oncall/old.html", title="Old order", claim="Revert first, then drain.",
-                 status="archived", facets=[("doc-type", "runbook")], memory_type="procedural", tags=["legacy"])
+    write_memory(
+        store,
+        "areas/oncall/drain.html",
+        title="Prod rollbacks drain the VIP",
+        claim="If a prod rollback is issued, drain the VIP before reverting the deploy.",
+        memory_type="procedural",
+        entities=["service:checkout-api"],
+        tags=["deploy"],
+        facets=[("doc-type", "runbook")],
+    )
+    write_memory(
+        store, "areas/oncall/other.html", title="Pager etiquette", claim="Acknowledge a page within five minutes."
+    )
+    write_memory(
+        store,
+        "archive/2025/areas/oncall/old.html",
+        title="Old order",
+        claim="Revert first, then drain.",
+        status="archived",
+        facets=[("doc-type", "runbook")],
+        memory_type="procedural",
+        tags=["legacy"],
+    )
     (store / "areas/oncall/broken.html").write_text("<!doctype html><title>x</title><article><p>no mark</p></article>")
     return store, tmp_path / "index.db"
 
@@ -49,9 +73,16 @@ def test_help_is_fast_and_qt_free():
     assert "search" in proc.stdout and "recall" in proc.stdout
     assert elapsed < 3.0  # includes interpreter start-up; the import itself is well under a second
     probe = subprocess.run(
-        [sys.executable, "-c", "import sys, memhtml_desktop.cli as c; c.build_parser(); "
-         "print(any(m.startswith('PySide6') for m in sys.modules))"],
-        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys, memhtml_desktop.cli as c; c.build_parser(); "
+            "print(any(m.startswith('PySide6') for m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
     )
     assert probe.stdout.strip() == "False"
 
@@ -104,11 +135,33 @@ def test_search_table_and_archived_banner(cli_store):
     store, index = cli_store
     text = run("search", "drain", "--store", str(store), "--index", str(index)).stdout
     assert "areas/oncall/drain.html" in text and "fts" in text
-    proc = run("search", "order", "--store", str(store), "--index", str(index), "--facet", "doc-type=runbook",
-               "--workspace", "none", "--json")
+    proc = run(
+        "search",
+        "order",
+        "--store",
+        str(store),
+        "--index",
+        str(index),
+        "--facet",
+        "doc-type=runbook",
+        "--workspace",
+        "none",
+        "--json",
+    )
     assert json.loads(proc.stdout)["scope_empty"] is True
-    proc = run("search", "order", "--store", str(store), "--index", str(index), "--facet", "doc-type=runbook",
-               "--tag", "legacy", "--json")
+    proc = run(
+        "search",
+        "order",
+        "--store",
+        str(store),
+        "--index",
+        str(index),
+        "--facet",
+        "doc-type=runbook",
+        "--tag",
+        "legacy",
+        "--json",
+    )
     result = json.loads(proc.stdout)
     assert result["scope_empty"] and result["archived_matches"] == 1
     assert result["archived"][0]["path"] == "archive/2025/areas/oncall/old.html"
@@ -116,8 +169,17 @@ def test_search_table_and_archived_banner(cli_store):
 
 def test_search_why(cli_store):
     store, index = cli_store
-    proc = run("search", "drain", "--store", str(store), "--index", str(index), "--why",
-               "archive/2025/areas/oncall/old.html", "--json")
+    proc = run(
+        "search",
+        "drain",
+        "--store",
+        str(store),
+        "--index",
+        str(index),
+        "--why",
+        "archive/2025/areas/oncall/old.html",
+        "--json",
+    )
     report = json.loads(proc.stdout)
     assert report["excluded_by"] == ["archived"]
     bad = run("search", "drain", "--store", str(store), "--index", str(index), "--why", "../etc/passwd", check=False)
@@ -126,8 +188,9 @@ def test_search_why(cli_store):
 
 def test_recall_json_and_text(cli_store):
     store, index = cli_store
-    pack = json.loads(run("recall", "drain the vip", "--store", str(store), "--index", str(index), "--json",
-                          "--budget", "60").stdout)
+    pack = json.loads(
+        run("recall", "drain the vip", "--store", str(store), "--index", str(index), "--json", "--budget", "60").stdout
+    )
     assert pack["memories"]["budget"] == 60
     assert pack["memories"]["spent"] <= 60
     tiers = {item["tier"] for item in pack["memories"]["items"]}
@@ -191,8 +254,15 @@ def test_state_export_import_roundtrip(cli_store, tmp_path):
     out = tmp_path / "access.jsonl"
     run("state", "export", "--out", str(out), *base)
     line = json.loads(out.read_text().splitlines()[0])
-    assert list(line) == ["path", "accessCount", "reinforcementCount", "outcomeScore", "lastAccessedAt",
-                          "lastReinforcedAt", "updatedAt"]
+    assert list(line) == [
+        "path",
+        "accessCount",
+        "reinforcementCount",
+        "outcomeScore",
+        "lastAccessedAt",
+        "lastReinforcedAt",
+        "updatedAt",
+    ]
     # Without --out the export is committed, as memhtml's is: the store must be a git repository.
     refused = run("state", "export", *base, check=False)
     assert refused.returncode == 1 and "not a git repository" in refused.stderr
@@ -210,7 +280,7 @@ def test_state_export_import_roundtrip(cli_store, tmp_path):
     assert "imported" in proc.stdout
 
 
-@pytest.mark.parametrize("query", ["don't", "AND", "\"unbalanced", "-x", "x" * 10000, "🦀", "NEAR(", "*^()"])
+@pytest.mark.parametrize("query", ["don't", "AND", '"unbalanced', "-x", "x" * 10000, "🦀", "NEAR(", "*^()"])
 def test_hostile_queries_print_json(cli_store, query):
     store, index = cli_store
     proc = run("search", "--store", str(store), "--index", str(index), "--json", "--no-refresh", "--", query)

@@ -19,8 +19,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def run(store: Path, *args: str, cache: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "MEMHTML_ROOT"}
     env.update(PYTHONPATH=str(ROOT), MEMHTML_DESKTOP_CACHE=str(cache), XDG_CACHE_HOME=str(cache))
-    return subprocess.run([sys.executable, "-m", "memhtml_desktop", "--store", str(store), *args],
-                          capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "memhtml_desktop", "--store", str(store), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=ROOT,
+    )
 
 
 def tree(path: Path) -> list[str]:
@@ -67,15 +73,20 @@ def test_a_refused_write_creates_nothing(tmp_path, kind):
     before = tree(folder)
     proc = run(folder, "write", "--type", "semantic", "--title", "A title", "--claim", "A claim.", cache=tmp_path / "c")
     assert proc.returncode == 1
-    assert ("not a git repository" in proc.stderr) if kind != "code-repository" else \
-        ("not a memhtml store" in proc.stderr)
+    assert (
+        ("not a git repository" in proc.stderr) if kind != "code-repository" else ("not a memhtml store" in proc.stderr)
+    )
     assert tree(folder) == before
 
 
 def test_a_store_without_git_still_reads(tmp_path):
     store = tmp_path / "plain"
-    write_memory(store, "areas/oncall/drain.html", title="Prod rollbacks drain the VIP",
-                 claim="If a prod rollback is issued, drain the VIP before reverting the deploy.")
+    write_memory(
+        store,
+        "areas/oncall/drain.html",
+        title="Prod rollbacks drain the VIP",
+        claim="If a prod rollback is issued, drain the VIP before reverting the deploy.",
+    )
     proc = run(store, "search", "drain the vip", cache=tmp_path / "cache")
     assert proc.returncode == 0 and "Prod rollbacks drain the VIP" in proc.stdout
 

@@ -6,9 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from test_cli import ROOT, cli_store, run  # noqa: F401 - the fixture is used by name
-
 from memfiles import write_changed_fact, write_memory
+from test_cli import ROOT, cli_store, run  # noqa: F401 - the fixture is used by name
 
 
 def test_search_and_recall_name_their_profile(cli_store):  # noqa: F811
@@ -36,8 +35,9 @@ def test_ranking_from_a_json_file_of_knobs(cli_store, tmp_path):  # noqa: F811
     store, index = cli_store
     knobs = tmp_path / "what-if.json"
     knobs.write_text(json.dumps({"base": "memhtml", "name": "what-if", "arms": {"recency": 0.0}}))
-    result = json.loads(run("search", "drain", "--store", str(store), "--index", str(index), "--json",
-                            "--ranking", str(knobs)).stdout)
+    result = json.loads(
+        run("search", "drain", "--store", str(store), "--index", str(index), "--json", "--ranking", str(knobs)).stdout
+    )
     assert result["ranking"] == "what-if" and "recency" not in result["arms"]
     knobs.write_text(json.dumps({"rrf_kk": 3}))
     bad = run("search", "drain", "--store", str(store), "--index", str(index), "--ranking", str(knobs), check=False)
@@ -62,9 +62,28 @@ def _generated(tmp_path: Path, names: str = "target_last") -> tuple[Path, Path]:
     import subprocess
 
     probes = tmp_path / "probes.jsonl"
-    subprocess.run([sys.executable, "-m", "memhtml_desktop.devtools.gen_store", str(tmp_path / "gen"), "--count", "300",
-                    "--seed", "5", "--probes", str(probes), "--probe-count", "12", "--control-names", names, "--state"],
-                   cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memhtml_desktop.devtools.gen_store",
+            str(tmp_path / "gen"),
+            "--count",
+            "300",
+            "--seed",
+            "5",
+            "--probes",
+            str(probes),
+            "--probe-count",
+            "12",
+            "--control-names",
+            names,
+            "--state",
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     return tmp_path / "gen", probes
 
 
@@ -90,8 +109,16 @@ def test_eval_check_fails_on_an_inversion_and_bad_files_say_where(tmp_path, cli_
     store, index = cli_store
     base = ["--store", str(store), "--index", str(index)]
     probes = tmp_path / "p.jsonl"
-    probes.write_text(json.dumps({"query": "pager etiquette acknowledge", "target": "areas/oncall/drain.html",
-                                  "controls": ["areas/oncall/other.html"]}) + "\n")
+    probes.write_text(
+        json.dumps(
+            {
+                "query": "pager etiquette acknowledge",
+                "target": "areas/oncall/drain.html",
+                "controls": ["areas/oncall/other.html"],
+            }
+        )
+        + "\n"
+    )
     proc = run("eval", str(probes), *base, "--json", "--check", check=False)
     assert proc.returncode == 1 and json.loads(proc.stdout)["gate"]["summary"]["inversions"] == 1
     assert run("eval", str(probes), *base, "--json", check=False).returncode == 0
@@ -110,9 +137,20 @@ def test_eval_scope_is_applied(tmp_path):
     write_memory(store, "areas/a/one.html", title="One", claim="The compactor merges intervals.", tags=["x"])
     write_memory(store, "areas/a/two.html", title="Two", claim="The compactor merges intervals nightly.", tags=["y"])
     probes = tmp_path / "p.jsonl"
-    probes.write_text(json.dumps({"query": "compactor merges intervals nightly", "target": "areas/a/one.html",
-                                  "controls": ["areas/a/two.html"], "scope": {"tags": ["x"]}}) + "\n")
-    report = json.loads(run("eval", str(probes), "--store", str(store), "--index", str(tmp_path / "i.db"), "--json").stdout)
+    probes.write_text(
+        json.dumps(
+            {
+                "query": "compactor merges intervals nightly",
+                "target": "areas/a/one.html",
+                "controls": ["areas/a/two.html"],
+                "scope": {"tags": ["x"]},
+            }
+        )
+        + "\n"
+    )
+    report = json.loads(
+        run("eval", str(probes), "--store", str(store), "--index", str(tmp_path / "i.db"), "--json").stdout
+    )
     assert report["gate"]["probes"][0]["rank"] == 1, "the control is out of scope"
 
 
@@ -143,6 +181,8 @@ def test_search_and_recall_say_which_memory_a_newer_one_contradicts(tmp_path):
     assert all(m["step"] != "newer" for h in memhtml["hits"] for m in h["moves"])
     assert {h["path"] for h in memhtml["hits"] if h["contradictions"]} == {old, new}
     assert "<contradiction" not in run("recall", "capital australia", *base, "--text", "--ranking", "memhtml").stdout
-    assert f"contradicts an older memory: Capital of Australia ({old})" in run("recall", "capital australia", *base).stdout
+    assert (
+        f"contradicts an older memory: Capital of Australia ({old})" in run("recall", "capital australia", *base).stdout
+    )
     pack = json.loads(run("recall", "capital australia", *base, "--json", "--ranking", "memhtml").stdout)
     assert any(i["contradictions"] for i in pack["memories"]["items"])

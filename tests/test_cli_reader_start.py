@@ -18,8 +18,9 @@ print(code, "memhtml_desktop.write.curator" in sys.modules)
 
 
 def _search(root, index, child: str = CHILD) -> str:
-    out = subprocess.run([sys.executable, "-c", child, str(root), str(index)], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", child, str(root), str(index)], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout.strip().splitlines()[-1]
 

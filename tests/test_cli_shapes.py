@@ -22,7 +22,9 @@ def demo(tmp_path: Path) -> list[str]:
 def test_quotas_json_four_ledgers_byte_identical(tmp_path):
     base = demo(tmp_path)
     first = run("recall", "drain the vip", *base, "--shape", "quotas", "--budget", "3000", "--json").stdout
-    second = run("recall", "drain the vip", *base, "--shape", "quotas", "--budget", "3000", "--json", "--no-refresh").stdout
+    second = run(
+        "recall", "drain the vip", *base, "--shape", "quotas", "--budget", "3000", "--json", "--no-refresh"
+    ).stdout
     assert first == second, "same store, query and budget: the same bytes"
     pack = json.loads(first)
     assert [ledger["name"] for ledger in pack["ledgers"]] == ["profile", "task", "experience", "pending"]
@@ -33,7 +35,9 @@ def test_quotas_json_four_ledgers_byte_identical(tmp_path):
     flagged = "projects/billing-service/nightly-compactor-merges-overlapping-intervals.html"  # needs revision
     assert pending and all("/tasks/" in item["path"] or item["path"] == flagged for item in pending)
     text = run("recall", "drain the vip", *base, "--shape", "quotas", "--budget", "3000", "--text").stdout
-    assert '<ledger name="pending" limit="450"' in text and text.rstrip().splitlines()[-1].startswith("ledger: budget 3000")
+    assert '<ledger name="pending" limit="450"' in text and text.rstrip().splitlines()[-1].startswith(
+        "ledger: budget 3000"
+    )
 
 
 def test_a_tiny_budget_says_it_does_not_fit(tmp_path):
@@ -76,8 +80,12 @@ def test_none_of_the_shapes_count_as_a_read(tmp_path):
     state = tmp_path / "store" / ".memhtml" / "state.db"
     run("recall", "drain the vip", *base, "--shape", "quotas")  # indexes and creates the state plane
     before = hashlib.sha256(state.read_bytes()).hexdigest()
-    for args in (("recall", "drain the vip", "--shape", "quotas"), ("recall", "drain the vip", "--shape", "catalog"),
-                 ("recall", "vip", "--costs"), ("expand", DRAIN)):
+    for args in (
+        ("recall", "drain the vip", "--shape", "quotas"),
+        ("recall", "drain the vip", "--shape", "catalog"),
+        ("recall", "vip", "--costs"),
+        ("expand", DRAIN),
+    ):
         run(*args, *base, "--no-refresh")
     assert hashlib.sha256(state.read_bytes()).hexdigest() == before
     run("read", DRAIN, *base, "--no-refresh")
@@ -87,16 +95,23 @@ def test_none_of_the_shapes_count_as_a_read(tmp_path):
 def test_a_curators_ledger_map(tmp_path):
     base = demo(tmp_path)
     mine = tmp_path / "mine.json"
-    mine.write_text(json.dumps({"name": "mine", "shares": {"profile": 10, "task": 60, "experience": 20, "pending": 10}}))
-    pack = json.loads(run("recall", "vip", *base, "--shape", "quotas", "--ledgers", str(mine), "--json",
-                          "--budget", "1000").stdout)
+    mine.write_text(
+        json.dumps({"name": "mine", "shares": {"profile": 10, "task": 60, "experience": 20, "pending": 10}})
+    )
+    pack = json.loads(
+        run("recall", "vip", *base, "--shape", "quotas", "--ledgers", str(mine), "--json", "--budget", "1000").stdout
+    )
     assert pack["map"] == {"name": "mine", "source": str(mine)}
     assert [ledger["limit"] for ledger in pack["ledgers"]] == [100, 600, 200, 100]
     committed = tmp_path / "store" / ".memhtml-desktop" / "ledgers.json"
     committed.parent.mkdir(parents=True, exist_ok=True)
-    committed.write_text('{\n  "name": "team",\n  "shares": {"profile": 90, "task": 35, "experience": 20, "pending": 15}\n}\n')
+    committed.write_text(
+        '{\n  "name": "team",\n  "shares": {"profile": 90, "task": 35, "experience": 20, "pending": 15}\n}\n'
+    )
     bad = run("recall", "vip", *base, "--shape", "quotas", check=False)
-    assert bad.returncode == 1 and ".memhtml-desktop/ledgers.json:3:" in bad.stderr and "more than the whole" in bad.stderr
+    assert (
+        bad.returncode == 1 and ".memhtml-desktop/ledgers.json:3:" in bad.stderr and "more than the whole" in bad.stderr
+    )
     committed.write_text('{"name": "team", "shares": {"profile": 25, "task": 40, "experience": 20, "pending": 15}}')
     team = json.loads(run("recall", "vip", *base, "--shape", "quotas", "--json", "--budget", "1000").stdout)
     assert team["map"]["name"] == "team" and team["ledgers"][0]["limit"] == 250
@@ -107,9 +122,25 @@ def test_eval_compares_the_shapes_over_a_probe_set(tmp_path):
     import sys
 
     store, probes = tmp_path / "gen", tmp_path / "probes.jsonl"
-    subprocess.run([sys.executable, "-m", "memhtml_desktop.devtools.gen_store", "--count", "200", "--seed", "3",
-                    "--probes", str(probes), "--probe-count", "6", str(store)], check=True, capture_output=True,
-                   cwd=Path(__file__).resolve().parents[1])
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memhtml_desktop.devtools.gen_store",
+            "--count",
+            "200",
+            "--seed",
+            "3",
+            "--probes",
+            str(probes),
+            "--probe-count",
+            "6",
+            str(store),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     base = ["--store", str(store), "--index", str(tmp_path / "index.db")]
     report = json.loads(run("eval", str(probes), "--shapes", "--budget", "3000", "--k", "5", "--json", *base).stdout)
     assert report["budget"] == 3000 and report["k"] == 5 and len(report["probes"]) == 6
@@ -126,25 +157,42 @@ def test_the_question_kind_reads_what_the_question_matched_under_both_profiles(t
     called every multi-word question "vague: no memory holds every word" from that form alone."""
     base = demo(tmp_path)
     for ranking in ("default", "memhtml"):
-        cat = json.loads(run("recall", "idempotency keys expire after 24 hours", *base, "--shape", "catalog",
-                             "--ranking", ranking, "--json").stdout)
+        cat = json.loads(
+            run(
+                "recall",
+                "idempotency keys expire after 24 hours",
+                *base,
+                "--shape",
+                "catalog",
+                "--ranking",
+                ranking,
+                "--json",
+            ).stdout
+        )
         assert (cat["question"], cat["question_why"]) == ("specific", "every word is in 1 memory"), ranking
         costs = run("recall", "idempotency keys expire after 24 hours", *base, "--costs", "--ranking", ranking).stdout
         assert "specific" in costs and "no memory holds every word" not in costs
-        vague = json.loads(run("recall", "what do we know about billing", *base, "--shape", "catalog",
-                               "--ranking", ranking, "--json").stdout)
+        vague = json.loads(
+            run(
+                "recall", "what do we know about billing", *base, "--shape", "catalog", "--ranking", ranking, "--json"
+            ).stdout
+        )
         assert vague["question"] == "vague" and vague["question_why"].startswith("no memory holds every word")
 
 
 def test_expand_and_doctor_on_a_memory_of_megabytes(tmp_path):
     """Issue 41, item 8: `expand` caps the body with a marker; `doctor` warns about the size."""
     from memfiles import write_memory
-
     from tests.index.test_large_memory import BIG, paragraphs
 
     root = tmp_path / "store"
-    write_memory(root, BIG, title="A pasted transcript", claim="The incident transcript was pasted whole.",
-                 article_extra=paragraphs(1_600_000, 11))
+    write_memory(
+        root,
+        BIG,
+        title="A pasted transcript",
+        claim="The incident transcript was pasted whole.",
+        article_extra=paragraphs(1_600_000, 11),
+    )
     base = ["--store", str(root), "--index", str(tmp_path / "index.db")]
     out = run("expand", BIG, *base).stdout
     assert len(out) < 25_000 and "[cut: " in out and "expand hands over 20,000 at most" in out

@@ -45,12 +45,28 @@ def _outcome(parser_of, argv: list[str]) -> tuple[object, str, str]:
 
 
 ARGVS = [
-    ["--help"], ["search", "--help"], ["--store", "/s", "search", "drain the vip", "--limit", "3", "--type", "procedural"],
-    ["search", "q", "--store=/s", "--json"], ["--sto", "/s", "recall", "q", "--budget", "900"], ["state", "export", "--help"],
-    ["probes", "add", "core", "--query", "q", "--target", "a.html"], ["task", "status", "p.html", "done"], ["bogus"],
-    ["search"], ["search", "q", "--bogus"], ["--embedder", "nope", "list"], ["-v", "index", "--json"], [],
-    ["--demo"], ["gui", "--demo-fresh"], ["review", "done", "--upto", "HEAD"], ["--help", "search"], ["state"],
-    ["search", "write"], ["--store", "search", "search", "x"], ["screenshot", "--out", "a.png", "--view", "reader"],
+    ["--help"],
+    ["search", "--help"],
+    ["--store", "/s", "search", "drain the vip", "--limit", "3", "--type", "procedural"],
+    ["search", "q", "--store=/s", "--json"],
+    ["--sto", "/s", "recall", "q", "--budget", "900"],
+    ["state", "export", "--help"],
+    ["probes", "add", "core", "--query", "q", "--target", "a.html"],
+    ["task", "status", "p.html", "done"],
+    ["bogus"],
+    ["search"],
+    ["search", "q", "--bogus"],
+    ["--embedder", "nope", "list"],
+    ["-v", "index", "--json"],
+    [],
+    ["--demo"],
+    ["gui", "--demo-fresh"],
+    ["review", "done", "--upto", "HEAD"],
+    ["--help", "search"],
+    ["state"],
+    ["search", "write"],
+    ["--store", "search", "search", "x"],
+    ["screenshot", "--out", "a.png", "--view", "reader"],
 ]
 
 
@@ -61,12 +77,15 @@ def test_the_lazy_parse_reads_argv_as_the_full_parser_does(argv):
 
 
 def _modules_after(argv: list[str], tmp_path: Path) -> set[str]:
-    probe = ("import json, sys\nfrom memhtml_desktop.cli import main\n"
-             "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-             "print(json.dumps(sorted(m for m in sys.modules if m.startswith('memhtml_desktop'))), file=sys.__stderr__)")
+    probe = (
+        "import json, sys\nfrom memhtml_desktop.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('memhtml_desktop'))), file=sys.__stderr__)"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, env=env, cwd=tmp_path,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, *argv], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+    )
     return set(json.loads(proc.stderr.strip().splitlines()[-1]))
 
 

@@ -84,8 +84,19 @@ def test_architecture_points_at_layering_tests_that_exist():
 
 def test_architecture_describes_the_threads():
     threads = _section(ARCHITECTURE, "## Threads and processes")
-    for needle in ("GUI thread", "read lane", "writer lane", "engine", "memhtml-watch", "observer thread",
-                   "One writer", "never crosses threads", "never waits", "generation", "spawn"):
+    for needle in (
+        "GUI thread",
+        "read lane",
+        "writer lane",
+        "engine",
+        "memhtml-watch",
+        "observer thread",
+        "One writer",
+        "never crosses threads",
+        "never waits",
+        "generation",
+        "spawn",
+    ):
         assert needle in threads, needle
 
 
@@ -133,9 +144,25 @@ def test_format_support_names_every_link_rel():
 def test_format_support_columns_exist_in_the_schema():
     schema = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "migrations" / "index").glob("*.sql"))
     columns = set(re.findall(r"\| `([a-z_]+)`(?: \(|`? \|| \|)", _section(FORMAT, "## Metas")))
-    columns |= {"memory_type", "created_at", "updated_at", "event_at", "gist", "body_text", "fts_text",
-                "disclosure_text", "frame_key", "content_hash", "blob_sha", "file_facets", "file_citations",
-                "file_entities", "file_tags", "edges", "chunks"}
+    columns |= {
+        "memory_type",
+        "created_at",
+        "updated_at",
+        "event_at",
+        "gist",
+        "body_text",
+        "fts_text",
+        "disclosure_text",
+        "frame_key",
+        "content_hash",
+        "blob_sha",
+        "file_facets",
+        "file_citations",
+        "file_entities",
+        "file_tags",
+        "edges",
+        "chunks",
+    }
     for column in columns:
         if column.startswith("memhtml"):
             continue
@@ -150,16 +177,38 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 #: Each README screenshot and its size: the window, the curation dialog and windows alone, then
 #: (issue 14) the window at 1024x700 and 1920x1080 in both themes and in the fused order.
-SCREENSHOTS = {"results": (1400, 900), "reader": (1400, 900), "recall": (1400, 900), "problems": (1400, 900),
-               "correct": (1100, 720), "undo": (1100, 620), "conflicts": (1100, 640), "timeline": (1000, 520),
-               "window-1024x700-light": (1024, 700), "window-1024x700-dark": (1024, 700),
-               "window-1920x1080-light": (1920, 1080), "window-1920x1080-dark": (1920, 1080),
-               "ranking-memhtml": (1024, 700), "fused-order": (1920, 1080), "workbench": (1024, 700),
-               "workbench-dark": (1024, 700), "recall-quotas": (1024, 700), "recall-catalog": (1400, 900),
-               **{f"review-{view}-{w}x{h}-{theme}": (w, h) for view in ("inbox", "activity", "provenance")
-                  for w, h in ((1024, 700), (1920, 1080)) for theme in ("light", "dark")},
-               **{f"{view}-{w}x{h}-{theme}": (w, h) for view in ("correct-graph", "conflicts-queue")
-                  for w, h in ((1024, 700), (1920, 1080)) for theme in ("light", "dark")}}
+SCREENSHOTS = {
+    "results": (1400, 900),
+    "reader": (1400, 900),
+    "recall": (1400, 900),
+    "problems": (1400, 900),
+    "correct": (1100, 720),
+    "undo": (1100, 620),
+    "conflicts": (1100, 640),
+    "timeline": (1000, 520),
+    "window-1024x700-light": (1024, 700),
+    "window-1024x700-dark": (1024, 700),
+    "window-1920x1080-light": (1920, 1080),
+    "window-1920x1080-dark": (1920, 1080),
+    "ranking-memhtml": (1024, 700),
+    "fused-order": (1920, 1080),
+    "workbench": (1024, 700),
+    "workbench-dark": (1024, 700),
+    "recall-quotas": (1024, 700),
+    "recall-catalog": (1400, 900),
+    **{
+        f"review-{view}-{w}x{h}-{theme}": (w, h)
+        for view in ("inbox", "activity", "provenance")
+        for w, h in ((1024, 700), (1920, 1080))
+        for theme in ("light", "dark")
+    },
+    **{
+        f"{view}-{w}x{h}-{theme}": (w, h)
+        for view in ("correct-graph", "conflicts-queue")
+        for w, h in ((1024, 700), (1920, 1080))
+        for theme in ("light", "dark")
+    },
+}
 
 
 def test_the_readme_shows_the_screenshots_and_they_exist():
@@ -175,10 +224,20 @@ def test_the_screenshot_script_makes_exactly_the_readme_images():
     script = (ROOT / "packaging" / "screenshots.sh").read_text(encoding="utf-8")
     made = re.findall(r'--out "\$out/([\w$-]+)\.png" --view (\w+)', script)
     views = [(name, name) for name in list(SCREENSHOTS)[:8]]
-    assert made == [*views, ("window-1024x700-$theme", "results"), ("window-1920x1080-$theme", "results"),
-                    ("ranking-memhtml", "results"), ("fused-order", "results"), ("workbench", "workbench"),
-                    ("workbench-dark", "workbench"), ("recall-quotas", "recall"), ("recall-catalog", "recall"),
-                    ("review-inbox-$size-$theme", "review"), ("review-activity-$size-$theme", "activity"),
-                    ("review-provenance-$size-$theme", "provenance"), ("correct-graph-$size-$theme", "correct"),
-                    ("conflicts-queue-$size-$theme", "conflicts")]
+    assert made == [
+        *views,
+        ("window-1024x700-$theme", "results"),
+        ("window-1920x1080-$theme", "results"),
+        ("ranking-memhtml", "results"),
+        ("fused-order", "results"),
+        ("workbench", "workbench"),
+        ("workbench-dark", "workbench"),
+        ("recall-quotas", "recall"),
+        ("recall-catalog", "recall"),
+        ("review-inbox-$size-$theme", "review"),
+        ("review-activity-$size-$theme", "activity"),
+        ("review-provenance-$size-$theme", "provenance"),
+        ("correct-graph-$size-$theme", "correct"),
+        ("conflicts-queue-$size-$theme", "conflicts"),
+    ]
     assert "for theme in light dark" in script

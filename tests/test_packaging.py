@@ -107,9 +107,16 @@ def test_the_sqlite_vec_library_goes_where_the_frozen_package_looks():
 
 def test_modules_loaded_by_name_are_hidden_imports():
     hidden = set(bundle.hiddenimports())
-    for name in ("memhtml_desktop.ui.reader.reader_pane", "memhtml_desktop.ui.recall.recall_pane", "memhtml_desktop.ui.problems.problems_pane",
-                 "memhtml_desktop.domain.hash_embedder", "memhtml_desktop.embedders.minilm", "memhtml_desktop.cli",
-                 "watchdog.observers.inotify", "watchdog.observers.polling"):
+    for name in (
+        "memhtml_desktop.ui.reader.reader_pane",
+        "memhtml_desktop.ui.recall.recall_pane",
+        "memhtml_desktop.ui.problems.problems_pane",
+        "memhtml_desktop.domain.hash_embedder",
+        "memhtml_desktop.embedders.minilm",
+        "memhtml_desktop.cli",
+        "watchdog.observers.inotify",
+        "watchdog.observers.polling",
+    ):
         assert name in hidden, name
     assert not any(name.startswith("memhtml_desktop.devtools") for name in hidden)
     excluded = set(bundle.excludes())
@@ -120,8 +127,15 @@ def test_modules_loaded_by_name_are_hidden_imports():
 
 def test_the_spec_builds_from_bundle_and_entry():
     spec = (PACKAGING / "memhtml-desktop.spec").read_text(encoding="utf-8")
-    for needle in ("bundle.datas()", "bundle.binaries()", "bundle.hiddenimports()", "bundle.excludes()",
-                   '"entry.py"', 'name="memhtml-desktop"', "COLLECT("):
+    for needle in (
+        "bundle.datas()",
+        "bundle.binaries()",
+        "bundle.hiddenimports()",
+        "bundle.excludes()",
+        '"entry.py"',
+        'name="memhtml-desktop"',
+        "COLLECT(",
+    ):
         assert needle in spec, needle
 
 
@@ -186,5 +200,7 @@ def test_desktop_file_validate():
 
 @pytest.mark.skipif(shutil.which("appstreamcli") is None, reason="appstream not installed")
 def test_appstreamcli_validate():
-    proc = subprocess.run(["appstreamcli", "validate", "--no-net", str(METAINFO)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["appstreamcli", "validate", "--no-net", str(METAINFO)], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

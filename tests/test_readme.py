@@ -32,7 +32,10 @@ def test_ci_runs_the_readme_test_command():
     assert "grep -A1 '^# 2\\. install and run the tests' README.md" in script
     extracted = subprocess.run(
         ["bash", "-c", "grep -A1 '^# 2\\. install and run the tests' README.md | tail -n 1"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     assert extracted == _command_after("# 2.")
 

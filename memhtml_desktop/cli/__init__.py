@@ -49,9 +49,16 @@ def build_parser(verbs=None) -> argparse.ArgumentParser:
         parents=[common],
     )
     parser.add_argument("--version", action="version", version=f"memhtml-desktop {__version__}")
-    parser.add_argument("--demo", action="store_true", help="open the demo store: your kept copy of the bundled one (made on first use, in the app's data folder)")
-    parser.add_argument("--demo-fresh", action="store_true",
-                        help="open a throwaway copy of the bundled demo store (in a temporary folder; not kept)")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="open the demo store: your kept copy of the bundled one (made on first use, in the app's data folder)",
+    )
+    parser.add_argument(
+        "--demo-fresh",
+        action="store_true",
+        help="open a throwaway copy of the bundled demo store (in a temporary folder; not kept)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     built = set(MODULES) if verbs is None else {MODULE[verb] for verb in verbs}
     for module in MODULES:  # in the table's order, so `--help` lists the verbs as it always did
@@ -165,9 +172,9 @@ def _run(command, args: argparse.Namespace) -> int:
             return EXIT_FAIL
         verbose = getattr(args, "verbose", False)
         # -v shows what "run with -v for details" promised: the traceback, through the log handler.
-        logging.getLogger("memhtml_desktop").log(logging.ERROR if verbose else logging.DEBUG,
-                                                 "unexpected failure", exc_info=True)
+        logging.getLogger("memhtml_desktop").log(
+            logging.ERROR if verbose else logging.DEBUG, "unexpected failure", exc_info=True
+        )
         advice = "" if verbose else " (run with -v for details)"
         print(f"memhtml-desktop: unexpected error: {type(exc).__name__}: {field(exc)}{advice}", file=sys.stderr)
         return EXIT_FAIL
-

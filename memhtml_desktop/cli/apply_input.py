@@ -47,8 +47,10 @@ def _lines(data: bytes):
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise _usage(f"apply: line {number}: not UTF-8 text (byte {exc.start + 1} of the line, "
-                         f"0x{raw[exc.start]:02x}); the batch is UTF-8 JSON lines") from None
+            raise _usage(
+                f"apply: line {number}: not UTF-8 text (byte {exc.start + 1} of the line, "
+                f"0x{raw[exc.start]:02x}); the batch is UTF-8 JSON lines"
+            ) from None
 
 
 def _check_strings(obj: dict, line: int) -> None:
@@ -80,7 +82,9 @@ def _number(value: Any, name: str, line: int) -> str | None:
         return None
     if isinstance(value, bool):
         raise _usage(f"apply: line {line}: {name} must be a number")
-    number = float(value) if isinstance(value, (int, float)) else js_number(value) if isinstance(value, str) else math.nan
+    number = (
+        float(value) if isinstance(value, (int, float)) else js_number(value) if isinstance(value, str) else math.nan
+    )
     if not math.isfinite(number):
         raise _usage(f"apply: line {line}: {name} must be a finite number")
     return js_print(number)
@@ -107,6 +111,7 @@ def decode_line(obj: Any, line: int, parsed: Parsed):
     confidence = _number(obj.get("confidence"), "confidence", line)
     article = obj.get("article_html")
     claim, bodies = ("", []) if article is not None else split_prose(obj.get("body") or "")
+
     def pick(own: str, batch: str) -> str | None:
         return obj.get(own) if obj.get(own) is not None else parsed.get(batch)
 

@@ -23,14 +23,32 @@ def common_parser() -> argparse.ArgumentParser:
     """The flags every command accepts, before or after the verb."""
     common = argparse.ArgumentParser(add_help=False)
     group = common.add_argument_group("store")
-    group.add_argument("--store", "--repo", dest="store", metavar="DIR", default=argparse.SUPPRESS,
-                       help="the memhtml store (default: $MEMHTML_ROOT, then ~/memhtml); --repo is memhtml's name")
-    group.add_argument("--index", metavar="FILE", default=argparse.SUPPRESS,
-                       help="the index file (default: one per store in the user cache directory)")
-    group.add_argument("--embedder", choices=("hash", "minilm"), default=argparse.SUPPRESS,
-                       help="embedding model for the vector arm (default: hash)")
-    group.add_argument("--vector-backend", choices=("numpy", "sqlite-vec"), default=argparse.SUPPRESS,
-                       help="how the vector arm searches (default: numpy)")
+    group.add_argument(
+        "--store",
+        "--repo",
+        dest="store",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="the memhtml store (default: $MEMHTML_ROOT, then ~/memhtml); --repo is memhtml's name",
+    )
+    group.add_argument(
+        "--index",
+        metavar="FILE",
+        default=argparse.SUPPRESS,
+        help="the index file (default: one per store in the user cache directory)",
+    )
+    group.add_argument(
+        "--embedder",
+        choices=("hash", "minilm"),
+        default=argparse.SUPPRESS,
+        help="embedding model for the vector arm (default: hash)",
+    )
+    group.add_argument(
+        "--vector-backend",
+        choices=("numpy", "sqlite-vec"),
+        default=argparse.SUPPRESS,
+        help="how the vector arm searches (default: numpy)",
+    )
     group.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log to stderr")
     return common
 
@@ -52,24 +70,41 @@ def add_scope_flags(parser: argparse.ArgumentParser, *, para: bool = False) -> N
         "Axes combine with AND. Tags are any-of. Facets: values under one name broaden (OR), "
         "different names narrow (AND). Archived files and tasks are out unless asked for.",
     )
-    group.add_argument("--type", dest="types", action="append", default=[], metavar="T",
-                       help="memory type (repeatable; naming 'task' opts tasks in)")
+    group.add_argument(
+        "--type",
+        dest="types",
+        action="append",
+        default=[],
+        metavar="T",
+        help="memory type (repeatable; naming 'task' opts tasks in)",
+    )
     group.add_argument("--workspace", metavar="W", help="strict workspace (projects/<W>/...)")
     group.add_argument("--tag", dest="tags", action="append", default=[], metavar="T", help="tag (repeatable, any-of)")
     group.add_argument("--entity", metavar="TYPE:NAME", help="one entity reference, case-insensitive")
-    group.add_argument("--facet", dest="facets", action="append", default=[], metavar="NAME=VALUE",
-                       help="facet filter (repeatable; same NAME broadens, different NAMEs narrow)")
+    group.add_argument(
+        "--facet",
+        dest="facets",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="facet filter (repeatable; same NAME broadens, different NAMEs narrow)",
+    )
     group.add_argument("--include-archived", action="store_true", help="include archived memories")
-    group.add_argument("--as-of", metavar="ISO", type=as_of_value,
-                       help="memories valid at this instant (archived included), e.g. 2026-03-23T13:00:00+02:00; "
-                       "a date alone is the end of that day (UTC), a time without a zone is UTC")
+    group.add_argument(
+        "--as-of",
+        metavar="ISO",
+        type=as_of_value,
+        help="memories valid at this instant (archived included), e.g. 2026-03-23T13:00:00+02:00; "
+        "a date alone is the end of that day (UTC), a time without a zone is UTC",
+    )
     if para:
         group.add_argument("--para", choices=("projects", "areas", "resources", "archive"), help="PARA bucket")
 
 
 def add_ranking_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--ranking", metavar="PROFILE",
+        "--ranking",
+        metavar="PROFILE",
         help="ranking profile: default (the seeds' design, measured) or memhtml (what memhtml 0.4 does), "
         "or a JSON file of knobs over the default (docs/ranking.md)",
     )
@@ -142,8 +177,13 @@ def open_store(args: argparse.Namespace, *, recover: bool = True):
 
         print(f"note: {field(notice)}", file=sys.stderr)
     try:
-        store = Store(root, index_path=resolve_index(settings, root), embedder=embedder,
-                      vector_backend=settings.vector_backend, ranking=ranking_from(args))
+        store = Store(
+            root,
+            index_path=resolve_index(settings, root),
+            embedder=embedder,
+            vector_backend=settings.vector_backend,
+            ranking=ranking_from(args),
+        )
     except StoreError as exc:
         raise CliError(str(exc)) from exc
     if recover:
@@ -188,8 +228,9 @@ def refresh(store, args: argparse.Namespace, paths=None) -> None:
         return
     from memhtml_desktop.cli import output
 
-    store.refresh(paths, progress=output.progress_printer() if sys.stderr.isatty() and paths is None else None,
-                  trust_watcher=True)
+    store.refresh(
+        paths, progress=output.progress_printer() if sys.stderr.isatty() and paths is None else None, trust_watcher=True
+    )
 
 
 def print_notices(store) -> None:

@@ -11,18 +11,22 @@ import argparse
 import sys
 
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, open_store, print_json
-from memhtml_desktop.cli.write_commands import commit_note, fail, open_curator
 from memhtml_desktop.cli.verbs import HELP
+from memhtml_desktop.cli.write_commands import commit_note, fail, open_curator
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("undo", parents=[common], help=HELP["undo"])
-    p.add_argument("change", nargs="?", metavar="CHANGE", help="the change's commit (a prefix will do); default: the newest")
+    p.add_argument(
+        "change", nargs="?", metavar="CHANGE", help="the change's commit (a prefix will do); default: the newest"
+    )
     p.add_argument("--list", action="store_true", help="list this app's own recent changes, newest first")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("redo", parents=[common], help=HELP["redo"])
-    p.add_argument("change", nargs="?", metavar="CHANGE", help="the change's commit (a prefix will do); default: the newest undone")
+    p.add_argument(
+        "change", nargs="?", metavar="CHANGE", help="the change's commit (a prefix will do); default: the newest undone"
+    )
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("supersede", parents=[common], help=HELP["supersede"])
@@ -75,8 +79,7 @@ def cmd_undo(args: argparse.Namespace, *, redo: bool = False) -> int:
             for change, why in choices:
                 state = "undone " if change.undone else "applied"
                 can = f"{change.action}: {field(why)}" if why else f"can {change.action}"
-                print(f"{change.sha[:12]}  {change.when or '?':<20}  {state}  {field(change.subject)}\n"
-                      f"{'':14}{can}")
+                print(f"{change.sha[:12]}  {change.when or '?':<20}  {state}  {field(change.subject)}\n{'':14}{can}")
             return EXIT_OK
         applied = curator.undo(args.change, redo=redo)
     except WriteError as exc:
@@ -87,8 +90,10 @@ def cmd_undo(args: argparse.Namespace, *, redo: bool = False) -> int:
         print_json(applied.result)
     else:
         verb = "reapplied" if redo else "reverted"
-        print(f"{verb} {applied.result['change'][:12]} (reverting {applied.result['reverted'][:12]}): "
-              f"{applied.plan.subject}{commit_note(applied.commit_sha)}")
+        print(
+            f"{verb} {applied.result['change'][:12]} (reverting {applied.result['reverted'][:12]}): "
+            f"{applied.plan.subject}{commit_note(applied.commit_sha)}"
+        )
     return EXIT_OK
 
 
@@ -140,10 +145,9 @@ def _state_export_commit(args: argparse.Namespace) -> int:
 
 def cmd_doctor_fix(args: argparse.Namespace) -> int:
     """`doctor --fix`: repair dangling links and prune orphan state rows, in one commit."""
+    from memhtml_desktop.write.curator import remove_stale_temp_files
     from memhtml_desktop.write.errors import WriteError
     from memhtml_desktop.write.requests import DoctorFixRequest
-
-    from memhtml_desktop.write.curator import remove_stale_temp_files
 
     try:
         curator = open_curator(vars(args))
@@ -154,7 +158,9 @@ def cmd_doctor_fix(args: argparse.Namespace) -> int:
         print(f"note: {notice}", file=sys.stderr)
     removed = remove_stale_temp_files(curator.root)
     for path in removed:
-        print(f"note: removed {path.relative_to(curator.root)}, a temp file of a write that was killed", file=sys.stderr)
+        print(
+            f"note: removed {path.relative_to(curator.root)}, a temp file of a write that was killed", file=sys.stderr
+        )
     r = applied.result
     if removed:
         r = {**r, "removed_temp_files": [p.relative_to(curator.root).as_posix() for p in removed]}
@@ -188,7 +194,9 @@ def cmd_supersede(args: argparse.Namespace) -> int:
     if args.json:
         print_json(r)
     else:
-        print(f"{r['winner']} supersedes {r['loser']}, archived as {r['superseded_path']}{commit_note(r['commit_sha'])}")
+        print(
+            f"{r['winner']} supersedes {r['loser']}, archived as {r['superseded_path']}{commit_note(r['commit_sha'])}"
+        )
     return EXIT_OK
 
 
@@ -208,8 +216,10 @@ def cmd_conflicts(args: argparse.Namespace) -> int:
     report.pairs = [pair for pair in report.pairs if not pair.dismissed]
     for pair in report.pairs:
         alike = f", cosine {pair.cosine:.3f}" if pair.cosine is not None else ""
-        print(f"{pair.reason.reason if pair.reason else ', '.join(pair.diff.kinds)}{alike}: "
-              f"{pair.reason.detail if pair.reason else ''}")
+        print(
+            f"{pair.reason.reason if pair.reason else ', '.join(pair.diff.kinds)}{alike}: "
+            f"{pair.reason.detail if pair.reason else ''}"
+        )
         for side in (pair.a, pair.b):
             mark = " (newer)" if side.path == pair.newer else ""
             print(f"  {side.path}{mark}\n    {side.claim}")

@@ -18,7 +18,14 @@ import argparse
 import sys
 
 from memhtml_desktop.cli.common import (
-    EXIT_FAIL, EXIT_OK, CliError, add_ranking_flag, open_store, print_json, ranking_from, refresh,
+    EXIT_FAIL,
+    EXIT_OK,
+    CliError,
+    add_ranking_flag,
+    open_store,
+    print_json,
+    ranking_from,
+    refresh,
 )
 from memhtml_desktop.cli.verbs import HELP
 
@@ -27,34 +34,63 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("eval", parents=[common], help=HELP["eval"])
     p.add_argument("probes", nargs="?", metavar="PROBES", help="a JSON-lines probe file (gen_store --probes)")
     p.add_argument("--limit", type=int, default=40, metavar="N", help="hits per probe search (default 40)")
-    p.add_argument("--known-items", type=int, default=0, metavar="N",
-                   help="also measure known-item MRR@10 over N sampled memories (claim and title words)")
+    p.add_argument(
+        "--known-items",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also measure known-item MRR@10 over N sampled memories (claim and title words)",
+    )
     p.add_argument("--seed", type=int, default=1, help="sampling seed for --known-items")
     add_ranking_flag(p)
     p.add_argument("--check", action="store_true", help="exit 1 unless the gate passes (zero inversions, MRR >= 0.85)")
     p.add_argument("--no-refresh", action="store_true", help="do not rescan the store first")
     p.add_argument("--json", action="store_true")
-    w = p.add_argument_group("relevance workbench", "a configuration is memhtml, default, a store "
-                             "configuration's name (.memhtml-desktop/configs/NAME.json) or a JSON file")
+    w = p.add_argument_group(
+        "relevance workbench",
+        "a configuration is memhtml, default, a store "
+        "configuration's name (.memhtml-desktop/configs/NAME.json) or a JSON file",
+    )
     w.add_argument("--set", metavar="NAME", help="the store's probe set NAME (.memhtml-desktop/probes/NAME.jsonl)")
     w.add_argument("--config", metavar="FILE|NAME", help="run this configuration (recorded in the history)")
-    w.add_argument("--compare", metavar="FILE|NAME", help="compare it with --config (or --ranking's profile) probe by probe")
+    w.add_argument(
+        "--compare", metavar="FILE|NAME", help="compare it with --config (or --ranking's profile) probe by probe"
+    )
     w.add_argument("--optimize", action="store_true", help="search arm weights, k and MMR lambda for the best MRR")
     w.add_argument("--trials", type=int, default=200, help="optimizer trials (default 200)")
-    w.add_argument("--holdout", type=float, default=0.3, help="share of probes held out from the optimizer (default 0.3)")
+    w.add_argument(
+        "--holdout", type=float, default=0.3, help="share of probes held out from the optimizer (default 0.3)"
+    )
     w.add_argument("--save", metavar="NAME", help="save the optimizer's best as configuration NAME (one commit)")
     w.add_argument("--history", action="store_true", help="list the recorded runs (of this set) and what broke when")
-    w.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), help="with --history: probe by probe between two runs")
+    w.add_argument(
+        "--diff", nargs=2, metavar=("RUN_A", "RUN_B"), help="with --history: probe by probe between two runs"
+    )
     w.add_argument("--no-record", action="store_true", help="do not record this run in the history")
-    w.add_argument("--floor-scan", action="store_true",
-                   help="the relevance floor scan on this set: per candidate floor, targets dropped and non-targets admitted")
-    w.add_argument("--save-floor", type=float, metavar="COSINE",
-                   help="with --floor-scan: save this floor for the store's embedder as configuration --save NAME")
-    w.add_argument("--coverage", action="store_true",
-                   help="crowders (on most probes' first page) and memories their own claim cannot reach")
-    shapes = p.add_argument_group("pack shapes", "how often each pack shape lands the target, at what cost (docs/recall.md)")
-    shapes.add_argument("--shapes", action="store_true",
-                        help="compare memhtml's pack, the quota ledgers and catalogue + expand over the probes")
+    w.add_argument(
+        "--floor-scan",
+        action="store_true",
+        help="the relevance floor scan on this set: per candidate floor, targets dropped and non-targets admitted",
+    )
+    w.add_argument(
+        "--save-floor",
+        type=float,
+        metavar="COSINE",
+        help="with --floor-scan: save this floor for the store's embedder as configuration --save NAME",
+    )
+    w.add_argument(
+        "--coverage",
+        action="store_true",
+        help="crowders (on most probes' first page) and memories their own claim cannot reach",
+    )
+    shapes = p.add_argument_group(
+        "pack shapes", "how often each pack shape lands the target, at what cost (docs/recall.md)"
+    )
+    shapes.add_argument(
+        "--shapes",
+        action="store_true",
+        help="compare memhtml's pack, the quota ledgers and catalogue + expand over the probes",
+    )
     shapes.add_argument("--budget", type=int, metavar="CHARS", help="with --shapes: the recall budget (default 16000)")
     shapes.add_argument("--k", type=int, default=10, metavar="N", help="with --shapes: catalogue entries (default 10)")
     shapes.add_argument("--ledgers", metavar="FILE", help="with --shapes: a JSON ledger map")
@@ -64,8 +100,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from memhtml_desktop.cli import workbench_commands
-    from memhtml_desktop.workbench import read_probe_file
-    from memhtml_desktop.workbench import check_probe_paths
+    from memhtml_desktop.workbench import check_probe_paths, read_probe_file
 
     if args.limit < 1:
         raise CliError("--limit must be at least 1")

@@ -61,19 +61,44 @@ VERBS: dict[str, Verb] = {
     "task add": Verb("task add", (), {**_NEW, "due": STR, "status": STR}, ("title",), {"status": TASK_STATUSES}),
     "task status": Verb("task status", ("path", "status"), {"reason": STR, "expect": STR}),
     "correct": Verb(
-        "correct", ("target",),
-        {"title": STR, "claim": STR, "article-html": STR, "body": LIST, "type": STR, "reason": STR,
-         "session-id": STR, "workspace": STR, "tag": LIST, "entity": LIST, "importance": STR,
-         "confidence": STR, "expect": STR, "keep-graph": BOOL},
-        ("title",), {"type": WRITABLE_TYPES}, True,
+        "correct",
+        ("target",),
+        {
+            "title": STR,
+            "claim": STR,
+            "article-html": STR,
+            "body": LIST,
+            "type": STR,
+            "reason": STR,
+            "session-id": STR,
+            "workspace": STR,
+            "tag": LIST,
+            "entity": LIST,
+            "importance": STR,
+            "confidence": STR,
+            "expect": STR,
+            "keep-graph": BOOL,
+        },
+        ("title",),
+        {"type": WRITABLE_TYPES},
+        True,
     ),  # fmt: skip
     "archive": Verb("archive", ("path",), {"reason": STR, "expect": STR}, ("reason",)),
     "link": Verb("link", ("src", "rel", "dst"), {"expect": STR}),
     "apply": Verb(
-        "apply", (),
-        {"file": STR, "continue-on-error": BOOL, "detect-conflicts": BOOL, "consolidate": STR,
-         "session-id": STR, "prompt-id": STR, "turn-uuid": STR},
-        (), {"consolidate": ("last-wins",)},
+        "apply",
+        (),
+        {
+            "file": STR,
+            "continue-on-error": BOOL,
+            "detect-conflicts": BOOL,
+            "consolidate": STR,
+            "session-id": STR,
+            "prompt-id": STR,
+            "turn-uuid": STR,
+        },
+        (),
+        {"consolidate": ("last-wins",)},
     ),  # fmt: skip
 }
 #: Verbs that take a sub-verb, and the sub-verbs they know.
@@ -207,7 +232,7 @@ def parse(argv: list[str]) -> Parsed:
     if "repo" in glob:
         glob["store"] = glob.pop("repo")
     # Usage check 3: missing positionals.
-    missing = verb.positionals[len(positionals):]
+    missing = verb.positionals[len(positionals) :]
     if missing:
         raise UsageError(f"{verb.name} requires: {', '.join(missing)}", MISSING_ARGUMENT,
                          [f"memhtml-desktop {verb.name} {' '.join('<' + p + '>' for p in verb.positionals)}"])  # fmt: skip

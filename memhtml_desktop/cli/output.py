@@ -124,8 +124,10 @@ def print_search(result) -> None:
     arms = ", ".join(result.arms) or "none"
     form = f" · fts: {result.fts_form} terms" if result.fts_form else ""
     steps = ", ".join(STEP_NAMES.get(s, s) for s in result.steps) or "none"
-    print(f"{counted(len(result.hits), 'hit')} for {result.query!r} · ranking: {result.ranking} (after fusion: {steps})"
-          f" · arms: {arms}{form} · {result.elapsed_ms:.1f} ms")
+    print(
+        f"{counted(len(result.hits), 'hit')} for {result.query!r} · ranking: {result.ranking} (after fusion: {steps})"
+        f" · arms: {arms}{form} · {result.elapsed_ms:.1f} ms"
+    )
     print(f"  {_matches_line(result)}")
     relevance = _relevance_line(result)
     if relevance and result.hits:
@@ -140,8 +142,10 @@ def print_search(result) -> None:
         return
     header = "  #  score    " + " ".join(f"{ARM_SHORT[a.name]:>4}" for a in RANK_ARMS) + "  title"
     if any(not a.counted for hit in result.hits for a in hit.arms):
-        print("  (rank): ranked but not counted: recency and salience count only for a memory that holds "
-              "every query word or reaches the relevance floor")
+        print(
+            "  (rank): ranked but not counted: recency and salience count only for a memory that holds "
+            "every query word or reaches the relevance floor"
+        )
     print(header)
     for hit in result.hits:
         ranks = []
@@ -158,7 +162,7 @@ def print_search(result) -> None:
         for move in hit.moves:
             print(f"{'':>15}{_clip(move.describe(), width - 17)}")
         for mark in hit.contradictions:  # the other's title, its path whole (a reader opens it), what each says
-            print(f"{'':>15}{_clip(f'{chr(0x26a0)} {mark.mark}: {mark.other_title or mark.other}', width - 17)}")
+            print(f"{'':>15}{_clip(f'{chr(0x26A0)} {mark.mark}: {mark.other_title or mark.other}', width - 17)}")
             print(f"{'':>17}{field(mark.other)}")
             print(f"{'':>17}{_clip(mark.says(), width - 19)}")
         if hit.superseded_by:
@@ -183,8 +187,10 @@ def print_why(report) -> None:
             if entry.get("counted") is False:
                 window += ", not counted (see above)"
             elif entry.get("normalised") is not None:
-                window += (f", contributes {entry['contribution']:.4f} (score {entry['normalised']:.3f} of the "
-                           f"window's best \u00d7 weight {entry['weight']:.3g})")
+                window += (
+                    f", contributes {entry['contribution']:.4f} (score {entry['normalised']:.3f} of the "
+                    f"window's best \u00d7 weight {entry['weight']:.3g})"
+                )
             print(f"    {name:<9} {where}{window}")
     if report.fused_position:
         print(f"  fused position {report.fused_position} (score {report.fused_score:.5f})")
@@ -204,11 +210,15 @@ def print_recall(pack) -> None:
         print(f"  degraded: {field(reason)}")
     for section in (pack.arcs, pack.memories):
         counts = section.counts
-        print(f"\n{section.name.upper()} — quote {counts['quote']}, disclosure {counts['disclosure']}, index {counts['index']}")
+        print(
+            f"\n{section.name.upper()} — quote {counts['quote']}, disclosure {counts['disclosure']}, index {counts['index']}"
+        )
         for item in section.items:
-            print(f"  {item.rank:>2}. [{item.tier.upper():<10}] {item.chars:>5} chars  {field(item.path)}  ({item.reason})")
+            print(
+                f"  {item.rank:>2}. [{item.tier.upper():<10}] {item.chars:>5} chars  {field(item.path)}  ({item.reason})"
+            )
             for mark in item.contradictions:
-                print(f"      {chr(0x26a0)} {mark.mark}: {field(mark.other_title or mark.other)} ({field(mark.other)})")
+                print(f"      {chr(0x26A0)} {mark.mark}: {field(mark.other_title or mark.other)} ({field(mark.other)})")
 
 
 def print_detail(detail) -> None:
@@ -240,8 +250,10 @@ def print_detail(detail) -> None:
         a = detail.access
         print(f"read {a['access_count']}× · last {field(a['last_accessed_at'])} · outcome {a['outcome_score']:+.2f}")
     if detail.bump is not None and detail.bump.queued:
-        print(f"this read is not counted yet: {field(detail.bump.refused)}; it is kept (.memhtml/state.db-pending.jsonl) "
-              "and counted, with this read's time, once state.db can be written")
+        print(
+            f"this read is not counted yet: {field(detail.bump.refused)}; it is kept (.memhtml/state.db-pending.jsonl) "
+            "and counted, with this read's time, once state.db can be written"
+        )
     elif detail.bump is not None and detail.bump.refused:
         print(f"this read was not counted: {field(detail.bump.refused)}")
     # The body keeps its own line breaks (it is prose, shown last, after a blank line); every other

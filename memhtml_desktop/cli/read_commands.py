@@ -137,8 +137,11 @@ def cmd_reinforce(args: argparse.Namespace) -> int:
         output.print_reinforce(result, args.signal)
     print_notices(store)
     if result.queued:  # not recorded now: kept, and recorded with its own instant once the plane can take it
-        print(f"not recorded yet: {output.field(result.refused)}; it is kept (.memhtml/state.db-pending.jsonl) and "
-              "recorded by the next command that can write state.db", file=sys.stderr)
+        print(
+            f"not recorded yet: {output.field(result.refused)}; it is kept (.memhtml/state.db-pending.jsonl) and "
+            "recorded by the next command that can write state.db",
+            file=sys.stderr,
+        )
     elif result.refused:
         print(f"not recorded: {output.field(result.refused)}", file=sys.stderr)
     return EXIT_FAIL if result.refused else EXIT_OK

@@ -92,7 +92,10 @@ def _print_changes(rng, changes) -> None:
         session = f" · session {field(c.session)}" if c.session else ""
         print(f"{c.kind:<9} {field(c.path)}{moved}")
         print(f"          “{field(c.title)}” · {field(c.author)} · {c.at} · {c.commit[:12]}{session}")
-        print(f"          {field(c.subject)}" + (f" — {field(c.reason)}" if c.reason and c.reason not in c.subject else ""))
+        print(
+            f"          {field(c.subject)}"
+            + (f" — {field(c.reason)}" if c.reason and c.reason not in c.subject else "")
+        )
 
 
 def cmd_review_done(args: argparse.Namespace) -> int:

@@ -19,18 +19,25 @@ SHAPES = ("memhtml", "quotas", "catalog")
 def add_recall_flags(p: argparse.ArgumentParser) -> None:
     """The recall parser's shape flags (read_commands adds the rest)."""
     g = p.add_argument_group("pack shapes", "seed 003's other shapes (docs/recall.md)")
-    g.add_argument("--shape", choices=SHAPES, default="memhtml",
-                   help="memhtml's pack (default), four quota ledgers, or a catalogue of the top --k with expand costs")
+    g.add_argument(
+        "--shape",
+        choices=SHAPES,
+        default="memhtml",
+        help="memhtml's pack (default), four quota ledgers, or a catalogue of the top --k with expand costs",
+    )
     g.add_argument("--k", type=int, default=10, metavar="N", help="entries in the catalogue (default 10)")
-    g.add_argument("--ledgers", metavar="FILE",
-                   help="a JSON ledger map (default: the store's .memhtml-desktop/ledgers.json, else the seed's)")
-    g.add_argument("--costs", action="store_true",
-                   help="every shape's cost for this query side by side, and which is cheaper")
+    g.add_argument(
+        "--ledgers",
+        metavar="FILE",
+        help="a JSON ledger map (default: the store's .memhtml-desktop/ledgers.json, else the seed's)",
+    )
+    g.add_argument(
+        "--costs", action="store_true", help="every shape's cost for this query side by side, and which is cheaper"
+    )
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("expand", parents=[common],
-                       help=HELP["expand"])
+    p = sub.add_parser("expand", parents=[common], help=HELP["expand"])
     p.add_argument("path")
     p.add_argument("--no-refresh", action="store_true", help="do not re-index this file first")
     p.add_argument("--json", action="store_true")
@@ -64,8 +71,9 @@ def cmd_recall_shape(args: argparse.Namespace) -> int:
     ledgers = _ledgers(store, args)
     refresh(store, args)
     if args.costs:
-        comparison = store.shapes(args.query, scope, budget=args.budget, limit=args.limit, k=args.k,
-                                  ranking=profile, ledgers=ledgers)
+        comparison = store.shapes(
+            args.query, scope, budget=args.budget, limit=args.limit, k=args.k, ranking=profile, ledgers=ledgers
+        )
         print_json(comparison.to_json()) if args.json else print_costs(comparison)
     elif args.shape == "quotas":
         pack = store.quotas(args.query, scope, budget=args.budget, limit=args.limit, ranking=profile, ledgers=ledgers)
@@ -108,29 +116,40 @@ def cmd_expand(args: argparse.Namespace) -> int:
 
 
 def print_quotas(pack) -> None:
-    print(f"recall {pack.query!r} in four quota ledgers · ranking: {pack.ranking} · map: {pack.map_name}"
-          + (f" ({pack.map_source})" if pack.map_source else ""))
-    print(f"budget {pack.budget:,}: used {pack.used:,}, unspent {pack.unspent:,} (never moved to another ledger"
-          + (f"; {pack.unallocated:,} in no ledger" if pack.unallocated else "") + ")")
+    print(
+        f"recall {pack.query!r} in four quota ledgers · ranking: {pack.ranking} · map: {pack.map_name}"
+        + (f" ({pack.map_source})" if pack.map_source else "")
+    )
+    print(
+        f"budget {pack.budget:,}: used {pack.used:,}, unspent {pack.unspent:,} (never moved to another ledger"
+        + (f"; {pack.unallocated:,} in no ledger" if pack.unallocated else "")
+        + ")"
+    )
     if pack.fit_note():
         print(f"  {pack.fit_note()}")
     for reason in pack.degraded_reasons:
         print(f"  degraded: {field(reason)}")
     for ledger in pack.ledgers:
         counts = ledger.section.counts
-        print(f"\n{ledger.spec.label.upper()} ({ledger.share}%): {ledger.used:,}/{ledger.limit:,} used, "
-              f"{ledger.unspent:,} unspent · quote {counts['quote']}, claim {counts['disclosure']}, "
-              f"index {counts['index']}" + (f" · {ledger.beyond} more not listed" if ledger.beyond else ""))
+        print(
+            f"\n{ledger.spec.label.upper()} ({ledger.share}%): {ledger.used:,}/{ledger.limit:,} used, "
+            f"{ledger.unspent:,} unspent · quote {counts['quote']}, claim {counts['disclosure']}, "
+            f"index {counts['index']}" + (f" · {ledger.beyond} more not listed" if ledger.beyond else "")
+        )
         print(f"  holds {ledger.spec.holds}; cut rule: {ledger.spec.cut_rule}")
         if ledger.overrun:
             print("  overrun: the profile outgrew its share (raise it in the ledger map)")
         for item in ledger.section.items:
-            print(f"  {item.rank:>2}. [{item.tier.upper():<10}] {item.chars:>5} chars  {field(item.path)}  ({item.reason})")
+            print(
+                f"  {item.rank:>2}. [{item.tier.upper():<10}] {item.chars:>5} chars  {field(item.path)}  ({item.reason})"
+            )
 
 
 def print_catalogue(cat) -> None:
-    print(f"catalogue {cat.query!r} · top {cat.k} · ranking: {cat.ranking}: {cat.cost:,} chars for "
-          f"{len(cat.listed)} lines (budget {cat.budget:,}{', ' + str(cat.dropped) + ' left out' if cat.dropped else ''})")
+    print(
+        f"catalogue {cat.query!r} · top {cat.k} · ranking: {cat.ranking}: {cat.cost:,} chars for "
+        f"{len(cat.listed)} lines (budget {cat.budget:,}{', ' + str(cat.dropped) + ' left out' if cat.dropped else ''})"
+    )
     if cat.question:
         print(f"  the question reads {cat.question}: {cat.question_why}")
     for e in cat.entries:
@@ -144,8 +163,10 @@ def print_catalogue(cat) -> None:
 def print_costs(comparison) -> None:
     print(f"costs for {comparison.query!r} at budget {comparison.budget:,} (characters the agent receives)")
     for c in comparison.costs:
-        print(f"  {c.label:<26} {c.delivered:>7,} delivered  {c.charged:>7,} charged"
-              f"{'' if c.within else '  over budget'}  {field(c.note)}")
+        print(
+            f"  {c.label:<26} {c.delivered:>7,} delivered  {c.charged:>7,} charged"
+            f"{'' if c.within else '  over budget'}  {field(c.note)}"
+        )
     print(comparison.verdict())
     for group in comparison.catalogue.indistinct:
         print("  cannot tell apart: " + ", ".join(field(p) for p in group))
@@ -192,24 +213,37 @@ def cmd_eval_shapes(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-SHAPE_NAMES = {"memhtml": "memhtml's pack", "quotas": "quota ledgers", "catalog+1": "catalogue + expand #1",
-               "catalog+2": "catalogue + expand #1-2", "catalog+pick": "catalogue + expand the target"}
+SHAPE_NAMES = {
+    "memhtml": "memhtml's pack",
+    "quotas": "quota ledgers",
+    "catalog+1": "catalogue + expand #1",
+    "catalog+2": "catalogue + expand #1-2",
+    "catalog+pick": "catalogue + expand the target",
+}
 
 
 def print_shape_report(report, ranking: str) -> None:
-    print(f"pack shapes over {len(report.rows)} probes · budget {report.budget:,} · catalogue k {report.k} · "
-          f"ranking: {ranking}")
+    print(
+        f"pack shapes over {len(report.rows)} probes · budget {report.budget:,} · catalogue k {report.k} · "
+        f"ranking: {ranking}"
+    )
     print(f"  {'shape':<30} {'content':>8} {'pointer':>8} {'missing':>8} {'mean chars':>11} {'charged':>8}")
     for f in report.figures:
         missing = f.probes - f.content - f.pointer
-        print(f"  {SHAPE_NAMES[f.shape]:<30} {f.content:>8} {f.pointer:>8} {missing:>8} {f.mean_cost:>11,.0f}"
-              f" {f.mean_charged:>8,.0f}")
+        print(
+            f"  {SHAPE_NAMES[f.shape]:<30} {f.content:>8} {f.pointer:>8} {missing:>8} {f.mean_cost:>11,.0f}"
+            f" {f.mean_charged:>8,.0f}"
+        )
     print("content: the target's text reached the agent; pointer: only its index or catalogue line did")
     for kind, counts in report.rule().items():
-        print(f"{kind} questions: direct recall cheaper {counts['direct']}, catalogue + one expansion cheaper "
-              f"{counts['catalog']}")
-    print(f"catalogues with entries they cannot tell apart: {report.indistinct_probes} of {len(report.rows)}; "
-          f"listing a near-twin control beside the target: {report.controls_listed_probes}")
+        print(
+            f"{kind} questions: direct recall cheaper {counts['direct']}, catalogue + one expansion cheaper "
+            f"{counts['catalog']}"
+        )
+    print(
+        f"catalogues with entries they cannot tell apart: {report.indistinct_probes} of {len(report.rows)}; "
+        f"listing a near-twin control beside the target: {report.controls_listed_probes}"
+    )
 
 
 COMMANDS = {"expand": cmd_expand}

@@ -15,8 +15,11 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON summary")
 
     p = sub.add_parser("doctor", parents=[common], help=HELP["doctor"])
-    p.add_argument("--fix", action="store_true",
-                   help="repair dangling links and prune orphan state rows, in one commit (memhtml's doctor --fix)")
+    p.add_argument(
+        "--fix",
+        action="store_true",
+        help="repair dangling links and prune orphan state rows, in one commit (memhtml's doctor --fix)",
+    )
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("watch", parents=[common], help=HELP["watch"])
@@ -25,7 +28,6 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from memhtml_desktop.cli import output
-
     from memhtml_desktop.index.store import UNWRITABLE
 
     store = open_store(args)

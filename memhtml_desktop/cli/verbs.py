@@ -30,12 +30,19 @@ VERBS: tuple[tuple[str, str, str], ...] = (
     ("link", "write_commands", "add a typed link from one memory to another"),
     ("apply", "write_commands", "write a JSONL batch of memories in one commit"),
     ("task", "write_commands", "add a task or change its status (memhtml's arguments)"),
-    ("undo", "curation_commands", "revert one of this app's own recent changes: the newest, or CHANGE (while none of "
-     "its paths changed since); --list shows them and whether each can be undone"),
+    (
+        "undo",
+        "curation_commands",
+        "revert one of this app's own recent changes: the newest, or CHANGE (while none of "
+        "its paths changed since); --list shows them and whether each can be undone",
+    ),
     ("redo", "curation_commands", "give back a change this app undid: the newest undone, or CHANGE"),
     ("supersede", "curation_commands", "WINNER supersedes LOSER: archive LOSER, link them, one commit"),
-    ("conflicts", "curation_commands", "memories whose claims contradict each other (one slot, two values; a "
-     "negation, a number, a date), newer first"),
+    (
+        "conflicts",
+        "curation_commands",
+        "memories whose claims contradict each other (one slot, two values; a negation, a number, a date), newer first",
+    ),
     ("history", "curation_commands", "a memory's supersession chain, oldest first"),
     ("state", "curation_commands", "export or import the shared state plane"),
     ("review", "review_commands", "what changed since you last looked: the store's changes since the review mark"),

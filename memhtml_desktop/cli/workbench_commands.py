@@ -16,9 +16,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.cli.common import EXIT_FAIL, EXIT_OK, CliError, open_store, print_json, refresh
 from memhtml_desktop.cli.verbs import HELP
+from memhtml_desktop.domain.plural import counted
 
 
 def add_parsers(sub, common: argparse.ArgumentParser) -> None:
@@ -33,15 +33,24 @@ def add_parsers(sub, common: argparse.ArgumentParser) -> None:
     v.add_argument("set", metavar="SET")
     v.add_argument("--query", required=True)
     v.add_argument("--target", required=True, action="append", metavar="PATH", help="repeatable: any of them")
-    v.add_argument("--control", dest="controls", action="append", default=[], metavar="PATH",
-                   help="a memory that must rank below the target (repeatable)")
+    v.add_argument(
+        "--control",
+        dest="controls",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a memory that must rank below the target (repeatable)",
+    )
     v.add_argument("--note", default="")
     v.add_argument("--within", type=int, default=1, help="pass when a target is within the first N hits")
     v.add_argument("--json", action="store_true")
-    v = verbs.add_parser("import", parents=[common],
-                         help="add probes from question→answer pairs (JSON lines or question<TAB>answer; one commit)")
+    v = verbs.add_parser(
+        "import",
+        parents=[common],
+        help="add probes from question→answer pairs (JSON lines or question<TAB>answer; one commit)",
+    )
     v.add_argument("set", metavar="SET")
-    v.add_argument("pairs", metavar="FILE", help="one pair a line: {\"question\": ..., \"answer\": TEXT or PATH}")
+    v.add_argument("pairs", metavar="FILE", help='one pair a line: {"question": ..., "answer": TEXT or PATH}')
     v.add_argument("--note", default="", help="a note every imported probe carries")
     v.add_argument("--dry-run", action="store_true", help="resolve and report, write nothing")
     v.add_argument("--json", action="store_true")
@@ -63,8 +72,8 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def _write(action):
-    from memhtml_desktop.write.errors import WriteError
     from memhtml_desktop.workbench import BadName
+    from memhtml_desktop.write.errors import WriteError
 
     try:
         return action()
@@ -74,8 +83,7 @@ def _write(action):
 
 def cmd_probes(args: argparse.Namespace) -> int:
     from memhtml_desktop.domain.probes import EvalProbe
-    from memhtml_desktop.workbench import JudgmentLog, WorkbenchFiles
-    from memhtml_desktop.workbench import store_data_dir
+    from memhtml_desktop.workbench import JudgmentLog, WorkbenchFiles, store_data_dir
 
     root = _root(args)
     files = WorkbenchFiles(root)
@@ -86,8 +94,13 @@ def cmd_probes(args: argparse.Namespace) -> int:
         for problem in listing.problems:
             print(f"memhtml-desktop: {problem}", file=sys.stderr)
         if args.json:
-            print_json({"sets": sets, "configurations": [c.name for c in listing.configurations],
-                        "problems": [str(p) for p in listing.problems]})
+            print_json(
+                {
+                    "sets": sets,
+                    "configurations": [c.name for c in listing.configurations],
+                    "problems": [str(p) for p in listing.problems],
+                }
+            )
         else:
             for name, count in sets.items():
                 print(f"set    {name} ({count} probes)")
@@ -98,16 +111,30 @@ def cmd_probes(args: argparse.Namespace) -> int:
         probe_set = _guard(lambda: files.read_probe_set(args.set))
         _report_problems(probe_set.problems)
         if args.json:
-            print_json({"set": args.set, "probes": [{"key": p.key, "line": p.line, **p.to_json()} for p in probe_set.probes],
-                        "problems": [p.to_json() for p in probe_set.problems]})
+            print_json(
+                {
+                    "set": args.set,
+                    "probes": [{"key": p.key, "line": p.line, **p.to_json()} for p in probe_set.probes],
+                    "problems": [p.to_json() for p in probe_set.problems],
+                }
+            )
         else:
             for p in probe_set.probes:
-                print(f"{p.key}  line {p.line:<4} {p.query!r} -> {p.target}" + (f" ({len(p.controls)} controls)" if p.controls else ""))
+                print(
+                    f"{p.key}  line {p.line:<4} {p.query!r} -> {p.target}"
+                    + (f" ({len(p.controls)} controls)" if p.controls else "")
+                )
         return EXIT_OK
     if verb == "add":
         try:
-            probe = EvalProbe(query=args.query, target=args.target[0], targets=tuple(args.target[1:]),
-                              controls=tuple(args.controls), note=args.note, within=args.within)
+            probe = EvalProbe(
+                query=args.query,
+                target=args.target[0],
+                targets=tuple(args.target[1:]),
+                controls=tuple(args.controls),
+                note=args.note,
+                within=args.within,
+            )
         except ValueError as exc:
             raise CliError(str(exc)) from exc
         from memhtml_desktop.domain.probes import ProbeFileError, parse_probe
@@ -156,9 +183,8 @@ def _import_pairs(args: argparse.Namespace, files) -> int:
     """`probes import SET FILE`: resolve each pair's answer to a memory, append the probes (one commit)."""
     from memhtml_desktop.cli.common import open_store, refresh
     from memhtml_desktop.domain.qa_pairs import parse_pairs
-    from memhtml_desktop.workbench import resolve_pairs
-
     from memhtml_desktop.guarded import SMALL_FILE_CAP, read_guarded
+    from memhtml_desktop.workbench import resolve_pairs
 
     try:  # a file named here may live anywhere, but it is still a regular file under the cap (no FIFO, no /dev/zero)
         text = read_guarded(args.pairs, cap=SMALL_FILE_CAP, what="the pairs file").decode("utf-8")
@@ -173,16 +199,24 @@ def _import_pairs(args: argparse.Namespace, files) -> int:
     if not resolved.probes:
         raise CliError(f"{args.pairs}: no pair could be resolved to a memory ({len(problems)} problems)")
     saved, already = (None, 0) if args.dry_run else _write(lambda: files.add_probes(args.set, resolved.probes))
-    report = {"set": args.set, "pairs": len(pairs),
-              "probes": len(resolved.probes), "by_path": resolved.by_path, "by_text": resolved.by_text,
-              "already_in_set": already, "left_out": [p.to_json() for p in problems],
-              "commit": saved.to_json() if saved else None}
+    report = {
+        "set": args.set,
+        "pairs": len(pairs),
+        "probes": len(resolved.probes),
+        "by_path": resolved.by_path,
+        "by_text": resolved.by_text,
+        "already_in_set": already,
+        "left_out": [p.to_json() for p in problems],
+        "commit": saved.to_json() if saved else None,
+    }
     if args.json:
         print_json(report)
     else:
-        print(f"{len(resolved.probes)} probes from {args.pairs} ({resolved.by_path} by path, {resolved.by_text} "
-              f"found by their answer's words), {len(problems)} lines left out"
-              + (f", {already} already in {args.set}" if already else ""))
+        print(
+            f"{len(resolved.probes)} probes from {args.pairs} ({resolved.by_path} by path, {resolved.by_text} "
+            f"found by their answer's words), {len(problems)} lines left out"
+            + (f", {already} already in {args.set}" if already else "")
+        )
         if saved is not None:
             print(f"committed {saved.commit_sha[:12]}: {saved.subject}")
         elif args.dry_run:
@@ -213,9 +247,11 @@ def _report_problems(problems) -> None:
 
 # -- eval's workbench modes ----------------------------------------------------------------------
 
+
 def wants_workbench(args: argparse.Namespace) -> bool:
-    return bool(args.config or args.compare or args.optimize or args.history or args.set or args.floor_scan
-                or args.coverage)
+    return bool(
+        args.config or args.compare or args.optimize or args.history or args.set or args.floor_scan or args.coverage
+    )
 
 
 def _configuration(files, text: str, store_profile):
@@ -284,12 +320,15 @@ def cmd_workbench_eval(args: argparse.Namespace) -> int:
                 print("  " + _figures_line(run))
             for c in comparison.changes:
                 delta = f"{c.delta:+d}" if c.delta is not None else "±"
-                print(f"  {c.status:<7} {str(c.rank_before or '-'):>3} -> {str(c.rank_after or '-'):<3} ({delta})  {c.query!r}")
+                print(
+                    f"  {c.status:<7} {str(c.rank_before or '-'):>3} -> {str(c.rank_after or '-'):<3} ({delta})  {c.query!r}"
+                )
             if not comparison.changes:
                 print("  no probe moved")
         return EXIT_OK
-    run = workbench.run(probe_set, config, limit=args.limit, record=record,
-                        progress=progress_line(len(probe_set.probes)))
+    run = workbench.run(
+        probe_set, config, limit=args.limit, record=record, progress=progress_line(len(probe_set.probes))
+    )
     _report_problems(run.problems)
     if args.json:
         sys.stdout.writelines(run.json_chunks(indent=2))  # a verdict at a time: 100,000 probes, bounded memory
@@ -331,19 +370,29 @@ def progress_line(total: int):
         last["at"], last["tenth"] = now, tenth
         spent = now - started
         left = spent * (total - done) / done if done else 0
-        eta = f", about {left / 60:.0f} min left" if left >= 90 else (f", about {left:.0f} s left" if done < total else "")
+        eta = (
+            f", about {left / 60:.0f} min left"
+            if left >= 90
+            else (f", about {left:.0f} s left" if done < total else "")
+        )
         line = f"eval: {stage} {done:,} of {total:,} probes ({done * 100 // max(total, 1)}%) · {spent:.0f} s{eta}"
-        print(("\r" + line + ("\n" if done >= total else "")) if tty else line, end="" if tty else "\n",
-              file=sys.stderr, flush=True)
+        print(
+            ("\r" + line + ("\n" if done >= total else "")) if tty else line,
+            end="" if tty else "\n",
+            file=sys.stderr,
+            flush=True,
+        )
 
     return progress
 
 
 def _figures_line(run) -> str:
     f = run.figures
-    return (f"{run.config_name}: {f.passed}/{f.probes} passed, MRR {f.mrr:.3f}, nDCG@10 {f.ndcg:.3f}, "
-            f"recall@10 {f.recall:.3f}, {f.inversions} inversions, {f.degraded} degraded"
-            + (f", {f.skipped} skipped" if f.skipped else ""))
+    return (
+        f"{run.config_name}: {f.passed}/{f.probes} passed, MRR {f.mrr:.3f}, nDCG@10 {f.ndcg:.3f}, "
+        f"recall@10 {f.recall:.3f}, {f.inversions} inversions, {f.degraded} degraded"
+        + (f", {f.skipped} skipped" if f.skipped else "")
+    )
 
 
 def _optimize(workbench, probe_set, config, args) -> int:
@@ -352,29 +401,44 @@ def _optimize(workbench, probe_set, config, args) -> int:
             print(f"\r{done}/{total} trials", end="", file=sys.stderr)
 
     try:
-        result = workbench.optimize(probe_set, config, trials=args.trials, seed=args.seed, holdout=args.holdout,
-                                    limit=args.limit,
-                                    progress=progress)
+        result = workbench.optimize(
+            probe_set,
+            config,
+            trials=args.trials,
+            seed=args.seed,
+            holdout=args.holdout,
+            limit=args.limit,
+            progress=progress,
+        )
     except ValueError as exc:
         raise CliError(str(exc)) from exc
     saved = None
     if args.save:
-        saved = _write(lambda: workbench.files.save_configuration(
-            args.save, result.best.profile, base=result.best.base if result.best.base in ("memhtml", "default") else "default",
-            note=f"optimized from {config.name} on {probe_set.name}: held-out MRR "
-                 f"{result.base_held_out_mrr:.3f} -> {result.best_held_out_mrr:.3f}"))
+        saved = _write(
+            lambda: workbench.files.save_configuration(
+                args.save,
+                result.best.profile,
+                base=result.best.base if result.best.base in ("memhtml", "default") else "default",
+                note=f"optimized from {config.name} on {probe_set.name}: held-out MRR "
+                f"{result.base_held_out_mrr:.3f} -> {result.best_held_out_mrr:.3f}",
+            )
+        )
     if args.json:
         print_json({**result.to_json(), "saved": saved.to_json() if saved else None})
         return EXIT_OK
     c = result.certainty
-    print(f"optimized {config.name} on {probe_set.name}: {counted(result.trials, 'trial')} ({result.trials_per_s:.1f}/s), "
-          f"{counted(len(result.train), 'probe')} to train on, {len(result.held_out)} held out"
-          + (f"; {result.ended}" if result.ended else ""))
+    print(
+        f"optimized {config.name} on {probe_set.name}: {counted(result.trials, 'trial')} ({result.trials_per_s:.1f}/s), "
+        f"{counted(len(result.train), 'probe')} to train on, {len(result.held_out)} held out"
+        + (f"; {result.ended}" if result.ended else "")
+    )
     print(f"  best: arms {result.knobs['arms']}, k {result.knobs['rrf_k']}, λ {result.knobs['mmr_lambda']}")
     print(f"  training MRR {result.base_train_mrr:.3f} -> {result.best_train_mrr:.3f}")
-    print(f"  held-out MRR {result.base_held_out_mrr:.3f} -> {result.best_held_out_mrr:.3f} "
-          f"(gain {result.held_out_gain:+.3f}, 95% interval {c.interval[0]:+.3f} to {c.interval[1]:+.3f}; "
-          f"{c.wins} better, {c.losses} worse, sign test p = {c.p_value:.3f})")
+    print(
+        f"  held-out MRR {result.base_held_out_mrr:.3f} -> {result.best_held_out_mrr:.3f} "
+        f"(gain {result.held_out_gain:+.3f}, 95% interval {c.interval[0]:+.3f} to {c.interval[1]:+.3f}; "
+        f"{c.wins} better, {c.losses} worse, sign test p = {c.p_value:.3f})"
+    )
     if saved:
         print(f"  saved as {args.save}: committed {saved.commit_sha[:12]}")
     return EXIT_OK
@@ -393,8 +457,10 @@ def _floor(workbench, probe_set, config, args) -> int:
     if args.json:
         print_json({**scan.to_json(), "saved": saved.to_json() if saved else None})
         return EXIT_OK
-    print(f"floor scan on {probe_set.name} ({scan.targets} targets, {scan.non_targets} non-target first-page hits), "
-          f"embedder {scan.model_id}: current {scan.current:g}, suggested {scan.suggested:g}")
+    print(
+        f"floor scan on {probe_set.name} ({scan.targets} targets, {scan.non_targets} non-target first-page hits), "
+        f"embedder {scan.model_id}: current {scan.current:g}, suggested {scan.suggested:g}"
+    )
     print("  floor  targets dropped  non-targets admitted (controls)")
     for r in scan.rows:
         print(f"  {r.floor:5.2f}  {r.targets_dropped:>15}  {r.non_targets_admitted:>20} ({r.controls_admitted})")
@@ -439,11 +505,15 @@ def _history(workbench, args, set_name) -> int:
         return EXIT_OK
     for r in runs:
         f = r.figures
-        print(f"{r.id}  {r.started}  {(r.head or '-')[:12]}  {r.set_name:<12} {r.config_name:<12} "
-              f"{f.passed}/{f.probes} passed  MRR {f.mrr:.3f}  nDCG@10 {f.ndcg:.3f}  {f.inversions} inv")
+        print(
+            f"{r.id}  {r.started}  {(r.head or '-')[:12]}  {r.set_name:<12} {r.config_name:<12} "
+            f"{f.passed}/{f.probes} passed  MRR {f.mrr:.3f}  nDCG@10 {f.ndcg:.3f}  {f.inversions} inv"
+        )
     for item in _breaks(history, runs):
-        print(f"broke between {str(item['before_head'])[:12]} and {str(item['after_head'])[:12]} "
-              f"({item['set']}, {item['config']}): {item['query']!r}")
+        print(
+            f"broke between {str(item['before_head'])[:12]} and {str(item['after_head'])[:12]} "
+            f"({item['set']}, {item['config']}): {item['query']!r}"
+        )
     if not runs:
         print("no recorded runs" + (f" of {set_name}" if set_name else ""))
     return EXIT_OK
@@ -453,7 +523,7 @@ def _breaks(history, runs, last: int = 20) -> list[dict]:
     """Probes that passed in a run and failed in the next run of the same set and configuration."""
     out = []
     by: dict[tuple[str, str], list] = {}
-    for r in runs[-last * 4:]:
+    for r in runs[-last * 4 :]:
         by.setdefault((r.set_name, r.config_name), []).append(r)
     for (set_name, config), series in by.items():
         tail = series[-last:]
@@ -463,9 +533,20 @@ def _breaks(history, runs, last: int = 20) -> list[dict]:
             except (KeyError, ValueError):
                 continue
             for change in diff.broke:
-                out.append({"set": set_name, "config": config, "before": before.id, "after": after.id,
-                            "before_head": before.head, "after_head": after.head, "key": change.key,
-                            "query": change.query, "rank_before": change.rank_before, "rank_after": change.rank_after})
+                out.append(
+                    {
+                        "set": set_name,
+                        "config": config,
+                        "before": before.id,
+                        "after": after.id,
+                        "before_head": before.head,
+                        "after_head": after.head,
+                        "key": change.key,
+                        "query": change.query,
+                        "rank_before": change.rank_before,
+                        "rank_after": change.rank_after,
+                    }
+                )
     return out
 
 

@@ -202,7 +202,9 @@ def run_task_add(parsed: Parsed):
     fields = _new_memory_fields(parsed)
     if fields["claim"] is None and fields["article_html"] is None:
         fields["claim"] = fields["title"]  # memhtml: the claim defaults to the title, verbatim
-    request = WriteRequest(memory_type="task", task_status=parsed.get("status", "todo"), due=parsed.get("due"), **fields)
+    request = WriteRequest(
+        memory_type="task", task_status=parsed.get("status", "todo"), due=parsed.get("due"), **fields
+    )
     return _run(parsed, request)
 
 

@@ -25,8 +25,24 @@ from pathlib import Path
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
 #: modules whose import has side effects or needs a display
-_SKIP = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo", "__main__", "test",
-                   "lib2to3", "ensurepip", "venv", "pydoc", "webbrowser", "xxsubtype"})
+_SKIP = frozenset(
+    {
+        "antigravity",
+        "this",
+        "idlelib",
+        "tkinter",
+        "turtle",
+        "turtledemo",
+        "__main__",
+        "test",
+        "lib2to3",
+        "ensurepip",
+        "venv",
+        "pydoc",
+        "webbrowser",
+        "xxsubtype",
+    }
+)
 
 
 def paragraphs(limit: int) -> list[str]:
@@ -61,8 +77,9 @@ def paragraphs(limit: int) -> list[str]:
                 if attr.startswith("_"):
                     continue
                 value = getattr(module, attr, None)
-                if (inspect.isfunction(value) or inspect.isclass(value) or inspect.isbuiltin(value)) and \
-                        getattr(value, "__module__", None) == name:
+                if (inspect.isfunction(value) or inspect.isclass(value) or inspect.isbuiltin(value)) and getattr(
+                    value, "__module__", None
+                ) == name:
                     take(inspect.getdoc(value))
     return out[:limit]
 
@@ -83,25 +100,35 @@ def build(root: Path, *, limit: int = 3000) -> int:
 
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "config", "user.email", "docs@example.invalid"],
-                ["git", "config", "user.name", "doc store"], ["git", "config", "commit.gpgsign", "false"]):
+    for cmd in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "config", "user.email", "docs@example.invalid"],
+        ["git", "config", "user.name", "doc store"],
+        ["git", "config", "commit.gpgsign", "false"],
+    ):
         subprocess.run(cmd, cwd=root, check=True)
     ops = []
     for text in paragraphs(limit):
         claim, bodies = split_prose(text)
-        ops.append(BatchOp(WriteRequest(title=title_of(text), memory_type="semantic", claim=claim,
-                                        bodies=tuple(bodies)), claim))
+        ops.append(
+            BatchOp(
+                WriteRequest(title=title_of(text), memory_type="semantic", claim=claim, bodies=tuple(bodies)), claim
+            )
+        )
     index = root.parent / f"{root.name}.apply-index.db"
     try:
         applied = Curator(Store(root, index_path=index, embedder=None), refresh_index=True).run(
-            ApplyRequest(tuple(ops), continue_on_error=True))
+            ApplyRequest(tuple(ops), continue_on_error=True)
+        )
     finally:
         index.unlink(missing_ok=True)
     return sum(1 for r in applied.result["results"] if r.get("ok") and not r.get("deduped"))
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m memhtml_desktop.devtools.doc_store", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m memhtml_desktop.devtools.doc_store", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("dir", type=Path)
     ap.add_argument("--limit", type=int, default=3000)
     args = ap.parse_args(argv)

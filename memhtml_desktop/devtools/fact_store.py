@@ -45,40 +45,67 @@ DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "facts" / "place
 
 #: relation -> (claim wordings, question wordings, title wordings). `{s}` the subject, `{v}` the value.
 TEMPLATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
-    "capital": (("The capital of {s} is {v}.", "{s}'s capital is {v}.", "{s} has its capital in {v}.",
-                 "The seat of government of {s} is in {v}."),
-                ("What is the capital of {s}?", "Which city is the capital of {s}?"),
-                ("Capital of {s}", "{s}: capital city")),
-    "currency": (("The currency of {s} is the {v}.", "{s} uses the {v} as its currency.",
-                  "Prices in {s} are paid in the {v}."),
-                 ("What currency is used in {s}?", "What is the currency of {s}?"),
-                 ("Currency of {s}", "{s} money")),
-    "continent": (("{s} is located in the continent of {v}.", "{s} lies in {v}.", "The country {s} is part of {v}."),
-                  ("Which continent is {s} located in?", "On which continent is {s}?"),
-                  ("{s}: continent", "Where {s} is")),
-    "language": (("The official language of {s} is {v}.", "{s} has {v} as its official language."),
-                 ("What is the official language of {s}?", "Which language is official in {s}?"),
-                 ("Official language of {s}", "{s}: official language")),
-    "population": (("The population of {s} is {v}.", "{s} has {v} inhabitants.", "About {v} people live in {s}."),
-                   ("What is the population of {s}?", "How many people live in {s}?"),
-                   ("Population of {s}", "{s} population")),
-    "country": (("{s} is located in the country of {v}.", "The city of {s} is in {v}.", "{s} is a city in {v}."),
-                ("Which country is {s} located in?", "In which country is the city of {s}?"),
-                ("{s}: country", "Where is {s}")),
-    "timezone": (("{s} keeps time in the {v} time zone.", "The time zone of {s} is {v}."),
-                 ("Which time zone does {s} use?", "What is the time zone of {s}?"),
-                 ("Time zone of {s}", "{s} clock")),
-    "added": (("{s} was added in Python {v}.", "{s} first appeared in Python {v}.", "Python {v} introduced {s}."),
-              ("In which Python version was {s} added?", "Since which Python version is {s} available?"),
-              ("{s} availability", "When {s} came")),
-    "released": (("{s} was released on {v}.", "The release date of {s} is {v}."),
-                 ("When was {s} released?", "What is the release date of {s}?"),
-                 ("{s} release", "Release of {s}")),
-    "withdrawn": (("The ISO 3166 code of {s} was withdrawn on {v}.", "{s} lost its ISO 3166 code on {v}."),
-                  ("When was the ISO code of {s} withdrawn?", "On which date did {s} lose its ISO code?"),
-                  ("{s} ISO code", "ISO code of {s} withdrawn")),
+    "capital": (
+        (
+            "The capital of {s} is {v}.",
+            "{s}'s capital is {v}.",
+            "{s} has its capital in {v}.",
+            "The seat of government of {s} is in {v}.",
+        ),
+        ("What is the capital of {s}?", "Which city is the capital of {s}?"),
+        ("Capital of {s}", "{s}: capital city"),
+    ),
+    "currency": (
+        ("The currency of {s} is the {v}.", "{s} uses the {v} as its currency.", "Prices in {s} are paid in the {v}."),
+        ("What currency is used in {s}?", "What is the currency of {s}?"),
+        ("Currency of {s}", "{s} money"),
+    ),
+    "continent": (
+        ("{s} is located in the continent of {v}.", "{s} lies in {v}.", "The country {s} is part of {v}."),
+        ("Which continent is {s} located in?", "On which continent is {s}?"),
+        ("{s}: continent", "Where {s} is"),
+    ),
+    "language": (
+        ("The official language of {s} is {v}.", "{s} has {v} as its official language."),
+        ("What is the official language of {s}?", "Which language is official in {s}?"),
+        ("Official language of {s}", "{s}: official language"),
+    ),
+    "population": (
+        ("The population of {s} is {v}.", "{s} has {v} inhabitants.", "About {v} people live in {s}."),
+        ("What is the population of {s}?", "How many people live in {s}?"),
+        ("Population of {s}", "{s} population"),
+    ),
+    "country": (
+        ("{s} is located in the country of {v}.", "The city of {s} is in {v}.", "{s} is a city in {v}."),
+        ("Which country is {s} located in?", "In which country is the city of {s}?"),
+        ("{s}: country", "Where is {s}"),
+    ),
+    "timezone": (
+        ("{s} keeps time in the {v} time zone.", "The time zone of {s} is {v}."),
+        ("Which time zone does {s} use?", "What is the time zone of {s}?"),
+        ("Time zone of {s}", "{s} clock"),
+    ),
+    "added": (
+        ("{s} was added in Python {v}.", "{s} first appeared in Python {v}.", "Python {v} introduced {s}."),
+        ("In which Python version was {s} added?", "Since which Python version is {s} available?"),
+        ("{s} availability", "When {s} came"),
+    ),
+    "released": (
+        ("{s} was released on {v}.", "The release date of {s} is {v}."),
+        ("When was {s} released?", "What is the release date of {s}?"),
+        ("{s} release", "Release of {s}"),
+    ),
+    "withdrawn": (
+        ("The ISO 3166 code of {s} was withdrawn on {v}.", "{s} lost its ISO 3166 code on {v}."),
+        ("When was the ISO code of {s} withdrawn?", "On which date did {s} lose its ISO code?"),
+        ("{s} ISO code", "ISO code of {s} withdrawn"),
+    ),
     # several values at once: two of these never contradict each other
-    "neighbour": (("{s} shares a border with {v}.", "{s} borders {v}.", "{s} is a neighbour of {v}."), (), ("{s} border", "Neighbours of {s}")),
+    "neighbour": (
+        ("{s} shares a border with {v}.", "{s} borders {v}.", "{s} is a neighbour of {v}."),
+        (),
+        ("{s} border", "Neighbours of {s}"),
+    ),
     "spoken": (("{v} is spoken in {s}.", "People in {s} speak {v}."), (), ("Languages of {s}", "{s} languages")),
 }
 MULTI = ("neighbour", "spoken")
@@ -145,21 +172,30 @@ def _slots(data: dict, rng: Random, limit: int) -> list[tuple[str, str, object, 
     """(relation, subject, value, the relation's other values) of every single-valued slot, shuffled, cut."""
     countries, cities = data["countries"], data["cities"]
     pools = {
-        "capital": [c["capital"] for c in countries], "currency": sorted({c["currency"] for c in countries}),
+        "capital": [c["capital"] for c in countries],
+        "currency": sorted({c["currency"] for c in countries}),
         "continent": sorted({c["continent"] for c in countries}),
         "language": sorted({c["languages"][0] for c in countries if c["languages"]}),
-        "country": sorted({c["name"] for c in countries}), "timezone": sorted({c["timezone"] for c in cities}),
+        "country": sorted({c["name"] for c in countries}),
+        "timezone": sorted({c["timezone"] for c in cities}),
         "added": sorted({a["version"] for a in data["apis"]}),
     }
     slots = []
     for c in countries:
-        slots += [("capital", c["name"], c["capital"]), ("currency", c["name"], c["currency"]),
-                  ("continent", c["name"], c["continent"]), ("population", c["name"], c["population"])]
+        slots += [
+            ("capital", c["name"], c["capital"]),
+            ("currency", c["name"], c["currency"]),
+            ("continent", c["name"], c["continent"]),
+            ("population", c["name"], c["population"]),
+        ]
         if c["languages"]:
             slots.append(("language", c["name"], c["languages"][0]))
     for c in cities:
-        slots += [("country", c["name"], c["country"]), ("population", c["name"], c["population"]),
-                  ("timezone", c["name"], c["timezone"])]
+        slots += [
+            ("country", c["name"], c["country"]),
+            ("population", c["name"], c["population"]),
+            ("timezone", c["name"], c["timezone"]),
+        ]
     slots += [("added", a["name"], a["version"]) for a in data["apis"]]
     slots += [("released", r["name"], r["date"]) for r in data["releases"]]
     slots += [("withdrawn", w["name"], w["date"]) for w in data["withdrawn"]]
@@ -176,8 +212,16 @@ def _changed(relation: str, value, pool: list, rng: Random, used: set):
     return rng.choice([v for v in pool if v != value and v not in used])  # a chain never returns to a value
 
 
-def _fact(relation: str, subject: str, value, rng: Random, batch: int, event: str | None, version: int,
-          wording: int | None = None) -> Fact:
+def _fact(
+    relation: str,
+    subject: str,
+    value,
+    rng: Random,
+    batch: int,
+    event: str | None,
+    version: int,
+    wording: int | None = None,
+) -> Fact:
     claims, _, titles = TEMPLATES[relation]
     wording = rng.randrange(len(claims)) if wording is None else wording
     claim = claims[wording].format(s=subject, v=_format(relation, value))
@@ -209,9 +253,16 @@ def plan_facts(data: dict, *, slots: int, seed: int, change: float = 0.3) -> lis
                 if backfill:  # written in the first commit, before the fact it replaces: only its event time says so
                     facts[-1].event = facts[-1].event or _day(stated)
                 same = rng.random() < REWORDED_ODDS_SAME
-                made = _fact(relation, subject, current, rng, 0 if backfill else batch,
-                             _day(when) if backfill or rng.random() < 0.5 else None, version,
-                             wording if same else None)
+                made = _fact(
+                    relation,
+                    subject,
+                    current,
+                    rng,
+                    0 if backfill else batch,
+                    _day(when) if backfill or rng.random() < 0.5 else None,
+                    version,
+                    wording if same else None,
+                )
                 facts.append(made)
         elif rng.random() < 0.08:  # an agreeing restatement, other words, later
             claims = TEMPLATES[relation][0]
@@ -225,7 +276,9 @@ def plan_facts(data: dict, *, slots: int, seed: int, change: float = 0.3) -> lis
 
 
 def _article(fact: Fact) -> str:
-    return (f'<p><mark>{_esc(fact.claim)}</mark></p>\n<p>Stated on <time datetime="{fact.event}">{fact.event}</time>.</p>')
+    return (
+        f'<p><mark>{_esc(fact.claim)}</mark></p>\n<p>Stated on <time datetime="{fact.event}">{fact.event}</time>.</p>'
+    )
 
 
 def _esc(text: str) -> str:
@@ -236,8 +289,9 @@ def _older_first(x: Fact, y: Fact) -> int:
     """The scan's order (`domain.contradiction.newer_of`): event time, else written time."""
     from memhtml_desktop.domain.contradiction import Statement, newer_of
 
-    sx, sy = (Statement(f.path, f.claim, None, f.event, written_at(f.batch).strftime("%Y-%m-%dT%H:%M:%SZ"))
-              for f in (x, y))
+    sx, sy = (
+        Statement(f.path, f.claim, None, f.event, written_at(f.batch).strftime("%Y-%m-%dT%H:%M:%SZ")) for f in (x, y)
+    )
     newer = newer_of(sx, sy)
     return 0 if newer is None else (1 if newer == x.path else -1)
 
@@ -250,13 +304,17 @@ def when_of(fact: Fact) -> str:
 def write(root: Path, facts: list[Fact]) -> None:
     """Write the facts with `apply`, one commit per written time, through the app's own write core."""
     from memhtml_desktop.index.store import Store
-    from memhtml_desktop.write.curator import BatchOp, Curator
     from memhtml_desktop.write.batch import ApplyRequest
+    from memhtml_desktop.write.curator import BatchOp, Curator
     from memhtml_desktop.write.requests import WriteRequest
 
     root.mkdir(parents=True, exist_ok=True)
-    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "config", "user.email", "facts@example.invalid"],
-                ["git", "config", "user.name", "fact store"], ["git", "config", "commit.gpgsign", "false"]):
+    for cmd in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "config", "user.email", "facts@example.invalid"],
+        ["git", "config", "user.name", "fact store"],
+        ["git", "config", "commit.gpgsign", "false"],
+    ):
         subprocess.run(cmd, cwd=root, check=True)
     now = [written_at(0)]
     store = Store(root, index_path=root.parent / f"{root.name}.apply-index.db", embedder=None, clock=lambda: now[0])
@@ -276,7 +334,9 @@ def write(root: Path, facts: list[Fact]) -> None:
             applied = Curator(store, refresh_index=True).run(ApplyRequest(tuple(ops)))
             for f, result in zip(todo, applied.result["results"]):
                 if not result.get("ok") or result.get("deduped"):
-                    raise RuntimeError(f"{f.claim}: {result.get('error') or 'the same text as ' + str(result.get('existing_path'))}")
+                    raise RuntimeError(
+                        f"{f.claim}: {result.get('error') or 'the same text as ' + str(result.get('existing_path'))}"
+                    )
                 f.path = result.get("path") or result.get("existing_path")
     finally:
         (root.parent / f"{root.name}.apply-index.db").unlink(missing_ok=True)
@@ -311,20 +371,37 @@ def build(root: Path, *, slots: int = 1200, seed: int = 5, change: float = 0.3, 
 
 
 def save_truth(made: FactStore, target: Path) -> None:
-    target.write_text(json.dumps({
-        "pairs": made.pairs, "questions": made.questions, "restatements": made.restatements,
-        "facts": [vars(f) for f in made.facts],
-    }, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    target.write_text(
+        json.dumps(
+            {
+                "pairs": made.pairs,
+                "questions": made.questions,
+                "restatements": made.restatements,
+                "facts": [vars(f) for f in made.facts],
+            },
+            ensure_ascii=False,
+            indent=0,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
 
 
 def load_truth(root: Path, source: Path) -> FactStore:
     data = json.loads(source.read_text(encoding="utf-8"))
-    return FactStore(root, [Fact(**f) for f in data["facts"]], [tuple(p) for p in data["pairs"]],
-                     [(q, n, tuple(o)) for q, n, o in data["questions"]], [tuple(p) for p in data["restatements"]])
+    return FactStore(
+        root,
+        [Fact(**f) for f in data["facts"]],
+        [tuple(p) for p in data["pairs"]],
+        [(q, n, tuple(o)) for q, n, o in data["questions"]],
+        [tuple(p) for p in data["restatements"]],
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m memhtml_desktop.devtools.fact_store", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m memhtml_desktop.devtools.fact_store", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("dir", type=Path)
     ap.add_argument("--slots", type=int, default=1200)
     ap.add_argument("--seed", type=int, default=5)
@@ -332,8 +409,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     made = build(args.dir, slots=args.slots, seed=args.seed, change=args.change)
     save_truth(made, args.dir.parent / f"{args.dir.name}.truth.json")
-    print(f"fact_store: {len(made.facts)} memories, {len(made.pairs)} (newer, older) pairs, "
-          f"{len(made.questions)} questions, {len(made.restatements)} agreeing restatements -> {args.dir}")
+    print(
+        f"fact_store: {len(made.facts)} memories, {len(made.pairs)} (newer, older) pairs, "
+        f"{len(made.questions)} questions, {len(made.restatements)} agreeing restatements -> {args.dir}"
+    )
     return 0
 
 

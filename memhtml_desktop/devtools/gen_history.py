@@ -35,8 +35,10 @@ def memory(title: str, claim: str, *, stamp: str, session: str | None = None, ki
         metas.append(("task-status", task))
     head = "".join(f'<meta name="memhtml-{k}" content="{v}">\n' for k, v in metas)
     head += "".join(f'<link rel="memhtml-{rel.replace("_", "-")}" href="{href}">\n' for rel, href in links)
-    return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n{head}'
-            f'</head>\n<body>\n<article>\n<p><mark>{claim}</mark>{extra}</p>\n</article>\n</body>\n</html>\n').encode()
+    return (
+        f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n{head}'
+        f"</head>\n<body>\n<article>\n<p><mark>{claim}</mark>{extra}</p>\n</article>\n</body>\n</html>\n"
+    ).encode()
 
 
 class _Stream:
@@ -54,7 +56,12 @@ class _Stream:
         msg = message.encode()
         ident = f"{who[0]} <{who[1]}> {when} +0000".encode()
         head = b"commit refs/heads/main\nmark :%d\nauthor %s\ncommitter %s\ndata %d\n%s\n" % (
-            self.mark, ident, ident, len(msg), msg)
+            self.mark,
+            ident,
+            ident,
+            len(msg),
+            msg,
+        )
         if parent is not None:
             head += b"from :%d\n" % parent
         self.parts.append(head + b"".join(ops) + b"\n")
@@ -77,7 +84,11 @@ def build_history(root: Path, *, commits: int = 3000, base: int = 300, seed: int
     for i in range(base):
         words = rng.sample(WORDS, 3)
         path = f"{rng.choice(FOLDERS)}/base-{i:05d}-{words[0]}.html"
-        data = memory(f"Base fact {i} about {words[0]}", f"The {words[0]} {words[1]} is {i} {words[2]}.", stamp="2026-01-01T00:00:00Z")
+        data = memory(
+            f"Base fact {i} about {words[0]}",
+            f"The {words[0]} {words[1]} is {i} {words[2]}.",
+            stamp="2026-01-01T00:00:00Z",
+        )
         live[path] = data
         ops.append(b"M 100644 :%d %s\n" % (s.blob(data), path.encode()))
     for i in range(20):
@@ -132,8 +143,11 @@ def build_history(root: Path, *, commits: int = 3000, base: int = 300, seed: int
             new_path = f"{path.rsplit('/', 1)[0]}/correction-{n:05d}.html"
             data = memory(title, f"The corrected fact number {n}.", stamp=stamp, links=(("supersedes", f"/{target}"),))
             live[new_path] = data
-            ops += [b"D %s\n" % path.encode(), b"M 100644 :%d %s\n" % (s.blob(old), target.encode()),
-                    b"M 100644 :%d %s\n" % (s.blob(data), new_path.encode())]
+            ops += [
+                b"D %s\n" % path.encode(),
+                b"M 100644 :%d %s\n" % (s.blob(old), target.encode()),
+                b"M 100644 :%d %s\n" % (s.blob(data), new_path.encode()),
+            ]
             message, kind = f"memhtml(correct): {title}\n\nMemhtml-Reason: it changed\n", "corrected"
         else:
             path = rng.choice(sorted(tasks))

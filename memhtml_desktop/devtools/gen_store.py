@@ -118,11 +118,20 @@ def state_lines(specs: list[Spec], seed: int, iso) -> list[str]:
         # read after it was written, and before the end of the corpus year (+3 weeks)
         accessed = spec.when + 3600 + rng.randrange(max(86400, LAST_READ - spec.when))
         touched = max(spec.when + 3600, accessed - rng.randrange(3 * 86400))
-        rows.append((spec.path, {
-            "path": spec.path, "accessCount": count, "reinforcementCount": reinforced,
-            "outcomeScore": outcome, "lastAccessedAt": iso(accessed),
-            "lastReinforcedAt": iso(touched) if reinforced else None, "updatedAt": iso(accessed),
-        }))
+        rows.append(
+            (
+                spec.path,
+                {
+                    "path": spec.path,
+                    "accessCount": count,
+                    "reinforcementCount": reinforced,
+                    "outcomeScore": outcome,
+                    "lastAccessedAt": iso(accessed),
+                    "lastReinforcedAt": iso(touched) if reinforced else None,
+                    "updatedAt": iso(accessed),
+                },
+            )
+        )
     rows.sort(key=lambda row: row[0])
     return [json.dumps(obj, separators=(",", ":"), ensure_ascii=False) for _, obj in rows]
 
@@ -139,9 +148,17 @@ def _prepare(root: Path, force: bool) -> None:
     root.mkdir(parents=True, exist_ok=True)
 
 
-def generate_store(root: Path, count: int, seed: int, *, invalid: int | None = None,
-                   probes: int = DEFAULT_PROBES, state: bool = False, force: bool = False,
-                   control_names: str = "memhtml") -> GeneratedStore:
+def generate_store(
+    root: Path,
+    count: int,
+    seed: int,
+    *,
+    invalid: int | None = None,
+    probes: int = DEFAULT_PROBES,
+    state: bool = False,
+    force: bool = False,
+    control_names: str = "memhtml",
+) -> GeneratedStore:
     """Write a store of exactly `count` memory files under `root` and describe what was written."""
     started = time.perf_counter()
     if count < MIN_COUNT:
@@ -180,14 +197,20 @@ def generate_store(root: Path, count: int, seed: int, *, invalid: int | None = N
         lines = state_lines(builder.specs, seed, builder.iso)
         (root / ".memhtml" / "state").mkdir(parents=True, exist_ok=True)
         (root / ".memhtml" / "state" / "access.jsonl").write_text(
-            "".join(line + "\n" for line in lines), encoding="utf-8")
+            "".join(line + "\n" for line in lines), encoding="utf-8"
+        )
         rows = len(lines)
     return GeneratedStore(
-        root=root, seed=seed, paths=tuple(paths), probes=tuple(builder.probes),
-        invalid=tuple(broken), types=dict(sorted(types.items())),
+        root=root,
+        seed=seed,
+        paths=tuple(paths),
+        probes=tuple(builder.probes),
+        invalid=tuple(broken),
+        types=dict(sorted(types.items())),
         archived=tuple(s.path for s in builder.specs if s.path.startswith("archive/")),
         people=tuple(s.path for s in builder.specs if s.role == "person"),
-        state_rows=rows, seconds=time.perf_counter() - started,
+        state_rows=rows,
+        seconds=time.perf_counter() - started,
     )
 
 
@@ -199,45 +222,72 @@ def write_probes(store: GeneratedStore, target: Path) -> None:
 
 def git_commit(root: Path) -> None:
     """One commit of the whole tree at a fixed date and identity, so the commit id is reproducible."""
-    env = dict(os.environ, GIT_AUTHOR_NAME="gen_store", GIT_AUTHOR_EMAIL="gen-store@example.invalid",
-               GIT_COMMITTER_NAME="gen_store", GIT_COMMITTER_EMAIL="gen-store@example.invalid",
-               GIT_AUTHOR_DATE="2026-09-01T00:00:00Z", GIT_COMMITTER_DATE="2026-09-01T00:00:00Z")
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="gen_store",
+        GIT_AUTHOR_EMAIL="gen-store@example.invalid",
+        GIT_COMMITTER_NAME="gen_store",
+        GIT_COMMITTER_EMAIL="gen-store@example.invalid",
+        GIT_AUTHOR_DATE="2026-09-01T00:00:00Z",
+        GIT_COMMITTER_DATE="2026-09-01T00:00:00Z",
+    )
     if not (root / ".git").exists():
         subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=env)
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, env=env)
-    subprocess.run(["git", "-C", str(root), "-c", "commit.gpgsign=false", "commit", "-q", "-m",
-                    "generated store"], check=True, env=env)
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "commit.gpgsign=false", "commit", "-q", "-m", "generated store"],
+        check=True,
+        env=env,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m memhtml_desktop.devtools.gen_store",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m memhtml_desktop.devtools.gen_store", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("dir", type=Path)
     parser.add_argument("--count", type=int, required=True, help="memory files to write (>= 40)")
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--invalid", type=int, default=None, help="invalid files (default 0.2%%)")
-    parser.add_argument("--probes", type=Path, default=None,
-                        help="write the probes here (JSON lines, the format `memhtml-desktop eval` reads)")
+    parser.add_argument(
+        "--probes",
+        type=Path,
+        default=None,
+        help="write the probes here (JSON lines, the format `memhtml-desktop eval` reads)",
+    )
     parser.add_argument("--probe-count", type=int, default=DEFAULT_PROBES)
-    parser.add_argument("--control-names", choices=CONTROL_NAMES, default="memhtml",
-                        help="how a probe's target and controls are named (default: memhtml's prefixes)")
+    parser.add_argument(
+        "--control-names",
+        choices=CONTROL_NAMES,
+        default="memhtml",
+        help="how a probe's target and controls are named (default: memhtml's prefixes)",
+    )
     parser.add_argument("--state", action="store_true", help="write .memhtml/state/access.jsonl")
     parser.add_argument("--git", action="store_true", help="git init and commit the tree")
     parser.add_argument("--force", action="store_true", help="replace an existing store's buckets")
     args = parser.parse_args(argv)
     try:
-        store = generate_store(args.dir, args.count, args.seed, invalid=args.invalid,
-                               probes=args.probe_count, state=args.state, force=args.force,
-                               control_names=args.control_names)
+        store = generate_store(
+            args.dir,
+            args.count,
+            args.seed,
+            invalid=args.invalid,
+            probes=args.probe_count,
+            state=args.state,
+            force=args.force,
+            control_names=args.control_names,
+        )
     except (ValueError, FileExistsError) as error:
         parser.error(str(error))
     if args.probes is not None:
         write_probes(store, args.probes)
     if args.git:
         git_commit(args.dir)
-    print(f"gen_store: wrote {len(store.paths)} memories ({len(store.invalid)} invalid, "
-          f"{len(store.archived)} archived, {len(store.probes)} probes, {store.state_rows} state rows)"
-          f" to {args.dir} in {store.seconds:.2f}s")
+    print(
+        f"gen_store: wrote {len(store.paths)} memories ({len(store.invalid)} invalid, "
+        f"{len(store.archived)} archived, {len(store.probes)} probes, {store.state_rows} state rows)"
+        f" to {args.dir} in {store.seconds:.2f}s"
+    )
     return 0
 
 

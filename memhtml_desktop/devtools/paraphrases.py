@@ -11,30 +11,60 @@ from __future__ import annotations
 PARAPHRASES: list[tuple[str, str]] = [
     ("The user works on a ThinkPad X1 Carbon running Fedora.", "what notebook computer do I have"),
     ("Alice is allergic to peanuts, so never suggest recipes with nuts.", "does she have any food sensitivities"),
-    ("Deployments to production happen every Tuesday afternoon after the release review.", "which day do we ship to live servers"),
-    ("The staging database password rotates on the first day of each month.", "how often do credentials for the test DB change"),
+    (
+        "Deployments to production happen every Tuesday afternoon after the release review.",
+        "which day do we ship to live servers",
+    ),
+    (
+        "The staging database password rotates on the first day of each month.",
+        "how often do credentials for the test DB change",
+    ),
     ("Bob prefers to be contacted on Signal rather than by email.", "best messaging app to reach him"),
-    ("The CI pipeline fails intermittently because the integration tests share one Redis instance.", "why are our builds flaky"),
+    (
+        "The CI pipeline fails intermittently because the integration tests share one Redis instance.",
+        "why are our builds flaky",
+    ),
     ("The user moved from Berlin to Lisbon in March 2024.", "which city do I live in now"),
     ("The team chose PostgreSQL over MongoDB for the billing service.", "what datastore did we pick for invoicing"),
     ("Dark mode is the preferred theme in every editor.", "light or black background in the IDE"),
-    ("The quarterly report is due to the finance department on the 15th.", "deadline for the three-month summary for accounting"),
+    (
+        "The quarterly report is due to the finance department on the 15th.",
+        "deadline for the three-month summary for accounting",
+    ),
     ("Her daughter Maya starts primary school in September.", "when does the kid begin elementary classes"),
-    ("Running pytest with -n auto exhausted memory on the two-core CI machine.", "parallel test execution crashed the build server out of RAM"),
+    (
+        "Running pytest with -n auto exhausted memory on the two-core CI machine.",
+        "parallel test execution crashed the build server out of RAM",
+    ),
     ("The user is vegetarian and does not eat fish either.", "is there anything he won't eat"),
     ("Meetings before 10am are off limits; mornings are for deep work.", "can I book a call early in the day"),
     ("Our API rate limit is 600 requests per minute per token.", "how many calls can a client make to the service"),
-    ("The flat's heating broke and the landlord promised a repair on Friday.", "when is the radiator getting fixed at the apartment"),
+    (
+        "The flat's heating broke and the landlord promised a repair on Friday.",
+        "when is the radiator getting fixed at the apartment",
+    ),
     ("Carol leads the design team and approves all UI changes.", "who signs off on interface modifications"),
     ("The user is learning Japanese and practises kanji every evening.", "which foreign language is she studying"),
     ("Backups of the photo library go to an external hard drive every Sunday.", "where are my pictures copied weekly"),
     ("The dog, Biscuit, needs his medication twice a day with food.", "how often does the pet take its pills"),
-    ("The flight to Tokyo departs at 07:40 from Heathrow terminal 5.", "what time is the plane to Japan leaving London"),
+    (
+        "The flight to Tokyo departs at 07:40 from Heathrow terminal 5.",
+        "what time is the plane to Japan leaving London",
+    ),
     ("Her favourite coffee is a flat white with oat milk.", "how does she take her espresso drink"),
-    ("Avoid force-pushing to main; feature branches get rebased instead.", "is it ok to overwrite the primary branch history in git"),
-    ("The laptop battery only lasts about two hours now and should be replaced.", "my notebook doesn't hold a charge for long"),
+    (
+        "Avoid force-pushing to main; feature branches get rebased instead.",
+        "is it ok to overwrite the primary branch history in git",
+    ),
+    (
+        "The laptop battery only lasts about two hours now and should be replaced.",
+        "my notebook doesn't hold a charge for long",
+    ),
     ("Dave is on parental leave until the end of June.", "when is he back from paternity time off"),
-    ("The memory leak was traced to an unbounded cache in the image thumbnailer.", "what caused RAM usage to keep growing"),
+    (
+        "The memory leak was traced to an unbounded cache in the image thumbnailer.",
+        "what caused RAM usage to keep growing",
+    ),
     ("The user runs 10 kilometres every Saturday morning along the river.", "what does he do for exercise at weekends"),
     ("Invoices must be sent as PDF, never as Word documents.", "which file format do bills need to be in"),
     ("The car's MOT expires on 3 November.", "when is the vehicle inspection due"),
@@ -103,4 +133,3 @@ DISTRACTORS: list[str] = [
     "The user's tennis lesson is on Wednesday evenings.",
     "Carol's team uses Figma for mockups.",
 ]
-

@@ -16,7 +16,17 @@ from random import Random
 from memhtml_desktop.devtools import store_controls as ctl
 from memhtml_desktop.devtools.store_render import INVALID_FAMILIES, Spec
 from memhtml_desktop.devtools.store_vocab import (
-    AGENTS, CAVEAT_BODY, CLAIMS, DOC_TYPES, MONTHS, NEUTRAL_BODY, PEOPLE, SCOPES, TASKS, TOPICS, Topic,
+    AGENTS,
+    CAVEAT_BODY,
+    CLAIMS,
+    DOC_TYPES,
+    MONTHS,
+    NEUTRAL_BODY,
+    PEOPLE,
+    SCOPES,
+    TASKS,
+    TOPICS,
+    Topic,
 )
 from memhtml_desktop.domain.paths import archive_path_for, slugify
 
@@ -26,14 +36,34 @@ YEAR = 365 * DAY
 #: 25 entries, coprime with the 16 topics, so type and topic never cycle in lockstep. The first
 #: eight cover every base type, so even the smallest store has each of them.
 TYPE_CYCLE = (
-    "semantic", "procedural", "episodic", "error_pattern", "agent_insight", "user_preference",
-    "verdict", "precedent", "semantic", "procedural", "semantic", "episodic", "procedural",
-    "error_pattern", "semantic", "verdict", "procedural", "agent_insight", "semantic", "episodic",
-    "precedent", "procedural", "user_preference", "semantic", "error_pattern",
+    "semantic",
+    "procedural",
+    "episodic",
+    "error_pattern",
+    "agent_insight",
+    "user_preference",
+    "verdict",
+    "precedent",
+    "semantic",
+    "procedural",
+    "semantic",
+    "episodic",
+    "procedural",
+    "error_pattern",
+    "semantic",
+    "verdict",
+    "procedural",
+    "agent_insight",
+    "semantic",
+    "episodic",
+    "precedent",
+    "procedural",
+    "user_preference",
+    "semantic",
+    "error_pattern",
 )
 PROBE_TYPES = ("semantic", "procedural")
-MEMORY_RELS = ("relates_to", "caused_by", "leads_to", "example_of", "supports",
-               "laterally_related", "contradicts")
+MEMORY_RELS = ("relates_to", "caused_by", "leads_to", "example_of", "supports", "laterally_related", "contradicts")
 _TAGS = re.compile(r"<[^>]+>")
 INBOX_CAP = 12
 INBOX_TASK_CAP = 6
@@ -77,8 +107,13 @@ class Probe:
         return "+".join(self.families)
 
     def to_json(self) -> dict[str, object]:
-        return {"query": self.query, "target": self.target, "controls": list(self.controls),
-                "kind": self.kind, "families": list(self.families)}
+        return {
+            "query": self.query,
+            "target": self.target,
+            "controls": list(self.controls),
+            "kind": self.kind,
+            "families": list(self.families),
+        }
 
 
 CONTROL_NAMES = ("memhtml", "target_last", "target_first", "shuffled")
@@ -142,12 +177,20 @@ class Builder:
         i = rng.randrange(len(nouns))
         person = self.people[rng.randrange(len(self.people))]
         return {
-            "svc": topic.service, "Svc": topic.service[0].upper() + topic.service[1:],
-            "noun": nouns[i], "noun2": nouns[(i + 1 + rng.randrange(len(nouns) - 1)) % len(nouns)],
-            "scope": SCOPES[rng.randrange(len(SCOPES))], "verb": topic.verbs[i % 3],
-            "past": topic.past[i % 3], "anchor": topic.anchor, "team": topic.team,
-            "area": topic.area, "person": person.name.split()[0], "person_slug": person.slug,
-            "errcode": topic.errcode, "k": str(1 + rng.randrange(3)),
+            "svc": topic.service,
+            "Svc": topic.service[0].upper() + topic.service[1:],
+            "noun": nouns[i],
+            "noun2": nouns[(i + 1 + rng.randrange(len(nouns) - 1)) % len(nouns)],
+            "scope": SCOPES[rng.randrange(len(SCOPES))],
+            "verb": topic.verbs[i % 3],
+            "past": topic.past[i % 3],
+            "anchor": topic.anchor,
+            "team": topic.team,
+            "area": topic.area,
+            "person": person.name.split()[0],
+            "person_slug": person.slug,
+            "errcode": topic.errcode,
+            "k": str(1 + rng.randrange(3)),
         }
 
     def next_code(self) -> str:
@@ -160,51 +203,67 @@ class Builder:
         tier = 1 + rng.randrange(3)
         value = (1 + rng.randrange(24)) * 5
         name, unit = topic.metric
-        return ("<dl>\n"
-                f"<dt>doc-type</dt><dd>{doc}</dd>\n"
-                f'<dt>tier</dt><dd><data value="{tier}">{tier}</data></dd>\n'
-                f'<dt>{name}</dt><dd><data value="{value}">{value} {unit}</data></dd>\n'
-                f"<dt>Owner</dt><dd>{s['team']}</dd>\n"
-                "</dl>")
+        return (
+            "<dl>\n"
+            f"<dt>doc-type</dt><dd>{doc}</dd>\n"
+            f'<dt>tier</dt><dd><data value="{tier}">{tier}</data></dd>\n'
+            f'<dt>{name}</dt><dd><data value="{value}">{value} {unit}</data></dd>\n'
+            f"<dt>Owner</dt><dd>{s['team']}</dd>\n"
+            "</dl>"
+        )
 
     def kit(self, which: int, topic: Topic, s: dict[str, str], when: int, rng: Random) -> str:
         if which == 0:
             day = max(0, when - rng.randrange(4) * DAY)
             d = EPOCH + timedelta(seconds=day)
-            return (f'<p>First noticed on <time datetime="{d:%Y-%m-%d}">{MONTHS[d.month - 1]} {d.day}'
-                    f"</time> during the {s['scope']} {s['area']} rotation.</p>")
+            return (
+                f'<p>First noticed on <time datetime="{d:%Y-%m-%d}">{MONTHS[d.month - 1]} {d.day}'
+                f"</time> during the {s['scope']} {s['area']} rotation.</p>"
+            )
         if which == 1:
-            return (f"<p>Recorded against <cite>{s['svc']} sev{s['k']} review</cite>, which noted "
-                    f'<q cite="https://wiki.example.com/{s["svc"]}/sev{s["k"]}">the {s["noun2"]} was '
-                    "the contributing factor</q>.</p>")
+            return (
+                f"<p>Recorded against <cite>{s['svc']} sev{s['k']} review</cite>, which noted "
+                f'<q cite="https://wiki.example.com/{s["svc"]}/sev{s["k"]}">the {s["noun2"]} was '
+                "the contributing factor</q>.</p>"
+            )
         if which == 2:
             term, meaning = topic.concept
             return f"<p>A <dfn>{term}</dfn> is {meaning}.</p>"
         if which == 3:
-            return ("<figure>\n"
-                    f'<pre><code data-lang="{topic.lang}">{escape(topic.code, quote=False)}</code></pre>\n'
-                    f"<figcaption>How the {s['svc']} {s['noun']} is checked from a shell.</figcaption>\n"
-                    "</figure>")
+            return (
+                "<figure>\n"
+                f'<pre><code data-lang="{topic.lang}">{escape(topic.code, quote=False)}</code></pre>\n'
+                f"<figcaption>How the {s['svc']} {s['noun']} is checked from a shell.</figcaption>\n"
+                "</figure>"
+            )
         if which == 4:
-            return ("<details>\n<summary>How this was learned</summary>\n"
-                    f"<p>Three consecutive {s['noun2']} incidents in {s['scope']} replayed the same "
-                    "shape before anyone wrote it down.</p>\n</details>")
+            return (
+                "<details>\n<summary>How this was learned</summary>\n"
+                f"<p>Three consecutive {s['noun2']} incidents in {s['scope']} replayed the same "
+                "shape before anyone wrote it down.</p>\n</details>"
+            )
         if which == 5:
-            return ("<aside>\n<p>Managed platforms handle this for you; the note is specific to the "
-                    f"self-hosted {s['svc']}.</p>\n</aside>")
+            return (
+                "<aside>\n<p>Managed platforms handle this for you; the note is specific to the "
+                f"self-hosted {s['svc']}.</p>\n</aside>"
+            )
         if which == 6:
             short, expansion = topic.abbr
-            return ("<table>\n"
-                    f"<caption>{s['svc']} thresholds</caption>\n"
-                    "<thead><tr><th>Signal</th><th>Threshold</th></tr></thead>\n"
-                    f'<tbody><tr><td><abbr title="{expansion}">{short}</abbr></td>'
-                    f"<td>{100 + rng.randrange(9) * 25} ms</td></tr></tbody>\n"
-                    "</table>")
-        return ("<section>\n"
-                f"<p><strong>Order matters.</strong> The {s['noun']} is <em>always</em> settled first.</p>\n"
-                f"<ul>\n<li>Confirm the {s['noun2']} is quiet.</li>\n"
-                f'<li>Then tell <a href="/resources/people/{s["person_slug"]}.html">{s["person"]}</a> '
-                "before going further.</li>\n</ul>\n</section>")
+            return (
+                "<table>\n"
+                f"<caption>{s['svc']} thresholds</caption>\n"
+                "<thead><tr><th>Signal</th><th>Threshold</th></tr></thead>\n"
+                f'<tbody><tr><td><abbr title="{expansion}">{short}</abbr></td>'
+                f"<td>{100 + rng.randrange(9) * 25} ms</td></tr></tbody>\n"
+                "</table>"
+            )
+        return (
+            "<section>\n"
+            f"<p><strong>Order matters.</strong> The {s['noun']} is <em>always</em> settled first.</p>\n"
+            f"<ul>\n<li>Confirm the {s['noun2']} is quiet.</li>\n"
+            f'<li>Then tell <a href="/resources/people/{s["person_slug"]}.html">{s["person"]}</a> '
+            "before going further.</li>\n</ul>\n</section>"
+        )
 
     def common(self, spec: Spec, topic: Topic, s: dict[str, str], rng: Random) -> None:
         """The optional metas and head rows every generated memory may carry."""
@@ -217,8 +276,12 @@ class Builder:
             spec.author = AGENTS[rng.randrange(len(AGENTS))]
         if u > 0.8:
             spec.session = "%08x-%04x-4%03x-8%03x-%012x" % (
-                rng.getrandbits(32), rng.getrandbits(16), rng.getrandbits(12), rng.getrandbits(12),
-                rng.getrandbits(48))
+                rng.getrandbits(32),
+                rng.getrandbits(16),
+                rng.getrandbits(12),
+                rng.getrandbits(12),
+                rng.getrandbits(48),
+            )
         if 0.5 < u < 0.54:
             spec.valid_until = self.date(spec.when + 400 * DAY)
         if 0.6 < u < 0.62:
@@ -273,9 +336,20 @@ class Builder:
         second = (first + 1 + rng.randrange(7)) % 8
         extras.append(self.kit(first, topic, s, when, rng))
         extras.append(self.kit(second, topic, s, when, rng))
-        spec = Spec(path=path, title=title, type=mtype, claim=claim, lead=lead, body=body,
-                    extras=extras, created=self.iso(when), updated=self.iso(updated), role=role,
-                    topic=topic_index, when=when)
+        spec = Spec(
+            path=path,
+            title=title,
+            type=mtype,
+            claim=claim,
+            lead=lead,
+            body=body,
+            extras=extras,
+            created=self.iso(when),
+            updated=self.iso(updated),
+            role=role,
+            topic=topic_index,
+            when=when,
+        )
         self.common(spec, topic, s, rng)
         return spec
 
@@ -284,15 +358,27 @@ class Builder:
         first = p.name.split()[0]
         when = self.rng.randrange(30 * DAY)
         spec = Spec(
-            path=self.place("resources/people", p.slug), title=p.name, type="semantic",
+            path=self.place("resources/people", p.slug),
+            title=p.name,
+            type="semantic",
             claim=f"{p.name} {p.role}.",
             lead=f"Reach {first} through the {p.team} rotation channel rather than by direct message.",
             body=[f"Filed under people note {self.next_code()}."],
-            extras=[f"<dl>\n<dt>Team</dt><dd>{p.team}</dd>\n<dt>doc-type</dt><dd>person</dd>\n</dl>",
-                    f"<address>{p.name}, {p.team} team, {p.slug}@example.com</address>"],
-            created=self.iso(when), updated=self.iso(when + 3 * DAY), role="person", when=when,
-            confidence="0.95", importance="6", author="human:wren",
-            entities=[f"person:{p.slug}", f"team:{p.team}"], tags=["people"], aliases=[first])
+            extras=[
+                f"<dl>\n<dt>Team</dt><dd>{p.team}</dd>\n<dt>doc-type</dt><dd>person</dd>\n</dl>",
+                f"<address>{p.name}, {p.team} team, {p.slug}@example.com</address>",
+            ],
+            created=self.iso(when),
+            updated=self.iso(when + 3 * DAY),
+            role="person",
+            when=when,
+            confidence="0.95",
+            importance="6",
+            author="human:wren",
+            entities=[f"person:{p.slug}", f"team:{p.team}"],
+            tags=["people"],
+            aliases=[first],
+        )
         return spec
 
     def arc(self, index: int) -> Spec:
@@ -302,13 +388,20 @@ class Builder:
         template, numbers = CLAIMS["arc"][rng.randrange(len(CLAIMS["arc"]))]
         claim = template.format(n=numbers[rng.randrange(len(numbers))], **s)
         when = YEAR - 60 * DAY + rng.randrange(50 * DAY)
-        spec = Spec(path=self.place("areas/arcs", claim.rstrip(".")), title=claim.rstrip("."),
-                    type="arc", claim=claim,
-                    lead=f"The pattern links the {topic.service} memories that share the {topic.anchor}.",
-                    body=[f"Synthesized in sleep pass {self.next_code()}."],
-                    extras=[self.facets(topic, "arc", s, rng), self.kit(4, topic, s, when, rng)],
-                    created=self.iso(when), updated=self.iso(when), role="arc",
-                    topic=index % len(TOPICS), when=when)
+        spec = Spec(
+            path=self.place("areas/arcs", claim.rstrip(".")),
+            title=claim.rstrip("."),
+            type="arc",
+            claim=claim,
+            lead=f"The pattern links the {topic.service} memories that share the {topic.anchor}.",
+            body=[f"Synthesized in sleep pass {self.next_code()}."],
+            extras=[self.facets(topic, "arc", s, rng), self.kit(4, topic, s, when, rng)],
+            created=self.iso(when),
+            updated=self.iso(when),
+            role="arc",
+            topic=index % len(TOPICS),
+            when=when,
+        )
         self.common(spec, topic, s, rng)
         spec.author = "agent:memhtml-sleep"
         return spec
@@ -328,14 +421,24 @@ class Builder:
         directory = "areas/inbox/tasks" if inbox else f"projects/{topic.service}/tasks"
         hours = 1 + rng.randrange(16)
         spec = Spec(
-            path=self.place(directory, title), title=title, type="task", claim=claim,
+            path=self.place(directory, title),
+            title=title,
+            type="task",
+            claim=claim,
             lead=f"Today the {s['noun']} still needs a manual step from the {topic.team} rotation.",
             body=[f"Tracked as {topic.service} ticket {self.next_code()}."],
-            extras=["<dl>\n<dt>doc-type</dt><dd>ticket</dd>\n"
-                    f'<dt>Estimate</dt><dd><data value="{hours}">about {hours} hours</data></dd>\n</dl>']
+            extras=[
+                "<dl>\n<dt>doc-type</dt><dd>ticket</dd>\n"
+                f'<dt>Estimate</dt><dd><data value="{hours}">about {hours} hours</data></dd>\n</dl>'
+            ]
             + ([self.kit(4, topic, s, when, rng)] if rng.random() < 0.3 else []),
-            created=self.iso(when), updated=self.iso(when + rng.randrange(1, 20) * DAY),
-            role="task", topic=topic_index, when=when, task_status=status)
+            created=self.iso(when),
+            updated=self.iso(when + rng.randrange(1, 20) * DAY),
+            role="task",
+            topic=topic_index,
+            when=when,
+            task_status=status,
+        )
         self.common(spec, topic, s, rng)
         due = when + (7 + rng.randrange(60)) * DAY
         spec.due = self.date(due) if rng.random() < 0.8 else self.iso(due - due % DAY + 17 * 3600)
@@ -356,8 +459,9 @@ class Builder:
         specs.extend(arcs)
         tasks = [self.task(i) for i in range(self.n_tasks)]
         specs.extend(tasks)
-        n_base = self.count - (self.n_people + self.n_arcs + self.n_tasks + self.n_invalid
-                               + self.n_losers + 3 * self.n_probes)
+        n_base = self.count - (
+            self.n_people + self.n_arcs + self.n_tasks + self.n_invalid + self.n_losers + 3 * self.n_probes
+        )
         base = [self.memory(i) for i in range(n_base)]
         controls = self.make_probes(base)
         ordinal = n_base
@@ -393,8 +497,9 @@ class Builder:
         claims: dict[str, int] = {}
         for spec in base:
             claims[spec.claim] = claims.get(spec.claim, 0) + 1
-        candidates = [s for s in base if s.type in PROBE_TYPES and claims[s.claim] == 1
-                      and not s.path.startswith("areas/inbox/")]
+        candidates = [
+            s for s in base if s.type in PROBE_TYPES and claims[s.claim] == 1 and not s.path.startswith("areas/inbox/")
+        ]
         if not candidates or self.n_probes == 0:
             return []
         stride = max(1, len(candidates) // self.n_probes)
@@ -417,16 +522,28 @@ class Builder:
                 title = ctl.CONTROL_TITLE[family].format(target.title)
                 when = max(0, target.when - (1 + self.rng.randrange(30)) * DAY)
                 control = Spec(
-                    path=self.place(directory, title), title=title, type=target.type, claim=claim,
-                    lead=target.lead, body=list(target.body), extras=list(target.extras),
-                    created=self.iso(when), updated=self.iso(when), role="control",
-                    topic=target.topic, when=when, confidence=target.confidence,
-                    importance=target.importance, author=target.author,
-                    entities=list(target.entities), tags=list(target.tags))
+                    path=self.place(directory, title),
+                    title=title,
+                    type=target.type,
+                    claim=claim,
+                    lead=target.lead,
+                    body=list(target.body),
+                    extras=list(target.extras),
+                    created=self.iso(when),
+                    updated=self.iso(when),
+                    role="control",
+                    topic=target.topic,
+                    when=when,
+                    confidence=target.confidence,
+                    importance=target.importance,
+                    author=target.author,
+                    entities=list(target.entities),
+                    tags=list(target.tags),
+                )
                 controls.append(control)
                 paths.append(control.path)
-            self.rename(target, controls[-len(paths):])
-            paths = [c.path for c in controls[-len(paths):]]
+            self.rename(target, controls[-len(paths) :])
+            paths = [c.path for c in controls[-len(paths) :]]
             self.probes.append(Probe(ctl.query_for(target.claim), target.path, tuple(paths), ctl.FAMILIES))
             target.role = "target"
         return controls
@@ -448,8 +565,11 @@ class Builder:
             control.path = name
 
     def make_losers(self, base: list[Spec]) -> list[Spec]:
-        pool = [s for s in base if s.role == "base" and s.type in (
-            "procedural", "semantic", "verdict", "precedent", "user_preference")]
+        pool = [
+            s
+            for s in base
+            if s.role == "base" and s.type in ("procedural", "semantic", "verdict", "precedent", "user_preference")
+        ]
         losers: list[Spec] = []
         if not pool:
             return losers
@@ -472,8 +592,9 @@ class Builder:
 
     def loser(self, newer: Spec, suffix: str) -> Spec:
         rng = self.rng
-        original_dir = (newer.path.split("/", 2)[2] if newer.path.startswith("archive/")
-                        else newer.path).rpartition("/")[0]
+        original_dir = (newer.path.split("/", 2)[2] if newer.path.startswith("archive/") else newer.path).rpartition(
+            "/"
+        )[0]
         claim = ctl.numeric_flip(newer.claim)
         if claim is None or claim in self.reserved:
             claim = newer.claim.rstrip(".") + f", as {suffix}."
@@ -486,12 +607,27 @@ class Builder:
         path = archive_path_for(original, year)
         self.used.add(path)
         return Spec(
-            path=path, title=title, type=newer.type, claim=claim, lead=newer.lead,
-            body=[f"Filed under earlier rotation note {self.next_code()}."], extras=newer.extras[:1],
-            created=self.iso(when), updated=self.iso(min(archived, when + 5 * DAY)), role="loser",
-            topic=newer.topic, when=when, status="archived", archived_at=self.iso(archived),
-            superseded_by="/" + newer.path, confidence="0.60", importance=newer.importance,
-            author=newer.author, entities=list(newer.entities), tags=list(newer.tags))
+            path=path,
+            title=title,
+            type=newer.type,
+            claim=claim,
+            lead=newer.lead,
+            body=[f"Filed under earlier rotation note {self.next_code()}."],
+            extras=newer.extras[:1],
+            created=self.iso(when),
+            updated=self.iso(min(archived, when + 5 * DAY)),
+            role="loser",
+            topic=newer.topic,
+            when=when,
+            status="archived",
+            archived_at=self.iso(archived),
+            superseded_by="/" + newer.path,
+            confidence="0.60",
+            importance=newer.importance,
+            author=newer.author,
+            entities=list(newer.entities),
+            tags=list(newer.tags),
+        )
 
     def link(self, base: list[Spec], arcs: list[Spec], tasks: list[Spec]) -> None:
         rng = Random(self.seed ^ 0x1D6E5)

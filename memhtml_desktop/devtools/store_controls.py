@@ -31,17 +31,29 @@ STOPWORDS = frozenset(
 )
 
 _CONTRACTIONS = (
-    ("isn't", "is not"), ("aren't", "are not"), ("wasn't", "was not"), ("weren't", "were not"),
-    ("don't", "do not"), ("doesn't", "does not"), ("didn't", "did not"), ("won't", "will not"),
-    ("can't", "can not"), ("cannot", "can not"), ("couldn't", "could not"),
-    ("shouldn't", "should not"), ("wouldn't", "would not"), ("mustn't", "must not"),
-    ("haven't", "have not"), ("hasn't", "has not"), ("hadn't", "had not"), ("n't", " not"),
+    ("isn't", "is not"),
+    ("aren't", "are not"),
+    ("wasn't", "was not"),
+    ("weren't", "were not"),
+    ("don't", "do not"),
+    ("doesn't", "does not"),
+    ("didn't", "did not"),
+    ("won't", "will not"),
+    ("can't", "can not"),
+    ("cannot", "can not"),
+    ("couldn't", "could not"),
+    ("shouldn't", "should not"),
+    ("wouldn't", "would not"),
+    ("mustn't", "must not"),
+    ("haven't", "have not"),
+    ("hasn't", "has not"),
+    ("hadn't", "had not"),
+    ("n't", " not"),
 )
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _QUERY_TOKEN = re.compile(r"[^\W_]+")
-_NEGATION_ANCHORS = (" should ", " must ", " will ", " does ", " were ", " was ", " are ", " can ",
-                     " is ", " do ")
+_NEGATION_ANCHORS = (" should ", " must ", " will ", " does ", " were ", " was ", " are ", " can ", " is ", " do ")
 
 FAMILIES = ("negation", "numeric", "variant")
 #: Qualifiers the variant family scopes a claim to; `experimental` is memhtml's own example.
@@ -70,9 +82,7 @@ def numeric_divergent(a: str, b: str) -> bool:
 
 
 def variant_divergent(a: str, b: str) -> bool:
-    return {t for t in tokens(a) if t in VARIANT_QUALIFIERS} != {
-        t for t in tokens(b) if t in VARIANT_QUALIFIERS
-    }
+    return {t for t in tokens(a) if t in VARIANT_QUALIFIERS} != {t for t in tokens(b) if t in VARIANT_QUALIFIERS}
 
 
 PREDICATES = {"negation": negation_divergent, "numeric": numeric_divergent, "variant": variant_divergent}
@@ -130,7 +140,8 @@ def query_for(claim: str, limit: int = 12) -> str:
     its target by one number only, so a query without it could not tell the two apart.
     """
     words = [
-        w for w in _QUERY_TOKEN.findall(claim.lower())
+        w
+        for w in _QUERY_TOKEN.findall(claim.lower())
         if w not in STOPWORDS and w not in NEGATION_MARKERS and w not in VARIANT_QUALIFIERS
     ]
     if len(words) > limit:

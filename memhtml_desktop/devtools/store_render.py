@@ -13,14 +13,24 @@ from html import escape
 
 #: Scalar metas in serializer order, as (meta name, Spec attribute).
 _SCALARS = (
-    ("memhtml-type", "type"), ("memhtml-status", "status"), ("memhtml-created", "created"),
-    ("memhtml-updated", "updated"), ("memhtml-confidence", "confidence"),
-    ("memhtml-importance", "importance"), ("memhtml-author", "author"),
-    ("memhtml-session", "session"), ("memhtml-prompt", "prompt"), ("memhtml-turn", "turn"),
-    ("memhtml-valid-from", "valid_from"), ("memhtml-valid-until", "valid_until"),
-    ("memhtml-reprieves", "reprieves"), ("memhtml-archived", "archived_at"),
-    ("memhtml-superseded-by", "superseded_by"), ("memhtml-needs-revision", "needs_revision"),
-    ("memhtml-task-status", "task_status"), ("memhtml-due", "due"),
+    ("memhtml-type", "type"),
+    ("memhtml-status", "status"),
+    ("memhtml-created", "created"),
+    ("memhtml-updated", "updated"),
+    ("memhtml-confidence", "confidence"),
+    ("memhtml-importance", "importance"),
+    ("memhtml-author", "author"),
+    ("memhtml-session", "session"),
+    ("memhtml-prompt", "prompt"),
+    ("memhtml-turn", "turn"),
+    ("memhtml-valid-from", "valid_from"),
+    ("memhtml-valid-until", "valid_until"),
+    ("memhtml-reprieves", "reprieves"),
+    ("memhtml-archived", "archived_at"),
+    ("memhtml-superseded-by", "superseded_by"),
+    ("memhtml-needs-revision", "needs_revision"),
+    ("memhtml-task-status", "task_status"),
+    ("memhtml-due", "due"),
 )
 
 
@@ -62,8 +72,13 @@ class Spec:
 
 
 def _head(spec: Spec, title: str, skip: str = "", extra: tuple[str, ...] = ()) -> list[str]:
-    lines = ["<!doctype html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-             f"<title>{escape(title, quote=False)}</title>"]
+    lines = [
+        "<!doctype html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f"<title>{escape(title, quote=False)}</title>",
+    ]
     for name, attr in _SCALARS:
         value = getattr(spec, attr)
         if value is not None and name != skip:
@@ -72,8 +87,7 @@ def _head(spec: Spec, title: str, skip: str = "", extra: tuple[str, ...] = ()) -
     lines.extend(f'<meta name="memhtml-entity" content="{escape(v)}">' for v in spec.entities)
     lines.extend(f'<meta name="memhtml-tag" content="{escape(v)}">' for v in spec.tags)
     lines.extend(f'<meta name="memhtml-alias" content="{escape(v)}">' for v in spec.aliases)
-    lines.extend(f'<link rel="memhtml-{rel.replace("_", "-")}" href="{escape(href)}">'
-                 for rel, href in spec.links)
+    lines.extend(f'<link rel="memhtml-{rel.replace("_", "-")}" href="{escape(href)}">' for rel, href in spec.links)
     lines.append("</head>")
     return lines
 
@@ -97,12 +111,24 @@ def render(spec: Spec) -> bytes:
 # (strings from store-format-golden/cases.expected.jsonl). `type` is the memory type it needs.
 
 INVALID_FAMILIES: tuple[tuple[str, str | None], ...] = (
-    ("two-marks", None), ("time-without-datetime", None), ("mark-not-in-first-p", None),
-    ("missing-required-meta", None), ("no-article", None), ("bad-type", "semantic"),
-    ("task-without-status", "task"), ("class-attribute", None), ("bad-link-href", None),
-    ("bad-due", "task"), ("mark-in-aside", None), ("empty-mark", None), ("unknown-meta", None),
-    ("duplicate-meta", None), ("bad-time", None), ("task-status-on-non-task", "semantic"),
-    ("bad-status", None), ("empty-title", None),
+    ("two-marks", None),
+    ("time-without-datetime", None),
+    ("mark-not-in-first-p", None),
+    ("missing-required-meta", None),
+    ("no-article", None),
+    ("bad-type", "semantic"),
+    ("task-without-status", "task"),
+    ("class-attribute", None),
+    ("bad-link-href", None),
+    ("bad-due", "task"),
+    ("mark-in-aside", None),
+    ("empty-mark", None),
+    ("unknown-meta", None),
+    ("duplicate-meta", None),
+    ("bad-time", None),
+    ("task-status-on-non-task", "semantic"),
+    ("bad-status", None),
+    ("empty-title", None),
 )
 
 

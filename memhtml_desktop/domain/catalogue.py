@@ -40,8 +40,14 @@ class Neighbour:
     archived: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"rel": self.rel, "direction": self.direction, "path": self.path, "title": self.title,
-                "exists": self.exists, "archived": self.archived}
+        return {
+            "rel": self.rel,
+            "direction": self.direction,
+            "path": self.path,
+            "title": self.title,
+            "exists": self.exists,
+            "archived": self.archived,
+        }
 
 
 @dataclass(frozen=True)
@@ -55,8 +61,13 @@ class Version:
     exists: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "title": self.title, "step": self.step, "archived": self.archived,
-                "exists": self.exists}
+        return {
+            "path": self.path,
+            "title": self.title,
+            "step": self.step,
+            "archived": self.archived,
+            "exists": self.exists,
+        }
 
 
 @dataclass(frozen=True)
@@ -121,8 +132,10 @@ class Expansion:
         cut = self.body_cut
         if not cut:
             return ""
-        return (f"[cut: {cut:,} of this memory's {len(self.body):,} characters are not in this expansion "
-                f"(expand hands over {EXPAND_BODY_CAP:,} at most); the whole of it is the file {self.path}]")
+        return (
+            f"[cut: {cut:,} of this memory's {len(self.body):,} characters are not in this expansion "
+            f"(expand hands over {EXPAND_BODY_CAP:,} at most); the whole of it is the file {self.path}]"
+        )
 
     @property
     def text(self) -> str:
@@ -133,35 +146,54 @@ class Expansion:
         return utf16_len(self.text)
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "title": self.title, "memory_type": self.memory_type, "body": self.shown_body,
-                "body_chars": len(self.body), "body_cut": self.body_cut,
-                "neighbours": [n.to_json() for n in self.neighbours], "chain": [v.to_json() for v in self.chain],
-                "evidence": [e.to_json() for e in self.evidence], "cost": self.cost, "text": self.text}
+        return {
+            "path": self.path,
+            "title": self.title,
+            "memory_type": self.memory_type,
+            "body": self.shown_body,
+            "body_chars": len(self.body),
+            "body_cut": self.body_cut,
+            "neighbours": [n.to_json() for n in self.neighbours],
+            "chain": [v.to_json() for v in self.chain],
+            "evidence": [e.to_json() for e in self.evidence],
+            "cost": self.cost,
+            "text": self.text,
+        }
 
 
 def render_expansion(e: Expansion) -> str:
     """The expansion as handed to the agent: the body, then neighbours, chain and evidence (each
     section only when it has something). Escaped like the recall pack, so a stored tag stays text."""
-    lines = [f'<memory path="{_attr(e.path)}" type="{_attr(e.memory_type)}" title="{_attr(e.title)}" '
-             'source="stored memory, may be stale">', _escape(e.shown_body)]
+    lines = [
+        f'<memory path="{_attr(e.path)}" type="{_attr(e.memory_type)}" title="{_attr(e.title)}" '
+        'source="stored memory, may be stale">',
+        _escape(e.shown_body),
+    ]
     if e.body_cut:
         lines.append(_escape(e.cut_note))
     lines.append("</memory>")
     if e.neighbours:
         lines.append("<neighbours>")
-        lines.extend(f'<link rel="{_attr(n.rel)}" dir="{n.direction}" path="{_attr(n.path)}" title="{_attr(n.title)}"/>'
-                     for n in e.neighbours)
+        lines.extend(
+            f'<link rel="{_attr(n.rel)}" dir="{n.direction}" path="{_attr(n.path)}" title="{_attr(n.title)}"/>'
+            for n in e.neighbours
+        )
         lines.append("</neighbours>")
     if len(e.chain) > 1:
         lines.append("<supersession>")
-        lines.extend(f'<version step="{v.step}" path="{_attr(v.path)}" title="{_attr(v.title)}"'
-                     + (' archived="yes"' if v.archived else "") + "/>" for v in e.chain)
+        lines.extend(
+            f'<version step="{v.step}" path="{_attr(v.path)}" title="{_attr(v.title)}"'
+            + (' archived="yes"' if v.archived else "")
+            + "/>"
+            for v in e.chain
+        )
         lines.append("</supersession>")
     if e.evidence:
         lines.append("<evidence>")
         for source in e.evidence:
             attrs = (f' href="{_attr(source.href)}"' if source.href else "") + (
-                f' path="{_attr(source.path)}"' if source.path else "")
+                f' path="{_attr(source.path)}"' if source.path else ""
+            )
             lines.append(f"<source{attrs}>{_escape(source.text)}</source>")
         lines.append("</evidence>")
     return "\n".join(lines)
@@ -183,17 +215,28 @@ class CatalogueEntry:
     @property
     def line(self) -> str:
         head = f"{self.rank}. {self.path} — {self.title}" if self.title else f"{self.rank}. {self.path}"
-        return f"{head}: {self.summary} [expand: {self.expand_cost} chars]" if self.summary else \
-            f"{head} [expand: {self.expand_cost} chars]"
+        return (
+            f"{head}: {self.summary} [expand: {self.expand_cost} chars]"
+            if self.summary
+            else f"{head} [expand: {self.expand_cost} chars]"
+        )
 
     @property
     def cost(self) -> int:
         return utf16_len(self.line)
 
     def to_json(self) -> dict[str, Any]:
-        return {"rank": self.rank, "path": self.path, "title": self.title, "summary": self.summary,
-                "memory_type": self.memory_type, "cost": self.cost, "expand_cost": self.expand_cost,
-                "listed": self.listed, "line": self.line}
+        return {
+            "rank": self.rank,
+            "path": self.path,
+            "title": self.title,
+            "summary": self.summary,
+            "memory_type": self.memory_type,
+            "cost": self.cost,
+            "expand_cost": self.expand_cost,
+            "listed": self.listed,
+            "line": self.line,
+        }
 
 
 def _key(entry: CatalogueEntry) -> tuple[str, str]:
@@ -249,12 +292,22 @@ class Catalogue:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "shape": "catalog", "query": self.query, "ranking": self.ranking, "scope": self.scope.to_json(),
-            "k": self.k, "budget": self.budget, "cost": self.cost, "dropped": self.dropped,
-            "does_not_fit": self.does_not_fit, "smallest_line": self.smallest_line,
-            "with_first_expanded": self.with_expansions(1), "with_two_expanded": self.with_expansions(2),
-            "question": self.question, "question_why": self.question_why,
-            "indistinct": [list(g) for g in self.indistinct], "degraded_reasons": list(self.degraded_reasons),
+            "shape": "catalog",
+            "query": self.query,
+            "ranking": self.ranking,
+            "scope": self.scope.to_json(),
+            "k": self.k,
+            "budget": self.budget,
+            "cost": self.cost,
+            "dropped": self.dropped,
+            "does_not_fit": self.does_not_fit,
+            "smallest_line": self.smallest_line,
+            "with_first_expanded": self.with_expansions(1),
+            "with_two_expanded": self.with_expansions(2),
+            "question": self.question,
+            "question_why": self.question_why,
+            "indistinct": [list(g) for g in self.indistinct],
+            "degraded_reasons": list(self.degraded_reasons),
             "entries": [e.to_json() for e in self.entries],
         }
 
@@ -290,8 +343,9 @@ def score_lead(scores: Sequence[float]) -> float:
     return max(0.0, (scores[0] - scores[1]) / scores[0])
 
 
-def question_kind(form: str | None, count: int, k: int, scores: Sequence[float] = (),
-                  lead: float = 0.06) -> tuple[str, str]:
+def question_kind(
+    form: str | None, count: int, k: int, scores: Sequence[float] = (), lead: float = 0.06
+) -> tuple[str, str]:
     """How determinate the question is, read off what it matched (not off the profile's match form):
     "specific" when every content word of it is held by no more memories than the catalogue lists
     (`count`, the all-words count whatever form the lexical arm bound: `Retriever.every_word_count`),
@@ -318,6 +372,8 @@ def render_catalogue_text(cat: Catalogue) -> str:
     lines.extend(_escape(e.line) for e in cat.listed)
     lines.append("</catalog>")
     note = "does not fit: the budget is below the shortest line" if cat.does_not_fit else ""
-    lines.append(f"ledger: budget {cat.budget}, spent {cat.cost}, listed {len(cat.listed)}, dropped {cat.dropped}"
-                 + (f"; {note}" if note else ""))
+    lines.append(
+        f"ledger: budget {cat.budget}, spent {cat.cost}, listed {len(cat.listed)}, dropped {cat.dropped}"
+        + (f"; {note}" if note else "")
+    )
     return "\n".join(lines)

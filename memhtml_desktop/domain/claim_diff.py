@@ -82,7 +82,7 @@ def _words(text: str) -> list[tuple[str, int, int]]:
 def _merge(spans: list[tuple[int, int]], text: str) -> tuple[tuple[int, int], ...]:
     merged: list[list[int]] = []
     for start, end in sorted(set(spans)):
-        if merged and text[merged[-1][1]:start].strip() == "":
+        if merged and text[merged[-1][1] : start].strip() == "":
             merged[-1][1] = max(merged[-1][1], end)
         else:
             merged.append([start, end])

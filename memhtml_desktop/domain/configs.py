@@ -22,7 +22,12 @@ from typing import Any, Mapping
 
 from memhtml_desktop.domain import safe_json
 from memhtml_desktop.domain.ranking import (
-    DEFAULT, LEXICAL_CONFIDENCE_MAX, PROFILES, PerEmbedder, RankingProfile, profile_named,
+    DEFAULT,
+    LEXICAL_CONFIDENCE_MAX,
+    PROFILES,
+    PerEmbedder,
+    RankingProfile,
+    profile_named,
 )
 
 LIMITS: dict[str, tuple[float, float]] = {
@@ -50,7 +55,11 @@ class ConfigError(ValueError):
     """A configuration that cannot be run: names the file and line of the fault."""
 
     def __init__(self, detail: str, line: int = 0, source: str = "") -> None:
-        where = f"{source}:{line}: " if source and line else (f"{source}: " if source else (f"line {line}: " if line else ""))
+        where = (
+            f"{source}:{line}: "
+            if source and line
+            else (f"{source}: " if source else (f"line {line}: " if line else ""))
+        )
         super().__init__(where + detail)
         self.detail, self.line, self.source = detail, line, source
 
@@ -71,8 +80,13 @@ class Configuration:
         return not self.source
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "note": self.note, "source": self.source, "base": self.base,
-                "profile": self.profile.to_json()}
+        return {
+            "name": self.name,
+            "note": self.note,
+            "source": self.source,
+            "base": self.base,
+            "profile": self.profile.to_json(),
+        }
 
 
 def shipped() -> list[Configuration]:
@@ -107,8 +121,14 @@ def _validate(key: str, value: Any, base: RankingProfile, text: str, source: str
                     _check_range("arms", weight, f"the weight of arm '{arm}'")
                 except ValueError as exc:
                     raise ConfigError(str(exc), arm_line or line, source) from None
-        elif key in ("twin_cosine", "floor_cosine", "polarity_cosine", "lexical_share", "lexical_confidence",
-                     "field_weights"):
+        elif key in (
+            "twin_cosine",
+            "floor_cosine",
+            "polarity_cosine",
+            "lexical_share",
+            "lexical_confidence",
+            "field_weights",
+        ):
             RankingProfile.from_json({key: value}, base=base)
             values = value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else [value]
             for v in values:
@@ -137,7 +157,9 @@ def parse_configuration(text: str, *, source: str = "", name: str | None = None)
     except ValueError as exc:
         raise ConfigError(str(exc), _line_of(text, "base")[0], source) from None
     if base_name is not None and not isinstance(base_name, str):
-        raise ConfigError("'base' must be the name of a shipped profile (memhtml or default)", _line_of(text, "base")[0], source)
+        raise ConfigError(
+            "'base' must be the name of a shipped profile (memhtml or default)", _line_of(text, "base")[0], source
+        )
     known = {f.name for f in fields(RankingProfile)}
     for key in data:
         if key not in known:
@@ -151,8 +173,9 @@ def parse_configuration(text: str, *, source: str = "", name: str | None = None)
     if title in PROFILES and not data.get("name"):
         title = f"{title} (what-if)"
     knobs = {k: v for k, v in data.items() if k not in ("name", "summary")}
-    return Configuration(title, replace(profile, name=title), str(data.get("summary") or ""), source or "(text)",
-                         base.name, knobs)
+    return Configuration(
+        title, replace(profile, name=title), str(data.get("summary") or ""), source or "(text)", base.name, knobs
+    )
 
 
 def differences(profile: RankingProfile, base: RankingProfile) -> dict[str, Any]:
@@ -170,8 +193,9 @@ def differences(profile: RankingProfile, base: RankingProfile) -> dict[str, Any]
     return out
 
 
-def configuration_text(profile: RankingProfile, *, base: RankingProfile = DEFAULT, note: str = "",
-                       name: str | None = None) -> str:
+def configuration_text(
+    profile: RankingProfile, *, base: RankingProfile = DEFAULT, note: str = "", name: str | None = None
+) -> str:
     """The file a what-if configuration is saved as: its base, name, note and the knobs that differ."""
     data: dict[str, Any] = {"base": base.name, "name": name or profile.name}
     if note:

@@ -49,24 +49,36 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Callable
 from difflib import SequenceMatcher
+from typing import Callable
 
 from memhtml_desktop.domain.polarity import NEGATION_MARKERS, VARIANT_QUALIFIERS, normalise
 from memhtml_desktop.domain.stopwords import STOPWORD_SET
 
 SLOT, NEGATION, NUMBER, DATE, QUALIFIER, ENTITY, VALUE, REWORDED = (
-    "slot", "negation", "number", "date", "qualifier", "entity", "value", "reworded")
+    "slot",
+    "negation",
+    "number",
+    "date",
+    "qualifier",
+    "entity",
+    "value",
+    "reworded",
+)
 REASONS = (SLOT, NEGATION, NUMBER, DATE, QUALIFIER, ENTITY, VALUE, REWORDED)
 
 #: Words a frame never takes its subject from: a frame starting with one states nothing of its own.
-_DEICTIC = frozenset("this that these those it its they them there here we you i he she which what who one "
-                     "see default note also".split())
+_DEICTIC = frozenset(
+    "this that these those it its they them there here we you i he she which what who one see default note also".split()
+)
 #: Words that change with a negation and say nothing else ("does not merge" against "merges").
-_AUXILIARY = frozenset("do does did is are was were be been has have had will would can could should shall "
-                       "must may might".split())
-_MONTHS = frozenset("january february march april may june july august september october november december "
-                    "jan feb mar apr jun jul aug sep sept oct nov dec".split())
+_AUXILIARY = frozenset(
+    "do does did is are was were be been has have had will would can could should shall must may might".split()
+)
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
 #: Words a variant scope is written with besides the qualifier ("…, on the beta variant only").
 _SCOPE_WORDS = frozenset("on in for the a an variant variants only edition tier plan channel build release".split())
 #: A written token: letters and digits, with inner `.`, `_`, `-`, `/`, `'` kept (`math.isqrt`, `Europe/Paris`, 3.8).
@@ -161,8 +173,11 @@ def _is_date_word(word: str) -> bool:
 
 def _dateish(words: set[str]) -> bool:
     """Words that write a date: each a month, a day or a year, one of them a month or a year."""
-    return bool(words) and all(_is_date_word(w) for w in words) and any(
-        w in _MONTHS or re.fullmatch(r"\d{4}(-\d\d){0,2}", w) for w in words)
+    return (
+        bool(words)
+        and all(_is_date_word(w) for w in words)
+        and any(w in _MONTHS or re.fullmatch(r"\d{4}(-\d\d){0,2}", w) for w in words)
+    )
 
 
 def _atomic(words: list[_Word], claim_start: bool) -> bool:
@@ -205,7 +220,9 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("e") else word
 
 
-_ONE_OF = re.compile(r"\b(?:is|are|was|were|as|be)\s+(?:a|an|one\s+of\s+the|one\s+of|among\s+the)\s+\S+(?:\s+\S+)?\s+of$")
+_ONE_OF = re.compile(
+    r"\b(?:is|are|was|were|as|be)\s+(?:a|an|one\s+of\s+the|one\s+of|among\s+the)\s+\S+(?:\s+\S+)?\s+of$"
+)
 
 
 def generic_frame(frame_key: str) -> bool:
@@ -248,8 +265,9 @@ def slot_value(claim: str, frame_key: str) -> str:
 @functools.lru_cache(maxsize=32768)
 def word_keys(claim: str) -> frozenset[str]:
     """The claim's content words, numbers aside: what the scan's rare-word blocks are made of."""
-    return frozenset(_stem(norm) for norm in _norms(claim)
-                     if norm not in STOPWORD_SET and not any(map(str.isdigit, norm)))
+    return frozenset(
+        _stem(norm) for norm in _norms(claim) if norm not in STOPWORD_SET and not any(map(str.isdigit, norm))
+    )
 
 
 def _said(words: list[_Word]) -> str:
@@ -274,7 +292,7 @@ def _frame_contradiction(a: Statement, b: Statement) -> Contradiction | None:
 
 def _contains(outer: list[str], inner: list[str]) -> bool:
     n = len(inner)
-    return any(outer[i:i + n] == inner for i in range(len(outer) - n + 1))
+    return any(outer[i : i + n] == inner for i in range(len(outer) - n + 1))
 
 
 def _kind(only_a: list[_Word], only_b: list[_Word]) -> str | None:
@@ -295,9 +313,14 @@ def _kind(only_a: list[_Word], only_b: list[_Word]) -> str | None:
         return NUMBER
     if len(only_a) > MAX_VALUE_TOKENS or len(only_b) > MAX_VALUE_TOKENS:
         return None
-    if _atomic(only_a, False) and _atomic(only_b, False) and all(
+    if (
+        _atomic(only_a, False)
+        and _atomic(only_b, False)
+        and all(
             _named(w, False) or _is_date_word(w.norm) or (w.norm in STOPWORD_SET and w.norm not in _VERBISH)
-            for w in (*only_a, *only_b)):
+            for w in (*only_a, *only_b)
+        )
+    ):
         named = any(w.text[:1].isupper() for w in (*only_a, *only_b))
         return ENTITY if named else VALUE
     return None
@@ -324,8 +347,10 @@ def _word_contradiction(a: Statement, b: Statement) -> Contradiction | None:
         # a negation spread over two places ("is not sized" / "is sized" plus an inflection) or several
         # numbers changed at once: every place must hold the same kind
         kinds = {_kind(list(wa[i1:i2]), list(wb[j1:j2])) for _, i1, i2, j1, j2 in blocks}
-        gaps = [wa[prev[2]:nxt[1]] for prev, nxt in zip(blocks, blocks[1:])]
-        if kinds != {NEGATION} and not all(w.norm in STOPWORD_SET and w.norm not in _VERBISH for gap in gaps for w in gap):
+        gaps = [wa[prev[2] : nxt[1]] for prev, nxt in zip(blocks, blocks[1:])]
+        if kinds != {NEGATION} and not all(
+            w.norm in STOPWORD_SET and w.norm not in _VERBISH for gap in gaps for w in gap
+        ):
             return None  # places apart in the sentence: two things differ (a subject and its value)
         only_a = [w for _, i1, i2, _, _ in blocks for w in wa[i1:i2]]
         only_b = [w for _, _, _, j1, j2 in blocks for w in wb[j1:j2]]
@@ -342,12 +367,17 @@ def _word_contradiction(a: Statement, b: Statement) -> Contradiction | None:
 
 
 def _named(word: _Word, first: bool) -> bool:
-    return _is_number(word.norm) or any(ch in word.text for ch in "._/()") or (
-        word.text[:1].isupper() and not first and word.norm not in STOPWORD_SET)
+    return (
+        _is_number(word.norm)
+        or any(ch in word.text for ch in "._/()")
+        or (word.text[:1].isupper() and not first and word.norm not in STOPWORD_SET)
+    )
 
 
-_VERBISH = frozenset("is are was were has have had will would can could should must may might keeps lies uses "
-                     "borders speaks runs owns leads".split())
+_VERBISH = frozenset(
+    "is are was were has have had will would can could should must may might keeps lies uses "
+    "borders speaks runs owns leads".split()
+)
 _ARTICLES = frozenset(("the", "a", "an", "our", "my", "your", "their"))
 #: A word after which the first word of a claim is a verb, not a subject ("Describe the …", "Defines a …").
 _DETERMINERS = frozenset("the a an all any this that these those its their each every some".split())
@@ -380,8 +410,12 @@ def has_subject(words: tuple[_Word, ...], start: int) -> bool:
         return False
     if first.norm in _ARTICLES:
         rest = words[1:start]
-        return bool(rest) and rest[0].norm not in _VAGUE and rest[0].norm not in _DEICTIC and any(
-            w.norm not in STOPWORD_SET for w in rest)
+        return (
+            bool(rest)
+            and rest[0].norm not in _VAGUE
+            and rest[0].norm not in _DEICTIC
+            and any(w.norm not in STOPWORD_SET for w in rest)
+        )
     if _identifier(first):
         return True
     if first.text[:1].isupper() and _POSSESSIVE.search(first.text):
@@ -389,9 +423,18 @@ def has_subject(words: tuple[_Word, ...], start: int) -> bool:
     second = words[1] if len(words) > 1 else None
     if second is not None and second.norm in _DETERMINERS:
         return False  # "Describe the usual properties …", "Defines a single column …": a verb comes first
-    if first.text[:1].isupper() and second is not None and (
-            second.norm in _VERBISH or (second.norm not in STOPWORD_SET and re.fullmatch(r"[a-z]{3,}(?:s|ed)", second.norm)
-                                        and not second.norm.endswith("ss"))):
+    if (
+        first.text[:1].isupper()
+        and second is not None
+        and (
+            second.norm in _VERBISH
+            or (
+                second.norm not in STOPWORD_SET
+                and re.fullmatch(r"[a-z]{3,}(?:s|ed)", second.norm)
+                and not second.norm.endswith("ss")
+            )
+        )
+    ):
         return True
     return any(_named(w, False) for w in words[1:start])
 
@@ -437,15 +480,17 @@ def _bag_contradiction(a: Statement, b: Statement) -> Contradiction | None:
         if not _in_value_place(words, at[0], at[-1] + 1) or not has_subject(words, at[0]):
             return None
     said_a, said_b = _said(only_a), _said(only_b)
-    return Contradiction(VALUE, f"the same subject and relation in other words, but {said_a} against {said_b}",
-                         said_a, said_b)
+    return Contradiction(
+        VALUE, f"the same subject and relation in other words, but {said_a} against {said_b}", said_a, said_b
+    )
 
 
 def _run(words: tuple[_Word, ...], picked: list[_Word]) -> bool:
     """`picked` is one run of `words`, function words between them allowed."""
     at = [i for i, w in enumerate(words) if any(w is p for p in picked)]
-    return all(words[k].norm in STOPWORD_SET and words[k].norm not in _VERBISH
-               for k in range(at[0], at[-1] + 1) if k not in at)
+    return all(
+        words[k].norm in STOPWORD_SET and words[k].norm not in _VERBISH for k in range(at[0], at[-1] + 1) if k not in at
+    )
 
 
 #: The near-twin cosine a reworded pair's vectors must reach (`_reworded_contradiction`).
@@ -497,19 +542,27 @@ def _reworded_contradiction(a: Statement, b: Statement) -> Contradiction | None:
     if (na | nb) & NEGATION_MARKERS:
         return None  # a negation is the word rules' to read
     shared = [w for w in wa if _owner(w.norm) in nb and w.norm not in STOPWORD_SET]
-    subject = [w for w in shared if _value_like(w) or (w is wa[0] and w.text[:1].isupper()
-                                                        and _owner(wb[0].norm) == _owner(w.norm))]
+    subject = [
+        w
+        for w in shared
+        if _value_like(w) or (w is wa[0] and w.text[:1].isupper() and _owner(wb[0].norm) == _owner(w.norm))
+    ]
     if not subject:
         return None  # no name in common: two statements about two things
     values = []
     for words, other in ((wa, nb), (wb, na)):
         # a claim's first word is a value only as a number or an identifier: capitalised, it may be
         # the sentence's start ("Prices in Croatia are paid in the Forint")
-        own = [i for i, w in enumerate(words) if _owner(w.norm) not in other and w.norm not in STOPWORD_SET
-               and (_value_like(w) if i else (_is_number(w.norm) or _identifier(w)))]
+        own = [
+            i
+            for i, w in enumerate(words)
+            if _owner(w.norm) not in other
+            and w.norm not in STOPWORD_SET
+            and (_value_like(w) if i else (_is_number(w.norm) or _identifier(w)))
+        ]
         if not own or own[-1] - own[0] + 1 > MAX_VALUE_TOKENS or not _run(words, [words[i] for i in own]):
             return None  # no value of its own, or two of them
-        span = list(words[own[0]:own[-1] + 1])
+        span = list(words[own[0] : own[-1] + 1])
         values.append((span, own[0], own[-1] + 1))
     kind_a, kind_b = _value_kind(values[0][0]), _value_kind(values[1][0])
     if kind_a is None or kind_a != kind_b:
@@ -520,26 +573,41 @@ def _reworded_contradiction(a: Statement, b: Statement) -> Contradiction | None:
                 return None
         elif not (_in_value_place(words, start, end) and has_subject(words, start)):
             return None  # a name where the subject stands ("The time zone of Bhopal is Asia/Kolkata"): two subjects
-    rest_a, rest_b = ([_stem(_owner(w.norm)) for i, w in enumerate(words) if w.norm not in STOPWORD_SET
-                       and not start <= i < end] for words, (_, start, end) in zip((wa, wb), values))
+    rest_a, rest_b = (
+        [_stem(_owner(w.norm)) for i, w in enumerate(words) if w.norm not in STOPWORD_SET and not start <= i < end]
+        for words, (_, start, end) in zip((wa, wb), values)
+    )
     if len(rest_a) != len(rest_b) and (_subsequence(rest_a, rest_b) or _subsequence(rest_b, rest_a)):
         return None  # one is the other with words added ("Abstract Base Classes for numbers, according to PEP 3141"): more said
     values = [span for span, _, _ in values]
     if any(key and _ONE_OF.search(key) for key in (a.frame_key, b.frame_key)):
         return None  # "X is a neighbour of …": one of several, a list
     said_a, said_b = _said(values[0]), _said(values[1])
-    return Contradiction(REWORDED, f"the same subject in other words, one value each ({kind_words(kind_a)}): "
-                                   f"{said_a} against {said_b}", said_a, said_b)
+    return Contradiction(
+        REWORDED,
+        f"the same subject in other words, one value each ({kind_words(kind_a)}): {said_a} against {said_b}",
+        said_a,
+        said_b,
+    )
 
 
 def kind_words(kind: str) -> str:
-    return {NEGATION: "a negation", NUMBER: "a number", DATE: "a date", QUALIFIER: "a variant qualifier",
-            ENTITY: "a name", VALUE: "a value", SLOT: "the value in one slot", REWORDED: "the value in one slot, reworded",
-            "identifier": "an identifier"}[kind]
+    return {
+        NEGATION: "a negation",
+        NUMBER: "a number",
+        DATE: "a date",
+        QUALIFIER: "a variant qualifier",
+        ENTITY: "a name",
+        VALUE: "a value",
+        SLOT: "the value in one slot",
+        REWORDED: "the value in one slot, reworded",
+        "identifier": "an identifier",
+    }[kind]
 
 
-def contradiction(a: Statement, b: Statement,
-                  cosine: float | Callable[[], float | None] | None = None) -> Contradiction | None:
+def contradiction(
+    a: Statement, b: Statement, cosine: float | Callable[[], float | None] | None = None
+) -> Contradiction | None:
     """Why `a` and `b` contradict, or None (see the module docstring). Symmetric up to the order of
     the values named. `cosine`, the two memories' vector similarity (or a function that computes it,
     asked only when the words pass), lets the reworded rule judge: without it that rule flags nothing."""
@@ -583,7 +651,6 @@ UNSETTLING_RELS = frozenset({"contradicts"})
 """Authored links between two contradicting memories that do not settle them: `contradicts` records the
 disagreement, any other relation a curator chose says both hold (the conflicts view's "settled" pairs,
 which search neither marks nor reorders)."""
-
 
 
 def _value_like(word: _Word) -> bool:

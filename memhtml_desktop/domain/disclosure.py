@@ -111,10 +111,19 @@ def fold(
             tier, text, cost, reason = "index", index_line(c.path, c.title), 0, "over_budget"
             stopped = cut == "prefix"
         spent += cost
-        items.append(RecallItem(
-            path=c.path, title=c.title, memory_type=c.memory_type, tier=tier,
-            chars=cost, text=text, reason=reason, rank=rank, contradictions=c.contradictions,
-        ))
+        items.append(
+            RecallItem(
+                path=c.path,
+                title=c.title,
+                memory_type=c.memory_type,
+                tier=tier,
+                chars=cost,
+                text=text,
+                reason=reason,
+                rank=rank,
+                contradictions=c.contradictions,
+            )
+        )
     truncated = any(item.tier != "quote" for item in items)
     return RecallSection(name=name, budget=budget, spent=spent, truncated=truncated, items=tuple(items))
 
@@ -147,8 +156,10 @@ def _render_contradiction(item: RecallItem, mark: Disagreement) -> str:
     """The app's note beside a record another memory of the pack's pool contradicts: neither is
     reconciled, the agent is told which is newer and what each says (seed 002: "never silently
     reconciles conflicts")."""
-    return (f'<contradiction path="{_attr(item.path)}" other="{_attr(mark.other)}" this="{mark.side}" '
-            f'kind="{_attr(mark.kind)}">{_escape(mark.describe())}; not reconciled</contradiction>')
+    return (
+        f'<contradiction path="{_attr(item.path)}" other="{_attr(mark.other)}" this="{mark.side}" '
+        f'kind="{_attr(mark.kind)}">{_escape(mark.describe())}; not reconciled</contradiction>'
+    )
 
 
 def _render_section(section: RecallSection, notes: bool = False) -> list[str]:
@@ -169,8 +180,7 @@ def ledger_line(pack: RecallPack) -> str:
     return (
         f"ledger: budget {sum(s.budget for s in sections)} ({parts}), spent {pack.spent}, "
         f"quote {counts['quote']}, disclosure {counts['disclosure']}, index {counts['index']}, "
-        f"truncated {'yes' if pack.truncated else 'no'}"
-        + (", degraded (no query vector)" if pack.degraded else "")
+        f"truncated {'yes' if pack.truncated else 'no'}" + (", degraded (no query vector)" if pack.degraded else "")
     )
 
 

@@ -133,9 +133,7 @@ class FtsQuery:
         query at 20,000 files for one such word). Phrases keep every word: in a quoted span the
         order of "the" is part of what was asked.
         """
-        kept = tuple(
-            t for t in self.terms if len(t) > 1 or (t[0] not in STOPWORD_SET and t[0] not in common)
-        )
+        kept = tuple(t for t in self.terms if len(t) > 1 or (t[0] not in STOPWORD_SET and t[0] not in common))
         return kept or self.terms
 
     @property

@@ -126,7 +126,7 @@ def query_share(lexical_share: float, lexical_confidence: float, exponent: float
     trusts its words more; one whose matches all score alike (common words only) trusts the vector."""
     if exponent <= 0 or lexical_share in (0.0, 1.0):
         return lexical_share
-    lexical = lexical_share * lexical_confidence ** exponent
+    lexical = lexical_share * lexical_confidence**exponent
     return lexical / (lexical + 1.0 - lexical_share)
 
 
@@ -175,5 +175,6 @@ def order_of(parts: Mapping[str, Sequence[Part]]) -> list[tuple[float, str]]:
 
 def max_convex_score(weights: Mapping[str, float], lexical_share: float, k: int) -> float:
     """The highest fused score possible: both scored arms at their window's best, every prior first."""
-    return math.fsum(max(w, 0.0) * (arm_share(a, lexical_share) if a in SCORED_ARMS else 1.0 / (1 + k))
-                     for a, w in weights.items())
+    return math.fsum(
+        max(w, 0.0) * (arm_share(a, lexical_share) if a in SCORED_ARMS else 1.0 / (1 + k)) for a, w in weights.items()
+    )

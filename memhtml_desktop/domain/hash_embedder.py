@@ -70,9 +70,7 @@ CONCEPT_GROUPS: dict[str, tuple[str, ...]] = {
 STOPWORD_WEIGHT = 0.3
 _NON_WORD = regex.compile(r"[^\p{L}\p{N}]+")
 _SPACE = 32
-_ASCII_FOLD = bytes(
-    c + 32 if 65 <= c <= 90 else c if (97 <= c <= 122 or 48 <= c <= 57) else _SPACE for c in range(256)
-)
+_ASCII_FOLD = bytes(c + 32 if 65 <= c <= 90 else c if (97 <= c <= 122 or 48 <= c <= 57) else _SPACE for c in range(256))
 # Code points per vectorised pass: small enough that the temporaries stay in cache. Measured CPU per
 # 1,500-char text: 92 us at 2**12, 67 us at 2**14, 134 us at 2**18.
 _FLUSH_AT = 1 << 14
@@ -216,7 +214,7 @@ class HashEmbedder:
             batch.append(cps)
             size += cps.size
             if size >= _FLUSH_AT:
-                out[first:i + 1] = self._embed_stream(batch)
+                out[first : i + 1] = self._embed_stream(batch)
                 batch, first, size = [], i + 1, 0
         if batch:
             out[first:] = self._embed_stream(batch)
@@ -238,12 +236,18 @@ class HashEmbedder:
         hit, at = _is_in(_CONCEPT_WORDS, words.hash)
         pair = np.flatnonzero(row[1:] == row[:-1])
         features = (
-            (words.gram, np.repeat(base, words.lengths),
-             np.repeat(TRIGRAM_WEIGHT * scale / np.sqrt(words.lengths), words.lengths)),
+            (
+                words.gram,
+                np.repeat(base, words.lengths),
+                np.repeat(TRIGRAM_WEIGHT * scale / np.sqrt(words.lengths), words.lengths),
+            ),
             (words.hash, base, TOKEN_WEIGHT * scale),
             (_CONCEPT_FEATURES[at], base[hit], CONCEPT_WEIGHT * scale[hit]),
-            (words.hash[pair] * _GOLDEN ^ words.hash[pair + 1], base[pair],
-             PAIR_WEIGHT * np.minimum(importance[pair], importance[pair + 1])),
+            (
+                words.hash[pair] * _GOLDEN ^ words.hash[pair + 1],
+                base[pair],
+                PAIR_WEIGHT * np.minimum(importance[pair], importance[pair + 1]),
+            ),
         )
         # One multiply-shift maps a hash's top 32 bits onto 2 * dim bins: bucket = bin // 2 and
         # sign = bin % 2, so positive and negative weight accumulate apart and subtract once.

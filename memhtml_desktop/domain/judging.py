@@ -78,22 +78,43 @@ class ProbeVerdict:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "key": self.key, "line": self.line, "query": self.query, "targets": list(self.targets),
-            "controls": list(self.controls), "rank": self.rank, "inverted": list(self.inverted),
-            "passed": self.passed, "rr": round(self.rr, 6), "ndcg": round(self.ndcg, 6),
-            "recall": round(self.recall, 6), "gate_rank": self.gate_rank, "degraded": self.degraded,
-            "lost_by": self.lost_by, "lost_to": self.lost_to, "top": list(self.top),
+            "key": self.key,
+            "line": self.line,
+            "query": self.query,
+            "targets": list(self.targets),
+            "controls": list(self.controls),
+            "rank": self.rank,
+            "inverted": list(self.inverted),
+            "passed": self.passed,
+            "rr": round(self.rr, 6),
+            "ndcg": round(self.ndcg, 6),
+            "recall": round(self.recall, 6),
+            "gate_rank": self.gate_rank,
+            "degraded": self.degraded,
+            "lost_by": self.lost_by,
+            "lost_to": self.lost_to,
+            "top": list(self.top),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "ProbeVerdict":
         return cls(
-            key=str(data["key"]), query=str(data.get("query", "")), targets=tuple(data.get("targets", ())),
-            controls=tuple(data.get("controls", ())), rank=data.get("rank"), inverted=tuple(data.get("inverted", ())),
-            passed=bool(data.get("passed")), rr=float(data.get("rr", 0.0)), ndcg=float(data.get("ndcg", 0.0)),
-            recall=float(data.get("recall", 0.0)), gate_rank=int(data.get("gate_rank", 1)),
-            degraded=bool(data.get("degraded")), lost_by=str(data.get("lost_by", "")),
-            lost_to=str(data.get("lost_to", "")), line=int(data.get("line", 0)), top=tuple(data.get("top", ())),
+            key=str(data["key"]),
+            query=str(data.get("query", "")),
+            targets=tuple(data.get("targets", ())),
+            controls=tuple(data.get("controls", ())),
+            rank=data.get("rank"),
+            inverted=tuple(data.get("inverted", ())),
+            passed=bool(data.get("passed")),
+            rr=float(data.get("rr", 0.0)),
+            ndcg=float(data.get("ndcg", 0.0)),
+            recall=float(data.get("recall", 0.0)),
+            gate_rank=int(data.get("gate_rank", 1)),
+            degraded=bool(data.get("degraded")),
+            lost_by=str(data.get("lost_by", "")),
+            lost_to=str(data.get("lost_to", "")),
+            line=int(data.get("line", 0)),
+            top=tuple(data.get("top", ())),
         )
 
 
@@ -164,11 +185,22 @@ def judge(
         elif trace is not None and winner:
             why = lost_by(best, winner, trace)
     return ProbeVerdict(
-        key=probe.key, query=probe.query, targets=targets, controls=tuple(probe.controls), rank=rank,
-        inverted=inverted, passed=passed, rr=1.0 / rank if rank else 0.0,
-        ndcg=ndcg_at(found, len(targets), k), recall=recall_at(found, len(targets), k),
-        gate_rank=probe_rank(list(paths), probe.target, list(probe.controls)), degraded=degraded,
-        lost_by=why, lost_to=winner, line=getattr(probe, "line", 0), top=tuple(paths[:k]),
+        key=probe.key,
+        query=probe.query,
+        targets=targets,
+        controls=tuple(probe.controls),
+        rank=rank,
+        inverted=inverted,
+        passed=passed,
+        rr=1.0 / rank if rank else 0.0,
+        ndcg=ndcg_at(found, len(targets), k),
+        recall=recall_at(found, len(targets), k),
+        gate_rank=probe_rank(list(paths), probe.target, list(probe.controls)),
+        degraded=degraded,
+        lost_by=why,
+        lost_to=winner,
+        line=getattr(probe, "line", 0),
+        top=tuple(paths[:k]),
     )
 
 
@@ -192,16 +224,34 @@ class RunFigures:
         return self.probes - self.passed
 
     def to_json(self) -> dict[str, Any]:
-        return {"probes": self.probes, "passed": self.passed, "failed": self.failed, "mrr": round(self.mrr, 6),
-                "ndcg_at_10": round(self.ndcg, 6), "recall_at_10": round(self.recall, 6),
-                "inversions": self.inversions, "inverted_probes": self.inverted_probes,
-                "degraded": self.degraded, "gate_mrr": round(self.gate_mrr, 6), "skipped": self.skipped}
+        return {
+            "probes": self.probes,
+            "passed": self.passed,
+            "failed": self.failed,
+            "mrr": round(self.mrr, 6),
+            "ndcg_at_10": round(self.ndcg, 6),
+            "recall_at_10": round(self.recall, 6),
+            "inversions": self.inversions,
+            "inverted_probes": self.inverted_probes,
+            "degraded": self.degraded,
+            "gate_mrr": round(self.gate_mrr, 6),
+            "skipped": self.skipped,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "RunFigures":
-        return cls(int(data["probes"]), int(data["passed"]), float(data["mrr"]), float(data["ndcg_at_10"]),
-                   float(data["recall_at_10"]), int(data["inversions"]), int(data["inverted_probes"]),
-                   int(data["degraded"]), float(data["gate_mrr"]), int(data.get("skipped", 0)))
+        return cls(
+            int(data["probes"]),
+            int(data["passed"]),
+            float(data["mrr"]),
+            float(data["ndcg_at_10"]),
+            float(data["recall_at_10"]),
+            int(data["inversions"]),
+            int(data["inverted_probes"]),
+            int(data["degraded"]),
+            float(data["gate_mrr"]),
+            int(data.get("skipped", 0)),
+        )
 
 
 def figures(verdicts: Sequence[ProbeVerdict], *, skipped: int = 0) -> RunFigures:

@@ -16,8 +16,17 @@ from typing import Any
 
 from memhtml_desktop.domain.configs import LIMITS
 from memhtml_desktop.domain.ranking import (
-    CONVEX_NORMS, DEFAULT, FIELDS, FTS_FORMS, FUSIONS, LEXICAL_INDEXES, MMR_REDUNDANCY, RECALL_POOLS,
-    RECALL_TIERS, PerEmbedder, RankingProfile,
+    CONVEX_NORMS,
+    DEFAULT,
+    FIELDS,
+    FTS_FORMS,
+    FUSIONS,
+    LEXICAL_INDEXES,
+    MMR_REDUNDANCY,
+    RECALL_POOLS,
+    RECALL_TIERS,
+    PerEmbedder,
+    RankingProfile,
 )
 
 KINDS = ("arms", "fields", "per_embedder", "switch", "whole", "number", "choice", "text")
@@ -25,8 +34,13 @@ GROUPS = ("Fusion", "Lexical arm", "After fusion", "Thresholds for this embedder
 NOT_KNOBS = ("name", "summary")
 
 CHOICES: dict[str, tuple[str, ...]] = {
-    "fts_forms": FTS_FORMS, "lexical": LEXICAL_INDEXES, "fusion": FUSIONS, "convex_norm": CONVEX_NORMS,
-    "mmr_redundancy": MMR_REDUNDANCY, "recall_pool": RECALL_POOLS, "recall_tiers": RECALL_TIERS,
+    "fts_forms": FTS_FORMS,
+    "lexical": LEXICAL_INDEXES,
+    "fusion": FUSIONS,
+    "convex_norm": CONVEX_NORMS,
+    "mmr_redundancy": MMR_REDUNDANCY,
+    "recall_pool": RECALL_POOLS,
+    "recall_tiers": RECALL_TIERS,
 }
 
 DESCRIPTIONS: dict[str, tuple[str, str, str]] = {
@@ -34,55 +48,119 @@ DESCRIPTIONS: dict[str, tuple[str, str, str]] = {
     "arms": ("Arm weights", "Fusion", "each arm's weight in the fused score (0 leaves an arm out)"),
     "rrf_k": ("RRF k", "Fusion", "reciprocal rank fusion's damping: a larger k flattens the gap between ranks"),
     "arm_window": ("Arm window", "Fusion", "how many candidates each arm hands to the fusion"),
-    "pool_factor": ("Pool factor", "Fusion", "the fused pool is the limit times this: the steps after fusion "
-                    "can reorder only what they are given"),
-    "fusion": ("Fusion", "Fusion", "rrf: the sum of weight / (rank + k) (memhtml); convex: the lexical and "
-               "vector arms' normalised scores, shared by the lexical share, the priors as in rrf (a prior "
-               "whose window is one tie weighs 0)"),
-    "lexical_share": ("Lexical share", "Fusion", "under convex fusion, the lexical arm's share against the "
-                      "vector arm's (1 minus it), for this store's embedder"),
-    "lexical_confidence": ("Lexical confidence", "Fusion", "under convex fusion, how much this query's lexical "
-                           "share follows how far the lexical arm's best score stands above its window's median "
-                           "(0 keeps the share fixed), for this store's embedder"),
-    "convex_norm": ("Convex normalisation", "Fusion", "under convex fusion, how an arm's scores are normalised "
-                    "over its window: by the best (max) or worst to 0, best to 1 (minmax)"),
-    "gate_priors": ("Priors only for matches", "Fusion", "recency and salience count only for memories that "
-                    "hold every query word or reach the relevance floor"),
-    "fts_forms": ("Lexical forms", "Lexical arm", "which MATCH forms may be bound: all (every word), all_any "
-                  "(every content word when some memory holds them all, else any), any (any content word, "
-                  "fuller matches first)"),
-    "lexical": ("Lexical index", "Lexical arm", "memhtml: one column under unicode61 (memhtml's); stemmed: the "
-                "porter stemmer over title, claim and body, bm25 weighted per column"),
-    "field_weights": ("Field weights", "Lexical arm", "bm25's weight of the title, the claim and the body "
-                      "(the stemmed index only)"),
-    "question_words": ("Leave out question words", "Lexical arm", "question and function words (way, get, "
-                       "anyone) never decide a match: left out of the MATCH like stopwords"),
-    "polarity": ("Polarity step", "After fusion", "the seeds' polarity step: of two near-twins that disagree, "
-                 "the one the query contradicts is demoted"),
+    "pool_factor": (
+        "Pool factor",
+        "Fusion",
+        "the fused pool is the limit times this: the steps after fusion can reorder only what they are given",
+    ),
+    "fusion": (
+        "Fusion",
+        "Fusion",
+        "rrf: the sum of weight / (rank + k) (memhtml); convex: the lexical and "
+        "vector arms' normalised scores, shared by the lexical share, the priors as in rrf (a prior "
+        "whose window is one tie weighs 0)",
+    ),
+    "lexical_share": (
+        "Lexical share",
+        "Fusion",
+        "under convex fusion, the lexical arm's share against the vector arm's (1 minus it), for this store's embedder",
+    ),
+    "lexical_confidence": (
+        "Lexical confidence",
+        "Fusion",
+        "under convex fusion, how much this query's lexical "
+        "share follows how far the lexical arm's best score stands above its window's median "
+        "(0 keeps the share fixed), for this store's embedder",
+    ),
+    "convex_norm": (
+        "Convex normalisation",
+        "Fusion",
+        "under convex fusion, how an arm's scores are normalised "
+        "over its window: by the best (max) or worst to 0, best to 1 (minmax)",
+    ),
+    "gate_priors": (
+        "Priors only for matches",
+        "Fusion",
+        "recency and salience count only for memories that hold every query word or reach the relevance floor",
+    ),
+    "fts_forms": (
+        "Lexical forms",
+        "Lexical arm",
+        "which MATCH forms may be bound: all (every word), all_any "
+        "(every content word when some memory holds them all, else any), any (any content word, "
+        "fuller matches first)",
+    ),
+    "lexical": (
+        "Lexical index",
+        "Lexical arm",
+        "memhtml: one column under unicode61 (memhtml's); stemmed: the "
+        "porter stemmer over title, claim and body, bm25 weighted per column",
+    ),
+    "field_weights": (
+        "Field weights",
+        "Lexical arm",
+        "bm25's weight of the title, the claim and the body (the stemmed index only)",
+    ),
+    "question_words": (
+        "Leave out question words",
+        "Lexical arm",
+        "question and function words (way, get, anyone) never decide a match: left out of the MATCH like stopwords",
+    ),
+    "polarity": (
+        "Polarity step",
+        "After fusion",
+        "the seeds' polarity step: of two near-twins that disagree, the one the query contradicts is demoted",
+    ),
     "polarity_demotion": ("Polarity demotion", "After fusion", "the relevance factor of a demoted twin"),
-    "twins": ("Twin resolution", "After fusion", "of near-twin memories, the one the query's words decide "
-              "comes first"),
-    "twin_overlap": ("Twin word overlap", "After fusion", "without vectors: headlines sharing this share of "
-                     "their words are twins"),
-    "mmr_lambda": ("MMR \u03bb", "After fusion", "relevance against redundancy in diversification "
-                   "(1.0: no diversification; lower: more)"),
-    "mmr_redundancy": ("MMR redundancy", "After fusion", "what counts as repetition: the raw cosine to the "
-                       "closest pick, or only a near-duplicate"),
-    "mmr_keeps_known_items": ("MMR keeps known items", "After fusion", "a memory naming every query word "
-                              "keeps its place"),
-    "newer_first": ("Newer first", "After fusion", "of two memories in the pool that contradict each other "
-                    "(domain/contradiction.py), the newer goes first, unless the query names the other's "
-                    "value; both are marked either way"),
-    "polarity_cosine": ("Polarity cosine", "Thresholds for this embedder", "the near-twin cosine for the "
-                        "polarity step"),
-    "twin_cosine": ("Twin cosine", "Thresholds for this embedder", "the near-twin cosine for twin "
-                    "resolution and near-duplicate MMR"),
-    "floor_cosine": ("Relevance floor", "Thresholds for this embedder", "the raw cosine under which a hit "
-                     "is marked below the floor (it marks, never moves)"),
-    "recall_pool": ("Recall pool", "Recall", "what recall folds: the fused order (memhtml) or the whole pool "
-                    "after the steps"),
-    "recall_tiers": ("Recall tiers", "Recall", "the pack's tiers: quotes and index, or quotes, disclosures "
-                     "and index"),
+    "twins": ("Twin resolution", "After fusion", "of near-twin memories, the one the query's words decide comes first"),
+    "twin_overlap": (
+        "Twin word overlap",
+        "After fusion",
+        "without vectors: headlines sharing this share of their words are twins",
+    ),
+    "mmr_lambda": (
+        "MMR \u03bb",
+        "After fusion",
+        "relevance against redundancy in diversification (1.0: no diversification; lower: more)",
+    ),
+    "mmr_redundancy": (
+        "MMR redundancy",
+        "After fusion",
+        "what counts as repetition: the raw cosine to the closest pick, or only a near-duplicate",
+    ),
+    "mmr_keeps_known_items": (
+        "MMR keeps known items",
+        "After fusion",
+        "a memory naming every query word keeps its place",
+    ),
+    "newer_first": (
+        "Newer first",
+        "After fusion",
+        "of two memories in the pool that contradict each other "
+        "(domain/contradiction.py), the newer goes first, unless the query names the other's "
+        "value; both are marked either way",
+    ),
+    "polarity_cosine": (
+        "Polarity cosine",
+        "Thresholds for this embedder",
+        "the near-twin cosine for the polarity step",
+    ),
+    "twin_cosine": (
+        "Twin cosine",
+        "Thresholds for this embedder",
+        "the near-twin cosine for twin resolution and near-duplicate MMR",
+    ),
+    "floor_cosine": (
+        "Relevance floor",
+        "Thresholds for this embedder",
+        "the raw cosine under which a hit is marked below the floor (it marks, never moves)",
+    ),
+    "recall_pool": (
+        "Recall pool",
+        "Recall",
+        "what recall folds: the fused order (memhtml) or the whole pool after the steps",
+    ),
+    "recall_tiers": ("Recall tiers", "Recall", "the pack's tiers: quotes and index, or quotes, disclosures and index"),
     "recall_budget": ("Recall budget", "Recall", "the characters of memory text the pack may hold"),
     "arc_budget": ("Arc budget", "Recall", "the characters an arc's body may take of it"),
     "max_per_entity": ("Per entity", "Recall", "at most this many memories of one entity in the pack"),
@@ -134,14 +212,35 @@ def knobs(base: RankingProfile = DEFAULT) -> tuple[Knob, ...]:
         kind = _kind(f.name, value)
         described = f.name in DESCRIPTIONS
         label, group, text = DESCRIPTIONS.get(
-            f.name, (f.name.replace("_", " ").capitalize(), "Other", f"the profile's {f.name} (not described yet)"))
+            f.name, (f.name.replace("_", " ").capitalize(), "Other", f"the profile's {f.name} (not described yet)")
+        )
         low, high = LIMITS.get(f.name, WIDE if kind in ("whole", "number") else (0.0, 1.0))
         if kind == "arms":
             low, high = LIMITS["arms"]
-        parts = tuple(a.name for a in value) if kind == "arms" else (FIELDS if f.name == "field_weights" else
-                                                                     tuple(str(i + 1) for i in range(len(value)))
-                                                                     if kind == "fields" else ())
-        out.append(Knob(f.name, kind, label, group if group in GROUPS else "Other", text, low, high,
-                        CHOICES.get(f.name, ()), parts, described))
+        parts = (
+            tuple(a.name for a in value)
+            if kind == "arms"
+            else (
+                FIELDS
+                if f.name == "field_weights"
+                else tuple(str(i + 1) for i in range(len(value)))
+                if kind == "fields"
+                else ()
+            )
+        )
+        out.append(
+            Knob(
+                f.name,
+                kind,
+                label,
+                group if group in GROUPS else "Other",
+                text,
+                low,
+                high,
+                CHOICES.get(f.name, ()),
+                parts,
+                described,
+            )
+        )
     order = {g: i for i, g in enumerate(GROUPS)}
     return tuple(sorted(out, key=lambda k: order[k.group]))

@@ -70,9 +70,14 @@ class ProbeOutcome:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "query": self.query, "target": self.target, "kind": self.kind, "rank": self.rank,
-            "corpus_rank": self.corpus_rank, "inversions": len(self.inverted),
-            "inverted": list(self.inverted), "inverted_families": list(self.inverted_families),
+            "query": self.query,
+            "target": self.target,
+            "kind": self.kind,
+            "rank": self.rank,
+            "corpus_rank": self.corpus_rank,
+            "inversions": len(self.inverted),
+            "inverted": list(self.inverted),
+            "inverted_families": list(self.inverted_families),
             "degraded": self.degraded,
         }
 
@@ -90,9 +95,14 @@ def probe_outcome(
     inverted = inverted_controls(paths, target, controls)
     family_of = dict(zip(controls, families))
     return ProbeOutcome(
-        query=query, target=target, rank=probe_rank(paths, target, controls),
-        corpus_rank=corpus_rank(paths, target), inverted=tuple(inverted),
-        inverted_families=tuple(family_of.get(c, "") for c in inverted), degraded=degraded, kind=kind,
+        query=query,
+        target=target,
+        rank=probe_rank(paths, target, controls),
+        corpus_rank=corpus_rank(paths, target),
+        inverted=tuple(inverted),
+        inverted_families=tuple(family_of.get(c, "") for c in inverted),
+        degraded=degraded,
+        kind=kind,
     )
 
 
@@ -112,9 +122,13 @@ class GateSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "probes": self.probes, "inversions": self.inversions, "inverted_probes": self.inverted_probes,
-            "mrr": round(self.mrr, 4), "corpus_mrr": round(self.corpus_mrr, 4),
-            "degraded_probes": self.degraded_probes, "passed": self.passed,
+            "probes": self.probes,
+            "inversions": self.inversions,
+            "inverted_probes": self.inverted_probes,
+            "mrr": round(self.mrr, 4),
+            "corpus_mrr": round(self.corpus_mrr, 4),
+            "degraded_probes": self.degraded_probes,
+            "passed": self.passed,
             "inversions_by_family": dict(self.by_family),
         }
 
@@ -157,9 +171,15 @@ class KnownItemSummary:
     twin_free_mrr: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"source": self.source, "n": self.n, "k": self.k, "mrr_at_k": round(self.mrr, 4),
-                "missing": self.missing, "twin_free_n": self.twin_free_n,
-                "twin_free_mrr_at_k": round(self.twin_free_mrr, 4)}
+        return {
+            "source": self.source,
+            "n": self.n,
+            "k": self.k,
+            "mrr_at_k": round(self.mrr, 4),
+            "missing": self.missing,
+            "twin_free_n": self.twin_free_n,
+            "twin_free_mrr_at_k": round(self.twin_free_mrr, 4),
+        }
 
 
 def known_item_summary(
@@ -168,9 +188,13 @@ def known_item_summary(
     twinned = list(twinned) if twinned is not None else [False] * len(ranks)
     free = [r for r, t in zip(ranks, twinned) if not t]
     return KnownItemSummary(
-        source=source, n=len(ranks), k=k, mrr=mean([reciprocal(r, k) for r in ranks]),
+        source=source,
+        n=len(ranks),
+        k=k,
+        mrr=mean([reciprocal(r, k) for r in ranks]),
         missing=sum(1 for r in ranks if r is None or r > k),
-        twin_free_n=len(free), twin_free_mrr=mean([reciprocal(r, k) for r in free]),
+        twin_free_n=len(free),
+        twin_free_mrr=mean([reciprocal(r, k) for r in free]),
     )
 
 
@@ -184,8 +208,12 @@ class GateReport:
     summary: GateSummary
 
     def to_json(self) -> dict[str, Any]:
-        return {"ranking": self.ranking, "limit": self.limit, "summary": self.summary.to_json(),
-                "probes": [o.to_json() for o in self.outcomes]}
+        return {
+            "ranking": self.ranking,
+            "limit": self.limit,
+            "summary": self.summary.to_json(),
+            "probes": [o.to_json() for o in self.outcomes],
+        }
 
 
 @dataclass(frozen=True)

@@ -78,10 +78,15 @@ def contradicting_pairs(
     groups: dict[str, list[int]] = {}
     for i, s in enumerate(statements):
         if s is not None and s.claim.strip():
-            for key in (s.keys if s.keys is not None else blocking_keys(s.claim, s.frame_key)):
+            for key in s.keys if s.keys is not None else blocking_keys(s.claim, s.frame_key):
                 groups.setdefault(key, []).append(i)
-    candidates = {(i, j) for members in groups.values() if len(members) > 1
-                  for x, i in enumerate(members) for j in members[x + 1:]}
+    candidates = {
+        (i, j)
+        for members in groups.values()
+        if len(members) > 1
+        for x, i in enumerate(members)
+        for j in members[x + 1 :]
+    }
     similar = _near_twins(statements, vectors) if vectors is not None else {}
     candidates |= similar.keys()
     out: list[Pair] = []
@@ -93,14 +98,26 @@ def contradicting_pairs(
         if found is None or (settled is not None and settled(si.path, sj.path)):
             continue
         newer = newer_of(si, sj)
-        out.append(Pair(i, j, found, None if newer is None else (i if newer == si.path else j), (si.claim, sj.claim),
-                        (si.title, sj.title)))
+        out.append(
+            Pair(
+                i,
+                j,
+                found,
+                None if newer is None else (i if newer == si.path else j),
+                (si.claim, sj.claim),
+                (si.title, sj.title),
+            )
+        )
     return out
 
 
-def _near_twins(statements: Sequence[Statement | None], vectors: Sequence[np.ndarray | None]) -> dict[tuple[int, int], float]:
+def _near_twins(
+    statements: Sequence[Statement | None], vectors: Sequence[np.ndarray | None]
+) -> dict[tuple[int, int], float]:
     """(i, j) -> cosine of the statements whose vectors reach REWORDED_COSINE (one product over the pool)."""
-    have = [i for i, (s, v) in enumerate(zip(statements, vectors)) if s is not None and v is not None and s.claim.strip()]
+    have = [
+        i for i, (s, v) in enumerate(zip(statements, vectors)) if s is not None and v is not None and s.claim.strip()
+    ]
     if len(have) < 2:
         return {}
     matrix = np.asarray([vectors[i] for i in have], dtype=np.float32)
@@ -152,11 +169,13 @@ def _quoted(query: str, pair: Pair, side: int) -> set[str]:
     titles that merely share words ("Capital of Oman" against "Oman: capital city", "Where Estonia
     is" against "Estonia: continent") are two ways to title one slot, and a question in either's
     words asks about the slot, not for one of them."""
-    mine, theirs = (list(deciding_words(pair.titles[0])), list(deciding_words(pair.titles[1])))[:: 1 if side == pair.a else -1]
+    mine, theirs = (list(deciding_words(pair.titles[0])), list(deciding_words(pair.titles[1])))[
+        :: 1 if side == pair.a else -1
+    ]
     asked = set(deciding_words(query))
     if len(theirs) < 2 or len(mine) <= len(theirs) or not asked or not asked <= set(mine):
         return set()
-    if not any(mine[i:i + len(theirs)] == theirs for i in range(len(mine) - len(theirs) + 1)):
+    if not any(mine[i : i + len(theirs)] == theirs for i in range(len(mine) - len(theirs) + 1)):
         return set()
     other_claim = pair.claims[1] if side == pair.a else pair.claims[0]
     return (asked - set(theirs)) - set(deciding_words(other_claim))
@@ -178,7 +197,9 @@ def _named_words(query: str, pair: Pair, side: int) -> tuple[str, ...]:
 
 
 def disagreements(
-    statements: Sequence[Statement | None], pairs: Sequence[Pair], query: str = "",
+    statements: Sequence[Statement | None],
+    pairs: Sequence[Pair],
+    query: str = "",
 ) -> dict[int, tuple[Disagreement, ...]]:
     """Per item index, the marks its pairs give it (newest partner first)."""
     out: dict[int, list[Disagreement]] = {}
@@ -187,11 +208,19 @@ def disagreements(
         for me, other in ((pair.a, pair.b), (pair.b, pair.a)):
             mine, theirs = statements[me], statements[other]
             value, other_value = _values(pair, me)
-            out.setdefault(me, []).append(Disagreement(
-                other=theirs.path, other_title=theirs.title, side=_side(pair, me), kind=pair.found.reason,
-                value=value, other_value=other_value, when=mine.when, other_when=theirs.when,
-                query_names="" if named is None else ("this" if named == me else "other"),
-            ))
+            out.setdefault(me, []).append(
+                Disagreement(
+                    other=theirs.path,
+                    other_title=theirs.title,
+                    side=_side(pair, me),
+                    kind=pair.found.reason,
+                    value=value,
+                    other_value=other_value,
+                    when=mine.when,
+                    other_when=theirs.when,
+                    query_names="" if named is None else ("this" if named == me else "other"),
+                )
+            )
     return {i: tuple(sorted(marks, key=lambda d: (d.other_when, d.other), reverse=True)) for i, marks in out.items()}
 
 
@@ -238,7 +267,9 @@ def newer_first(query: str, order: Sequence[int], pairs: Sequence[Pair], keys: S
         winner = named if named is not None else quoted if quoted is not None else pair.newer
         if winner is not None:
             first[(winner, pair.b if winner == pair.a else pair.a)] = (
-                pair, "value" if named is not None else "title" if quoted is not None else "")
+                pair,
+                "value" if named is not None else "title" if quoted is not None else "",
+            )
     # Each item's place as (slot, rank within the slot): a winner below a loser takes the loser's slot
     # one rank ahead of it; losers first (the reverse of the group's topological order), so a chain
     # of changes lands newest, newer, older, just where its highest member stood.
@@ -272,8 +303,16 @@ def _topological(members: list[int], first: dict[tuple[int, int], tuple[Pair, st
     return out
 
 
-def _move(query: str, item: int, before: int, now: int, seated: list[int], at: dict[int, int],
-          first: dict[tuple[int, int], tuple[Pair, str]], keys: Sequence[str]) -> Move:
+def _move(
+    query: str,
+    item: int,
+    before: int,
+    now: int,
+    seated: list[int],
+    at: dict[int, int],
+    first: dict[tuple[int, int], tuple[Pair, str]],
+    keys: Sequence[str],
+) -> Move:
     """The move of `item`, naming the memory that decided: the first it now precedes that stood
     above it (up), or the first that now precedes it and stood below it (down); failing that, any
     pair it is in; in none (a memory a lift pushed down a place), a move without a twin."""
@@ -295,7 +334,16 @@ def _move(query: str, item: int, before: int, now: int, seated: list[int], at: d
         named = tuple(dict.fromkeys(w for w in title.split() if set(deciding_words(w)) & quoted))
     else:
         named = _named_words(query, pair, key[0]) if by_query else ()
-    return Move(STEP, before, now, twin=keys[other], adds=(value,) if value else (),
-                twin_adds=(other_value,) if other_value else (), matches=named, kind=pair.found.reason,
-                side=_side(pair, item), named_side="this" if by_query and key[0] == item else
-                ("other" if by_query else ""), by_title=decided == "title")
+    return Move(
+        STEP,
+        before,
+        now,
+        twin=keys[other],
+        adds=(value,) if value else (),
+        twin_adds=(other_value,) if other_value else (),
+        matches=named,
+        kind=pair.found.reason,
+        side=_side(pair, item),
+        named_side="this" if by_query and key[0] == item else ("other" if by_query else ""),
+        by_title=decided == "title",
+    )

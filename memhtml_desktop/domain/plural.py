@@ -27,7 +27,7 @@ def noun_for(n: int, noun: str, plural: str | None = None) -> str:
 
 
 def counted(n: int, noun: str, plural: str | None = None, *, verb: tuple[str, str] | None = None) -> str:
-    """"1 memory", "1,284 memories"; with `verb=(singular, plural)`, the verb agreeing after it."""
+    """ "1 memory", "1,284 memories"; with `verb=(singular, plural)`, the verb agreeing after it."""
     text = f"{n:,} {noun_for(n, noun, plural)}"
     if verb is not None:
         text += " " + (verb[0] if abs(n) == 1 else verb[1])

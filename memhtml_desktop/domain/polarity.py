@@ -35,22 +35,66 @@ from memhtml_desktop.domain.mmr import CosineTable, CosineView
 TWIN_COSINE = 0.9
 POLARITY_DEMOTION = 0.5
 
-NEGATION_MARKERS = frozenset({
-    "not", "no", "never", "none", "cannot", "without", "neither", "nor", "avoid", "disallow",
-    "disallowed", "forbidden", "unsafe", "invalid", "false", "fail", "fails", "failed", "deny",
-    "denied", "reject", "rejected",
-})
-VARIANT_QUALIFIERS = frozenset({
-    "pro", "max", "beta", "alpha", "rc", "preview", "legacy", "deprecated", "experimental",
-})
+NEGATION_MARKERS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "none",
+        "cannot",
+        "without",
+        "neither",
+        "nor",
+        "avoid",
+        "disallow",
+        "disallowed",
+        "forbidden",
+        "unsafe",
+        "invalid",
+        "false",
+        "fail",
+        "fails",
+        "failed",
+        "deny",
+        "denied",
+        "reject",
+        "rejected",
+    }
+)
+VARIANT_QUALIFIERS = frozenset(
+    {
+        "pro",
+        "max",
+        "beta",
+        "alpha",
+        "rc",
+        "preview",
+        "legacy",
+        "deprecated",
+        "experimental",
+    }
+)
 
 # Applied in this order; `won't` and `can't` change their stem, so they precede the catch-all n't.
 _CONTRACTIONS = (
-    ("isn't", "is not"), ("aren't", "are not"), ("wasn't", "was not"), ("weren't", "were not"),
-    ("don't", "do not"), ("doesn't", "does not"), ("didn't", "did not"), ("won't", "will not"),
-    ("can't", "can not"), ("cannot", "can not"), ("couldn't", "could not"),
-    ("shouldn't", "should not"), ("wouldn't", "would not"), ("mustn't", "must not"),
-    ("haven't", "have not"), ("hasn't", "has not"), ("hadn't", "had not"), ("n't", " not"),
+    ("isn't", "is not"),
+    ("aren't", "are not"),
+    ("wasn't", "was not"),
+    ("weren't", "were not"),
+    ("don't", "do not"),
+    ("doesn't", "does not"),
+    ("didn't", "did not"),
+    ("won't", "will not"),
+    ("can't", "can not"),
+    ("cannot", "can not"),
+    ("couldn't", "could not"),
+    ("shouldn't", "should not"),
+    ("wouldn't", "would not"),
+    ("mustn't", "must not"),
+    ("haven't", "have not"),
+    ("hasn't", "has not"),
+    ("hadn't", "had not"),
+    ("n't", " not"),
 )
 # Typographic apostrophes fold to ASCII first, so "don’t" negates like "don't" (not in memhtml).
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})

@@ -50,5 +50,7 @@ def gated_order(
 def why_not_counted(cosine: float | None, floor: float) -> str:
     """A sentence for a memory whose priors did not count."""
     measured = "no cosine" if cosine is None else f"cosine {cosine:.2f}"
-    return (f"recency and salience not counted: it does not hold every query word and its {measured} "
-            f"is below the relevance floor {floor:.2f}")
+    return (
+        f"recency and salience not counted: it does not hold every query word and its {measured} "
+        f"is below the relevance floor {floor:.2f}"
+    )

@@ -196,10 +196,17 @@ def parse_probe(line: str, number: int = 1) -> EvalProbe:
     families = data.get("families") or ()
     extra = tuple((k, v) for k, v in data.items() if k not in KNOWN_KEYS)
     return EvalProbe(
-        query=query, target=primary, controls=controls, scope=scope,
+        query=query,
+        target=primary,
+        controls=controls,
+        scope=scope,
         kind=str(data.get("kind") or ""),
         families=tuple(str(f) for f in families) if isinstance(families, list) else (),
-        targets=many, note=note, within=within, line=number, extra=extra,
+        targets=many,
+        note=note,
+        within=within,
+        line=number,
+        extra=extra,
     )
 
 
@@ -216,11 +223,16 @@ def read_probe_set(text: str, name: str = "") -> ProbeSet:
         try:
             items = safe_json.loads(stripped)
         except json.JSONDecodeError as exc:
-            return ProbeSet(name, (), (ProbeProblem(exc.lineno, f"not a JSON array of probes ({exc.msg})", name),), name)
+            return ProbeSet(
+                name, (), (ProbeProblem(exc.lineno, f"not a JSON array of probes ({exc.msg})", name),), name
+            )
         lines = [(i, json.dumps(item)) for i, item in enumerate(items if isinstance(items, list) else [], start=1)]
     else:
-        lines = [(n, line) for n, line in enumerate(text.lstrip("\ufeff").splitlines(), start=1)
-                 if line.strip() and not line.lstrip().startswith("#")]
+        lines = [
+            (n, line)
+            for n, line in enumerate(text.lstrip("\ufeff").splitlines(), start=1)
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
     seen: dict[str, int] = {}
     for number, line in lines:
         try:

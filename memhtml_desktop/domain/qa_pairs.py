@@ -37,6 +37,7 @@ class Pair:
     question: str
     answer: str
 
+
 def parse_pairs(text: str, source: str = "") -> tuple[list[Pair], list[ProbeProblem]]:
     """Every pair of a JSON-lines or tab-separated text, and a problem for each line that is not one."""
     pairs: list[Pair] = []
@@ -60,7 +61,7 @@ def _pair_of(line: str) -> tuple[str, str, str]:
         try:
             data: Any = json.loads(line)
         except json.JSONDecodeError as exc:
-            return "", "", f"not JSON ({exc.msg}); a pair is {{\"question\": ..., \"answer\": ...}} or question<TAB>answer"
+            return "", "", f'not JSON ({exc.msg}); a pair is {{"question": ..., "answer": ...}} or question<TAB>answer'
         if not isinstance(data, dict):
             return "", "", "a pair is a JSON object"
         question = next((data[k] for k in ("question", "q", "query") if k in data), None)
@@ -78,8 +79,9 @@ def _pair_of(line: str) -> tuple[str, str, str]:
 
 def content_words(text: str) -> list[str]:
     """The words that say something: no function or question words, first occurrence order."""
-    return list(dict.fromkeys(w for w in _WORD.findall(text.lower()) if w not in STOPWORD_SET
-                              and w not in QUESTION_WORDS))
+    return list(
+        dict.fromkeys(w for w in _WORD.findall(text.lower()) if w not in STOPWORD_SET and w not in QUESTION_WORDS)
+    )
 
 
 def containment(answer_words: Sequence[str], memory_text: str) -> float:
@@ -92,7 +94,9 @@ def containment(answer_words: Sequence[str], memory_text: str) -> float:
 
 def choose(words: Sequence[str], candidates: Sequence[tuple[str, str]]) -> tuple[list[str], str]:
     """The target paths among `(path, text)` candidates for an answer of content `words`, or ([], why)."""
-    scored = sorted(((containment(words, text or ""), path) for path, text in candidates), key=lambda sp: (-sp[0], sp[1]))
+    scored = sorted(
+        ((containment(words, text or ""), path) for path, text in candidates), key=lambda sp: (-sp[0], sp[1])
+    )
     if not scored or scored[0][0] < MIN_CONTAINMENT:
         best = f" (the closest holds {scored[0][0]:.0%} of its words: {scored[0][1]})" if scored else ""
         return [], "no memory holds this answer" + best
@@ -100,6 +104,8 @@ def choose(words: Sequence[str], candidates: Sequence[tuple[str, str]]) -> tuple
     tied = [path for score, path in scored if score >= top - 1e-9]
     runner = next((score for score, _ in scored if score < top - 1e-9), 0.0)
     if len(tied) == 1 and top - runner < MARGIN and runner >= MIN_CONTAINMENT:
-        return [], (f"two memories hold this answer almost equally ({tied[0]} {top:.0%}, the next {runner:.0%}); "
-                    "name the one you mean by its path")
+        return [], (
+            f"two memories hold this answer almost equally ({tied[0]} {top:.0%}, the next {runner:.0%}); "
+            "name the one you mean by its path"
+        )
     return tied, ""

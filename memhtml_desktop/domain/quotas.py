@@ -29,7 +29,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from memhtml_desktop.domain.disclosure import _PREAMBLE, FoldCandidate, _attr, _render_item, fold, smallest_capsule, utf16_len
+from memhtml_desktop.domain.disclosure import (
+    _PREAMBLE,
+    FoldCandidate,
+    _attr,
+    _render_item,
+    fold,
+    smallest_capsule,
+    utf16_len,
+)
 from memhtml_desktop.domain.paths import MEMORY_TYPES
 from memhtml_desktop.domain.types import RecallSection, Scope
 
@@ -66,14 +74,46 @@ class LedgerSpec:
 
 
 LEDGERS: tuple[LedgerSpec, ...] = (
-    LedgerSpec("profile", "Resident profile", "stable identity, preferences, constraints", True, "stability", "skip",
-               False, "not cut: every profile memory stays, at worst as its index line (an overrun is said)"),
-    LedgerSpec("task", "Task-relevant", "this query's hits", False, "rank", "skip", True,
-               "by marginal value: the lowest-ranked lose their text first"),
-    LedgerSpec("experience", "Experience and taboos", "reusable methods, negative memories", False, "rank", "skip",
-               True, "by lowest applicability: ranked by the query, the least applicable lose their text first"),
-    LedgerSpec("pending", "Pending items", "to be confirmed, to be followed up", True, "recency", "prefix", False,
-               "keep only the most recent: after the first that does not fit, older ones are index lines"),
+    LedgerSpec(
+        "profile",
+        "Resident profile",
+        "stable identity, preferences, constraints",
+        True,
+        "stability",
+        "skip",
+        False,
+        "not cut: every profile memory stays, at worst as its index line (an overrun is said)",
+    ),
+    LedgerSpec(
+        "task",
+        "Task-relevant",
+        "this query's hits",
+        False,
+        "rank",
+        "skip",
+        True,
+        "by marginal value: the lowest-ranked lose their text first",
+    ),
+    LedgerSpec(
+        "experience",
+        "Experience and taboos",
+        "reusable methods, negative memories",
+        False,
+        "rank",
+        "skip",
+        True,
+        "by lowest applicability: ranked by the query, the least applicable lose their text first",
+    ),
+    LedgerSpec(
+        "pending",
+        "Pending items",
+        "to be confirmed, to be followed up",
+        True,
+        "recency",
+        "prefix",
+        False,
+        "keep only the most recent: after the first that does not fit, older ones are index lines",
+    ),
 )
 LEDGER_NAMES = tuple(spec.name for spec in LEDGERS)
 SPECS = {spec.name: spec for spec in LEDGERS}
@@ -178,21 +218,34 @@ class LedgerMap:
         return limits, budget - sum(limits.values())
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "shares": dict(self.shares), "rules": [r.to_json() for r in self.rules],
-                "otherwise": self.otherwise, "window": self.window}
+        return {
+            "name": self.name,
+            "shares": dict(self.shares),
+            "rules": [r.to_json() for r in self.rules],
+            "otherwise": self.otherwise,
+            "window": self.window,
+        }
 
 
 SEED_RULES = (
-    Rule("pending", types=("task",), task_status=("todo", "doing", "blocked"),
-         why="an open task is to be followed up: what most needs raising next conversation"),
-    Rule("pending", needs_revision=True,
-         why="a memory flagged for revision is to be confirmed before it is relied on"),
-    Rule("profile", types=("user_preference",),
-         why="a preference is stable and about the person the agent serves"),
-    Rule("profile", path_prefixes=("resources/people/",),
-         why="a person record is identity: who someone is, what they own"),
-    Rule("experience", types=("procedural", "error_pattern", "precedent", "verdict", "agent_insight"),
-         why="methods, failures and judgements are reused across tasks: experience and taboos"),
+    Rule(
+        "pending",
+        types=("task",),
+        task_status=("todo", "doing", "blocked"),
+        why="an open task is to be followed up: what most needs raising next conversation",
+    ),
+    Rule("pending", needs_revision=True, why="a memory flagged for revision is to be confirmed before it is relied on"),
+    Rule("profile", types=("user_preference",), why="a preference is stable and about the person the agent serves"),
+    Rule(
+        "profile",
+        path_prefixes=("resources/people/",),
+        why="a person record is identity: who someone is, what they own",
+    ),
+    Rule(
+        "experience",
+        types=("procedural", "error_pattern", "precedent", "verdict", "agent_insight"),
+        why="methods, failures and judgements are reused across tasks: experience and taboos",
+    ),
 )
 """The shipped mapping (docs/recall.md gives the reasons). Everything else (episodic, semantic, arc,
 a done task) is a task-relevant candidate of this query."""
@@ -201,6 +254,7 @@ SEED = LedgerMap(rules=SEED_RULES)
 
 
 # -- reading a map from JSON --------------------------------------------------------------------
+
 
 class LedgerMapError(ValueError):
     """A ledger map that cannot be used: names the file and line of the fault."""
@@ -356,8 +410,12 @@ def ledger_map_from_json(data: Any, *, source: str = "") -> LedgerMap:
         except ValueError as exc:
             raise _Fault(_clipped(str(exc)), key) from None
     return LedgerMap(
-        name=name, shares=tuple(shares.items()), rules=parsed,
-        otherwise=data.get("otherwise", SEED.otherwise), window=data.get("window", SEED.window), source=source,
+        name=name,
+        shares=tuple(shares.items()),
+        rules=parsed,
+        otherwise=data.get("otherwise", SEED.otherwise),
+        window=data.get("window", SEED.window),
+        source=source,
     )
 
 
@@ -390,6 +448,7 @@ def parse_ledger_map(text: str, *, source: str = "") -> LedgerMap:
 
 
 # -- folding ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class QuotaCandidate:
@@ -458,12 +517,24 @@ class Ledger:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "name": self.name, "label": self.spec.label, "holds": self.spec.holds, "share": self.share,
-            "limit": self.limit, "used": self.used, "unspent": self.unspent, "dropped": self.dropped,
-            "degraded": self.degraded, "cut_rule": self.spec.cut_rule, "resident": self.spec.resident,
-            "candidates": self.candidates, "beyond": self.beyond, "smallest_capsule": self.smallest_capsule,
-            "does_not_fit": self.does_not_fit, "overrun": self.overrun,
-            "counts": self.section.counts, "items": [i.to_json() for i in self.section.items],
+            "name": self.name,
+            "label": self.spec.label,
+            "holds": self.spec.holds,
+            "share": self.share,
+            "limit": self.limit,
+            "used": self.used,
+            "unspent": self.unspent,
+            "dropped": self.dropped,
+            "degraded": self.degraded,
+            "cut_rule": self.spec.cut_rule,
+            "resident": self.spec.resident,
+            "candidates": self.candidates,
+            "beyond": self.beyond,
+            "smallest_capsule": self.smallest_capsule,
+            "does_not_fit": self.does_not_fit,
+            "overrun": self.overrun,
+            "counts": self.section.counts,
+            "items": [i.to_json() for i in self.section.items],
         }
 
 
@@ -512,21 +583,35 @@ class QuotaPack:
 
     def fit_note(self) -> str:
         if self.does_not_fit:
-            return (f"does not fit: the budget ({self.budget:,}) is smaller than the smallest capsule "
-                    f"({self.smallest_capsule:,} chars); only the index is returned")
+            return (
+                f"does not fit: the budget ({self.budget:,}) is smaller than the smallest capsule "
+                f"({self.smallest_capsule:,} chars); only the index is returned"
+            )
         tight = [ledger.spec.label for ledger in self.ledgers if ledger.does_not_fit]
         return f"{', '.join(tight)}: limit below the smallest capsule, index lines only" if tight else ""
 
     def to_json(self) -> dict[str, Any]:
         """Everything but the timing, so the same store, query and budget give the same bytes."""
         return {
-            "shape": "quotas", "query": self.query, "ranking": self.ranking, "scope": self.scope.to_json(),
-            "map": {"name": self.map_name, "source": self.map_source,
-                    **({"note": self.map_note} if self.map_note else {})}, "budget": self.budget,
-            "used": self.used, "unspent": self.unspent, "unallocated": self.unallocated,
-            "truncated": self.truncated, "does_not_fit": self.does_not_fit,
-            "smallest_capsule": self.smallest_capsule, "fit_note": self.fit_note(),
-            "degraded": self.degraded, "degraded_reasons": list(self.degraded_reasons),
+            "shape": "quotas",
+            "query": self.query,
+            "ranking": self.ranking,
+            "scope": self.scope.to_json(),
+            "map": {
+                "name": self.map_name,
+                "source": self.map_source,
+                **({"note": self.map_note} if self.map_note else {}),
+            },
+            "budget": self.budget,
+            "used": self.used,
+            "unspent": self.unspent,
+            "unallocated": self.unallocated,
+            "truncated": self.truncated,
+            "does_not_fit": self.does_not_fit,
+            "smallest_capsule": self.smallest_capsule,
+            "fit_note": self.fit_note(),
+            "degraded": self.degraded,
+            "degraded_reasons": list(self.degraded_reasons),
             "ledgers": [ledger.to_json() for ledger in self.ledgers],
         }
 
@@ -580,18 +665,33 @@ def fold_quotas(
     for spec in LEDGERS:
         members = _ordered(spec, list(placed[spec.name].values()))
         folds = [c.fold for c in members]
-        section = fold(folds, limits[spec.name], name=spec.name,
-                       max_per_entity=max_per_entity if spec.entity_cap else len(folds) + 1,
-                       disclosure_tier=True, cut=spec.cut)
+        section = fold(
+            folds,
+            limits[spec.name],
+            name=spec.name,
+            max_per_entity=max_per_entity if spec.entity_cap else len(folds) + 1,
+            disclosure_tier=True,
+            cut=spec.cut,
+        )
         # The resident scope holds the query's (it drops only the topical axes), so a pool member of
         # a resident class is already in its total.
         total = max(resident_totals.get(spec.name, 0), len(members)) if spec.resident else len(members)
-        ledgers.append(Ledger(spec, ledger_map.share(spec.name), limits[spec.name], section, total,
-                              smallest_capsule(folds)))
-    return QuotaPack(query=query, scope=scope or Scope(), budget=budget, ledgers=tuple(ledgers),
-                     unallocated=unallocated, map_name=ledger_map.name, map_source=ledger_map.source,
-                     map_note=ledger_map.note,
-                     degraded=bool(degraded_reasons), degraded_reasons=tuple(degraded_reasons), ranking=ranking)
+        ledgers.append(
+            Ledger(spec, ledger_map.share(spec.name), limits[spec.name], section, total, smallest_capsule(folds))
+        )
+    return QuotaPack(
+        query=query,
+        scope=scope or Scope(),
+        budget=budget,
+        ledgers=tuple(ledgers),
+        unallocated=unallocated,
+        map_name=ledger_map.name,
+        map_source=ledger_map.source,
+        map_note=ledger_map.note,
+        degraded=bool(degraded_reasons),
+        degraded_reasons=tuple(degraded_reasons),
+        ranking=ranking,
+    )
 
 
 def delivered(section: RecallSection) -> int:
@@ -603,13 +703,16 @@ def render_quota_text(pack: QuotaPack) -> str:
     """The quota pack as an agent receives it: one section per ledger, escaped as the pack is."""
     lines = [f'<recall query="{_attr(pack.query)}" shape="quotas">', _PREAMBLE]
     for ledger in pack.ledgers:
-        lines.append(f'<ledger name="{ledger.name}" limit="{ledger.limit}" used="{ledger.used}" '
-                     f'unspent="{ledger.unspent}">')
+        lines.append(
+            f'<ledger name="{ledger.name}" limit="{ledger.limit}" used="{ledger.used}" unspent="{ledger.unspent}">'
+        )
         lines.extend(_render_item(item) for item in ledger.section.items)
         lines.append("</ledger>")
     lines.append("</recall>")
     parts = ", ".join(f"{ledger.name} {ledger.used}/{ledger.limit}" for ledger in pack.ledgers)
     note = pack.fit_note()
-    lines.append(f"ledger: budget {pack.budget} ({parts}, unallocated {pack.unallocated}), used {pack.used}, "
-                 f"unspent {pack.unspent}, truncated {'yes' if pack.truncated else 'no'}" + (f"; {note}" if note else ""))
+    lines.append(
+        f"ledger: budget {pack.budget} ({parts}, unallocated {pack.unallocated}), used {pack.used}, "
+        f"unspent {pack.unspent}, truncated {'yes' if pack.truncated else 'no'}" + (f"; {note}" if note else "")
+    )
     return "\n".join(lines)

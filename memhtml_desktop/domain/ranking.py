@@ -220,8 +220,11 @@ class RankingProfile:
     def contribution_rule(self, arm: str) -> str:
         """How `arm`'s contribution to a fused score is made, in words (tooltips, legends)."""
         if self.fusion == "convex" and arm in ("fts", "vector"):
-            norm = "its score over the best in this query's window" if self.convex_norm == "max" else \
-                "its score min-max normalised over this query's window"
+            norm = (
+                "its score over the best in this query's window"
+                if self.convex_norm == "max"
+                else "its score min-max normalised over this query's window"
+            )
             lexical = "the lexical share"
             if any(p > 0 for p in (*dict(self.lexical_confidence.values).values(), self.lexical_confidence.default)):
                 lexical = "this query's lexical share (it follows how far the best bm25 stands above the rest)"
@@ -239,15 +242,21 @@ class RankingProfile:
         embedder's `lexical_share`: the scored arms' shares add up to one, so at most the heavier's weight)."""
         if self.fusion == "convex":
             scored = max((max(a.weight, 0.0) for a in self.arms if a.name in ("fts", "vector")), default=0.0)
-            return scored + sum(max(a.weight, 0.0) for a in self.arms if a.name not in ("fts", "vector")) / (1 + self.rrf_k)
+            return scored + sum(max(a.weight, 0.0) for a in self.arms if a.name not in ("fts", "vector")) / (
+                1 + self.rrf_k
+            )
         return sum(max(a.weight, 0.0) for a in self.arms) / (1 + self.rrf_k)
 
     @property
     def lexical_key(self) -> tuple[Any, ...]:
         """What decides which memories the lexical arm lists, and in which order: two profiles with the
         same key read the same lexical candidates (the workbench prepares a probe set once per key)."""
-        return (self.fts_forms, self.lexical, self.field_weights if self.lexical == "stemmed" else (),
-                self.question_words and self.fts_forms != "all")
+        return (
+            self.fts_forms,
+            self.lexical,
+            self.field_weights if self.lexical == "stemmed" else (),
+            self.question_words and self.fts_forms != "all",
+        )
 
     @property
     def recall_disclosure_tier(self) -> bool:
@@ -256,8 +265,16 @@ class RankingProfile:
     @property
     def steps(self) -> tuple[str, ...]:
         """The post-fusion steps this profile runs, in order (`Move.step` names)."""
-        return tuple(name for name, on in (("polarity", self.polarity), ("twins", self.twins),
-                                           ("mmr", self.mmr_lambda < 1.0), ("newer", self.newer_first)) if on)
+        return tuple(
+            name
+            for name, on in (
+                ("polarity", self.polarity),
+                ("twins", self.twins),
+                ("mmr", self.mmr_lambda < 1.0),
+                ("newer", self.newer_first),
+            )
+            if on
+        )
 
     def pool_size(self, limit: int) -> int:
         return max(0, limit) * self.pool_factor

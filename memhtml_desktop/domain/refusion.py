@@ -115,20 +115,31 @@ def fuse_prepared(
     a convex fusion each scored arm's contributions, `[arm][path]` (else None)."""
     if profile.arm_window > prepared.window:
         raise ValueError(f"arm_window {profile.arm_window} exceeds the prepared window {prepared.window}")
-    arms = active_arms(profile.arms, has_vector="vector" in prepared.available,
-                       has_state="salience" in prepared.available, has_terms="fts" in prepared.available)
+    arms = active_arms(
+        profile.arms,
+        has_vector="vector" in prepared.available,
+        has_state="salience" in prepared.available,
+        has_terms="fts" in prepared.available,
+    )
     ranks: dict[str, dict[str, int]] = {}
     parts: dict[str, list[tuple[str, float]]] = {}
     for arm in arms:
         listed = prepared.lists.get(arm.name, ())[: profile.arm_window]
         ranks[arm.name] = {p: r for r, p in enumerate(listed, start=1)}
     if profile.fusion == "convex":
-        ranked = {arm.name: [(p, r, _signal_of(prepared, arm.name, r - 1)) for p, r in ranks[arm.name].items()]
-                  for arm in arms}
-        convex = convex_parts(ranked, {a.name: _weight(a.weight) for a in arms},
-                              lexical_share=profile.lexical_share.get(model_id), how=profile.convex_norm,
-                              k=profile.rrf_k, window=profile.arm_window,
-                              lexical_confidence=profile.lexical_confidence.get(model_id))
+        ranked = {
+            arm.name: [(p, r, _signal_of(prepared, arm.name, r - 1)) for p, r in ranks[arm.name].items()]
+            for arm in arms
+        }
+        convex = convex_parts(
+            ranked,
+            {a.name: _weight(a.weight) for a in arms},
+            lexical_share=profile.lexical_share.get(model_id),
+            how=profile.convex_norm,
+            k=profile.rrf_k,
+            window=profile.arm_window,
+            lexical_confidence=profile.lexical_confidence.get(model_id),
+        )
         parts = {path: [(p.arm, p.contribution) for p in v] for path, v in convex.items()}
         scored: dict[str, dict[str, float]] | None = {}
         for path, v in convex.items():
@@ -147,8 +158,13 @@ def fuse_prepared(
         every_word = prepared.fts_form == "all"
         lexical = ranks.get("fts", {})
         holds = prepared.every_word
-        counted = frozenset(p for p in parts if matches_query(prepared.cosines.get(p), floor,
-                                                                 p in holds if holds is not None else every_word and p in lexical))
+        counted = frozenset(
+            p
+            for p in parts
+            if matches_query(
+                prepared.cosines.get(p), floor, p in holds if holds is not None else every_word and p in lexical
+            )
+        )
         order = gated_order(parts, counted.__contains__)
     else:
         order = sorted(((math.fsum(c for _, c in v), p) for p, v in parts.items()), key=lambda sp: (-sp[0], sp[1]))
@@ -168,13 +184,24 @@ def rerank(prepared: PreparedQuery, profile: RankingProfile, limit: int, model_i
         return Reranked((), FusionTrace(tuple(fused), ranks, weights, profile.rrf_k, {}, counted, scored))
     base, index = prepared.table()
     table = CosineTable.subset(base, [index[p] for p in fused])
-    items = [PoolItem(p, prepared.candidates[p].claim, prepared.candidates[p].vector, prepared.candidates[p].arc,
-                      prepared.candidates[p].title, prepared.candidates[p].statement) for p in fused]
+    items = [
+        PoolItem(
+            p,
+            prepared.candidates[p].claim,
+            prepared.candidates[p].vector,
+            prepared.candidates[p].arc,
+            prepared.candidates[p].title,
+            prepared.candidates[p].statement,
+        )
+        for p in fused
+    ]
     pairs = None
     if profile.newer_first:
-        pairs = contradicting_pairs([it.statement for it in items],
-                                    lambda a, b: frozenset((a, b)) in prepared.settled if prepared.settled else False,
-                                    [it.vector for it in items])
+        pairs = contradicting_pairs(
+            [it.statement for it in items],
+            lambda a, b: frozenset((a, b)) in prepared.settled if prepared.settled else False,
+            [it.vector for it in items],
+        )
     out = reorder(prepared.query, items, profile, model_id=model_id, limit=limit, table=table, pairs=pairs)
     moves = {fused[i]: tuple(m.step for m in steps) for i, steps in out.moves.items()}
     paths = tuple(fused[i] for i in out.order)

@@ -103,8 +103,9 @@ def targets(paths: Iterable[str]) -> list[str]:
     return [p for p in dict.fromkeys(paths) if p]
 
 
-def replace_outcome(score: float, count: int, previous: float, value: float,
-                    alpha: float = OUTCOME_EWMA_ALPHA) -> tuple[float, int]:
+def replace_outcome(
+    score: float, count: int, previous: float, value: float, alpha: float = OUTCOME_EWMA_ALPHA
+) -> tuple[float, int]:
     """`(score, reinforcement_count)` had `previous` never been sent and `value` sent instead.
 
     A person's second click within the signal cooldown replaces the first (a misclick is taken

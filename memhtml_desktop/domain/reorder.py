@@ -127,8 +127,12 @@ def reorder(
             demotion=profile.polarity_demotion,
             table=table,
         )
-        _record(moves, order, out.order, lambda i, a, b: Move(
-            "polarity", a, b, twin=items[out.demoted[i]].key if i in out.demoted else None))
+        _record(
+            moves,
+            order,
+            out.order,
+            lambda i, a, b: Move("polarity", a, b, twin=items[out.demoted[i]].key if i in out.demoted else None),
+        )
         order, relevance = list(out.order), list(out.relevance)
     slot_relevance = [relevance[i] for i in order]  # relevance belongs to the slot from here on
     if profile.twins:
@@ -146,8 +150,16 @@ def reorder(
             d = decisions.get(i)
             if d is None:
                 return Move("twins", a, b)
-            return Move("twins", a, b, twin=items[order[d.twin]].key, lacks=d.lacks, adds=d.adds,
-                        matches=d.matches, twin_adds=d.twin_adds)
+            return Move(
+                "twins",
+                a,
+                b,
+                twin=items[order[d.twin]].key,
+                lacks=d.lacks,
+                adds=d.adds,
+                matches=d.matches,
+                twin_adds=d.twin_adds,
+            )
 
         _record(moves, order, seated, twin_move)
         order = seated

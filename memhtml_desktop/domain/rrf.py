@@ -52,9 +52,7 @@ RANK_ARMS: tuple[Arm, ...] = (
 """The registry in fold order. The order is presentation only: the sum commutes."""
 
 
-def active_arms(
-    arms: Sequence[Arm], *, has_vector: bool, has_state: bool, has_terms: bool
-) -> tuple[Arm, ...]:
+def active_arms(arms: Sequence[Arm], *, has_vector: bool, has_state: bool, has_terms: bool) -> tuple[Arm, ...]:
     """The arms that can fire: preconditions met and weight > 0, in registry order.
 
     An empty result means there is nothing to fuse; the caller must read it as zero hits rather

@@ -38,8 +38,14 @@ class ShapeCost:
     note: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "label": self.label, "charged": self.charged, "delivered": self.delivered,
-                "within": self.within, "note": self.note}
+        return {
+            "key": self.key,
+            "label": self.label,
+            "charged": self.charged,
+            "delivered": self.delivered,
+            "within": self.within,
+            "note": self.note,
+        }
 
 
 def pack_delivered(pack: RecallPack) -> int:
@@ -49,12 +55,16 @@ def pack_delivered(pack: RecallPack) -> int:
 def pack_fit_note(pack: RecallPack, smallest: int | None) -> str:
     """memhtml's pack says nothing when the budget is below every capsule; this does."""
     if smallest is not None and pack.memories.budget < smallest and pack.memories.items:
-        return (f"does not fit: the budget ({pack.memories.budget:,}) is smaller than the smallest capsule "
-                f"({smallest:,} chars); only the index is returned")
+        return (
+            f"does not fit: the budget ({pack.memories.budget:,}) is smaller than the smallest capsule "
+            f"({smallest:,} chars); only the index is returned"
+        )
     return ""
 
 
-def costs(pack: RecallPack, quotas: QuotaPack, catalogue: Catalogue, *, smallest: int | None = None) -> tuple[ShapeCost, ...]:
+def costs(
+    pack: RecallPack, quotas: QuotaPack, catalogue: Catalogue, *, smallest: int | None = None
+) -> tuple[ShapeCost, ...]:
     """The costs side by side: the pack, the quota pack, the catalogue, and the catalogue with its
     first one and first two entries expanded."""
     budget = catalogue.budget
@@ -63,20 +73,46 @@ def costs(pack: RecallPack, quotas: QuotaPack, catalogue: Catalogue, *, smallest
     two = catalogue.with_expansions(2)
     pack_budget = pack.memories.budget + pack.arcs.budget
     out = [
-        ShapeCost("memhtml", SHAPE_LABELS["memhtml"], pack.spent, pack_delivered(pack), pack.spent <= pack_budget,
-                  pack_fit_note(pack, smallest) or f"arcs have their own {pack.arcs.budget:,}"),
-        ShapeCost("quotas", SHAPE_LABELS["quotas"], quotas.used,
-                  sum(delivered(ledger.section) for ledger in quotas.ledgers), quotas.used <= quotas.budget,
-                  quotas.fit_note() or f"{quotas.unspent:,} unspent, never moved"),
-        ShapeCost("catalog", "Catalogue", catalogue.cost, catalogue.cost, catalogue.cost <= budget,
-                  f"{len(listed)} of {len(catalogue.entries)} listed"),
+        ShapeCost(
+            "memhtml",
+            SHAPE_LABELS["memhtml"],
+            pack.spent,
+            pack_delivered(pack),
+            pack.spent <= pack_budget,
+            pack_fit_note(pack, smallest) or f"arcs have their own {pack.arcs.budget:,}",
+        ),
+        ShapeCost(
+            "quotas",
+            SHAPE_LABELS["quotas"],
+            quotas.used,
+            sum(delivered(ledger.section) for ledger in quotas.ledgers),
+            quotas.used <= quotas.budget,
+            quotas.fit_note() or f"{quotas.unspent:,} unspent, never moved",
+        ),
+        ShapeCost(
+            "catalog",
+            "Catalogue",
+            catalogue.cost,
+            catalogue.cost,
+            catalogue.cost <= budget,
+            f"{len(listed)} of {len(catalogue.entries)} listed",
+        ),
     ]
     if listed:
-        out.append(ShapeCost("catalog+1", "Catalogue + expand #1", first, first, first <= budget,
-                             f"expands {listed[0].path}"))
+        out.append(
+            ShapeCost("catalog+1", "Catalogue + expand #1", first, first, first <= budget, f"expands {listed[0].path}")
+        )
     if len(listed) > 1:
-        out.append(ShapeCost("catalog+2", "Catalogue + expand #1–2", two, two, two <= budget,
-                             f"expands {listed[0].path} and {listed[1].path}"))
+        out.append(
+            ShapeCost(
+                "catalog+2",
+                "Catalogue + expand #1–2",
+                two,
+                two,
+                two <= budget,
+                f"expands {listed[0].path} and {listed[1].path}",
+            )
+        )
     return tuple(out)
 
 
@@ -96,7 +132,7 @@ class ShapeComparison:
 
     @property
     def cheaper(self) -> str:
-        """"direct" when the pack costs less than the catalogue plus one expansion, "catalog" when
+        """ "direct" when the pack costs less than the catalogue plus one expansion, "catalog" when
         it costs more, "" when there is nothing to compare."""
         pack, first = self.cost("memhtml"), self.cost("catalog+1")
         if pack is None or first is None:
@@ -119,8 +155,10 @@ class ShapeComparison:
             text += f"; the question reads {kind} ({self.catalogue.question_why}), {agrees}"
         charged_direct = pack.charged <= first.delivered
         if charged_direct != (self.cheaper == "direct"):
-            text += (f". Counted as the seed counts, index lines free, the other way round ({pack.charged:,} charged "
-                     f"against {first.delivered:,})")
+            text += (
+                f". Counted as the seed counts, index lines free, the other way round ({pack.charged:,} charged "
+                f"against {first.delivered:,})"
+            )
         groups = self.catalogue.indistinct
         if groups:
             n = sum(len(g) for g in groups)
@@ -134,21 +172,29 @@ class ShapeComparison:
         cat, pack = self.catalogue, self.pack
         if not cat.entries:
             return "Nothing to compare: the query found no memory."
-        text = (f"Nothing to compare at a budget of {self.budget:,}: the catalogue lists no line "
-                f"(its shortest costs {cat.smallest_line:,} chars)")
+        text = (
+            f"Nothing to compare at a budget of {self.budget:,}: the catalogue lists no line "
+            f"(its shortest costs {cat.smallest_line:,} chars)"
+        )
         index = sum(s.counts["index"] for s in (pack.memories, pack.arcs))
         if pack.memories.spent == 0 and index:
             arcs = f" and its arcs (their own {pack.arcs.budget:,}-char envelope)" if pack.arcs.spent else ""
-            text += (f". memhtml's pack quotes no memory but still hands over {counted(index, 'index line')} "
-                     f"(free){arcs}: {pack_delivered(pack):,} chars, {pack.spent:,} charged")
+            text += (
+                f". memhtml's pack quotes no memory but still hands over {counted(index, 'index line')} "
+                f"(free){arcs}: {pack_delivered(pack):,} chars, {pack.spent:,} charged"
+            )
         return text + "."
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "query": self.query, "budget": self.budget, "cheaper": self.cheaper, "verdict": self.verdict(),
+            "query": self.query,
+            "budget": self.budget,
+            "cheaper": self.cheaper,
+            "verdict": self.verdict(),
             "costs": [c.to_json() for c in self.costs],
             "memhtml": self.pack.to_json() | {"elapsed_ms": 0},
-            "quotas": self.quotas.to_json(), "catalog": self.catalogue.to_json(),
+            "quotas": self.quotas.to_json(),
+            "catalog": self.catalogue.to_json(),
         }
 
 
@@ -171,8 +217,13 @@ class Landing:
     charged: int | None = None  # what counted against the budget (None: all of `cost`)
 
     def to_json(self) -> dict[str, Any]:
-        return {"shape": self.shape, "outcome": self.outcome, "cost": self.cost,
-                "charged": self.cost if self.charged is None else self.charged, "where": self.where}
+        return {
+            "shape": self.shape,
+            "outcome": self.outcome,
+            "cost": self.cost,
+            "charged": self.cost if self.charged is None else self.charged,
+            "where": self.where,
+        }
 
 
 def _in_sections(sections, targets: tuple[str, ...]) -> tuple[str, str]:
@@ -193,8 +244,9 @@ def landings(comparison: ShapeComparison, targets: tuple[str, ...]) -> tuple[Lan
     outcome, where = _in_sections((("memories", pack.memories), ("arcs", pack.arcs)), targets)
     out.append(Landing("memhtml", outcome, pack_delivered(pack), where, pack.spent))
     outcome, where = _in_sections(((ledger.name, ledger.section) for ledger in quotas.ledgers), targets)
-    out.append(Landing("quotas", outcome, sum(delivered(ledger.section) for ledger in quotas.ledgers), where,
-                       quotas.used))
+    out.append(
+        Landing("quotas", outcome, sum(delivered(ledger.section) for ledger in quotas.ledgers), where, quotas.used)
+    )
     listed = cat.listed
     position = next((n for n, e in enumerate(listed) if e.path in targets), None)
     for n, shape in ((1, "catalog+1"), (2, "catalog+2")):

@@ -14,7 +14,6 @@ from typing import Any
 
 from memhtml_desktop.domain.contradiction import kind_words
 
-
 STEP_NAMES = {"polarity": "polarity", "twins": "twin resolution", "mmr": "MMR", "newer": "newer first"}
 
 NEWER, OLDER, SAME = "newer", "older", "same"
@@ -62,7 +61,7 @@ class Disagreement:
 
     @property
     def mark(self) -> str:
-        """"contradicted by a newer memory", "contradicts an older memory", or the same date's."""
+        """ "contradicted by a newer memory", "contradicts an older memory", or the same date's."""
         return MARKS[self.side]
 
     @property
@@ -71,21 +70,33 @@ class Disagreement:
         return self.side == OLDER
 
     def describe(self) -> str:
-        """"contradicted by a newer memory, “Capital of Peru” (resources/x.html): it says “Cusco”
+        """ "contradicted by a newer memory, “Capital of Peru” (resources/x.html): it says “Cusco”
         where this one says “Lima” (the value in one slot; 2024-05-01 against 2024-01-03)"."""
         other = f"\u201c{self.other_title}\u201d ({self.other})" if self.other_title else self.other
         return f"{self.mark}, {other}: {self.says()}"
 
     def says(self) -> str:
-        """"it says “Cusco” where this one says “Lima” (the value in one slot; 2024-05-01 against 2024-01-03)"."""
+        """ "it says “Cusco” where this one says “Lima” (the value in one slot; 2024-05-01 against 2024-01-03)"."""
         dates = f"both {_day(self.when)}" if self.side == SAME else f"{_day(self.other_when)} against {_day(self.when)}"
-        return (f"it says {_said(self.other_value)} where this one says {_said(self.value)} "
-                f"({kind_words(self.kind)}; {dates})")
+        return (
+            f"it says {_said(self.other_value)} where this one says {_said(self.value)} "
+            f"({kind_words(self.kind)}; {dates})"
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"other": self.other, "other_title": self.other_title, "side": self.side, "mark": self.mark,
-                "kind": self.kind, "value": self.value, "other_value": self.other_value, "when": self.when,
-                "other_when": self.other_when, "query_names": self.query_names or None, "detail": self.describe()}
+        return {
+            "other": self.other,
+            "other_title": self.other_title,
+            "side": self.side,
+            "mark": self.mark,
+            "kind": self.kind,
+            "value": self.value,
+            "other_value": self.other_value,
+            "when": self.when,
+            "other_when": self.other_when,
+            "query_names": self.query_names or None,
+            "detail": self.describe(),
+        }
 
 
 @dataclass(frozen=True)
@@ -133,7 +144,9 @@ class Move:
     def _twin_reason(self, up: bool) -> str:
         if up:
             if self.matches and self.twin_adds:
-                return f"its claim says your query's {_quoted(self.matches)} where its twin has {_quoted(self.twin_adds)}"
+                return (
+                    f"its claim says your query's {_quoted(self.matches)} where its twin has {_quoted(self.twin_adds)}"
+                )
             if self.matches:
                 return f"its claim says your query's {_quoted(self.matches)}, which its twin lacks"
             if self.twin_adds:
@@ -154,11 +167,15 @@ class Move:
         theirs = _said(self.twin_adds[0] if self.twin_adds else "")
         other = self.twin
         if self.by_title and self.named_side == "this":
-            return (f"your query names its title's {_quoted(self.matches)}, which the title of {other} lacks; "
-                    f"{other} contradicts it: {theirs} against {mine}")
+            return (
+                f"your query names its title's {_quoted(self.matches)}, which the title of {other} lacks; "
+                f"{other} contradicts it: {theirs} against {mine}"
+            )
         if self.by_title and self.named_side == "other":
-            return (f"your query names {_quoted(self.matches)}, which the title of {other} adds to this one's; "
-                    f"{other} contradicts it: {theirs} against {mine}")
+            return (
+                f"your query names {_quoted(self.matches)}, which the title of {other} adds to this one's; "
+                f"{other} contradicts it: {theirs} against {mine}"
+            )
         if self.named_side == "this":
             return f"your query names its {_quoted(self.matches)}; {other}, which contradicts it, says {theirs}"
         if self.named_side == "other":
@@ -169,7 +186,7 @@ class Move:
         return f"{other} is newer and contradicts it: {theirs} against {mine} ({why})"
 
     def describe(self) -> str:
-        """"moved by twin resolution from 2: its claim has '12' where your query says '2'"."""
+        """ "moved by twin resolution from 2: its claim has '12' where your query says '2'"."""
         return f"moved by {STEP_NAMES.get(self.step, self.step)} from {self.from_position}: {self.reason()}"
 
     def to_json(self) -> dict[str, Any]:
@@ -177,12 +194,18 @@ class Move:
         if self.twin is not None:
             out["twin"] = self.twin
         if self.step == "twins":
-            out.update(lacks=list(self.lacks), adds=list(self.adds), matches=list(self.matches),
-                       twin_adds=list(self.twin_adds))
+            out.update(
+                lacks=list(self.lacks), adds=list(self.adds), matches=list(self.matches), twin_adds=list(self.twin_adds)
+            )
         if self.step == "newer":
-            out.update(kind=self.kind, side=self.side, value=self.adds[0] if self.adds else "",
-                       other_value=self.twin_adds[0] if self.twin_adds else "",
-                       query_names=self.named_side or None, named=list(self.matches))
+            out.update(
+                kind=self.kind,
+                side=self.side,
+                value=self.adds[0] if self.adds else "",
+                other_value=self.twin_adds[0] if self.twin_adds else "",
+                query_names=self.named_side or None,
+                named=list(self.matches),
+            )
             if self.by_title:
                 out["by_title"] = True
         out["reason"] = self.reason()
@@ -221,9 +244,13 @@ class HitSignals:
         return not self.met
 
     def to_json(self) -> dict[str, Any]:
-        return {"met": list(self.met), "words": self.words,
-                "cosine": None if self.cosine is None else round(self.cosine, 4),
-                "floor": self.floor, "named": list(self.named)}
+        return {
+            "met": list(self.met),
+            "words": self.words,
+            "cosine": None if self.cosine is None else round(self.cosine, 4),
+            "floor": self.floor,
+            "named": list(self.named),
+        }
 
 
 @dataclass(frozen=True)
@@ -242,7 +269,9 @@ class IndexStatus:
         if self.complete:
             return None
         if self.seen:
-            return f"index: incomplete, the first full index has not finished ({self.files} of {self.seen} files so far)"
+            return (
+                f"index: incomplete, the first full index has not finished ({self.files} of {self.seen} files so far)"
+            )
         return f"index: incomplete, the store has not been indexed in full yet ({self.files} files so far)"
 
     def to_json(self) -> dict[str, Any]:
@@ -281,6 +310,10 @@ class RelevanceSummary:
         def r(x: float | None) -> float | None:
             return None if x is None else round(x, 4)
 
-        return {"floor_cosine": self.floor_cosine, "below_floor": self.below_floor,
-                "top_cosine": r(self.top_cosine), "median_cosine": r(self.median_cosine),
-                "candidates": self.candidates}
+        return {
+            "floor_cosine": self.floor_cosine,
+            "below_floor": self.below_floor,
+            "top_cosine": r(self.top_cosine),
+            "median_cosine": r(self.median_cosine),
+            "candidates": self.candidates,
+        }

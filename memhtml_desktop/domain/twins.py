@@ -155,8 +155,12 @@ def twin_groups(
     blind = [i for i in range(n) if not sim.has_vector(i)]
     if blind:  # no vector to compare: the headline words decide who is a twin
         words = [frozenset(deciding_words(c.claim)) for c in candidates]
-        pairs += [(min(i, j), max(i, j)) for i in blind for j in range(n)
-                  if j != i and (j not in blind or j > i) and words[i] and overlap(words[i], words[j]) >= words_overlap]
+        pairs += [
+            (min(i, j), max(i, j))
+            for i in blind
+            for j in range(n)
+            if j != i and (j not in blind or j > i) and words[i] and overlap(words[i], words[j]) >= words_overlap
+        ]
     for i, j in pairs:
         ri, rj = root(i), root(j)
         if ri != rj:

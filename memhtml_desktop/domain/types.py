@@ -13,9 +13,14 @@ from typing import Any
 from memhtml_desktop.domain.instants import as_of_instant
 from memhtml_desktop.domain.paths import MEMORY_TYPES
 from memhtml_desktop.domain.signals import (  # noqa: F401 - re-exported: the values a result carries
-    STEP_NAMES, Disagreement, HitSignals, IndexStatus, MatchCount, Move, RelevanceSummary,
+    STEP_NAMES,
+    Disagreement,
+    HitSignals,
+    IndexStatus,
+    MatchCount,
+    Move,
+    RelevanceSummary,
 )
-
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -264,9 +269,14 @@ class Hit:
             "suspicious_date": self.suspicious_date,
             "contradictions": [d.to_json() for d in self.contradictions],
             "arms": {
-                a.arm: {"rank": a.rank, "weight": a.weight, "contribution": a.contribution, "raw": a.raw,
-                        **({} if a.counted else {"counted": False}),
-                        **({} if a.norm is None else {"normalised": a.norm})}
+                a.arm: {
+                    "rank": a.rank,
+                    "weight": a.weight,
+                    "contribution": a.contribution,
+                    "raw": a.raw,
+                    **({} if a.counted else {"counted": False}),
+                    **({} if a.norm is None else {"normalised": a.norm}),
+                }
                 for a in self.arms
             },
         }
@@ -350,8 +360,10 @@ class RecallItem:
     contradictions: tuple[Disagreement, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        out = {name: getattr(self, name) for name in ("path", "title", "memory_type", "tier", "chars", "text",
-                                                       "reason", "rank")}
+        out = {
+            name: getattr(self, name)
+            for name in ("path", "title", "memory_type", "tier", "chars", "text", "reason", "rank")
+        }
         out["contradictions"] = [d.to_json() for d in self.contradictions]
         return out
 

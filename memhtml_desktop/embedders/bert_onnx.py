@@ -88,7 +88,7 @@ def load_bert_weights(path: Path) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     with safe_open(str(path), framework="numpy") as handle:
         for key in handle.keys():
-            name = key[len("bert."):] if key.startswith("bert.") else key
+            name = key[len("bert.") :] if key.startswith("bert.") else key
             out[name] = handle.get_tensor(key)
     return out
 
@@ -138,7 +138,9 @@ class _Graph:
         b = self.init(f"{prefix}.bias", weights[f"{prefix}.bias"].astype(np.float32))
         return self.op("Add", self.op("MatMul", x, w), b)
 
-    def qlinear(self, x: str, weights: Mapping[str, np.ndarray], prefixes: tuple[str, ...], *, with_bias: bool = True) -> tuple[str, str]:
+    def qlinear(
+        self, x: str, weights: Mapping[str, np.ndarray], prefixes: tuple[str, ...], *, with_bias: bool = True
+    ) -> tuple[str, str]:
         """x @ W + b through DynamicQuantizeMatMul, the layers of `prefixes` side by side in one matrix.
 
         Returns (output, bias initializer name); with `with_bias=False` the bias is left for the
@@ -148,8 +150,12 @@ class _Graph:
         codes, scale = quantize_columns(w)
         name = prefixes[0] if len(prefixes) == 1 else prefixes[0].rsplit(".", 1)[0] + ".qkv"
         bias = self.init(f"{name}.bias", np.concatenate([weights[f"{p}.bias"].astype(np.float32) for p in prefixes]))
-        inputs = [x, self.init(f"{name}.weight_q", codes), self.init(f"{name}.weight_scale", scale),
-                  self.init(f"{name}.weight_zero", np.zeros(codes.shape[1], dtype=np.int8))]
+        inputs = [
+            x,
+            self.init(f"{name}.weight_q", codes),
+            self.init(f"{name}.weight_scale", scale),
+            self.init(f"{name}.weight_zero", np.zeros(codes.shape[1], dtype=np.int8)),
+        ]
         if with_bias:
             inputs.append(bias)
         return self.op("DynamicQuantizeMatMul", *inputs, domain=_MS), bias
@@ -180,8 +186,13 @@ def build_bert_graph(
 
     # Embeddings: word + position[:seq] + token_type[0], then LayerNorm.
     word = g.init("embeddings.word_embeddings.weight", weights["embeddings.word_embeddings.weight"].astype(np.float32))
-    pos = g.init("embeddings.position_embeddings.weight", weights["embeddings.position_embeddings.weight"].astype(np.float32))
-    type0 = g.init("embeddings.token_type_embeddings.row0", weights["embeddings.token_type_embeddings.weight"][0].astype(np.float32))
+    pos = g.init(
+        "embeddings.position_embeddings.weight", weights["embeddings.position_embeddings.weight"].astype(np.float32)
+    )
+    type0 = g.init(
+        "embeddings.token_type_embeddings.row0",
+        weights["embeddings.token_type_embeddings.weight"][0].astype(np.float32),
+    )
     seq_len = g.op("Slice", g.op("Shape", "input_ids"), g.const([1], np.int64), g.const([2], np.int64))
     positions = g.op("Slice", pos, g.const([0], np.int64), seq_len, g.const([0], np.int64))
     x = g.op("Add", g.op("Add", g.op("Gather", word, "input_ids", axis=0), positions), type0)
@@ -206,7 +217,9 @@ def build_bert_graph(
             q_in, k_in, v_in = g.op_n("Split", qkv, g.const([hidden] * 3, np.int64), n=3, axis=-1)
             projections = {"query": lambda: q_in, "key": lambda: k_in, "value": lambda: v_in}
         else:
-            projections = {part: (lambda part=part: g.linear(x, weights, f"{a}.{part}")) for part in ("query", "key", "value")}
+            projections = {
+                part: (lambda part=part: g.linear(x, weights, f"{a}.{part}")) for part in ("query", "key", "value")
+            }
         q = g.op("Transpose", g.op("Reshape", projections["query"](), split_heads), perm=[0, 2, 1, 3])
         k = g.op("Transpose", g.op("Reshape", projections["key"](), split_heads), perm=[0, 2, 3, 1])
         v = g.op("Transpose", g.op("Reshape", projections["value"](), split_heads), perm=[0, 2, 1, 3])

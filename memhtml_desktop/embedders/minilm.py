@@ -109,7 +109,9 @@ def locate_model(package: str = MODEL_PACKAGE, model_dir: Path | None = None) ->
     missing = [name for name in _MODEL_FILES if not (directory / name).is_file()]
     if missing:
         raise _unavailable(f"the model directory {directory} lacks {', '.join(missing)}; reinstall {package!r}.")
-    return ModelFiles(directory, directory / "model.safetensors", directory / "tokenizer.json", directory / "config.json")
+    return ModelFiles(
+        directory, directory / "model.safetensors", directory / "tokenizer.json", directory / "config.json"
+    )
 
 
 def missing_runtime_packages() -> list[str]:
@@ -261,7 +263,9 @@ class MiniLMEmbedder:
             try:
                 modules[name] = importlib.import_module(name)
             except Exception as exc:  # noqa: BLE001 - a broken install is also "unavailable"
-                raise _unavailable(f"the package {RUNTIME_PACKAGES[name]!r} is installed but fails to import ({exc}).") from None
+                raise _unavailable(
+                    f"the package {RUNTIME_PACKAGES[name]!r} is installed but fails to import ({exc})."
+                ) from None
         return modules
 
     def _session_options(self, ort: Any) -> Any:
@@ -307,11 +311,15 @@ class MiniLMEmbedder:
 
         try:
             config = bert_onnx.BertConfig.from_json(files.config)
-            model = bert_onnx.build_bert_graph(bert_onnx.load_bert_weights(files.weights), config, precision=self.precision)
+            model = bert_onnx.build_bert_graph(
+                bert_onnx.load_bert_weights(files.weights), config, precision=self.precision
+            )
             model_bytes = model.SerializeToString()
             del model
         except Exception as exc:  # noqa: BLE001
-            raise _unavailable(f"the weights in {files.directory} could not be turned into an ONNX graph ({exc}).") from None
+            raise _unavailable(
+                f"the weights in {files.directory} could not be turned into an ONNX graph ({exc})."
+            ) from None
         self.built_graph = True
         source: str | bytes = model_bytes
         try:

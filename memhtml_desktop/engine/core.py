@@ -126,7 +126,7 @@ class Engine:
         notices = list(store.notices)
         generation = getattr(store, "_generation", 0)
         if len(notices) > self._told or generation != self._generation:
-            fresh, reopened = tuple(notices[self._told:]), generation != self._generation
+            fresh, reopened = tuple(notices[self._told :]), generation != self._generation
             self._told, self._generation = len(notices), generation
             self.send(Notices(fresh, reopened))
 
@@ -273,8 +273,12 @@ class Engine:
         if message.action == START and self.watcher is None:
             from memhtml_desktop.watch.watcher import Watcher
 
-            self.watcher = Watcher(self.store, on_status=lambda s: self.send(Status(s)),
-                                   on_batch=lambda b: self.send(Batch(b)), **message.options)
+            self.watcher = Watcher(
+                self.store,
+                on_status=lambda s: self.send(Status(s)),
+                on_batch=lambda b: self.send(Batch(b)),
+                **message.options,
+            )
             self._idle = None
             self.watcher.start()
         elif message.action == RECONCILE and self.watcher is not None:
@@ -301,8 +305,9 @@ class _Lane:
     def __init__(self, engine: Engine, name: str, threads: int) -> None:
         self.engine, self.name = engine, name
         self.queue: queue.Queue = queue.Queue()
-        self.threads = [threading.Thread(target=self._work, name=f"engine-{name}-{i}", daemon=True)
-                        for i in range(threads)]
+        self.threads = [
+            threading.Thread(target=self._work, name=f"engine-{name}-{i}", daemon=True) for i in range(threads)
+        ]
         for thread in self.threads:
             thread.start()
 

@@ -35,10 +35,13 @@ class StoreHandle:
     def of(cls, store: Any) -> StoreHandle:
         """The handle of a `StoreSpec`, or of an open `Store` (its own notices kept)."""
         if isinstance(store, StoreSpec):  # resolved as the Store resolves it (a few readlinks)
-            return cls(Path(store.root).expanduser().resolve(), Path(store.index_path),
-                       curation_off=store.curation_off)
-        handle = cls(Path(store.root), Path(store.index_path), embedder=getattr(store.embedder, "space", ""),
-                     curation_off=getattr(store, "curation_off", None))
+            return cls(Path(store.root).expanduser().resolve(), Path(store.index_path), curation_off=store.curation_off)
+        handle = cls(
+            Path(store.root),
+            Path(store.index_path),
+            embedder=getattr(store.embedder, "space", ""),
+            curation_off=getattr(store, "curation_off", None),
+        )
         handle.notices.extend(getattr(store, "notices", ()))
         return handle
 

@@ -43,6 +43,8 @@ def engine_nice(environ: dict[str, str] | None = None) -> int:
     except ValueError:
         return ENGINE_NICE
     return value if 0 <= value <= 19 else ENGINE_NICE
+
+
 PARENT_CHECK_S = 0.5
 """How often the engine looks whether the window's process is still there."""
 CLOSE_WAIT_S = 15.0
@@ -68,8 +70,9 @@ class ProcessTransport:
     def start(self) -> ProcessTransport:
         ctx = context()
         ours, theirs = ctx.Pipe(duplex=True)
-        self._proc = ctx.Process(target=engine_main, args=(self.spec, theirs, os.getpid()), name="memhtml-engine",
-                                 daemon=False)  # not a daemon: the engine starts parse workers of its own
+        self._proc = ctx.Process(
+            target=engine_main, args=(self.spec, theirs, os.getpid()), name="memhtml-engine", daemon=False
+        )  # not a daemon: the engine starts parse workers of its own
         with _main_not_inherited():
             self._proc.start()
         theirs.close()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memhtml_desktop.history.events import Change
-from memhtml_desktop.history.review import _rev_list, list_changes, ReviewRange
+from memhtml_desktop.history.review import ReviewRange, _rev_list, list_changes
 from memhtml_desktop.write.git import Git
 
 SPANS = {"day": 30, "week": 26}

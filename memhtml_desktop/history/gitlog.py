@@ -65,7 +65,8 @@ def read_commits(git: Git, shas: Sequence[str]) -> list[Commit]:
     token = secrets.token_hex(8)
     start, sep = f"%x1e{token}%x1f", f"%x1f{token}%x1f"
     fields = ["%H", "%P", "%an", "%ae", "%aI", "%s"] + [
-        f"%(trailers:key={key},valueonly,separator=%x1d)" for key in TRAILERS]
+        f"%(trailers:key={key},valueonly,separator=%x1d)" for key in TRAILERS
+    ]
     fmt = start + sep.join(fields) + sep
     out = _run(git, "log", "--no-walk=unsorted", "--stdin", "--raw", "-M", "--no-abbrev", "-z",
                "--no-color", "--no-ext-diff", "--no-textconv", f"--format={fmt}",
@@ -78,7 +79,7 @@ def read_commits(git: Git, shas: Sequence[str]) -> list[Commit]:
         if len(parts) < len(fields) + 1:
             continue
         sha, parents, name, email, at, subject, reason, session = (_text(p) for p in parts[: len(fields)])
-        rest = sep_mark.join(parts[len(fields):])
+        rest = sep_mark.join(parts[len(fields) :])
         commits.append(Commit(sha, tuple(parents.split()), name, email, at, subject,
                               _trailer(reason), _trailer(session), tuple(_raw_files(rest))))  # fmt: skip
     return commits

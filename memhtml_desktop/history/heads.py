@@ -128,4 +128,4 @@ def head_facts(data: bytes | None) -> HeadFacts:
     end = _HEAD_END.search(data, 0, HEAD_LIMIT)
     if end is None:
         return HeadFacts(b"", data)
-    return HeadFacts(data[: end.start()], data[end.end():])
+    return HeadFacts(data[: end.start()], data[end.end() :])

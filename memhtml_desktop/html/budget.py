@@ -46,8 +46,10 @@ _TAG_WITH_ATTRIBUTE = re.compile(r"</?([A-Za-z][^\t\n\f\r />]*+)(?=[\t\n\f\r /]+
 # an optional value, quoted (to the closing quote, or the end of the file) or not (to whitespace or
 # `>`). A tag ends where this stops matching: at its `>` or at the end of the file. Atomic, so a
 # failed repeat never backtracks into a name to split it into more attributes.
-_ONE = (r"""(?>[\t\n\f\r /]*+([^\t\n\f\r />][^\t\n\f\r />=]*+)"""
-        r"""(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+(?:"[^"]*+"?|'[^']*+'?|[^\t\n\f\r >]*+))?)""")
+_ONE = (
+    r"""(?>[\t\n\f\r /]*+([^\t\n\f\r />][^\t\n\f\r />=]*+)"""
+    r"""(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+(?:"[^"]*+"?|'[^']*+'?|[^\t\n\f\r >]*+))?)"""
+)
 _ATTRIBUTE = re.compile(_ONE)
 _ATTRIBUTES = re.compile(f"{_ONE}*+")
 _TOO_MANY = re.compile(f"{_ONE}{{{MAX_ELEMENT_ATTRIBUTES + 1}}}")

@@ -143,9 +143,7 @@ def check_mark(tree: Tree, article: Element) -> list[str]:
         return violations + folded
     blocks = tree.named_within(article, "p", "li")
     if not blocks:
-        violations.append(
-            "<mark> outside any <p> or <li>: the claim must lead a paragraph or list item"
-        )
+        violations.append("<mark> outside any <p> or <li>: the claim must lead a paragraph or list item")
     elif not blocks[0].contains(mark):
         violations.append(f"<mark> not in the first <{blocks[0].tag}>: the claim must lead the article")
     return violations
@@ -227,15 +225,12 @@ def check_meta_values(head: Head) -> list[str]:
     if raw_type is not None and memory_type is None:
         violations.append(f'<meta name="memhtml-type" content="{raw_type}"> is outside the type vocabulary')
     if raw_status is not None and raw_status not in ("active", "archived"):
-        violations.append(
-            f'<meta name="memhtml-status" content="{raw_status}"> is neither active nor archived'
-        )
+        violations.append(f'<meta name="memhtml-status" content="{raw_status}"> is neither active nor archived')
     task_status = head.single("memhtml-task-status")
     is_task = memory_type == "task"
     if task_status is not None and not is_task:
         violations.append(
-            f'<meta name="memhtml-task-status"> on a {memory_type or "typeless"} memory: '
-            "only a task carries one"
+            f'<meta name="memhtml-task-status"> on a {memory_type or "typeless"} memory: only a task carries one'
         )
     if task_status is not None and task_status not in TASK_STATUS_SET:
         violations.append(

@@ -192,18 +192,31 @@ def build_rows(
             for name, value, number in dedupe_by(facts.facets, lambda f: f[0] + KEY_SEP + f[1])
         ],
         "file_citations": [
-            {"path": path, "text": text, "href": href}
-            for text, href in dedupe_by(facts.citations, lambda c: c[0])
+            {"path": path, "text": text, "href": href} for text, href in dedupe_by(facts.citations, lambda c: c[0])
         ],
         "chunks": [
-            {"chunk_id": chunk.chunk_id, "path": path, "content_hash": digest,
-             "ordinal": chunk.ordinal, "text": chunk.text, "char_count": chunk.char_count}
+            {
+                "chunk_id": chunk.chunk_id,
+                "path": path,
+                "content_hash": digest,
+                "ordinal": chunk.ordinal,
+                "text": chunk.text,
+                "char_count": chunk.char_count,
+            }
             for chunk in chunk_text(body, digest)
         ],  # fmt: skip
         "edges": [
-            {"src_path": path, "rel": rel, "dst_path": dst, "edge_class": REL_CLASS[rel],
-             "derived": 0, "strength": 1.0, "provenance": "authored", "src_hash": digest,
-             "created_at": indexed_at}
+            {
+                "src_path": path,
+                "rel": rel,
+                "dst_path": dst,
+                "edge_class": REL_CLASS[rel],
+                "derived": 0,
+                "strength": 1.0,
+                "provenance": "authored",
+                "src_hash": digest,
+                "created_at": indexed_at,
+            }
             for rel, dst in authored_edges(head, path)
         ],  # fmt: skip
     }

@@ -23,9 +23,9 @@ from urllib.parse import quote
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from memhtml_desktop.domain.paths import normalize_path
+from memhtml_desktop.html import budget
 from memhtml_desktop.html.constraints import is_root_relative_href
 from memhtml_desktop.html.project import decode
-from memhtml_desktop.html import budget
 
 MARK_STYLE = "background-color:#ffe58a; color:#000000;"
 HIGHLIGHT_STYLE = "background-color:#d6e8ff; color:#000000;"  # explicit text colour: readable on a dark palette too
@@ -87,9 +87,11 @@ def render_safe_html(data: bytes, *, highlight_terms: Sequence[str] = (), max_te
         out = renderer.render(root)
         if renderer.cut:
             shown = renderer.shown
-            out += (f'<p style="{MUTED_STYLE}"><b>\u22ef Cut here:</b> the reader shows the first {shown:,} '
-                    f"characters of this memory's text; {renderer.cut:,} more are not shown "
-                    f"({shown + renderer.cut:,} in all). Open it in your editor for the whole of it.</p>")
+            out += (
+                f'<p style="{MUTED_STYLE}"><b>\u22ef Cut here:</b> the reader shows the first {shown:,} '
+                f"characters of this memory's text; {renderer.cut:,} more are not shown "
+                f"({shown + renderer.cut:,} in all). Open it in your editor for the whole of it.</p>"
+            )
         return out
     except Exception as exc:  # noqa: BLE001 - the reader pane must show something, never crash
         return f'<p style="{MUTED_STYLE}">[unreadable: {escape(type(exc).__name__)}]</p>'
@@ -230,7 +232,7 @@ class _Renderer:
         if tag == "figcaption":
             return f'<p style="{MUTED_STYLE}"><i>', "</i></p>", True
         if tag == "caption":
-            return '<tr><td><b>', "</b></td></tr>", True
+            return "<tr><td><b>", "</b></td></tr>", True
         if tag in _BLOCKS:
             emitted = _BLOCKS[tag]
             return f"<{emitted}>", f"</{emitted}>", True

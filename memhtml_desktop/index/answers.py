@@ -21,7 +21,9 @@ def word_docs(conn: apsw.Connection, words: Sequence[str]) -> dict[str, int]:
     if not words:
         return {}
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.files_fts_vocab USING fts5vocab(main, 'files_fts', 'row')")
-    rows = conn.execute("SELECT term, doc FROM temp.files_fts_vocab WHERE term IN carray(?1)", (apsw.carray(tuple(words)),))
+    rows = conn.execute(
+        "SELECT term, doc FROM temp.files_fts_vocab WHERE term IN carray(?1)", (apsw.carray(tuple(words)),)
+    )
     return {str(term): int(docs) for term, docs in rows}
 
 
@@ -29,7 +31,9 @@ def existing(conn: apsw.Connection, paths: Sequence[str]) -> set[str]:
     """Which of `paths` the index holds as live memories."""
     if not paths:
         return set()
-    rows = conn.execute("SELECT path FROM files WHERE archived = 0 AND path IN carray(?1)", (apsw.carray(tuple(paths)),))
+    rows = conn.execute(
+        "SELECT path FROM files WHERE archived = 0 AND path IN carray(?1)", (apsw.carray(tuple(paths)),)
+    )
     return {str(r[0]) for r in rows}
 
 
@@ -41,7 +45,11 @@ def answer_candidates(conn: apsw.Connection, words: Sequence[str], limit: int = 
     held = [w for w in words if docs.get(w)] or list(words)
     rare = sorted(held, key=lambda w: (docs.get(w, 0), list(words).index(w)))[:MAX_MATCH_WORDS]
     match = " OR ".join(f'"{w}"' for w in rare)
-    return [(str(p), str(t or "")) for p, t in conn.execute(
-        "SELECT f.path, f.fts_text FROM files_fts_stemmed s JOIN files f ON f.rowid = s.rowid "
-        "WHERE files_fts_stemmed MATCH ?1 AND f.archived = 0 ORDER BY bm25(files_fts_stemmed), f.path LIMIT ?2",
-        (match, limit))]
+    return [
+        (str(p), str(t or ""))
+        for p, t in conn.execute(
+            "SELECT f.path, f.fts_text FROM files_fts_stemmed s JOIN files f ON f.rowid = s.rowid "
+            "WHERE files_fts_stemmed MATCH ?1 AND f.archived = 0 ORDER BY bm25(files_fts_stemmed), f.path LIMIT ?2",
+            (match, limit),
+        )
+    ]

@@ -98,8 +98,9 @@ class _Reader:
         self.state = has_state(self.conn)
         if not self.state:
             damaged = getattr(self.conn, "state_error", None)
-            self.shared_reasons.append(f"salience: {damaged}" if damaged else
-                                       "salience: no state plane (.memhtml/state.db) attached")
+            self.shared_reasons.append(
+                f"salience: {damaged}" if damaged else "salience: no state plane (.memhtml/state.db) attached"
+            )
         if self.retriever.embedder is not None:
             self.snapshot = self.retriever.vector_snapshot()
 
@@ -126,8 +127,9 @@ class _Reader:
         if not match:
             self.last_signals = ()
             return (), form
-        sql = build_arm_sql("fts", scope_sql.filter, lexical=self.profile.lexical,
-                            field_weights=self.profile.field_weights)
+        sql = build_arm_sql(
+            "fts", scope_sql.filter, lexical=self.profile.lexical, field_weights=self.profile.field_weights
+        )
         params = bind_params(sql, (match, self.window, None, None), scope_sql.params)
         rows = self.conn.execute(sql, params).fetchall()
         self.last_signals = tuple(float(row[2]) for row in rows)
@@ -136,13 +138,16 @@ class _Reader:
     def nearest(self, qvec: np.ndarray, scope_sql: ScopeSql) -> tuple[str, ...]:
         """The nearest files, best first; `last_signals` their cosines (what a convex fusion weighs)."""
         binding, dists = self.retriever.vector_param(qvec, self.snapshot, scope_sql, self.window)
-        sql = build_arm_sql("vector", scope_sql.filter, vector_backend=self.retriever.vector_backend,
-                            model=self.retriever.space())
+        sql = build_arm_sql(
+            "vector", scope_sql.filter, vector_backend=self.retriever.vector_backend, model=self.retriever.space()
+        )
         params = bind_params(sql, (None, self.window, None, binding), scope_sql.params)
         rows = self.conn.execute(sql, params).fetchall()
         # numpy: raw is the 1-based position in the nearest-first list; sqlite-vec: the distance itself
-        self.last_signals = tuple(None if raw is None else 1.0 - float(dists[int(raw) - 1] if dists is not None else raw)
-                                  for _, _, raw in rows)
+        self.last_signals = tuple(
+            None if raw is None else 1.0 - float(dists[int(raw) - 1] if dists is not None else raw)
+            for _, _, raw in rows
+        )
         return tuple(row[0] for row in rows)
 
     def hydrate(self, paths: Sequence[str]) -> None:
@@ -156,9 +161,12 @@ class _Reader:
             vectors = hydrate.first_vectors(self.conn, list(rows), self.retriever.space())
         for path, row in rows.items():
             self.rowids[path] = row["rowid"]
-            vector = self.snapshot.file_vector(row["rowid"]) if self.snapshot is not None else decode_vec(vectors.get(path))
-            self.candidates[path] = Candidate(path, row["title"], row["gist"], row["memory_type"] == "arc", vector,
-                                              disagreements.statement_of(row))
+            vector = (
+                self.snapshot.file_vector(row["rowid"]) if self.snapshot is not None else decode_vec(vectors.get(path))
+            )
+            self.candidates[path] = Candidate(
+                path, row["title"], row["gist"], row["memory_type"] == "arc", vector, disagreements.statement_of(row)
+            )
 
     def cosines(self, qvec: np.ndarray | None, paths: Sequence[str]) -> dict[str, float]:
         if qvec is None:
@@ -227,12 +235,25 @@ def prepare_queries(
             # Every listed candidate's cosine: gated priors (`domain/priors.py`) read them, and the
             # floor calibration also reads the probe's targets and controls (`also`).
             cosines = reader.cosines(qvec, [*listed, *also] if with_cosines else listed)
-            out.append(PreparedQuery(
-                query=query, fts_forms=profile.fts_forms, lexical_key=profile.lexical_key, window=window, lists=lists,
-                available=frozenset(available), candidates={p: reader.candidates[p] for p in listed},
-                reasons=tuple(reasons), cosines=cosines, fts_form=form, signals=signals, every_word=every,
-                settled=disagreements.left_out(conn, [reader.candidates[p].statement for p in dict.fromkeys(listed)]),
-            ))
+            out.append(
+                PreparedQuery(
+                    query=query,
+                    fts_forms=profile.fts_forms,
+                    lexical_key=profile.lexical_key,
+                    window=window,
+                    lists=lists,
+                    available=frozenset(available),
+                    candidates={p: reader.candidates[p] for p in listed},
+                    reasons=tuple(reasons),
+                    cosines=cosines,
+                    fts_form=form,
+                    signals=signals,
+                    every_word=every,
+                    settled=disagreements.left_out(
+                        conn, [reader.candidates[p].statement for p in dict.fromkeys(listed)]
+                    ),
+                )
+            )
             if progress is not None:
                 progress("reading", i + 1, len(asks))
     return out
@@ -261,8 +282,12 @@ def live_claims(store: WorkbenchStore, *, sample: int | None = None, seed: int =
 
     conn = store.reader()
     with conn:
-        rows = [(str(p), str(g or "")) for p, g in conn.execute(
-            "SELECT path, gist FROM files WHERE archived = 0 AND memory_type <> 'task' ORDER BY path")]
+        rows = [
+            (str(p), str(g or ""))
+            for p, g in conn.execute(
+                "SELECT path, gist FROM files WHERE archived = 0 AND memory_type <> 'task' ORDER BY path"
+            )
+        ]
     if sample is not None and sample < len(rows):
         rows = sorted(random.Random(seed).sample(rows, sample))
     return rows

@@ -40,16 +40,24 @@ def _rowid(conn: apsw.Connection, path: str) -> int | None:
     return None if row is None else int(row[0])
 
 
-def _kept(conn: apsw.Connection, key: str, rowids: np.ndarray, scope_sql: ScopeSql,
-          scope_rows: ScopeRows | None = None) -> np.ndarray:
+def _kept(
+    conn: apsw.Connection, key: str, rowids: np.ndarray, scope_sql: ScopeSql, scope_rows: ScopeRows | None = None
+) -> np.ndarray:
     """Which of `rowids` are memories the scope keeps. A scope's rows come from `files`; a scope that
     filters nothing keeps every rowid `files` holds (the statements join `files`, so a row it lacks
     is never ranked)."""
     if scope_sql.filter:
         return (scope_rows or ScopeRows()).mask(conn, key, rowids, scope_sql)
-    held = np.fromiter((r[0] for r in conn.execute("SELECT rowid FROM files WHERE rowid IN carray(?1)",
-                                                       (apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64)),))),
-                       dtype=np.int64)
+    held = np.fromiter(
+        (
+            r[0]
+            for r in conn.execute(
+                "SELECT rowid FROM files WHERE rowid IN carray(?1)",
+                (apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64)),),
+            )
+        ),
+        dtype=np.int64,
+    )
     return np.isin(rowids, held)
 
 
@@ -57,13 +65,24 @@ def _before_by_path(conn: apsw.Connection, rowids: np.ndarray, path: str) -> int
     """How many of `rowids` (tied with the memory) have a path sorting before `path`."""
     if not rowids.shape[0]:
         return 0
-    (count,) = conn.execute("SELECT count(*) FROM files WHERE rowid IN carray(?1) AND path < ?2",
-                            (apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64)), path)).fetchone()
+    (count,) = conn.execute(
+        "SELECT count(*) FROM files WHERE rowid IN carray(?1) AND path < ?2",
+        (apsw.carray(np.ascontiguousarray(rowids, dtype=np.int64)), path),
+    ).fetchone()
     return int(count)
 
 
-def lexical(conn: apsw.Connection, key: str, match: str, scope_sql: ScopeSql, path: str, *, lexical: str,
-            field_weights: Sequence[float], scope_rows: ScopeRows | None = None) -> Standing:
+def lexical(
+    conn: apsw.Connection,
+    key: str,
+    match: str,
+    scope_sql: ScopeSql,
+    path: str,
+    *,
+    lexical: str,
+    field_weights: Sequence[float],
+    scope_rows: ScopeRows | None = None,
+) -> Standing:
     """The lexical arm: in-scope matches by (bm25 ascending, path); raw is the memory's bm25."""
     rows = conn.execute(ranking_sql(lexical, field_weights), (match, -1)).fetchall()
     rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -80,8 +99,15 @@ def lexical(conn: apsw.Connection, key: str, match: str, scope_sql: ScopeSql, pa
     return Standing(int(rowids.shape[0]), rank, float(score))
 
 
-def vector(conn: apsw.Connection, key: str, ranked: np.ndarray, scope_sql: ScopeSql, path: str, *,
-           scope_rows: ScopeRows | None = None) -> Standing:
+def vector(
+    conn: apsw.Connection,
+    key: str,
+    ranked: np.ndarray,
+    scope_sql: ScopeSql,
+    path: str,
+    *,
+    scope_rows: ScopeRows | None = None,
+) -> Standing:
     """The vector arm (numpy snapshot): `ranked` is every file rowid by (distance, path), as the
     statement's carray lists them; raw is the memory's 1-based position in that list."""
     keep = _kept(conn, key, ranked, scope_sql, scope_rows) if ranked.shape[0] else np.zeros(0, dtype=bool)
@@ -97,8 +123,9 @@ def vector(conn: apsw.Connection, key: str, ranked: np.ndarray, scope_sql: Scope
 # The arm's rows in one statement (one clock reading, as the arm's own statement has), each with the
 # key it is ordered by, and the raw value of the memory's row only.
 _RECENCY_KEYS = "SELECT path, t, CASE WHEN path = ?{p} THEN t END FROM ({rows})"
-_SALIENCE_KEYS = ("SELECT path, score, CASE WHEN path = ?{p} THEN json_array(decay, popularity, outcome, hours) END "
-                  "FROM ({rows})")
+_SALIENCE_KEYS = (
+    "SELECT path, score, CASE WHEN path = ?{p} THEN json_array(decay, popularity, outcome, hours) END FROM ({rows})"
+)
 
 
 def prior(conn: apsw.Connection, arm: str, scope_sql: ScopeSql, path: str) -> Standing:

@@ -53,7 +53,9 @@ WHERE c.chunk_id IN (SELECT chunk_id FROM log WHERE chunk_id IS NOT NULL)
 """
 
 
-def changed_files(conn: apsw.Connection, built: IndexMark, now: IndexMark, limit: int = PATCH_LIMIT) -> np.ndarray | None:
+def changed_files(
+    conn: apsw.Connection, built: IndexMark, now: IndexMark, limit: int = PATCH_LIMIT
+) -> np.ndarray | None:
     """File rowids (ascending) whose rows may differ between a cache built at `built` and the index
     at `now`: deleted ones included (their rows are gone). None when the log cannot tell."""
     if built.uid is None or built.uid != now.uid or built.version < now.logged_from or built.version > now.version:

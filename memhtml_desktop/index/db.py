@@ -373,8 +373,10 @@ def open_index(
             # A database attached to a read-only connection is read-only too: say so up front
             # rather than let a bump fail with "attempt to write a readonly database".
             conn.state_mode = "ro"
-            conn.state_note = ("the index's disk is full, so it is read as it is and state.db with it: "
-                               "salience is read but not written")
+            conn.state_note = (
+                "the index's disk is full, so it is read as it is and state.db with it: "
+                "salience is read but not written"
+            )
     return conn
 
 
@@ -448,8 +450,10 @@ def attach_state(
         _detach(conn)
         conn.state_mode = None
         conn.state_busy = True
-        conn.state_error = (f"{state_path} is locked by another process (a memhtml VACUUM or a long write?): "
-                            "this answer has no salience, and reads are not counted until it is free")
+        conn.state_error = (
+            f"{state_path} is locked by another process (a memhtml VACUUM or a long write?): "
+            "this answer has no salience, and reads are not counted until it is free"
+        )
         log.info(conn.state_error)
         return None
     except (apsw.NotADBError, apsw.CorruptError) as exc:
@@ -529,7 +533,9 @@ def _attach_state(
     found = state_file.ident_of(path)
     if exists and found != plane.ident or (not exists and (found is None or not stat_regular(found))):
         _detach(conn)
-        conn.state_error = f"{state_path} changed while it was being opened; salience is off until it is looked at again"
+        conn.state_error = (
+            f"{state_path} changed while it was being opened; salience is off until it is looked at again"
+        )
         return None
     conn.state_ident = found
     if mode == "rw":
@@ -561,8 +567,15 @@ def stat_regular(ident: tuple) -> bool:
 
 
 #: The columns of `state.access` every statement of this app reads or writes (memhtml's S0001).
-STATE_COLUMNS = ("path", "access_count", "reinforcement_count", "outcome_score", "last_accessed_at",
-                 "last_reinforced_at", "updated_at")
+STATE_COLUMNS = (
+    "path",
+    "access_count",
+    "reinforcement_count",
+    "outcome_score",
+    "last_accessed_at",
+    "last_reinforced_at",
+    "updated_at",
+)
 
 
 def state_schema_problem(conn: Connection) -> str | None:
@@ -585,8 +598,10 @@ def _unknown_schema(conn: Connection, state_path: str | os.PathLike[str], proble
     drops out with the reason (never an SQLError out of a search), and reads wait for it."""
     _detach(conn)
     conn.state_mode = None
-    conn.state_error = (f"{state_path} is not a state plane this app knows: {problem} (a newer memhtml?); "
-                        "salience is off and the file is left untouched")
+    conn.state_error = (
+        f"{state_path} is not a state plane this app knows: {problem} (a newer memhtml?); "
+        "salience is off and the file is left untouched"
+    )
     log.info(conn.state_error)
     return None
 
@@ -616,7 +631,5 @@ def has_state(conn: Connection) -> bool:
     """True when `state.access` is reachable from this connection."""
     if getattr(conn, "state_mode", None) is None:
         return False
-    row = conn.execute(
-        "SELECT 1 FROM state.sqlite_schema WHERE type = 'table' AND name = 'access'"
-    ).fetchone()
+    row = conn.execute("SELECT 1 FROM state.sqlite_schema WHERE type = 'table' AND name = 'access'").fetchone()
     return row is not None

@@ -29,8 +29,15 @@ def statement_of(row: Mapping[str, Any]) -> Statement | None:
     if not gist.strip() or row.get("archived") or row.get("memory_type") == "task":
         return None
     keys = row.get("contradiction_keys")
-    return Statement(row["path"], gist, row.get("frame_key"), row.get("event_at"), row.get("created_at"),
-                     row.get("title") or "", tuple(keys.split("\n")) if keys else None)
+    return Statement(
+        row["path"],
+        gist,
+        row.get("frame_key"),
+        row.get("event_at"),
+        row.get("created_at"),
+        row.get("title") or "",
+        tuple(keys.split("\n")) if keys else None,
+    )
 
 
 def settled_among(conn: apsw.Connection, paths: Iterable[str]) -> frozenset[frozenset[str]]:
@@ -45,8 +52,9 @@ def lists_among(conn: apsw.Connection, keys: Iterable[str]) -> set[str]:
     out = set()
     for key in dict.fromkeys(keys):
         values: set[str] = set()
-        for (gist,) in conn.execute("SELECT gist FROM files WHERE frame_key = ? AND archived = 0 "
-                                    "AND memory_type <> 'task'", (key,)):
+        for (gist,) in conn.execute(
+            "SELECT gist FROM files WHERE frame_key = ? AND archived = 0 AND memory_type <> 'task'", (key,)
+        ):
             values.add(slot_value(gist, key))
             if len(values) > LIST_VALUES:
                 out.add(key)
@@ -54,8 +62,9 @@ def lists_among(conn: apsw.Connection, keys: Iterable[str]) -> set[str]:
     return out
 
 
-def left_out(conn: apsw.Connection, statements: Sequence[Statement | None],
-             among: Iterable[tuple[int, int]] | None = None) -> frozenset[frozenset[str]]:
+def left_out(
+    conn: apsw.Connection, statements: Sequence[Statement | None], among: Iterable[tuple[int, int]] | None = None
+) -> frozenset[frozenset[str]]:
     """The pairs of `statements` (or of the index pairs `among`) the step leaves alone: those a
     curator settled, and those sharing a frame key the store fills with more than LIST_VALUES values."""
     if among is None:  # every pair sharing a frame key, grouped by it
@@ -63,22 +72,29 @@ def left_out(conn: apsw.Connection, statements: Sequence[Statement | None],
         for i, s in enumerate(statements):
             if s is not None and s.frame_key:
                 holders.setdefault(s.frame_key, []).append(i)
-        among = [(i, j) for group in holders.values() for x, i in enumerate(group) for j in group[x + 1:]]
+        among = [(i, j) for group in holders.values() for x, i in enumerate(group) for j in group[x + 1 :]]
         paths = {s.path for s in statements if s is not None}
     else:
         among = list(among)
         paths = {statements[i].path for pair in among for i in pair}
-    shared = [statements[i].frame_key for i, j in among if statements[i].frame_key
-              and statements[i].frame_key == statements[j].frame_key]
+    shared = [
+        statements[i].frame_key
+        for i, j in among
+        if statements[i].frame_key and statements[i].frame_key == statements[j].frame_key
+    ]
     lists = lists_among(conn, shared) if shared else set()
     out = set(settled_among(conn, paths)) if paths else set()
-    out |= {frozenset((statements[i].path, statements[j].path)) for i, j in among
-            if statements[i].frame_key in lists and statements[i].frame_key == statements[j].frame_key}
+    out |= {
+        frozenset((statements[i].path, statements[j].path))
+        for i, j in among
+        if statements[i].frame_key in lists and statements[i].frame_key == statements[j].frame_key
+    }
     return frozenset(out)
 
 
-def pool_pairs(conn: apsw.Connection, statements: Sequence[Statement | None],
-               vectors: Sequence[Any] | None = None) -> list[Pair]:
+def pool_pairs(
+    conn: apsw.Connection, statements: Sequence[Statement | None], vectors: Sequence[Any] | None = None
+) -> list[Pair]:
     """The contradicting pairs among `statements` (candidate order; `vectors` theirs, for the reworded
     rule), less the pairs `left_out` (settled, or under a frame that is a list); a statement or two
     only when the rule found a pair."""
@@ -89,8 +105,9 @@ def pool_pairs(conn: apsw.Connection, statements: Sequence[Statement | None],
     return [p for p in found if frozenset((statements[p.a].path, statements[p.b].path)) not in out]
 
 
-def marks(conn: apsw.Connection, fused: Sequence[Any], ordered: Sequence[Any], pairs: list[Pair] | None,
-          query: str) -> dict[str, tuple[Disagreement, ...]]:
+def marks(
+    conn: apsw.Connection, fused: Sequence[Any], ordered: Sequence[Any], pairs: list[Pair] | None, query: str
+) -> dict[str, tuple[Disagreement, ...]]:
     """Per path of `ordered` (the candidates being made into hits), the marks its contradictions
     within the list give it: among `fused` (the pool, whose `pairs` the search judged), widened to
     `ordered` when that lists candidates past the pool (a deeper list: "show more")."""

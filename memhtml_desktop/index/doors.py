@@ -63,7 +63,14 @@ ProgressFn = Callable[[str, int, int], None]
 CancelledFn = Callable[[], bool]
 
 __all__ = [
-    "CuratorStore", "IndexDoor", "RankingStore", "ReadDoor", "SearchDoor", "SqlDoor", "StateDoor", "StoreDoors",
+    "CuratorStore",
+    "IndexDoor",
+    "RankingStore",
+    "ReadDoor",
+    "SearchDoor",
+    "SqlDoor",
+    "StateDoor",
+    "StoreDoors",
     "StoreFacts",
     "WorkbenchStore",
 ]
@@ -97,44 +104,103 @@ class SearchDoor(StoreFacts, Protocol):
 
     def retriever(self) -> Retriever: ...
 
-    def search(self, query: str, scope: Scope | None = None, *, limit: int = 10,
-               ranking: RankingProfile | None = None) -> SearchResult: ...
+    def search(
+        self, query: str, scope: Scope | None = None, *, limit: int = 10, ranking: RankingProfile | None = None
+    ) -> SearchResult: ...
 
-    def answer(self, query: str, scope: Scope | None = None, *, limit: int = 10, depth: int = 30,
-               ranking: RankingProfile | None = None, generation: int = 0) -> Answer: ...
+    def answer(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        limit: int = 10,
+        depth: int = 30,
+        ranking: RankingProfile | None = None,
+        generation: int = 0,
+    ) -> Answer: ...
 
-    def pool(self, query: str, scope: Scope | None = None, *, limit: int = 10, depth: int = 30,
-             ranking: RankingProfile | None = None, fts: FtsQuery | None = None) -> FusedPool: ...
+    def pool(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        limit: int = 10,
+        depth: int = 30,
+        ranking: RankingProfile | None = None,
+        fts: FtsQuery | None = None,
+    ) -> FusedPool: ...
 
-    def recall(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
-               ranking: RankingProfile | None = None, fts: FtsQuery | None = None) -> RecallPack: ...
+    def recall(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        budget: int | None = None,
+        limit: int = 10,
+        ranking: RankingProfile | None = None,
+        fts: FtsQuery | None = None,
+    ) -> RecallPack: ...
 
-    def quotas(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
-               ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None) -> QuotaPack: ...
+    def quotas(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        budget: int | None = None,
+        limit: int = 10,
+        ranking: RankingProfile | None = None,
+        ledgers: LedgerMap | None = None,
+    ) -> QuotaPack: ...
 
-    def catalogue(self, query: str, scope: Scope | None = None, *, k: int = 10, budget: int | None = None,
-                  ranking: RankingProfile | None = None) -> Catalogue: ...
+    def catalogue(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        k: int = 10,
+        budget: int | None = None,
+        ranking: RankingProfile | None = None,
+    ) -> Catalogue: ...
 
     def expand(self, path: str) -> Expansion: ...
 
     def ledger_map(self, path: str | os.PathLike[str] | None = None, *, lenient: bool = False) -> LedgerMap: ...
 
-    def shapes(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
-               k: int = 10, ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None,
-               answer: Answer | None = None) -> ShapeComparison: ...
+    def shapes(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        budget: int | None = None,
+        limit: int = 10,
+        k: int = 10,
+        ranking: RankingProfile | None = None,
+        ledgers: LedgerMap | None = None,
+        answer: Answer | None = None,
+    ) -> ShapeComparison: ...
 
-    def why(self, query: str, scope: Scope | None, path: str, *, limit: int = 10,
-            ranking: RankingProfile | None = None, fts: FtsQuery | None = None) -> WhyNot: ...
+    def why(
+        self,
+        query: str,
+        scope: Scope | None,
+        path: str,
+        *,
+        limit: int = 10,
+        ranking: RankingProfile | None = None,
+        fts: FtsQuery | None = None,
+    ) -> WhyNot: ...
 
     def counts(self, query: str, scope: Scope | None = None) -> FilterCounts: ...
 
     def counts_of(self, paths: Iterable[str]) -> FilterCounts: ...
 
-    def evaluate(self, probes: Sequence[Any], *, ranking: RankingProfile | None = None,
-                 limit: int = 40) -> GateReport: ...
+    def evaluate(
+        self, probes: Sequence[Any], *, ranking: RankingProfile | None = None, limit: int = 40
+    ) -> GateReport: ...
 
-    def known_item_report(self, count: int, *, seed: int = 1, ranking: RankingProfile | None = None,
-                          k: int = 10) -> KnownItemReport: ...
+    def known_item_report(
+        self, count: int, *, seed: int = 1, ranking: RankingProfile | None = None, k: int = 10
+    ) -> KnownItemReport: ...
 
 
 @runtime_checkable
@@ -183,17 +249,31 @@ class IndexDoor(StoreFacts, Protocol):
 
     def check_present(self) -> None: ...
 
-    def index(self, *, rebuild: bool = False, progress: ProgressFn | None = None,
-              cancelled: CancelledFn | None = None, wait: float | None = None,
-              on_wait: Callable[[str], None] | None = None) -> IndexReport: ...
+    def index(
+        self,
+        *,
+        rebuild: bool = False,
+        progress: ProgressFn | None = None,
+        cancelled: CancelledFn | None = None,
+        wait: float | None = None,
+        on_wait: Callable[[str], None] | None = None,
+    ) -> IndexReport: ...
 
-    def update_paths(self, paths: Iterable[str], moves: Iterable[tuple[str, str]] = (), *,
-                     progress: ProgressFn | None = None, cancelled: CancelledFn | None = None,
-                     wait: float | None = None, on_wait: Callable[[str], None] | None = None,
-                     projections: dict[str, Any] | None = None) -> IndexReport: ...
+    def update_paths(
+        self,
+        paths: Iterable[str],
+        moves: Iterable[tuple[str, str]] = (),
+        *,
+        progress: ProgressFn | None = None,
+        cancelled: CancelledFn | None = None,
+        wait: float | None = None,
+        on_wait: Callable[[str], None] | None = None,
+        projections: dict[str, Any] | None = None,
+    ) -> IndexReport: ...
 
-    def refresh(self, paths: Iterable[str] | None = None, *, progress: ProgressFn | None = None,
-                trust_watcher: bool = False) -> IndexReport | None: ...
+    def refresh(
+        self, paths: Iterable[str] | None = None, *, progress: ProgressFn | None = None, trust_watcher: bool = False
+    ) -> IndexReport | None: ...
 
     def watched(self) -> bool: ...
 

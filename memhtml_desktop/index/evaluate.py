@@ -17,7 +17,12 @@ import numpy as np
 
 from memhtml_desktop.domain.fts_query import parse_fts_query
 from memhtml_desktop.domain.metrics import (
-    GateReport, KnownItem, KnownItemReport, known_item_summary, probe_outcome, summarize,
+    GateReport,
+    KnownItem,
+    KnownItemReport,
+    known_item_summary,
+    probe_outcome,
+    summarize,
 )
 from memhtml_desktop.domain.probes import EvalProbe, ProbeFileError, parse_probes  # noqa: F401 - re-exported
 from memhtml_desktop.domain.ranking import RankingProfile
@@ -34,20 +39,31 @@ def load_probes(path: str | Path) -> list[EvalProbe]:
     return parse_probes(Path(path).read_text(encoding="utf-8"))
 
 
-def run_probes(store, probes: Sequence[EvalProbe], *, ranking: RankingProfile | None = None,
-               limit: int = EVAL_LIMIT) -> GateReport:
+def run_probes(
+    store, probes: Sequence[EvalProbe], *, ranking: RankingProfile | None = None, limit: int = EVAL_LIMIT
+) -> GateReport:
     """Search each probe's query (its scope, `limit` hits) and rank its target among its controls."""
     outcomes = []
     profile = ranking or store.ranking
     for probe in probes:
         result = store.search(probe.query, probe.scope, limit=limit, ranking=profile)
         paths = [h.path for h in result.hits]
-        outcomes.append(probe_outcome(probe.query, paths, probe.target, probe.controls, families=probe.families,
-                                      degraded=result.degraded, kind=probe.kind))
+        outcomes.append(
+            probe_outcome(
+                probe.query,
+                paths,
+                probe.target,
+                probe.controls,
+                families=probe.families,
+                degraded=result.degraded,
+                kind=probe.kind,
+            )
+        )
     return GateReport(profile.name, limit, outcomes, summarize([o for o in outcomes if o is not None]))
 
 
 # -- known items ----------------------------------------------------------------------------------
+
 
 def _content_words(text: str) -> list[str]:
     """Words that are not function words. Negations and qualifiers count: they are the claim's
@@ -84,8 +100,9 @@ def twinned_paths(store, paths: Sequence[str], cosine: float) -> set[str]:
     return out
 
 
-def known_items(store, count: int, *, seed: int = 1, words: int = KNOWN_ITEM_WORDS,
-                twin_cosine: float | None = None) -> list[KnownItem]:
+def known_items(
+    store, count: int, *, seed: int = 1, words: int = KNOWN_ITEM_WORDS, twin_cosine: float | None = None
+) -> list[KnownItem]:
     """`count` memories sampled (seeded) from the default scope, each with a query of `words`
     content words from its claim and another from its title, kept in their order.
 
@@ -111,8 +128,9 @@ def known_items(store, count: int, *, seed: int = 1, words: int = KNOWN_ITEM_WOR
     return items
 
 
-def run_known_items(store, items: Sequence[KnownItem], *, ranking: RankingProfile | None = None,
-                    k: int = 10) -> KnownItemReport:
+def run_known_items(
+    store, items: Sequence[KnownItem], *, ranking: RankingProfile | None = None, k: int = 10
+) -> KnownItemReport:
     """Search each query for one page (`k` hits) and note where its memory landed (MRR@k)."""
     profile = ranking or store.ranking
     ranks: list[tuple[KnownItem, int | None]] = []
@@ -121,8 +139,9 @@ def run_known_items(store, items: Sequence[KnownItem], *, ranking: RankingProfil
         ranks.append((item, paths.index(item.target) + 1 if item.target in paths else None))
     sources = sorted({item.source for item in items})
     summaries = {
-        s: known_item_summary(s, [r for it, r in ranks if it.source == s], k,
-                              [it.twinned for it, _ in ranks if it.source == s])
+        s: known_item_summary(
+            s, [r for it, r in ranks if it.source == s], k, [it.twinned for it, _ in ranks if it.source == s]
+        )
         for s in sources
     }
     return KnownItemReport(profile.name, summaries, ranks)

@@ -1,4 +1,4 @@
-""""Why not this one?": where one memory stood for a query, and what kept it out.
+""" "Why not this one?": where one memory stood for a query, and what kept it out.
 
 The answer has three parts. Whether the file is a memory the index holds at all (or failed to
 parse, or is not indexed yet). Which scope axis excluded it, evaluated with the very conditions the
@@ -19,8 +19,8 @@ from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
 from memhtml_desktop.domain.paths import MEMORY_TYPES, is_indexable
 from memhtml_desktop.domain.priors import PRIOR_ARMS, why_not_counted
 from memhtml_desktop.domain.ranking import RankingProfile
-from memhtml_desktop.domain.rrf import active_arms
 from memhtml_desktop.domain.results import WhyNot
+from memhtml_desktop.domain.rrf import active_arms
 from memhtml_desktop.domain.signals import STEP_NAMES
 from memhtml_desktop.domain.types import Scope, bounded_query
 from memhtml_desktop.index import arm_rank
@@ -112,7 +112,9 @@ def why_not(
             if problem is not None and problem[0] != "warnings":
                 report.status = problem[0]
                 report.problems = json.loads(problem[1])
-                report.reasons.append("the file failed to parse, so it is not in the index: " + "; ".join(report.problems))
+                report.reasons.append(
+                    "the file failed to parse, so it is not in the index: " + "; ".join(report.problems)
+                )
             else:
                 report.status = "not_indexed"
                 report.reasons.append("the index has no such memory (missing on disk, or not indexed yet)")
@@ -161,20 +163,38 @@ def _arm_ranks(
     for arm in arms:
         # Each whole arm counted, not listed (index/arm_rank.py): its length, the memory's rank and raw.
         if arm.name == "fts":
-            standing = arm_rank.lexical(conn, key, match, scope_sql, path, lexical=profile.lexical,
-                                        field_weights=profile.field_weights, scope_rows=retriever.caches.scope_rows)
+            standing = arm_rank.lexical(
+                conn,
+                key,
+                match,
+                scope_sql,
+                path,
+                lexical=profile.lexical,
+                field_weights=profile.field_weights,
+                scope_rows=retriever.caches.scope_rows,
+            )
         elif arm.name == "vector" and ranked is not None:
             standing = arm_rank.vector(conn, key, ranked, scope_sql, path, scope_rows=retriever.caches.scope_rows)
         elif arm.name in ("recency", "salience"):
             standing = arm_rank.prior(conn, arm.name, scope_sql, path)
         else:  # the vector arm in SQL (sqlite-vec): its statement, only the memory's row read back
-            sql = build_arm_sql(arm.name, scope_sql.filter, vector_backend=retriever.vector_backend,
-                                model=retriever.space(), lexical=profile.lexical, field_weights=profile.field_weights)
+            sql = build_arm_sql(
+                arm.name,
+                scope_sql.filter,
+                vector_backend=retriever.vector_backend,
+                model=retriever.space(),
+                lexical=profile.lexical,
+                field_weights=profile.field_weights,
+            )
             params = bind_params(sql, (match, -1, -1, vector_param), scope_sql.params)
             marker = len(params) + 1
-            standing = arm_rank.Standing(*conn.execute(
-                f"SELECT count(*), max(CASE WHEN path = ?{marker} THEN rank END), "
-                f"max(CASE WHEN path = ?{marker} THEN raw END) FROM ({sql})", (*params, path)).fetchone())
+            standing = arm_rank.Standing(
+                *conn.execute(
+                    f"SELECT count(*), max(CASE WHEN path = ?{marker} THEN rank END), "
+                    f"max(CASE WHEN path = ?{marker} THEN raw END) FROM ({sql})",
+                    (*params, path),
+                ).fetchone()
+            )
         total = standing.ranked
         found = None if standing.rank is None else (int(standing.rank), standing.raw)
         entry: dict[str, Any] = {"ranked": total, "weight": arm.weight}
@@ -185,7 +205,9 @@ def _arm_ranks(
         else:
             rank, raw = found
             inside = rank <= profile.arm_window
-            entry.update(rank=rank, in_window=inside, contribution=arm.weight / (rank + profile.rrf_k) if inside else 0.0)
+            entry.update(
+                rank=rank, in_window=inside, contribution=arm.weight / (rank + profile.rrf_k) if inside else 0.0
+            )
             if arm.name == "vector" and dists is not None:
                 entry["distance"] = float(dists[int(raw) - 1])
             elif arm.name == "salience":
@@ -196,21 +218,36 @@ def _arm_ranks(
     # The fused list as the search binds it: the lexical window ranked on the FTS table alone and the
     # salience arm's bound candidates (index/lexical_window.py, index/salience.py), not the statement
     # forms that join every match, or score every accessed memory (the same rows, ranks and values).
-    window = retriever.lexical_param(match, scope_sql, profile) if match is not None and any(
-        a.name == "fts" and a.weight > 0 for a in arms) else None
+    window = (
+        retriever.lexical_param(match, scope_sql, profile)
+        if match is not None and any(a.name == "fts" and a.weight > 0 for a in arms)
+        else None
+    )
     bound = retriever.salience_bound and any(a.name == "salience" and a.weight > 0 for a in arms)
-    sql = build_rrf_sql(arms, scope_sql.filter, vector_backend=retriever.vector_backend, model=retriever.space(),
-                        k=profile.rrf_k, lexical=profile.lexical, field_weights=profile.field_weights,
-                        salience_bound=bound, lexical_bound=window is not None)
+    sql = build_rrf_sql(
+        arms,
+        scope_sql.filter,
+        vector_backend=retriever.vector_backend,
+        model=retriever.space(),
+        k=profile.rrf_k,
+        lexical=profile.lexical,
+        field_weights=profile.field_weights,
+        salience_bound=bound,
+        lexical_bound=window is not None,
+    )
     if sql is None:
         return
     salience = retriever.salience_param(scope_sql, profile.arm_window) if bound else None
     if ranked is not None:  # the nearest files the search binds, not every file (joined to `files` one by one)
         vector_param, dists = retriever.vector_param(qvec, snapshot, scope_sql, profile.arm_window)
-    params = bind_params(sql, (window.binding() if window is not None else match, profile.arm_window, -1,
-                               vector_param, salience), scope_sql.params)
-    fused = retriever._run_fused(sql, params, dists, profile, hydrated=False,
-                                 bm25=window.scores if window is not None else None)
+    params = bind_params(
+        sql,
+        (window.binding() if window is not None else match, profile.arm_window, -1, vector_param, salience),
+        scope_sql.params,
+    )
+    fused = retriever._run_fused(
+        sql, params, dists, profile, hydrated=False, bm25=window.scores if window is not None else None
+    )
     if profile.fusion == "convex":
         fused = retriever.convex(fused, profile)
         parts = {c.path: [(p.arm, p.contribution) for p in (c.scored or {}).values()] for c in fused}
@@ -222,8 +259,10 @@ def _arm_ranks(
                         report.arms[a.arm].update(contribution=a.contribution, weight=a.weight, normalised=a.norm)
                     elif a.arm in report.arms and a.arm in PRIOR_ARMS and a.weight == 0.0:  # `undivided`
                         report.arms[a.arm].update(contribution=0.0, weight=0.0)
-                        report.reasons.append(f"{a.arm} lists every memory in its window alike "
-                                              "(one time or one score): it orders nothing for this query")
+                        report.reasons.append(
+                            f"{a.arm} lists every memory in its window alike "
+                            "(one time or one score): it orders nothing for this query"
+                        )
     else:
         parts = {c.path: [(a.arm, a.contribution) for a in c.arms] for c in fused}
     if profile.gate_priors and qvec is not None and any(a.name in PRIOR_ARMS for a in arms):
@@ -236,8 +275,16 @@ def _arm_ranks(
             report.fused_position, report.fused_score = c.fused_position, c.score
 
 
-def _gated_position(retriever: Retriever, parts: dict[str, list[tuple[str, float]]], path: str, report: WhyNot,
-                    profile: RankingProfile, qvec: Any, snapshot: Any, every: frozenset[str]) -> None:
+def _gated_position(
+    retriever: Retriever,
+    parts: dict[str, list[tuple[str, float]]],
+    path: str,
+    report: WhyNot,
+    profile: RankingProfile,
+    qvec: Any,
+    snapshot: Any,
+    every: frozenset[str],
+) -> None:
     """The fused position under gated priors (`domain/priors.py`), as the search ranks it; the
     target's prior arms say when they did not count, and why."""
     if not parts:

@@ -36,7 +36,10 @@ def _candidates(conn: apsw.Connection, query: str, scope: Scope) -> tuple[str, t
     match = fts.all_form
     if len(fts.terms) > 1:
         probe = build_fts_probe_sql(scope_sql.filter)
-        if conn.execute(probe, bind_params(probe, (fts.all_form, None, None, None), scope_sql.params)).fetchone() is None:
+        if (
+            conn.execute(probe, bind_params(probe, (fts.all_form, None, None, None), scope_sql.params)).fetchone()
+            is None
+        ):
             match = fts.any_form
     sql = (
         "SELECT files.path AS path FROM files_fts JOIN files ON files.rowid = files_fts.rowid "
@@ -71,7 +74,9 @@ def _entity_counts(conn: apsw.Connection, query: str, scope: Scope) -> dict[str,
         ref = f"{kind}:{name}"
         if ref in refs:  # two pairs, one text: count its files once each, as the text's own group
             return _grouped(
-                conn, query, scope,
+                conn,
+                query,
+                scope,
                 "SELECT e.entity_type || ':' || e.entity_name AS ref, count(DISTINCT cand.path) FROM cand "
                 "JOIN file_entities e ON e.path = cand.path GROUP BY ref ORDER BY count(DISTINCT cand.path) DESC, ref",
             )
@@ -106,17 +111,23 @@ def filter_counts(conn: apsw.Connection, query: str, scope: Scope) -> FilterCoun
         base, params = _candidates(conn, query, scope)
         counts.query_matches = conn.execute(f"SELECT count(*) FROM ({base})", params).fetchone()[0]
         counts.types = _grouped(
-            conn, query, scope.with_(memory_types=MEMORY_TYPES),
+            conn,
+            query,
+            scope.with_(memory_types=MEMORY_TYPES),
             "SELECT f.memory_type, count(*) FROM cand JOIN files f ON f.path = cand.path "
             "GROUP BY f.memory_type ORDER BY count(*) DESC",
         )
         counts.workspaces = _grouped(
-            conn, query, scope.with_(workspace=None),
+            conn,
+            query,
+            scope.with_(workspace=None),
             "SELECT f.workspace, count(*) FROM cand JOIN files f ON f.path = cand.path "
             "WHERE f.workspace IS NOT NULL GROUP BY f.workspace ORDER BY count(*) DESC, f.workspace",
         )
         counts.tags = _grouped(
-            conn, query, scope.with_(tags=()),
+            conn,
+            query,
+            scope.with_(tags=()),
             "SELECT t.tag, count(*) FROM cand JOIN file_tags t ON t.path = cand.path "
             "GROUP BY t.tag ORDER BY count(*) DESC, t.tag",
         )
@@ -155,23 +166,47 @@ def counts_over(conn: apsw.Connection, paths: list[str] | tuple[str, ...]) -> Fi
     bound = (apsw.carray(paths),)
     with conn:
         counts.query_matches = len(paths)
-        counts.types = {str(t): int(n) for t, n in conn.execute(
-            cand + "SELECT f.memory_type, count(*) FROM cand JOIN files f ON f.path = cand.path "
-            "GROUP BY f.memory_type", bound)}
-        counts.workspaces = {str(w): int(n) for w, n in conn.execute(
-            cand + "SELECT f.workspace, count(*) FROM cand JOIN files f ON f.path = cand.path "
-            "WHERE f.workspace IS NOT NULL GROUP BY f.workspace", bound)}
-        counts.tags = {str(t): int(n) for t, n in conn.execute(
-            cand + "SELECT t.tag, count(DISTINCT cand.path) FROM cand JOIN file_tags t ON t.path = cand.path "
-            "GROUP BY t.tag", bound)}
-        counts.entities = {str(e): int(n) for e, n in conn.execute(
-            cand + "SELECT e.entity_type || ':' || e.entity_name AS ref, count(DISTINCT cand.path) FROM cand "
-            "JOIN file_entities e ON e.path = cand.path GROUP BY ref", bound)}
+        counts.types = {
+            str(t): int(n)
+            for t, n in conn.execute(
+                cand + "SELECT f.memory_type, count(*) FROM cand JOIN files f ON f.path = cand.path "
+                "GROUP BY f.memory_type",
+                bound,
+            )
+        }
+        counts.workspaces = {
+            str(w): int(n)
+            for w, n in conn.execute(
+                cand + "SELECT f.workspace, count(*) FROM cand JOIN files f ON f.path = cand.path "
+                "WHERE f.workspace IS NOT NULL GROUP BY f.workspace",
+                bound,
+            )
+        }
+        counts.tags = {
+            str(t): int(n)
+            for t, n in conn.execute(
+                cand + "SELECT t.tag, count(DISTINCT cand.path) FROM cand JOIN file_tags t ON t.path = cand.path "
+                "GROUP BY t.tag",
+                bound,
+            )
+        }
+        counts.entities = {
+            str(e): int(n)
+            for e, n in conn.execute(
+                cand + "SELECT e.entity_type || ':' || e.entity_name AS ref, count(DISTINCT cand.path) FROM cand "
+                "JOIN file_entities e ON e.path = cand.path GROUP BY ref",
+                bound,
+            )
+        }
         for name, value, n in conn.execute(
-                cand + "SELECT ff.name, ff.value, count(DISTINCT cand.path) FROM cand "
-                "JOIN file_facets ff ON ff.path = cand.path GROUP BY ff.name, ff.value", bound):
+            cand + "SELECT ff.name, ff.value, count(DISTINCT cand.path) FROM cand "
+            "JOIN file_facets ff ON ff.path = cand.path GROUP BY ff.name, ff.value",
+            bound,
+        ):
             counts.facets.setdefault(str(name), {})[str(value)] = int(n)
-        counts.archived = int(conn.execute(
-            cand + "SELECT count(*) FROM cand JOIN files f ON f.path = cand.path WHERE f.archived = 1",
-            bound).fetchone()[0])
+        counts.archived = int(
+            conn.execute(
+                cand + "SELECT count(*) FROM cand JOIN files f ON f.path = cand.path WHERE f.archived = 1", bound
+            ).fetchone()[0]
+        )
     return counts

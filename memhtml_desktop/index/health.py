@@ -34,10 +34,18 @@ def measure_health(conn: apsw.Connection, root: Path, cancelled: Callable[[], bo
         return None
     sources, files = source_states(conn)
     unindexed = sorted(
-        path for path, disk in on_disk.items()
+        path
+        for path, disk in on_disk.items()
         if (known := sources.get(path)) is None or known[0] != disk.size or known[1] != disk.mtime_ns
     )
     orphans = sorted({p for p in sources if p not in on_disk} | {p for p in files if p not in on_disk})
     failed = sorted(p for p, (_, _, status) in sources.items() if status == "failed" and p in on_disk)
-    return Health(len(unindexed), len(orphans), len(failed), tuple(unindexed[:SAMPLE]), tuple(orphans[:SAMPLE]),
-                  tuple(failed[:SAMPLE]), _now_iso())
+    return Health(
+        len(unindexed),
+        len(orphans),
+        len(failed),
+        tuple(unindexed[:SAMPLE]),
+        tuple(orphans[:SAMPLE]),
+        tuple(failed[:SAMPLE]),
+        _now_iso(),
+    )

@@ -18,8 +18,22 @@ from memhtml_desktop.index.vectors import VectorSnapshot
 SNIPPET_MAX_CHARS = 700
 
 _FILE_FIELDS = (
-    "rowid", "path", "title", "gist", "memory_type", "confidence", "importance", "updated_at", "event_at",
-    "archived", "disclosure_text", "workspace", "para", "content_hash", "created_at", "frame_key",
+    "rowid",
+    "path",
+    "title",
+    "gist",
+    "memory_type",
+    "confidence",
+    "importance",
+    "updated_at",
+    "event_at",
+    "archived",
+    "disclosure_text",
+    "workspace",
+    "para",
+    "content_hash",
+    "created_at",
+    "frame_key",
     "contradiction_keys",
 )
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from contextlib import closing, contextmanager, nullcontext
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import closing, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,8 +39,9 @@ log = logging.getLogger(__name__)
 # The parser (html/) and the parse pool (multiprocessing) are imported when a file is to be read:
 # a pass with nothing to do, `memhtml-desktop index` on an unchanged store, needs neither (about
 # 30 ms of the command's start). Their names stay importable from here, as they always were.
-_FROM_PARSE_POOL = frozenset({"PARSE_AHEAD", "POOL_THRESHOLD", "_Parsed", "_shared_pool", "parse_file", "parse_pool",
-                              "shutdown_pool"})
+_FROM_PARSE_POOL = frozenset(
+    {"PARSE_AHEAD", "POOL_THRESHOLD", "_Parsed", "_shared_pool", "parse_file", "parse_pool", "shutdown_pool"}
+)
 
 
 def __getattr__(name: str):
@@ -53,6 +54,7 @@ def __getattr__(name: str):
 
         return blob_sha_of
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 BATCH_FILES = 500
 BATCH_EMBED = 256
@@ -407,7 +409,9 @@ class Indexer:
             "SELECT (SELECT vectors_version FROM index_state WHERE id = 1), rowid FROM files WHERE rowid > ?",
             (top,),
         )
-        conn.execute("INSERT INTO files_fts (rowid, fts_text) SELECT rowid, fts_text FROM files WHERE rowid > ?", (top,))
+        conn.execute(
+            "INSERT INTO files_fts (rowid, fts_text) SELECT rowid, fts_text FROM files WHERE rowid > ?", (top,)
+        )
         conn.execute(
             "INSERT INTO files_fts_stemmed (rowid, title, gist, body_text) "
             "SELECT rowid, title, gist, body_text FROM files WHERE rowid > ?",
@@ -448,8 +452,20 @@ class Indexer:
         unchanged = {} if force else {path: old[2] for path, old in known.items() if old[3] == "indexed"}
         handed = [d for d in candidates if projected and d.path in projected]
         if batches:
-            self._parse_and_write(batches, total, handed, unchanged, known, pending_vanished, moved_from, by_hash,
-                                  report, progress, cancelled, projected)
+            self._parse_and_write(
+                batches,
+                total,
+                handed,
+                unchanged,
+                known,
+                pending_vanished,
+                moved_from,
+                by_hash,
+                report,
+                progress,
+                cancelled,
+                projected,
+            )
             if report.cancelled:
                 return
         if pending_vanished:
@@ -461,10 +477,21 @@ class Indexer:
                     report.removed += 1
                 self._bump_version()
 
-    def _parse_and_write(self, batches, total: int, handed: list[DiskFile], unchanged: dict[str, str],
-                         known: dict, pending_vanished: set[str], moved_from: dict[str, str],
-                         by_hash: dict[str, list[str]], report: IndexReport, progress: Progress | None,
-                         cancelled: Cancelled | None, projected: dict[str, Projection] | None) -> None:
+    def _parse_and_write(
+        self,
+        batches,
+        total: int,
+        handed: list[DiskFile],
+        unchanged: dict[str, str],
+        known: dict,
+        pending_vanished: set[str],
+        moved_from: dict[str, str],
+        by_hash: dict[str, list[str]],
+        report: IndexReport,
+        progress: Progress | None,
+        cancelled: Cancelled | None,
+        projected: dict[str, Projection] | None,
+    ) -> None:
         """Parse `batches` (through the parse pool when they are many) and write each in its own
         transaction."""
         from memhtml_desktop.index.parse_pool import PARSE_AHEAD, parse_pool
@@ -525,7 +552,13 @@ class Indexer:
             report.failures.append((disk.path, item.error or "unreadable"))
             return
         projection = item.projection
-        if not self._force and old is not None and old[2] == item.sha and old[3] == "indexed" and disk.path not in moved_from:
+        if (
+            not self._force
+            and old is not None
+            and old[2] == item.sha
+            and old[3] == "indexed"
+            and disk.path not in moved_from
+        ):
             writer.record_source(conn, disk.path, disk.size, disk.mtime_ns, item.sha, "indexed", at)
             report.unchanged += 1
             return

@@ -82,8 +82,17 @@ def path_for(index_file: str | os.PathLike[str], pid: int | None = None) -> Path
 def write(index_file: str | os.PathLike[str], store_root: str, state: str, *, since: float, every: float) -> None:
     """This process's lease on `index_file` (raises OSError when it cannot be written)."""
     now = time.time()
-    record = {"pid": os.getpid(), "host": socket.gethostname(), "boot": _boot_id(), "store": str(store_root),
-              "index": identity(index_file), "state": state, "since": since, "heartbeat": now, "every": every}
+    record = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "boot": _boot_id(),
+        "store": str(store_root),
+        "index": identity(index_file),
+        "state": state,
+        "since": since,
+        "heartbeat": now,
+        "every": every,
+    }
     target = path_for(index_file)
     temp = target.with_name(f".{target.name}.{os.getpid()}.{next(_counter)}.tmp")
     try:

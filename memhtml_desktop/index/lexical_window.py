@@ -48,12 +48,20 @@ def ranking_sql(lexical: str, field_weights: Sequence[float]) -> str:
     """bm25 over the lexical index alone, best first, the first `?2` rows."""
     table = FTS_TABLES[lexical]
     weights = lexical_weights(field_weights) if lexical == "stemmed" else ""
-    return (f"SELECT rowid, bm25({table}{weights}) AS score FROM {table} "
-            f"WHERE {table} MATCH ?1 ORDER BY score ASC LIMIT ?2")
+    return (
+        f"SELECT rowid, bm25({table}{weights}) AS score FROM {table} WHERE {table} MATCH ?1 ORDER BY score ASC LIMIT ?2"
+    )
 
 
-def lexical_window(conn: apsw.Connection, match: str, window: int, *, lexical: str,
-                   field_weights: Sequence[float], in_scope: Callable[[np.ndarray], np.ndarray]) -> LexicalWindow:
+def lexical_window(
+    conn: apsw.Connection,
+    match: str,
+    window: int,
+    *,
+    lexical: str,
+    field_weights: Sequence[float],
+    in_scope: Callable[[np.ndarray], np.ndarray],
+) -> LexicalWindow:
     """The first `window` in-scope files matching `match`, ordered by (bm25, path).
 
     `in_scope(rowids)`: a boolean mask, which of them the scope keeps.
@@ -70,11 +78,19 @@ def lexical_window(conn: apsw.Connection, match: str, window: int, *, lexical: s
             # rows scoring as the n-th may have been cut among their ties: only strictly better is sure
             keep &= scores < scores[-1]
         rowids, scores = rowids[keep], scores[keep]
-        paths = dict(conn.execute("SELECT rowid, path FROM files WHERE rowid IN carray(?1)",
-                                  (apsw.carray(rowids),)).fetchall()) if rowids.shape[0] else {}
+        paths = (
+            dict(
+                conn.execute(
+                    "SELECT rowid, path FROM files WHERE rowid IN carray(?1)", (apsw.carray(rowids),)
+                ).fetchall()
+            )
+            if rowids.shape[0]
+            else {}
+        )
         if whole or len(paths) >= window:
             break
         n *= WIDEN
-    order = sorted((i for i in range(rowids.shape[0]) if int(rowids[i]) in paths),
-                   key=lambda i: (scores[i], paths[int(rowids[i])]))[:window]
+    order = sorted(
+        (i for i in range(rowids.shape[0]) if int(rowids[i]) in paths), key=lambda i: (scores[i], paths[int(rowids[i])])
+    )[:window]
     return LexicalWindow(rowids[order], scores[order], len(paths), whole)

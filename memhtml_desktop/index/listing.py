@@ -85,14 +85,19 @@ over 8 MB (`scanner.MAX_FILE_BYTES`) are not indexed at all and are listed as un
 
 def large_memories(conn: apsw.Connection) -> dict[str, int]:
     """Indexed memory files over `LARGE_MEMORY_BYTES`: path -> size in bytes."""
-    return dict(conn.execute("SELECT path, size FROM sources WHERE status = 'indexed' AND size > ?1 ORDER BY path",
-                             (LARGE_MEMORY_BYTES,)).fetchall())
+    return dict(
+        conn.execute(
+            "SELECT path, size FROM sources WHERE status = 'indexed' AND size > ?1 ORDER BY path", (LARGE_MEMORY_BYTES,)
+        ).fetchall()
+    )
 
 
 def large_warning(size: int) -> str:
-    return (f"the file is {size / 1_048_576:.1f} MB, over the {LARGE_MEMORY_BYTES // 1_048_576} MB a memory is "
-            "expected to stay under (one fact per file): the reader shows its first 100,000 characters and "
-            "expand hands over 20,000; split it, or keep the raw text outside the store and cite it")
+    return (
+        f"the file is {size / 1_048_576:.1f} MB, over the {LARGE_MEMORY_BYTES // 1_048_576} MB a memory is "
+        "expected to stay under (one fact per file): the reader shows its first 100,000 characters and "
+        "expand hands over 20,000; split it, or keep the raw text outside the store and cite it"
+    )
 
 
 def problems(conn: apsw.Connection) -> list[Problem]:
@@ -126,9 +131,11 @@ def store_stats(conn: apsw.Connection) -> dict[str, Any]:
         "coalesce(sum(memory_type = 'task' AND archived = 0), 0) FROM files"
     ).fetchone()
     failed = conn.execute("SELECT count(*) FROM problems WHERE kind <> 'warnings'").fetchone()[0]
-    warned = conn.execute("SELECT count(*) FROM (SELECT path FROM problems WHERE kind = 'warnings' UNION "
-                          "SELECT path FROM sources WHERE status = 'indexed' AND size > ?1)",
-                          (LARGE_MEMORY_BYTES,)).fetchone()[0]
+    warned = conn.execute(
+        "SELECT count(*) FROM (SELECT path FROM problems WHERE kind = 'warnings' UNION "
+        "SELECT path FROM sources WHERE status = 'indexed' AND size > ?1)",
+        (LARGE_MEMORY_BYTES,),
+    ).fetchone()[0]
     state = conn.execute(
         "SELECT store_root, embed_model, embed_dim, rebuilt_at, updated_at, vectors_version FROM index_state WHERE id = 1"
     ).fetchone()
@@ -161,7 +168,8 @@ def source_states(conn: apsw.Connection) -> tuple[dict[str, tuple[int, int, str]
     of the tree.
     """
     with conn:
-        sources = {row[0]: (row[1], row[2], row[3]) for row in conn.execute(
-            "SELECT path, size, mtime_ns, status FROM sources")}
+        sources = {
+            row[0]: (row[1], row[2], row[3]) for row in conn.execute("SELECT path, size, mtime_ns, status FROM sources")
+        }
         files = [row[0] for row in conn.execute("SELECT path FROM files")]
     return sources, files

@@ -46,10 +46,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
+from memhtml_desktop.guarded import FolderReader
 from memhtml_desktop.html.project import Projection, project
 from memhtml_desktop.html.project import blob_sha_of as blob_sha  # git's blob id: the change key
 from memhtml_desktop.index import writer
-from memhtml_desktop.guarded import FolderReader
 from memhtml_desktop.index.scanner import DiskFile, read_bytes, store_reader
 
 log = logging.getLogger(__name__)
@@ -73,8 +73,9 @@ def parsed(disk: DiskFile, sha: str, projection: Projection) -> _Parsed:
     return _Parsed(disk, sha, replace(projection, tables={}), rows=writer.bind(projection.tables))
 
 
-def parse_file(root: Path, disk: DiskFile, indexed_at: str, unchanged_sha: str | None = None,
-               reader: FolderReader | None = None) -> _Parsed:
+def parse_file(
+    root: Path, disk: DiskFile, indexed_at: str, unchanged_sha: str | None = None, reader: FolderReader | None = None
+) -> _Parsed:
     """Read and project one file; never raises (a worker-process entry point too).
 
     When the bytes hash to `unchanged_sha` (what the index already holds for this path), the
@@ -302,8 +303,11 @@ def _unstick(pool: ProcessPoolExecutor, seconds: float = 30.0) -> None:
         deadline = time.monotonic() + seconds
         try:
             fd = writer.fileno()
-            while time.monotonic() < deadline and not getattr(pool, "_broken", False) and (
-                    manager is None or manager.is_alive()):
+            while (
+                time.monotonic() < deadline
+                and not getattr(pool, "_broken", False)
+                and (manager is None or manager.is_alive())
+            ):
                 os.write(fd, b"\0" * 4096)
         except (OSError, ValueError):  # closed by the pool's shutdown: nothing left to unstick
             pass
@@ -406,7 +410,9 @@ class _PoolParse:
                 except RuntimeError:  # the pool was shut down under this run (the process is closing)
                     log.info("the parse pool is shut down; parsing %d files in this process", len(group))
                     future = None
-            out.append(_Chunk(future, group, pool) if pool is not None and future is not None else self._here(group, at))
+            out.append(
+                _Chunk(future, group, pool) if pool is not None and future is not None else self._here(group, at)
+            )
         return out
 
     def _collect(self, chunks: list[_Chunk], at: str, *, retried: bool = False) -> list[_Parsed]:
@@ -422,8 +428,11 @@ class _PoolParse:
                     # A worker its own CPU limit ended was parsing one of these files: no point in
                     # spending the limit again on a plain retry; straight to one at a time.
                     retried = retried or death == _LIMIT_SIGNAL
-                    log.warning("a parse process died (%s); parsing its batch %s", _signal_name(death) if death
-                                else "no signal", "one file at a time" if retried else "again")
+                    log.warning(
+                        "a parse process died (%s); parsing its batch %s",
+                        _signal_name(death) if death else "no signal",
+                        "one file at a time" if retried else "again",
+                    )
                     self._renewed(chunk.pool)
             except Exception as exc:  # noqa: BLE001 - the chunk failed in its worker (MemoryError, ...): its files alone
                 log.warning("a parse process failed on a chunk of %d files: %r", len(chunk.jobs), exc)
@@ -447,8 +456,10 @@ class _PoolParse:
                 death = _death_of(pool)
                 self._renewed(pool)
                 if death == _LIMIT_SIGNAL:
-                    reason = (f"unreadable: parsing it took more than {self.cpu_s:g} s of CPU "
-                              f"(a memory file may take {self.cpu_s:g} s); not indexed")
+                    reason = (
+                        f"unreadable: parsing it took more than {self.cpu_s:g} s of CPU "
+                        f"(a memory file may take {self.cpu_s:g} s); not indexed"
+                    )
                     break
                 if death is not None:
                     reason = f"unreadable: the parse process died while parsing it ({_signal_name(death)}); not indexed"
@@ -525,8 +536,12 @@ def embed_batches(embedder, batches: Sequence[list[str]]):
 
     from memhtml_desktop.domain.embedder import pool_safe
 
-    use_pool = (pool_safe(embedder) and sum(map(len, batches)) >= POOL_THRESHOLD and _workers() >= 2
-                and not os.environ.get("MEMHTML_DESKTOP_NO_POOL"))
+    use_pool = (
+        pool_safe(embedder)
+        and sum(map(len, batches)) >= POOL_THRESHOLD
+        and _workers() >= 2
+        and not os.environ.get("MEMHTML_DESKTOP_NO_POOL")
+    )
     if not use_pool:
         for texts in batches:
             yield embedder.embed(texts)

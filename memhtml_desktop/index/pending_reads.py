@@ -73,8 +73,12 @@ class PendingReads:
                 return None
             except OSError as exc:
                 if exc.errno == errno.ELOOP:
-                    raise PendingUnavailable(exc.errno, f"{self.file.name} is a symbolic link, not a regular file") from None
-                raise PendingUnavailable(exc.errno, f"{self.file.name} cannot be opened ({exc.strerror or exc})") from None
+                    raise PendingUnavailable(
+                        exc.errno, f"{self.file.name} is a symbolic link, not a regular file"
+                    ) from None
+                raise PendingUnavailable(
+                    exc.errno, f"{self.file.name} cannot be opened ({exc.strerror or exc})"
+                ) from None
             st = os.fstat(fd)
             if not _stat.S_ISREG(st.st_mode):
                 os.close(fd)
@@ -99,8 +103,13 @@ class PendingReads:
                 entry = json.loads(line)
             except ValueError:
                 continue  # a line cut by a crash: the bump it announced is the one lost
-            if (isinstance(entry, dict) and isinstance(entry.get("path"), str) and entry.get("path")
-                    and entry.get("signal") in ("neutral", "positive", "negative") and isinstance(entry.get("at"), str)):
+            if (
+                isinstance(entry, dict)
+                and isinstance(entry.get("path"), str)
+                and entry.get("path")
+                and entry.get("signal") in ("neutral", "positive", "negative")
+                and isinstance(entry.get("at"), str)
+            ):
                 out.append(entry)
         return out
 
@@ -111,10 +120,12 @@ class PendingReads:
         os.lseek(fd, 0, os.SEEK_SET)
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
 
-    def _change(self, edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]], *, create: bool) -> list[dict[str, Any]]:
+    def _change(
+        self, edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]], *, create: bool
+    ) -> list[dict[str, Any]]:
         fd = self._open(create)
         if fd is None:
             return []
@@ -144,7 +155,9 @@ class PendingReads:
         try:
             self.file.parent.mkdir(exist_ok=True)
         except OSError as exc:
-            raise PendingUnavailable(exc.errno or errno.EIO, f"{self.file.parent} cannot be made ({exc.strerror})") from None
+            raise PendingUnavailable(
+                exc.errno or errno.EIO, f"{self.file.parent} cannot be made ({exc.strerror})"
+            ) from None
         self._change(edit, create=True)
 
     def waiting(self) -> int:

@@ -18,8 +18,8 @@ import math
 import apsw
 
 from memhtml_desktop.domain.fts_query import FtsQuery, parse_fts_query
-from memhtml_desktop.domain.results import MATCH_COUNT_CAP, Answer, FusedPool
 from memhtml_desktop.domain.ranking import RankingProfile
+from memhtml_desktop.domain.results import MATCH_COUNT_CAP, Answer, FusedPool
 from memhtml_desktop.domain.types import Scope, bounded_query, clean_text
 from memhtml_desktop.index.retrieval import MAX_LIMIT, Pool, Retriever, matchable
 from memhtml_desktop.index.retrieval_sql import FTS_TABLES, bind_params
@@ -30,8 +30,9 @@ MAX_DEPTH = 480
 """The deepest a pool is listed (the arms' windows hold at most 4 x 40 distinct memories anyway)."""
 
 
-def match_count(conn: apsw.Connection, match: str | None, scope_sql: ScopeSql,
-                lexical: str = "memhtml") -> tuple[int, bool]:
+def match_count(
+    conn: apsw.Connection, match: str | None, scope_sql: ScopeSql, lexical: str = "memhtml"
+) -> tuple[int, bool]:
     """In-scope memories the lexical arm's MATCH text holds in its index (`lexical`), up to
     MATCH_COUNT_CAP (and whether capped)."""
     if match is None:
@@ -45,8 +46,9 @@ def match_count(conn: apsw.Connection, match: str | None, scope_sql: ScopeSql,
     return min(int(count), MATCH_COUNT_CAP), int(count) > MATCH_COUNT_CAP
 
 
-def scope_count(conn: apsw.Connection, scope_sql: ScopeSql, key: str | None = None,
-                scope_rows: ScopeRows | None = None) -> int:
+def scope_count(
+    conn: apsw.Connection, scope_sql: ScopeSql, key: str | None = None, scope_rows: ScopeRows | None = None
+) -> int:
     """Memories the scope admits; with `key` (the index's) and the store's `scope_rows`, from the
     scope's rows kept between searches (index/scope_rows.py), which a scope that filters nothing
     does not keep."""
@@ -74,8 +76,16 @@ def answer(
         result = retriever.search(query, scope, limit=limit, ranking=ranking, keep=keep, fts=fts)
         pool = None
         if result.hits:
-            pool = fused_pool(retriever, result.query, scope, limit=limit, depth=depth, ranking=ranking,
-                              page=keep[0] if keep else None, fts=fts)
+            pool = fused_pool(
+                retriever,
+                result.query,
+                scope,
+                limit=limit,
+                depth=depth,
+                ranking=ranking,
+                page=keep[0] if keep else None,
+                fts=fts,
+            )
     return Answer(result, pool, fts, max(1, min(int(limit), MAX_LIMIT)), generation)
 
 
@@ -109,8 +119,7 @@ def fused_pool(
         fused = list(page.fused)
         wanted = max(depth, len(fused))
         if wanted > len(fused) and len(fused) >= profile.pool_size(limit):
-            deeper = retriever._candidates(query, scope, min(MAX_LIMIT, math.ceil(wanted / factor)), profile,
-                                           fts=fts)
+            deeper = retriever._candidates(query, scope, min(MAX_LIMIT, math.ceil(wanted / factor)), profile, fts=fts)
             fused = list(deeper.fused)
         # In fused order nothing moved a candidate: the copies drop the page's moves.
         listed = [dataclasses.replace(c, moves=[]) for c in fused[:depth]]
@@ -129,8 +138,12 @@ def fused_pool(
                 matches, capped = match_count(conn, match, scope_sql, profile.lexical)
         else:
             match, form = retriever.fts_form(matchable(page.fts or parse_fts_query(query)), scope_sql, profile)
-            matches, capped = match_count(conn, match, scope_sql, profile.lexical) if match is not None else (None, False)
-        in_scope = scope_count(conn, scope_sql, retriever.cache_key or conn.db_filename("main"), retriever.caches.scope_rows)
+            matches, capped = (
+                match_count(conn, match, scope_sql, profile.lexical) if match is not None else (None, False)
+            )
+        in_scope = scope_count(
+            conn, scope_sql, retriever.cache_key or conn.db_filename("main"), retriever.caches.scope_rows
+        )
     asked = max(wanted, profile.pool_size(limit))
     return FusedPool(
         query=query,

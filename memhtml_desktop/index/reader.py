@@ -27,8 +27,9 @@ class MemoryNotFound(LookupError):
     pass
 
 
-def read_memory(conn: apsw.Connection, root: Path, path: str, data: bytes | None, *,
-                bump: Callable[[], Any] | None = None) -> MemoryDetail:
+def read_memory(
+    conn: apsw.Connection, root: Path, path: str, data: bytes | None, *, bump: Callable[[], Any] | None = None
+) -> MemoryDetail:
     """The detail of `path` parsed from `data` (its bytes, read once by the caller; None: unreadable).
 
     `bump` records the read (Store passes its neutral reinforce); None reads without counting.
@@ -80,7 +81,8 @@ def read_memory(conn: apsw.Connection, root: Path, path: str, data: bytes | None
     memory_type = row[0] if row else next((v for n, v in doc.metas if n == "memhtml-type"), None)
     metas = dict(doc.metas)
     stamps = (
-        {"event_at": row[2], "updated_at": row[3], "created_at": row[4]} if row
+        {"event_at": row[2], "updated_at": row[3], "created_at": row[4]}
+        if row
         else {"updated_at": metas.get("memhtml-updated"), "created_at": metas.get("memhtml-created")}
     )
     return MemoryDetail(
@@ -121,8 +123,14 @@ def _outgoing(conn, path: str, links: list[dict]) -> list[Link]:
     for link, dst in zip(links, dsts):
         archived, title = known.get(dst, (dst.startswith("archive/"), ""))
         out.append(
-            Link(rel=link.get("rel", ""), path=dst, edge_class=link.get("edge_class") or "memory",
-                 exists=dst in known, archived=archived, title=title)
+            Link(
+                rel=link.get("rel", ""),
+                path=dst,
+                edge_class=link.get("edge_class") or "memory",
+                exists=dst in known,
+                archived=archived,
+                title=title,
+            )
         )
     return out
 
@@ -134,7 +142,13 @@ def _incoming(conn, path: str) -> list[Link]:
     ).fetchall()
     known = _targets(conn, [r[0] for r in rows])
     return [
-        Link(rel=rel, path=src, edge_class=cls, exists=src in known,
-             archived=known.get(src, (False, ""))[0], title=known.get(src, (False, ""))[1])
+        Link(
+            rel=rel,
+            path=src,
+            edge_class=cls,
+            exists=src in known,
+            archived=known.get(src, (False, ""))[0],
+            title=known.get(src, (False, ""))[1],
+        )
         for src, rel, cls in rows
     ]

@@ -19,11 +19,10 @@ None of this changes the order: memhtml returns such hits, and so does this app,
 
 from __future__ import annotations
 
-import statistics
-from typing import Sequence
-
 import functools
 import re
+import statistics
+from typing import Sequence
 
 import apsw
 import numpy as np
@@ -61,8 +60,9 @@ with a page of ten, while counting costs per match: CPU per search over bench/qu
 at 50, against a search p95 of ~20 ms."""
 
 
-def match_count(conn: apsw.Connection, match: str | None, form: str | None, scope_sql: ScopeSql,
-                lexical: str = "memhtml") -> MatchCount:
+def match_count(
+    conn: apsw.Connection, match: str | None, form: str | None, scope_sql: ScopeSql, lexical: str = "memhtml"
+) -> MatchCount:
     """In-scope memories matching the bound MATCH text (`form` names it) in the lexical arm's own
     index (`lexical`: the profile's), up to `MATCH_COUNT_CAP`."""
     if not match:
@@ -93,9 +93,11 @@ def holding(conn: apsw.Connection, match: str | None, paths: Sequence[str], lexi
     table = FTS_TABLES[lexical]
     # The paths drive (a look-up each), the MATCH's rows only listed: joining every match to the
     # wide `files` rows cost 2.5 ms a search at 100,000 memories.
-    rows = conn.execute(f"SELECT f.path FROM carray(?2) p CROSS JOIN files f ON f.path = p.value "
-                        f"WHERE f.rowid IN (SELECT rowid FROM {table} WHERE {table} MATCH ?1)",
-                        (match, apsw.carray(tuple(paths))))
+    rows = conn.execute(
+        f"SELECT f.path FROM carray(?2) p CROSS JOIN files f ON f.path = p.value "
+        f"WHERE f.rowid IN (SELECT rowid FROM {table} WHERE {table} MATCH ?1)",
+        (match, apsw.carray(tuple(paths))),
+    )
     return frozenset(str(r[0]) for r in rows)
 
 
@@ -156,15 +158,17 @@ def hit_signals(
     carray = apsw.carray(tuple(paths))
     unread = tuple(p for p in paths if not held[p])
     if wanted and unread:
-        for path, body in conn.execute("SELECT path, fts_text FROM files WHERE path IN carray(?1)",
-                                       (apsw.carray(unread),)):
+        for path, body in conn.execute(
+            "SELECT path, fts_text FROM files WHERE path IN carray(?1)", (apsw.carray(unread),)
+        ):
             held[path] = bool(wanted & set(_WORD.findall((body or "").lower())))
     for path, tag in conn.execute("SELECT path, tag FROM file_tags WHERE path IN carray(?1)", (carray,)):
         tags.setdefault(path, []).append(tag)
     out = {}
     for path in paths:
-        named = tuple(label for label, phrase in _phrases([*tags.get(path, ()), *entities.get(path, ())])
-                      if f" {phrase} " in text)
+        named = tuple(
+            label for label, phrase in _phrases([*tags.get(path, ()), *entities.get(path, ())]) if f" {phrase} " in text
+        )
         out[path] = HitSignals(words=held[path], cosine=cosines.get(path), floor=floor, named=named)
     return out
 

@@ -26,8 +26,8 @@ from memhtml_desktop.domain.priors import PRIOR_ARMS, gated_order, matches_query
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.reorder import PoolItem, reorder
 from memhtml_desktop.domain.rrf import active_arms
-from memhtml_desktop.domain.stopwords import QUESTION_WORDS
 from memhtml_desktop.domain.signals import IndexStatus, MatchCount, Move, RelevanceSummary
+from memhtml_desktop.domain.stopwords import QUESTION_WORDS
 from memhtml_desktop.domain.types import ArchivedPointer, ArmScore, Hit, RecallPack, Scope, SearchResult, bounded_query
 from memhtml_desktop.index import disagreements, hydrate, relevance
 from memhtml_desktop.index.answers import word_docs
@@ -129,7 +129,9 @@ class Retriever:
         self.cache = self.caches.vectors
         self.cache_key = cache_key
         # sqlite-vec is only an option where the extension loaded; numpy needs nothing.
-        self.vector_backend = "sqlite-vec" if vector_backend == "sqlite-vec" and getattr(conn, "has_vec", False) else "numpy"
+        self.vector_backend = (
+            "sqlite-vec" if vector_backend == "sqlite-vec" and getattr(conn, "has_vec", False) else "numpy"
+        )
         self.profile = profile
 
     # -- entry points -------------------------------------------------------------------------
@@ -229,10 +231,20 @@ class Retriever:
             scope=scope,
             degraded=bool(pool.degraded_reasons),
             degraded_reasons=pool.degraded_reasons,
-            memories=disclosure.fold(memories, budget, name="memories", max_per_entity=profile.max_per_entity,
-                                     disclosure_tier=profile.recall_disclosure_tier),
-            arcs=disclosure.fold(arcs, profile.arc_budget, name="arcs", max_per_entity=profile.max_per_entity,
-                                 disclosure_tier=profile.recall_disclosure_tier),
+            memories=disclosure.fold(
+                memories,
+                budget,
+                name="memories",
+                max_per_entity=profile.max_per_entity,
+                disclosure_tier=profile.recall_disclosure_tier,
+            ),
+            arcs=disclosure.fold(
+                arcs,
+                profile.arc_budget,
+                name="arcs",
+                max_per_entity=profile.max_per_entity,
+                disclosure_tier=profile.recall_disclosure_tier,
+            ),
             elapsed_ms=(time.perf_counter() - started) * 1000,
             ranking=profile.name,
             contradiction_notes=profile.newer_first,
@@ -273,7 +285,13 @@ class Retriever:
         return vec, None
 
     def _candidates(
-        self, query: str, scope: Scope, limit: int, profile: RankingProfile, *, whole_pool: bool = False,
+        self,
+        query: str,
+        scope: Scope,
+        limit: int,
+        profile: RankingProfile,
+        *,
+        whole_pool: bool = False,
         fts: FtsQuery | None = None,
     ) -> Pool:
         """Fuse `limit` x the pool factor, then run the profile's steps over the pool.
@@ -295,7 +313,9 @@ class Retriever:
         state = has_state(self.conn)
         if not state:
             damaged = getattr(self.conn, "state_error", None)
-            reasons.append(f"salience: {damaged}" if damaged else "salience: no state plane (.memhtml/state.db) attached")
+            reasons.append(
+                f"salience: {damaged}" if damaged else "salience: no state plane (.memhtml/state.db) attached"
+            )
         snapshot = None
         if qvec is not None and self.embedder is not None:
             coverage = self._coverage_reason()
@@ -304,15 +324,31 @@ class Retriever:
             snapshot = self.vector_snapshot()
         arms = active_arms(profile.arms, has_vector=qvec is not None, has_state=state, has_terms=not fts.empty)
         scope_sql = assemble_scope(scope)
-        pool = Pool(query, scope, None, tuple(a.name for a in arms), tuple(reasons), [], profile, [], qvec, snapshot,
-                    fts=fts, scope_sql=scope_sql, index=index)
+        pool = Pool(
+            query,
+            scope,
+            None,
+            tuple(a.name for a in arms),
+            tuple(reasons),
+            [],
+            profile,
+            [],
+            qvec,
+            snapshot,
+            fts=fts,
+            scope_sql=scope_sql,
+            index=index,
+        )
         if limit <= 0:
             return pool
         match, pool.fts_form = self.fts_form(fts, scope_sql, profile)
         pool.match = match
         bound = self.salience_bound and any(a.name == "salience" and a.weight > 0 for a in arms)
-        window = self.lexical_param(match, scope_sql, profile) if any(
-            a.name == "fts" and a.weight > 0 for a in arms) and match is not None else None
+        window = (
+            self.lexical_param(match, scope_sql, profile)
+            if any(a.name == "fts" and a.weight > 0 for a in arms) and match is not None
+            else None
+        )
         pool.window = window
         # Gated priors, and a convex fusion, can lift a candidate from anywhere in the arms' windows, so
         # all of them are fused. A convex fusion re-scores and sorts them all (score, path) itself, so
@@ -333,8 +369,9 @@ class Retriever:
         lexical_param = window.binding() if window is not None else match
         params = bind_params(sql, (lexical_param, profile.arm_window, -1 if whole else size, vector_param,
                                    salience_param), scope_sql.params)  # fmt: skip
-        fused = self._run_fused(sql, params, dists, profile, hydrated=not whole,
-                                bm25=window.scores if window is not None else None)
+        fused = self._run_fused(
+            sql, params, dists, profile, hydrated=not whole, bm25=window.scores if window is not None else None
+        )
         if profile.fusion == "convex":
             fused = self.convex(fused, profile)
         if gate:
@@ -347,8 +384,9 @@ class Retriever:
         self._attach_vectors(fused, snapshot)
         pool.fused = fused
         # Under every profile: the marks need them, whether or not the profile reorders by them.
-        pool.pairs = disagreements.pool_pairs(self.conn, [disagreements.statement_of(c.row) for c in fused],
-                                              [c.vector for c in fused])
+        pool.pairs = disagreements.pool_pairs(
+            self.conn, [disagreements.statement_of(c.row) for c in fused], [c.vector for c in fused]
+        )
         if whole_pool and profile.recall_pool == "fused":
             pool.ordered = list(fused)
         else:
@@ -359,9 +397,14 @@ class Retriever:
         """The lexical arm's window, ranked on the FTS table alone and cut to the scope
         (index/lexical_window.py): what `?1` binds in place of the MATCH text."""
         key = self.cache_key or self.conn.db_filename("main")
-        return lexical_window(self.conn, match, profile.arm_window, lexical=profile.lexical,
-                              field_weights=profile.field_weights,
-                              in_scope=lambda rowids: self.caches.scope_rows.mask(self.conn, key, rowids, scope_sql))
+        return lexical_window(
+            self.conn,
+            match,
+            profile.arm_window,
+            lexical=profile.lexical,
+            field_weights=profile.field_weights,
+            in_scope=lambda rowids: self.caches.scope_rows.mask(self.conn, key, rowids, scope_sql),
+        )
 
     def salience_param(self, scope_sql: ScopeSql, window: int) -> Any:
         """What `?5` binds: the memories that can be among the salience arm's top `window` in scope,
@@ -392,8 +435,12 @@ class Retriever:
             return False
         if index.complete and not self._unloaded_model():
             return False
-        return self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM embeddings WHERE model = ?)",
-                                 (self.space(),)).fetchone()[0] == 1
+        return (
+            self.conn.execute(
+                "SELECT NOT EXISTS (SELECT 1 FROM embeddings WHERE model = ?)", (self.space(),)
+            ).fetchone()[0]
+            == 1
+        )
 
     def _unloaded_model(self) -> bool:
         """The embedder loads a model on first use, has not yet, and says it could (a cheap check)."""
@@ -465,8 +512,14 @@ class Retriever:
         return int(self.caches.scope_rows.mask(self.conn, key, rowids, scope_sql).sum())
 
     def _run_fused(
-        self, sql: str, params: tuple[Any, ...], dists: np.ndarray | None, profile: RankingProfile,
-        *, hydrated: bool = True, bm25: np.ndarray | None = None,
+        self,
+        sql: str,
+        params: tuple[Any, ...],
+        dists: np.ndarray | None,
+        profile: RankingProfile,
+        *,
+        hydrated: bool = True,
+        bm25: np.ndarray | None = None,
     ) -> list[Candidate]:
         """The fused statement's rows as candidates; `dists` and `bm25` give the vector and lexical arms'
         raw signals when those arms were bound as ranked carrays (their `raw` is then a position)."""
@@ -479,8 +532,13 @@ class Retriever:
                 candidate = Candidate(path, 0, 0.0 if score is None else float(score), len(fused) + 1, [], {})
                 fused[path] = candidate
             candidate.arms.append(
-                ArmScore(arm=arm, rank=int(rank), weight=weights[arm], contribution=float(contribution),
-                         raw=_raw(arm, raw, dists, bm25))
+                ArmScore(
+                    arm=arm,
+                    rank=int(rank),
+                    weight=weights[arm],
+                    contribution=float(contribution),
+                    raw=_raw(arm, raw, dists, bm25),
+                )
             )
         order = list(fused.values())
         for c in order:
@@ -502,9 +560,15 @@ class Retriever:
             rows.sort(key=lambda r: r[1])
         model = getattr(self.embedder, "model_id", None)
         weights = {a.name: float(f"{a.weight:.4f}") for a in profile.arms}  # as the fused statement inlines them
-        parts = convex_parts(ranked, weights, lexical_share=profile.lexical_share.get(model), how=profile.convex_norm,
-                             k=profile.rrf_k, window=profile.arm_window,
-                             lexical_confidence=profile.lexical_confidence.get(model))
+        parts = convex_parts(
+            ranked,
+            weights,
+            lexical_share=profile.lexical_share.get(model),
+            how=profile.convex_norm,
+            k=profile.rrf_k,
+            window=profile.arm_window,
+            lexical_confidence=profile.lexical_confidence.get(model),
+        )
         by_path = {c.path: c for c in fused}
         out = []
         for position, (score, path) in enumerate(order_of(parts), start=1):
@@ -520,8 +584,13 @@ class Retriever:
             if c.scored is None:
                 continue
             parts = c.scored
-            c.arms = [ArmScore(a.arm, a.rank, parts[a.arm].weight, parts[a.arm].contribution,
-                               a.raw, a.counted, parts[a.arm].norm) for a in c.arms if a.arm in parts]
+            c.arms = [
+                ArmScore(
+                    a.arm, a.rank, parts[a.arm].weight, parts[a.arm].contribution, a.raw, a.counted, parts[a.arm].norm
+                )
+                for a in c.arms
+                if a.arm in parts
+            ]
             c.scored = None
 
     def _hydrate(self, order: list[Candidate]) -> None:
@@ -541,14 +610,24 @@ class Retriever:
         for c in fused:
             c.vector = decode_vec(vectors.get(c.path))
 
-    def _reorder(self, query: str, fused: list[Candidate], limit: int, profile: RankingProfile,
-                 pairs: list | None = None) -> list[Candidate]:
+    def _reorder(
+        self, query: str, fused: list[Candidate], limit: int, profile: RankingProfile, pairs: list | None = None
+    ) -> list[Candidate]:
         """Polarity, twin resolution, MMR and newer first as the profile says (`domain.reorder`),
         moves kept; `pairs`: the fused candidates' contradicting pairs, already judged."""
         if not fused:
             return []
-        items = [PoolItem(c.path, c.row["gist"], c.vector, c.row["memory_type"] == "arc", c.row["title"],
-                          disagreements.statement_of(c.row)) for c in fused]
+        items = [
+            PoolItem(
+                c.path,
+                c.row["gist"],
+                c.vector,
+                c.row["memory_type"] == "arc",
+                c.row["title"],
+                disagreements.statement_of(c.row),
+            )
+            for c in fused
+        ]
         model = getattr(self.embedder, "model_id", None)
         out = reorder(query, items, profile, model_id=model, limit=limit, pairs=pairs)
         for i, moves in out.moves.items():
@@ -563,10 +642,15 @@ class Retriever:
             arm = next((a for a in c.arms if a.arm == "vector"), None)
             if arm is not None and arm.raw.get("distance") is not None:
                 cosines[c.path] = 1.0 - float(arm.raw["distance"])
-        cosines.update(relevance.pool_cosines(
-            self.conn, {c.path: c.rowid for c in fused if c.path not in cosines}, pool.query_vector,
-            pool.snapshot, self.space(),
-        ))
+        cosines.update(
+            relevance.pool_cosines(
+                self.conn,
+                {c.path: c.rowid for c in fused if c.path not in cosines},
+                pool.query_vector,
+                pool.snapshot,
+                self.space(),
+            )
+        )
         return cosines
 
     def _gate_priors(self, fused: list[Candidate], pool: Pool, size: int) -> list[Candidate]:
@@ -575,8 +659,10 @@ class Retriever:
         if not fused:
             pool.cosines = {}
             return fused
-        parts = {c.path: [(a.arm, c.scored[a.arm].contribution if c.scored else a.contribution) for a in c.arms]
-                 for c in fused}
+        parts = {
+            c.path: [(a.arm, c.scored[a.arm].contribution if c.scored else a.contribution) for a in c.arms]
+            for c in fused
+        }
         lexical = [p for p, v in parts.items() if any(a == "fts" for a, _ in v)]
         every = self.every_word(pool.fts, pool.fts_form, pool.profile, lexical)
         order, counted, cosines = self.gated(parts, pool.query_vector, pool.snapshot, every, pool.profile)
@@ -593,8 +679,12 @@ class Retriever:
         return out
 
     def gated(
-        self, parts: dict[str, list[tuple[str, float]]], query_vector: np.ndarray | None,
-        snapshot: VectorSnapshot | None, every_word: frozenset[str], profile: RankingProfile,
+        self,
+        parts: dict[str, list[tuple[str, float]]],
+        query_vector: np.ndarray | None,
+        snapshot: VectorSnapshot | None,
+        every_word: frozenset[str],
+        profile: RankingProfile,
     ) -> tuple[list[tuple[float, str]], dict[str, bool], dict[str, float]]:
         """Fused candidates (`path -> [(arm, contribution)]`) under gated priors (`domain/priors.py`):
         the order, whether each one's priors counted, and the cosines that decided it. `every_word`:
@@ -604,14 +694,18 @@ class Retriever:
         as the workbench's re-ranking measures them, so both draw the line at the same cosine.
         """
         floor = profile.floor_cosine.get(getattr(self.embedder, "model_id", None))
-        rowids = dict(self.conn.execute("SELECT path, rowid FROM files WHERE path IN carray(?1)",
-                                        (apsw.carray(tuple(parts)),)).fetchall())
+        rowids = dict(
+            self.conn.execute(
+                "SELECT path, rowid FROM files WHERE path IN carray(?1)", (apsw.carray(tuple(parts)),)
+            ).fetchall()
+        )
         cosines = relevance.pool_cosines(self.conn, rowids, query_vector, snapshot, self.space())
         counted = {p: matches_query(cosines.get(p), floor, p in every_word) for p in parts}
         return gated_order(parts, counted.__getitem__), counted, cosines
 
-    def every_word_count(self, query: str, scope: Scope | None, profile: RankingProfile,
-                         fts: FtsQuery | None = None) -> MatchCount:
+    def every_word_count(
+        self, query: str, scope: Scope | None, profile: RankingProfile, fts: FtsQuery | None = None
+    ) -> MatchCount:
         """How many in-scope memories hold every content word of `query` in the profile's lexical
         index, whatever form the profile binds (under `default` the arm binds any of the words, so
         its own count says nothing about how determinate the question is: the catalogue's verdict
@@ -624,8 +718,9 @@ class Retriever:
         with self.conn:
             return relevance.match_count(self.conn, every, "all", assemble_scope(scope or Scope()), profile.lexical)
 
-    def every_word(self, fts: FtsQuery | None, form: str | None, profile: RankingProfile,
-                   lexical: list[str]) -> frozenset[str]:
+    def every_word(
+        self, fts: FtsQuery | None, form: str | None, profile: RankingProfile, lexical: list[str]
+    ) -> frozenset[str]:
         """Of the paths the lexical arm ranked, those holding every content word of the query: all of
         them when the arm bound the all-terms form; under the any-of form alone (`fts_forms = "any"`)
         the ones the all-terms form also matches (one look-up over those paths); none otherwise."""
@@ -655,8 +750,11 @@ class Retriever:
         # No words to hold and nothing to compare with: a browse (an empty query lists by recency and
         # salience). The floor asks "relevant to what?" and has no answer, so it marks nothing.
         asked = bool(pool.query.strip()) and (bool(pool.fts and pool.fts.words) or bool(cosines))
-        signals = relevance.hit_signals(self.conn, pool.fts or FtsQuery(()), paths, cosines, floor, entities,
-                                        lexical) if asked else {}
+        signals = (
+            relevance.hit_signals(self.conn, pool.fts or FtsQuery(()), paths, cosines, floor, entities, lexical)
+            if asked
+            else {}
+        )
         suspicious = hydrate.suspicious_dates(self.conn, {c.path: c.row for c in pool.ordered})
         marks = disagreements.marks(self.conn, pool.fused, pool.ordered, pool.pairs, pool.query)
         hits = []

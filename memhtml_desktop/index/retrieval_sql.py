@@ -166,18 +166,29 @@ SALIENCE_ROWS = _SALIENCE_ROWS.replace("{SOURCE}", _SALIENCE_SOURCE)
 # list, exact for the clock's next hour), so a search no longer scores every accessed memory. Same
 # exclusions, scope, score, order and cut as SALIENCE_CTE: tests/index/test_salience_cache.py pins
 # the two together.
-SALIENCE_BOUND_CTE = _SALIENCE_SCORED.replace("{SOURCE}", """carray(?5) cand
+SALIENCE_BOUND_CTE = _SALIENCE_SCORED.replace(
+    "{SOURCE}",
+    """carray(?5) cand
       JOIN files f ON f.rowid = cand.value
       LEFT JOIN state.access a ON a.path = f.path
       CROSS JOIN (SELECT unixepoch(memhtml_now()) AS now_s) clock
-      WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{F})""")
+      WHERE f.memory_type <> 'task' AND f.path NOT LIKE 'resources/people/%'{F})""",
+)
 
 ARM_ALIAS = {"fts": "files", "vector": "f", "recency": "files", "salience": "f"}
 
 
-def arm_cte(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model_literal: str = "''",
-            lexical: str = "memhtml", field_weights: Sequence[float] = (), salience_bound: bool = False,
-            lexical_bound: bool = False) -> str:
+def arm_cte(
+    arm: str,
+    scope_filter: str,
+    *,
+    vector_backend: str = "numpy",
+    model_literal: str = "''",
+    lexical: str = "memhtml",
+    field_weights: Sequence[float] = (),
+    salience_bound: bool = False,
+    lexical_bound: bool = False,
+) -> str:
     """One arm's CTE body with the scope filter substituted under that arm's alias; `lexical` and
     `field_weights` choose the lexical arm's index and its bm25 column weights; `salience_bound`
     scores only the candidates bound to `?5` (index/salience.py) instead of scanning the scope;
@@ -253,11 +264,24 @@ def build_rrf_sql(
     )
 
 
-def build_arm_sql(arm: str, scope_filter: str, *, vector_backend: str = "numpy", model: str = "",
-                  lexical: str = "memhtml", field_weights: Sequence[float] = ()) -> str:
+def build_arm_sql(
+    arm: str,
+    scope_filter: str,
+    *,
+    vector_backend: str = "numpy",
+    model: str = "",
+    lexical: str = "memhtml",
+    field_weights: Sequence[float] = (),
+) -> str:
     """One arm alone, returning (path, rank, raw): for "why not this one?" with `?2` = -1 (no limit)."""
-    return arm_cte(arm, scope_filter, vector_backend=vector_backend, model_literal=sql_literal(model),
-                   lexical=lexical, field_weights=field_weights)
+    return arm_cte(
+        arm,
+        scope_filter,
+        vector_backend=vector_backend,
+        model_literal=sql_literal(model),
+        lexical=lexical,
+        field_weights=field_weights,
+    )
 
 
 def build_fts_probe_sql(scope_filter: str, lexical: str = "memhtml") -> str:

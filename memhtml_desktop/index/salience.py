@@ -198,7 +198,11 @@ class Memories:
             rows = conn.execute(_ACCESS_SQL.format(source=_EVERY_ACCESS)).fetchall()
         else:
             since, base = self.since.copy(), self.base.copy()
-            rows = conn.execute(_ACCESS_SQL.format(source=_ACCESS_OF), (_rowids(rowids),)).fetchall() if rowids.shape[0] else []
+            rows = (
+                conn.execute(_ACCESS_SQL.format(source=_ACCESS_OF), (_rowids(rowids),)).fetchall()
+                if rowids.shape[0]
+                else []
+            )
         if rows:
             table = _table(rows, 4)
             of = table[:, 0].astype(np.int64)
@@ -292,11 +296,18 @@ def _to_file(conn: apsw.Connection, memories: Memories) -> bool:
     index_file = conn.db_filename("main")
     if not index_file or memories.index.uid is None:
         return False
-    head = {"index": vector_file.identity(index_file), "uid": memories.index.uid, "version": memories.index.version,
-            "logged_from": memories.index.logged_from}
+    head = {
+        "index": vector_file.identity(index_file),
+        "uid": memories.index.uid,
+        "version": memories.index.version,
+        "logged_from": memories.index.logged_from,
+    }
     try:
-        vector_file.write(vector_file.beside(index_file, _FILE), head,
-                          {"rowids": memories.rowids.astype("<i8"), "updated": memories.updated.astype("<f8")})
+        vector_file.write(
+            vector_file.beside(index_file, _FILE),
+            head,
+            {"rowids": memories.rowids.astype("<i8"), "updated": memories.updated.astype("<f8")},
+        )
     except (OSError, ValueError) as exc:
         log.info("the salience list's index half was not kept beside the index (%s)", exc)
         return False
@@ -324,12 +335,19 @@ def _access_head(conn: apsw.Connection, memories: Memories, key: list) -> dict |
     index_file = conn.db_filename("main")
     if not index_file or memories.index.uid is None:
         return None
-    return {"index": vector_file.identity(index_file), "uid": memories.index.uid, "version": memories.index.version,
-            "logged_from": memories.index.logged_from, "state": key, "rows": int(memories.rowids.shape[0])}
+    return {
+        "index": vector_file.identity(index_file),
+        "uid": memories.index.uid,
+        "version": memories.index.version,
+        "logged_from": memories.index.logged_from,
+        "state": key,
+        "rows": int(memories.rowids.shape[0]),
+    }
 
 
-def _accessed_from_file(conn: apsw.Connection, memories: Memories,
-                        key: list | None) -> tuple[Memories, tuple | None] | None:
+def _accessed_from_file(
+    conn: apsw.Connection, memories: Memories, key: list | None
+) -> tuple[Memories, tuple | None] | None:
     """`memories` (the index's half, at the index mark they name) with the state half as the file
     beside the index keeps it, when that file was made from this index at that mark and from the
     state file as `stat` sees it now, and the bound list kept with it, `(t0, rowids, upper, lower)`
@@ -367,10 +385,17 @@ def _accessed_to_file(conn: apsw.Connection, memories: Memories, key: list | Non
         return False
     head["t0"] = int(bounds.t0)
     try:
-        vector_file.write(vector_file.beside(conn.db_filename("main"), _ACCESS_FILE), head,
-                          {"since": memories.since.astype("<f8"), "base": memories.base.astype("<f8"),
-                           "order": bounds.rowids.astype("<i8"), "upper": bounds.upper.astype("<f8"),
-                           "lower": bounds.lower.astype("<f8")})
+        vector_file.write(
+            vector_file.beside(conn.db_filename("main"), _ACCESS_FILE),
+            head,
+            {
+                "since": memories.since.astype("<f8"),
+                "base": memories.base.astype("<f8"),
+                "order": bounds.rowids.astype("<i8"),
+                "upper": bounds.upper.astype("<f8"),
+                "lower": bounds.lower.astype("<f8"),
+            },
+        )
     except (OSError, ValueError) as exc:
         log.info("the salience list's state half was not kept beside the index (%s)", exc)
         return False
@@ -481,4 +506,3 @@ class SalienceCache:
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
-

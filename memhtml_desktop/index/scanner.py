@@ -95,8 +95,12 @@ def stat_walk(
                 for name in names:
                     if not name.isascii() and not _utf8(name):
                         # Agents can write any bytes; such a name could never be bound, stored or shown.
-                        skip(Skipped(f"{prefix}{name.encode('utf-8', 'replace').decode('utf-8')}",
-                                     "file name is not valid UTF-8; not indexed"))
+                        skip(
+                            Skipped(
+                                f"{prefix}{name.encode('utf-8', 'replace').decode('utf-8')}",
+                                "file name is not valid UTF-8; not indexed",
+                            )
+                        )
                         continue
                     try:
                         st = os.stat(name, dir_fd=fd, follow_symlinks=False)

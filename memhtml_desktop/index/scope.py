@@ -127,7 +127,10 @@ def assemble_scope(
     tags = list(dict.fromkeys(t.strip() for t in scope.live_tags))
     if tags:
         axes.append(
-            ("tags", f"{{alias}}.path IN (SELECT ft.path FROM file_tags ft WHERE ft.tag IN ({numbering.bind_all(tags)}))")
+            (
+                "tags",
+                f"{{alias}}.path IN (SELECT ft.path FROM file_tags ft WHERE ft.tag IN ({numbering.bind_all(tags)}))",
+            )
         )
 
     entity = (scope.entity or "").strip()

@@ -28,7 +28,9 @@ at a memory already seen)."""
 
 # The stamp "most recent" sorts by: the UTC instant of `updated`, and nothing ('' sorts last) for a
 # memory claiming an update in the future, as the recency arm treats it.
-_RECENT = "CASE WHEN f.updated_utc <= (SELECT strftime('%Y-%m-%dT%H:%M:%fZ', memhtml_now())) THEN f.updated_utc ELSE '' END"
+_RECENT = (
+    "CASE WHEN f.updated_utc <= (SELECT strftime('%Y-%m-%dT%H:%M:%fZ', memhtml_now())) THEN f.updated_utc ELSE '' END"
+)
 
 
 def _carray(paths: Sequence[str]) -> apsw.CArrayBinding:
@@ -60,12 +62,15 @@ def rule_sql(rule: Rule, binder: _Binder) -> str:
     if rule.needs_revision is not None:
         conds.append(f"f.needs_revision = {1 if rule.needs_revision else 0}")
     if rule.entity_types:
-        conds.append(f"f.path IN (SELECT e.path FROM file_entities e WHERE e.entity_type IN ({binder.bind(rule.entity_types)}))")
+        conds.append(
+            f"f.path IN (SELECT e.path FROM file_entities e WHERE e.entity_type IN ({binder.bind(rule.entity_types)}))"
+        )
     if rule.tags:
         conds.append(f"f.path IN (SELECT t.path FROM file_tags t WHERE t.tag IN ({binder.bind(rule.tags)}))")
     if rule.path_prefixes:
-        conds.append("(" + " OR ".join(
-            f"substr(f.path, 1, {len(p)}) = {binder.bind([p])}" for p in rule.path_prefixes) + ")")
+        conds.append(
+            "(" + " OR ".join(f"substr(f.path, 1, {len(p)}) = {binder.bind([p])}" for p in rule.path_prefixes) + ")"
+        )
     return "(" + " AND ".join(conds or ["1"]) + ")"
 
 
@@ -82,7 +87,8 @@ def _driver(rule: Rule, binder: _Binder, live: bool) -> str:
     if rule.path_prefixes:
         return " UNION ".join(
             f"SELECT path FROM files WHERE path >= {binder.bind([p])} AND path < {binder.bind([p[:-1] + chr(ord(p[-1]) + 1)])}"
-            for p in rule.path_prefixes)
+            for p in rule.path_prefixes
+        )
     if rule.entity_types:
         return f"SELECT path FROM file_entities WHERE entity_type IN ({binder.bind(rule.entity_types)})"
     if rule.tags:
@@ -90,8 +96,10 @@ def _driver(rule: Rule, binder: _Binder, live: bool) -> str:
     if rule.needs_revision:
         return "SELECT path FROM files WHERE needs_revision = 1"  # files_needs_revision (migration 0008)
     if live and rule.task_status:  # files_task_status: a partial index over live tasks
-        return (f"SELECT path FROM files WHERE memory_type = 'task' AND archived = 0 "
-                f"AND task_status IN ({binder.bind(rule.task_status)})")
+        return (
+            f"SELECT path FROM files WHERE memory_type = 'task' AND archived = 0 "
+            f"AND task_status IN ({binder.bind(rule.task_status)})"
+        )
     if live and rule.types:  # files_type_active
         return f"SELECT path FROM files WHERE archived = 0 AND memory_type IN ({binder.bind(rule.types)})"
     return "SELECT path FROM files"
@@ -122,9 +130,12 @@ class ResidentCache:
             self._items.clear()
 
 
-
 def resident(
-    conn: apsw.Connection, scope: Scope, ledger_map: LedgerMap, *, cache_key: str = "",
+    conn: apsw.Connection,
+    scope: Scope,
+    ledger_map: LedgerMap,
+    *,
+    cache_key: str = "",
     cache: ResidentCache | None = None,
 ) -> tuple[dict[str, list[QuotaCandidate]], dict[str, int]]:
     """Per resident ledger, its first `window` memories in the ledger's order and how many it has.
@@ -181,7 +192,9 @@ def resident(
     return {name: list(paths) for name, paths in out.items()}, dict(totals)
 
 
-def candidates(conn: apsw.Connection, paths: Sequence[str], ranks: dict[str, int] | None = None) -> dict[str, QuotaCandidate]:
+def candidates(
+    conn: apsw.Connection, paths: Sequence[str], ranks: dict[str, int] | None = None
+) -> dict[str, QuotaCandidate]:
     """A QuotaCandidate per indexed path: its fold texts, the facts the rules read, how it sorts."""
     if not paths:
         return {}
@@ -189,12 +202,16 @@ def candidates(conn: apsw.Connection, paths: Sequence[str], ranks: dict[str, int
     arr = _carray(paths)
     rows = conn.execute(
         f"SELECT f.path, f.title, f.memory_type, f.disclosure_text, f.gist, f.task_status, f.needs_revision, "
-        f"f.importance, {_RECENT} FROM files f WHERE f.path IN carray(?1)", (arr,)).fetchall()
+        f"f.importance, {_RECENT} FROM files f WHERE f.path IN carray(?1)",
+        (arr,),
+    ).fetchall()
     names: dict[str, list[str]] = {}
     kinds: dict[str, set[str]] = {}
     for path, etype, ename in conn.execute(
-            "SELECT path, entity_type, entity_name FROM file_entities WHERE path IN carray(?1) "
-            "ORDER BY path, entity_type, entity_name", (arr,)):
+        "SELECT path, entity_type, entity_name FROM file_entities WHERE path IN carray(?1) "
+        "ORDER BY path, entity_type, entity_name",
+        (arr,),
+    ):
         names.setdefault(path, []).append(ename)
         kinds.setdefault(path, set()).add(etype)
     tags: dict[str, set[str]] = {}
@@ -204,20 +221,28 @@ def candidates(conn: apsw.Connection, paths: Sequence[str], ranks: dict[str, int
     for path, title, mtype, disclosure_text, gist, status, revision, importance, rec in rows:
         out[path] = QuotaCandidate(
             fold=FoldCandidate(path, title or "", mtype, disclosure_text or "", gist or "", tuple(names.get(path, ()))),
-            facts=MemoryFacts(path, mtype, status, bool(revision), frozenset(kinds.get(path, ())),
-                              frozenset(tags.get(path, ()))),
-            importance=int(importance if importance is not None else 5), recency=rec or "", rank=ranks.get(path),
+            facts=MemoryFacts(
+                path, mtype, status, bool(revision), frozenset(kinds.get(path, ())), frozenset(tags.get(path, ()))
+            ),
+            importance=int(importance if importance is not None else 5),
+            recency=rec or "",
+            rank=ranks.get(path),
         )
     return out
 
 
 # -- expand ---------------------------------------------------------------------------------------
 
+
 def _known(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, tuple[str, bool]]:
     if not paths:
         return {}
-    return {p: (t or "", bool(a)) for p, t, a in conn.execute(
-        "SELECT path, title, archived FROM files WHERE path IN carray(?1)", (_carray(sorted(set(paths))),))}
+    return {
+        p: (t or "", bool(a))
+        for p, t, a in conn.execute(
+            "SELECT path, title, archived FROM files WHERE path IN carray(?1)", (_carray(sorted(set(paths))),)
+        )
+    }
 
 
 def _chains(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, list[tuple[str, int]]]:
@@ -225,10 +250,18 @@ def _chains(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, list[tuple
     versions negative, newer positive, the path itself at 0. Walked one level per statement for
     all paths at once, each way (a cycle stops at a version already seen)."""
     seen: dict[str, dict[str, int]] = {p: {p: 0} for p in paths}
-    for sign, sql in ((-1, "SELECT src_path, dst_path FROM edges INDEXED BY edges_src WHERE src_path IN carray(?1) "
-                           "AND rel = 'supersedes' AND derived = 0"),
-                      (1, "SELECT dst_path, src_path FROM edges INDEXED BY edges_dst WHERE dst_path IN carray(?1) "
-                          "AND rel = 'supersedes' AND derived = 0")):
+    for sign, sql in (
+        (
+            -1,
+            "SELECT src_path, dst_path FROM edges INDEXED BY edges_src WHERE src_path IN carray(?1) "
+            "AND rel = 'supersedes' AND derived = 0",
+        ),
+        (
+            1,
+            "SELECT dst_path, src_path FROM edges INDEXED BY edges_dst WHERE dst_path IN carray(?1) "
+            "AND rel = 'supersedes' AND derived = 0",
+        ),
+    ):
         frontier = {p: [p] for p in paths}  # origin -> the versions reached at this depth
         for depth in range(1, CHAIN_DEPTH + 1):
             nodes = sorted({n for level in frontier.values() for n in level})
@@ -255,20 +288,35 @@ def expansions(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, Expansi
         return {}
     arr = _carray(paths)
     with conn:  # one read transaction: every statement sees the same snapshot
-        rows = conn.execute("SELECT path, title, memory_type, body_text FROM files WHERE path IN carray(?1)",
-                            (arr,)).fetchall()
+        rows = conn.execute(
+            "SELECT path, title, memory_type, body_text FROM files WHERE path IN carray(?1)", (arr,)
+        ).fetchall()
         # Two statements, not one with OR, each on its own index: left to itself the planner walks
         # `edges_derived` (every authored edge; 50 ms at 20,000 memories) instead.
-        edges = sorted({*conn.execute(
-            "SELECT src_path, rel, dst_path FROM edges INDEXED BY edges_src WHERE src_path IN carray(?1) "
-            "AND derived = 0 AND rel <> 'supersedes'", (arr,)), *conn.execute(
-            "SELECT src_path, rel, dst_path FROM edges INDEXED BY edges_dst WHERE dst_path IN carray(?1) "
-            "AND derived = 0 AND rel <> 'supersedes'", (arr,))})
-        cites = conn.execute("SELECT path, text, href FROM file_citations WHERE path IN carray(?1) ORDER BY path, rowid",
-                             (arr,)).fetchall()
+        edges = sorted(
+            {
+                *conn.execute(
+                    "SELECT src_path, rel, dst_path FROM edges INDEXED BY edges_src WHERE src_path IN carray(?1) "
+                    "AND derived = 0 AND rel <> 'supersedes'",
+                    (arr,),
+                ),
+                *conn.execute(
+                    "SELECT src_path, rel, dst_path FROM edges INDEXED BY edges_dst WHERE dst_path IN carray(?1) "
+                    "AND derived = 0 AND rel <> 'supersedes'",
+                    (arr,),
+                ),
+            }
+        )
+        cites = conn.execute(
+            "SELECT path, text, href FROM file_citations WHERE path IN carray(?1) ORDER BY path, rowid", (arr,)
+        ).fetchall()
         chains = _chains(conn, [row[0] for row in rows])
         hrefs = [_href_path(h) for _, _, h in cites if h]
-        ends = [p for s, _, d in edges for p in (s, d)] + [p for c in chains.values() for p, _ in c] + [h for h in hrefs if h]
+        ends = (
+            [p for s, _, d in edges for p in (s, d)]
+            + [p for c in chains.values() for p, _ in c]
+            + [h for h in hrefs if h]
+        )
         known = _known(conn, ends)
     wanted = set(paths)
     out: dict[str, Expansion] = {}
@@ -280,8 +328,10 @@ def expansions(conn: apsw.Connection, paths: Sequence[str]) -> dict[str, Expansi
                     t, archived = known.get(other, ("", other.startswith("archive/")))
                     neighbours.append(Neighbour(rel, direction, other, t, other in known, archived))
         neighbours.sort(key=lambda n: (n.direction != "out", n.rel, n.path))
-        chain = tuple(Version(p, known.get(p, ("", False))[0], step, known.get(p, ("", False))[1], p in known)
-                      for p, step in chains[path])
+        chain = tuple(
+            Version(p, known.get(p, ("", False))[0], step, known.get(p, ("", False))[1], p in known)
+            for p, step in chains[path]
+        )
         evidence = []
         for src, text, href in cites:
             if src == path:
@@ -296,7 +346,7 @@ def _href_path(href: str) -> str | None:
     """The store path a `q cite` href names (`/areas/x.html`, `memhtml:areas/x.html`), if it is one."""
     text = href.strip()
     if text.startswith("memhtml:"):
-        text = text[len("memhtml:"):]
+        text = text[len("memhtml:") :]
     if not text.startswith("/") or text.startswith("//"):
         return None
     text = text.lstrip("/").split("#", 1)[0].split("?", 1)[0]

@@ -76,24 +76,44 @@ def _pool_ranks(pack: RecallPack) -> dict[str, int]:
     return {path: rank for rank, path in enumerate(order, start=1)}
 
 
-def quotas_from(store: RankingStore, pack: RecallPack, budget: int, ledger_map: LedgerMap,
-                profile: RankingProfile) -> tuple[QuotaPack, list[QuotaCandidate]]:
+def quotas_from(
+    store: RankingStore, pack: RecallPack, budget: int, ledger_map: LedgerMap, profile: RankingProfile
+) -> tuple[QuotaPack, list[QuotaCandidate]]:
     """Fold `pack`'s candidates and the resident ledgers into four ledgers under `budget`; also
     the pool's candidates, in the pack's order."""
     conn = store.reader()
     ranks = _pool_ranks(pack)
     with conn:  # one snapshot for the pool's facts and the resident memories
         found = shape_reads.candidates(conn, list(ranks), ranks)
-        resident, totals = shape_reads.resident(conn, pack.scope, ledger_map, cache_key=str(store.index_path),
-                                                 cache=store.caches.resident)
+        resident, totals = shape_reads.resident(
+            conn, pack.scope, ledger_map, cache_key=str(store.index_path), cache=store.caches.resident
+        )
     pool = [found[p] for p in ranks if p in found]
-    folded = fold_quotas(pack.query, pool, resident, totals, budget, ledger_map, max_per_entity=profile.max_per_entity,
-                         scope=pack.scope, degraded_reasons=pack.degraded_reasons, ranking=pack.ranking)
+    folded = fold_quotas(
+        pack.query,
+        pool,
+        resident,
+        totals,
+        budget,
+        ledger_map,
+        max_per_entity=profile.max_per_entity,
+        scope=pack.scope,
+        degraded_reasons=pack.degraded_reasons,
+        ranking=pack.ranking,
+    )
     return folded, pool
 
 
-def quota_pack(store: RankingStore, query: str, scope: Scope | None, *, budget: int | None, limit: int,
-               ranking: RankingProfile | None, ledgers: LedgerMap | None) -> QuotaPack:
+def quota_pack(
+    store: RankingStore,
+    query: str,
+    scope: Scope | None,
+    *,
+    budget: int | None,
+    limit: int,
+    ranking: RankingProfile | None,
+    ledgers: LedgerMap | None,
+) -> QuotaPack:
     started = time.perf_counter()
     profile = ranking or store.ranking
     budget = profile.recall_budget if budget is None else max(0, int(budget))
@@ -102,28 +122,56 @@ def quota_pack(store: RankingStore, query: str, scope: Scope | None, *, budget: 
     return replace(out, elapsed_ms=(time.perf_counter() - started) * 1000)
 
 
-def catalogue_from(store: RankingStore, result: SearchResult, *, k: int, budget: int,
-                   profile: RankingProfile | None = None, fts: FtsQuery | None = None) -> Catalogue:
+def catalogue_from(
+    store: RankingStore,
+    result: SearchResult,
+    *,
+    k: int,
+    budget: int,
+    profile: RankingProfile | None = None,
+    fts: FtsQuery | None = None,
+) -> Catalogue:
     """The catalogue of a search page: each hit's line and what expanding it costs, under `budget`;
     whether the question is specific or vague, from what it matched under `profile` (the page's;
     `fts`: the query as the page's Answer parsed it, so it is not parsed again)."""
     paths = [h.path for h in result.hits]
     expanded = shape_reads.expansions(store.reader(), paths)
     entries = [
-        CatalogueEntry(rank, h.path, one_line(h.title), one_line(h.gist), h.memory_type,
-                       expanded[h.path].cost if h.path in expanded else 0)
+        CatalogueEntry(
+            rank,
+            h.path,
+            one_line(h.title),
+            one_line(h.gist),
+            h.memory_type,
+            expanded[h.path].cost if h.path in expanded else 0,
+        )
         for rank, h in enumerate(result.hits, start=1)
     ]
     profile = profile or store.ranking
     every = store.retriever().every_word_count(result.query, result.scope, profile, fts=fts)
-    kind, why = question_kind(every.form, every.count + int(every.capped), k, [h.score for h in result.hits],
-                              LEAD.get(profile.fusion, LEAD["rrf"]).get(getattr(store.embedder, "model_id", None)))
-    return Catalogue(result.query, result.scope, k, max(0, int(budget)), list_within(entries, budget),
-                     result.degraded_reasons, result.ranking, kind, why)
+    kind, why = question_kind(
+        every.form,
+        every.count + int(every.capped),
+        k,
+        [h.score for h in result.hits],
+        LEAD.get(profile.fusion, LEAD["rrf"]).get(getattr(store.embedder, "model_id", None)),
+    )
+    return Catalogue(
+        result.query,
+        result.scope,
+        k,
+        max(0, int(budget)),
+        list_within(entries, budget),
+        result.degraded_reasons,
+        result.ranking,
+        kind,
+        why,
+    )
 
 
-def catalogue(store: RankingStore, query: str, scope: Scope | None, *, k: int, budget: int | None,
-              ranking: RankingProfile | None) -> Catalogue:
+def catalogue(
+    store: RankingStore, query: str, scope: Scope | None, *, k: int, budget: int | None, ranking: RankingProfile | None
+) -> Catalogue:
     started = time.perf_counter()
     profile = ranking or store.ranking
     budget = profile.recall_budget if budget is None else max(0, int(budget))
@@ -132,8 +180,18 @@ def catalogue(store: RankingStore, query: str, scope: Scope | None, *, k: int, b
     return replace(out, elapsed_ms=(time.perf_counter() - started) * 1000)
 
 
-def compare(store: RankingStore, query: str, scope: Scope | None, *, budget: int | None, limit: int, k: int,
-            ranking: RankingProfile | None, ledgers: LedgerMap | None, answer: Answer | None = None) -> ShapeComparison:
+def compare(
+    store: RankingStore,
+    query: str,
+    scope: Scope | None,
+    *,
+    budget: int | None,
+    limit: int,
+    k: int,
+    ranking: RankingProfile | None,
+    ledgers: LedgerMap | None,
+    answer: Answer | None = None,
+) -> ShapeComparison:
     """Every shape for one query and budget: one recall (memhtml's pack and the quota ledgers fold
     the same candidates) and one search (the catalogue), then the costs side by side.
 
@@ -145,8 +203,11 @@ def compare(store: RankingStore, query: str, scope: Scope | None, *, budget: int
     fts = answer.fts if answer is not None else None
     pack = store.recall(query, scope, budget=budget, limit=limit, ranking=profile, fts=fts)
     quotas, pool = quotas_from(store, pack, budget, ledgers or SEED, profile)
-    page = answer.result if answer is not None and answer.limit == k and answer.result.ranking == profile.name \
+    page = (
+        answer.result
+        if answer is not None and answer.limit == k and answer.result.ranking == profile.name
         else store.search(query, scope, limit=k, ranking=profile)
+    )
     cat = catalogue_from(store, page, k=k, budget=budget, profile=profile, fts=fts)
     memories = {i.path for i in pack.memories.items}
     smallest = smallest_capsule([c.fold for c in pool if c.path in memories])

@@ -368,23 +368,25 @@ ON CONFLICT(path) DO UPDATE SET
   access_count        = max(access.access_count, excluded.access_count),
   reinforcement_count = max(access.reinforcement_count, excluded.reinforcement_count),
   outcome_score       = CASE
-      WHEN {_later('excluded.last_reinforced_at', 'access.last_reinforced_at')}
-        OR ({_ts('excluded.last_reinforced_at')} IS {_ts('access.last_reinforced_at')}
-            AND {_later('excluded.updated_at', 'access.updated_at')})
+      WHEN {_later("excluded.last_reinforced_at", "access.last_reinforced_at")}
+        OR ({_ts("excluded.last_reinforced_at")} IS {_ts("access.last_reinforced_at")}
+            AND {_later("excluded.updated_at", "access.updated_at")})
       THEN excluded.outcome_score ELSE access.outcome_score END,
-  last_accessed_at    = {_pick_later('last_accessed_at')},
-  last_reinforced_at  = {_pick_later('last_reinforced_at')},
-  updated_at          = {_pick_later('updated_at')}
+  last_accessed_at    = {_pick_later("last_accessed_at")},
+  last_reinforced_at  = {_pick_later("last_reinforced_at")},
+  updated_at          = {_pick_later("updated_at")}
 WHERE excluded.access_count > access.access_count
    OR excluded.reinforcement_count > access.reinforcement_count
-   OR {_later('excluded.last_accessed_at', 'access.last_accessed_at')}
-   OR {_later('excluded.last_reinforced_at', 'access.last_reinforced_at')}
-   OR {_later('excluded.updated_at', 'access.updated_at')}
+   OR {_later("excluded.last_accessed_at", "access.last_accessed_at")}
+   OR {_later("excluded.last_reinforced_at", "access.last_reinforced_at")}
+   OR {_later("excluded.updated_at", "access.updated_at")}
 RETURNING path
 """
 
 
-_CANONICAL_STAMP = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,3})?Z")
+_CANONICAL_STAMP = re.compile(
+    r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,3})?Z"
+)
 
 
 def _readable(conn: apsw.Connection, stamp: str | None) -> bool:

@@ -302,7 +302,8 @@ def reinforce(
             signal=signal,
             cooled_down=tuple(targets),
             signal_cooled=tuple(targets) if value else (),
-            refused=(getattr(conn, "state_error", None) or REFUSED_NO_STATE) if mode is None
+            refused=(getattr(conn, "state_error", None) or REFUSED_NO_STATE)
+            if mode is None
             else (getattr(conn, "state_note", None) or REFUSED_READ_ONLY),
         )
 
@@ -364,16 +365,20 @@ def replace_signal(
     at_text = normalize_at(at)
     mode = state_mode(conn)
     if mode != "rw":
-        return ReinforceResult(signal=signal, cooled_down=(path,), signal_cooled=(path,),
-                               refused=REFUSED_NO_STATE if mode is None
-                               else (getattr(conn, "state_note", None) or REFUSED_READ_ONLY))
+        return ReinforceResult(
+            signal=signal,
+            cooled_down=(path,),
+            signal_cooled=(path,),
+            refused=REFUSED_NO_STATE if mode is None else (getattr(conn, "state_note", None) or REFUSED_READ_ONLY),
+        )
 
     def work() -> bool:
         row = conn.execute(
             "SELECT outcome_score, reinforcement_count, last_reinforced_at FROM state.access WHERE path = ?1 "
             "AND last_reinforced_at IS NOT NULL AND last_reinforced_at <> '' "
             "AND unixepoch(?2) - unixepoch(last_reinforced_at) BETWEEN 0 AND ?3 - 1",
-            (path, at_text, cooldown_s)).fetchone()
+            (path, at_text, cooldown_s),
+        ).fetchone()
         if row is None:
             return False
         score, count, stamp = float(row[0]), int(row[1]), row[2]
@@ -383,7 +388,9 @@ def replace_signal(
         done = conn.execute(
             "UPDATE state.access SET outcome_score = ?1, reinforcement_count = ?2, updated_at = ?3 "
             "WHERE path = ?4 AND outcome_score = ?5 AND reinforcement_count = ?6 AND last_reinforced_at = ?7 "
-            "RETURNING path", (new_score, new_count, at_text, path, score, count, stamp)).fetchall()
+            "RETURNING path",
+            (new_score, new_count, at_text, path, score, count, stamp),
+        ).fetchall()
         return bool(done)
 
     replaced = write_with_retry(conn, work, what="replace signal", retries=retries)
@@ -413,9 +420,7 @@ def access_stats(conn: apsw.Connection, path: str) -> dict[str, Any] | None:
     """
     if state_mode(conn) is None or not path:
         return None
-    row = conn.execute(
-        f"SELECT {_STATS_COLUMNS} FROM state.access WHERE path = ?", (path,)
-    ).fetchone()
+    row = conn.execute(f"SELECT {_STATS_COLUMNS} FROM state.access WHERE path = ?", (path,)).fetchone()
     return _stats(row) if row is not None else None
 
 
@@ -429,8 +434,7 @@ def access_stats_many(conn: apsw.Connection, paths: Iterable[str]) -> dict[str, 
     if state_mode(conn) is None or not wanted:
         return {}
     rows = conn.execute(
-        f"SELECT path, {_STATS_COLUMNS} FROM state.access "
-        "WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path",
+        f"SELECT path, {_STATS_COLUMNS} FROM state.access WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path",
         (json.dumps(wanted, ensure_ascii=False),),
     )
     return {row[0]: _stats(row[1:]) for row in rows}
@@ -466,7 +470,9 @@ def follow_move(conn: apsw.Connection, src: str, dst: str, *, retries: int = BUS
         return RowMove("nothing")
     mode = state_mode(conn)
     if mode is None:
-        return RowMove("pending", getattr(conn, "state_error", None) or "no state plane is attached (state.db could not be opened)")
+        return RowMove(
+            "pending", getattr(conn, "state_error", None) or "no state plane is attached (state.db could not be opened)"
+        )
     if mode != "rw":
         return RowMove("pending", getattr(conn, "state_note", None) or REFUSED_READ_ONLY)
     try:

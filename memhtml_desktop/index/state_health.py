@@ -64,8 +64,10 @@ class StateHealth:
                "backup, or `state export` what still reads and import it into a fresh file)"]  # fmt: skip
         out += [f"  {problem}" for problem in ([] if self.sound else self.integrity)]
         if self.newer:
-            out.append(f"state plane schema: NEWER than this app knows ({', '.join(self.newer)}): this app reads and "
-                       "writes the tables it knows and leaves the rest alone; update memhtml-desktop to be sure")
+            out.append(
+                f"state plane schema: NEWER than this app knows ({', '.join(self.newer)}): this app reads and "
+                "writes the tables it knows and leaves the rest alone; update memhtml-desktop to be sure"
+            )
         elif self.pending:
             out.append(f"state plane schema: {', '.join(self.pending)} not applied yet (the next write applies it)")
         else:
@@ -73,9 +75,17 @@ class StateHealth:
         return out + waiting
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "exists": self.exists, "sound": self.sound, "integrity": list(self.integrity),
-                "unchecked": self.unchecked or None, "applied": list(self.applied), "newer": list(self.newer),
-                "pending": list(self.pending), "waiting_reads": self.waiting}
+        return {
+            "path": self.path,
+            "exists": self.exists,
+            "sound": self.sound,
+            "integrity": list(self.integrity),
+            "unchecked": self.unchecked or None,
+            "applied": list(self.applied),
+            "newer": list(self.newer),
+            "pending": list(self.pending),
+            "waiting_reads": self.waiting,
+        }
 
 
 def check_state(path: Path, migrations: Path) -> StateHealth:

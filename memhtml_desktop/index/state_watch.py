@@ -93,8 +93,9 @@ class PlaneWatch:
         if conn.state_error:
             error = conn.state_error
             named = f"{self.state_path} "
-            then = ("it " + error[len(named):] if error.startswith(named) else error) + (
-                "; reads are kept and counted once it can be written")
+            then = ("it " + error[len(named) :] if error.startswith(named) else error) + (
+                "; reads are kept and counted once it can be written"
+            )
         elif getattr(conn, "state_created", False):
             then = ("a new, empty state.db was made, as memhtml's CLI makes one on its next command (the reads and "
                     "judgements of the old file are not in it)")  # fmt: skip
@@ -110,7 +111,7 @@ class PlaneWatch:
     def schema_gone(self, conn) -> bool:
         """After an SQLError: True when the plane's schema is no longer one this app knows (it is
         detached, with the reason and a notice; the caller runs again without it)."""
-        from memhtml_desktop.index.db import state_schema_problem, _unknown_schema
+        from memhtml_desktop.index.db import _unknown_schema, state_schema_problem
 
         if conn.state_mode is None:
             return False
@@ -127,7 +128,9 @@ class PlaneWatch:
         """A bump the plane could not take now, for a reason a later moment may clear (a lock, a
         full disk, a replaced or deleted file, a refused one, an unknown schema), kept for later.
         A refusal by design (a read-only store, a store opened without a plane) is not."""
-        waits = result.lost or (result.refused and (getattr(conn, "state_error", None) or getattr(conn, "state_note", None)))
+        waits = result.lost or (
+            result.refused and (getattr(conn, "state_error", None) or getattr(conn, "state_note", None))
+        )
         if not waits or not result.cooled_down:
             return result
         try:

@@ -42,7 +42,16 @@ if TYPE_CHECKING:  # the values the door hands out; imported where they are made
     from memhtml_desktop.domain.metrics import GateReport, KnownItemReport
     from memhtml_desktop.domain.quotas import LedgerMap, QuotaPack
     from memhtml_desktop.domain.results import (
-        Answer, FilterCounts, FusedPool, Health, ImportReport, ListPage, MemoryRef, Problem, StatePlane, WhyNot,
+        Answer,
+        FilterCounts,
+        FusedPool,
+        Health,
+        ImportReport,
+        ListPage,
+        MemoryRef,
+        Problem,
+        StatePlane,
+        WhyNot,
     )
     from memhtml_desktop.domain.shapes import ShapeComparison
     from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, SearchResult
@@ -304,8 +313,10 @@ class Store:
             conn.execute("DETACH state")
         conn.state_mode = None
         conn.state_busy = True
-        conn.state_error = (f"{self.state_path} is locked by another process ({exc}): this answer has no "
-                            "salience, and reads are not counted until it is free")
+        conn.state_error = (
+            f"{self.state_path} is locked by another process ({exc}): this answer has no "
+            "salience, and reads are not counted until it is free"
+        )
         self._local.state_tried = time.monotonic()
         self.notice(conn.state_error)
 
@@ -371,8 +382,12 @@ class Store:
         from memhtml_desktop.index.retrieval import Retriever
 
         return Retriever(
-            self.reader(), self.embedder, cache_key=str(self.index_path), vector_backend=self.vector_backend,
-            profile=self.ranking, caches=self.caches,
+            self.reader(),
+            self.embedder,
+            cache_key=str(self.index_path),
+            vector_backend=self.vector_backend,
+            profile=self.ranking,
+            caches=self.caches,
         )
 
     # -- operations ---------------------------------------------------------------------------
@@ -395,8 +410,9 @@ class Store:
                     "refusing to empty the index (is the store unmounted?)"
                 )
 
-    def index(self, *, rebuild: bool = False, progress=None, cancelled=None, wait: float | None = None,
-              on_wait=None) -> IndexReport:
+    def index(
+        self, *, rebuild: bool = False, progress=None, cancelled=None, wait: float | None = None, on_wait=None
+    ) -> IndexReport:
         """Bring the index in step with the tree, as THE writer (see `_writing`).
 
         `wait`: seconds to wait for another writer (None: as long as it takes, until `cancelled`);
@@ -404,11 +420,26 @@ class Store:
         """
         self.check_present()
         what = "index --rebuild" if rebuild else "index"
-        return self._recovering(self._writing, what, lambda indexer: indexer.scan(
-            rebuild=rebuild, progress=progress, cancelled=cancelled), wait=wait, cancelled=cancelled, on_wait=on_wait)
+        return self._recovering(
+            self._writing,
+            what,
+            lambda indexer: indexer.scan(rebuild=rebuild, progress=progress, cancelled=cancelled),
+            wait=wait,
+            cancelled=cancelled,
+            on_wait=on_wait,
+        )
 
-    def update_paths(self, paths, moves=(), *, progress=None, cancelled=None, wait: float | None = None,
-                     on_wait=None, projections=None) -> IndexReport:
+    def update_paths(
+        self,
+        paths,
+        moves=(),
+        *,
+        progress=None,
+        cancelled=None,
+        wait: float | None = None,
+        on_wait=None,
+        projections=None,
+    ) -> IndexReport:
         """Re-examine `paths` (and `moves`); `projections`: a write's own projections of files it
         wrote, by path, used for the files still holding those bytes instead of parsing them again."""
         self.check_present()
@@ -432,8 +463,16 @@ class Store:
                 on_wait(text)
             told.append(text)
 
-        with self._write_lock, writelock.hold(self.index_path, what, deadline=deadline, cancelled=cancelled,
-                                              on_wait=lambda h: waiting(f"waiting for {h} to finish writing")) as held:
+        with (
+            self._write_lock,
+            writelock.hold(
+                self.index_path,
+                what,
+                deadline=deadline,
+                cancelled=cancelled,
+                on_wait=lambda h: waiting(f"waiting for {h} to finish writing"),
+            ) as held,
+        ):
             delay = 0.1
             while held:
                 try:
@@ -524,16 +563,32 @@ class Store:
             lambda: self.retriever().recall(query, scope, budget=budget, limit=limit, ranking=ranking, fts=fts)
         )
 
-    def quotas(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
-               ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None) -> QuotaPack:
+    def quotas(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        budget: int | None = None,
+        limit: int = 10,
+        ranking: RankingProfile | None = None,
+        ledgers: LedgerMap | None = None,
+    ) -> QuotaPack:
         """The recall pack in four quota ledgers (seed 003, 6.5; index/shapes.py). Not a read."""
         from memhtml_desktop.index.shapes import quota_pack
 
-        return self._recovering(lambda: quota_pack(self, query, scope, budget=budget, limit=limit, ranking=ranking,
-                                                   ledgers=ledgers))
+        return self._recovering(
+            lambda: quota_pack(self, query, scope, budget=budget, limit=limit, ranking=ranking, ledgers=ledgers)
+        )
 
-    def catalogue(self, query: str, scope: Scope | None = None, *, k: int = 10, budget: int | None = None,
-                  ranking: RankingProfile | None = None) -> Catalogue:
+    def catalogue(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        k: int = 10,
+        budget: int | None = None,
+        ranking: RankingProfile | None = None,
+    ) -> Catalogue:
         """The top `k` as title, one-line summary and expand cost (seed 003, 6.3). Not a read."""
         from memhtml_desktop.index.shapes import catalogue
 
@@ -561,15 +616,27 @@ class Store:
 
         return read_ledger_map(self.root, path, lenient=lenient, notice=self.notice)
 
-    def shapes(self, query: str, scope: Scope | None = None, *, budget: int | None = None, limit: int = 10,
-               k: int = 10, ranking: RankingProfile | None = None, ledgers: LedgerMap | None = None,
-               answer: Answer | None = None) -> ShapeComparison:
+    def shapes(
+        self,
+        query: str,
+        scope: Scope | None = None,
+        *,
+        budget: int | None = None,
+        limit: int = 10,
+        k: int = 10,
+        ranking: RankingProfile | None = None,
+        ledgers: LedgerMap | None = None,
+        answer: Answer | None = None,
+    ) -> ShapeComparison:
         """memhtml's pack, the quota ledgers and the catalogue for one query, with their costs
         (`answer`: the search of that query already made, its page and parse reused)."""
         from memhtml_desktop.index.shapes import compare
 
-        return self._recovering(lambda: compare(self, query, scope, budget=budget, limit=limit, k=k, ranking=ranking,
-                                                ledgers=ledgers, answer=answer))
+        return self._recovering(
+            lambda: compare(
+                self, query, scope, budget=budget, limit=limit, k=k, ranking=ranking, ledgers=ledgers, answer=answer
+            )
+        )
 
     def reinforce(self, paths, signal: str) -> ReinforceResult:
         """Record reads or judgements. A plane that stayed locked, or a disk that filled mid-write,
@@ -603,8 +670,13 @@ class Store:
         at = dbmod.iso_z(self.clock())
         if self._plane.pending.exists() and self._plane.pending.take_back(target, previous, signal):
             # the first click still waits to be written: it is replaced where it waits
-            return ReinforceResult(signal=signal, cooled_down=(target,), signal_applied=(target,), queued=True,
-                                   refused="state.db could not be written yet: the signal waits to be written")
+            return ReinforceResult(
+                signal=signal,
+                cooled_down=(target,),
+                signal_applied=(target,),
+                queued=True,
+                refused="state.db could not be written yet: the signal waits to be written",
+            )
         try:
             return replace_signal(self.reader(), target, previous, signal, at)
         except StateBusy as exc:
@@ -654,7 +726,13 @@ class Store:
         return run_known_items(self, items, ranking=profile, k=k)
 
     def why(
-        self, query: str, scope: Scope | None, path: str, *, limit: int = 10, ranking: RankingProfile | None = None,
+        self,
+        query: str,
+        scope: Scope | None,
+        path: str,
+        *,
+        limit: int = 10,
+        ranking: RankingProfile | None = None,
         fts: FtsQuery | None = None,
     ) -> WhyNot:
         """Where `path` stood for `query` and what kept it off a page of `limit` hits (`fts`: the
@@ -710,8 +788,11 @@ class Store:
         search job; see index/pool.py)."""
         from memhtml_desktop.index.pool import answer
 
-        return self._recovering(lambda: answer(self.retriever(), query, scope, limit=limit, depth=depth,
-                                               ranking=ranking, generation=generation))
+        return self._recovering(
+            lambda: answer(
+                self.retriever(), query, scope, limit=limit, depth=depth, ranking=ranking, generation=generation
+            )
+        )
 
     def find_memories(self, text: str, *, limit: int = 20) -> list[MemoryRef]:
         """Memories whose title or path holds `text` (choosing one by name)."""

@@ -74,17 +74,28 @@ def check_store(path: str | os.PathLike[str]) -> StoreCheck:
         return StoreCheck(shown, f"cannot open {shown}: permission denied")
     names = _entries(shown)
     has_git = ".git" in names
-    git_problem = None if has_git else (
-        f"{shown} is not a git repository of its own (no .git in it): memhtml-desktop commits every change "
-        "through the store's git, so curation is off here; `git init` there turns it on")
+    git_problem = (
+        None
+        if has_git
+        else (
+            f"{shown} is not a git repository of its own (no .git in it): memhtml-desktop commits every change "
+            "through the store's git, so curation is off here; `git init` there turns it on"
+        )
+    )
     if any((shown / name).is_dir() for name in MARKERS if name in names):
         return StoreCheck(shown, None, git_problem)
     hint = INIT_HINT.format(path=shown)
     if has_git and all(name.startswith(".") or name in SCAFFOLD for name in names):
         return StoreCheck(shown)  # a store being started: a git repository with nothing in it yet
     if not names:
-        return StoreCheck(shown, f"not a memhtml store: {shown} is an empty folder. To start a store there, "
-                                 f"`git init` it (the first memory written makes the folders), or {hint}")
+        return StoreCheck(
+            shown,
+            f"not a memhtml store: {shown} is an empty folder. To start a store there, "
+            f"`git init` it (the first memory written makes the folders), or {hint}",
+        )
     what = "is a git repository of other things" if has_git else "is not a git repository"
-    return StoreCheck(shown, f"not a memhtml store: {shown} {what} and holds none of memhtml's folders "
-                             f"({', '.join(m + '/' for m in MARKERS)}); {hint}")
+    return StoreCheck(
+        shown,
+        f"not a memhtml store: {shown} {what} and holds none of memhtml's folders "
+        f"({', '.join(m + '/' for m in MARKERS)}); {hint}",
+    )

@@ -387,7 +387,9 @@ def _build(conn: apsw.Connection, version: int, space: str, dim: int, previous: 
         return replace(_empty(version, space, dim), mark=mark)
     chunk_ids = _objects([r[2] for r in rows])
     matrix = np.empty((len(rows), dim), dtype=np.float32)
-    reuse = previous if previous is not None and previous.space == space and previous.matrix.shape[1:] == (dim,) else None
+    reuse = (
+        previous if previous is not None and previous.space == space and previous.matrix.shape[1:] == (dim,) else None
+    )
     # (a dict even for a mapped snapshot: one lookup per row of the store)
     reused = (reuse.chunk_row if reuse.chunk_names.decoded else _index_of(reuse.chunk_ids)) if reuse is not None else {}
     missing: list[int] = []
@@ -558,10 +560,16 @@ def _whole(snap: VectorSnapshot, dim: int) -> bool:
     if not n:
         return files == 0
     order = snap.chunk_names._order
-    return bool(files and snap.file_starts[0] == 0 and np.all(np.diff(snap.file_starts) > 0)
-                and snap.file_starts[-1] < n and order.min() >= 0 and order.max() < n
-                and np.all(np.diff(snap.file_rowids) > 0)
-                and np.array_equal(snap.chunk_file[snap.file_starts], snap.file_rowids))
+    return bool(
+        files
+        and snap.file_starts[0] == 0
+        and np.all(np.diff(snap.file_starts) > 0)
+        and snap.file_starts[-1] < n
+        and order.min() >= 0
+        and order.max() < n
+        and np.all(np.diff(snap.file_rowids) > 0)
+        and np.array_equal(snap.chunk_file[snap.file_starts], snap.file_rowids)
+    )
 
 
 def _to_file(conn: apsw.Connection, snap: VectorSnapshot) -> bool:
@@ -572,8 +580,14 @@ def _to_file(conn: apsw.Connection, snap: VectorSnapshot) -> bool:
         return False
     chunk_data, chunk_ends = snap.chunk_names.encoded()
     path_data, path_ends = snap.path_names.encoded()
-    head = {"space": snap.space, "dim": int(snap.matrix.shape[1]), "index": vector_file.identity(index_file),
-            "uid": snap.mark.uid, "version": snap.mark.version, "logged_from": snap.mark.logged_from}
+    head = {
+        "space": snap.space,
+        "dim": int(snap.matrix.shape[1]),
+        "index": vector_file.identity(index_file),
+        "uid": snap.mark.uid,
+        "version": snap.mark.version,
+        "logged_from": snap.mark.logged_from,
+    }
     arrays = {"matrix": snap.matrix.astype("<f4", copy=False), "chunk_file": snap.chunk_file.astype("<i8", copy=False),
               "chunk_ordinal": snap.chunk_ordinal.astype("<i4", copy=False),
               "file_rowids": snap.file_rowids.astype("<i8", copy=False),
@@ -658,7 +672,11 @@ class VectorCache:
                 # so, without reading every memory (0.1 s of a fresh process at 100,000).
                 fresh = _Complete.count(conn, space, now) or _Coverage.count(conn, space, now)
             else:
-                fresh = memo.patched(conn, space, now, changed) if changed.shape[0] else _Coverage(now, memo.live, memo.uncovered)
+                fresh = (
+                    memo.patched(conn, space, now, changed)
+                    if changed.shape[0]
+                    else _Coverage(now, memo.live, memo.uncovered)
+                )
         with self._lock:
             self._coverage[memo_key] = fresh
         return fresh.counts
@@ -738,4 +756,3 @@ class _Coverage:
             if lacking:
                 uncovered.add(rowid)
         return _Coverage(mark, frozenset(live), frozenset(uncovered))
-

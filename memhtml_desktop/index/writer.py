@@ -18,11 +18,38 @@ import apsw
 from memhtml_desktop.index.db import contradiction_keys_text
 
 FILE_COLUMNS = (
-    "path", "blob_sha", "content_hash", "memory_type", "title", "body_text", "gist", "fts_text",
-    "disclosure_text", "para", "workspace", "confidence", "importance", "archived", "origin_path",
-    "word_count", "created_at", "updated_at", "event_at", "archived_at", "valid_from", "valid_until",
-    "reprieves", "needs_revision", "author", "session_id", "prompt_id", "turn_uuid", "indexed_at",
-    "task_status", "due_at", "frame_key",
+    "path",
+    "blob_sha",
+    "content_hash",
+    "memory_type",
+    "title",
+    "body_text",
+    "gist",
+    "fts_text",
+    "disclosure_text",
+    "para",
+    "workspace",
+    "confidence",
+    "importance",
+    "archived",
+    "origin_path",
+    "word_count",
+    "created_at",
+    "updated_at",
+    "event_at",
+    "archived_at",
+    "valid_from",
+    "valid_until",
+    "reprieves",
+    "needs_revision",
+    "author",
+    "session_id",
+    "prompt_id",
+    "turn_uuid",
+    "indexed_at",
+    "task_status",
+    "due_at",
+    "frame_key",
 )
 # Derived here, not projected: the projection is memhtml's and stays byte-identical (migration 0007).
 INSTANT_COLUMNS = ("recency_utc", "updated_utc", "valid_from_utc", "valid_until_utc")
@@ -31,8 +58,7 @@ KEY_COLUMNS = ("contradiction_keys",)
 _WRITTEN = FILE_COLUMNS + INSTANT_COLUMNS + KEY_COLUMNS
 _UPSERT_FILE = (
     f"INSERT INTO files ({', '.join(_WRITTEN)}) VALUES ({', '.join('?' * len(_WRITTEN))}) "
-    "ON CONFLICT(path) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in _WRITTEN if c != "path")
+    "ON CONFLICT(path) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _WRITTEN if c != "path")
 )
 CHILD_TABLES = ("file_tags", "file_entities", "file_facets", "file_citations")
 
@@ -86,7 +112,9 @@ def write_bound(conn: apsw.Connection, bound: "Bound", *, fresh: bool = False) -
     return path
 
 
-def _child(table: str, columns: tuple[str, ...], verb: str = "INSERT", tail: str = "") -> tuple[str, str, tuple[str, ...]]:
+def _child(
+    table: str, columns: tuple[str, ...], verb: str = "INSERT", tail: str = ""
+) -> tuple[str, str, tuple[str, ...]]:
     """A child table, the statement that writes one of its rows, and the columns it binds."""
     sql = f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}){tail}"
     return table, sql, columns
@@ -96,13 +124,31 @@ def _child(table: str, columns: tuple[str, ...], verb: str = "INSERT", tail: str
 _CHILDREN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     _child("file_tags", ("path", "tag")),
     _child("file_entities", ("path", "entity_type", "entity_name")),
-    _child("chunks", ("chunk_id", "path", "content_hash", "ordinal", "text", "char_count"),
-           tail=" ON CONFLICT(chunk_id) DO UPDATE SET path = excluded.path, ordinal = excluded.ordinal, "
-           "text = excluded.text, char_count = excluded.char_count"),
+    _child(
+        "chunks",
+        ("chunk_id", "path", "content_hash", "ordinal", "text", "char_count"),
+        tail=" ON CONFLICT(chunk_id) DO UPDATE SET path = excluded.path, ordinal = excluded.ordinal, "
+        "text = excluded.text, char_count = excluded.char_count",
+    ),
     _child("file_facets", ("path", "name", "value", "numeric_value")),
     _child("file_citations", ("path", "text", "href")),
-    _child("edges", ("src_path", "rel", "dst_path", "edge_class", "derived", "strength", "provenance",
-                     "sleep_run", "src_hash", "dst_hash", "created_at"), verb="INSERT OR IGNORE"),
+    _child(
+        "edges",
+        (
+            "src_path",
+            "rel",
+            "dst_path",
+            "edge_class",
+            "derived",
+            "strength",
+            "provenance",
+            "sleep_run",
+            "src_hash",
+            "dst_hash",
+            "created_at",
+        ),
+        verb="INSERT OR IGNORE",
+    ),
 )
 _UPSERT_SOURCE = (
     "INSERT INTO sources (path, size, mtime_ns, blob_sha, status, seen_at) VALUES (?, ?, ?, ?, ?, ?) "
@@ -129,9 +175,12 @@ def bind(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> Bound:
     """A projection's `tables` as `Bound`: the values `Rows.add` binds, in the same order."""
     (file_row,) = tables["files"]
     return (
-        tuple(file_row.get(c) for c in FILE_COLUMNS) + instant_values(file_row)
+        tuple(file_row.get(c) for c in FILE_COLUMNS)
+        + instant_values(file_row)
         + (contradiction_keys_text(file_row.get("gist"), file_row.get("frame_key")),),
-        tuple([tuple(row.get(c) for c in columns) for row in tables.get(table, ())] for table, _sql, columns in _CHILDREN),
+        tuple(
+            [tuple(row.get(c) for c in columns) for row in tables.get(table, ())] for table, _sql, columns in _CHILDREN
+        ),
     )
 
 
@@ -210,7 +259,9 @@ def move_file(conn: apsw.Connection, src: str, dst: str) -> None:
     conn.execute("UPDATE edges SET src_path = ? WHERE src_path = ?", (dst, src))
 
 
-def record_source(conn: apsw.Connection, path: str, size: int, mtime_ns: int, blob_sha: str, status: str, at: str) -> None:
+def record_source(
+    conn: apsw.Connection, path: str, size: int, mtime_ns: int, blob_sha: str, status: str, at: str
+) -> None:
     conn.execute(_UPSERT_SOURCE, (path, size, mtime_ns, blob_sha, status, at))
 
 

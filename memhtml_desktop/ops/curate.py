@@ -350,7 +350,7 @@ def side_details(detail: Any) -> tuple[str, str]:
             facts.append(f"{label} {value[:10] if stamp else value}")
     text = " ".join(detail.text.split())
     if detail.gist and text.startswith(detail.gist):
-        text = text[len(detail.gist):].lstrip()
+        text = text[len(detail.gist) :].lstrip()
     if len(text) > ARTICLE_CHARS:
         text = text[:ARTICLE_CHARS].rsplit(" ", 1)[0] + " \u2026"
     return " \u00b7 ".join(facts), text

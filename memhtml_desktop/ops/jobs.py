@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
+from memhtml_desktop.domain.catalogue import Expansion
 from memhtml_desktop.domain.fts_query import FtsQuery
 from memhtml_desktop.domain.ranking import RankingProfile
-from memhtml_desktop.domain.catalogue import Expansion
 from memhtml_desktop.domain.results import Answer, FilterCounts, FusedPool, ImportReport, MemoryRef, StatePlane, WhyNot
 from memhtml_desktop.domain.shapes import ShapeComparison
 from memhtml_desktop.domain.types import MemoryDetail, RecallPack, ReinforceResult, Scope
@@ -123,8 +123,9 @@ class SearchJob(Job[Answer]):
 
     def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> Answer:
         check(cancelled)
-        return store.answer(self.query, self.scope, limit=self.limit, depth=self.depth, generation=self.generation,
-                            ranking=self.ranking)
+        return store.answer(
+            self.query, self.scope, limit=self.limit, depth=self.depth, generation=self.generation, ranking=self.ranking
+        )
 
 
 @dataclass
@@ -158,8 +159,9 @@ class PoolJob(Job[FusedPool]):
 
     def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> FusedPool:
         check(cancelled)
-        return store.pool(self.query, self.scope, limit=self.limit, depth=self.depth, fts=self.fts,
-                          ranking=self.ranking)
+        return store.pool(
+            self.query, self.scope, limit=self.limit, depth=self.depth, fts=self.fts, ranking=self.ranking
+        )
 
 
 @dataclass
@@ -232,8 +234,16 @@ class ShapesJob(Job[ShapeComparison]):
     def run(self, store: SearchDoor, cancelled: Cancelled_, progress: Progress) -> ShapeComparison:
         check(cancelled)
         ledgers = store.ledger_map(lenient=True)  # a bad file is a notice, and the seed's map is used
-        return store.shapes(self.query, self.scope, budget=self.budget, limit=self.limit, k=self.k, ledgers=ledgers,
-                            answer=self.answer, ranking=self.ranking)
+        return store.shapes(
+            self.query,
+            self.scope,
+            budget=self.budget,
+            limit=self.limit,
+            k=self.k,
+            ledgers=ledgers,
+            answer=self.answer,
+            ranking=self.ranking,
+        )
 
 
 @dataclass
@@ -304,8 +314,9 @@ class ReinforceJob(Job[tuple[ReinforceResult, Opened, "dict | None"]]):
     terms: tuple[str, ...] = ()
     previous: str | None = None
 
-    def run(self, store: StoreDoors, cancelled: Cancelled_,
-            progress: Progress) -> tuple[ReinforceResult, Opened, dict | None]:
+    def run(
+        self, store: StoreDoors, cancelled: Cancelled_, progress: Progress
+    ) -> tuple[ReinforceResult, Opened, dict | None]:
         before = store.read(self.path, bump=False).access
         if self.previous is not None:
             result = store.replace_signal(self.path, self.previous, self.signal)
@@ -438,8 +449,11 @@ def store_facts(store: Any) -> list[tuple[str, str]]:
     if embedder is not None:
         model_id = getattr(embedder, "model_id", type(embedder).__name__)
         dim = getattr(embedder, "dim", "?")
-        rows += [("Embedder", str(model_id)), ("Embedding dimension", str(dim)),
-                 ("Vector space", str(getattr(embedder, "space", f"{model_id}@{dim}")))]
+        rows += [
+            ("Embedder", str(model_id)),
+            ("Embedding dimension", str(dim)),
+            ("Vector space", str(getattr(embedder, "space", f"{model_id}@{dim}"))),
+        ]
     backend = getattr(store, "vector_backend", None)
     if backend:
         rows.append(("Vector backend", str(backend)))

@@ -71,7 +71,7 @@ def count_range(git: Git, rng: Any, cancelled=lambda: False) -> int:
     count = 0
     for start in range(0, len(rng.shas), 1000):
         check(cancelled)
-        count += len(read_changes(git, rng.shas[start:start + 1000], shallow=rng.shallow, accepted=rng.accepted))
+        count += len(read_changes(git, rng.shas[start : start + 1000], shallow=rng.shallow, accepted=rng.accepted))
     return count
 
 
@@ -96,7 +96,12 @@ class ReviewCountJob(Job[Any]):
         if state == self.known:
             return None
         known = self.known
-        if known is not None and known.head and state.head and (known.mark, known.accepted) == (state.mark, state.accepted):
+        if (
+            known is not None
+            and known.head
+            and state.head
+            and (known.mark, known.accepted) == (state.mark, state.accepted)
+        ):
             added = commits_after(git, known.head, state.head)
             if added is not None and len(added) <= BIG:  # HEAD moved on: count only what it added
                 return state, self.known_count + len(read_changes(git, added))

@@ -19,8 +19,13 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-PRELOAD = ("memhtml_desktop.engine.process", "memhtml_desktop.ops.jobs", "memhtml_desktop.index.store",
-           "memhtml_desktop.index.indexer", "memhtml_desktop.watch.watcher")
+PRELOAD = (
+    "memhtml_desktop.engine.process",
+    "memhtml_desktop.ops.jobs",
+    "memhtml_desktop.index.store",
+    "memhtml_desktop.index.indexer",
+    "memhtml_desktop.watch.watcher",
+)
 """What the forkserver imports once, so each engine forked from it starts in milliseconds."""
 
 
@@ -55,9 +60,15 @@ class StoreSpec:
             from memhtml_desktop.embedders.registry import make_embedder_or_default
 
             embedder, notice = make_embedder_or_default(embedder)
-        store = Store(self.root, index_path=self.index_path or None, embedder=embedder,
-                      vector_backend=self.vector_backend, create_state=self.create_state, ranking=self.ranking,
-                      curation_off=self.curation_off)
+        store = Store(
+            self.root,
+            index_path=self.index_path or None,
+            embedder=embedder,
+            vector_backend=self.vector_backend,
+            create_state=self.create_state,
+            ranking=self.ranking,
+            curation_off=self.curation_off,
+        )
         for note in self.notes:
             store.notice(note)
         if notice:
@@ -73,8 +84,16 @@ def spec_of(store: Any) -> StoreSpec | None:
     embedder = crossing(store.embedder)
     if embedder is None:
         return None
-    return StoreSpec(str(store.root), str(store.index_path), embedder, store.vector_backend,
-                     store.create_state, store.ranking, dict(os.environ), getattr(store, "curation_off", None))
+    return StoreSpec(
+        str(store.root),
+        str(store.index_path),
+        embedder,
+        store.vector_backend,
+        store.create_state,
+        store.ranking,
+        dict(os.environ),
+        getattr(store, "curation_off", None),
+    )
 
 
 def crossing(embedder: Any) -> Any | None:

@@ -102,8 +102,13 @@ class ListJob(WbJob):
     def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Listing:
         wb = self.wb(store)
         check(cancelled)
-        return Listing(tuple(wb.files.probe_sets()), wb.files.configurations(), tuple(wb.history.list()),
-                       tuple(wb.judgments.candidates()), getattr(store.embedder, "model_id", None))
+        return Listing(
+            tuple(wb.files.probe_sets()),
+            wb.files.configurations(),
+            tuple(wb.history.list()),
+            tuple(wb.judgments.candidates()),
+            getattr(store.embedder, "model_id", None),
+        )
 
 
 @dataclass
@@ -209,8 +214,17 @@ class OptimizeJob(WbJob):
     def search(self, store, cancelled, progress) -> Any:
         wb = self.wb(store)
         probe_set = wb.files.read_probe_set(self.set_name)
-        return _core_cancelled(lambda: wb.optimize(probe_set, self.base, trials=self.trials, seed=self.seed,
-                                                   holdout=self.holdout, progress=progress, cancelled=cancelled))
+        return _core_cancelled(
+            lambda: wb.optimize(
+                probe_set,
+                self.base,
+                trials=self.trials,
+                seed=self.seed,
+                holdout=self.holdout,
+                progress=progress,
+                cancelled=cancelled,
+            )
+        )
 
 
 @dataclass
@@ -242,8 +256,9 @@ class UnreachableJob(WbJob):
 
     def run(self, store: WorkbenchStore, cancelled: Cancelled_, progress: Progress) -> Any:
         wb = self.wb(store)
-        return _core_cancelled(lambda: wb.unreachable(self.config, sample=self.sample, progress=progress,
-                                                      cancelled=cancelled))
+        return _core_cancelled(
+            lambda: wb.unreachable(self.config, sample=self.sample, progress=progress, cancelled=cancelled)
+        )
 
 
 @dataclass
@@ -412,5 +427,12 @@ class CompareShapesJob(SetTaskJob):
 
         store = wb.store
         probes, _, _ = check_probe_paths(store, probe_set)
-        return compare_shapes(store, probes, budget=self.budget, k=self.k, ledgers=store.ledger_map(lenient=True),
-                              progress=progress, cancelled=cancelled)
+        return compare_shapes(
+            store,
+            probes,
+            budget=self.budget,
+            k=self.k,
+            ledgers=store.ledger_map(lenient=True),
+            progress=progress,
+            cancelled=cancelled,
+        )

@@ -30,8 +30,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memhtml_desktop import __version__
 from memhtml_desktop.settings import Settings, load_settings, resolve_index
-from memhtml_desktop.ui.shell.theme import apply_theme
 from memhtml_desktop.ui.kit.pyside_fixes import guard_singleton_refcounts
+from memhtml_desktop.ui.shell.theme import apply_theme
 
 log = logging.getLogger(__name__)
 
@@ -102,8 +102,11 @@ def merge_persisted(settings: Settings, qsettings: QSettings) -> Settings:
     """Persisted values fill in what the command line and the environment left at the default."""
     stored = load_settings(persisted=persisted(qsettings))
     defaults = Settings()
-    changes = {f.name: getattr(stored, f.name) for f in fields(Settings)
-               if getattr(settings, f.name) == getattr(defaults, f.name)}
+    changes = {
+        f.name: getattr(stored, f.name)
+        for f in fields(Settings)
+        if getattr(settings, f.name) == getattr(defaults, f.name)
+    }
     return settings.with_(**changes)
 
 
@@ -177,16 +180,20 @@ def first_run_demo() -> tuple[Path, bool]:
 def demo_note(root: Path) -> str | None:
     """What the status bar says when the store is a demo copy: where it is and whether it is kept."""
     if root == kept_demo_dir().resolve() or root == kept_demo_dir():
-        return (f"The demo store: your own copy at {root}, kept between starts (--demo reopens it; "
-                "--demo-fresh opens a throwaway one)")
+        return (
+            f"The demo store: your own copy at {root}, kept between starts (--demo reopens it; "
+            "--demo-fresh opens a throwaway one)"
+        )
     if root.parent.name.startswith("memhtml-demo-"):
-        return (f"The demo store: a throwaway copy at {root}; what you change here is not kept "
-                "(--demo opens the kept copy)")
+        return (
+            f"The demo store: a throwaway copy at {root}; what you change here is not kept (--demo opens the kept copy)"
+        )
     return None
 
 
-def resolve_initial_store(settings: Settings, *, demo: bool, explicit_store: bool,
-                          fresh_demo: bool = False) -> tuple[Path, bool]:
+def resolve_initial_store(
+    settings: Settings, *, demo: bool, explicit_store: bool, fresh_demo: bool = False
+) -> tuple[Path, bool]:
     """Which directory to open, and whether it is a new demo copy whose sidecar must be imported.
     `demo`: the kept copy (`first_run_demo`); `fresh_demo`: a throwaway copy in a temporary folder."""
     if fresh_demo:
@@ -220,10 +227,18 @@ def store_spec(root: Path, settings: Settings) -> Any:
     if check.problem is not None:
         raise StoreError(check.problem)
     index_path = resolve_index(settings, root) if settings.index else temporary_index(Path(root))
-    notes = tuple(n for n in (CURATION_OFF_NOTE if check.git_problem else None, demo_note(Path(root).resolve()))
-                  if n)
-    return StoreSpec(str(root), str(index_path or ""), settings.embedder, settings.vector_backend, True,
-                     profile_named(settings.ranking), dict(os.environ), check.git_problem, notes)
+    notes = tuple(n for n in (CURATION_OFF_NOTE if check.git_problem else None, demo_note(Path(root).resolve())) if n)
+    return StoreSpec(
+        str(root),
+        str(index_path or ""),
+        settings.embedder,
+        settings.vector_backend,
+        True,
+        profile_named(settings.ranking),
+        dict(os.environ),
+        check.git_problem,
+        notes,
+    )
 
 
 # -- the application -------------------------------------------------------------------------------
@@ -251,9 +266,16 @@ def recent_stores(qsettings: QSettings) -> list[str]:
     return [str(v) for v in ([value] if isinstance(value, str) else (value or []))]
 
 
-def build_window(settings: Settings, *, demo: bool = False, explicit_store: bool = False,
-                 qsettings: QSettings | None = None, watch: bool | None = None, fresh_demo: bool = False,
-                 choose: Callable[[str, list[str]], Any] | None = None):
+def build_window(
+    settings: Settings,
+    *,
+    demo: bool = False,
+    explicit_store: bool = False,
+    qsettings: QSettings | None = None,
+    watch: bool | None = None,
+    fresh_demo: bool = False,
+    choose: Callable[[str, list[str]], Any] | None = None,
+):
     """The window over the resolved store (the one place that wires store, workers and window).
 
     A store that is not one (a mistyped `--store`, a remembered store since deleted) is not opened:
@@ -293,13 +315,18 @@ def missing_display(environ: dict[str, str] | None = None, platform: str | None 
     return (
         "no display: this machine has no desktop session (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
         "  Run it inside a desktop session, or on a virtual display: xvfb-run memhtml-desktop --demo\n"
-        "  Headless, the same library answers from the command line: memhtml-desktop search \"drain the vip\" --store DIR\n"
+        '  Headless, the same library answers from the command line: memhtml-desktop search "drain the vip" --store DIR\n'
         "  and the window renders offscreen: memhtml-desktop screenshot --demo --out window.png"
     )
 
 
-def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False, verbose: bool = False,
-            fresh_demo: bool = False) -> int:
+def run_app(
+    settings: Settings,
+    demo: bool = False,
+    explicit_store: bool = False,
+    verbose: bool = False,
+    fresh_demo: bool = False,
+) -> int:
     from memhtml_desktop.logs import setup_logging
 
     log_path = setup_logging(verbose)
@@ -312,8 +339,9 @@ def run_app(settings: Settings, demo: bool = False, explicit_store: bool = False
     qsettings = make_qsettings()
     apply_theme(app, merge_persisted(settings, qsettings).theme)
     try:
-        window = build_window(settings, demo=demo, explicit_store=explicit_store, qsettings=qsettings,
-                              fresh_demo=fresh_demo)
+        window = build_window(
+            settings, demo=demo, explicit_store=explicit_store, qsettings=qsettings, fresh_demo=fresh_demo
+        )
     except Exception as exc:
         log.debug("could not open the store", exc_info=True)
         QMessageBox.critical(None, "memhtml desktop", f"Could not open the store: {exc}")

@@ -96,7 +96,12 @@ def take_screenshot(settings: Settings, args: Any) -> int:
             more -= max(1, window.results.model.rowCount() - before)
         path = getattr(args, "open", None)
         result = window.results.model.result()
-        if not path and view in ("results", "reader", "correct", "undo", "timeline") and result is not None and result.hits:
+        if (
+            not path
+            and view in ("results", "reader", "correct", "undo", "timeline")
+            and result is not None
+            and result.hits
+        ):
             path = result.hits[0].path
         if path:
             window.open_memory(path, bump=False)

@@ -23,8 +23,15 @@ from memhtml_desktop.watch.status import BatchSummary, WatchStatus
 from memhtml_desktop.watch.watcher import Watcher
 
 
-def run_headless(store: Any, *, as_json: bool = False, out: TextIO | None = None, err: TextIO | None = None,
-                 stop: threading.Event | None = None, **watcher_options: Any) -> int:
+def run_headless(
+    store: Any,
+    *,
+    as_json: bool = False,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    stop: threading.Event | None = None,
+    **watcher_options: Any,
+) -> int:
     """Watch until Ctrl-C, SIGTERM or `stop` is set; returns the exit code (0).
 
     Signal handlers are installed only when called on the main thread (elsewhere, use `stop`).

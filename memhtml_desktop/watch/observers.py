@@ -40,11 +40,35 @@ log = logging.getLogger(__name__)
 LIVE, POLLING = "live", "polling"
 
 #: Filesystems on which a change made by another machine (or the VM host) raises no local event.
-NO_EVENT_FILESYSTEMS = frozenset({
-    "nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "coda", "ceph", "glusterfs", "lustre", "gpfs",
-    "9p", "drvfs", "virtiofs", "vboxsf", "davfs", "fuse.sshfs", "fuse.rclone", "fuse.s3fs", "fuse.gcsfuse",
-    "fuse.glusterfs", "fuse.davfs2", "fuse.vmhgfs-fuse", "fuse.smbnetfs",
-})
+NO_EVENT_FILESYSTEMS = frozenset(
+    {
+        "nfs",
+        "nfs4",
+        "cifs",
+        "smb3",
+        "smbfs",
+        "ncpfs",
+        "afs",
+        "coda",
+        "ceph",
+        "glusterfs",
+        "lustre",
+        "gpfs",
+        "9p",
+        "drvfs",
+        "virtiofs",
+        "vboxsf",
+        "davfs",
+        "fuse.sshfs",
+        "fuse.rclone",
+        "fuse.s3fs",
+        "fuse.gcsfuse",
+        "fuse.glusterfs",
+        "fuse.davfs2",
+        "fuse.vmhgfs-fuse",
+        "fuse.smbnetfs",
+    }
+)
 
 ObserverFactory = Callable[[], BaseObserver]
 
@@ -180,11 +204,14 @@ def start_observer(
             if exc.errno == errno.ENOENT:
                 raise FileNotFoundError(errno.ENOENT, "store directory not found", root) from exc
             if exc.errno == errno.ENOSPC:
-                reason = ("the inotify watch limit is reached (raise fs.inotify.max_user_watches for live "
-                          f"updates); {every}")
+                reason = (
+                    f"the inotify watch limit is reached (raise fs.inotify.max_user_watches for live updates); {every}"
+                )
             elif exc.errno == errno.EMFILE:
-                reason = ("the inotify instance limit is reached (raise fs.inotify.max_user_instances for live "
-                          f"updates); {every}")
+                reason = (
+                    "the inotify instance limit is reached (raise fs.inotify.max_user_instances for live "
+                    f"updates); {every}"
+                )
             else:
                 reason = f"change events are unavailable ({exc.strerror or exc}); {every}"
             log.warning("watching %s by polling: %s", root, reason)
@@ -193,7 +220,9 @@ def start_observer(
             if not missing:
                 return observer, LIVE, ""
             shutdown(observer)
-            reason = (f"{len(missing)} folder(s) could not be watched, first {missing[0]} (the inotify watch limit; "
-                      f"raise fs.inotify.max_user_watches for live updates); {every}")
+            reason = (
+                f"{len(missing)} folder(s) could not be watched, first {missing[0]} (the inotify watch limit; "
+                f"raise fs.inotify.max_user_watches for live updates); {every}"
+            )
             log.warning("watching %s by polling: %s", root, reason)
     return start_polling(root, handler, poll_interval), POLLING, reason

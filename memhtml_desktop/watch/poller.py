@@ -84,9 +84,17 @@ class _Found:
 class StatPollingEmitter(EventEmitter):
     """One poller thread over `watch.path` (see the module docstring)."""
 
-    def __init__(self, event_queue, watch, *, timeout: float = DEFAULT_EMITTER_TIMEOUT,
-                 event_filter: list[type[FileSystemEvent]] | None = None, max_interval: float = MAX_INTERVAL_S,
-                 sweep_s: float = SWEEP_S, sweep_min_rate: float = SWEEP_MIN_RATE) -> None:
+    def __init__(
+        self,
+        event_queue,
+        watch,
+        *,
+        timeout: float = DEFAULT_EMITTER_TIMEOUT,
+        event_filter: list[type[FileSystemEvent]] | None = None,
+        max_interval: float = MAX_INTERVAL_S,
+        sweep_s: float = SWEEP_S,
+        sweep_min_rate: float = SWEEP_MIN_RATE,
+    ) -> None:
         super().__init__(event_queue, watch, timeout=timeout, event_filter=event_filter)
         self.root = os.path.normpath(watch.path)
         self.interval = float(timeout)
@@ -193,8 +201,9 @@ class StatPollingEmitter(EventEmitter):
             return
         if path != self.root and self._folders:
             found.created[path] = (st.st_ino, True)
-        self._folders[path] = _Folder(st.st_mtime_ns, st.st_ino, listing,
-                                      racy=time.time_ns() - st.st_mtime_ns < RACY_S * 1e9)
+        self._folders[path] = _Folder(
+            st.st_mtime_ns, st.st_ino, listing, racy=time.time_ns() - st.st_mtime_ns < RACY_S * 1e9
+        )
         for name, (_, is_dir) in listing.items():
             child = os.path.join(path, name)
             if is_dir:
@@ -281,8 +290,13 @@ class StatPollingEmitter(EventEmitter):
 class StatPoller(BaseObserver):
     """watchdog's observer shape over `StatPollingEmitter`: `schedule`, `start`, `stop`, `join`."""
 
-    def __init__(self, interval: float, *, max_interval: float = MAX_INTERVAL_S, sweep_s: float = SWEEP_S,
-                 sweep_min_rate: float = SWEEP_MIN_RATE) -> None:
-        emitter = partial(StatPollingEmitter, max_interval=max_interval, sweep_s=sweep_s,
-                          sweep_min_rate=sweep_min_rate)
+    def __init__(
+        self,
+        interval: float,
+        *,
+        max_interval: float = MAX_INTERVAL_S,
+        sweep_s: float = SWEEP_S,
+        sweep_min_rate: float = SWEEP_MIN_RATE,
+    ) -> None:
+        emitter = partial(StatPollingEmitter, max_interval=max_interval, sweep_s=sweep_s, sweep_min_rate=sweep_min_rate)
         super().__init__(emitter, timeout=interval)  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from memhtml_desktop.index.indexer import IndexReport
 STARTING, LIVE, POLLING, BEHIND, STOPPED = "starting", "live", "polling", "behind", "stopped"
 MODES = (STARTING, LIVE, POLLING, BEHIND, STOPPED)
 
+
 def now_iso() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
@@ -41,13 +42,25 @@ class BatchSummary:
 
     @classmethod
     def of(cls, report: IndexReport, ms: float, *, paths: int = 0, kind: str = "batch") -> BatchSummary:
-        return cls(report.added, report.changed, report.moved, report.removed, report.failed, round(ms, 1),
-                   now_iso(), paths, kind, report)
+        return cls(
+            report.added,
+            report.changed,
+            report.moved,
+            report.removed,
+            report.failed,
+            round(ms, 1),
+            now_iso(),
+            paths,
+            kind,
+            report,
+        )
 
     def line(self) -> str:
         """The headless command's one line per batch."""
-        return (f"{self.finished_at} {self.kind}: added {self.added}, changed {self.changed}, moved {self.moved}, "
-                f"removed {self.removed}, failed {self.failed} in {self.ms:.0f} ms")
+        return (
+            f"{self.finished_at} {self.kind}: added {self.added}, changed {self.changed}, moved {self.moved}, "
+            f"removed {self.removed}, failed {self.failed} in {self.ms:.0f} ms"
+        )
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

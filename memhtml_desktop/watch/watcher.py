@@ -206,9 +206,9 @@ class Watcher:
         event can still be on its way from the kernel (a lone rename's source waits 0.5 s in
         watchdog to be paired).
         """
+
         def idle() -> bool:
-            return (not self._pending and not self._in_flight and not self._status.busy
-                    and self._status.mode != STARTING)
+            return not self._pending and not self._in_flight and not self._status.busy and self._status.mode != STARTING
 
         with self._cond:
             return self._cond.wait_for(lambda: idle() or not self.running, timeout) and idle()
@@ -290,7 +290,10 @@ class Watcher:
     def _start_observer(self) -> None:
         handler = ChangeCollector(self.root, self._enqueue)
         self._observer, self._watch_mode, self._watch_reason = observers.start_observer(
-            self.root, handler, force_polling=self.force_polling, poll_interval=self.poll_interval_s,
+            self.root,
+            handler,
+            force_polling=self.force_polling,
+            poll_interval=self.poll_interval_s,
             factory=self.observer_factory,
         )
 
@@ -349,8 +352,9 @@ class Watcher:
             self._set(busy=True)
             started = time.perf_counter()
             try:
-                report = self.store.update_paths(index_pass.paths, index_pass.moves, progress=self._progress,
-                                                 cancelled=self._stopping.is_set)
+                report = self.store.update_paths(
+                    index_pass.paths, index_pass.moves, progress=self._progress, cancelled=self._stopping.is_set
+                )
             except Exception as exc:  # noqa: BLE001 - an environment failure must not end watching
                 log.warning("an index pass failed: %s", exc, exc_info=True)
                 self._needs_reconcile = f"an index pass failed ({type(exc).__name__}: {exc})"
@@ -385,8 +389,12 @@ class Watcher:
                 self.store.close_thread_connection()
             except Exception:  # noqa: BLE001
                 log.debug("closing the worker's connection failed", exc_info=True)
-            self._set(mode=BEHIND, busy=False, progress=None,
-                      reason=f"comparing the store with the index failed: {exc}; retrying in {self.audit_every_s:g} s")
+            self._set(
+                mode=BEHIND,
+                busy=False,
+                progress=None,
+                reason=f"comparing the store with the index failed: {exc}; retrying in {self.audit_every_s:g} s",
+            )
             return False
         self._retry_at = None
         if not report.cancelled:
@@ -437,8 +445,11 @@ class Watcher:
                 drift = (health.unindexed, health.orphans)
                 if drift != self._last_drift:
                     self._last_drift = drift
-                    log.warning("index out of step (%d not indexed, %d rows without a file); reconciling",
-                                health.unindexed, health.orphans)
+                    log.warning(
+                        "index out of step (%d not indexed, %d rows without a file); reconciling",
+                        health.unindexed,
+                        health.orphans,
+                    )
                     self._reconcile("drift")
                     self._measure_health()
             elif health is not None:
@@ -455,7 +466,8 @@ class Watcher:
         self._switch_to_polling(
             f"{len(missing)} folder(s) could not be watched, first {missing[0]} (the inotify watch "
             f"limit; raise fs.inotify.max_user_watches for live updates); checking for changes every "
-            f"{self.poll_interval_s:g} s")
+            f"{self.poll_interval_s:g} s"
+        )
         return True
 
     def _measure_health(self) -> Health | None:
@@ -564,8 +576,9 @@ class Watcher:
             self.store.close_thread_connection()  # its state plane was attached from the old directory
         except Exception:  # noqa: BLE001
             log.debug("closing the worker's connection failed", exc_info=True)
-        reason = (f"the store folder {self.root} is gone (deleted, moved or unmounted); "
-                  "watching resumes when it comes back")
+        reason = (
+            f"the store folder {self.root} is gone (deleted, moved or unmounted); watching resumes when it comes back"
+        )
         log.warning(reason)
         self._set(mode=STOPPED, reason=reason, busy=False, progress=None)
 

@@ -35,22 +35,34 @@ class SetComparison:
         return len(self.changes)
 
     def to_json(self) -> dict[str, Any]:
-        return {"a": {"config": self.a.config_name, "figures": self.a.figures.to_json()},
-                "b": {"config": self.b.config_name, "figures": self.b.figures.to_json()},
-                "changes": [c.to_json() for c in self.changes]}
+        return {
+            "a": {"config": self.a.config_name, "figures": self.a.figures.to_json()},
+            "b": {"config": self.b.config_name, "figures": self.b.figures.to_json()},
+            "changes": [c.to_json() for c in self.changes],
+        }
 
 
 def compare_configurations(
-    store: WorkbenchStore, probe_set: ProbeSet, a: Configuration, b: Configuration, *, limit: int = RUN_LIMIT,
-    progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
+    store: WorkbenchStore,
+    probe_set: ProbeSet,
+    a: Configuration,
+    b: Configuration,
+    *,
+    limit: int = RUN_LIMIT,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> SetComparison:
     """Run `a` and `b` on `probe_set` (one reading of the store when they share a lexical form)."""
     prepared: PreparedSet | None = None
     if a.profile.lexical_key == b.profile.lexical_key:
         window = max(a.profile.arm_window, b.profile.arm_window)
         prepared = prepare_set(store, probe_set, a.profile, window=window, progress=progress, cancelled=cancelled)
-    run_a = run_configuration(store, probe_set, a, limit=limit, prepared=prepared, progress=progress, cancelled=cancelled)
-    run_b = run_configuration(store, probe_set, b, limit=limit, prepared=prepared, progress=progress, cancelled=cancelled)
+    run_a = run_configuration(
+        store, probe_set, a, limit=limit, prepared=prepared, progress=progress, cancelled=cancelled
+    )
+    run_b = run_configuration(
+        store, probe_set, b, limit=limit, prepared=prepared, progress=progress, cancelled=cancelled
+    )
     return SetComparison(run_a, run_b, diff_runs(run_a, run_b).changes)
 
 
@@ -79,12 +91,23 @@ class QueryComparison:
         return {h.path: i - at for i, (h, at) in enumerate(zip(self.a.hits, self.links)) if at is not None}
 
     def to_json(self) -> dict[str, Any]:
-        return {"query": self.a.query, "a": {"config": self.a_name, "paths": [h.path for h in self.a.hits]},
-                "b": {"config": self.b_name, "paths": [h.path for h in self.b.hits]}, "links": list(self.links)}
+        return {
+            "query": self.a.query,
+            "a": {"config": self.a_name, "paths": [h.path for h in self.a.hits]},
+            "b": {"config": self.b_name, "paths": [h.path for h in self.b.hits]},
+            "links": list(self.links),
+        }
 
 
-def compare_query(store: WorkbenchStore, query: str, a: Configuration, b: Configuration, *, scope: Scope | None = None,
-                  limit: int = 10) -> QueryComparison:
+def compare_query(
+    store: WorkbenchStore,
+    query: str,
+    a: Configuration,
+    b: Configuration,
+    *,
+    scope: Scope | None = None,
+    limit: int = 10,
+) -> QueryComparison:
     """`query` searched under `a` and under `b` (`Store.search`, so the hits carry their explanations)."""
     ra = store.search(query, scope, limit=limit, ranking=a.profile)
     rb = store.search(query, scope, limit=limit, ranking=b.profile)

@@ -37,12 +37,18 @@ class Crowder:
     without_query_arms: int  # pages reached through recency/salience alone (no lexical or vector rank)
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "pages": self.pages, "share": round(self.share, 4), "arms": self.arms,
-                "without_query_arms": self.without_query_arms}
+        return {
+            "path": self.path,
+            "pages": self.pages,
+            "share": round(self.share, 4),
+            "arms": self.arms,
+            "without_query_arms": self.without_query_arms,
+        }
 
 
-def crowders_prepared(prepared: PreparedSet, config: Configuration, *, min_share: float = 0.5,
-                      page: int = PAGE) -> list[Crowder]:
+def crowders_prepared(
+    prepared: PreparedSet, config: Configuration, *, min_share: float = 0.5, page: int = PAGE
+) -> list[Crowder]:
     """Memories on the first page of at least `min_share` of the probes, most pages first."""
     n = len(prepared.probes)
     pages: Counter[str] = Counter()
@@ -58,14 +64,24 @@ def crowders_prepared(prepared: PreparedSet, config: Configuration, *, min_share
             arms.setdefault(path, Counter()).update(by)
             if not by & QUERY_ARMS:
                 alone[path] += 1
-    out = [Crowder(p, c, c / n, dict(sorted(arms[p].items())), alone[p])
-           for p, c in pages.items() if n and c / n >= min_share]
+    out = [
+        Crowder(p, c, c / n, dict(sorted(arms[p].items())), alone[p])
+        for p, c in pages.items()
+        if n and c / n >= min_share
+    ]
     out.sort(key=lambda c: (-c.pages, c.path))
     return out
 
 
-def crowders(store: WorkbenchStore, probe_set: ProbeSet, config: Configuration, *, min_share: float = 0.5,
-             progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> list[Crowder]:
+def crowders(
+    store: WorkbenchStore,
+    probe_set: ProbeSet,
+    config: Configuration,
+    *,
+    min_share: float = 0.5,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> list[Crowder]:
     prepared = prepare_set(store, probe_set, config.profile, progress=progress, cancelled=cancelled)
     return crowders_prepared(prepared, config, min_share=min_share)
 
@@ -90,16 +106,24 @@ class Reachability:
         return {"checked": self.checked, "unreachable": [u.to_json() for u in self.unreachable]}
 
 
-def unreachable(store: WorkbenchStore, config: Configuration, *, sample: int | None = 500, seed: int = 1,
-                page: int = PAGE,
-                limit: int = 40, progress: Progress | None = None,
-                cancelled: Callable[[], bool] | None = None) -> Reachability:
+def unreachable(
+    store: WorkbenchStore,
+    config: Configuration,
+    *,
+    sample: int | None = 500,
+    seed: int = 1,
+    page: int = PAGE,
+    limit: int = 40,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Reachability:
     """Memories (all live ones, or a seeded `sample`) whose own claim does not bring them onto the
     first page under `config`. Raises runs.Cancelled."""
     claims = live_claims(store, sample=sample, seed=seed)
     probes = tuple(EvalProbe(query=claim, target=path) for path, claim in claims if claim.strip())
-    prepared = prepare_set(store, ProbeSet("claims", probes, (), "claims"), config.profile,
-                           progress=progress, cancelled=cancelled)
+    prepared = prepare_set(
+        store, ProbeSet("claims", probes, (), "claims"), config.profile, progress=progress, cancelled=cancelled
+    )
     out = []
     for probe, query in zip(prepared.probes, prepared.queries):
         paths = rerank(query, config.profile, limit, prepared.model_id).paths

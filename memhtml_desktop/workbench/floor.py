@@ -51,9 +51,14 @@ class FloorScan:
         return min(self.rows, key=lambda r: abs(r.floor - floor))
 
     def to_json(self) -> dict[str, Any]:
-        return {"embedder": self.model_id, "suggested": self.suggested, "current": self.current,
-                "targets": self.targets, "non_targets": self.non_targets,
-                "rows": [vars(r) for r in self.rows]}
+        return {
+            "embedder": self.model_id,
+            "suggested": self.suggested,
+            "current": self.current,
+            "targets": self.targets,
+            "non_targets": self.non_targets,
+            "rows": [vars(r) for r in self.rows],
+        }
 
 
 def scan_prepared(prepared: PreparedSet, config: Configuration, *, grid: Sequence[float] = GRID) -> FloorScan:
@@ -69,16 +74,36 @@ def scan_prepared(prepared: PreparedSet, config: Configuration, *, grid: Sequenc
             if path in probe.targets:
                 continue
             (controls if path in probe.controls else others).append(cos.get(path, -1.0))
-    rows = tuple(FloorRow(f, sum(1 for c in targets if c < f), sum(1 for c in others + controls if c >= f),
-                          sum(1 for c in controls if c >= f)) for f in grid)
+    rows = tuple(
+        FloorRow(
+            f,
+            sum(1 for c in targets if c < f),
+            sum(1 for c in others + controls if c >= f),
+            sum(1 for c in controls if c >= f),
+        )
+        for f in grid
+    )
     clean = [r for r in rows if r.targets_dropped == 0 and r.non_targets_admitted == 0]
     best = clean[0] if clean else min(rows, key=lambda r: (r.targets_dropped + r.non_targets_admitted, r.floor))
-    return FloorScan(prepared.model_id, rows, best.floor, config.profile.floor_cosine.get(prepared.model_id),
-                     len(targets), len(others) + len(controls))
+    return FloorScan(
+        prepared.model_id,
+        rows,
+        best.floor,
+        config.profile.floor_cosine.get(prepared.model_id),
+        len(targets),
+        len(others) + len(controls),
+    )
 
 
-def floor_scan(store: WorkbenchStore, probe_set: ProbeSet, config: Configuration, *, grid: Sequence[float] = GRID,
-               progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> FloorScan:
+def floor_scan(
+    store: WorkbenchStore,
+    probe_set: ProbeSet,
+    config: Configuration,
+    *,
+    grid: Sequence[float] = GRID,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> FloorScan:
     """Read the set with raw cosines and scan (`scan_prepared`)."""
     prepared = prepare_set(store, probe_set, config.profile, with_cosines=True, progress=progress, cancelled=cancelled)
     return scan_prepared(prepared, config, grid=grid)
@@ -88,5 +113,6 @@ def configuration_with_floor(config: Configuration, model_id: str | None, floor:
     """`config` with this embedder's floor set to `floor` (save it with `WorkbenchFiles.save_configuration`)."""
     if not -1.0 <= floor <= 1.0:
         raise ValueError(f"a cosine floor lies in [-1, 1], got {floor!r}")
-    return Configuration(config.name, with_floor(config.profile, model_id, floor), config.note,
-                         config.source, config.base, config.knobs)
+    return Configuration(
+        config.name, with_floor(config.profile, model_id, floor), config.note, config.source, config.base, config.knobs
+    )

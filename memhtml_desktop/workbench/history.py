@@ -39,14 +39,27 @@ class RunSummary:
     figures: RunFigures
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "started": self.started, "set": self.set_name, "config": self.config_name,
-                "head": self.head, "embedder": self.embedder, "figures": self.figures.to_json()}
+        return {
+            "id": self.id,
+            "started": self.started,
+            "set": self.set_name,
+            "config": self.config_name,
+            "head": self.head,
+            "embedder": self.embedder,
+            "figures": self.figures.to_json(),
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "RunSummary":
-        return cls(str(data["id"]), str(data.get("started", "")), str(data.get("set", "")),
-                   str(data.get("config", "")), data.get("head"), data.get("embedder"),
-                   RunFigures.from_json(data["figures"]))
+        return cls(
+            str(data["id"]),
+            str(data.get("started", "")),
+            str(data.get("set", "")),
+            str(data.get("config", "")),
+            data.get("head"),
+            data.get("embedder"),
+            RunFigures.from_json(data["figures"]),
+        )
 
     @classmethod
     def of(cls, run: Run) -> "RunSummary":
@@ -76,9 +89,18 @@ class ProbeChange:
         return self.rank_before - self.rank_after
 
     def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "query": self.query, "target": self.target, "status": self.status,
-                "rank_before": self.rank_before, "rank_after": self.rank_after, "delta": self.delta,
-                "passed_before": self.passed_before, "passed_after": self.passed_after, "lost_by": self.lost_by}
+        return {
+            "key": self.key,
+            "query": self.query,
+            "target": self.target,
+            "status": self.status,
+            "rank_before": self.rank_before,
+            "rank_after": self.rank_after,
+            "delta": self.delta,
+            "passed_before": self.passed_before,
+            "passed_after": self.passed_after,
+            "lost_by": self.lost_by,
+        }
 
 
 @dataclass(frozen=True)
@@ -108,8 +130,11 @@ class RunDiff:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        return {"before": self.before.to_json(), "after": self.after.to_json(),
-                "changes": [c.to_json() for c in self.changes]}
+        return {
+            "before": self.before.to_json(),
+            "after": self.after.to_json(),
+            "changes": [c.to_json() for c in self.changes],
+        }
 
 
 def diff_runs(before: Run, after: Run) -> RunDiff:
@@ -131,10 +156,19 @@ def diff_runs(before: Run, after: Run) -> RunDiff:
         else:
             status = "removed" if y is None else "added"
         v = y or x
-        changes.append(ProbeChange(
-            key, v.query, v.target, status, x.rank if x else None, y.rank if y else None,
-            x.passed if x else None, y.passed if y else None, (y.lost_by if y else ""),
-        ))
+        changes.append(
+            ProbeChange(
+                key,
+                v.query,
+                v.target,
+                status,
+                x.rank if x else None,
+                y.rank if y else None,
+                x.passed if x else None,
+                y.passed if y else None,
+                (y.lost_by if y else ""),
+            )
+        )
     order = {"broke": 0, "fixed": 1, "moved": 2, "added": 3, "removed": 4}
     changes.sort(key=lambda c: (order[c.status], -(abs(c.delta or 0)), c.query))
     return RunDiff(RunSummary.of(before), RunSummary.of(after), tuple(changes))
@@ -152,8 +186,9 @@ class RunHistory:
     def record(self, run: Run) -> Path:
         """Keep `run`; returns its file."""
         self.runs_dir.mkdir(parents=True, exist_ok=True)
-        target = write_atomically(self.runs_dir / f"{run.id}.json",
-                                  (chunk.encode("utf-8") for chunk in run.json_chunks()))  # a verdict at a time
+        target = write_atomically(
+            self.runs_dir / f"{run.id}.json", (chunk.encode("utf-8") for chunk in run.json_chunks())
+        )  # a verdict at a time
         line = json.dumps(RunSummary.of(run).to_json(), ensure_ascii=False) + "\n"
         fd = os.open(self.index, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:

@@ -39,12 +39,24 @@ class Judgment:
 
     def to_probe(self, *, controls: Sequence[str] = (), note: str = "") -> EvalProbe:
         scope = Scope.build(**self.scope) if self.scope else None
-        return EvalProbe(query=self.query, target=self.path, controls=tuple(controls), scope=scope,
-                         note=note or f"opened after this search {self.count}x (best at position {self.best_position})")
+        return EvalProbe(
+            query=self.query,
+            target=self.path,
+            controls=tuple(controls),
+            scope=scope,
+            note=note or f"opened after this search {self.count}x (best at position {self.best_position})",
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "query": self.query, "path": self.path, "count": self.count,
-                "best_position": self.best_position, "last_seen": self.last_seen, "scope": self.scope}
+        return {
+            "id": self.id,
+            "query": self.query,
+            "path": self.path,
+            "count": self.count,
+            "best_position": self.best_position,
+            "last_seen": self.last_seen,
+            "scope": self.scope,
+        }
 
 
 def judgment_id(query: str, path: str, scope: dict[str, Any]) -> str:
@@ -77,8 +89,17 @@ class JudgmentLog:
             return None
         scope_json = scope_to_json(scope)
         jid = judgment_id(query, path, scope_json)
-        self._append({"event": "opened", "id": jid, "query": query, "path": path, "position": int(position),
-                      "scope": scope_json, "at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+        self._append(
+            {
+                "event": "opened",
+                "id": jid,
+                "query": query,
+                "path": path,
+                "position": int(position),
+                "scope": scope_json,
+                "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            }
+        )
         return jid
 
     def _events(self) -> list[dict[str, Any]]:
@@ -109,13 +130,25 @@ class JudgmentLog:
                 continue
             if e["id"] in decided:
                 decided.discard(e["id"])  # opened again after a decision: a fresh candidate
-            f = folded.setdefault(e["id"], {"query": e.get("query", ""), "path": e.get("path", ""), "count": 0,
-                                            "best": 10 ** 6, "last": "", "scope": e.get("scope") or {}})
+            f = folded.setdefault(
+                e["id"],
+                {
+                    "query": e.get("query", ""),
+                    "path": e.get("path", ""),
+                    "count": 0,
+                    "best": 10**6,
+                    "last": "",
+                    "scope": e.get("scope") or {},
+                },
+            )
             f["count"] += 1
-            f["best"] = min(f["best"], int(e.get("position") or 10 ** 6))
+            f["best"] = min(f["best"], int(e.get("position") or 10**6))
             f["last"] = max(f["last"], str(e.get("at", "")))
-        out = [Judgment(jid, f["query"], f["path"], f["count"], f["best"], f["last"], f["scope"])
-               for jid, f in folded.items() if jid not in decided]
+        out = [
+            Judgment(jid, f["query"], f["path"], f["count"], f["best"], f["last"], f["scope"])
+            for jid, f in folded.items()
+            if jid not in decided
+        ]
         out.sort(key=lambda j: (-j.count, j.best_position, j.query, j.path))
         return out
 

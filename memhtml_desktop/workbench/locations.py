@@ -51,7 +51,9 @@ def check_name(name: str, what: str = "name") -> str:
     `sitemap`, not `memhtml` or `default`, which name the shipped configurations); ValueError
     otherwise, saying which characters are allowed."""
     if not isinstance(name, str) or not NAME_RE.match(name) or name.endswith("."):
-        raise BadName(f"{what} {name!r}: use letters, digits, '.', '_' and '-' (up to 80, starting with a letter or digit)")
+        raise BadName(
+            f"{what} {name!r}: use letters, digits, '.', '_' and '-' (up to 80, starting with a letter or digit)"
+        )
     stem = name.lower().split(".")[0]
     if stem in RESERVED or name.lower() in ("index.html", "sitemap.xml"):
         raise BadName(f"{what} {name!r} is reserved (memhtml merges index.html and sitemap.xml with 'ours')")

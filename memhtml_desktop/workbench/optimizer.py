@@ -63,7 +63,7 @@ def split_probes(probes: Sequence[EvalProbe], *, holdout: float = 0.3, seed: int
     order = sorted(range(len(probes)), key=lambda i: hashlib.sha1(f"{seed}:{probes[i].key}".encode()).hexdigest())
     n = len(order)
     held = min(max(1, round(n * holdout)), n - 1) if n >= 2 else 0
-    return sorted(order[: n - held]), sorted(order[n - held:])
+    return sorted(order[: n - held]), sorted(order[n - held :])
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,12 @@ class Certainty:
     p_value: float  # two-sided exact sign test over wins and losses
 
     def to_json(self) -> dict[str, Any]:
-        return {"interval_95": [round(self.interval[0], 6), round(self.interval[1], 6)], "wins": self.wins,
-                "losses": self.losses, "sign_test_p": round(self.p_value, 6)}
+        return {
+            "interval_95": [round(self.interval[0], 6), round(self.interval[1], 6)],
+            "wins": self.wins,
+            "losses": self.losses,
+            "sign_test_p": round(self.p_value, 6),
+        }
 
 
 MIN_STEP = 0.05
@@ -95,7 +99,9 @@ MIN_STEP = 0.05
 class OptimizeResult:
     base: Configuration
     best: Configuration
-    knobs: dict[str, Any]  # the chosen knobs (arms, rrf_k, mmr_lambda; field_weights, question_words; lexical_share, lexical_confidence)
+    knobs: dict[
+        str, Any
+    ]  # the chosen knobs (arms, rrf_k, mmr_lambda; field_weights, question_words; lexical_share, lexical_confidence)
     train: tuple[int, ...]  # indexes into the prepared probes
     held_out: tuple[int, ...]
     base_train_mrr: float
@@ -120,9 +126,12 @@ class OptimizeResult:
         if self.cancelled:
             return "stopped early: the best found so far"
         if self.converged:
-            return (f"converged after {self.trials} of {self.asked} trials: every neighbour of the best, down to "
-                    f"the smallest step ({MIN_STEP:g}), had been tried")
+            return (
+                f"converged after {self.trials} of {self.asked} trials: every neighbour of the best, down to "
+                f"the smallest step ({MIN_STEP:g}), had been tried"
+            )
         return ""
+
     """The process the search ran in (the window's, or the child the backend ran it in)."""
 
     @property
@@ -134,15 +143,26 @@ class OptimizeResult:
         return self.trials / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"base": self.base.name, "best": self.best.profile.to_json(), "knobs": self.knobs,
-                "train_probes": len(self.train), "held_out_probes": len(self.held_out),
-                "base_train_mrr": round(self.base_train_mrr, 6), "best_train_mrr": round(self.best_train_mrr, 6),
-                "base_held_out_mrr": round(self.base_held_out_mrr, 6),
-                "best_held_out_mrr": round(self.best_held_out_mrr, 6),
-                "held_out_gain": round(self.held_out_gain, 6), "certainty": self.certainty.to_json(),
-                "trials": self.trials, "trials_per_s": round(self.trials_per_s, 2),
-                "elapsed_s": round(self.elapsed_s, 3), "cancelled": self.cancelled, "asked": self.asked,
-                "converged": self.converged, "ended": self.ended}
+        return {
+            "base": self.base.name,
+            "best": self.best.profile.to_json(),
+            "knobs": self.knobs,
+            "train_probes": len(self.train),
+            "held_out_probes": len(self.held_out),
+            "base_train_mrr": round(self.base_train_mrr, 6),
+            "best_train_mrr": round(self.best_train_mrr, 6),
+            "base_held_out_mrr": round(self.base_held_out_mrr, 6),
+            "best_held_out_mrr": round(self.best_held_out_mrr, 6),
+            "held_out_gain": round(self.held_out_gain, 6),
+            "certainty": self.certainty.to_json(),
+            "trials": self.trials,
+            "trials_per_s": round(self.trials_per_s, 2),
+            "elapsed_s": round(self.elapsed_s, 3),
+            "cancelled": self.cancelled,
+            "asked": self.asked,
+            "converged": self.converged,
+            "ended": self.ended,
+        }
 
 
 def apply_knobs(profile: RankingProfile, knobs: dict[str, Any], model_id: str | None = None) -> RankingProfile:
@@ -153,8 +173,11 @@ def apply_knobs(profile: RankingProfile, knobs: dict[str, Any], model_id: str | 
     for key in ("lexical_share", "lexical_confidence"):
         if key in knobs:
             table = getattr(profile, key)
-            lexical[key] = PerEmbedder.from_json({model_id: float(knobs[key])}, what=key, base=table) if model_id \
+            lexical[key] = (
+                PerEmbedder.from_json({model_id: float(knobs[key])}, what=key, base=table)
+                if model_id
                 else PerEmbedder(table.values, float(knobs[key]))
+            )
     if "field_weights" in knobs:
         lexical["field_weights"] = tuple(float(w) for w in knobs["field_weights"])
     if "question_words" in knobs:
@@ -162,23 +185,32 @@ def apply_knobs(profile: RankingProfile, knobs: dict[str, Any], model_id: str | 
     return replace(profile, arms=arms, rrf_k=int(knobs["rrf_k"]), mmr_lambda=float(knobs["mmr_lambda"]), **lexical)
 
 
-def knobs_of(profile: RankingProfile, *, lexical: bool = False, convex: bool = False,
-             model_id: str | None = None) -> dict[str, Any]:
+def knobs_of(
+    profile: RankingProfile, *, lexical: bool = False, convex: bool = False, model_id: str | None = None
+) -> dict[str, Any]:
     """The knobs the search varies; with `lexical`, the stemmed index's field weights and question words too;
     with `convex`, `model_id`'s lexical share and lexical confidence."""
-    out: dict[str, Any] = {"arms": {a.name: a.weight for a in profile.arms}, "rrf_k": profile.rrf_k,
-                           "mmr_lambda": profile.mmr_lambda}
+    out: dict[str, Any] = {
+        "arms": {a.name: a.weight for a in profile.arms},
+        "rrf_k": profile.rrf_k,
+        "mmr_lambda": profile.mmr_lambda,
+    }
     if lexical:
         out.update(field_weights=list(profile.field_weights), question_words=profile.question_words)
     if convex:
-        out.update(lexical_share=profile.lexical_share.get(model_id),
-                   lexical_confidence=profile.lexical_confidence.get(model_id))
+        out.update(
+            lexical_share=profile.lexical_share.get(model_id),
+            lexical_confidence=profile.lexical_confidence.get(model_id),
+        )
     return out
 
 
 def _sample(rng: Random, names: Sequence[str], lexical: bool = False, convex: bool = False) -> dict[str, Any]:
-    out: dict[str, Any] = {"arms": {n: round(rng.uniform(*WEIGHT_RANGE), 2) for n in names},
-                           "rrf_k": rng.choice(K_GRID), "mmr_lambda": round(rng.uniform(*LAMBDA_RANGE), 2)}
+    out: dict[str, Any] = {
+        "arms": {n: round(rng.uniform(*WEIGHT_RANGE), 2) for n in names},
+        "rrf_k": rng.choice(K_GRID),
+        "mmr_lambda": round(rng.uniform(*LAMBDA_RANGE), 2),
+    }
     if lexical:
         out.update(field_weights=list(rng.choice(FIELD_GRID)), question_words=rng.random() < 0.5)
     if convex:
@@ -191,17 +223,26 @@ def _neighbours(knobs: dict[str, Any], step: float) -> list[dict[str, Any]]:
     if "field_weights" in knobs:
         at = FIELD_GRID.index(tuple(knobs["field_weights"])) if tuple(knobs["field_weights"]) in FIELD_GRID else None
         if at is not None:
-            out += [{**knobs, "field_weights": list(FIELD_GRID[j])} for j in (at - 1, at + 1) if 0 <= j < len(FIELD_GRID)]
+            out += [
+                {**knobs, "field_weights": list(FIELD_GRID[j])} for j in (at - 1, at + 1) if 0 <= j < len(FIELD_GRID)
+            ]
         out.append({**knobs, "question_words": not knobs["question_words"]})
     if "lexical_share" in knobs:
         for d in (-step / 5, step / 5):
             value = round(min(max(knobs["lexical_share"] + d, SHARE_RANGE[0]), SHARE_RANGE[1]), 2)
             if value != knobs["lexical_share"]:
                 out.append({**knobs, "lexical_share": value})
-        at = CONFIDENCE_GRID.index(knobs["lexical_confidence"]) if knobs["lexical_confidence"] in CONFIDENCE_GRID else None
+        at = (
+            CONFIDENCE_GRID.index(knobs["lexical_confidence"])
+            if knobs["lexical_confidence"] in CONFIDENCE_GRID
+            else None
+        )
         if at is not None:
-            out += [{**knobs, "lexical_confidence": CONFIDENCE_GRID[j]} for j in (at - 1, at + 1)
-                    if 0 <= j < len(CONFIDENCE_GRID)]
+            out += [
+                {**knobs, "lexical_confidence": CONFIDENCE_GRID[j]}
+                for j in (at - 1, at + 1)
+                if 0 <= j < len(CONFIDENCE_GRID)
+            ]
     for arm, w in knobs["arms"].items():
         for d in (-step, step):
             value = round(min(max(w + d, WEIGHT_RANGE[0]), WEIGHT_RANGE[1]), 2)
@@ -232,13 +273,20 @@ def sign_test(wins: int, losses: int) -> float:
     n = wins + losses
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(0, min(wins, losses) + 1)) / 2 ** n
+    tail = sum(math.comb(n, i) for i in range(0, min(wins, losses) + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 
 def optimize_prepared(
-    prepared: PreparedSet, base: Configuration, *, trials: int = 200, seed: int = 1, holdout: float = 0.3,
-    limit: int = RUN_LIMIT, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None,
+    prepared: PreparedSet,
+    base: Configuration,
+    *,
+    trials: int = 200,
+    seed: int = 1,
+    holdout: float = 0.3,
+    limit: int = RUN_LIMIT,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
     prepare: Callable[[RankingProfile], PreparedSet] | None = None,
 ) -> OptimizeResult:
     """Search on `prepared`'s training probes only; judge the base and the winner on the held-out.
@@ -302,8 +350,13 @@ def optimize_prepared(
         stopped = True
     best_profile = apply_knobs(base.profile, best_knobs, model_id)
     name = f"{base.name}-optimized"
-    best = Configuration(name, replace(best_profile, name=name), f"optimized from {base.name} on {prepared.name}",
-                         "", base.base if base.source else base.name)
+    best = Configuration(
+        name,
+        replace(best_profile, name=name),
+        f"optimized from {base.name} on {prepared.name}",
+        "",
+        base.base if base.source else base.name,
+    )
     before = judge_prepared(reading(base.profile), base.profile, limit=limit, indexes=held)
     after = judge_prepared(reading(best.profile), best.profile, limit=limit, indexes=held)
     diffs = [y.rr - x.rr for x, y in zip(before, after)]
@@ -311,21 +364,46 @@ def optimize_prepared(
     losses = sum(1 for d in diffs if d < -1e-12)
     certainty = Certainty(bootstrap_interval(diffs, seed=seed), wins, losses, sign_test(wins, losses))
     return OptimizeResult(
-        base=base, best=best, knobs=best_knobs, train=tuple(train), held_out=tuple(held),
-        base_train_mrr=base_train, best_train_mrr=best_train,
-        base_held_out_mrr=mean([v.rr for v in before]), best_held_out_mrr=mean([v.rr for v in after]),
-        certainty=certainty, trials=done, elapsed_s=time.perf_counter() - started, cancelled=stopped,
-        asked=trials, converged=converged and not stopped,
+        base=base,
+        best=best,
+        knobs=best_knobs,
+        train=tuple(train),
+        held_out=tuple(held),
+        base_train_mrr=base_train,
+        best_train_mrr=best_train,
+        base_held_out_mrr=mean([v.rr for v in before]),
+        best_held_out_mrr=mean([v.rr for v in after]),
+        certainty=certainty,
+        trials=done,
+        elapsed_s=time.perf_counter() - started,
+        cancelled=stopped,
+        asked=trials,
+        converged=converged and not stopped,
     )
 
 
 def optimize(
-    store: WorkbenchStore, probe_set: ProbeSet, base: Configuration, *, trials: int = 200, seed: int = 1,
-    holdout: float = 0.3, limit: int = RUN_LIMIT, progress: Progress | None = None,
+    store: WorkbenchStore,
+    probe_set: ProbeSet,
+    base: Configuration,
+    *,
+    trials: int = 200,
+    seed: int = 1,
+    holdout: float = 0.3,
+    limit: int = RUN_LIMIT,
+    progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> OptimizeResult:
     """Read the set once, then `optimize_prepared`. Raises Cancelled only while reading."""
     prepared = prepare_set(store, probe_set, base.profile, progress=progress, cancelled=cancelled)
-    return optimize_prepared(prepared, base, trials=trials, seed=seed, holdout=holdout, limit=limit,
-                             progress=progress, cancelled=cancelled,
-                             prepare=lambda profile: prepare_set(store, probe_set, profile, cancelled=cancelled))
+    return optimize_prepared(
+        prepared,
+        base,
+        trials=trials,
+        seed=seed,
+        holdout=holdout,
+        limit=limit,
+        progress=progress,
+        cancelled=cancelled,
+        prepare=lambda profile: prepare_set(store, probe_set, profile, cancelled=cancelled),
+    )

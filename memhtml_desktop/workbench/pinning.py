@@ -32,12 +32,14 @@ class ControlSuggestion:
     similarity: float  # cosine to the target (or word overlap without vectors)
 
 
-def suggest_controls(store: WorkbenchStore, query: str, target: str, config: Configuration, *,
-                     scope: Scope | None = None,
-                     limit: int = 5) -> list[ControlSuggestion]:
+def suggest_controls(
+    store: WorkbenchStore, query: str, target: str, config: Configuration, *, scope: Scope | None = None, limit: int = 5
+) -> list[ControlSuggestion]:
     """The target's near-twins among `query`'s candidates under `config`, nearest first."""
     probe = EvalProbe(query=query, target=target, scope=scope)
-    prepared = prepare_set(store, ProbeSet("pin", (probe,), ()), config.profile, window=max(config.profile.arm_window, 40))
+    prepared = prepare_set(
+        store, ProbeSet("pin", (probe,), ()), config.profile, window=max(config.profile.arm_window, 40)
+    )
     if not prepared.queries:
         return []
     pq = prepared.queries[0]
@@ -59,7 +61,10 @@ def suggest_controls(store: WorkbenchStore, query: str, target: str, config: Con
             if similarity < threshold:
                 continue
         else:
-            a, b = set(deciding_words(f"{mine.title} {mine.claim}")), set(deciding_words(f"{other.title} {other.claim}"))
+            a, b = (
+                set(deciding_words(f"{mine.title} {mine.claim}")),
+                set(deciding_words(f"{other.title} {other.claim}")),
+            )
             similarity = len(a & b) / max(1, len(a | b))
             if similarity < config.profile.twin_overlap:
                 continue

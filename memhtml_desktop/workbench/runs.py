@@ -69,8 +69,11 @@ class PreparedSet:
 
     def serves(self, profile: RankingProfile) -> bool:
         """Whether `profile` can be ranked from this preparation without reading the store again."""
-        return all(can_rerank(q, profile) for q in self.queries) if self.queries else (
-            profile.lexical_key == self.lexical_key and profile.arm_window <= self.window)
+        return (
+            all(can_rerank(q, profile) for q in self.queries)
+            if self.queries
+            else (profile.lexical_key == self.lexical_key and profile.arm_window <= self.window)
+        )
 
 
 @dataclass(frozen=True)
@@ -97,9 +100,17 @@ class Run:
 
     def to_json(self, *, probes: bool = True) -> dict[str, Any]:
         return {
-            "id": self.id, "set": self.set_name, "source": self.source, "config": self.config_name,
-            "profile": dict(self.profile), "started": self.started, "head": self.head, "embedder": self.embedder,
-            "limit": self.limit, "elapsed_s": round(self.elapsed_s, 3), "figures": self.figures.to_json(),
+            "id": self.id,
+            "set": self.set_name,
+            "source": self.source,
+            "config": self.config_name,
+            "profile": dict(self.profile),
+            "started": self.started,
+            "head": self.head,
+            "embedder": self.embedder,
+            "limit": self.limit,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "figures": self.figures.to_json(),
             "problems": [p.to_json() for p in self.problems],
             "probes": [v.to_json() for v in self.verdicts] if probes else [],
             **({"not_recorded": self.not_recorded} if self.not_recorded else {}),
@@ -119,14 +130,22 @@ class Run:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Run":
         return cls(
-            id=str(data["id"]), set_name=str(data.get("set", "")), config_name=str(data.get("config", "")),
-            profile=dict(data.get("profile") or {}), started=str(data.get("started", "")), head=data.get("head"),
-            embedder=data.get("embedder"), limit=int(data.get("limit", RUN_LIMIT)),
+            id=str(data["id"]),
+            set_name=str(data.get("set", "")),
+            config_name=str(data.get("config", "")),
+            profile=dict(data.get("profile") or {}),
+            started=str(data.get("started", "")),
+            head=data.get("head"),
+            embedder=data.get("embedder"),
+            limit=int(data.get("limit", RUN_LIMIT)),
             figures=RunFigures.from_json(data["figures"]),
             verdicts=tuple(ProbeVerdict.from_json(v) for v in data.get("probes", ())),
-            problems=tuple(ProbeProblem(int(p.get("line", 0)), str(p.get("message", "")), str(p.get("source", "")))
-                           for p in data.get("problems", ())),
-            elapsed_s=float(data.get("elapsed_s", 0.0)), source=str(data.get("source", "")),
+            problems=tuple(
+                ProbeProblem(int(p.get("line", 0)), str(p.get("message", "")), str(p.get("source", "")))
+                for p in data.get("problems", ())
+            ),
+            elapsed_s=float(data.get("elapsed_s", 0.0)),
+            source=str(data.get("source", "")),
         )
 
 
@@ -158,14 +177,21 @@ def check_probe_paths(store: WorkbenchStore, probe_set: ProbeSet) -> tuple[list[
             continue
         for path in targets:
             if states[path] and not (probe.scope is not None and (probe.scope.include_archived or probe.scope.as_of)):
-                problems.append(ProbeProblem(probe.line, f"target {path} is archived: outside the default scope, "
-                                             "so the probe cannot pass (give it a scope with include_archived)", source))
+                problems.append(
+                    ProbeProblem(
+                        probe.line,
+                        f"target {path} is archived: outside the default scope, "
+                        "so the probe cannot pass (give it a scope with include_archived)",
+                        source,
+                    )
+                )
         lost = [c for c in probe.controls if c not in present]
         for path in lost:
             problems.append(ProbeProblem(probe.line, f"control {path} is not in the store; ignored", where))
         if missing or lost:
-            probe = replace(probe, target=targets[0], targets=targets[1:],
-                            controls=tuple(c for c in probe.controls if c in present))
+            probe = replace(
+                probe, target=targets[0], targets=targets[1:], controls=tuple(c for c in probe.controls if c in present)
+            )
         kept.append(probe)
     return kept, problems, skipped
 
@@ -187,27 +213,43 @@ def prepare_set(
     window = max(window or profile.arm_window, profile.arm_window)
     asks = [(p.query, p.scope, (*p.targets, *p.controls)) for p in probes]
     try:
-        queries = prepare_queries(store, asks, profile, window=window, with_cosines=with_cosines,
-                                  cancelled=cancelled, progress=progress)
+        queries = prepare_queries(
+            store, asks, profile, window=window, with_cosines=with_cosines, cancelled=cancelled, progress=progress
+        )
     except PrepareCancelled:
         raise Cancelled("cancelled while reading the store") from None
     source = probe_set.source or probe_set.name
     return PreparedSet(
-        name=probe_set.name, source=source, probes=tuple(probes), queries=tuple(queries),
-        problems=(*probe_set.problems, *problems), fts_forms=profile.fts_forms, window=window,
+        name=probe_set.name,
+        source=source,
+        probes=tuple(probes),
+        queries=tuple(queries),
+        problems=(*probe_set.problems, *problems),
+        fts_forms=profile.fts_forms,
+        window=window,
         lexical_key=profile.lexical_key,
-        model_id=getattr(store.embedder, "model_id", None), skipped=skipped, head=store_head(store.root),
+        model_id=getattr(store.embedder, "model_id", None),
+        skipped=skipped,
+        head=store_head(store.root),
         read_s=time.perf_counter() - started,
     )
 
 
-def judge_prepared(prepared: PreparedSet, profile: RankingProfile, *, limit: int = RUN_LIMIT,
-                   indexes: Sequence[int] | None = None, cancelled: Callable[[], bool] | None = None,
-                   progress: Progress | None = None) -> list[ProbeVerdict]:
+def judge_prepared(
+    prepared: PreparedSet,
+    profile: RankingProfile,
+    *,
+    limit: int = RUN_LIMIT,
+    indexes: Sequence[int] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    progress: Progress | None = None,
+) -> list[ProbeVerdict]:
     """Every probe (or those at `indexes`) ranked under `profile` and judged. Pure arithmetic."""
     if not prepared.serves(profile):
-        raise ValueError(f"configuration {profile.name!r} needs its own reading of the store "
-                         f"(lexical form {profile.fts_forms}, index {profile.lexical}, arm window {profile.arm_window})")
+        raise ValueError(
+            f"configuration {profile.name!r} needs its own reading of the store "
+            f"(lexical form {profile.fts_forms}, index {profile.lexical}, arm window {profile.arm_window})"
+        )
     chosen = range(len(prepared.probes)) if indexes is None else indexes
     out: list[ProbeVerdict] = []
     total = len(chosen)
@@ -245,10 +287,18 @@ def run_configuration(
         prepared = prepare_set(store, probe_set, profile, progress=progress, cancelled=cancelled)
     verdicts = judge_prepared(prepared, profile, limit=limit, cancelled=cancelled, progress=progress)
     return Run(
-        id=new_run_id(now), set_name=probe_set.name, config_name=config.name, profile=profile.to_json(),
-        started=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"), head=prepared.head,
-        embedder=prepared.model_id, limit=limit, figures=figures(verdicts, skipped=prepared.skipped),
-        verdicts=tuple(verdicts), problems=prepared.problems, elapsed_s=time.perf_counter() - started,
+        id=new_run_id(now),
+        set_name=probe_set.name,
+        config_name=config.name,
+        profile=profile.to_json(),
+        started=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        head=prepared.head,
+        embedder=prepared.model_id,
+        limit=limit,
+        figures=figures(verdicts, skipped=prepared.skipped),
+        verdicts=tuple(verdicts),
+        problems=prepared.problems,
+        elapsed_s=time.perf_counter() - started,
         source=prepared.source,
     )
 
@@ -282,7 +332,7 @@ def run_streamed(
     total = len(probes)
     chunk = max(1, chunk or STREAM_CHUNK)
     for start in range(0, total, chunk):
-        part = probes[start:start + chunk]
+        part = probes[start : start + chunk]
         asks = [(p.query, p.scope, (*p.targets, *p.controls)) for p in part]
         try:
             queries = prepare_queries(store, asks, profile, window=profile.arm_window, cancelled=cancelled)
@@ -296,9 +346,17 @@ def run_streamed(
         if progress is not None:
             progress("reading", start + len(part), total)
     return Run(
-        id=new_run_id(now), set_name=probe_set.name, config_name=config.name, profile=profile.to_json(),
-        started=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"), head=store_head(store.root),
-        embedder=model_id, limit=limit, figures=figures(verdicts, skipped=skipped), verdicts=tuple(verdicts),
-        problems=(*probe_set.problems, *problems), elapsed_s=time.perf_counter() - started,
+        id=new_run_id(now),
+        set_name=probe_set.name,
+        config_name=config.name,
+        profile=profile.to_json(),
+        started=now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        head=store_head(store.root),
+        embedder=model_id,
+        limit=limit,
+        figures=figures(verdicts, skipped=skipped),
+        verdicts=tuple(verdicts),
+        problems=(*probe_set.problems, *problems),
+        elapsed_s=time.perf_counter() - started,
         source=probe_set.source or probe_set.name,
     )

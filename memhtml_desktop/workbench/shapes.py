@@ -40,9 +40,15 @@ class ProbeShapes:
         return next(x for x in self.landings if x.shape == shape)
 
     def to_json(self) -> dict[str, Any]:
-        return {"query": self.query, "target": self.target, "question": self.question, "cheaper": self.cheaper,
-                "indistinct": self.indistinct, "controls_listed": self.controls_listed,
-                "landings": [x.to_json() for x in self.landings]}
+        return {
+            "query": self.query,
+            "target": self.target,
+            "question": self.question,
+            "cheaper": self.cheaper,
+            "indistinct": self.indistinct,
+            "controls_listed": self.controls_listed,
+            "landings": [x.to_json() for x in self.landings],
+        }
 
 
 @dataclass(frozen=True)
@@ -59,9 +65,16 @@ class ShapeFigures:
         return self.content / self.probes if self.probes else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"shape": self.shape, "probes": self.probes, "content": self.content, "pointer": self.pointer,
-                "missing": self.probes - self.content - self.pointer, "content_rate": round(self.content_rate, 4),
-                "mean_cost": round(self.mean_cost, 1), "mean_charged": round(self.mean_charged, 1)}
+        return {
+            "shape": self.shape,
+            "probes": self.probes,
+            "content": self.content,
+            "pointer": self.pointer,
+            "missing": self.probes - self.content - self.pointer,
+            "content_rate": round(self.content_rate, 4),
+            "mean_cost": round(self.mean_cost, 1),
+            "mean_charged": round(self.mean_charged, 1),
+        }
 
 
 @dataclass(frozen=True)
@@ -77,9 +90,16 @@ class ShapeReport:
             picked = [row.landing(shape) for row in self.rows]
             n = len(picked)
             charged = [x.cost if x.charged is None else x.charged for x in picked]
-            out.append(ShapeFigures(shape, n, sum(x.outcome == "content" for x in picked),
-                                    sum(x.outcome == "pointer" for x in picked),
-                                    sum(x.cost for x in picked) / n if n else 0.0, sum(charged) / n if n else 0.0))
+            out.append(
+                ShapeFigures(
+                    shape,
+                    n,
+                    sum(x.outcome == "content" for x in picked),
+                    sum(x.outcome == "pointer" for x in picked),
+                    sum(x.cost for x in picked) / n if n else 0.0,
+                    sum(charged) / n if n else 0.0,
+                )
+            )
         return tuple(out)
 
     @property
@@ -102,10 +122,15 @@ class ShapeReport:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        return {"budget": self.budget, "k": self.k, "figures": [f.to_json() for f in self.figures],
-                "indistinct_probes": self.indistinct_probes, "controls_listed_probes": self.controls_listed_probes,
-                "rule": self.rule(),
-                "probes": [row.to_json() for row in self.rows]}
+        return {
+            "budget": self.budget,
+            "k": self.k,
+            "figures": [f.to_json() for f in self.figures],
+            "indistinct_probes": self.indistinct_probes,
+            "controls_listed_probes": self.controls_listed_probes,
+            "rule": self.rule(),
+            "probes": [row.to_json() for row in self.rows],
+        }
 
 
 def compare_shapes(
@@ -127,12 +152,21 @@ def compare_shapes(
     for n, probe in enumerate(probes):
         if cancelled is not None and cancelled():
             raise Cancelled()
-        comparison = store.shapes(probe.query, probe.scope, budget=spend, limit=limit, k=k, ranking=profile,
-                                  ledgers=ledgers)
+        comparison = store.shapes(
+            probe.query, probe.scope, budget=spend, limit=limit, k=k, ranking=profile, ledgers=ledgers
+        )
         listed = {e.path for e in comparison.catalogue.listed}
-        rows.append(ProbeShapes(probe.query, probe.target, landings(comparison, probe.targets),
-                                sum(len(g) for g in comparison.catalogue.indistinct), comparison.cheaper,
-                                comparison.catalogue.question, len(listed.intersection(probe.controls))))
+        rows.append(
+            ProbeShapes(
+                probe.query,
+                probe.target,
+                landings(comparison, probe.targets),
+                sum(len(g) for g in comparison.catalogue.indistinct),
+                comparison.cheaper,
+                comparison.catalogue.question,
+                len(listed.intersection(probe.controls)),
+            )
+        )
         if progress is not None:
             progress("shapes", n + 1, len(probes))
     return ShapeReport(spend, k, tuple(rows))

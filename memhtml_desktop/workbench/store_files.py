@@ -27,16 +27,31 @@ from pathlib import Path
 from typing import Sequence
 
 from memhtml_desktop.domain.configs import ConfigError, Configuration, configuration_text, parse_configuration, shipped
-from memhtml_desktop.domain.probes import EvalProbe, ProbeProblem, ProbeSet, format_probe_set, read_probe_bytes, read_probe_set
+from memhtml_desktop.domain.probes import (
+    EvalProbe,
+    ProbeProblem,
+    ProbeSet,
+    format_probe_set,
+    read_probe_bytes,
+    read_probe_set,
+)
 from memhtml_desktop.domain.ranking import PROFILES, RankingProfile
 from memhtml_desktop.guarded import SMALL_FILE_CAP, Unreadable, is_regular_inside, read_guarded
+from memhtml_desktop.workbench.locations import (
+    CONFIG_SUFFIX,
+    CONFIGS_DIR,
+    GITIGNORE,
+    GITIGNORE_TEXT,
+    PROBE_SUFFIX,
+    PROBES_DIR,
+    BadName,
+    config_path,
+    probe_path,
+)
 from memhtml_desktop.write import journal as journal_mod
 from memhtml_desktop.write.curator import Committer
 from memhtml_desktop.write.errors import Refused
 from memhtml_desktop.write.plan import FileChange
-from memhtml_desktop.workbench.locations import (
-    CONFIG_SUFFIX, CONFIGS_DIR, GITIGNORE, GITIGNORE_TEXT, PROBE_SUFFIX, PROBES_DIR, BadName, config_path, probe_path,
-)
 
 SUBJECT_MAX = 72
 TRAILER = ("Memhtml-Desktop-Workbench", "1")
@@ -78,8 +93,9 @@ class WorkbenchFiles:
     """The store's probe sets and configurations. One per store; safe to share between threads
     (its writes take the store's write lock). Never on the GUI thread: it reads files and runs git."""
 
-    def __init__(self, root: str | Path, *, lock_wait_s: float = journal_mod.LOCK_WAIT_S,
-                 git_lock_wait_s: float | None = None) -> None:
+    def __init__(
+        self, root: str | Path, *, lock_wait_s: float = journal_mod.LOCK_WAIT_S, git_lock_wait_s: float | None = None
+    ) -> None:
         self.root = Path(root)
         self.committer = Committer(self.root, lock_wait_s=lock_wait_s, git_lock_wait_s=git_lock_wait_s)
         self.lock = self.committer.lock  # the store's write lock, shared with memory writes
@@ -91,8 +107,11 @@ class WorkbenchFiles:
         folder = self.root / PROBES_DIR
         if not folder.is_dir():
             return []
-        return sorted(p.name[: -len(PROBE_SUFFIX)] for p in folder.glob(f"*{PROBE_SUFFIX}")
-                      if is_regular_inside(self.root, p.relative_to(self.root)))
+        return sorted(
+            p.name[: -len(PROBE_SUFFIX)]
+            for p in folder.glob(f"*{PROBE_SUFFIX}")
+            if is_regular_inside(self.root, p.relative_to(self.root))
+        )
 
     def read_probe_set(self, name: str) -> ProbeSet:
         """Probe set `name` (its problems name `.memhtml-desktop/probes/NAME.jsonl` and the line)."""
@@ -103,8 +122,9 @@ class WorkbenchFiles:
         """Replace (or create) set `name` with `probes`, in one commit."""
         path = probe_path(name)
         text = format_probe_set(list(probes))
-        return self._commit({path: text.encode("utf-8")},
-                            subject or f"memhtml-desktop(probes): save {name} ({len(probes)} probes)")
+        return self._commit(
+            {path: text.encode("utf-8")}, subject or f"memhtml-desktop(probes): save {name} ({len(probes)} probes)"
+        )
 
     def add_probe(self, name: str, probe: EvalProbe) -> Saved:
         """Append `probe` to set `name` (created when absent); Refused when the set already asks
@@ -119,10 +139,13 @@ class WorkbenchFiles:
         if text and not text.endswith("\n"):
             text += "\n"
         text += probe.to_line() + "\n"
-        return self._commit({path: text.encode("utf-8")},
-                            f'memhtml-desktop(probes): add "{_short(probe.query)}" to {name}')
+        return self._commit(
+            {path: text.encode("utf-8")}, f'memhtml-desktop(probes): add "{_short(probe.query)}" to {name}'
+        )
 
-    def add_probes(self, name: str, probes: Sequence[EvalProbe], *, subject: str | None = None) -> tuple[Saved | None, int]:
+    def add_probes(
+        self, name: str, probes: Sequence[EvalProbe], *, subject: str | None = None
+    ) -> tuple[Saved | None, int]:
         """Append the probes set `name` does not already ask (by key) in one commit; (the commit or
         None when every probe was there already, how many were left out as already there). The
         file's other lines stay byte for byte, as `add_probe` keeps them."""
@@ -135,8 +158,9 @@ class WorkbenchFiles:
         if text and not text.endswith("\n"):
             text += "\n"
         text += "".join(p.to_line() + "\n" for p in new)
-        saved = self._commit({path: text.encode("utf-8")},
-                             subject or f"memhtml-desktop(probes): import {len(new)} probes into {name}")
+        saved = self._commit(
+            {path: text.encode("utf-8")}, subject or f"memhtml-desktop(probes): import {len(new)} probes into {name}"
+        )
         return saved, len(probes) - len(new)
 
     def remove_probe(self, name: str, key: str) -> Saved:
@@ -152,8 +176,9 @@ class WorkbenchFiles:
             raise Refused(f"{path} has no probe {key}")
         kept = [line for n, line in enumerate(lines, start=1) if n not in drop]
         query = probes[drop[0]].query
-        return self._commit({path: "".join(kept).encode("utf-8")},
-                            f'memhtml-desktop(probes): remove "{_short(query)}" from {name}')
+        return self._commit(
+            {path: "".join(kept).encode("utf-8")}, f'memhtml-desktop(probes): remove "{_short(query)}" from {name}'
+        )
 
     def delete_probe_set(self, name: str) -> Saved:
         path = probe_path(name)
@@ -189,8 +214,7 @@ class WorkbenchFiles:
             raise ConfigError(str(exc)) from None
         return read_config_file(self.root / path, source=path, name=name, root=self.root)
 
-    def save_configuration(self, name: str, profile: RankingProfile, *, base: str = "default",
-                           note: str = "") -> Saved:
+    def save_configuration(self, name: str, profile: RankingProfile, *, base: str = "default", note: str = "") -> Saved:
         """Save `profile` as what-if `name` (the knobs that differ from `base`), in one commit."""
         path = config_path(name)
         text = configuration_text(profile, base=PROFILES[base], note=note, name=name)
@@ -256,7 +280,9 @@ def read_probe_file(file: Path, *, source: str = "", name: str = "", root: Path 
     return ProbeSet(name, parsed.probes, parsed.problems, source)
 
 
-def read_config_file(file: Path, *, source: str = "", name: str | None = None, root: Path | None = None) -> Configuration:
+def read_config_file(
+    file: Path, *, source: str = "", name: str | None = None, root: Path | None = None
+) -> Configuration:
     """A what-if configuration file anywhere; ConfigError naming `source` and the line (or why
     the guard refused it: a link out of `root`, not a regular file, over the cap)."""
     source = source or str(file)

@@ -161,7 +161,9 @@ def plan_apply(ctx: PlanContext, req: ApplyRequest) -> Plan:
     provenance = next((s.op.request for s in written if s.op.request.session or s.op.request.prompt), None)
     trailers = ()
     if provenance is not None:
-        trailers = tuple((k, v) for k, v in (("Memhtml-Session", provenance.session), ("Memhtml-Prompt", provenance.prompt)) if v)
+        trailers = tuple(
+            (k, v) for k, v in (("Memhtml-Session", provenance.session), ("Memhtml-Prompt", provenance.prompt)) if v
+        )
     return Plan(
         op="apply", request=req, now=ctx.now_text, changes=changes, subject=subject, trailers=trailers,
         result={"results": results, "summary": summary, "commit_sha": None}, followup=followup,
@@ -199,4 +201,3 @@ def _consolidation(ctx: PlanContext, req: ApplyRequest, written: list[_Slot], st
         subject = commit_subject("consolidate", f"{len(state_moves)} memories superseded")
     return Plan(op="consolidate", request=req, now=ctx.now_text, changes=tuple(changes), subject=subject,
                 state_moves=tuple(state_moves))  # fmt: skip
-

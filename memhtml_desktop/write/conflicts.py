@@ -21,12 +21,11 @@ callables, so the window runs it on a worker and tests run it directly.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -171,8 +170,11 @@ def scan_conflicts(
     matrix, at = _vectors(store, conn, rows)
     report.compared = int((at >= 0).sum()) if at is not None else 0
     if matrix is not None and report.compared >= 2:
-        twins = _scan_some(matrix, at, wanted, threshold) if wanted is not None else _scan_all(
-            matrix, at, threshold, block_rows, cancelled, progress)
+        twins = (
+            _scan_some(matrix, at, wanted, threshold)
+            if wanted is not None
+            else _scan_all(matrix, at, threshold, block_rows, cancelled, progress)
+        )
         if twins is None:
             report.cancelled = True
             report.seconds = time.perf_counter() - started
@@ -216,7 +218,7 @@ def _cosine(matrix, at, i: int, j: int) -> float | None:
 
 def _pairs_of(members: list[int], wanted: set[int] | None, out: set[tuple[int, int]]) -> None:
     for x, i in enumerate(members):
-        for j in members[x + 1:]:
+        for j in members[x + 1 :]:
             if wanted is None or i in wanted or j in wanted:
                 out.add((i, j) if i < j else (j, i))
 
@@ -324,8 +326,9 @@ def _finish(report: ConflictReport, conn, started: float, root=None) -> None:
     report.seconds = time.perf_counter() - started
 
 
-def pair_of(x: Statement, y: Statement, cosine: float | None,
-            similarity: Callable[[], float | None] | None = None) -> ConflictPair | None:
+def pair_of(
+    x: Statement, y: Statement, cosine: float | None, similarity: Callable[[], float | None] | None = None
+) -> ConflictPair | None:
     """The conflict between two memories (`a` the one first by path), or None: the scan's judgement
     of one pair, which the ranking's marks share (`similarity`, their vectors' cosine when asked,
     for the reworded rule)."""
@@ -339,8 +342,9 @@ def pair_of(x: Statement, y: Statement, cosine: float | None,
     return ConflictPair(a, b, cosine, diff, reason=found, newer=newer_of(x, y))
 
 
-def _consider(report: ConflictReport, statements: list[Statement], i: int, j: int, matrix, at,
-              lists: set[str] = frozenset()) -> None:
+def _consider(
+    report: ConflictReport, statements: list[Statement], i: int, j: int, matrix, at, lists: set[str] = frozenset()
+) -> None:
     """Judge one candidate; its cosine is computed for a flagged pair alone (most candidates are not).
     A `slot` pair under a frame key that is a list (`lists`) is left out, whichever way it became a
     candidate (a rare word or near-twin vectors found it too), as search leaves it unmarked: "The

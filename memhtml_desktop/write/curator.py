@@ -24,12 +24,22 @@ from typing import TYPE_CHECKING, Any, Callable
 from memhtml_desktop.domain.changes import StoreChange
 from memhtml_desktop.domain.paths import is_indexable
 from memhtml_desktop.index.curation import follow_move, state_mode
-from memhtml_desktop.write import dismissals
+from memhtml_desktop.write import dismissals, own_commits
 from memhtml_desktop.write import journal as journal_mod
-from memhtml_desktop.write import own_commits
-from memhtml_desktop.write.batch import ApplyRequest, plan_apply
-from memhtml_desktop.write.committer import Committer
+
+# The rest of the door (front ends import these from here, never from the modules behind it:
+# an import contract in pyproject.toml holds ui/ and cli/ to it).
+from memhtml_desktop.write.batch import (
+    ApplyRequest,
+    BatchOp,  # noqa: E402,F401
+    plan_apply,
+)
+from memhtml_desktop.write.committer import (
+    Committed,  # noqa: E402,F401
+    Committer,
+)
 from memhtml_desktop.write.context import PlanContext
+from memhtml_desktop.write.dismissals import DismissRequest  # noqa: E402,F401
 from memhtml_desktop.write.errors import GitFailed, Refused, Stale, WriteError
 from memhtml_desktop.write.executor import (
     Landed,
@@ -41,14 +51,22 @@ from memhtml_desktop.write.executor import (
     remove_own_index_lock,
     rollback,
 )
-from memhtml_desktop.write.git import GitError
+from memhtml_desktop.write.git import (
+    Git,  # noqa: E402,F401
+    GitError,
+)
 from memhtml_desktop.write.journal import Journal, LockTimeout, PendingMoves, cheap_git_dir
+from memhtml_desktop.write.leftovers import remove_stale_temp_files, survey  # noqa: E402,F401
 from memhtml_desktop.write.plan import Plan
 from memhtml_desktop.write.planner_edit import plan_archive, plan_correct, plan_link, plan_supersede, plan_task_status
 from memhtml_desktop.write.planner_new import plan_write
 from memhtml_desktop.write.planner_repair import plan_doctor_fix, plan_state_export
-from memhtml_desktop.write.preflight import check_paths, wait_for_index_lock
-from memhtml_desktop.write.undo import plan_revert, undo_plan
+from memhtml_desktop.write.preflight import (
+    check_paths,
+    check_repository,  # noqa: E402,F401
+    wait_for_index_lock,
+)
+from memhtml_desktop.write.prose import split_prose  # noqa: E402,F401
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
     CorrectRequest,
@@ -60,17 +78,9 @@ from memhtml_desktop.write.requests import (
     TaskStatusRequest,
     WriteRequest,
 )
-# The rest of the door (front ends import these from here, never from the modules behind it:
-# an import contract in pyproject.toml holds ui/ and cli/ to it).
-from memhtml_desktop.write.batch import BatchOp  # noqa: E402,F401
-from memhtml_desktop.write.dismissals import DismissRequest  # noqa: E402,F401
-from memhtml_desktop.write.committer import Committed  # noqa: E402,F401
-from memhtml_desktop.write.git import Git  # noqa: E402,F401
-from memhtml_desktop.write.preflight import check_repository  # noqa: E402,F401
-from memhtml_desktop.write.leftovers import remove_stale_temp_files, survey  # noqa: E402,F401
-from memhtml_desktop.write.prose import split_prose  # noqa: E402,F401
 from memhtml_desktop.write.template import js_number_text  # noqa: E402,F401
 from memhtml_desktop.write.text_rules import text_problem  # noqa: E402,F401
+from memhtml_desktop.write.undo import plan_revert, undo_plan
 
 if TYPE_CHECKING:
     from memhtml_desktop.index.doors import CuratorStore
@@ -89,6 +99,7 @@ def _instant(text: str | None):
     import datetime as _dt
 
     return _dt.datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+
 
 def _moves(plan: Plan) -> list[tuple[str, str]]:
     """(old path, new path) of each file `plan` moves."""
@@ -277,7 +288,9 @@ class Curator(Committer):
                     item["superseded_path"] = None
         return Applied(plan, sha, result, notices, StoreChange.of_commit(paths, moves))
 
-    def _commit(self, plan: Plan, base: str | None, *, remember: bool | dict = True) -> tuple[str, list[str], list[str]]:
+    def _commit(
+        self, plan: Plan, base: str | None, *, remember: bool | dict = True
+    ) -> tuple[str, list[str], list[str]]:
         """Check the paths, write, commit, reindex, remember the commit for undo; (its sha, what
         to tell, the store paths the commit carried)."""
         landed = land_plan(self.git, self.root, plan, base, conn=self.store.reader(), checkpoint=self.checkpoint,
@@ -285,14 +298,20 @@ class Curator(Committer):
         return landed.sha, self._landed(plan.subject, landed, _moves(plan), remember,
                                         plan.projections, rows=plan.state_moves), list(landed.paths)  # fmt: skip
 
-    def _landed(self, subject: str, landed: Landed, moves: list[tuple[str, str]], remember: bool | dict,
-                projections: dict[str, Any] | None = None, rows=()) -> list[str]:
+    def _landed(
+        self,
+        subject: str,
+        landed: Landed,
+        moves: list[tuple[str, str]],
+        remember: bool | dict,
+        projections: dict[str, Any] | None = None,
+        rows=(),
+    ) -> list[str]:
         """After the branch moved: pending rows recorded, index brought current, undo remembered,
         the journal dropped (a crash before this point is finished by recovery)."""
         notices = list(landed.notices)
         if landed.pending:
-            PendingMoves(landed.journal.directory.parents[2]).add(
-                [{**m, "commit": landed.sha} for m in landed.pending])
+            PendingMoves(landed.journal.directory.parents[2]).add([{**m, "commit": landed.sha} for m in landed.pending])
             notices.append(pending_sentence(landed.pending))
         notices += self._update_index([p for p in landed.paths if is_indexable(p)], moves, projections)
         record = {"sha": landed.sha, "subject": subject, "paths": list(landed.paths), "moves": [list(m) for m in moves]}
@@ -302,8 +321,9 @@ class Curator(Committer):
         if remember is True:
             journal_mod.write_last(git_dir, record, legacy=self.directory)
         try:
-            own_commits.append(git_dir, {**record, "when": _now_iso(), **(remember if isinstance(remember, dict)
-                                                                           else {"op": "write"})})
+            own_commits.append(
+                git_dir, {**record, "when": _now_iso(), **(remember if isinstance(remember, dict) else {"op": "write"})}
+            )
         except OSError as exc:  # the commit stands; only the Undo list misses it
             notices.append(f"the commit is not in this app's Undo list ({exc})")
         landed.journal.finish()
@@ -320,8 +340,9 @@ class Curator(Committer):
             result["state_pending"] = [{"src": m["src"], "dst": m["dst"], "reason": m["reason"]} for m in pending]
         return result
 
-    def _update_index(self, paths: list[str], moves: list[tuple[str, str]],
-                      projections: dict[str, Any] | None = None) -> list[str]:
+    def _update_index(
+        self, paths: list[str], moves: list[tuple[str, str]], projections: dict[str, Any] | None = None
+    ) -> list[str]:
         if not paths:
             return []
         try:
@@ -456,8 +477,13 @@ class Curator(Committer):
             subject, op = f'Reapply "{change.subject}"', "redo"
         else:
             subject, op = f'Revert "{change.subject}"', "undo"
-        result = {"reverted": latest["sha"], "change": change.sha, "action": op, "commit_sha": None,
-                  "paths": list(change.paths)}
+        result = {
+            "reverted": latest["sha"],
+            "change": change.sha,
+            "action": op,
+            "commit_sha": None,
+            "paths": list(change.paths),
+        }
         return replace(plan, op=op, subject=subject, result=result, checked_on=(base,))
 
     def undo_status(self) -> tuple[bool, str]:

@@ -79,8 +79,13 @@ def read_dismissed(git: Git, *, strict: bool = False) -> tuple[str | None, dict[
         return None, {}
     tip = found.out.strip()
     blob = git.run("cat-file", "-p", f"{tip}:{FILE}", check=False)
-    problem = "it has no dismissed.json" if blob.code != 0 else "its dismissed.json is too large" if len(
-        blob.out) > MAX_BYTES else ""
+    problem = (
+        "it has no dismissed.json"
+        if blob.code != 0
+        else "its dismissed.json is too large"
+        if len(blob.out) > MAX_BYTES
+        else ""
+    )
     data: Any = None
     if not problem:
         try:
@@ -117,7 +122,7 @@ def _text(records: dict[str, dict[str, Any]]) -> bytes:
 
 def _subject(text: str) -> str:
     """memhtml's subject rules (folded, cut at 72 with `…`) under this app's own name: not memhtml's commit."""
-    return "memhtml-desktop" + commit_subject("conflicts", text)[len("memhtml"):]
+    return "memhtml-desktop" + commit_subject("conflicts", text)[len("memhtml") :]
 
 
 def plan_dismiss(ctx, req: DismissRequest) -> Plan:

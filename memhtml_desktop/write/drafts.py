@@ -121,7 +121,7 @@ def article_parts(html_text: str, claim: str) -> tuple[tuple[str, ...], tuple[tu
         if text:
             bodies.append(text)
     if bodies and not claim_taken and claim and bodies[0].startswith(claim):
-        bodies[0] = bodies[0][len(claim):].strip()
+        bodies[0] = bodies[0][len(claim) :].strip()
         bodies = [b for b in bodies if b]
     return tuple(bodies), tuple(facets)
 

@@ -76,11 +76,14 @@ ZERO = "0" * 40
 #: How many times a commit is re-parented onto a branch that moved under it before giving up.
 MOVED_RETRIES = 20
 HOOK_ENV = {"GIT_EDITOR": ":"}
+
+
 class CommitFailed(GitFailed):
     """git refused the commit (a hook, signing, an empty message): nothing landed."""
 
 
 # -- the working tree, step by step ------------------------------------------------------------------
+
 
 class Tree:
     """The working-tree half of a write: each step journalled, then done, then checked."""
@@ -119,7 +122,9 @@ class Tree:
         try:
             os.link(full, target, follow_symlinks=False)
         except FileNotFoundError:
-            raise Conflict(f"{path} is gone (another writer moved or deleted it meanwhile); nothing was committed") from None
+            raise Conflict(
+                f"{path} is gone (another writer moved or deleted it meanwhile); nothing was committed"
+            ) from None
         except OSError:
             shutil.copy2(full, target, follow_symlinks=False)
             (self.journal.path("saved") / f"{name}.copy").touch()
@@ -140,7 +145,7 @@ class Tree:
                 os.fchmod(fd, mode)
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
             st = os.fstat(fd)
         finally:
@@ -202,7 +207,9 @@ class Tree:
         try:
             fd = os.open(self.full(path), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
-            raise Conflict(f"{path} is gone (another writer moved or deleted it meanwhile); nothing was committed") from None
+            raise Conflict(
+                f"{path} is gone (another writer moved or deleted it meanwhile); nothing was committed"
+            ) from None
         try:
             st = os.fstat(fd)
             if expected is not None:
@@ -240,7 +247,7 @@ class Tree:
             try:
                 view = memoryview(change.after)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
                 st = os.fstat(fd)
             finally:
                 os.close(fd)
@@ -252,7 +259,9 @@ class Tree:
             try:
                 rename_noreplace(full.parent / step["temp"], full)
             except FileExistsError:
-                raise Conflict(f"{step['path']} was created by another writer meanwhile; nothing was committed") from None
+                raise Conflict(
+                    f"{step['path']} was created by another writer meanwhile; nothing was committed"
+                ) from None
             self.put_inodes[step["path"]] = step["ino"]
             self.checkpoint(f"put {step['path']}")
         sync_filesystem(self.root)
@@ -413,7 +422,9 @@ class Executor:
         """Each moved memory's `state.access` row follows it, before the commit (memhtml's order)."""
         pending = []
         for src, dst in plan.state_moves:
-            journal.record({"op": "row", "src": src, "dst": dst})  # before the move: a crash right after it is undone too
+            journal.record(
+                {"op": "row", "src": src, "dst": dst}
+            )  # before the move: a crash right after it is undone too
             outcome = follow_move(self.conn, src, dst) if self.conn is not None else RowMove("nothing")
             if outcome.status != "moved":
                 journal.record({"op": "undone"})
@@ -433,8 +444,12 @@ class Executor:
         result = self.git.run("hook", "run", "--ignore-missing", name, "--", *args, check=False, retry_lock=False,
                               env={**HOOK_ENV, **env})  # fmt: skip
         if result.code != 0 and name != "post-commit":
-            detail = " / ".join(line.strip() for line in (result.err + result.out).strip().splitlines()[:3] if line.strip())
-            raise CommitFailed(f"git commit failed (exit 1): the {name} hook refused" + (f": {detail}" if detail else ""))
+            detail = " / ".join(
+                line.strip() for line in (result.err + result.out).strip().splitlines()[:3] if line.strip()
+            )
+            raise CommitFailed(
+                f"git commit failed (exit 1): the {name} hook refused" + (f": {detail}" if detail else "")
+            )
 
     def _message(self, plan: Plan, journal: Journal) -> Path:
         text = plan.subject + "\n" + (f"\n{plan.body}\n" if plan.body else "")
@@ -671,7 +686,7 @@ def plan_paths(plan: Plan) -> tuple[list[str], list[str]]:
 def _commit_words(exc: GitError) -> str:
     text = str(exc)
     if exc.subcommand in ("commit-tree", "write-tree") and "failed" in text:
-        return "git commit failed" + text[text.index(" failed") + len(" failed"):]
+        return "git commit failed" + text[text.index(" failed") + len(" failed") :]
     return text
 
 
@@ -729,7 +744,7 @@ class IndexLock:
             os.ftruncate(self.fd, 0)
             view = memoryview(data)
             while view:
-                view = view[os.write(self.fd, view):]
+                view = view[os.write(self.fd, view) :]
             os.fsync(self.fd)
         return left
 

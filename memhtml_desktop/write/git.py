@@ -88,28 +88,40 @@ class Git:
         self.lock_wait_s = lock_wait_s
         self.executable = shutil.which("git")
 
-    def run(self, *args: str, check: bool = True, input_text: str | None = None, retry_lock: bool = True,
-            env: dict[str, str] | None = None, input_bytes: bytes | None = None) -> Result:
+    def run(
+        self,
+        *args: str,
+        check: bool = True,
+        input_text: str | None = None,
+        retry_lock: bool = True,
+        env: dict[str, str] | None = None,
+        input_bytes: bytes | None = None,
+    ) -> Result:
         """Run one git command. A lock held by another process is retried for `lock_wait_s`.
 
         `env`: variables added for this call (`GIT_INDEX_FILE` for the write core's own index)."""
         if self.executable is None:
-            raise GitMissing("git was not found on PATH: this app writes through your own git", subcommand=args[0] if args else "")
+            raise GitMissing(
+                "git was not found on PATH: this app writes through your own git", subcommand=args[0] if args else ""
+            )
         deadline = time.monotonic() + self.lock_wait_s
         delay = 0.05
         while True:
             try:
                 proc = subprocess.run(
                     [self.executable, "-C", str(self.root), *args],
-                    input=input_bytes if input_bytes is not None else (
-                        input_text.encode("utf-8") if input_text is not None else None),
+                    input=input_bytes
+                    if input_bytes is not None
+                    else (input_text.encode("utf-8") if input_text is not None else None),
                     capture_output=True,
                     env={**git_env(), **(env or {})},
                     check=False,
                 )
             except OSError as exc:
                 raise GitMissing(f"git could not be run: {exc}", subcommand=args[0] if args else "") from exc
-            result = Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
+            result = Result(
+                proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+            )
             if result.code == 0 or not check:
                 return result
             if retry_lock and _is_lock_failure(result.err) and time.monotonic() < deadline:
@@ -176,8 +188,11 @@ class Git:
     def hooks_dir(self, *, cached: bool = False) -> Path:
         """Where git looks for hooks (`core.hooksPath` honoured); `cached`: asked again only when a
         config file changed (`config_mark`)."""
-        return self._remembered("hooks", cached, lambda: Path(
-            self.run("rev-parse", "--path-format=absolute", "--git-path", "hooks").out.strip()))
+        return self._remembered(
+            "hooks",
+            cached,
+            lambda: Path(self.run("rev-parse", "--path-format=absolute", "--git-path", "hooks").out.strip()),
+        )
 
     def config_bool(self, key: str, *, cached: bool = False) -> bool:
         def ask() -> bool:

@@ -185,7 +185,9 @@ def check_links(links, memory_type: str, *, own: set[str]) -> tuple[tuple[str, s
             raise InvalidMemory(f"{rel} is a memory rel and the new version is a task: a task never enters the "
                                 f"memory graph (remove the {rel} link to {dst})")  # fmt: skip
         if rel in TASK_RELS and memory_type != "task":
-            raise InvalidMemory(f"{rel} is a task rel and the new version is not a task (remove the {rel} link to {dst})")
+            raise InvalidMemory(
+                f"{rel} is a task rel and the new version is not a task (remove the {rel} link to {dst})"
+            )
         out.append((rel, dst))
     return tuple(dict.fromkeys(out))
 
@@ -224,7 +226,10 @@ def with_facets(ctx, path: str, text: str, facets) -> str:
     line_start = text.rfind("\n", 0, match.start()) + 1
     at = line_start if text[line_start : match.start()].strip() == "" else match.start()
     edited = text[:at] + facets_block(facets) + "\n" + text[at:]
-    before, after = project(path, text.encode("utf-8"), ctx.now_text), project(path, edited.encode("utf-8"), ctx.now_text)
+    before, after = (
+        project(path, text.encode("utf-8"), ctx.now_text),
+        project(path, edited.encode("utf-8"), ctx.now_text),
+    )
     if not after.ok or (before.ok and before.tables["files"][0]["gist"] != after.tables["files"][0]["gist"]):
         raise Refused(f"{path}: its article could not take the facets safely; add them with Correct… instead")
     return edited
@@ -245,7 +250,9 @@ def repoint_changes(ctx, old: str, new: str, new_type: str, repoint, *, skip: se
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            raise Refused(f"{src} is not valid UTF-8: its link cannot be repointed without changing other bytes") from None
+            raise Refused(
+                f"{src} is not valid UTF-8: its link cannot be repointed without changing other bytes"
+            ) from None
         doc = read_document(src, data)
         rels = [link["rel"] for link in doc.links if link.get("dst_path") == old and link["rel"] not in NOT_REPOINTED]
         if not rels:
@@ -279,7 +286,8 @@ def keeping_correct(store: CuratorStore, request):
     same_place = request.workspace in (None, draft.workspace)
     return replace(
         request,
-        folder=request.folder or (graph.path.rsplit("/", 1)[0] if same_kind and same_place and "/" in graph.path else None),
+        folder=request.folder
+        or (graph.path.rsplit("/", 1)[0] if same_kind and same_place and "/" in graph.path else None),
         links=graph.kept_links(),
         entities=tuple(dict.fromkeys((*request.entities, *graph.all_entities()))),
         facets=request.facets or tuple(draft.facets),

@@ -39,7 +39,13 @@ _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
 _ATTR = re.compile(r"""\s*([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
 #: Elements the parser keeps in `<head>`; any other start tag (or text) starts the body.
 _HEAD_TAGS = frozenset({"html", "head", "meta", "link", "title", "base", "style", "script", "noscript", "template"})
-_RAW_END = {"title": "</title", "style": "</style", "script": "</script", "noscript": "</noscript", "template": "</template"}
+_RAW_END = {
+    "title": "</title",
+    "style": "</style",
+    "script": "</script",
+    "noscript": "</noscript",
+    "template": "</template",
+}
 
 
 class HeadNotEditable(ValueError):
@@ -269,6 +275,8 @@ def repoint_links(text: str, old_dst: str, new_href: str, *, skip_rels: frozense
                 start, end = line_start, line_end
             text = text[:start] + text[end:]
             continue
-        text = text[: tag.start] + f'<link rel="{escape_attr(tag.key)}" href="{escape_attr(new_href)}">' + text[tag.end :]
+        text = (
+            text[: tag.start] + f'<link rel="{escape_attr(tag.key)}" href="{escape_attr(new_href)}">' + text[tag.end :]
+        )
         present.add((tag.key, new_dst))
     return text

@@ -101,7 +101,6 @@ class WriteLock:
         self._threads.release()
 
 
-
 JOURNALS = "memhtml-desktop/journals"
 #: A journal folder with no `owner` file yet is a write being born, unless it is this old.
 ABANDONED_S = 60.0
@@ -229,7 +228,7 @@ class Journal:
         try:
             view = memoryview(line)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -302,7 +301,9 @@ class PendingMoves:
             data = json.loads(_small(self.file))
         except (OSError, ValueError):
             return []
-        return [m for m in data if isinstance(m, dict) and m.get("src") and m.get("dst")] if isinstance(data, list) else []
+        return (
+            [m for m in data if isinstance(m, dict) and m.get("src") and m.get("dst")] if isinstance(data, list) else []
+        )
 
     def change(self, edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> list[dict[str, Any]]:
         """Apply `edit` to the list under the lock; returns the list as written."""
@@ -375,7 +376,7 @@ def cheap_git_dir(root: Path) -> Path | None:
     except (OSError, ValueError):
         return None
     if text.startswith("gitdir:"):
-        target = Path(text[len("gitdir:"):].strip())
+        target = Path(text[len("gitdir:") :].strip())
         return target if target.is_absolute() else (root / target).resolve()
     return None
 

@@ -49,9 +49,15 @@ class OwnChange:
         return "redo" if self.undone else "undo"
 
     def to_json(self) -> dict[str, Any]:
-        return {"sha": self.sha, "subject": self.subject, "when": self.when, "paths": list(self.paths),
-                "state": "undone" if self.undone else "applied", "latest": self.latest.get("sha"),
-                "action": self.action}
+        return {
+            "sha": self.sha,
+            "subject": self.subject,
+            "when": self.when,
+            "paths": list(self.paths),
+            "state": "undone" if self.undone else "applied",
+            "latest": self.latest.get("sha"),
+            "action": self.action,
+        }
 
 
 def load(git_dir: Path | None) -> list[dict[str, Any]]:
@@ -62,8 +68,11 @@ def load(git_dir: Path | None) -> list[dict[str, Any]]:
         records = json.loads((git_dir / FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
-    return [r for r in records if isinstance(r, dict) and isinstance(r.get("sha"), str)] \
-        if isinstance(records, list) else []
+    return (
+        [r for r in records if isinstance(r, dict) and isinstance(r.get("sha"), str)]
+        if isinstance(records, list)
+        else []
+    )
 
 
 def append(git_dir: Path, record: dict[str, Any]) -> None:
@@ -90,8 +99,10 @@ def changes(records: list[dict[str, Any]], legacy: dict[str, Any] | None = None)
             writes[record["sha"]] = latest[record["sha"]] = record
         elif record.get("of") in writes:
             latest[record["of"]] = record
-    out = [OwnChange(sha, w.get("subject", ""), w.get("when", ""), tuple(w.get("paths", [])), latest[sha])
-           for sha, w in writes.items()]
+    out = [
+        OwnChange(sha, w.get("subject", ""), w.get("when", ""), tuple(w.get("paths", [])), latest[sha])
+        for sha, w in writes.items()
+    ]
     return out[::-1]
 
 

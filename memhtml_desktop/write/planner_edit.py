@@ -19,8 +19,8 @@ from memhtml_desktop.write import graph, head_edit
 from memhtml_desktop.write.context import PlanContext, clean_path, commit_subject
 from memhtml_desktop.write.errors import InvalidMemory, PathNotFound, Refused
 from memhtml_desktop.write.plan import FileChange, Plan
-from memhtml_desktop.write.prose import claim_notes
 from memhtml_desktop.write.planner_new import WRITABLE_TYPES, check_facets, choose_path, rendered
+from memhtml_desktop.write.prose import claim_notes
 from memhtml_desktop.write.requests import (
     ArchiveRequest,
     CorrectRequest,
@@ -139,7 +139,9 @@ def plan_correct(ctx: PlanContext, req: CorrectRequest) -> Plan:
     )  # fmt: skip
 
 
-def supersede_edits(ctx: PlanContext, loser: str, loser_data: bytes, winner: str, winner_text: str) -> tuple[str, str, str]:
+def supersede_edits(
+    ctx: PlanContext, loser: str, loser_data: bytes, winner: str, winner_text: str
+) -> tuple[str, str, str]:
     """memhtml's `supersedeMemories` for one pair: (winner's new text, loser's archived text, its path).
 
     The winner links `supersedes` to the loser's archive path and gets `valid-from` (its first
@@ -209,7 +211,9 @@ def plan_task_status(ctx: PlanContext, req: TaskStatusRequest) -> Plan:
     data = ctx.read(path)
     row = _parsed(path, data, ctx)
     if row["memory_type"] != "task":
-        raise InvalidMemory(f"{path} is a {row['memory_type']} memory, not a task: only a task carries memhtml-task-status")
+        raise InvalidMemory(
+            f"{path} is a {row['memory_type']} memory, not a task: only a task carries memhtml-task-status"
+        )
     if is_archived(path):
         raise Refused(f"{path} is archived: a finished task stays finished")
     ctx.check_expected(path, data, req.expected)
@@ -265,7 +269,9 @@ def plan_link(ctx: PlanContext, req: LinkRequest) -> Plan:
     if req.rel in MEMORY_RELS:
         for path, kind in ((src, src_type), (dst, dst_type)):
             if kind == "task":
-                raise InvalidMemory(f"{req.rel} is a memory rel and {path} is a task: a task never enters the memory graph")
+                raise InvalidMemory(
+                    f"{req.rel} is a memory rel and {path} is a task: a task never enters the memory graph"
+                )
     else:
         for path, kind in ((src, src_type), (dst, dst_type)):
             if kind != "task":
@@ -298,7 +304,9 @@ def plan_supersede(ctx: PlanContext, req: SupersedeRequest) -> Plan:
     for path, data in ((winner, winner_data), (loser, loser_data)):
         _, kind = _type_of_data(data)
         if kind == "task":
-            raise InvalidMemory(f"supersedes is a memory rel and {path} is a task: a task never enters the memory graph")
+            raise InvalidMemory(
+                f"supersedes is a memory rel and {path} is a task: a task never enters the memory graph"
+            )
     new_text, moved, archived = supersede_edits(ctx, loser, loser_data, winner, _text(winner, winner_data))
     own = {winner, loser, archived}
     winner_type = _type_of_data(winner_data)[1] or ""
@@ -318,8 +326,13 @@ def plan_supersede(ctx: PlanContext, req: SupersedeRequest) -> Plan:
     trailers = (("Memhtml-Reason", js_trim(req.reason)),) if req.reason and js_trim(req.reason) else ()
     result = {"winner": winner, "loser": loser, "superseded_path": archived, "commit_sha": None}
     if req.keep_graph or links or req.entities or req.facets or repointed:
-        result["kept"] = {"links": [list(link) for link in links], "entities": list(req.entities),
-                          "facets": len(req.facets), "repointed": [c.path for c in repointed], "reads": archived}
+        result["kept"] = {
+            "links": [list(link) for link in links],
+            "entities": list(req.entities),
+            "facets": len(req.facets),
+            "repointed": [c.path for c in repointed],
+            "reads": archived,
+        }
     return Plan(
         op="supersede", request=req, now=ctx.now_text,
         changes=(FileChange("modify", winner, winner_data, new_text.encode("utf-8")),

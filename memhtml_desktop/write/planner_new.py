@@ -100,8 +100,14 @@ def check_request(req: WriteRequest) -> None:
             )
 
 
-def choose_path(ctx: PlanContext, memory: NewMemory, req: WriteRequest, *, taken: frozenset[str] = frozenset(),
-                folder: str | None = None) -> tuple[str, bytes | None]:
+def choose_path(
+    ctx: PlanContext,
+    memory: NewMemory,
+    req: WriteRequest,
+    *,
+    taken: frozenset[str] = frozenset(),
+    folder: str | None = None,
+) -> tuple[str, bytes | None]:
     """The path the new file goes to and the bytes it replaces (None for a new path).
 
     `folder` (a correction made in the window: the corrected memory's own) replaces memhtml's
@@ -128,8 +134,9 @@ def choose_path(ctx: PlanContext, memory: NewMemory, req: WriteRequest, *, taken
         if not is_valid_memory_path(f"{directory}/x.html") or is_archived(f"{directory}/x.html"):
             raise Refused(f"{folder} is not a folder a memory can be written to (projects/, areas/ or resources/ …)")
     else:
-        directory = directory_for(memory.memory_type, workspace=req.workspace, tags=list(req.tags),
-                                  entities=list(req.entities))
+        directory = directory_for(
+            memory.memory_type, workspace=req.workspace, tags=list(req.tags), entities=list(req.entities)
+        )
     for n in range(1, MAX_ORDINAL + 1):
         path = candidate_path(memory.title, memory.memory_type, directory, ctx.now, n)
         if path not in taken and not ctx.exists(path):

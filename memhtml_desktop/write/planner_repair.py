@@ -67,11 +67,18 @@ def plan_doctor_fix(ctx: PlanContext, req: DoctorFixRequest) -> Plan:
     renamed = renamed_to(ctx, [p for p in candidates if p not in waiting]) if candidates else {}
     follows = tuple((src, dst) for src, dst in renamed.items())
     orphans = tuple(p for p in candidates if p not in waiting and p not in renamed)
-    kept = [f"state row {p}: kept, it is waiting to follow its memory to {waiting[p]}" for p in candidates if p in waiting]
+    kept = [
+        f"state row {p}: kept, it is waiting to follow its memory to {waiting[p]}" for p in candidates if p in waiting
+    ]
     result = {
         "dangling": findings,
         "orphan_access_rows": list(orphans),
-        "repaired": {"rewritten": rewritten, "dropped": dropped, "pruned_access_rows": len(orphans), "commit_sha": None},
+        "repaired": {
+            "rewritten": rewritten,
+            "dropped": dropped,
+            "pruned_access_rows": len(orphans),
+            "commit_sha": None,
+        },
     }
     if follows:
         result["moved_access_rows"] = [{"src": src, "dst": dst} for src, dst in follows]

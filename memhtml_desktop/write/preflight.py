@@ -72,9 +72,11 @@ def identity_message(problem: str) -> str:
     missing = ("no name" if "empty ident name" in lowered
                else "no email address" if "email" in lowered and "who you are" not in lowered
                else "no name and email address")  # fmt: skip
-    return (f"git has no identity to commit with ({missing}): set one with "
-            '`git config --global user.name "Your Name"` and `git config --global user.email you@example.com`, '
-            "then try again")
+    return (
+        f"git has no identity to commit with ({missing}): set one with "
+        '`git config --global user.name "Your Name"` and `git config --global user.email you@example.com`, '
+        "then try again"
+    )
 
 
 def wait_for_index_lock(git: Git) -> None:
@@ -129,7 +131,9 @@ def check_paths(git: Git, root: Path, existing: list[str], created: list[str], *
             raise Refused(f"{path} is a symbolic link: this app edits regular files only; nothing was written")
     for path in created:
         if resolve_within(root, os.path.dirname(path) or ".") is None:
-            raise Refused(f"{path} is inside a folder that leads out of the store (a symbolic link); nothing was written")
+            raise Refused(
+                f"{path} is inside a folder that leads out of the store (a symbolic link); nothing was written"
+            )
     untracked = sorted(p for p in existing if status.get(p) in ("??", "!!"))
     if untracked:
         raise Refused(f"{', '.join(untracked)} is not tracked by git: add and commit it first")
@@ -150,4 +154,6 @@ def check_paths(git: Git, root: Path, existing: list[str], created: list[str], *
         while not parent.exists():
             parent = parent.parent
         if not os.access(parent, os.W_OK):
-            raise Refused(f"{parent.relative_to(root) if parent != root else 'the store'} is read-only: {path} cannot be written")
+            raise Refused(
+                f"{parent.relative_to(root) if parent != root else 'the store'} is read-only: {path} cannot be written"
+            )

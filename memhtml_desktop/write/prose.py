@@ -24,7 +24,7 @@ def split_prose(text: str) -> tuple[str, list[str]]:
     if match is None:
         return trimmed, []
     claim = match.group(1)
-    return claim, paragraphs(trimmed[len(claim):])
+    return claim, paragraphs(trimmed[len(claim) :])
 
 
 def paragraphs(text: str) -> list[str]:
@@ -56,10 +56,14 @@ def claim_notes(claim: str | None) -> tuple[str, ...]:
     if not text:
         return ()
     if len(text) > CLAIM_CHARS:
-        return (f"the claim is {len(text):,} characters long: an agent reads it first in every recall pack "
-                f"(a disclosure is the claim alone), so one sentence it can act on, under {CLAIM_CHARS} "
-                "characters, serves it best; the rest belongs in the body",)
-    if js_trim(text[len(split_prose(text)[0]):]):
-        return ("the claim is more than one sentence: an agent reads it first (a disclosure is the claim "
-                "alone); keep the one sentence it can act on and move the rest to the body",)
+        return (
+            f"the claim is {len(text):,} characters long: an agent reads it first in every recall pack "
+            f"(a disclosure is the claim alone), so one sentence it can act on, under {CLAIM_CHARS} "
+            "characters, serves it best; the rest belongs in the body",
+        )
+    if js_trim(text[len(split_prose(text)[0]) :]):
+        return (
+            "the claim is more than one sentence: an agent reads it first (a disclosure is the claim "
+            "alone); keep the one sentence it can act on and move the rest to the body",
+        )
     return ()

@@ -244,7 +244,8 @@ def _undo(root: Path, conn, journal: Journal, step: dict[str, Any], head: Head) 
                 # Kept for retry (a locked plane); on a full disk even that fails: the rollback is
                 # then incomplete and its journal stays, so recovery moves the row once there is room.
                 PendingMoves(journal.directory.parents[2]).add(
-                    [{"src": dst, "dst": src, "reason": f"moving back after a failed write: {exc}", "commit": None}])
+                    [{"src": dst, "dst": src, "reason": f"moving back after a failed write: {exc}", "commit": None}]
+                )
                 return LEFT, (f"the access row of {src} is still at {dst} ({exc}); it is recorded and moves back on "
                               "the next write or when the store is opened")  # fmt: skip
         return NOTHING, None

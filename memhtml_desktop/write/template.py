@@ -169,7 +169,9 @@ def facets_block(facets) -> str:
     lines = ["<dl>"]
     last = None
     for name, value, number in facet_rows(facets):
-        dd = escape_text(value) if number is None else f'<data value="{escape_attr(number)}">{escape_text(value)}</data>'
+        dd = (
+            escape_text(value) if number is None else f'<data value="{escape_attr(number)}">{escape_text(value)}</data>'
+        )
         lines.append((f"<dt>{escape_text(name)}</dt>" if name != last else "") + f"<dd>{dd}</dd>")
         last = name
     return "\n".join(lines + ["</dl>"])
@@ -221,7 +223,7 @@ def metas_of(memory: NewMemory, now_text: str, content_hash: str) -> list[tuple[
 def document(title: str, metas: list[tuple[str, str]], article: str) -> str:
     head = "".join(f'<meta name="{escape_attr(n)}" content="{escape_attr(v)}">\n' for n, v in metas)
     return (
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{escape_text(js_trim(title))}</title>\n{head}</head>\n<body>\n<article>\n"
         f"{article}\n</article>\n</body>\n</html>\n"
     )

@@ -101,8 +101,9 @@ def _kind(mode: str) -> str:
     return "tree" if mode == TREE_MODE else "commit" if mode == "160000" else "blob"
 
 
-def build_tree(git: Git, parent: str | None, changes: dict[str, Entry | None],
-               trees: dict[str, dict[str, Entry]] | None = None) -> tuple[str, dict[str, Entry]] | None:
+def build_tree(
+    git: Git, parent: str | None, changes: dict[str, Entry | None], trees: dict[str, dict[str, Entry]] | None = None
+) -> tuple[str, dict[str, Entry]] | None:
     """The root tree id of `parent`'s tree with `changes` applied (an Entry: set; None: removed),
     and the parent's entries of the changed paths; None where the fast way does not apply.
     `trees`: the parent's folders already read (`read_trees` of `dirs_of(changes)`)."""

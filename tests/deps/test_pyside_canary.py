@@ -30,8 +30,13 @@ DRIFT = 50
 
 def run_canary(times: int = TIMES) -> subprocess.CompletedProcess:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run([sys.executable, str(HERE / "singleton_canary.py"), str(times)], env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(HERE / "singleton_canary.py"), str(times)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def losses(stdout: str, times: int) -> list[str]:
@@ -51,7 +56,8 @@ def test_true_false_and_none_survive_tens_of_thousands_of_signals():
     proc = run_canary()
     assert proc.returncode == 0, (
         f"the canary child ended with {proc.returncode} (a binding that loses references to True/False/None "
-        f"aborts Python 3.11 with bool_dealloc): {proc.stderr[-800:]}\n{proc.stdout}")
+        f"aborts Python 3.11 with bool_dealloc): {proc.stderr[-800:]}\n{proc.stdout}"
+    )
     lines = proc.stdout.splitlines()
     assert lines[-1] == "ok" and len(lines) == 12, proc.stdout
     assert losses(proc.stdout, TIMES) == []
@@ -82,9 +88,13 @@ finally:
 
 def test_the_canary_sees_a_slot_that_loses_references():
     """The measurement can fail: a slot that drops a reference per call is reported."""
-    proc = subprocess.run([sys.executable, "-c", LEAKY_SLOT.format(here=str(HERE))],
-                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"}, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", LEAKY_SLOT.format(here=str(HERE))],
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-800:]
     said = losses(proc.stdout, 300)
     assert said == ["signal-bool-false: False's reference count moved by -300 over 300 calls"], proc.stdout
@@ -104,8 +114,7 @@ def test_the_installed_pyside_is_inside_the_range():
 
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     spec = next(d for d in pyproject["project"]["dependencies"] if d.startswith("PySide6-Essentials"))
-    assert version("PySide6-Essentials") in SpecifierSet(spec[len("PySide6-Essentials"):]), spec
-
+    assert version("PySide6-Essentials") in SpecifierSet(spec[len("PySide6-Essentials") :]), spec
 
 
 def test_every_dependency_has_a_tested_range():
@@ -115,8 +124,11 @@ def test_every_dependency_has_a_tested_range():
 
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     project = pyproject["project"]
-    declared = [*project["dependencies"], *project["optional-dependencies"]["test"],
-                *project["optional-dependencies"]["minilm"]]
+    declared = [
+        *project["dependencies"],
+        *project["optional-dependencies"]["test"],
+        *project["optional-dependencies"]["minilm"],
+    ]
     unbounded = []
     for text in declared:
         operators = {spec.operator for spec in Requirement(text).specifier}
@@ -141,9 +153,15 @@ def test_the_windows_guard_keeps_the_singletons_alive_beside_a_losing_binding():
     """The second wall: importing the ui package (what the window does first) gives True, False and
     None counts no session can exhaust, so a broken binding installed anyway does not abort it."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    guarded = subprocess.run([sys.executable, "-c", LOSE_TRUE.format(guard="import memhtml_desktop.ui")],
-                             env=env, capture_output=True, text=True, timeout=120)
+    guarded = subprocess.run(
+        [sys.executable, "-c", LOSE_TRUE.format(guard="import memhtml_desktop.ui")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert guarded.returncode == 0 and guarded.stdout.strip() == "survived", guarded.stderr[-600:]
-    bare = subprocess.run([sys.executable, "-c", LOSE_TRUE.format(guard="")], env=env, capture_output=True,
-                          text=True, timeout=120)
+    bare = subprocess.run(
+        [sys.executable, "-c", LOSE_TRUE.format(guard="")], env=env, capture_output=True, text=True, timeout=120
+    )
     assert bare.returncode != 0 and "dealloc" in bare.stderr  # what the guard prevents

@@ -25,9 +25,7 @@ def parser():
 
 def memory_paths(root: Path) -> list[str]:
     return sorted(
-        p.relative_to(root).as_posix()
-        for p in root.rglob("*.html")
-        if is_indexable(p.relative_to(root).as_posix())
+        p.relative_to(root).as_posix() for p in root.rglob("*.html") if is_indexable(p.relative_to(root).as_posix())
     )
 
 

@@ -38,7 +38,8 @@ def _claim_words(gist: str) -> list[str]:
 
 def test_only_scaffold_and_sidecar_besides_memories():
     others = sorted(
-        p.relative_to(DEMO).as_posix() for p in DEMO.rglob("*")
+        p.relative_to(DEMO).as_posix()
+        for p in DEMO.rglob("*")
         if p.is_file() and not is_indexable(p.relative_to(DEMO).as_posix())
     )
     assert others == [".gitignore", ".memhtml/state/access.jsonl", "README.html"]
@@ -176,7 +177,7 @@ def test_negation_twin_pair_and_numeric_twin(demo):
     negation_pairs, numeric_pairs = [], []
     items = sorted(live.items())
     for i, (pa, a) in enumerate(items):
-        for pb, b in items[i + 1:]:
+        for pb, b in items[i + 1 :]:
             if a["memory_type"] != b["memory_type"]:
                 continue
             negated = [" not " in g or " never " in g for g in (a["gist"], b["gist"])]
@@ -196,8 +197,15 @@ def test_state_sidecar(demo):
     assert raw.endswith("\n")
     lines = raw.splitlines()
     assert 20 <= len(lines) <= 35
-    keys = ["path", "accessCount", "reinforcementCount", "outcomeScore", "lastAccessedAt",
-            "lastReinforcedAt", "updatedAt"]
+    keys = [
+        "path",
+        "accessCount",
+        "reinforcementCount",
+        "outcomeScore",
+        "lastAccessedAt",
+        "lastReinforcedAt",
+        "updatedAt",
+    ]
     rows = [json.loads(line) for line in lines]
     assert [r["path"] for r in rows] == sorted(r["path"] for r in rows)
     files = demo.files()

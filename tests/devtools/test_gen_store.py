@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memhtml_desktop.devtools import store_controls as ctl
 from memhtml_desktop.devtools.gen_store import GeneratedStore, generate_store, write_probes
@@ -27,8 +28,7 @@ INVALID = 18  # one of each family
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> GeneratedStore:
-    return generate_store(tmp_path_factory.mktemp("gen") / "store", COUNT, SEED, invalid=INVALID,
-                          state=True)
+    return generate_store(tmp_path_factory.mktemp("gen") / "store", COUNT, SEED, invalid=INVALID, state=True)
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +41,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 
 # -- determinism and shape ---------------------------------------------------------------------
+
 
 def test_same_seed_and_count_give_byte_identical_stores(tmp_path, store):
     again = generate_store(tmp_path / "again", COUNT, SEED, invalid=INVALID, state=True)
@@ -182,6 +183,7 @@ def _chain_length(path: str, successor: dict[str, str]) -> int:
 
 # -- probes -------------------------------------------------------------------------------------
 
+
 def test_probes_have_a_target_and_three_near_twin_controls(store, parsed):
     files = parsed.files()
     assert len(store.probes) == 36
@@ -240,8 +242,9 @@ def test_control_names_are_handed_out_without_changing_the_store(tmp_path, names
             assert after.target == group[0]
         # the target's file holds the target's claim, whatever its name
         claim = re.compile(rb"<mark>(.*?)</mark>", re.S)
-        assert claim.search((renamed.root / after.target).read_bytes()).group(1) == \
-            claim.search((plain.root / before.target).read_bytes()).group(1)
+        assert claim.search((renamed.root / after.target).read_bytes()).group(1) == claim.search(
+            (plain.root / before.target).read_bytes()
+        ).group(1)
     if names == "shuffled":
         assert any(p.target != sorted([p.target, *p.controls])[0] for p in renamed.probes)
         assert any(p.target != sorted([p.target, *p.controls])[-1] for p in renamed.probes)
@@ -255,13 +258,21 @@ def test_probe_count_is_configurable_and_capped_by_size(tmp_path):
 
 # -- state plane ------------------------------------------------------------------------------
 
+
 def test_state_sidecar_uses_memhtml_format(store, parsed):
     raw = (store.root / ".memhtml/state/access.jsonl").read_text(encoding="utf-8")
     assert raw.endswith("\n")
     lines = raw.splitlines()
     assert store.state_rows == len(lines) > COUNT // 4
-    keys = ["path", "accessCount", "reinforcementCount", "outcomeScore", "lastAccessedAt",
-            "lastReinforcedAt", "updatedAt"]
+    keys = [
+        "path",
+        "accessCount",
+        "reinforcementCount",
+        "outcomeScore",
+        "lastAccessedAt",
+        "lastReinforcedAt",
+        "updatedAt",
+    ]
     rows = [json.loads(line) for line in lines]
     assert [r["path"] for r in rows] == sorted(r["path"] for r in rows)
     files = parsed.files()
@@ -280,6 +291,7 @@ def test_state_sidecar_uses_memhtml_format(store, parsed):
 
 
 # -- API, CLI, helpers ------------------------------------------------------------------------
+
 
 def test_refuses_a_non_empty_directory_unless_forced(tmp_path):
     generate_store(tmp_path / "s", 60, 1, probes=2)
@@ -304,9 +316,25 @@ def test_small_stores_still_cover_every_type(tmp_path, count):
 def test_cli_writes_the_store_the_probes_and_a_summary(tmp_path):
     probes = tmp_path / "probes.json"
     out = subprocess.run(
-        [sys.executable, "-m", "memhtml_desktop.devtools.gen_store", str(tmp_path / "s"),
-         "--count", "300", "--seed", "9", "--invalid", "3", "--probes", str(probes), "--state"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "memhtml_desktop.devtools.gen_store",
+            str(tmp_path / "s"),
+            "--count",
+            "300",
+            "--seed",
+            "9",
+            "--invalid",
+            "3",
+            "--probes",
+            str(probes),
+            "--state",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert len(out.stdout.strip().splitlines()) == 1
     assert out.stdout.startswith("gen_store: wrote 300 memories (3 invalid")

@@ -26,7 +26,9 @@ def test_accepted_forms_become_the_stamps_text(text, instant) -> None:
     assert parse_as_of(text) == instant
 
 
-@pytest.mark.parametrize("text", ["garbage", "2026-13-01", "2026-02-30", "06/01/2026", "2026", "T08:30", "2026-06-01T25:00"])
+@pytest.mark.parametrize(
+    "text", ["garbage", "2026-13-01", "2026-02-30", "06/01/2026", "2026", "T08:30", "2026-06-01T25:00"]
+)
 def test_anything_else_is_refused_with_what_is_expected(text) -> None:
     with pytest.raises(ValueError, match="expected YYYY-MM-DD"):
         parse_as_of(text)

@@ -14,7 +14,10 @@ def _marked(text: str, spans) -> list[str]:
 
 
 def test_negation_marks_the_verb_phrase() -> None:
-    a, b = "The nightly compactor merges overlapping intervals.", "The nightly compactor doesn’t merge overlapping intervals."
+    a, b = (
+        "The nightly compactor merges overlapping intervals.",
+        "The nightly compactor doesn’t merge overlapping intervals.",
+    )
     d = claim_diff(a, b)
     assert d.kinds == ("negation",)
     assert _marked(a, d.spans_a) == ["merges"] and _marked(b, d.spans_b) == ["doesn’t merge"]

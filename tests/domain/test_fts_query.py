@@ -73,7 +73,10 @@ def test_phrase_words_are_sanitized_like_the_rest() -> None:
 
 def test_an_unbalanced_quote_is_read_as_no_quote_at_all() -> None:
     assert parse_fts_query('drain "the VIP rollback').terms == (
-        ("drain",), ("the",), ("vip",), ("rollback",),
+        ("drain",),
+        ("the",),
+        ("vip",),
+        ("rollback",),
     )
     # three quotes: the pair that looks balanced is not trusted either
     assert parse_fts_query('a "b c" d "e').terms == (("a",), ("b",), ("c",), ("d",), ("e",))
@@ -94,13 +97,47 @@ def test_text_joins_the_sanitized_words() -> None:
 
 
 HOSTILE = [
-    "don't", "service:checkout-api", "checkout-api", "-zebra", "!!! ???", "-", "--", "AND", "OR",
-    "a OR", "NEAR(a b", '"unbalanced', "[x]", "{x}", "\\", '""', "zebra*", "^x", "a AND", "(", ")",
-    "*", "NOT a", "'", "a:b:c", "col:value", "a NEAR b", "NEAR/3", '"a" "b', '"NOT" "AND"',
-    "\x00\x01\x02 ctrl \x7f", "emoji 😀 🇺🇸 👩‍👩‍👧", "\ud800 lone \udfff",
+    "don't",
+    "service:checkout-api",
+    "checkout-api",
+    "-zebra",
+    "!!! ???",
+    "-",
+    "--",
+    "AND",
+    "OR",
+    "a OR",
+    "NEAR(a b",
+    '"unbalanced',
+    "[x]",
+    "{x}",
+    "\\",
+    '""',
+    "zebra*",
+    "^x",
+    "a AND",
+    "(",
+    ")",
+    "*",
+    "NOT a",
+    "'",
+    "a:b:c",
+    "col:value",
+    "a NEAR b",
+    "NEAR/3",
+    '"a" "b',
+    '"NOT" "AND"',
+    "\x00\x01\x02 ctrl \x7f",
+    "emoji 😀 🇺🇸 👩‍👩‍👧",
+    "\ud800 lone \udfff",
     "İstanbul ǅemal",
-    "x" * 10_000, " ".join(f"w{i}" for i in range(2_000)), "(" * 500 + "deep" + ")" * 500,
-    '"' * 101, "e\u0301 combining", "\u200b zero width \u00a0 nbsp", "٣ arabic digit ½ Ⅻ",
+    "x" * 10_000,
+    " ".join(f"w{i}" for i in range(2_000)),
+    "(" * 500 + "deep" + ")" * 500,
+    '"' * 101,
+    "e\u0301 combining",
+    "\u200b zero width \u00a0 nbsp",
+    "٣ arabic digit ½ Ⅻ",
 ]
 
 
@@ -119,9 +156,7 @@ def _match(db: apsw.Connection, form: str) -> list[int]:
     return [row[0] for row in db.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid", (form,))]
 
 
-@pytest.mark.parametrize(
-    "raw", ["don't", "service:checkout-api", "-zebra", "AND", "NEAR(a b", '"unbalanced', "\\"]
-)
+@pytest.mark.parametrize("raw", ["don't", "service:checkout-api", "-zebra", "AND", "NEAR(a b", '"unbalanced', "\\"])
 def test_raw_queries_are_fts5_errors_which_is_why_we_sanitize(fts: apsw.Connection, raw: str) -> None:
     with pytest.raises(apsw.SQLError):
         _match(fts, raw)
@@ -137,8 +172,39 @@ def test_hostile_queries_never_raise_and_forms_are_valid_fts5(fts: apsw.Connecti
 
 
 _PIECES = st.sampled_from(
-    ['"', "'", ":", "-", "*", "^", "(", ")", "[", "]", "{", "}", "\\", "AND", "OR", "NOT", "NEAR",
-     "NEAR(", "+", "/", ",", ".", "\x00", "\ud800", "😀", "drain", "vip", "Ω", "\u0301", " ", "\n"]
+    [
+        '"',
+        "'",
+        ":",
+        "-",
+        "*",
+        "^",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "\\",
+        "AND",
+        "OR",
+        "NOT",
+        "NEAR",
+        "NEAR(",
+        "+",
+        "/",
+        ",",
+        ".",
+        "\x00",
+        "\ud800",
+        "😀",
+        "drain",
+        "vip",
+        "Ω",
+        "\u0301",
+        " ",
+        "\n",
+    ]
 )
 _HOSTILE_TEXT = st.one_of(
     st.text(st.characters(codec=None, exclude_categories=())),

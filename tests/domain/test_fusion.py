@@ -9,7 +9,15 @@ import random
 import pytest
 
 from memhtml_desktop.domain.fusion import (
-    arm_share, confidence, convex_parts, max_convex_score, normalise, order_of, prior_signal, query_share, signal,
+    arm_share,
+    confidence,
+    convex_parts,
+    max_convex_score,
+    normalise,
+    order_of,
+    prior_signal,
+    query_share,
+    signal,
     undivided,
 )
 
@@ -30,8 +38,9 @@ def test_shares_and_the_priors_rrf_form():
         "vector": [("b", 1, 0.8), ("c", 2, 0.4)],
         "recency": [("c", 1, None), ("a", 2, None)],
     }
-    parts = convex_parts(ranked, {"fts": 1.0, "vector": 1.0, "recency": 0.5}, lexical_share=0.25, how="max",
-                         k=60, window=40)
+    parts = convex_parts(
+        ranked, {"fts": 1.0, "vector": 1.0, "recency": 0.5}, lexical_share=0.25, how="max", k=60, window=40
+    )
     by = {p: {x.arm: x for x in v} for p, v in parts.items()}
     assert by["a"]["fts"].contribution == pytest.approx(0.25) and by["a"]["fts"].norm == 1.0
     assert by["b"]["fts"].contribution == pytest.approx(0.125) and by["b"]["vector"].contribution == pytest.approx(0.75)
@@ -50,17 +59,21 @@ def test_contributions_add_up_ranks_past_the_window_earn_nothing_and_ties_go_by_
     paths = [f"p{i:03d}" for i in range(60)]
     lexical = sorted(((p, -rng.uniform(1, 20)) for p in rng.sample(paths, 50)), key=lambda x: x[1])
     vector = sorted(((p, rng.uniform(-0.1, 0.9)) for p in rng.sample(paths, 50)), key=lambda x: -x[1])
-    ranked = {"fts": [(p, r, s) for r, (p, s) in enumerate(lexical, start=1)],
-              "vector": [(p, r, s) for r, (p, s) in enumerate(vector, start=1)]}
+    ranked = {
+        "fts": [(p, r, s) for r, (p, s) in enumerate(lexical, start=1)],
+        "vector": [(p, r, s) for r, (p, s) in enumerate(vector, start=1)],
+    }
     share = rng.uniform(0.1, 0.9)
-    parts = convex_parts(ranked, {"fts": 1.0, "vector": 1.0}, lexical_share=share, how=rng.choice(["max", "minmax"]),
-                         k=60, window=40)
+    parts = convex_parts(
+        ranked, {"fts": 1.0, "vector": 1.0}, lexical_share=share, how=rng.choice(["max", "minmax"]), k=60, window=40
+    )
     assert all(p.rank <= 40 for v in parts.values() for p in v)
     for score, path in order_of(parts):
         assert score == math.fsum(p.contribution for p in parts[path])
     assert max(s for s, _ in order_of(parts)) <= 1.0 + 1e-12
-    tie = convex_parts({"fts": [("b", 1, -3.0), ("a", 2, -3.0)]}, {"fts": 1.0}, lexical_share=1.0, how="max", k=60,
-                       window=40)
+    tie = convex_parts(
+        {"fts": [("b", 1, -3.0), ("a", 2, -3.0)]}, {"fts": 1.0}, lexical_share=1.0, how="max", k=60, window=40
+    )
     assert [p for _, p in order_of(tie)] == ["a", "b"]
 
 
@@ -89,9 +102,11 @@ def test_an_adaptive_share_moves_the_arms_weights_and_still_adds_up(seed):
     paths = [f"m{i:03d}" for i in range(50)]
     lexical = sorted(((p, -rng.uniform(1, 20)) for p in rng.sample(paths, 40)), key=lambda x: x[1])
     vector = sorted(((p, rng.uniform(0.0, 0.9)) for p in rng.sample(paths, 40)), key=lambda x: -x[1])
-    ranked = {"fts": [(p, r, s) for r, (p, s) in enumerate(lexical, start=1)],
-              "vector": [(p, r, s) for r, (p, s) in enumerate(vector, start=1)],
-              "salience": [(p, r, None) for r, p in enumerate(rng.sample(paths, 10), start=1)]}
+    ranked = {
+        "fts": [(p, r, s) for r, (p, s) in enumerate(lexical, start=1)],
+        "vector": [(p, r, s) for r, (p, s) in enumerate(vector, start=1)],
+        "salience": [(p, r, None) for r, p in enumerate(rng.sample(paths, 10), start=1)],
+    }
     weights = {"fts": 1.0, "vector": 1.0, "salience": 0.4}
     share, exponent = rng.uniform(0.2, 0.9), rng.choice([0.5, 1.0, 2.0])
     parts = convex_parts(ranked, weights, lexical_share=share, how="max", k=60, window=40, lexical_confidence=exponent)
@@ -107,15 +122,19 @@ def test_an_adaptive_share_moves_the_arms_weights_and_still_adds_up(seed):
     for score, path in order_of(parts):
         assert score == math.fsum(p.contribution for p in parts[path])
     # without a vector arm the share cannot matter and is left as it is
-    alone = convex_parts({"fts": ranked["fts"]}, weights, lexical_share=share, how="max", k=60, window=40,
-                         lexical_confidence=exponent)
+    alone = convex_parts(
+        {"fts": ranked["fts"]}, weights, lexical_share=share, how="max", k=60, window=40, lexical_confidence=exponent
+    )
     assert all(p.weight == pytest.approx(share) for v in alone.values() for p in v)
 
 
 def test_a_prior_whose_window_is_one_tie_weighs_nothing():
     fts = [("a", 1, -9.0), ("b", 2, -8.95)]
-    tied = {"fts": fts, "recency": [("b", 1, "2026-06-01T09:30:00.000Z"), ("c", 2, "2026-06-01T09:30:00.000Z")],
-            "salience": [("b", 1, 0.5), ("a", 2, 0.5), ("c", 3, 0.5)]}
+    tied = {
+        "fts": fts,
+        "recency": [("b", 1, "2026-06-01T09:30:00.000Z"), ("c", 2, "2026-06-01T09:30:00.000Z")],
+        "salience": [("b", 1, 0.5), ("a", 2, 0.5), ("c", 3, 0.5)],
+    }
     weights = {"fts": 1.0, "recency": 0.5, "salience": 0.4}
     parts = convex_parts(tied, weights, lexical_share=1.0, how="max", k=60, window=40)
     priors = [p for v in parts.values() for p in v if p.arm in ("recency", "salience")]
@@ -133,6 +152,9 @@ def test_a_prior_whose_window_is_one_tie_weighs_nothing():
 def test_a_priors_signal_is_the_same_from_the_sql_and_from_the_hit():
     terms = [0.9387478808404105, 0.6931471805599453, 0.2]
     assert prior_signal("salience", json.dumps(terms + [6.3])) == prior_signal(
-        "salience", {"decay": terms[0], "popularity": terms[1], "outcome": terms[2], "hours_since_access": 6.3})
-    assert prior_signal("recency", "2026-06-01T09:30:00.000Z") == prior_signal("recency", {"time": "2026-06-01T09:30:00.000Z"})
+        "salience", {"decay": terms[0], "popularity": terms[1], "outcome": terms[2], "hours_since_access": 6.3}
+    )
+    assert prior_signal("recency", "2026-06-01T09:30:00.000Z") == prior_signal(
+        "recency", {"time": "2026-06-01T09:30:00.000Z"}
+    )
     assert prior_signal("salience", None) is None and prior_signal("salience", "[null, 0, 0, 1]") is None

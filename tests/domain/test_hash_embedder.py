@@ -15,10 +15,7 @@ from memhtml_desktop.domain.embedder import Embedder, space_of
 from memhtml_desktop.domain.hash_embedder import CONCEPT_GROUPS, HashEmbedder, words_of
 
 ROOT = Path(__file__).resolve().parents[2]
-CLAIM = (
-    "The nightly export job merges overlapping calendar intervals before it sends the weekly report"
-    " to finance"
-)
+CLAIM = "The nightly export job merges overlapping calendar intervals before it sends the weekly report to finance"
 UNRELATED = [
     CLAIM,
     "Postgres autovacuum was disabled on the ledger table which caused bloat and a slow Monday outage",
@@ -129,8 +126,7 @@ def test_concept_groups_bridge_words_with_no_letters_in_common(emb: HashEmbedder
     [
         CLAIM.replace("merges", "never merges"),
         CLAIM.replace("merges", "merges no"),
-        "Do not drain the VIP before reverting the checkout deploy so in-flight payments finish"
-        " on the old pods",
+        "Do not drain the VIP before reverting the checkout deploy so in-flight payments finish on the old pods",
     ],
 )
 def test_a_one_word_negation_stays_a_near_twin(emb: HashEmbedder, negated: str) -> None:

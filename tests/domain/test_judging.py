@@ -63,27 +63,36 @@ def test_the_sets_figures_by_hand():
     assert f.ndcg == pytest.approx((1 + 1 / math.log2(3) + 1 / math.log2(5) + 0) / 4)
     assert f.recall == pytest.approx(3 / 4)
     assert f.inversions == 1 and f.inverted_probes == 1
-    assert RunFigures.from_json(f.to_json()) == RunFigures(4, 1, 0.4375, round(f.ndcg, 6), 0.75, 1, 1, 0,
-                                                           round(f.gate_mrr, 6), 2)
+    assert RunFigures.from_json(f.to_json()) == RunFigures(
+        4, 1, 0.4375, round(f.ndcg, 6), 0.75, 1, 1, 0, round(f.gate_mrr, 6), 2
+    )
 
 
 def test_which_arm_lost_the_probe():
     # target: fts 1, vector 3; control: fts 2, vector 1, recency 1. Control ahead by recency's 0.5/61.
     trace = FusionTrace(
         fused=("c.html", "t.html"),
-        arm_ranks={"fts": {"t.html": 1, "c.html": 2}, "vector": {"c.html": 1, "t.html": 3},
-                   "recency": {"c.html": 1}},
-        weights={"fts": 1.0, "vector": 1.0, "recency": 0.5}, k=60,
+        arm_ranks={"fts": {"t.html": 1, "c.html": 2}, "vector": {"c.html": 1, "t.html": 3}, "recency": {"c.html": 1}},
+        weights={"fts": 1.0, "vector": 1.0, "recency": 0.5},
+        k=60,
     )
     # margins: fts 1/62 - 1/61 < 0; vector 1/61 - 1/63 = 0.000520; recency 0.5/61 = 0.008197
     assert lost_by("t.html", "c.html", trace) == "recency"
     # a post-fusion step: fused order has the target first, the list does not
-    moved = FusionTrace(fused=("t.html", "c.html"), arm_ranks={"fts": {"t.html": 1, "c.html": 2}},
-                        weights={"fts": 1.0}, k=60, moves={"t.html": ("twins",)})
+    moved = FusionTrace(
+        fused=("t.html", "c.html"),
+        arm_ranks={"fts": {"t.html": 1, "c.html": 2}},
+        weights={"fts": 1.0},
+        k=60,
+        moves={"t.html": ("twins",)},
+    )
     assert lost_by("t.html", "c.html", moved) == "twins"
-    tie = FusionTrace(fused=("c.html", "t.html"), arm_ranks={"fts": {"t.html": 1, "c.html": 2},
-                                                            "vector": {"t.html": 2, "c.html": 1}},
-                      weights={"fts": 1.0, "vector": 1.0}, k=60)
+    tie = FusionTrace(
+        fused=("c.html", "t.html"),
+        arm_ranks={"fts": {"t.html": 1, "c.html": 2}, "vector": {"t.html": 2, "c.html": 1}},
+        weights={"fts": 1.0, "vector": 1.0},
+        k=60,
+    )
     assert lost_by("t.html", "c.html", tie) == "tie"
     unreached = FusionTrace(fused=("c.html",), arm_ranks={"fts": {"c.html": 1}}, weights={"fts": 1.0})
     assert lost_by("t.html", "c.html", unreached) == "unreached"

@@ -13,10 +13,29 @@ import pytest
 
 DOMAIN = Path(__file__).resolve().parents[2] / "memhtml_desktop" / "domain"
 FORBIDDEN_MODULES = {
-    "PySide6", "shiboken6", "apsw", "sqlite3", "sqlite_vec", "watchdog", "selectolax",
-    "os", "pathlib", "shutil", "subprocess", "socket", "urllib", "http", "requests", "io", "glob",
-    "tempfile", "memhtml_desktop.index", "memhtml_desktop.ui", "memhtml_desktop.watch",
-    "memhtml_desktop.html", "memhtml_desktop.cli",
+    "PySide6",
+    "shiboken6",
+    "apsw",
+    "sqlite3",
+    "sqlite_vec",
+    "watchdog",
+    "selectolax",
+    "os",
+    "pathlib",
+    "shutil",
+    "subprocess",
+    "socket",
+    "urllib",
+    "http",
+    "requests",
+    "io",
+    "glob",
+    "tempfile",
+    "memhtml_desktop.index",
+    "memhtml_desktop.ui",
+    "memhtml_desktop.watch",
+    "memhtml_desktop.html",
+    "memhtml_desktop.cli",
 }
 FORBIDDEN_CALLS = {"open", "exec", "eval", "__import__"}
 
@@ -53,5 +72,7 @@ def test_domain_module_is_pure(module: Path) -> None:
 
 def test_the_check_catches_a_violation() -> None:
     assert _violations("import apsw\nfrom PySide6 import QtCore\nopen('x')\n") == [
-        "imports apsw", "imports PySide6", "calls open()",
+        "imports apsw",
+        "imports PySide6",
+        "calls open()",
     ]

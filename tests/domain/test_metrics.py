@@ -6,7 +6,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memhtml_desktop.domain.metrics import (
-    known_item_summary, probe_outcome, probe_rank, reciprocal, summarize,
+    known_item_summary,
+    probe_outcome,
+    probe_rank,
+    reciprocal,
+    summarize,
 )
 
 

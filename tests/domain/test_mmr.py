@@ -93,9 +93,9 @@ def test_cosine_is_clamped() -> None:
 
 
 _VEC = st.one_of(st.none(), st.lists(st.floats(-1, 1, allow_nan=False), min_size=4, max_size=4))
-_POOL = st.lists(
-    st.tuples(st.floats(1e-4, 1.0, allow_nan=False), _VEC), max_size=12
-).map(lambda rows: [_c(f"k{i}", r, v) for i, (r, v) in enumerate(rows)])
+_POOL = st.lists(st.tuples(st.floats(1e-4, 1.0, allow_nan=False), _VEC), max_size=12).map(
+    lambda rows: [_c(f"k{i}", r, v) for i, (r, v) in enumerate(rows)]
+)
 
 
 @given(_POOL, st.integers(-2, 15), st.floats(0, 1.5, allow_nan=False))

@@ -22,7 +22,9 @@ from memhtml_desktop.domain.signals import NEWER, OLDER, SAME
 from memhtml_desktop.html.frame import frame_key_of
 
 
-def fact(path: str, claim: str, day: str | None = None, written: str = "2024-01-01T00:00:00Z", title: str = "") -> Statement:
+def fact(
+    path: str, claim: str, day: str | None = None, written: str = "2024-01-01T00:00:00Z", title: str = ""
+) -> Statement:
     return Statement(path, claim, frame_key_of(claim), day, written, title or claim.rstrip("."))
 
 
@@ -44,12 +46,18 @@ def test_the_newer_is_lifted_to_just_above_the_older() -> None:
     assert out.order == [2, 0, 1]  # the older stays next to it, one place down; the currency one place down
     up, down, shifted = out.moves[2], out.moves[0], out.moves[1]
     assert (up.from_position, up.to_position, up.twin) == (3, 1, "old.html")
-    assert up.describe() == ("moved by newer first from 3: it is newer than old.html, which it contradicts: "
-                             "\u201cCanberra\u201d against \u201cSydney\u201d (the value in one slot)")
-    assert down.describe() == ("moved by newer first from 1: new.html is newer and contradicts it: "
-                               "\u201cCanberra\u201d against \u201cSydney\u201d (the value in one slot)")
-    assert shifted.describe() == ("moved by newer first from 2: a newer memory was lifted to just above an older "
-                                  "one it contradicts, above this one")
+    assert up.describe() == (
+        "moved by newer first from 3: it is newer than old.html, which it contradicts: "
+        "\u201cCanberra\u201d against \u201cSydney\u201d (the value in one slot)"
+    )
+    assert down.describe() == (
+        "moved by newer first from 1: new.html is newer and contradicts it: "
+        "\u201cCanberra\u201d against \u201cSydney\u201d (the value in one slot)"
+    )
+    assert shifted.describe() == (
+        "moved by newer first from 2: a newer memory was lifted to just above an older "
+        "one it contradicts, above this one"
+    )
     assert up.to_json()["side"] == NEWER and down.to_json()["side"] == OLDER
 
 
@@ -65,8 +73,10 @@ def test_the_side_the_query_names_stays_first_and_is_lifted_when_below() -> None
     assert out.order == [0, 1] and out.moves == {}  # the query asks about Sydney: that memory stays first
     out, _ = _seat(named_old, [NEW, OLD], [0, 1])
     assert out.order == [1, 0]
-    assert out.moves[1].describe() == ("moved by newer first from 2: your query names its 'Sydney'; new.html, "
-                                       "which contradicts it, says \u201cCanberra\u201d")
+    assert out.moves[1].describe() == (
+        "moved by newer first from 2: your query names its 'Sydney'; new.html, "
+        "which contradicts it, says \u201cCanberra\u201d"
+    )
     both = "canberra or sydney capital of australia"
     out, pairs = _seat(both, [OLD, NEW], [0, 1])
     assert query_names(both, pairs[0]) is None and out.order == [1, 0]  # both named: the newer decides
@@ -83,7 +93,9 @@ def test_a_chain_of_changes_is_seated_newest_first() -> None:
 
 
 def test_the_event_time_decides_before_the_written_time() -> None:
-    backfilled = fact("late.html", "The capital of Australia is Canberra.", day="2024-09-01", written="2023-01-01T00:00:00Z")
+    backfilled = fact(
+        "late.html", "The capital of Australia is Canberra.", day="2024-09-01", written="2023-01-01T00:00:00Z"
+    )
     stated = fact("early.html", "The capital of Australia is Sydney.", day="2024-02-01", written="2024-06-01T00:00:00Z")
     out, _ = _seat("capital of australia", [stated, backfilled], [0, 1])
     assert out.order == [1, 0]
@@ -106,15 +118,19 @@ def test_marks_name_the_other_its_value_and_which_is_newer() -> None:
     assert (stale.other, stale.side, stale.value, stale.other_value) == ("new.html", OLDER, "Sydney", "Canberra")
     assert stale.mark == "contradicted by a newer memory" and fresh.mark == "contradicts an older memory"
     assert stale.query_names == "this" and fresh.query_names == "other"
-    assert stale.describe() == ("contradicted by a newer memory, \u201cThe capital of Australia is Canberra\u201d "
-                                "(new.html): it says \u201cCanberra\u201d where this one says \u201cSydney\u201d "
-                                "(the value in one slot; 2024-06-01 against 2024-01-01)")
+    assert stale.describe() == (
+        "contradicted by a newer memory, \u201cThe capital of Australia is Canberra\u201d "
+        "(new.html): it says \u201cCanberra\u201d where this one says \u201cSydney\u201d "
+        "(the value in one slot; 2024-06-01 against 2024-01-01)"
+    )
     assert fresh.to_json()["mark"] == "contradicts an older memory"
 
 
 def test_a_negation_and_a_number_are_marked_too() -> None:
     merges = fact("a.html", "The nightly compactor merges overlapping intervals.", written="2024-01-01T00:00:00Z")
-    stops = fact("b.html", "The nightly compactor doesn\u2019t merge overlapping intervals.", written="2024-02-01T00:00:00Z")
+    stops = fact(
+        "b.html", "The nightly compactor doesn\u2019t merge overlapping intervals.", written="2024-02-01T00:00:00Z"
+    )
     out, pairs = _seat("does the nightly compactor merge intervals", [merges, stops], [0, 1])
     assert pairs[0].found.reason == "negation" and out.order == [1, 0]
     out, _ = _seat("why does the nightly compactor not merge", [merges, stops], [0, 1])
@@ -130,11 +146,20 @@ def test_settled_and_left_out_memories_take_part_in_no_pair() -> None:
 
 
 FACTS = [
-    "The capital of {s} is {v}.", "{s} has its capital in {v}.", "The population of {s} is {n}.",
-    "{s} has {n} inhabitants.", "About {n} people live in {s}.", "{s} is a city in {v}.",
-    "{s} was released on {d}.", "{s} was added in Python {p}.", "Python {p} introduced {s}.",
-    "The nightly {s} merges overlapping intervals.", "The nightly {s} doesn't merge overlapping intervals.",
-    "{s} will retry 2 times.", "{s} will retry 12 times.", "{s} will retry 2 times, on the beta variant only.",
+    "The capital of {s} is {v}.",
+    "{s} has its capital in {v}.",
+    "The population of {s} is {n}.",
+    "{s} has {n} inhabitants.",
+    "About {n} people live in {s}.",
+    "{s} is a city in {v}.",
+    "{s} was released on {d}.",
+    "{s} was added in Python {p}.",
+    "Python {p} introduced {s}.",
+    "The nightly {s} merges overlapping intervals.",
+    "The nightly {s} doesn't merge overlapping intervals.",
+    "{s} will retry 2 times.",
+    "{s} will retry 12 times.",
+    "{s} will retry 2 times, on the beta variant only.",
 ]
 SUBJECTS = ["Peru", "Lyon", "New Zealand", "os.getresgid", "compactor", "checkout-api", "Python 3.8"]
 VALUES = ["Lima", "Cusco", "Andorra la Vella", "Bosnia and Herzegovina", "the Euro", "France", "Modern Greek"]
@@ -143,10 +168,13 @@ VALUES = ["Lima", "Cusco", "Andorra la Vella", "Bosnia and Herzegovina", "the Eu
 @st.composite
 def claims(draw):
     template = draw(st.sampled_from(FACTS))
-    return template.format(s=draw(st.sampled_from(SUBJECTS)), v=draw(st.sampled_from(VALUES)),
-                           n=draw(st.sampled_from(["511,200", "549,100", "2", "36,000"])),
-                           d=draw(st.sampled_from(["October 14, 2019", "March 3, 2020"])),
-                           p=draw(st.sampled_from(["3.2", "3.8", "3.11"])))
+    return template.format(
+        s=draw(st.sampled_from(SUBJECTS)),
+        v=draw(st.sampled_from(VALUES)),
+        n=draw(st.sampled_from(["511,200", "549,100", "2", "36,000"])),
+        d=draw(st.sampled_from(["October 14, 2019", "March 3, 2020"])),
+        p=draw(st.sampled_from(["3.2", "3.8", "3.11"])),
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -170,8 +198,11 @@ def test_the_rule_fixtures_share_a_blocking_key() -> None:
 @given(pool=st.lists(claims(), min_size=2, max_size=12, unique=True), data=st.data())
 def test_judging_only_the_blocked_pairs_finds_every_pair(pool, data) -> None:
     statements = [fact(f"m{i}.html", c, written=f"2024-0{1 + i % 9}-01T00:00:00Z") for i, c in enumerate(pool)]
-    every = {(i, j) for i, j in itertools.combinations(range(len(statements)), 2)
-             if contradiction(statements[i], statements[j]) is not None}
+    every = {
+        (i, j)
+        for i, j in itertools.combinations(range(len(statements)), 2)
+        if contradiction(statements[i], statements[j]) is not None
+    }
     assert {(p.a, p.b) for p in contradicting_pairs(statements)} == every
     order = data.draw(st.permutations(range(len(statements))))
     out = newer_first("", order, contradicting_pairs(statements), [s.path for s in statements])
@@ -213,8 +244,9 @@ def test_the_profile_knob_reads_and_writes() -> None:
 
 def test_a_value_word_that_is_also_the_subjects_names_nothing() -> None:
     old = fact("old.html", "Kuala Terengganu keeps time in the Asia/Kuala_Lumpur time zone.", day="2024-02-21")
-    new = fact("new.html", "Kuala Terengganu keeps time in the Indian/Antananarivo time zone.",
-               written="2024-05-09T11:30:00Z")
+    new = fact(
+        "new.html", "Kuala Terengganu keeps time in the Indian/Antananarivo time zone.", written="2024-05-09T11:30:00Z"
+    )
     out, pairs = _seat("What is the time zone of Kuala Terengganu?", [old, new], [0, 1])
     assert query_names("What is the time zone of Kuala Terengganu?", pairs[0]) is None
     assert out.order == [1, 0]
@@ -224,18 +256,28 @@ def test_a_value_word_that_is_also_the_subjects_names_nothing() -> None:
 def test_a_query_asks_for_a_side_by_its_title_only_when_that_title_wraps_the_others() -> None:
     from memhtml_desktop.domain.newer_first import query_quotes
 
-    old = fact("old.html", "The nightly compactor does not merge overlapping intervals.", written="2024-01-01T00:00:00Z",
-               title="Refuted reading — Nightly compactor merges overlapping intervals")
-    new = fact("new.html", "The nightly compactor merges overlapping intervals.", written="2024-06-01T00:00:00Z",
-               title="Nightly compactor merges overlapping intervals")
+    old = fact(
+        "old.html",
+        "The nightly compactor does not merge overlapping intervals.",
+        written="2024-01-01T00:00:00Z",
+        title="Refuted reading — Nightly compactor merges overlapping intervals",
+    )
+    new = fact(
+        "new.html",
+        "The nightly compactor merges overlapping intervals.",
+        written="2024-06-01T00:00:00Z",
+        title="Nightly compactor merges overlapping intervals",
+    )
     pair = contradicting_pairs([old, new])[0]
     assert query_quotes("refuted reading compactor", pair) == 0
     assert newer_first("refuted reading compactor", [0, 1], [pair], ["old.html", "new.html"]).order == [0, 1]
     assert query_quotes("nightly compactor intervals", pair) is None  # both titles hold them: the newer first
     assert newer_first("nightly compactor intervals", [0, 1], [pair], ["old.html", "new.html"]).order == [1, 0]
     # two titles of one slot that share words: a question in either's words asks about the slot
-    for old_title, new_title, question in (("Oman: capital city", "Capital of Oman", "Which city is the capital of Oman?"),
-                                           ("Estonia: continent", "Where Estonia is", "On which continent is Estonia?")):
+    for old_title, new_title, question in (
+        ("Oman: capital city", "Capital of Oman", "Which city is the capital of Oman?"),
+        ("Estonia: continent", "Where Estonia is", "On which continent is Estonia?"),
+    ):
         a = fact("a.html", "The capital of Oman is Muscat.", written="2024-01-01T00:00:00Z", title=old_title)
         b = fact("b.html", "The capital of Oman is Salalah.", written="2024-06-01T00:00:00Z", title=new_title)
         assert query_quotes(question, contradicting_pairs([a, b])[0]) is None, question

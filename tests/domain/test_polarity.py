@@ -43,8 +43,14 @@ def test_constants_and_markers() -> None:
 @pytest.mark.parametrize(
     ("text", "expanded"),
     [
-        ("It isn't", "it is not"), ("won't", "will not"), ("can't", "can not"), ("Cannot", "can not"),
-        ("doesn't", "does not"), ("hadn't", "had not"), ("ain't", "ai not"), ("needn't", "need not"),
+        ("It isn't", "it is not"),
+        ("won't", "will not"),
+        ("can't", "can not"),
+        ("Cannot", "can not"),
+        ("doesn't", "does not"),
+        ("hadn't", "had not"),
+        ("ain't", "ai not"),
+        ("needn't", "need not"),
         ("don\u2019t", "do not"),
     ],
 )
@@ -54,16 +60,27 @@ def test_contractions_expand(text: str, expanded: str) -> None:
 
 def test_tokens_keep_dotted_numbers() -> None:
     assert tokens("Upgrade to v1.2.3 merges 5.10 intervals") == [
-        "upgrade", "to", "v1.2.3", "merges", "5.10", "intervals",
+        "upgrade",
+        "to",
+        "v1.2.3",
+        "merges",
+        "5.10",
+        "intervals",
     ]
 
 
 @pytest.mark.parametrize(
     ("text", "negated"),
     [
-        (NEGATE, True), (AFFIRM, False), ("We don't deploy on Fridays", True),
-        ("deploy without downtime", True), ("the build failed", True), ("nothing notable", False),
-        ("Cannot merge", True), ("", False), ("NOT", True),
+        (NEGATE, True),
+        (AFFIRM, False),
+        ("We don't deploy on Fridays", True),
+        ("deploy without downtime", True),
+        ("the build failed", True),
+        ("nothing notable", False),
+        ("Cannot merge", True),
+        ("", False),
+        ("NOT", True),
     ],
 )
 def test_is_negated(text: str, negated: bool) -> None:
@@ -126,7 +143,10 @@ def test_a_twin_already_below_every_agreeing_copy_is_left_alone() -> None:
 
 def test_it_lands_below_the_lowest_ranked_agreeing_twin() -> None:
     pool = _cands(
-        (NEGATE, 0.05, BASE), (AFFIRM, 0.045, TWIN), ("unrelated", 0.04, FAR), (AFFIRM + " daily", 0.03, BASE),
+        (NEGATE, 0.05, BASE),
+        (AFFIRM, 0.045, TWIN),
+        ("unrelated", 0.04, FAR),
+        (AFFIRM + " daily", 0.03, BASE),
     )
     out = polarity_reorder("X merges intervals", pool)
     assert out.order == [1, 2, 3, 0]

@@ -10,23 +10,27 @@ from memhtml_desktop.domain.qa_pairs import MIN_CONTAINMENT, choose, containment
 
 
 def test_both_formats_and_every_refusal_named_by_line():
-    text = "\n".join([
-        "# a comment",
-        json.dumps({"question": "How do I sort a hash?", "answer": "Use sort over the keys."}),
-        "How do I read a file?\tOpen it and read each line.",
-        json.dumps({"q": "short keys", "a": "areas/x.html"}),
-        json.dumps({"query": "", "answer": "x"}),
-        json.dumps({"question": "no answer"}),
-        json.dumps(["a", "list"]),
-        "{not json",
-        "just a line",
-        "",
-        json.dumps({"question": "q" * 2001, "answer": "x"}),
-    ])
+    text = "\n".join(
+        [
+            "# a comment",
+            json.dumps({"question": "How do I sort a hash?", "answer": "Use sort over the keys."}),
+            "How do I read a file?\tOpen it and read each line.",
+            json.dumps({"q": "short keys", "a": "areas/x.html"}),
+            json.dumps({"query": "", "answer": "x"}),
+            json.dumps({"question": "no answer"}),
+            json.dumps(["a", "list"]),
+            "{not json",
+            "just a line",
+            "",
+            json.dumps({"question": "q" * 2001, "answer": "x"}),
+        ]
+    )
     pairs, problems = parse_pairs(text, "pairs.jsonl")
     assert [(p.line, p.question, p.answer) for p in pairs] == [
-        (2, "How do I sort a hash?", "Use sort over the keys."), (3, "How do I read a file?", "Open it and read each line."),
-        (4, "short keys", "areas/x.html")]
+        (2, "How do I sort a hash?", "Use sort over the keys."),
+        (3, "How do I read a file?", "Open it and read each line."),
+        (4, "short keys", "areas/x.html"),
+    ]
     assert [p.line for p in problems] == [5, 6, 7, 8, 9, 11]
     assert all(p.source == "pairs.jsonl" for p in problems)
     assert "question" in problems[0].message and "answer" in problems[1].message

@@ -25,15 +25,33 @@ from memhtml_desktop.domain.quotas import (
 )
 
 
-def cand(path: str, mtype: str = "semantic", *, quote: int = 120, claim: int = 40, rank: int | None = None,
-         status: str | None = None, importance: int = 5, recency: str = "2026-01-01T00:00:00.000Z",
-         entities: tuple[str, ...] = (), revision: bool = False) -> QuotaCandidate:
+def cand(
+    path: str,
+    mtype: str = "semantic",
+    *,
+    quote: int = 120,
+    claim: int = 40,
+    rank: int | None = None,
+    status: str | None = None,
+    importance: int = 5,
+    recency: str = "2026-01-01T00:00:00.000Z",
+    entities: tuple[str, ...] = (),
+    revision: bool = False,
+) -> QuotaCandidate:
     tail = path.rsplit("/", 1)[-1]
     return QuotaCandidate(
-        fold=FoldCandidate(path, f"Title {tail}", mtype, ("Q" * (quote - len(tail))) + tail,
-                           ("C" * max(0, claim - len(tail) - 1)) + tail + ".", entities),
+        fold=FoldCandidate(
+            path,
+            f"Title {tail}",
+            mtype,
+            ("Q" * (quote - len(tail))) + tail,
+            ("C" * max(0, claim - len(tail) - 1)) + tail + ".",
+            entities,
+        ),
         facts=MemoryFacts(path, mtype, status, revision),
-        importance=importance, recency=recency, rank=rank,
+        importance=importance,
+        recency=recency,
+        rank=rank,
     )
 
 
@@ -43,8 +61,17 @@ def long_session(n: int = 40) -> list[QuotaCandidate]:
 
 
 def open_tasks() -> list[QuotaCandidate]:
-    return [cand(f"projects/x/tasks/t{i}.html", "task", status="todo", quote=150, claim=60,
-                 recency=f"2026-0{i + 1}-01T00:00:00.000Z") for i in range(3)]
+    return [
+        cand(
+            f"projects/x/tasks/t{i}.html",
+            "task",
+            status="todo",
+            quote=150,
+            claim=60,
+            recency=f"2026-0{i + 1}-01T00:00:00.000Z",
+        )
+        for i in range(3)
+    ]
 
 
 def test_a_long_session_never_squeezes_out_pending_items():
@@ -61,16 +88,18 @@ def test_a_long_session_never_squeezes_out_pending_items():
 
 
 def test_pending_keeps_only_the_most_recent():
-    pending = [cand(f"t/{i}.html", "task", status="doing", quote=300, claim=250, recency=f"2026-0{i}-01")
-               for i in range(1, 8)]
+    pending = [
+        cand(f"t/{i}.html", "task", status="doing", quote=300, claim=250, recency=f"2026-0{i}-01") for i in range(1, 8)
+    ]
     pack = fold_quotas("q", [], {"pending": pending}, {"pending": 7}, 4000, SEED, max_per_entity=2)  # limit 600
     items = pack.ledger("pending").section.items
     assert [i.path for i in items] == [f"t/{i}.html" for i in range(7, 0, -1)]
     assert [i.tier for i in items[:2]] == ["quote", "quote"]
     first_out = next(n for n, i in enumerate(items) if i.tier == "index")
     assert items[first_out].reason == "over_budget"
-    assert all(i.tier == "index" and i.reason == "recency_cut" for i in items[first_out + 1:]), \
+    assert all(i.tier == "index" and i.reason == "recency_cut" for i in items[first_out + 1 :]), (
         "an older item never takes the room a newer one could not"
+    )
 
 
 def test_a_budget_below_the_smallest_capsule_returns_the_index_and_says_so():
@@ -101,18 +130,31 @@ def test_unspent_quota_stays_unspent():
 def cands(prefix: str):
     return st.builds(
         lambda i, mtype, quote, claim, status, imp, month: cand(
-            f"{prefix}/{i:03d}.html", mtype, quote=quote, claim=claim, status=status, importance=imp,
-            recency=f"2026-{month:02d}-01", entities=("e",) if i % 3 == 0 else ()),
-        st.integers(0, 999), st.sampled_from(["semantic", "episodic", "procedural", "user_preference", "task", "verdict"]),
-        st.integers(20, 800), st.integers(5, 300), st.sampled_from([None, "todo", "done"]), st.integers(1, 10),
+            f"{prefix}/{i:03d}.html",
+            mtype,
+            quote=quote,
+            claim=claim,
+            status=status,
+            importance=imp,
+            recency=f"2026-{month:02d}-01",
+            entities=("e",) if i % 3 == 0 else (),
+        ),
+        st.integers(0, 999),
+        st.sampled_from(["semantic", "episodic", "procedural", "user_preference", "task", "verdict"]),
+        st.integers(20, 800),
+        st.integers(5, 300),
+        st.sampled_from([None, "todo", "done"]),
+        st.integers(1, 10),
         st.integers(1, 12),
     )
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(cands("pool"), max_size=30, unique_by=lambda c: c.path),
-       st.lists(cands("resident"), max_size=15, unique_by=lambda c: c.path),
-       st.integers(0, 20_000))
+@given(
+    st.lists(cands("pool"), max_size=30, unique_by=lambda c: c.path),
+    st.lists(cands("resident"), max_size=15, unique_by=lambda c: c.path),
+    st.integers(0, 20_000),
+)
 def test_ledgers_are_independent_whole_and_never_cut(pool_in, resident_in, budget):
     pool = [replace(c, rank=n + 1) for n, c in enumerate(pool_in)]
     resident = {name: [c for c in resident_in if SEED.ledger_of(c.facts) == name] for name in ("profile", "pending")}
@@ -132,13 +174,21 @@ def test_ledgers_are_independent_whole_and_never_cut(pool_in, resident_in, budge
             seen.append(item.path)
         # never lent: the same ledger folded with every OTHER ledger emptied is identical
         alone_pool = [c for c in pool if SEED.ledger_of(c.facts) == ledger.name]
-        alone = fold_quotas("q", alone_pool, {ledger.name: resident.get(ledger.name, [])}, totals, budget, SEED,
-                            max_per_entity=2)
+        alone = fold_quotas(
+            "q", alone_pool, {ledger.name: resident.get(ledger.name, [])}, totals, budget, SEED, max_per_entity=2
+        )
         assert alone.ledger(ledger.name).section == ledger.section
     assert len(seen) == len(set(seen)), "a memory lands in one ledger at most"
     assert pack.unspent == budget - pack.used
-    again = fold_quotas("q", list(reversed(pool)), {k: list(reversed(v)) for k, v in resident.items()}, totals,
-                        budget, SEED, max_per_entity=2)
+    again = fold_quotas(
+        "q",
+        list(reversed(pool)),
+        {k: list(reversed(v)) for k, v in resident.items()},
+        totals,
+        budget,
+        SEED,
+        max_per_entity=2,
+    )
     assert again == pack, "a ledger's order comes from ranks and its own keys, never from input order"
 
 
@@ -160,13 +210,18 @@ def test_the_seed_map_places_types_and_statuses():
 
 
 def test_a_curator_changes_the_map_in_json():
-    text = json.dumps({
-        "name": "mine",
-        "shares": {"profile": 20, "task": 50, "experience": 20, "pending": 5},
-        "rules": [{"ledger": "profile", "tags": ["constraint"], "why": "hard limits"},
-                  {"ledger": "experience", "types": ["episodic"]}],
-        "window": 12,
-    }, indent=2)
+    text = json.dumps(
+        {
+            "name": "mine",
+            "shares": {"profile": 20, "task": 50, "experience": 20, "pending": 5},
+            "rules": [
+                {"ledger": "profile", "tags": ["constraint"], "why": "hard limits"},
+                {"ledger": "experience", "types": ["episodic"]},
+            ],
+            "window": 12,
+        },
+        indent=2,
+    )
     m = parse_ledger_map(text, source="ledgers.json")
     assert m.name == "mine" and m.share("pending") == 5 and m.window == 12
     assert m.limits(1000) == ({"profile": 200, "task": 500, "experience": 200, "pending": 50}, 50)
@@ -177,17 +232,20 @@ def test_a_curator_changes_the_map_in_json():
     assert ledger_map_from_json({}).rules == SEED.rules, "a file that names nothing is the seed's map"
 
 
-@pytest.mark.parametrize("text, words, line", [
-    ('{\n  "shares": {"profile": 60, "task": 35, "experience": 20, "pending": 15}\n}', "more than the whole", 2),
-    ('{\n  "rules": [\n    {"ledger": "profile", "types": ["preference"]}\n  ]\n}', "not a memhtml type", 3),
-    ('{\n  "rules": [{"ledger": "nowhere", "types": ["episodic"]}]\n}', "one of profile", 2),
-    ('{\n  "rules": [{"ledger": "task"}]\n}', "would take every memory", 2),
-    ('{\n  "rulez": []\n}', "unknown key", 2),
-    ('{\n  "window": 0\n}', "window", 2),
-    ('{"shares": {"profile": 30}}', "give exactly", 1),
-    ('{\n  "rules": [{"ledger": "pending", "task_status": ["open"]}]\n}', "not a task status", 2),
-    ('{ "name": ', "not JSON", 1),
-])
+@pytest.mark.parametrize(
+    "text, words, line",
+    [
+        ('{\n  "shares": {"profile": 60, "task": 35, "experience": 20, "pending": 15}\n}', "more than the whole", 2),
+        ('{\n  "rules": [\n    {"ledger": "profile", "types": ["preference"]}\n  ]\n}', "not a memhtml type", 3),
+        ('{\n  "rules": [{"ledger": "nowhere", "types": ["episodic"]}]\n}', "one of profile", 2),
+        ('{\n  "rules": [{"ledger": "task"}]\n}', "would take every memory", 2),
+        ('{\n  "rulez": []\n}', "unknown key", 2),
+        ('{\n  "window": 0\n}', "window", 2),
+        ('{"shares": {"profile": 30}}', "give exactly", 1),
+        ('{\n  "rules": [{"ledger": "pending", "task_status": ["open"]}]\n}', "not a task status", 2),
+        ('{ "name": ', "not JSON", 1),
+    ],
+)
 def test_a_bad_map_names_file_and_line(text, words, line):
     with pytest.raises(LedgerMapError) as err:
         parse_ledger_map(text, source="ledgers.json")

@@ -8,14 +8,28 @@ from dataclasses import FrozenInstanceError, fields, replace
 import pytest
 
 from memhtml_desktop.domain.ranking import (
-    DEFAULT, FLOOR_COSINE, HASH_MODEL, MEMHTML, MINILM_INT8_MODEL, MINILM_MODEL, PROFILES, PerEmbedder, RankingProfile, profile_named,
+    DEFAULT,
+    FLOOR_COSINE,
+    HASH_MODEL,
+    MEMHTML,
+    MINILM_INT8_MODEL,
+    MINILM_MODEL,
+    PROFILES,
+    PerEmbedder,
+    RankingProfile,
+    profile_named,
 )
 from memhtml_desktop.domain.rrf import DEFAULT_ARM_LIMIT, RANK_ARMS, RRF_K
 
 
 def test_the_seeds_constants_are_the_defaults():
     for profile in (DEFAULT, MEMHTML):
-        assert [(a.name, a.weight) for a in profile.arms] == [("fts", 1.0), ("vector", 1.0), ("recency", 0.5), ("salience", 0.4)]
+        assert [(a.name, a.weight) for a in profile.arms] == [
+            ("fts", 1.0),
+            ("vector", 1.0),
+            ("recency", 0.5),
+            ("salience", 0.4),
+        ]
         assert profile.rrf_k == RRF_K == 60 and profile.arm_window == DEFAULT_ARM_LIMIT == 40
         assert profile.pool_factor == 3 and profile.mmr_lambda == 0.5
         assert (profile.recall_budget, profile.arc_budget, profile.max_per_entity) == (16_000, 9_000, 2)
@@ -33,10 +47,19 @@ def test_memhtml_is_what_memhtml_does():
 
 
 def test_the_lexical_and_fusion_knobs_read_and_refuse():
-    p = RankingProfile.from_json({"field_weights": {"title": 3}, "lexical_share": {MINILM_MODEL: 0.2},
-                                  "fusion": "convex", "convex_norm": "minmax", "question_words": False})
+    p = RankingProfile.from_json(
+        {
+            "field_weights": {"title": 3},
+            "lexical_share": {MINILM_MODEL: 0.2},
+            "fusion": "convex",
+            "convex_norm": "minmax",
+            "question_words": False,
+        }
+    )
     assert p.field_weights == (3.0, DEFAULT.field_weights[1], DEFAULT.field_weights[2])
-    assert p.lexical_share.get(MINILM_MODEL) == 0.2 and p.lexical_share.get(HASH_MODEL) == DEFAULT.lexical_share.get(HASH_MODEL)
+    assert p.lexical_share.get(MINILM_MODEL) == 0.2 and p.lexical_share.get(HASH_MODEL) == DEFAULT.lexical_share.get(
+        HASH_MODEL
+    )
     assert RankingProfile.from_json({"field_weights": [1, 2, 3]}).field_weights == (1.0, 2.0, 3.0)
     q = RankingProfile.from_json({"lexical_confidence": {HASH_MODEL: 2}})
     assert q.lexical_confidence.get(HASH_MODEL) == 2.0
@@ -44,14 +67,26 @@ def test_the_lexical_and_fusion_knobs_read_and_refuse():
     assert RankingProfile.from_json(json.loads(json.dumps(q.to_json()))) == q
     assert DEFAULT.lexical_key == replace(DEFAULT, lexical_confidence=PerEmbedder((), 3.0)).lexical_key
     assert RankingProfile.from_json(json.loads(json.dumps(p.to_json()))) == p
-    assert p.to_json()["field_weights"] == {"title": 3.0, "claim": DEFAULT.field_weights[1], "body": DEFAULT.field_weights[2]}
-    for bad, message in [({"field_weights": {"abstract": 1}}, "unknown field"), ({"field_weights": [1, 2]}, "three numbers"),
-                         ({"field_weights": [0, 0, 0]}, "one > 0"), ({"field_weights": [-1, 1, 1]}, ">= 0"),
-                         ({"lexical_share": 1.5}, "[0, 1]"), ({"fusion": "borda"}, "fusion must be"),
-                         ({"lexical_confidence": -0.5}, "[0, 4]"), ({"lexical_confidence": {"*": 9}}, "[0, 4]"),
-                         ({"lexical_confidence": "high"}, "expected a number"),
-                         ({"convex_norm": "z"}, "convex_norm must be"), ({"lexical": "trigram"}, "lexical must be"),
-                         ({"fts_forms": "some"}, "fts_forms must be"), ({"question_words": "yes"}, "true or false")]:
+    assert p.to_json()["field_weights"] == {
+        "title": 3.0,
+        "claim": DEFAULT.field_weights[1],
+        "body": DEFAULT.field_weights[2],
+    }
+    for bad, message in [
+        ({"field_weights": {"abstract": 1}}, "unknown field"),
+        ({"field_weights": [1, 2]}, "three numbers"),
+        ({"field_weights": [0, 0, 0]}, "one > 0"),
+        ({"field_weights": [-1, 1, 1]}, ">= 0"),
+        ({"lexical_share": 1.5}, "[0, 1]"),
+        ({"fusion": "borda"}, "fusion must be"),
+        ({"lexical_confidence": -0.5}, "[0, 4]"),
+        ({"lexical_confidence": {"*": 9}}, "[0, 4]"),
+        ({"lexical_confidence": "high"}, "expected a number"),
+        ({"convex_norm": "z"}, "convex_norm must be"),
+        ({"lexical": "trigram"}, "lexical must be"),
+        ({"fts_forms": "some"}, "fts_forms must be"),
+        ({"question_words": "yes"}, "true or false"),
+    ]:
         with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
             RankingProfile.from_json(bad)
     assert DEFAULT.lexical_key != replace(DEFAULT, field_weights=(1.0, 1.0, 1.0)).lexical_key
@@ -60,9 +95,25 @@ def test_the_lexical_and_fusion_knobs_read_and_refuse():
 
 def test_every_difference_between_the_profiles_is_a_documented_knob():
     differing = {f.name for f in fields(RankingProfile) if getattr(DEFAULT, f.name) != getattr(MEMHTML, f.name)}
-    assert differing == {"name", "summary", "fts_forms", "gate_priors", "polarity_cosine", "twins", "mmr_redundancy",
-                         "mmr_keeps_known_items", "recall_pool", "recall_tiers", "lexical", "field_weights",
-                         "question_words", "fusion", "lexical_share", "lexical_confidence", "newer_first"}
+    assert differing == {
+        "name",
+        "summary",
+        "fts_forms",
+        "gate_priors",
+        "polarity_cosine",
+        "twins",
+        "mmr_redundancy",
+        "mmr_keeps_known_items",
+        "recall_pool",
+        "recall_tiers",
+        "lexical",
+        "field_weights",
+        "question_words",
+        "fusion",
+        "lexical_share",
+        "lexical_confidence",
+        "newer_first",
+    }
     from pathlib import Path
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ranking.md").read_text(encoding="utf-8")

@@ -50,8 +50,13 @@ def test_memhtml_profile_runs_no_polarity_and_no_twins():
     ]
     out = reorder("compactor merges intervals", items, replace(MEMHTML, mmr_lambda=1.0), model_id=None, limit=2)
     assert out.order == [0, 1] and out.moves == {}
-    seeds = reorder("compactor merges intervals", items, replace(DEFAULT, polarity=True, twins=False, mmr_lambda=1.0),
-                    model_id=None, limit=2)
+    seeds = reorder(
+        "compactor merges intervals",
+        items,
+        replace(DEFAULT, polarity=True, twins=False, mmr_lambda=1.0),
+        model_id=None,
+        limit=2,
+    )
     assert seeds.order == [1, 0] and seeds.moves[0][0].step == "polarity"
 
 

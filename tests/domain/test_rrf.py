@@ -23,7 +23,6 @@ from memhtml_desktop.domain.rrf import (
     rrf_score,
 )
 
-
 Ranked = dict[str, list[tuple[str, int]]]
 
 
@@ -34,7 +33,10 @@ def _names(arms: tuple[Arm, ...]) -> list[str]:
 def test_registry_in_fold_order() -> None:
     assert RRF_K == 60 and DEFAULT_ARM_LIMIT == 40
     assert [(a.name, a.weight) for a in RANK_ARMS] == [
-        ("fts", 1.0), ("vector", 1.0), ("recency", 0.5), ("salience", 0.4),
+        ("fts", 1.0),
+        ("vector", 1.0),
+        ("recency", 0.5),
+        ("salience", 0.4),
     ]
     assert [a.name for a in RANK_ARMS if a.needs_embedding] == ["vector"]
     assert [a.name for a in RANK_ARMS if a.needs_state] == ["salience"]
@@ -43,15 +45,22 @@ def test_registry_in_fold_order() -> None:
 
 def test_active_arms_follow_preconditions() -> None:
     assert _names(active_arms(RANK_ARMS, has_vector=True, has_state=True, has_terms=True)) == [
-        "fts", "vector", "recency", "salience",
+        "fts",
+        "vector",
+        "recency",
+        "salience",
     ]
     none = active_arms(RANK_ARMS, has_vector=False, has_state=False, has_terms=True)
     assert _names(none) == ["fts", "recency"]
     assert _names(active_arms(RANK_ARMS, has_vector=True, has_state=True, has_terms=False)) == [
-        "vector", "recency", "salience",
+        "vector",
+        "recency",
+        "salience",
     ]
     assert _names(active_arms(RANK_ARMS, has_vector=False, has_state=True, has_terms=True)) == [
-        "fts", "recency", "salience",
+        "fts",
+        "recency",
+        "salience",
     ]
 
 
@@ -59,7 +68,10 @@ def test_only_unavailable_arms_leave_nothing_and_weight_zero_is_dropped() -> Non
     only = (RANK_ARMS[1], RANK_ARMS[3])
     assert active_arms(only, has_vector=False, has_state=False, has_terms=True) == ()
     arms = (
-        Arm("fts", 1.0, needs_query_terms=True), Arm("recency", 0.0), Arm("neg", -1.0), Arm("nan", math.nan),
+        Arm("fts", 1.0, needs_query_terms=True),
+        Arm("recency", 0.0),
+        Arm("neg", -1.0),
+        Arm("nan", math.nan),
     )
     assert _names(active_arms(arms, has_vector=True, has_state=True, has_terms=True)) == ["fts"]
 

@@ -51,9 +51,16 @@ def test_the_deciding_words_are_named():
 
 
 def test_symmetric_a_query_in_the_controls_words_puts_the_control_first():
-    assert resolve_twins("schema migrator retries advisory lock 12 times", cands((TARGET, BASE), (NUMERIC, NEAR)), 0.95).order == [1, 0]
-    assert resolve_twins("does the schema migrator not retry the advisory lock", cands((TARGET, BASE), (NEGATED, NEAR)), 0.95).order == [1, 0]
-    assert resolve_twins("schema migrator on the beta variant", cands((TARGET, BASE), (VARIANT, NEAR)), 0.95).order == [1, 0]
+    assert resolve_twins(
+        "schema migrator retries advisory lock 12 times", cands((TARGET, BASE), (NUMERIC, NEAR)), 0.95
+    ).order == [1, 0]
+    assert resolve_twins(
+        "does the schema migrator not retry the advisory lock", cands((TARGET, BASE), (NEGATED, NEAR)), 0.95
+    ).order == [1, 0]
+    assert resolve_twins("schema migrator on the beta variant", cands((TARGET, BASE), (VARIANT, NEAR)), 0.95).order == [
+        1,
+        0,
+    ]
 
 
 def test_never_in_a_query_agrees_with_not_in_a_claim():
@@ -78,8 +85,13 @@ def test_equal_deviation_keeps_the_fused_order():
 
 
 def test_a_group_is_reseated_in_its_own_slots_only():
-    rows = [(NUMERIC, BASE), ("Unrelated claim about billing.", FAR), (VARIANT, NEAR), ("Another unrelated one.", OTHER),
-            (TARGET, BASE)]
+    rows = [
+        (NUMERIC, BASE),
+        ("Unrelated claim about billing.", FAR),
+        (VARIANT, NEAR),
+        ("Another unrelated one.", OTHER),
+        (TARGET, BASE),
+    ]
     out = resolve_twins(QUERY, cands(*rows), 0.95)
     assert out.order[1] == 1 and out.order[3] == 3, "non-members keep their slots"
     assert out.order[0] == 4, "the target takes the group's best slot"
@@ -101,7 +113,10 @@ vectors = st.sampled_from([BASE, NEAR, FAR, OTHER, None])
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(claims, vectors), min_size=0, max_size=9), st.sampled_from([QUERY, "beta variant", "12 times", "not"]))
+@given(
+    st.lists(st.tuples(claims, vectors), min_size=0, max_size=9),
+    st.sampled_from([QUERY, "beta variant", "12 times", "not"]),
+)
 def test_properties(rows, query):
     pool = cands(*rows)
     out = resolve_twins(query, pool, 0.95)

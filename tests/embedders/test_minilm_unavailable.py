@@ -71,7 +71,11 @@ def test_install_hint_has_both_commands() -> None:
 def test_constructing_is_cheap_and_satisfies_the_protocol() -> None:
     embedder = MiniLMEmbedder(package=NO_SUCH)
     assert isinstance(embedder, Embedder)
-    assert (embedder.model_id, embedder.dim, embedder.space) == ("all-MiniLM-L6-v2-int8-v1", 384, "all-MiniLM-L6-v2-int8-v1@384")
+    assert (embedder.model_id, embedder.dim, embedder.space) == (
+        "all-MiniLM-L6-v2-int8-v1",
+        384,
+        "all-MiniLM-L6-v2-int8-v1@384",
+    )
     assert not embedder.is_loaded
 
 
@@ -104,8 +108,9 @@ def test_the_minilm_tests_skip_cleanly_without_the_optional_extra() -> None:
     them before its fixture's skip runs fails here (two did, importing `bert_onnx` first)."""
     files = [str(ROOT / "tests" / "embedders" / f"test_minilm_{n}.py") for n in ("model", "int8")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
-    proc = subprocess.run([sys.executable, "-c", HIDE_EXTRA, *files], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", HIDE_EXTRA, *files], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
     tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "skipped" in tail and not any(w in tail for w in ("failed", "error")), tail

@@ -26,8 +26,9 @@ def build(root):
         write_memory(root, path, title=f"Note {i}", claim=memory, created="2026-06-01T00:00:00Z")
         targets.append(path)
     for i, memory in enumerate(DISTRACTORS):
-        write_memory(root, f"areas/noise/d{i:02d}.html", title=f"Other {i}", claim=memory,
-                     created="2026-06-01T00:00:00Z")
+        write_memory(
+            root, f"areas/noise/d{i:02d}.html", title=f"Other {i}", claim=memory, created="2026-06-01T00:00:00Z"
+        )
     return targets
 
 
@@ -48,7 +49,11 @@ def test_minilm_ranks_paraphrases_better_than_hashing(tmp_path):
     root = tmp_path / "store"
     targets = build(root)
     results = {}
-    embedders = (("hash", HashEmbedder()), ("minilm", MiniLMEmbedder()), ("minilm-fp32", MiniLMEmbedder(precision="fp32")))
+    embedders = (
+        ("hash", HashEmbedder()),
+        ("minilm", MiniLMEmbedder()),
+        ("minilm-fp32", MiniLMEmbedder(precision="fp32")),
+    )
     for name, embedder in embedders:
         store = Store(root, index_path=tmp_path / f"{name}.db", embedder=embedder, create_state=False)
         store.index()
@@ -79,7 +84,9 @@ def test_switching_embedders_re_embeds_and_says_so_meanwhile(tmp_path, built_wit
     switched = Store(root, index_path=index, embedder=MiniLMEmbedder(), create_state=False)
     before = switched.search("what notebook computer do I have")
     total = len(PARAPHRASES) + len(DISTRACTORS)
-    assert before.degraded and f"vectors for 0 of {total:,}; search is words-only for the rest" in before.degraded_reasons
+    assert (
+        before.degraded and f"vectors for 0 of {total:,}; search is words-only for the rest" in before.degraded_reasons
+    )
     assert before.hits, "search keeps answering from the old rows while vectors are missing"
     report = switched.index()
     assert report.embedded == len(PARAPHRASES) + len(DISTRACTORS)

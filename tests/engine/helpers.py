@@ -202,7 +202,6 @@ class Gate:
         return os.path.exists(f"{self.path}.waiting")
 
 
-
 @dataclass
 class ChattyJob(Job[str]):
     """Says `steps` progress lines as fast as it can (the engine throttles them)."""

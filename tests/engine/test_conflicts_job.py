@@ -20,8 +20,8 @@ from memhtml_desktop.engine.protocol import Done, Failed, Progress
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.ops.curate import ConflictsJob
 from memhtml_desktop.write.conflicts import scan_conflicts
-from tests.engine.helpers import Gate
 from tests.engine import test_engine
+from tests.engine.helpers import Gate
 
 
 @dataclass(kw_only=True)
@@ -71,8 +71,9 @@ def fingerprint(store: Store) -> dict:
             if path.is_file() and not path.name.endswith(("-shm", "-wal", ".lock")):
                 out[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
     for args in (["rev-parse", "HEAD"], ["status", "--porcelain", "--untracked-files=all"]):
-        out[" ".join(args)] = subprocess.run(["git", "-C", str(store.root), *args], capture_output=True,
-                                             text=True, check=True).stdout
+        out[" ".join(args)] = subprocess.run(
+            ["git", "-C", str(store.root), *args], capture_output=True, text=True, check=True
+        ).stdout
     return out
 
 

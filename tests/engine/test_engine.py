@@ -16,11 +16,22 @@ from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.domain.results import Answer
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.engine.client import EngineClient
-from memhtml_desktop.engine.protocol import Batch, Done, Failed, Gone, Idle, Notices, Opened, OpenFailed, Progress, Status
+from memhtml_desktop.engine.protocol import (
+    Batch,
+    Done,
+    Failed,
+    Gone,
+    Idle,
+    Notices,
+    Opened,
+    OpenFailed,
+    Progress,
+    Status,
+)
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.ops.jobs import ReconcileJob, SearchJob
 from memhtml_desktop.ops.spec import StoreSpec, spec_of
-from tests.engine.helpers import CurateLaneJob, Inbox, FailJob, NoticeJob, StoppableJob, WaitJob, WhereJob
+from tests.engine.helpers import CurateLaneJob, FailJob, Inbox, NoticeJob, StoppableJob, WaitJob, WhereJob
 from tests.memfiles import memory_html
 from tests.ui.conftest import write_golden_store
 
@@ -69,7 +80,8 @@ def test_progress_and_the_one_answer_of_a_reconciliation(engine, store):
     (store.root / "areas" / "new").mkdir(parents=True)
     for i in range(30):
         (store.root / "areas" / "new" / f"note-{i}.html").write_text(
-            memory_html(title=f"Note {i}", claim=f"The quota for shard {i} is {i * 7} requests."), encoding="utf-8")
+            memory_html(title=f"Note {i}", claim=f"The quota for shard {i} is {i * 7} requests."), encoding="utf-8"
+        )
     call = client.call(ReconcileJob())
     done = inbox.answer(call, 60)
     assert isinstance(done, Done) and done.value.added == 30
@@ -128,8 +140,9 @@ def test_the_watcher_runs_in_the_engine_and_says_each_batch(engine, store):
     inbox.wait(lambda m: isinstance(m, Status) and m.status.mode in ("live", "polling"), 30)
     inbox.wait(lambda m: isinstance(m, Idle) and m.idle, 30)
     path = store.root / "areas" / "oncall" / "pager-rotation.html"
-    path.write_text(memory_html(title="Pager rotation", claim="The pager rotates every Monday at 09:00."),
-                    encoding="utf-8")
+    path.write_text(
+        memory_html(title="Pager rotation", claim="The pager rotates every Monday at 09:00."), encoding="utf-8"
+    )
     batch = inbox.wait(lambda m: isinstance(m, Batch) and m.summary.added, 30)
     assert batch.summary.added >= 1
     found = inbox.answer(client.call(SearchJob("pager rotates monday", Scope(), 3)))
@@ -150,8 +163,14 @@ def test_a_killed_engine_fails_its_calls_then_a_new_one_answers(engine):
     done = inbox.answer(client.call(SearchJob("rollback", Scope(), 3)), 30)
     assert isinstance(done, Done) and client.pid != first
     # the watcher was started again in the new engine
-    inbox.wait(lambda m: isinstance(m, Status) and m.status.mode in ("live", "polling")
-               and inbox.messages.index(m) > inbox.messages.index(gone), 30)
+    inbox.wait(
+        lambda m: (
+            isinstance(m, Status)
+            and m.status.mode in ("live", "polling")
+            and inbox.messages.index(m) > inbox.messages.index(gone)
+        ),
+        30,
+    )
 
 
 def test_an_engine_that_keeps_dying_is_not_restarted_by_a_request(store):
@@ -162,8 +181,11 @@ def test_an_engine_that_keeps_dying_is_not_restarted_by_a_request(store):
             inbox.wait(lambda m: isinstance(m, Opened) and inbox.messages.count(m) >= 1)
             pid = client.pid
             client.kill()
-            inbox.wait(lambda m, n=len([x for x in inbox.messages if isinstance(x, Gone)]):
-                       len([x for x in inbox.messages if isinstance(x, Gone)]) > n)
+            inbox.wait(
+                lambda m, n=len([x for x in inbox.messages if isinstance(x, Gone)]): (
+                    len([x for x in inbox.messages if isinstance(x, Gone)]) > n
+                )
+            )
             if _ < 2:
                 assert isinstance(inbox.answer(client.call(SearchJob("rollback", Scope(), 1))), Done)
                 assert client.pid != pid
@@ -223,6 +245,7 @@ def test_a_clean_close_reads_as_clean_while_other_threads_ask_whether_it_runs(st
         def ask() -> None:
             while not asking.is_set():
                 client.running  # noqa: B018 - the poll is the point
+
         askers = [threading.Thread(target=ask) for _ in range(3)]
         for thread in askers:
             thread.start()
@@ -258,8 +281,9 @@ def test_a_reconciliation_asked_of_the_watcher_runs_and_is_said(engine, store):
     inbox.wait(lambda m: isinstance(m, Batch) and m.summary.kind == "reconcile", 30)
     inbox.wait(lambda m: isinstance(m, Idle) and m.idle, 30)
     client.reconcile("asked for")
-    inbox.wait(lambda m: len([x for x in inbox.messages if isinstance(x, Batch) and x.summary.kind == "reconcile"]) >= 2,
-               30)
+    inbox.wait(
+        lambda m: len([x for x in inbox.messages if isinstance(x, Batch) and x.summary.kind == "reconcile"]) >= 2, 30
+    )
 
 
 @pytest.mark.parametrize("asked, expected", [(None, 5), ("0", 0), ("2", 2), ("nonsense", 5), ("40", 5)])

@@ -44,8 +44,9 @@ def test_there_are_jobs_to_check():
 
 @pytest.mark.parametrize("cls", JOBS, ids=lambda c: f"{c.__module__.rsplit('.', 1)[-1]}.{c.__name__}")
 def test_a_job_is_defined_below_the_window_and_crosses_as_it_is_sent(cls):
-    assert not cls.__module__.startswith("memhtml_desktop.ui."), \
+    assert not cls.__module__.startswith("memhtml_desktop.ui."), (
         f"{cls.__qualname__} is defined in {cls.__module__}: the engine would import Qt to run it (put it in ops/)"
+    )
     job = _an_instance(cls)
     if job is None:
         pytest.skip(f"{cls.__name__} needs arguments this test cannot make up")
@@ -60,8 +61,11 @@ def _an_instance(cls: type) -> Job | None:
     """A job of `cls` with plain stand-in values for its required fields."""
     values = {}
     for field in dataclasses.fields(cls):
-        if not field.init or field.default is not dataclasses.MISSING or \
-                field.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+        if (
+            not field.init
+            or field.default is not dataclasses.MISSING
+            or field.default_factory is not dataclasses.MISSING
+        ):  # type: ignore[misc]
             continue
         hint = str(field.type)  # the annotation as written (`from __future__ import annotations`)
         if "str" in hint:
@@ -91,7 +95,8 @@ def test_the_engine_runs_without_importing_qt():
         "import memhtml_desktop.engine.process, memhtml_desktop.ops.jobs, memhtml_desktop.ops.curate,"
         " memhtml_desktop.ops.workbench\n"
         "import memhtml_desktop.ops.review\n"
-        "print('PySide6' in sys.modules)\n")
+        "print('PySide6' in sys.modules)\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "False"

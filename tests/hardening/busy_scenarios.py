@@ -33,11 +33,15 @@ def args_for(root: Path, index: Path, *extra: str) -> list[str]:
 def read_commands(path: str) -> dict[str, list[str]]:
     """The read-only commands, each in human and JSON form where it has one."""
     return {
-        "read": ["read", path], "read --json": ["read", path, "--json"],
-        "list": ["list"], "list --json": ["list", "--json"],
-        "search": ["search", "drain the vip"], "search --json": ["search", "drain the vip", "--json"],
+        "read": ["read", path],
+        "read --json": ["read", path, "--json"],
+        "list": ["list"],
+        "list --json": ["list", "--json"],
+        "search": ["search", "drain the vip"],
+        "search --json": ["search", "drain the vip", "--json"],
         "recall": ["recall", "drain the vip"],
-        "doctor": ["doctor"], "doctor --json": ["doctor", "--json"],
+        "doctor": ["doctor"],
+        "doctor --json": ["doctor", "--json"],
     }
 
 
@@ -55,8 +59,13 @@ def read_under_index_lock(root: Path, index: Path, name: str, argv: list[str], p
     finally:
         release(holder)
     out, err = proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
-    figures = {"command": name, "exit": proc.returncode, "seconds": seconds, "noted": REFRESH_NOTE in err,
-               "locked_error": "database is locked" in err or "BusyError" in err}
+    figures = {
+        "command": name,
+        "exit": proc.returncode,
+        "seconds": seconds,
+        "noted": REFRESH_NOTE in err,
+        "locked_error": "database is locked" in err or "BusyError" in err,
+    }
     ok = proc.returncode == 0 and figures["noted"] and not figures["locked_error"] and "Traceback" not in err
     if "--json" in argv:
         try:
@@ -83,13 +92,20 @@ def index_waits(root: Path, index: Path, *, hold_s: float, rebuild: bool, busy_m
     holder = hold(index, hold_s)
     try:
         argv = ["index", "--json"] + (["--rebuild"] if rebuild else [])
-        proc, seconds = timed(lambda a: subprocess.run([*cli(busy_ms), *a], capture_output=True, timeout=600,
-                                                       env=child_env()), args_for(root, index, *argv))
+        proc, seconds = timed(
+            lambda a: subprocess.run([*cli(busy_ms), *a], capture_output=True, timeout=600, env=child_env()),
+            args_for(root, index, *argv),
+        )
     finally:
         release(holder)
     err = proc.stderr.decode(errors="replace")
-    figures = {"command": " ".join(argv[:1] + argv[2:]), "held_s": hold_s, "exit": proc.returncode,
-               "seconds": seconds, "said_waiting": "waiting" in err}
+    figures = {
+        "command": " ".join(argv[:1] + argv[2:]),
+        "held_s": hold_s,
+        "exit": proc.returncode,
+        "seconds": seconds,
+        "said_waiting": "waiting" in err,
+    }
     try:
         figures["report"] = {k: v for k, v in json.loads(proc.stdout).items() if isinstance(v, (int, float))}
     except ValueError:
@@ -113,8 +129,12 @@ def lost_bump(root: Path, index: Path, path: str, *, hold_s: float = 90, busy_ms
     started = time.monotonic()
     try:
         procs = {
-            name: subprocess.Popen([*cli(busy_ms), *args_for(root, index, *argv)],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
+            name: subprocess.Popen(
+                [*cli(busy_ms), *args_for(root, index, *argv)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=child_env(),
+            )
             for name, argv in {
                 "json": ["read", path, "--json", "--no-refresh"],
                 "human": ["read", path, "--no-refresh"],
@@ -124,8 +144,12 @@ def lost_bump(root: Path, index: Path, path: str, *, hold_s: float = 90, busy_ms
         done = {}
         for name, proc in procs.items():
             out, err = proc.communicate(timeout=180)
-            done[name] = (proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"),
-                          round(time.monotonic() - started, 1))
+            done[name] = (
+                proc.returncode,
+                out.decode(errors="replace"),
+                err.decode(errors="replace"),
+                round(time.monotonic() - started, 1),
+            )
     finally:
         release(holder)
     code, out, err, seconds = done["json"]
@@ -142,25 +166,42 @@ def lost_bump(root: Path, index: Path, path: str, *, hold_s: float = 90, busy_ms
         "row_changed_while_held": before.get(path) != during.get(path),
         "next_command": {"exit": later.returncode, "said": "written now" in later.stderr.decode(errors="replace")},
         "counted_later": (after.get(path) or (0,))[0] > (before.get(path) or (0,))[0]
-                         and (after.get(path) or (0, 0))[1] > (before.get(path) or (0, 0))[1],
+        and (after.get(path) or (0, 0))[1] > (before.get(path) or (0, 0))[1],
     }
-    figures["ok"] = (code == 0 and bump is not None and bump["queued"] is True and bump["lost"] is False
-                     and "locked" in (bump["refused"] or "")
-                     and human[0] == 0 and figures["read"]["says_not_counted"]
-                     and reinforce[0] == 1 and "not recorded yet" in reinforce[2] and "unexpected" not in reinforce[2]
-                     and not figures["row_changed_while_held"] and later.returncode == 0
-                     and figures["next_command"]["said"] and figures["counted_later"])
+    figures["ok"] = (
+        code == 0
+        and bump is not None
+        and bump["queued"] is True
+        and bump["lost"] is False
+        and "locked" in (bump["refused"] or "")
+        and human[0] == 0
+        and figures["read"]["says_not_counted"]
+        and reinforce[0] == 1
+        and "not recorded yet" in reinforce[2]
+        and "unexpected" not in reinforce[2]
+        and not figures["row_changed_while_held"]
+        and later.returncode == 0
+        and figures["next_command"]["said"]
+        and figures["counted_later"]
+    )
     return figures
 
 
-def rebuilds_beside_watchers(root: Path, index: Path, work: Path, *, churn_paths: int = 300,
-                             rebuilds: int = 2, watchers: int = 2) -> dict:
+def rebuilds_beside_watchers(
+    root: Path, index: Path, work: Path, *, churn_paths: int = 300, rebuilds: int = 2, watchers: int = 2
+) -> dict:
     """`watchers` headless watchers and `rebuilds` concurrent `index --rebuild` runs on one index while
     files keep changing; then, once quiet, the index must equal a fresh rebuild of the tree."""
     assert run_cli(args_for(root, index, "index"), timeout=1800).returncode == 0
-    watching = [subprocess.Popen([PYTHON, "-m", "memhtml_desktop", *args_for(root, index, "watch")],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
-                for _ in range(watchers)]
+    watching = [
+        subprocess.Popen(
+            [PYTHON, "-m", "memhtml_desktop", *args_for(root, index, "watch")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_env(),
+        )
+        for _ in range(watchers)
+    ]
     stop = threading.Event()
     paths = sorted(p for p in root.rglob("*.html") if "archive" not in p.parts)[:churn_paths]
     edits = [0]
@@ -179,14 +220,25 @@ def rebuilds_beside_watchers(root: Path, index: Path, work: Path, *, churn_paths
         time.sleep(2)
         churner.start()
         started = time.monotonic()
-        runs = [subprocess.Popen([PYTHON, "-m", "memhtml_desktop", *args_for(root, index, "index", "--rebuild")],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
-                for _ in range(rebuilds)]
+        runs = [
+            subprocess.Popen(
+                [PYTHON, "-m", "memhtml_desktop", *args_for(root, index, "index", "--rebuild")],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=child_env(),
+            )
+            for _ in range(rebuilds)
+        ]
         for proc in runs:
             _, err = proc.communicate(timeout=3600)
-            outcomes.append({"exit": proc.returncode, "seconds": round(time.monotonic() - started, 1),
-                             "waited": "waiting" in err.decode(errors="replace"),
-                             "stderr_tail": err.decode(errors="replace").strip().splitlines()[-2:]})
+            outcomes.append(
+                {
+                    "exit": proc.returncode,
+                    "seconds": round(time.monotonic() - started, 1),
+                    "waited": "waiting" in err.decode(errors="replace"),
+                    "stderr_tail": err.decode(errors="replace").strip().splitlines()[-2:],
+                }
+            )
     finally:
         stop.set()
         if churner.is_alive():
@@ -205,10 +257,22 @@ def rebuilds_beside_watchers(root: Path, index: Path, work: Path, *, churn_paths
     fresh.index()
     mine = Store(root, index_path=index)
     problems = index_problems(mine.reader())
-    same = path_hashes(mine.reader()) == path_hashes(fresh.reader()) and \
-        failed_paths(mine.reader()) == failed_paths(fresh.reader())
-    figures = {"rebuilds": outcomes, "watcher_exits": watcher_exits, "edits": edits[0], "final_index_exit": final,
-               "index_problems": problems, "equals_fresh_rebuild": same}
-    figures["ok"] = (all(o["exit"] == 0 for o in outcomes) and watcher_exits == [0] * watchers and final == 0
-                     and not problems and same)
+    same = path_hashes(mine.reader()) == path_hashes(fresh.reader()) and failed_paths(mine.reader()) == failed_paths(
+        fresh.reader()
+    )
+    figures = {
+        "rebuilds": outcomes,
+        "watcher_exits": watcher_exits,
+        "edits": edits[0],
+        "final_index_exit": final,
+        "index_problems": problems,
+        "equals_fresh_rebuild": same,
+    }
+    figures["ok"] = (
+        all(o["exit"] == 0 for o in outcomes)
+        and watcher_exits == [0] * watchers
+        and final == 0
+        and not problems
+        and same
+    )
     return figures

@@ -38,8 +38,13 @@ class CrashTrial:
 
     @property
     def ok(self) -> bool:
-        return not (self.problems_after_kill or self.notices or self.problems_after_finish
-                    or not self.equal_to_rebuild or self.state_problems)
+        return not (
+            self.problems_after_kill
+            or self.notices
+            or self.problems_after_finish
+            or not self.equal_to_rebuild
+            or self.state_problems
+        )
 
     def to_json(self) -> dict[str, Any]:
         out = dict(self.__dict__)
@@ -87,8 +92,10 @@ class CrashHarness:
 
     def _index_in_process(self, index: Path, *, rebuild: bool) -> float:
         started = time.perf_counter()
-        proc = run_cli(["index", "--store", str(self.root), "--index", str(index)] + (["--rebuild"] if rebuild else []),
-                       timeout=600)
+        proc = run_cli(
+            ["index", "--store", str(self.root), "--index", str(index)] + (["--rebuild"] if rebuild else []),
+            timeout=600,
+        )
         assert proc.returncode == 0, proc.stderr.decode(errors="replace")
         return time.perf_counter() - started
 
@@ -136,8 +143,9 @@ class CrashHarness:
                 self.names.setdefault(holders[src], [holders[src]]).append(dst)
         for path in rest[:edits]:  # a new paragraph: a changed body that stays valid
             target = self.root / path
-            target.write_bytes(target.read_bytes().replace(
-                b"</article>", f"<p>Edited in trial {tag}.</p>\n</article>".encode(), 1))
+            target.write_bytes(
+                target.read_bytes().replace(b"</article>", f"<p>Edited in trial {tag}.</p>\n</article>".encode(), 1)
+            )
         for path in rest[edits : edits + deletes]:
             (self.root / path).unlink()  # a deleted memory's state row stays where it is
         for i, path in enumerate(rest[edits + deletes : edits + deletes + adds + twins]):
@@ -184,8 +192,9 @@ class CrashHarness:
         lo, hi = delay_range or (0.25, max(0.5, seconds))
         delay = self.rng.uniform(lo, hi)
         argv = [PYTHON, "-m", "memhtml_desktop", *args]
-        child = subprocess.Popen(argv, env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                 start_new_session=True)
+        child = subprocess.Popen(
+            argv, env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
         time.sleep(delay)  # the deliberate random moment of the crash
         running = child.poll() is None
         try:
@@ -210,8 +219,9 @@ class CrashHarness:
         proc = run_cli(["index", "--store", str(self.root), "--index", str(self.index)], timeout=600)
         result.follow_up_s = round(time.perf_counter() - started, 2)
         if proc.returncode != 0:
-            result.problems_after_finish.append(f"follow-up index exited {proc.returncode}: "
-                                                f"{proc.stderr.decode(errors='replace')[-300:]}")
+            result.problems_after_finish.append(
+                f"follow-up index exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-300:]}"
+            )
         store = self._store(self.index)
         conn = store.reader()
         result.problems_after_finish += index_problems(conn, complete=True, space=space_of(store.embedder))
@@ -220,8 +230,10 @@ class CrashHarness:
         want, want_failed = self.reference()
         result.equal_to_rebuild = got == want and got_failed == want_failed
         if not result.equal_to_rebuild:
-            result.difference = (f"missing {sorted(want - got)[:3]} extra {sorted(got - want)[:3]} "
-                                 f"failed-diff {sorted(want_failed ^ got_failed)[:3]}")
+            result.difference = (
+                f"missing {sorted(want - got)[:3]} extra {sorted(got - want)[:3]} "
+                f"failed-diff {sorted(want_failed ^ got_failed)[:3]}"
+            )
         result.state_problems += self._state_problems(before_follow_up=False)
         result.stranded_state_rows = self._stranded()
         return result
@@ -245,8 +257,9 @@ class CrashHarness:
     def _stranded(self) -> int:
         """Rows left under an old name while their file lives on under a new one (did not follow)."""
         _, rows = read_state(self.state_db)
-        return sum(1 for origin, names in self.names.items()
-                   if (self.root / names[-1]).exists() and names[-1] not in rows)
+        return sum(
+            1 for origin, names in self.names.items() if (self.root / names[-1]).exists() and names[-1] not in rows
+        )
 
 
 def _group_alive(pgid: int) -> bool:

@@ -31,8 +31,9 @@ def full_tmpfs(where: Path, size: str = "16m") -> Iterator[Path]:
     where.mkdir(parents=True, exist_ok=True)
     if os.geteuid() != 0:
         raise MountUnavailable("mounting a tmpfs needs root")
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(where)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(where)], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise MountUnavailable(f"mount -t tmpfs failed: {proc.stderr.strip() or proc.returncode}")
     try:
@@ -71,13 +72,21 @@ def _limit(limit_bytes: int):
     def apply() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
     return apply
 
 
-def run_cli_fsize(args: list[str], *, limit_bytes: int = 1024, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+def run_cli_fsize(
+    args: list[str], *, limit_bytes: int = 1024, timeout: float = 120
+) -> subprocess.CompletedProcess[bytes]:
     """The CLI in a child that can write no file past `limit_bytes` (pipes are not files)."""
-    return subprocess.run([PYTHON, "-m", "memhtml_desktop", *args], capture_output=True, timeout=timeout,
-                          env=child_env(), preexec_fn=_limit(limit_bytes))
+    return subprocess.run(
+        [PYTHON, "-m", "memhtml_desktop", *args],
+        capture_output=True,
+        timeout=timeout,
+        env=child_env(),
+        preexec_fn=_limit(limit_bytes),
+    )
 
 
 # -- the scenario: every read command on a full disk (the test asserts it, the bench prints it) -----
@@ -154,8 +163,11 @@ def reads_on_a_full_disk(root: Path, index: Path, run, *, index_full: bool) -> d
         out, err = proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
         outputs[name] = (proc.returncode, out, err)
         clean = proc.returncode == 0 and "unexpected error" not in err and "Traceback" not in err
-        figures["commands"][name] = {"exit": proc.returncode, "seconds": round(time.monotonic() - started, 2),
-                                     "notes": [line for line in err.splitlines() if line.startswith("note:")][:3]}
+        figures["commands"][name] = {
+            "exit": proc.returncode,
+            "seconds": round(time.monotonic() - started, 2),
+            "notes": [line for line in err.splitlines() if line.startswith("note:")][:3],
+        }
         ok = ok and clean
     try:
         hits = json.loads(outputs["search --json"][1])
@@ -168,10 +180,13 @@ def reads_on_a_full_disk(root: Path, index: Path, run, *, index_full: bool) -> d
     figures["bump"] = first["bump"]
     human = outputs["read, first read"][1]
     # not counted, and (issue 40) kept for later when the pending file could still be written, or not
-    figures["says_not_counted"] = ("this read was not counted" in human or "this read is not counted yet" in human) \
-        and "full" in human
+    figures["says_not_counted"] = (
+        "this read was not counted" in human or "this read is not counted yet" in human
+    ) and "full" in human
     ok = ok and "prod-rollbacks-drain-the-vip" in outputs["search --no-refresh"][1] and figures["search_hits"] > 0
-    ok = ok and figures["salience_read"] and first["bump"]["bumped"] == [] and "full" in (first["bump"]["refused"] or "")
+    ok = (
+        ok and figures["salience_read"] and first["bump"]["bumped"] == [] and "full" in (first["bump"]["refused"] or "")
+    )
     ok = ok and figures["says_not_counted"]
     if index_full:
         figures["refresh_skipped"] = "note: the index was not refreshed" in outputs["search"][2]

@@ -62,8 +62,9 @@ def private_git(monkeypatch, tmp: Path) -> None:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp / "no-global"))
 
 
-def run_cli(args: list[str | bytes], *, timeout: float = 120, env: dict[str, str] | None = None
-            ) -> subprocess.CompletedProcess[bytes]:
+def run_cli(
+    args: list[str | bytes], *, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     """`python -m memhtml_desktop ARGS`, bytes in and out (argv may hold undecodable bytes)."""
     argv = [PYTHON.encode(), b"-m", b"memhtml_desktop"] + [a if isinstance(a, bytes) else a.encode() for a in args]
     return subprocess.run(argv, capture_output=True, timeout=timeout, env=env or child_env())
@@ -81,7 +82,9 @@ def wait_until(condition: Callable[[], bool], timeout: float, step: float = 0.01
 
 # -- the state plane -----------------------------------------------------------------------------
 
-ACCESS_COLUMNS = "path, access_count, reinforcement_count, outcome_score, last_accessed_at, last_reinforced_at, updated_at"
+ACCESS_COLUMNS = (
+    "path, access_count, reinforcement_count, outcome_score, last_accessed_at, last_reinforced_at, updated_at"
+)
 
 
 def read_state(state_db: Path) -> tuple[list[str], dict[str, tuple]]:

@@ -12,37 +12,25 @@ import apsw
 # rows whose content_hash is the file's (two files with one body share them; `chunks.path` names
 # whichever twin owns them).
 CONSISTENCY_QUERIES = {
-    "chunk without its file":
-        "SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = c.path)",
-    "chunk whose hash is not its file's":
-        "SELECT count(*) FROM chunks c JOIN files f ON f.path = c.path WHERE f.content_hash <> c.content_hash",
-    "file without its chunks (non-empty body)":
-        "SELECT count(*) FROM files f WHERE trim(f.body_text) <> '' "
-        "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.content_hash = f.content_hash)",
-    "embedding without a chunk":
-        "SELECT count(*) FROM embeddings e WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.chunk_id = e.chunk_id)",
-    "file without a sources row":
-        "SELECT count(*) FROM files f WHERE NOT EXISTS "
-        "(SELECT 1 FROM sources s WHERE s.path = f.path AND s.status = 'indexed')",
-    "indexed sources row without its file":
-        "SELECT count(*) FROM sources s WHERE s.status = 'indexed' "
-        "AND NOT EXISTS (SELECT 1 FROM files f WHERE f.path = s.path)",
-    "failed sources row without its problem":
-        "SELECT count(*) FROM sources s WHERE s.status = 'failed' "
-        "AND NOT EXISTS (SELECT 1 FROM problems p WHERE p.path = s.path AND p.kind IN ('invalid', 'unreadable'))",
-    "problem without a sources row":
-        "SELECT count(*) FROM problems p WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.path = p.path)",
-    "orphan FTS row (docsize without a file)":
-        "SELECT count(*) FROM files_fts_docsize d WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.rowid = d.id)",
-    "file missing from FTS (no docsize row)":
-        "SELECT count(*) FROM files f WHERE NOT EXISTS (SELECT 1 FROM files_fts_docsize d WHERE d.id = f.rowid)",
-    "child row without its file":
-        "SELECT (SELECT count(*) FROM file_tags t WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = t.path))"
-        " + (SELECT count(*) FROM file_entities t WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = t.path))"
-        " + (SELECT count(*) FROM file_facets t WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = t.path))"
-        " + (SELECT count(*) FROM file_citations t WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = t.path))",
-    "index_state row missing":
-        "SELECT 1 - count(*) FROM index_state WHERE id = 1",
+    "chunk without its file": "SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = c.path)",
+    "chunk whose hash is not its file's": "SELECT count(*) FROM chunks c JOIN files f ON f.path = c.path WHERE f.content_hash <> c.content_hash",
+    "file without its chunks (non-empty body)": "SELECT count(*) FROM files f WHERE trim(f.body_text) <> '' "
+    "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.content_hash = f.content_hash)",
+    "embedding without a chunk": "SELECT count(*) FROM embeddings e WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.chunk_id = e.chunk_id)",
+    "file without a sources row": "SELECT count(*) FROM files f WHERE NOT EXISTS "
+    "(SELECT 1 FROM sources s WHERE s.path = f.path AND s.status = 'indexed')",
+    "indexed sources row without its file": "SELECT count(*) FROM sources s WHERE s.status = 'indexed' "
+    "AND NOT EXISTS (SELECT 1 FROM files f WHERE f.path = s.path)",
+    "failed sources row without its problem": "SELECT count(*) FROM sources s WHERE s.status = 'failed' "
+    "AND NOT EXISTS (SELECT 1 FROM problems p WHERE p.path = s.path AND p.kind IN ('invalid', 'unreadable'))",
+    "problem without a sources row": "SELECT count(*) FROM problems p WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.path = p.path)",
+    "orphan FTS row (docsize without a file)": "SELECT count(*) FROM files_fts_docsize d WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.rowid = d.id)",
+    "file missing from FTS (no docsize row)": "SELECT count(*) FROM files f WHERE NOT EXISTS (SELECT 1 FROM files_fts_docsize d WHERE d.id = f.rowid)",
+    "child row without its file": "SELECT (SELECT count(*) FROM file_tags t WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = t.path))"
+    " + (SELECT count(*) FROM file_entities t WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = t.path))"
+    " + (SELECT count(*) FROM file_facets t WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = t.path))"
+    " + (SELECT count(*) FROM file_citations t WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = t.path))",
+    "index_state row missing": "SELECT 1 - count(*) FROM index_state WHERE id = 1",
 }
 
 
@@ -78,7 +66,8 @@ def index_problems(conn: apsw.Connection, *, complete: bool = False, space: str 
     if complete:
         (missing,) = conn.execute(
             "SELECT count(*) FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id "
-            "WHERE e.chunk_id IS NULL OR e.model <> ?", (space,)
+            "WHERE e.chunk_id IS NULL OR e.model <> ?",
+            (space,),
         ).fetchone()
         if missing:
             found.append(f"chunks without a vector in {space}: {missing}")

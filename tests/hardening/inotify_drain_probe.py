@@ -53,8 +53,12 @@ def wait_for(check, timeout: float) -> float | None:
 def main(store: str, index: str, scratch: str, limit: int) -> None:
     Path("/proc/sys/user/max_inotify_watches").write_text(f"{limit}\n")
     root, index_path = Path(store), Path(index)
-    watcher = subprocess.Popen([sys.executable, "-m", "memhtml_desktop", "watch", "--json", "--store", store,
-                                "--index", index], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "memhtml_desktop", "watch", "--json", "--store", store, "--index", index],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     err_lines: list[str] = []
     live = threading.Event()
 
@@ -71,21 +75,33 @@ def main(store: str, index: str, scratch: str, limit: int) -> None:
     try:
         out["live"] = live.wait(60)
         time.sleep(1.0)  # the start-up reconciliation's batch
-        drainer = subprocess.Popen([sys.executable, str(HERE / "inotify_drainer.py"), scratch], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, text=True)
+        drainer = subprocess.Popen(
+            [sys.executable, str(HERE / "inotify_drainer.py"), scratch],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         out["drainer"] = drainer.stdout.readline().strip()
         (root / "areas" / "after-drain").mkdir()
         time.sleep(0.5)  # the folder exists, unwatched, before anything is written in it
-        write_memory(root, "areas/after-drain/first.html", title="First after drain",
-                     claim="Written into a folder that got no watch.")
+        write_memory(
+            root,
+            "areas/after-drain/first.html",
+            title="First after drain",
+            claim="Written into a folder that got no watch.",
+        )
         old = next(p for p in sorted((root / "areas").rglob("*.html")) if "after-drain" not in str(p))
         old_path = old.relative_to(root).as_posix()
         old.write_bytes(old.read_bytes().replace(b"</article>", b"<p>edited after the drain</p></article>", 1))
         out["first_s"] = wait_for(lambda: indexed(index_path, "areas/after-drain/first.html"), 60)
         out["edit_s"] = wait_for(lambda: indexed(index_path, old_path, "edited after the drain"), 60)
         time.sleep(3.0)  # past the after-burst health check: only the watcher's own mode can see this one
-        write_memory(root, "areas/after-drain/second.html", title="Second after drain",
-                     claim="Written later into the unwatched folder.")
+        write_memory(
+            root,
+            "areas/after-drain/second.html",
+            title="Second after drain",
+            claim="Written later into the unwatched folder.",
+        )
         out["second_s"] = wait_for(lambda: indexed(index_path, "areas/after-drain/second.html"), 30)
     finally:
         if drainer is not None:

@@ -26,12 +26,26 @@ def _fuzz_inputs():
 
 
 _DEMO_EDITS = (
-    (b'content="', b'content="\x00'), (b'content="', b'content="\x1b[2J'), (b"<mark>", b"<mark><mark>"),
-    (b"</mark>", b""), (b"<article>", b"<article><article>"), (b"</title>", b""), (b"<title>", b"<title><title>"),
-    (b'name="memhtml-type"', b'name="memhtml-TYPE"'), (b'name="memhtml-', b'name="memhtml-\xff'),
-    (b"<p>", b"<p onclick=x>"), (b"<p>", b"<aside><p>"), (b"\n", b"\r\n"), (b"<dl>", b"<dl><dt><dd><dt>"),
-    (b'href="/', b'href="/../../'), (b'href="/', b'href="javascript:'), (b"<time", b"<time datetime=''"),
-    (b"utf-8", b"latin-1"), (b"2026-", b"2026-13-"), (b'content="0.', b'content="1e309'), (b"</p>", b"</p>" * 50),
+    (b'content="', b'content="\x00'),
+    (b'content="', b'content="\x1b[2J'),
+    (b"<mark>", b"<mark><mark>"),
+    (b"</mark>", b""),
+    (b"<article>", b"<article><article>"),
+    (b"</title>", b""),
+    (b"<title>", b"<title><title>"),
+    (b'name="memhtml-type"', b'name="memhtml-TYPE"'),
+    (b'name="memhtml-', b'name="memhtml-\xff'),
+    (b"<p>", b"<p onclick=x>"),
+    (b"<p>", b"<aside><p>"),
+    (b"\n", b"\r\n"),
+    (b"<dl>", b"<dl><dt><dd><dt>"),
+    (b'href="/', b'href="/../../'),
+    (b'href="/', b'href="javascript:'),
+    (b"<time", b"<time datetime=''"),
+    (b"utf-8", b"latin-1"),
+    (b"2026-", b"2026-13-"),
+    (b'content="0.', b'content="1e309'),
+    (b"</p>", b"</p>" * 50),
 )
 
 
@@ -70,8 +84,12 @@ def unreadable_violation(violation: object) -> str | None:
         return "empty"
     if any(marker in violation for marker in _INTERNALS) and not violation.startswith("unreadable:"):
         return "leaks an internal error"
-    if violation.startswith("unreadable:") and "start tags" not in violation and "nests too deeply" not in violation \
-            and "too large" not in violation:
+    if (
+        violation.startswith("unreadable:")
+        and "start tags" not in violation
+        and "nests too deeply" not in violation
+        and "too large" not in violation
+    ):
         return "an internal error contained by project()"
     return None
 

@@ -75,8 +75,14 @@ def whole_store(store_dir: str, index: str, queries: list[str]) -> dict:
         first = time.perf_counter() - started
         started = time.perf_counter()
         store.recall(query)
-        timings.append({"query": query, "search_ms": round(first * 1000, 1), "hits": hits,
-                        "recall_ms": round((time.perf_counter() - started) * 1000, 1)})
+        timings.append(
+            {
+                "query": query,
+                "search_ms": round(first * 1000, 1),
+                "hits": hits,
+                "recall_ms": round((time.perf_counter() - started) * 1000, 1),
+            }
+        )
     out["queries"] = timings
     out["after_search"] = status()
     out["stats"] = store.stats()

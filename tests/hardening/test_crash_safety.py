@@ -55,12 +55,12 @@ def test_the_consistency_checks_can_fail(tmp_path):
     damage = {
         "chunk without its file": "DELETE FROM files WHERE path = (SELECT path FROM chunks LIMIT 1)",
         "file without its chunks": "DELETE FROM chunks WHERE path = (SELECT path FROM files "
-                                   "WHERE trim(body_text) <> '' LIMIT 1)",
+        "WHERE trim(body_text) <> '' LIMIT 1)",
         "embedding without a chunk": "INSERT INTO embeddings (chunk_id, model, dim, vec, created_at) "
-                                     "VALUES ('nope', 'm@1', 1, x'00000000', 'now')",
+        "VALUES ('nope', 'm@1', 1, x'00000000', 'now')",
         "indexed sources row without its file": "INSERT INTO sources VALUES ('areas/ghost.html', 1, 1, 'x', 'indexed', 'now')",
         "failed sources row without its problem": "UPDATE sources SET status = 'failed' "
-                                                  "WHERE path = (SELECT path FROM files LIMIT 1)",
+        "WHERE path = (SELECT path FROM files LIMIT 1)",
         "orphan FTS row": "INSERT INTO files_fts (rowid, fts_text) VALUES (99999999, 'orphan words')",
     }
     for expected, sql in damage.items():

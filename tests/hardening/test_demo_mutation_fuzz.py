@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from hardening_support import demo_memories
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -67,7 +67,9 @@ PATHS = [
 @pytest.mark.parametrize("path", PATHS)
 def test_each_path_reads_as_the_full_guard_reads_it(store, path):
     root, _ = store
-    expected = _outcome(lambda: read_guarded(os.path.join(*path.split("/")) if path else "", root=root, cap=CAP, what=path))
+    expected = _outcome(
+        lambda: read_guarded(os.path.join(*path.split("/")) if path else "", root=root, cap=CAP, what=path)
+    )
     with FolderReader(root, cap=CAP) as reader:
         assert _outcome(lambda: reader.read(path, what=path)) == expected
         assert _outcome(lambda: reader.read(path, what=path)) == expected  # its folders kept open

@@ -31,6 +31,7 @@ from full_disk import (
 )
 from hardening_support import copy_demo, read_state, run_cli
 
+
 def _args(root, index, *extra):
     return [*extra, "--store", str(root), "--index", str(index)]
 
@@ -94,11 +95,14 @@ def test_reads_survive_when_the_index_disk_is_full_too(tmp_path, mounted):
     assert json.loads(proc.stdout)["changed"] == 1
 
 
-@pytest.mark.parametrize("index_open_elsewhere, state_journal", [
-    pytest.param(False, "rollback", id="nothing-open", marks=pytest.mark.slow),
-    pytest.param(True, "rollback", id="index-held-open", marks=pytest.mark.slow),
-    pytest.param(True, "wal", id="index-held-open-state-wal"),  # the issue's exact case; in the quick run
-])
+@pytest.mark.parametrize(
+    "index_open_elsewhere, state_journal",
+    [
+        pytest.param(False, "rollback", id="nothing-open", marks=pytest.mark.slow),
+        pytest.param(True, "rollback", id="index-held-open", marks=pytest.mark.slow),
+        pytest.param(True, "wal", id="index-held-open-state-wal"),  # the issue's exact case; in the quick run
+    ],
+)
 def test_reads_survive_a_file_size_limit(tmp_path, index_open_elsewhere, state_journal):
     """No mount needed: a child that can write no file past 1 KB meets the same SQLite I/O error.
     With the index held open by another process its shared memory exists, so only the state

@@ -96,8 +96,9 @@ def test_a_disk_that_fills_mid_write_is_rolled_back_and_the_next_write_lands(tmp
     (disk / "filler").unlink()  # (git status itself writes the index: look once there is room again)
     after = snapshot(root, store)
     # The files, git's index and HEAD are as they were (renames and unlinks need no space).
-    assert {k: v for k, v in after.items() if k != "state"} == {k: v for k, v in before.items() if k != "state"}, \
+    assert {k: v for k, v in after.items() if k != "state"} == {k: v for k, v in before.items() if k != "state"}, (
         f"filled at {at!r}: {failed.value}"
+    )
     if after["state"] != before["state"]:
         # state.db is on the full disk too: the moved row could not go back, and the message says so;
         # the journal stays, and recovery moves it once there is room.

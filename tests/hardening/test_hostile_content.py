@@ -27,9 +27,9 @@ from PySide6.QtCore import QByteArray, QUrl
 from PySide6.QtGui import QColor, QImage, QTextDocument
 
 from memhtml_desktop.index.store import Store
-from memhtml_desktop.ui.reader import reader_parts
 from memhtml_desktop.ops import jobs
 from memhtml_desktop.ui.app import guard_singleton_refcounts
+from memhtml_desktop.ui.reader import reader_parts
 from memhtml_desktop.ui.reader.reader_pane import ReaderPane
 from memhtml_desktop.ui.reader.reader_parts import SafeTextBrowser
 
@@ -160,14 +160,17 @@ def hostile_store(tmp_path, listener):
     image = QImage(300, 240, QImage.Format.Format_RGB32)
     image.fill(QColor("red"))
     image.save(str(sentinel))
-    fields = dict(url=listener.url, port=listener.port, sentinel=sentinel,
-                  huge=base64.b64encode(os.urandom(3_000_000)).decode())
+    fields = dict(
+        url=listener.url, port=listener.port, sentinel=sentinel, huge=base64.b64encode(os.urandom(3_000_000)).decode()
+    )
     (root / "areas" / "hostile").mkdir()
     (root / "areas/hostile/valid.html").write_text(
-        HEAD.format(kind="valid", extra_head="") + VALID_BODY.format(**fields), encoding="utf-8")
+        HEAD.format(kind="valid", extra_head="") + VALID_BODY.format(**fields), encoding="utf-8"
+    )
     (root / "areas/hostile/invalid.html").write_text(
         HEAD.format(kind="invalid", extra_head=HOSTILE_HEAD.format(**fields)) + HOSTILE_BODY.format(**fields),
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     store = Store(root, index_path=tmp_path / "index.db")
     store.index()
     yield store, fields
@@ -228,8 +231,9 @@ def _pane(qtbot) -> ReaderPane:
 
 
 @pytest.mark.parametrize("path", ["areas/hostile/invalid.html", "areas/hostile/valid.html"])
-def test_the_reader_renders_hostile_memories_inert_and_fetches_nothing(qtbot, monkeypatch, listener,
-                                                                       hostile_store, path):
+def test_the_reader_renders_hostile_memories_inert_and_fetches_nothing(
+    qtbot, monkeypatch, listener, hostile_store, path
+):
     store, fields = hostile_store
     recorder = Recorder(monkeypatch)
     started = time.perf_counter()
@@ -239,8 +243,25 @@ def test_the_reader_renders_hostile_memories_inert_and_fetches_nothing(qtbot, mo
     html = opened.safe_html
     assert len(html) < 50_000 and "data:" not in html and "base64" not in html  # the 4 MB URIs are gone
     lowered = html.lower()
-    for marker in ("<script", "<img", "<iframe", "<link", "<style", "<object", "<embed", "<svg", "<video",
-                   "javascript:", "onerror", "onclick", "background=", "url(", "srcset", "file:", "src="):
+    for marker in (
+        "<script",
+        "<img",
+        "<iframe",
+        "<link",
+        "<style",
+        "<object",
+        "<embed",
+        "<svg",
+        "<video",
+        "javascript:",
+        "onerror",
+        "onclick",
+        "background=",
+        "url(",
+        "srcset",
+        "file:",
+        "src=",
+    ):
         assert marker not in lowered, marker
     # The listener's address survives only as the one web link a person may choose to follow.
     assert html.count(str(fields["port"])) == html.count(f'href="{fields["url"]}/outside"')
@@ -267,8 +288,13 @@ def test_the_reader_renders_hostile_memories_inert_and_fetches_nothing(qtbot, mo
             if not href.startswith("memhtml:/"):
                 pane.article.anchorClicked.emit(QUrl(href))
     assert pane.asked == [h for h in hrefs if not h.startswith("memhtml:/")] and pane.opened == []
-    for hostile in ("javascript:fetch('x')", f"file://{fields['sentinel']}", "data:text/html,<b>x</b>",
-                    f"//127.0.0.1:{fields['port']}/x", "ftp://127.0.0.1/x"):
+    for hostile in (
+        "javascript:fetch('x')",
+        f"file://{fields['sentinel']}",
+        "data:text/html,<b>x</b>",
+        f"//127.0.0.1:{fields['port']}/x",
+        "ftp://127.0.0.1/x",
+    ):
         pane.article.anchorClicked.emit(QUrl(hostile))
     assert pane.asked == [h for h in hrefs if not h.startswith("memhtml:/")], "only web links may ask"
     assert pane.opened == []
@@ -360,8 +386,12 @@ def test_cli_human_output_never_carries_terminal_control_sequences(tmp_path):
     (root / "areas/oncall/invalid-meta.html").write_bytes(invalid)
     index = tmp_path / "index.db"
     outputs = {}
-    for args in (["index"], ["list", "--no-refresh"], ["search", "--no-refresh", "failing billing replica"],
-                 ["doctor"]):
+    for args in (
+        ["index"],
+        ["list", "--no-refresh"],
+        ["search", "--no-refresh", "failing billing replica"],
+        ["doctor"],
+    ):
         proc = run_cli([args[0], "--store", str(root), "--index", str(index), *args[1:]])
         assert proc.returncode == 0, proc.stderr
         outputs[args[0]] = proc.stdout + proc.stderr
@@ -385,10 +415,12 @@ def test_a_sidecar_count_out_of_range_is_one_skipped_line(tmp_path):
 
     (tmp_path / "store").mkdir()
     conn = open_index(tmp_path / "index.db", state_path=tmp_path / "store" / ".memhtml" / "state.db")
-    data = b"\n".join([
-        b'{"path":"areas/a.html","accessCount":3,"updatedAt":"2026-01-01T00:00:00Z"}',
-        b'{"path":"areas/b.html","accessCount":1e30,"updatedAt":"2026-01-01T00:00:00Z"}',
-        b'{"path":"areas/c.html","accessCount":99999999999999999999999,"updatedAt":"2026-01-01T00:00:00Z"}',
-    ])
+    data = b"\n".join(
+        [
+            b'{"path":"areas/a.html","accessCount":3,"updatedAt":"2026-01-01T00:00:00Z"}',
+            b'{"path":"areas/b.html","accessCount":1e30,"updatedAt":"2026-01-01T00:00:00Z"}',
+            b'{"path":"areas/c.html","accessCount":99999999999999999999999,"updatedAt":"2026-01-01T00:00:00Z"}',
+        ]
+    )
     report = import_access(conn, data)
     assert report.imported == 1 and report.skipped_lines == 2

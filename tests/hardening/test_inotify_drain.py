@@ -28,8 +28,9 @@ UNSHARE = ["unshare", "-U", "--map-user=0", "--map-group=0"]
 def _namespaces_available() -> str | None:
     if shutil.which("unshare") is None:
         return "unshare(1) is not installed"
-    proc = subprocess.run([*UNSHARE, "sh", "-c", "echo 50 > /proc/sys/user/max_inotify_watches"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [*UNSHARE, "sh", "-c", "echo 50 > /proc/sys/user/max_inotify_watches"], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         return f"no user namespace with its own inotify limit here: {proc.stderr.strip()}"
     return None
@@ -44,8 +45,13 @@ def test_draining_inotify_watches_while_watching_falls_back_and_loses_nothing(tm
     index = tmp_path / "index.db"
     Store(root, index_path=index).index()
     dirs = sum(1 for p in root.rglob("*") if p.is_dir())
-    proc = subprocess.run([*UNSHARE, sys.executable, str(PROBE), str(root), str(index), str(tmp_path / "scratch"),
-                           str(dirs + 200)], capture_output=True, text=True, env=child_env(), timeout=400)
+    proc = subprocess.run(
+        [*UNSHARE, sys.executable, str(PROBE), str(root), str(index), str(tmp_path / "scratch"), str(dirs + 200)],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=400,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     print(json.dumps(out, indent=1))

@@ -45,9 +45,17 @@ def _cases(tmp: Path) -> dict[str, tuple[object, str]]:
         "deep nesting": (_nested(100_000), "nested too deeply"),
         "a 5,001-digit number": ('{"window": 1' + "0" * 5000 + "}", "more than 4,300 digits"),
         "501 rules": (json.dumps({"rules": [RULE] * 501}), "at most 100"),
-        "400 path prefixes": (json.dumps({"rules": [{"ledger": "profile", "path_prefixes": [f"p{i}/" for i in range(200)]},
-                                                    {"ledger": "pending", "path_prefixes": [f"q{i}/" for i in range(200)]}]}),
-                              "at most 300 path prefixes"),
+        "400 path prefixes": (
+            json.dumps(
+                {
+                    "rules": [
+                        {"ledger": "profile", "path_prefixes": [f"p{i}/" for i in range(200)]},
+                        {"ledger": "pending", "path_prefixes": [f"q{i}/" for i in range(200)]},
+                    ]
+                }
+            ),
+            "at most 300 path prefixes",
+        ),
         "a 500 KB name": (json.dumps({"name": "N" * 500_000}), "name: a name of at most 100"),
         "a 100 MB file": ("sparse", "100.0 MB"),
         "a link out of the store": (("link", outside), "leads out of the store"),
@@ -104,9 +112,21 @@ def demo(tmp_path_factory):
     return root, index, tmp
 
 
-@pytest.mark.parametrize("case", [
-    "deep nesting", "a 5,001-digit number", "501 rules", "400 path prefixes", "a 500 KB name", "a 100 MB file",
-    "a link out of the store", "a link to /dev/zero", "a FIFO", "a folder"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "deep nesting",
+        "a 5,001-digit number",
+        "501 rules",
+        "400 path prefixes",
+        "a 500 KB name",
+        "a 100 MB file",
+        "a link out of the store",
+        "a link to /dev/zero",
+        "a FIFO",
+        "a folder",
+    ],
+)
 def test_the_stores_map_that_cannot_be_used_is_one_clear_line_in_the_cli(demo, case):
     root, index, tmp = demo
     what, words = _cases(tmp)[case]
@@ -126,8 +146,16 @@ def test_the_stores_map_that_cannot_be_used_is_one_clear_line_in_the_cli(demo, c
     assert proc.seconds < 60
 
 
-@pytest.mark.parametrize("kind,words", [("fifo", "a FIFO"), ("dev-zero", "a device"), ("folder", "a directory"),
-                                        ("nested", "nested too deeply"), ("missing", "no such file")])
+@pytest.mark.parametrize(
+    "kind,words",
+    [
+        ("fifo", "a FIFO"),
+        ("dev-zero", "a device"),
+        ("folder", "a directory"),
+        ("nested", "nested too deeply"),
+        ("missing", "no such file"),
+    ],
+)
 def test_a_ledgers_flag_naming_a_file_that_cannot_be_used_is_refused(demo, kind, words):
     root, index, tmp = demo
     named = tmp / f"flag-{kind}"

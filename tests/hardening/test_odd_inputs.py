@@ -19,8 +19,8 @@ import textwrap
 
 import pytest
 from hardening_support import PYTHON, ROOT, child_env, copy_demo, demo_memories, run_cli
-from memfiles import memory_html, write_memory
 
+from memfiles import memory_html, write_memory
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.store import Store
 
@@ -34,8 +34,7 @@ def _args(root, index, *extra):
 
 def _indexed_demo(store: Store) -> int:
     """How many of the demo store's memories (valid or listed as problems) the index knows."""
-    (count,) = store.reader().execute(
-        "SELECT count(*) FROM sources WHERE path NOT LIKE 'areas/odd/%'").fetchone()
+    (count,) = store.reader().execute("SELECT count(*) FROM sources WHERE path NOT LIKE 'areas/odd/%'").fetchone()
     return count
 
 
@@ -71,8 +70,9 @@ QUERY_PROBE = textwrap.dedent("""
 def test_a_50_mb_single_line_query_is_cut_with_a_notice_at_bounded_memory(tmp_path):
     """Pasting 50 MB into the search box took 37 s and 4.3 GB of peak RSS. The query is now cut at
     the door (10,000 characters) and the result says so."""
-    code = QUERY_PROBE.format(tests=str(ROOT / "tests"), hard=str(ROOT / "tests" / "hardening"), tmp=str(tmp_path),
-                              size=FIFTY_MB)
+    code = QUERY_PROBE.format(
+        tests=str(ROOT / "tests"), hard=str(ROOT / "tests" / "hardening"), tmp=str(tmp_path), size=FIFTY_MB
+    )
     proc = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=child_env(), timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -99,8 +99,10 @@ def test_a_50_mb_memory_file_on_one_line_is_refused_and_the_rest_indexed(tmp_pat
     index = tmp_path / "index.db"
     proc = run_cli(_args(root, index, "index"))
     assert proc.returncode == 0, proc.stderr
-    assert re.search(r"areas/odd/one-line.html: unreadable: file is 50\.\d MB; memory files over 8 MB are not indexed",
-                     proc.stdout.decode())
+    assert re.search(
+        r"areas/odd/one-line.html: unreadable: file is 50\.\d MB; memory files over 8 MB are not indexed",
+        proc.stdout.decode(),
+    )
     store = Store(root, index_path=index)
     assert _indexed_demo(store) == DEMO_COUNT
     proc = run_cli(_args(root, index, "read", "areas/odd/one-line.html"))
@@ -114,8 +116,14 @@ def test_a_50_mb_line_in_the_access_sidecar_is_one_skipped_line(tmp_path):
     root = copy_demo(tmp_path / "store")
     index = tmp_path / "index.db"
     sidecar = tmp_path / "access.jsonl"
-    row = {"accessCount": 3, "reinforcementCount": 0, "outcomeScore": 0, "lastAccessedAt": "2026-03-01T00:00:00Z",
-           "lastReinforcedAt": None, "updatedAt": "2026-03-01T00:00:00Z"}
+    row = {
+        "accessCount": 3,
+        "reinforcementCount": 0,
+        "outcomeScore": 0,
+        "lastAccessedAt": "2026-03-01T00:00:00Z",
+        "lastReinforcedAt": None,
+        "updatedAt": "2026-03-01T00:00:00Z",
+    }
     with open(sidecar, "w", encoding="utf-8") as handle:
         handle.write(json.dumps({"path": "areas/oncall/a.html", **row}) + "\n")
         handle.write(json.dumps({"path": "areas/" + "x" * FIFTY_MB + ".html", **row}) + "\n")
@@ -134,8 +142,9 @@ def test_a_50_mb_line_in_the_access_sidecar_is_one_skipped_line(tmp_path):
 
 def test_a_1_mb_title_is_indexed_searchable_and_clipped_on_the_terminal(tmp_path):
     root = copy_demo(tmp_path / "store")
-    write_memory(root, "areas/odd/long-title.html", title="zanzibar " * 116_509,
-                 claim="A memory whose title is a megabyte.")
+    write_memory(
+        root, "areas/odd/long-title.html", title="zanzibar " * 116_509, claim="A memory whose title is a megabyte."
+    )
     assert (root / "areas/odd/long-title.html").stat().st_size > 1_000_000
     index = tmp_path / "index.db"
     assert run_cli(_args(root, index, "index")).returncode == 0
@@ -159,7 +168,10 @@ def test_ten_thousand_tags_on_one_memory(tmp_path):
     assert proc.returncode == 0, proc.stderr
     store = Store(root, index_path=index)
     assert _indexed_demo(store) == DEMO_COUNT
-    assert store.reader().execute("SELECT count(*) FROM file_tags WHERE path = 'areas/odd/tagged.html'").fetchone()[0] == 10_000
+    assert (
+        store.reader().execute("SELECT count(*) FROM file_tags WHERE path = 'areas/odd/tagged.html'").fetchone()[0]
+        == 10_000
+    )
     assert [m.path for m in store.list(Scope.build(tags=["t09999"])).files] == ["areas/odd/tagged.html"]
     assert store.search("ten thousand tags", Scope.build(tags=tags[:1000])).hits[0].path == "areas/odd/tagged.html"
     with pytest.raises(ValueError, match="at most 1000 tags"):
@@ -173,14 +185,15 @@ def test_ten_thousand_tags_on_one_memory(tmp_path):
 def test_nul_bytes_inside_attributes(tmp_path):
     root = copy_demo(tmp_path / "store")
     cases = {
-        "meta-content": memory_html(title="Nul meta", claim="A nul meta claim.", tags=["a\x00b"],
-                                    entities=["service:x\x00y"]),
+        "meta-content": memory_html(
+            title="Nul meta", claim="A nul meta claim.", tags=["a\x00b"], entities=["service:x\x00y"]
+        ),
         "title-and-time": memory_html(title="Nul\x00title", claim="A nul time claim.", event="2026-03-01\x00"),
         "class-attr": memory_html(title="Nul class", claim="A nul class claim.").replace("<p>", '<p class="\x00">'),
-        "href": memory_html(title="Nul link", claim="A nul link claim.",
-                            links=[("supersedes", "/areas/oncall/x\x00.html")]),
-        "meta-name": memory_html(title="Nul name", claim="A nul name claim.",
-                                 extra_metas=[("memhtml-\x00tag", "z")]),
+        "href": memory_html(
+            title="Nul link", claim="A nul link claim.", links=[("supersedes", "/areas/oncall/x\x00.html")]
+        ),
+        "meta-name": memory_html(title="Nul name", claim="A nul name claim.", extra_metas=[("memhtml-\x00tag", "z")]),
     }
     for name, text in cases.items():
         target = root / f"areas/odd/{name}.html"
@@ -257,8 +270,9 @@ def test_a_file_swapped_for_a_fifo_between_stat_and_open_is_refused_not_waited_o
     """Opening a FIFO with no writer blocks forever; the reader used to hang there."""
     root = tmp_path / "store"
     write_memory(root, "areas/odd/swapped.html", title="Swapped", claim="A file that becomes a FIFO.")
-    proc = subprocess.run([PYTHON, "-c", SWAP_PROBE, str(root)], capture_output=True, text=True, env=child_env(),
-                          timeout=30)
+    proc = subprocess.run(
+        [PYTHON, "-c", SWAP_PROBE, str(root)], capture_output=True, text=True, env=child_env(), timeout=30
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("refused: ") and "not a regular file" in proc.stdout
 
@@ -295,8 +309,9 @@ def test_an_index_pass_racing_fifo_swaps_never_hangs(tmp_path):
     root = copy_demo(tmp_path / "store")
     for i in range(8):
         write_memory(root, f"areas/odd/swap-{i}.html", title=f"Swap {i}", claim=f"Swap claim {i}.")
-    proc = subprocess.run([PYTHON, "-c", RACE_PROBE, str(root)], capture_output=True, text=True, env=child_env(),
-                          timeout=240)
+    proc = subprocess.run(
+        [PYTHON, "-c", RACE_PROBE, str(root)], capture_output=True, text=True, env=child_env(), timeout=240
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.startswith("ok ")
     store = Store(root, index_path=tmp_path / "index.db")

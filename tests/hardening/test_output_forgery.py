@@ -13,8 +13,8 @@ import json
 
 import pytest
 from hardening_support import copy_demo, run_cli
-from memfiles import write_memory
 
+from memfiles import write_memory
 from memhtml_desktop.index.store import Store
 
 FORGED = "memhtml-desktop: FORGED"
@@ -31,8 +31,14 @@ NAMES = {
 def _store(tmp_path):
     root = copy_demo(tmp_path / "store")
     for kind, path in NAMES.items():
-        write_memory(root, path, title=f"Title\n{FORGED} title {kind}\r", claim=f"Zebracorn claim {kind}.",
-                     tags=[f"tag\n{FORGED}"], facets=[(f"fac\n{FORGED}", f"val\r{FORGED}")])
+        write_memory(
+            root,
+            path,
+            title=f"Title\n{FORGED} title {kind}\r",
+            claim=f"Zebracorn claim {kind}.",
+            tags=[f"tag\n{FORGED}"],
+            facets=[(f"fac\n{FORGED}", f"val\r{FORGED}")],
+        )
     # One that fails to parse, so `index` prints its name in a failure line.
     (root / EVIL_DIR / f"z\n{FORGED} broken.html").write_text("<p>not a memory</p>", encoding="utf-8")
     index = tmp_path / "index.db"

@@ -81,11 +81,22 @@ def indexed(tmp_path_factory):
 
 # Paths a caller (the CLI, a link, a watcher event) may hand to read/why/reinforce/file_bytes.
 HOSTILE_PATHS = (
-    "../outside/secret.html", "../../outside/secret.html", "areas/../../outside/secret.html",
-    "/../outside/secret.html", "memhtml:/../outside/secret.html", "areas/x/../../../outside/secret.html",
-    "areas\\..\\..\\outside\\secret.html", "areas/x/leak.html", "areas/x/relative-leak.html",
-    "areas/%2e%2e/%2e%2e/outside/secret.html", "./areas/x/leak.html", "areas//x/leak.html", "areas/x/leak.html\x00",
-    "/etc/passwd", "../../etc/passwd", "../../../../../../etc/passwd",
+    "../outside/secret.html",
+    "../../outside/secret.html",
+    "areas/../../outside/secret.html",
+    "/../outside/secret.html",
+    "memhtml:/../outside/secret.html",
+    "areas/x/../../../outside/secret.html",
+    "areas\\..\\..\\outside\\secret.html",
+    "areas/x/leak.html",
+    "areas/x/relative-leak.html",
+    "areas/%2e%2e/%2e%2e/outside/secret.html",
+    "./areas/x/leak.html",
+    "areas//x/leak.html",
+    "areas/x/leak.html\x00",
+    "/etc/passwd",
+    "../../etc/passwd",
+    "../../../../../../etc/passwd",
 )
 
 
@@ -105,8 +116,11 @@ def test_index_and_search_never_reach_outside(layout):
     (hits,) = conn.execute("SELECT count(*) FROM files WHERE fts_text LIKE ?", (f"%{layout.token}%",)).fetchone()
     assert hits == 0
     search, recall = store.search(layout.token), store.recall(layout.token)
-    layout.assert_clean([h.to_json() for h in search.hits], [s.to_json() for s in (recall.memories, recall.arcs)],
-                        store.list(Scope.build(include_archived=True), limit=500).to_json())
+    layout.assert_clean(
+        [h.to_json() for h in search.hits],
+        [s.to_json() for s in (recall.memories, recall.arcs)],
+        store.list(Scope.build(include_archived=True), limit=500).to_json(),
+    )
     detail = store.read("areas/x/links.html")  # the memory whose links point out of the store
     layout.assert_clean(detail.to_json() if hasattr(detail, "to_json") else detail)
     assert {link.path for link in detail.links} >= {"../../outside/secret.html", "evil.example/outside/secret.html"}
@@ -121,8 +135,12 @@ def test_index_and_search_never_reach_outside(layout):
 @pytest.mark.parametrize("path", HOSTILE_PATHS)
 def test_store_entry_points_refuse_paths_out_of_the_store(indexed, path):
     layout, store = indexed
-    for call in (lambda: store.read(path), lambda: store.read(path, bump=False),
-                 lambda: store.why("deploy", None, path), lambda: store.file_bytes(path)):
+    for call in (
+        lambda: store.read(path),
+        lambda: store.read(path, bump=False),
+        lambda: store.why("deploy", None, path),
+        lambda: store.file_bytes(path),
+    ):
         try:
             value = call()
         except (StoreError, MemoryNotFound, ValueError) as exc:
@@ -148,8 +166,14 @@ def test_absolute_paths_are_never_read(indexed):
                 assert value is None
 
 
-CLI_PATHS = ("../../outside/secret.html", "areas/../../outside/secret.html", "memhtml:/../outside/secret.html",
-             "areas/x/leak.html", "areas/x/relative-leak.html", "../../../../../../etc/passwd")
+CLI_PATHS = (
+    "../../outside/secret.html",
+    "areas/../../outside/secret.html",
+    "memhtml:/../outside/secret.html",
+    "areas/x/leak.html",
+    "areas/x/relative-leak.html",
+    "../../../../../../etc/passwd",
+)
 
 
 @pytest.mark.slow
@@ -157,9 +181,12 @@ def test_cli_read_why_reinforce_never_print_outside_content(indexed):
     layout, _ = indexed
     args = ["--store", str(layout.root), "--index", str(layout.index)]
     for path in CLI_PATHS + _absolute_paths(layout)[:1]:
-        for command in (["read", *args, "--", path], ["read", *args, "--json", "--no-bump", "--", path],
-                        ["search", *args, "--no-refresh", "--why", path, "deploy"],
-                        ["reinforce", *args, "--signal", "positive", "--", path]):
+        for command in (
+            ["read", *args, "--", path],
+            ["read", *args, "--json", "--no-bump", "--", path],
+            ["search", *args, "--no-refresh", "--why", path, "deploy"],
+            ["reinforce", *args, "--signal", "positive", "--", path],
+        ):
             proc = run_cli(command)
             layout.assert_clean(proc.stdout, proc.stderr)
             assert b"Traceback" not in proc.stderr
@@ -193,8 +220,13 @@ def test_rendered_links_never_point_out_of_the_store(indexed, qtbot):
     pane.open_requested.connect(requested.append)
     pane.url_opener = opened.append
     pane.confirm_external = lambda url: True
-    for href in ("memhtml:/../outside/secret.html", "memhtml:/areas/../../outside/secret.html",
-                 "memhtml:///etc/passwd", "memhtml:/%2e%2e/outside/secret.html", f"file://{layout.secret}"):
+    for href in (
+        "memhtml:/../outside/secret.html",
+        "memhtml:/areas/../../outside/secret.html",
+        "memhtml:///etc/passwd",
+        "memhtml:/%2e%2e/outside/secret.html",
+        f"file://{layout.secret}",
+    ):
         pane.handle_url(QUrl(href))
         assert memory_path_of(QUrl(href)) is None or ".." not in memory_path_of(QUrl(href))
     assert all(".." not in p and not p.startswith("/") for p in requested), requested

@@ -116,7 +116,7 @@ def test_a_pairs_file_that_is_not_a_regular_file_is_refused(store, tmp_path, kin
 
 def test_probes_import_onto_a_regular_set_still_appends(store, tmp_path):
     root, _ = store
-    (root / PROBES / "faq.jsonl").write_text('# kept\n')
+    (root / PROBES / "faq.jsonl").write_text("# kept\n")
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "a set")
     proc = _cli(root, "probes", "import", "faq", str(tmp_path / "pairs.jsonl"))

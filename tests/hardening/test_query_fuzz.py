@@ -31,8 +31,9 @@ from hypothesis import strategies as st
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.store import Store
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                        HealthCheck.function_scoped_fixture])
+FAST = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 
 
 @pytest.fixture(scope="module")
@@ -92,8 +93,12 @@ def test_generated_corpus_sample(indexed):
     store, _, _ = indexed
     rng = random.Random(20260901)
     for _ in range(200):
-        outcomes = run_query_case(store, hostile_query(rng), hostile_scope_kwargs(rng),
-                                  cursor=rng.choice((None, "", "..", "\x00", "areas/", "zzz")))
+        outcomes = run_query_case(
+            store,
+            hostile_query(rng),
+            hostile_scope_kwargs(rng),
+            cursor=rng.choice((None, "", "..", "\x00", "areas/", "zzz")),
+        )
         assert_all_ok(outcomes)
 
 
@@ -107,8 +112,11 @@ scope_text = st.text(max_size=40) | st.sampled_from(ENTITIES + FACETS + AS_OF + 
     workspace=st.none() | scope_text,
     tags=st.lists(scope_text, max_size=8),
     entity=st.none() | scope_text,
-    facets=st.lists(st.tuples(st.text(max_size=12), st.text(max_size=12)).map(lambda p: f"{p[0]}={p[1]}")
-                    | st.sampled_from([f for f in FACETS if "=" in f]), max_size=5),
+    facets=st.lists(
+        st.tuples(st.text(max_size=12), st.text(max_size=12)).map(lambda p: f"{p[0]}={p[1]}")
+        | st.sampled_from([f for f in FACETS if "=" in f]),
+        max_size=5,
+    ),
     as_of=st.none() | scope_text,
     para=st.none() | scope_text,
     include_archived=st.booleans(),
@@ -124,13 +132,13 @@ CLI_CASES = (
     ["search", "--json", "--", "-deploy"],
     ["search", "--json", "--", "--"],
     ["search", "--json", "--", "-"],
-    ["search", "--json", "NEAR(a b) AND \"x OR"],
+    ["search", "--json", 'NEAR(a b) AND "x OR'],
     ["search", "--json", "'; DROP TABLE files; --"],
     ["search", "--json", "x" * 10_000],
     ["search", "--json", "\x1b[31m😀\x07"],
     ["search", "--json", "--entity", "a'b:%_", "--tag", "%", "--facet", "a=b=c", "--workspace", "..", "--", "-x"],
     ["search", "--json", "--as-of", "2026-01-01T00:00:00+14:00", "--type", "bogus", "--type", "task", "deploy"],
-    ["recall", "--json", "--", "-rollback NOT \"vip"],
+    ["recall", "--json", "--", '-rollback NOT "vip'],
     ["recall", "--json", "--facet", "=", "--entity", "::", "*^()"],
     ["list", "--json", "--entity", "service:%", "--tag", "'", "--cursor", "..", "--as-of", "2026-02-28"],
     ["list", "--json", "--facet", "tier==1", "--workspace", "%"],
@@ -179,8 +187,9 @@ def test_lone_surrogate_in_scope_values_does_not_raise(indexed):
 
 def test_cli_undecodable_argv_still_gives_valid_json(indexed):
     _, root, index = indexed
-    proc = run_cli(["search", "--store", str(root), "--index", str(index), "--no-refresh", "--json", "--",
-                    b"\xff\xfe deploy"])
+    proc = run_cli(
+        ["search", "--store", str(root), "--index", str(index), "--no-refresh", "--json", "--", b"\xff\xfe deploy"]
+    )
     assert proc.returncode == 0
     json.loads(proc.stdout.decode("utf-8"))
 

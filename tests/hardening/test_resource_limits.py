@@ -44,14 +44,28 @@ def test_a_50_mb_memory_is_refused_quickly_at_bounded_memory(tmp_path):
     big = tmp_path / "big.html"
     write_big_memory(big, template, FIFTY_MB)
     assert big.stat().st_size >= FIFTY_MB
-    proc = subprocess.run([sys.executable, str(PROBE), "big-file", str(root), str(tmp_path / "index.db"), str(big),
-                           "areas/huge/fifty-megabytes.html"], capture_output=True, text=True, env=child_env(),
-                          timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(PROBE),
+            "big-file",
+            str(root),
+            str(tmp_path / "index.db"),
+            str(big),
+            "areas/huge/fifty-megabytes.html",
+        ],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     growth = out["after_read"]["VmHWM"] - out["baseline"]["VmHWM"]
-    print(f"50 MB file: index {out['index_s']} s, read {out['read_s']} s; peak RSS {out['baseline']['VmHWM']} kB "
-          f"-> {out['after_read']['VmHWM']} kB (+{growth} kB, bound {GROWTH_BOUND_KB} kB)")
+    print(
+        f"50 MB file: index {out['index_s']} s, read {out['read_s']} s; peak RSS {out['baseline']['VmHWM']} kB "
+        f"-> {out['after_read']['VmHWM']} kB (+{growth} kB, bound {GROWTH_BOUND_KB} kB)"
+    )
     assert out["index_s"] < 3 and out["read_s"] < 1
     assert growth <= GROWTH_BOUND_KB, growth
     assert out["report"]["failed"] == 1 and out["report"]["added"] == 0
@@ -64,8 +78,10 @@ def test_the_bound_would_catch_a_whole_file_read(tmp_path):
     """Non-vacuity: the same measurement around reading the 50 MB file in full exceeds the bound."""
     big = tmp_path / "big.bin"
     write_big_memory(big, b"<article></article>", FIFTY_MB)
-    code = ("import sys; sys.path.insert(0, %r); from rss_probe import status; "
-            "b = status()['VmHWM']; data = open(%r, 'rb').read(); print(status()['VmHWM'] - b)"
-            % (str(PROBE.parent), str(big)))
+    code = (
+        "import sys; sys.path.insert(0, %r); from rss_probe import status; "
+        "b = status()['VmHWM']; data = open(%r, 'rb').read(); print(status()['VmHWM'] - b)"
+        % (str(PROBE.parent), str(big))
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
     assert int(proc.stdout.strip()) > GROWTH_BOUND_KB

@@ -38,11 +38,32 @@ def soak_store(tmp_path):
 
 def _run(store: Path, tmp_path: Path, *extra: str, timeout: float = 400) -> tuple[subprocess.CompletedProcess, dict]:
     out = tmp_path / "soak.json"
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TMPDIR": str(tmp_path),
-           "MEMHTML_DESKTOP_CACHE": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")}
-    proc = subprocess.run([sys.executable, str(BENCH), "--store", str(store), "--index", str(tmp_path / "index.db"),
-                           "--commit-every", "1", "--out", str(out), *extra],
-                          capture_output=True, text=True, timeout=timeout, env=env)
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "TMPDIR": str(tmp_path),
+        "MEMHTML_DESKTOP_CACHE": str(tmp_path / "cache"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH),
+            "--store",
+            str(store),
+            "--index",
+            str(tmp_path / "index.db"),
+            "--commit-every",
+            "1",
+            "--out",
+            str(out),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
     return proc, (json.loads(out.read_text()) if out.exists() else {})
 
 
@@ -62,27 +83,49 @@ def test_a_short_soak_of_the_real_window_holds_and_stays_fresh(soak_store, tmp_p
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="True is immortal: its count never moves")
 def test_the_soak_fails_when_the_window_loses_references_to_true(soak_store, tmp_path):
-    proc, run = _run(soak_store, tmp_path, "--actions", "60", "--sample-every", "10", "--probe-every", "1000",
-                     "--inject", "true-leak")
+    proc, run = _run(
+        soak_store,
+        tmp_path,
+        "--actions",
+        "60",
+        "--sample-every",
+        "10",
+        "--probe-every",
+        "1000",
+        "--inject",
+        "true-leak",
+    )
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert "SOAK FAILED: ref_true falls without bound" in proc.stdout
     assert run["verdict"]["trends"]["ref_true"]["falls"]
 
 
 def test_the_soak_fails_on_an_abort_of_the_window_and_says_so(soak_store, tmp_path):
-    proc, _ = _run(soak_store, tmp_path, "--actions", "40", "--sample-every", "10", "--probe-every", "1000",
-                   "--inject", "abort")
+    proc, _ = _run(
+        soak_store, tmp_path, "--actions", "40", "--sample-every", "10", "--probe-every", "1000", "--inject", "abort"
+    )
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert "SOAK FAILED: the window's process did not finish: killed by SIGABRT (an abort)" in proc.stdout
 
 
 # -- the rule alone, over made-up samples --------------------------------------------------------
 
+
 def _samples(n: int, every: int = 100, **series) -> list[dict]:
-    base = {"window_rss_mb": lambda a: 300.0, "engine_rss_mb": lambda a: 400.0, "gc_objects": lambda a: 500_000,
-            "window_fds": lambda a: 14, "engine_fds": lambda a: 25, "window_threads": lambda a: 5,
-            "engine_threads": lambda a: 11, "engine_children": lambda a: 0, "ref_true": lambda a: 9_000,
-            "ref_false": lambda a: 7_000, "ref_none": lambda a: 40_000, "gap_p99_ms": lambda a: 40.0}
+    base = {
+        "window_rss_mb": lambda a: 300.0,
+        "engine_rss_mb": lambda a: 400.0,
+        "gc_objects": lambda a: 500_000,
+        "window_fds": lambda a: 14,
+        "engine_fds": lambda a: 25,
+        "window_threads": lambda a: 5,
+        "engine_threads": lambda a: 11,
+        "engine_children": lambda a: 0,
+        "ref_true": lambda a: 9_000,
+        "ref_false": lambda a: 7_000,
+        "ref_none": lambda a: 40_000,
+        "gap_p99_ms": lambda a: 40.0,
+    }
     base.update(series)
     return [{"action": a, "engine_pid": 7, **{k: f(a) for k, f in base.items()}} for a in range(0, n + 1, every)]
 
@@ -91,18 +134,23 @@ FINISHED = {"done": 10_000, "timeouts": 0, "error": ""}
 
 
 def test_the_rule_holds_flat_series_and_a_warm_up_that_levels_off():
-    samples = _samples(10_000, window_rss_mb=lambda a: 200 + min(a, 1_000) / 10, window_fds=lambda a: 14 + a % 300 // 100)
+    samples = _samples(
+        10_000, window_rss_mb=lambda a: 200 + min(a, 1_000) / 10, window_fds=lambda a: 14 + a % 300 // 100
+    )
     verdict = soak.judge(samples, [{"path": "p", "latency_s": 1.2}], 10_000, FINISHED, "")
     assert verdict["held"], verdict["reasons"]
 
 
-@pytest.mark.parametrize(("name", "series", "said"), [
-    ("window_rss_mb", lambda a: 250 + a / 250, "window_rss_mb grows without bound"),  # 4 MB per 1,000 actions
-    ("engine_fds", lambda a: 25 + a // 500, "engine_fds grows without bound"),
-    ("window_threads", lambda a: 5 + a // 1000, "window_threads grows without bound"),
-    ("ref_true", lambda a: 9_000 - a // 2, "ref_true falls without bound"),  # PySide6 6.12.0: True runs out
-    ("gc_objects", lambda a: 500_000 + a * 10, "gc_objects grows without bound"),
-])
+@pytest.mark.parametrize(
+    ("name", "series", "said"),
+    [
+        ("window_rss_mb", lambda a: 250 + a / 250, "window_rss_mb grows without bound"),  # 4 MB per 1,000 actions
+        ("engine_fds", lambda a: 25 + a // 500, "engine_fds grows without bound"),
+        ("window_threads", lambda a: 5 + a // 1000, "window_threads grows without bound"),
+        ("ref_true", lambda a: 9_000 - a // 2, "ref_true falls without bound"),  # PySide6 6.12.0: True runs out
+        ("gc_objects", lambda a: 500_000 + a * 10, "gc_objects grows without bound"),
+    ],
+)
 def test_the_rule_fails_a_metric_that_keeps_growing(name, series, said):
     verdict = soak.judge(_samples(10_000, **{name: series}), [], 10_000, FINISHED, "")
     assert not verdict["held"] and any(r.startswith(said) for r in verdict["reasons"]), verdict["reasons"]

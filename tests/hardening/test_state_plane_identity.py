@@ -115,7 +115,9 @@ def test_a_long_lived_connection_no_longer_loses_every_bump_to_the_unlinked_file
     shutil.copyfile(state_db, state_db.with_name("copy.db"))
     os.replace(state_db.with_name("copy.db"), state_db)
     result = store.reinforce([OTHER], "neutral")
-    assert result.bumped == (OTHER,) and not result.refused, result  # before: lost, "attempt to write a readonly database"
+    assert result.bumped == (OTHER,) and not result.refused, (
+        result
+    )  # before: lost, "attempt to write a readonly database"
     assert _rows(state_db)[OTHER][0] == 1
 
 
@@ -186,7 +188,9 @@ def test_a_schema_renamed_under_an_open_store_turns_salience_off_with_the_reason
     _rename_column(state_db)  # a newer memhtml migrated it, from another process
     before = _digest(state_db)
     answer = store.search("drain the vip")
-    assert answer.hits and any("no column access_count" in r and r.startswith("salience:") for r in answer.degraded_reasons)
+    assert answer.hits and any(
+        "no column access_count" in r and r.startswith("salience:") for r in answer.degraded_reasons
+    )
     assert store.recall("drain the vip").degraded
     result = store.reinforce([OTHER], "neutral")
     assert result.queued and "no column access_count" in result.refused
@@ -350,7 +354,9 @@ def test_a_second_click_replaces_the_first_while_it_waits(store, monkeypatch):
 
 
 @pytest.mark.parametrize("kind", ["fifo", "link-out"])
-def test_a_pending_file_that_is_not_a_regular_file_is_refused_and_the_read_said_lost(store, tmp_path, monkeypatch, kind):
+def test_a_pending_file_that_is_not_a_regular_file_is_refused_and_the_read_said_lost(
+    store, tmp_path, monkeypatch, kind
+):
     monkeypatch.setattr(state_watch, "LOOK_S", 0.0)
     state_db = store.state_path
     pending = Path(str(state_db) + "-pending.jsonl")

@@ -26,7 +26,8 @@ def test_two_writers_without_a_shared_lock_leave_no_dirty_tree_no_swept_path_no_
     figures = run_rounds(root, tmp_path / "private", 8, seed=seed, other=other)
     print(figures.to_json())
     assert figures.rounds == 8
-    assert (figures.dirty_trees, figures.swept_paths, figures.wrong_shas, figures.lost_files) == (0, 0, 0, 0), \
+    assert (figures.dirty_trees, figures.swept_paths, figures.wrong_shas, figures.lost_files) == (0, 0, 0, 0), (
         figures.problems
+    )
     assert figures.app_landed >= 4, figures.to_json()  # the rounds did write
     assert not [p for p in figures.problems if "unexpected" in p], figures.problems

@@ -198,7 +198,9 @@ def check_round(root: Path, outcomes: list[Outcome], figures: Figures, n: int) -
             continue
         if not _in_branch(root, outcome.sha):
             figures.wrong_shas += 1
-            figures.problems.append(f"round {n}: {outcome.writer} {outcome.op}: {outcome.sha[:12]} is not in the branch")
+            figures.problems.append(
+                f"round {n}: {outcome.writer} {outcome.op}: {outcome.sha[:12]} is not in the branch"
+            )
             continue
         changed = _changed(root, outcome.sha)
         if changed != sorted(set(outcome.paths)):

@@ -36,8 +36,9 @@ class SteppingClock:
 BUMPER = Path(__file__).with_name("state_bumper.py")
 
 
-def concurrent_scenario(workdir: Path, *, pause_s: float, seconds: float = 6.0, files: int = 1000,
-                        min_rounds: int = 40, seed: int = 3) -> dict[str, Any]:
+def concurrent_scenario(
+    workdir: Path, *, pause_s: float, seconds: float = 6.0, files: int = 1000, min_rounds: int = 40, seed: int = 3
+) -> dict[str, Any]:
     """memhtml's stand-in bumps in another process while this one reads, searches, reinforces and indexes.
 
     Returns figures and every discrepancy found (`errors`, `uncounted`, `mismatches`, ...); the test
@@ -70,9 +71,13 @@ def concurrent_scenario(workdir: Path, *, pause_s: float, seconds: float = 6.0, 
     _, seeded = read_state(store.state_path)
     mover_rows = {p: seeded[p] for p in movers}
 
-    child = subprocess.Popen([PYTHON, str(BUMPER), str(store.state_path), str(seconds), str(pause_s),
-                              *shared, *theirs_only],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=child_env())
+    child = subprocess.Popen(
+        [PYTHON, str(BUMPER), str(store.state_path), str(seconds), str(pause_s), *shared, *theirs_only],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=child_env(),
+    )
     assert child.stdout.readline().strip() == "ready"
     index_errors: list[str] = []
     moved: dict[str, str] = {}
@@ -122,7 +127,7 @@ def concurrent_scenario(workdir: Path, *, pause_s: float, seconds: float = 6.0, 
                 uncounted.append(path)
             else:
                 reads[path] += 1
-            store.search(rng.choice(["deploy rollback", "drain the vip", "oncall", "\"runbook\" tier"]))
+            store.search(rng.choice(["deploy rollback", "drain the vip", "oncall", '"runbook" tier']))
             if rounds % 5 == 0:
                 result = store.reinforce([path], "positive")
                 reads[path] += path in result.bumped
@@ -141,7 +146,10 @@ def concurrent_scenario(workdir: Path, *, pause_s: float, seconds: float = 6.0, 
     check, rows = read_state(store.state_path)
     mismatches = []
     for path in shared + ours_only + theirs_only:
-        want = (reads.get(path, 0) + theirs["bumped"].get(path, 0), signals.get(path, 0) + theirs["positives"].get(path, 0))
+        want = (
+            reads.get(path, 0) + theirs["bumped"].get(path, 0),
+            signals.get(path, 0) + theirs["positives"].get(path, 0),
+        )
         got = rows[path][:2] if path in rows else None
         if got != want:
             mismatches.append(f"{path}: rows {got}, both sides say {want}")

@@ -15,10 +15,18 @@ from pathlib import Path
 
 from write.support import GIT, copy_base
 
-PERSON = {"GIT_AUTHOR_NAME": "Robin Curator", "GIT_AUTHOR_EMAIL": "robin@example.invalid",
-          "GIT_COMMITTER_NAME": "Robin Curator", "GIT_COMMITTER_EMAIL": "robin@example.invalid"}
-AGENT = {"GIT_AUTHOR_NAME": "memory-agent", "GIT_AUTHOR_EMAIL": "agent@bots.example.invalid",
-         "GIT_COMMITTER_NAME": "memory-agent", "GIT_COMMITTER_EMAIL": "agent@bots.example.invalid"}
+PERSON = {
+    "GIT_AUTHOR_NAME": "Robin Curator",
+    "GIT_AUTHOR_EMAIL": "robin@example.invalid",
+    "GIT_COMMITTER_NAME": "Robin Curator",
+    "GIT_COMMITTER_EMAIL": "robin@example.invalid",
+}
+AGENT = {
+    "GIT_AUTHOR_NAME": "memory-agent",
+    "GIT_AUTHOR_EMAIL": "agent@bots.example.invalid",
+    "GIT_COMMITTER_NAME": "memory-agent",
+    "GIT_COMMITTER_EMAIL": "agent@bots.example.invalid",
+}
 AGENT_AUTHOR = "memory-agent <agent@bots.example.invalid>"
 PERSON_AUTHOR = "Robin Curator <robin@example.invalid>"
 
@@ -79,12 +87,38 @@ def agent_session(root: Path, capsys, monkeypatch, *, session: str = "sess-0042"
     """The agent's day: two writes (one with a session), a correct, an archive, a link (all through
     memhtml's verbs), then a plain `git commit` editing a memory in place."""
     steps = [
-        ["write", "--title", "Checkout API p99 budget is 800 ms", "--type", "semantic",
-         "--claim", "The checkout-api p99 latency budget is 800 ms.", "--tag", "slo", "--session-id", session],
-        ["write", "--title", "Billing retries webhooks twice", "--type", "semantic",
-         "--claim", "Billing retries a failed webhook twice before it pages."],
-        ["correct", MEMORY, "--title", "The prod ALB deregistration delay is 300 seconds",
-         "--claim", "The prod ALB target groups use a 300-second deregistration delay.", "--reason", "delay raised"],
+        [
+            "write",
+            "--title",
+            "Checkout API p99 budget is 800 ms",
+            "--type",
+            "semantic",
+            "--claim",
+            "The checkout-api p99 latency budget is 800 ms.",
+            "--tag",
+            "slo",
+            "--session-id",
+            session,
+        ],
+        [
+            "write",
+            "--title",
+            "Billing retries webhooks twice",
+            "--type",
+            "semantic",
+            "--claim",
+            "Billing retries a failed webhook twice before it pages.",
+        ],
+        [
+            "correct",
+            MEMORY,
+            "--title",
+            "The prod ALB deregistration delay is 300 seconds",
+            "--claim",
+            "The prod ALB target groups use a 300-second deregistration delay.",
+            "--reason",
+            "delay raised",
+        ],
         ["archive", ARC, "--reason", "arc retired"],
         ["link", LINK_SRC, "relates_to", LINK_DST],
     ]
@@ -92,5 +126,7 @@ def agent_session(root: Path, capsys, monkeypatch, *, session: str = "sess-0042"
         code, _, err = cli(["--repo", str(root), *step], capsys, monkeypatch, AGENT)
         assert code == 0, err
     path = root / EDITED
-    path.write_bytes(path.read_bytes().replace(b"5-second lock timeout and retry", b"4-second lock timeout and retry", 1))
+    path.write_bytes(
+        path.read_bytes().replace(b"5-second lock timeout and retry", b"4-second lock timeout and retry", 1)
+    )
     git(root, "commit", "-q", "-am", "tune the lock timeout", who=AGENT)

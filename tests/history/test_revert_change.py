@@ -8,7 +8,17 @@ import json
 import pytest
 
 from history.support import (
-    AGENT, ARC, EDITED, LINK_SRC, MEMORY, PERSON, agent_session, cli, git, isolate, seed,
+    AGENT,
+    ARC,
+    EDITED,
+    LINK_SRC,
+    MEMORY,
+    PERSON,
+    agent_session,
+    cli,
+    git,
+    isolate,
+    seed,
 )  # fmt: skip
 
 
@@ -51,7 +61,7 @@ def test_each_kind_is_reverted_by_a_commit_of_its_own_paths(day) -> None:
         change = changes[kind]
         applied = revert(root, change)
         shown = git(root, "show", "--name-status", "-M", "--format=%an%n%s%n%b", applied.commit_sha)
-        assert shown.startswith("Robin Curator\nRevert \"") and f"This reverts commit {change.commit}" in shown
+        assert shown.startswith('Robin Curator\nRevert "') and f"This reverts commit {change.commit}" in shown
         touched = {line.split("\t")[-1] for line in shown.splitlines() if "\t" in line}
         touched |= {line.split("\t")[1] for line in shown.splitlines() if line.startswith("R") and "\t" in line}
         assert touched <= set(change.paths), (kind, touched, change.paths)

@@ -118,12 +118,15 @@ def test_binary_and_non_memory_files_are_not_events(root, capsys, monkeypatch) -
     git(root, "commit", "-q", "-m", "mixed bag", who=AGENT)
     listed, _ = listed_ok(root, capsys, monkeypatch)
     assert sorted((c["path"], c["title"]) for c in listed["changes"]) == [
-        ("areas/oncall/binary.html", "binary"), ("areas/oncall/real.html", "A real one")]
+        ("areas/oncall/binary.html", "binary"),
+        ("areas/oncall/real.html", "A real one"),
+    ]
     git(root, "rm", "-q", "areas/oncall/real.html", "README.md")
     git(root, "commit", "-q", "-m", "removed by hand", who=PERSON)
     listed, _ = listed_ok(root, capsys, monkeypatch)
     assert [(c["kind"], c["path"], c["title"]) for c in listed["changes"][-1:]] == [
-        ("removed", "areas/oncall/real.html", "A real one")]
+        ("removed", "areas/oncall/real.html", "A real one")
+    ]
 
 
 def test_a_merge_lists_both_sides_and_nothing_of_its_own(root, capsys, monkeypatch) -> None:
@@ -138,7 +141,10 @@ def test_a_merge_lists_both_sides_and_nothing_of_its_own(root, capsys, monkeypat
     git(root, "commit", "-q", "-am", "main edit", who=PERSON)
     git(root, "merge", "-q", "--no-ff", "-m", "merge the agent's branch", "agent-branch", who=PERSON)
     listed, _ = listed_ok(root, capsys, monkeypatch)
-    assert sorted((c["kind"], c["subject"]) for c in listed["changes"]) == [("edited", "main edit"), ("new", "side write")]
+    assert sorted((c["kind"], c["subject"]) for c in listed["changes"]) == [
+        ("edited", "main edit"),
+        ("new", "side write"),
+    ]
 
 
 def test_a_history_rewritten_under_the_mark_lists_from_where_they_meet(root, capsys, monkeypatch) -> None:

@@ -12,7 +12,18 @@ import os
 import pytest
 
 from history.support import (
-    AGENT_AUTHOR, ARC, EDITED, LINK_SRC, MEMORY, PERSON, PERSON_AUTHOR, agent_session, cli, git, isolate, review,
+    AGENT_AUTHOR,
+    ARC,
+    EDITED,
+    LINK_SRC,
+    MEMORY,
+    PERSON,
+    PERSON_AUTHOR,
+    agent_session,
+    cli,
+    git,
+    isolate,
+    review,
     seed,
 )  # fmt: skip
 
@@ -29,9 +40,13 @@ def repo_state(root) -> dict:
     """Everything a listing must leave as it was."""
     files = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
              if p.is_file() and ".git" not in p.relative_to(root).parts}  # fmt: skip
-    return {"refs": git(root, "for-each-ref", "--format=%(refname) %(objectname)"), "status": git(root, "status", "--porcelain", "--ignored"),
-            "index": git(root, "ls-files", "-s"), "files": files,
-            "gitfiles": _git_files(root / ".git")}
+    return {
+        "refs": git(root, "for-each-ref", "--format=%(refname) %(objectname)"),
+        "status": git(root, "status", "--porcelain", "--ignored"),
+        "index": git(root, "ls-files", "-s"),
+        "files": files,
+        "gitfiles": _git_files(root / ".git"),
+    }
 
 
 def _git_files(git_dir) -> list[str]:
@@ -63,7 +78,9 @@ def test_the_agents_day_is_six_events_of_the_right_kinds_and_done_empties_the_li
     corrected, archived, linked, edited = changes[2:]
     assert corrected["old_path"] == MEMORY and corrected["title"] == "The prod ALB deregistration delay is 300 seconds"
     assert corrected["subject"] == "memhtml(correct): The prod ALB deregistration delay is 300 seconds"
-    assert archived["path"].endswith("/" + ARC) and archived["path"].startswith("archive/") and archived["old_path"] == ARC
+    assert (
+        archived["path"].endswith("/" + ARC) and archived["path"].startswith("archive/") and archived["old_path"] == ARC
+    )
     assert linked["path"] == LINK_SRC and linked["old_path"] is None
     assert edited["path"] == EDITED and edited["subject"] == "tune the lock timeout"
     assert changes[0]["title"] == "Checkout API p99 budget is 800 ms"
@@ -171,8 +188,11 @@ def test_task_status_and_a_supersede_are_their_kinds(root, capsys, monkeypatch) 
     from history.support import AGENT
 
     cli(["--repo", str(root), "review", "done"], capsys, monkeypatch, PERSON)
-    for argv in (["task", "status", TASK, "doing"], ["task", "status", TASK, "done", "--reason", "alarm shipped"],
-                 ["supersede", WINNER, LOSER, "--reason", "the merge is the rule"]):
+    for argv in (
+        ["task", "status", TASK, "doing"],
+        ["task", "status", TASK, "done", "--reason", "alarm shipped"],
+        ["supersede", WINNER, LOSER, "--reason", "the merge is the rule"],
+    ):
         code, _, err = cli(["--repo", str(root), *argv], capsys, monkeypatch, AGENT)
         assert code == 0, err
     _, listed, _ = review(root, capsys, monkeypatch)

@@ -43,9 +43,7 @@ def test_mark_position_names_the_first_block_tag() -> None:
 
 def test_mark_outside_any_block() -> None:
     violations, _ = check(file_with("<section><mark>Claim.</mark></section>"))
-    assert violations == [
-        "<mark> outside any <p> or <li>: the claim must lead a paragraph or list item"
-    ]
+    assert violations == ["<mark> outside any <p> or <li>: the claim must lead a paragraph or list item"]
 
 
 def test_fold_violations_suppress_position_but_not_emptiness() -> None:
@@ -177,7 +175,7 @@ def test_violations_come_in_memhtml_order() -> None:
         '<meta name="memhtml-type" content="vibes"><meta name="memhtml-status" content="active">'
         '<meta name="memhtml-created" content=""><meta name="memhtml-updated" content="">'
         '<link rel="memhtml-nope" href="/a.html"></head><body><article class="c">'
-        '<p>x</p><p><mark>y</mark> <time>t</time></p></article></body></html>'
+        "<p>x</p><p><mark>y</mark> <time>t</time></p></article></body></html>"
     )
     assert check(source)[0] == [
         "empty <title>",

@@ -71,16 +71,23 @@ def test_the_issue_file_is_refused_and_says_which_limit():
         # one element: 1,000 attributes parse, 1,001 do not
         (memory_with(names(1000)), memory_with(names(1001)), "more than 1000 " + PER_ELEMENT),
         # an end tag's attributes count as well (the tokenizer reads them, the same quadratic check)
-        (memory_with(extra=f"<p>x</p {names(1000)}>"), memory_with(extra=f"<p>x</p {names(1001)}>"),
-         "more than 1000 attributes on one <p> (an element of a memory file may have 1000)"),
+        (
+            memory_with(extra=f"<p>x</p {names(1000)}>"),
+            memory_with(extra=f"<p>x</p {names(1001)}>"),
+            "more than 1000 attributes on one <p> (an element of a memory file may have 1000)",
+        ),
         # the whole file: 50,000 attributes parse, 50,001 do not (the template's own 10 counted)
-        (memory_with(extra="".join(f"<span {names(1000)}>s</span>" for _ in range(49)) + f"<i {names(990)}>s</i>"),
-         memory_with(extra="".join(f"<span {names(1000)}>s</span>" for _ in range(49)) + f"<i {names(991)}>s</i>"),
-         "more than 50000 attributes (a memory file may have 50000)"),
+        (
+            memory_with(extra="".join(f"<span {names(1000)}>s</span>" for _ in range(49)) + f"<i {names(990)}>s</i>"),
+            memory_with(extra="".join(f"<span {names(1000)}>s</span>" for _ in range(49)) + f"<i {names(991)}>s</i>"),
+            "more than 50000 attributes (a memory file may have 50000)",
+        ),
         # distinct names: 10,000 parse, 10,001 do not (the template's lang, charset, name, content)
-        (memory_with(extra="".join(f"<span n{i}>s</span>" for i in range(9_996))),
-         memory_with(extra="".join(f"<span n{i}>s</span>" for i in range(9_997))),
-         "more than 10000 different attribute names (a memory file may use 10000)"),
+        (
+            memory_with(extra="".join(f"<span n{i}>s</span>" for i in range(9_996))),
+            memory_with(extra="".join(f"<span n{i}>s</span>" for i in range(9_997))),
+            "more than 10000 different attribute names (a memory file may use 10000)",
+        ),
     ],
     ids=["per-element", "end-tag", "total", "names"],
 )
@@ -101,7 +108,7 @@ def test_every_syntax_of_an_attribute_counts(size):
     kinds = ['q{}="v"', "u{}=v", "b{}", "S{}='v'", "/l{}", "\nn{} = 'x y'", 'g{}="1"']
     attrs = "".join((" " if not k.startswith(("/", "\n")) else "") + k.format(i) for i, k in
                     zip(range(1001), kinds * 200))  # fmt: skip
-    attrs = attrs.replace(' g', 'g')  # glued to the quote before it
+    attrs = attrs.replace(" g", "g")  # glued to the quote before it
     pad = "<p>" + "word " * 5000 + "</p>" if size == "long" else ""
     data = memory_with(attrs, extra=pad)
     element = LexborHTMLParser(data.decode(), scripting=True, options=_OPTIONS).css_first("p")

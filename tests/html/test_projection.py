@@ -150,9 +150,7 @@ def test_self_case_facets_citations_links() -> None:
     edges = [(e["rel"], e["dst_path"]) for e in result.tables["edges"]]
     assert ("laterally_related", "areas/x/other.html") in edges
     assert ("caused_by", "areas/x/a.html#frag") in edges
-    assert ("Service", "Checkout API") in [
-        (e["entity_type"], e["entity_name"]) for e in result.tables["file_entities"]
-    ]
+    assert ("Service", "Checkout API") in [(e["entity_type"], e["entity_name"]) for e in result.tables["file_entities"]]
     assert result.aliases == ["laith"]
 
 

@@ -85,9 +85,7 @@ def assert_agrees(data: bytes) -> None:
         exact = reference_canonical(node)
         assert canonical(tree, el) == exact, el
         assert text_of(tree, el) == reference_collapse(exact), el
-        assert text_excluding_code(tree, el) == reference_collapse(
-            reference_canonical(node, exclude_code=True)
-        ), el
+        assert text_excluding_code(tree, el) == reference_collapse(reference_canonical(node, exclude_code=True)), el
 
 
 def test_golden_files_agree() -> None:

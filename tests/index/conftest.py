@@ -74,8 +74,13 @@ def store_root(tmp_path: Path) -> Path:
 @pytest.fixture
 def make_store(tmp_path: Path, clock: Clock):
     def make(root: Path, embedder=None, **kwargs) -> Store:
-        return Store(root, index_path=tmp_path / "index" / "index.db", embedder=embedder or CountingEmbedder(),
-                     clock=clock, **kwargs)
+        return Store(
+            root,
+            index_path=tmp_path / "index" / "index.db",
+            embedder=embedder or CountingEmbedder(),
+            clock=clock,
+            **kwargs,
+        )
 
     return make
 

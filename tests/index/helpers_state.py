@@ -46,7 +46,9 @@ def at(offset_s: int = 0) -> str:
     return (_T0 + dt.timedelta(seconds=offset_s)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def memhtml_reinforce(conn: apsw.Connection, paths: list[str], signal: str, when: str, cooldown_s: int = 900) -> list[str]:
+def memhtml_reinforce(
+    conn: apsw.Connection, paths: list[str], signal: str, when: str, cooldown_s: int = 900
+) -> list[str]:
     """memhtml's reinforce, one statement per path, for side-by-side comparisons."""
     value = {"positive": 1, "negative": -1, "neutral": 0}[signal]
     bumped: list[str] = []

@@ -30,8 +30,14 @@ from memhtml_desktop.index.store import Store
 
 NOW = dt.datetime(2026, 11, 29, 12, 0, 0, tzinfo=dt.timezone.utc)
 
-QUERIES = ("drain the vip before reverting the deploy", "canary rollback", "ledger vacuum", "token signing key",
-           "cache purge edge", "zzzq nothing here")
+QUERIES = (
+    "drain the vip before reverting the deploy",
+    "canary rollback",
+    "ledger vacuum",
+    "token signing key",
+    "cache purge edge",
+    "zzzq nothing here",
+)
 
 
 @pytest.fixture(scope="module", params=[7, 31])
@@ -49,9 +55,13 @@ def generated(request, tmp_path_factory):
 
 def _scopes(conn):
     facet = conn.execute("SELECT name, value FROM file_facets GROUP BY 1, 2 ORDER BY count(*) DESC LIMIT 1").fetchone()
-    return [Scope(), Scope.build(memory_types=["task"]), Scope.build(include_archived=True),
-            Scope.build(facets=[tuple(facet)]) if facet else Scope(),
-            Scope.build(include_archived=True, memory_types=["semantic", "episodic", "procedural", "task", "arc"])]
+    return [
+        Scope(),
+        Scope.build(memory_types=["task"]),
+        Scope.build(include_archived=True),
+        Scope.build(facets=[tuple(facet)]) if facet else Scope(),
+        Scope.build(include_archived=True, memory_types=["semantic", "episodic", "procedural", "task", "arc"]),
+    ]
 
 
 def _listed(conn, arm, scope_sql, prefix, path):
@@ -81,17 +91,29 @@ def test_every_arm_ranks_as_its_statement(generated):
                     qvec, _ = retriever.query_vector(query)
                     snapshot = retriever.vector_snapshot()
                     ranked, _ = snapshot.ranked_files(qvec, int(snapshot.file_rowids.shape[0]))
-                    prefix = {"match": match, "vector": apsw.carray(np.ascontiguousarray(ranked, dtype=np.int64)),
-                              "lexical": profile.lexical, "weights": profile.field_weights}
+                    prefix = {
+                        "match": match,
+                        "vector": apsw.carray(np.ascontiguousarray(ranked, dtype=np.int64)),
+                        "lexical": profile.lexical,
+                        "weights": profile.field_weights,
+                    }
                     if match is not None:  # and memories the lexical arm ranks, ties among them
-                        sql = build_arm_sql("fts", scope_sql.filter, lexical=profile.lexical,
-                                            field_weights=profile.field_weights)
+                        sql = build_arm_sql(
+                            "fts", scope_sql.filter, lexical=profile.lexical, field_weights=profile.field_weights
+                        )
                         listed = [r[0] for r in conn.execute(sql, bind_params(sql, (match, -1), scope_sql.params))]
                         wanted += rng.sample(listed, min(4, len(listed))) + listed[-1:]
                     for path in wanted:
                         if match is not None:
-                            got = arm_rank.lexical(conn, "k", match, scope_sql, path, lexical=profile.lexical,
-                                                   field_weights=profile.field_weights)
+                            got = arm_rank.lexical(
+                                conn,
+                                "k",
+                                match,
+                                scope_sql,
+                                path,
+                                lexical=profile.lexical,
+                                field_weights=profile.field_weights,
+                            )
                             assert (got.ranked, got.rank, got.raw) == _listed(conn, "fts", scope_sql, prefix, path)
                             checked["fts"] += got.rank is not None
                         got = arm_rank.vector(conn, "k", ranked, scope_sql, path)
@@ -110,8 +132,10 @@ def test_twins_are_ranked_apart_by_path(generated):
     store = generated
     conn = store.reader()
     retriever = store.retriever()
-    twin = conn.execute("SELECT path FROM files WHERE path LIKE '%/zz-twin-%' AND archived = 0 "
-                        "AND memory_type <> 'task' ORDER BY path LIMIT 1").fetchone()[0]
+    twin = conn.execute(
+        "SELECT path FROM files WHERE path LIKE '%/zz-twin-%' AND archived = 0 "
+        "AND memory_type <> 'task' ORDER BY path LIMIT 1"
+    ).fetchone()[0]
     source = twin.replace("zz-twin-", "")
     title = conn.execute("SELECT title FROM files WHERE path = ?", (source,)).fetchone()[0]
     scope_sql = assemble_scope(Scope())
@@ -127,7 +151,10 @@ def test_twins_are_ranked_apart_by_path(generated):
 
 def _between(conn, match, low, high, score):
     """Rows tied with both at `score` whose path lies between theirs (the twin is not next to its source)."""
-    rows = conn.execute("SELECT f.path FROM files_fts_stemmed s JOIN files f ON f.rowid = s.rowid WHERE "
-                        "files_fts_stemmed MATCH ?1 AND bm25(files_fts_stemmed, 2.0, 1.0, 1.0) = ?2 "
-                        "AND f.archived = 0 AND f.memory_type <> 'task'", (match, score)).fetchall()
+    rows = conn.execute(
+        "SELECT f.path FROM files_fts_stemmed s JOIN files f ON f.rowid = s.rowid WHERE "
+        "files_fts_stemmed MATCH ?1 AND bm25(files_fts_stemmed, 2.0, 1.0, 1.0) = ?2 "
+        "AND f.archived = 0 AND f.memory_type <> 'task'",
+        (match, score),
+    ).fetchall()
     return sum(1 for (p,) in rows if low < p < high)

@@ -43,7 +43,9 @@ def _store(tmp_path: Path, count: int, seed: int) -> Path:
     twin = files[seed % len(files)]
     shutil.copyfile(twin, root / "resources" / f"twin-of-{twin.name}")  # one body, two files
     (root / "areas" / "a-file-with-a-warning.html").write_text(
-        files[(seed * 7) % len(files)].read_text(encoding="utf-8").replace("</article>", "<my-note>outside the vocabulary</my-note></article>", 1),
+        files[(seed * 7) % len(files)]
+        .read_text(encoding="utf-8")
+        .replace("</article>", "<my-note>outside the vocabulary</my-note></article>", 1),
         encoding="utf-8",
     )
     return root
@@ -85,8 +87,10 @@ def test_a_cold_build_leaves_the_index_the_row_at_a_time_path_leaves(tmp_path, c
         for conn in (cold, warm):
             conn.execute(f"INSERT INTO {fts} ({fts}) VALUES ('integrity-check')")
         for word in words:
-            found = [conn.execute(f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid", (word,)).fetchall()
-                     for conn in (cold, warm)]
+            found = [
+                conn.execute(f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid", (word,)).fetchall()
+                for conn in (cold, warm)
+            ]
             assert found[0] == found[1], (fts, word)
         assert cold.execute(f"SELECT count(*) FROM {fts}_docsize").fetchone()[0] == cold_report.added
     assert cold.execute("SELECT bulk FROM index_state").fetchone() == (0,)
@@ -129,9 +133,16 @@ def test_a_cold_batch_that_fails_midway_leaves_nothing_of_itself(tmp_path, monke
     reference, _ = _build(root, tmp_path / "reference.db", cold=False)
     assert sorted(r[1:] for r in _rows(resumed, "files")) == sorted(r[1:] for r in _rows(reference, "files"))
     for word in _words(reference):
-        found = [sorted(p for (p,) in c.execute(
-            "SELECT f.path FROM files_fts JOIN files f ON f.rowid = files_fts.rowid WHERE files_fts MATCH ?", (word,)))
-            for c in (resumed, reference)]
+        found = [
+            sorted(
+                p
+                for (p,) in c.execute(
+                    "SELECT f.path FROM files_fts JOIN files f ON f.rowid = files_fts.rowid WHERE files_fts MATCH ?",
+                    (word,),
+                )
+            )
+            for c in (resumed, reference)
+        ]
         assert found[0] == found[1], word
 
 
@@ -242,7 +253,9 @@ def test_a_model_not_loaded_is_not_loaded_for_a_query_no_vector_can_answer(tmp_p
     assert words.hits and "vector" not in words.arms
     assert any("vectors for 0 of" in r and "words-only" in r for r in words.degraded_reasons), words.degraded_reasons
     with conn:
-        conn.execute("INSERT INTO embeddings (chunk_id, model, dim, vec, created_at) VALUES (?, ?, ?, ?, ?)", vectors[0])
+        conn.execute(
+            "INSERT INTO embeddings (chunk_id, model, dim, vec, created_at) VALUES (?, ?, ?, ?, ?)", vectors[0]
+        )
     some = store.search(word)
     assert model.calls > calls and model.is_loaded and "vector" in some.arms
 

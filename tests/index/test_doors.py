@@ -18,8 +18,17 @@ import pytest
 from memhtml_desktop.index import doors
 from memhtml_desktop.index.store import Store
 
-DOORS = [doors.StoreFacts, doors.SearchDoor, doors.ReadDoor, doors.StateDoor, doors.IndexDoor, doors.SqlDoor,
-         doors.CuratorStore, doors.WorkbenchStore, doors.StoreDoors]
+DOORS = [
+    doors.StoreFacts,
+    doors.SearchDoor,
+    doors.ReadDoor,
+    doors.StateDoor,
+    doors.IndexDoor,
+    doors.SqlDoor,
+    doors.CuratorStore,
+    doors.WorkbenchStore,
+    doors.StoreDoors,
+]
 NOT_A_DOOR = {"connect"}  # the store's own: a new connection is opened by `reader` for the caller's thread
 
 
@@ -44,8 +53,7 @@ def _function(value):
 def mismatches(cls: type, instance: object, door: type) -> list[str]:
     """Where `cls` (and one `instance` of it, for the attributes it sets in `__init__`) fails `door`."""
     attributes, methods = members(door)
-    wrong = [f"{door.__name__}.{name}: no such attribute" for name in sorted(attributes)
-             if not hasattr(instance, name)]
+    wrong = [f"{door.__name__}.{name}: no such attribute" for name in sorted(attributes) if not hasattr(instance, name)]
     for name, declared in sorted(methods.items()):
         actual = inspect.getattr_static(cls, name, None)
         if actual is None or not callable(_function(actual)):
@@ -61,15 +69,21 @@ def mismatches(cls: type, instance: object, door: type) -> list[str]:
             if q is None:
                 wrong.append(f"{door.__name__}.{name}: the Store has no parameter {pname!r}")
             elif q.kind != p.kind:
-                wrong.append(f"{door.__name__}.{name}: {pname!r} is {q.kind.description}, the door says "
-                             f"{p.kind.description}")
+                wrong.append(
+                    f"{door.__name__}.{name}: {pname!r} is {q.kind.description}, the door says {p.kind.description}"
+                )
             elif q.default != p.default:
-                wrong.append(f"{door.__name__}.{name}: {pname!r} defaults to {q.default!r}, the door says {p.default!r}")
+                wrong.append(
+                    f"{door.__name__}.{name}: {pname!r} defaults to {q.default!r}, the door says {p.default!r}"
+                )
         if list(want) != [n for n in have if n in want]:
             wrong.append(f"{door.__name__}.{name}: the parameters are in another order")
         for pname, q in have.items():
-            if pname not in want and q.default is inspect.Parameter.empty and q.kind not in (
-                    inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            if (
+                pname not in want
+                and q.default is inspect.Parameter.empty
+                and q.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+            ):
                 wrong.append(f"{door.__name__}.{name}: the Store needs {pname!r}, which the door does not pass")
     return wrong
 
@@ -93,7 +107,8 @@ def test_every_public_member_of_the_store_is_behind_a_door(store):
         attributes, methods = members(door)
         behind |= attributes | set(methods)
     public = {name for name in dir(Store) if not name.startswith("_")} | {
-        name for name in vars(store) if not name.startswith("_")}
+        name for name in vars(store) if not name.startswith("_")
+    }
     assert sorted(public - behind - NOT_A_DOOR) == [], "add each to its door in index/doors.py"
 
 
@@ -141,9 +156,11 @@ def test_the_doors_module_loads_nothing_of_sqlite():
     import subprocess
     import sys
 
-    code = ("import sys; import memhtml_desktop.index.doors\n"
-            "print(sorted(m for m in ('apsw', 'memhtml_desktop.index.db', 'memhtml_desktop.index.retrieval',"
-            " 'memhtml_desktop.index.vectors', 'memhtml_desktop.index.store') if m in sys.modules))")
+    code = (
+        "import sys; import memhtml_desktop.index.doors\n"
+        "print(sorted(m for m in ('apsw', 'memhtml_desktop.index.db', 'memhtml_desktop.index.retrieval',"
+        " 'memhtml_desktop.index.vectors', 'memhtml_desktop.index.store') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -157,7 +174,10 @@ def test_nothing_sets_the_store_s_ranking_after_it_is_made():
     import memhtml_desktop
 
     package = Path(memhtml_desktop.__file__).parent
-    assigned = [f"{path.relative_to(package)}:{n}" for path in sorted(package.rglob("*.py"))
-                for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-                if re.search(r"\b[\w.]*store[\w.]*\.ranking\s*=[^=]", line, re.IGNORECASE)]
+    assigned = [
+        f"{path.relative_to(package)}:{n}"
+        for path in sorted(package.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\b[\w.]*store[\w.]*\.ranking\s*=[^=]", line, re.IGNORECASE)
+    ]
     assert assigned == []

@@ -32,7 +32,9 @@ def generated(request, tmp_path, make_store):
 
 def _entities_by_text(conn: apsw.Connection, query: str, scope: Scope) -> dict[str, int]:
     return facets._grouped(
-        conn, query, scope.with_(entity=None),
+        conn,
+        query,
+        scope.with_(entity=None),
         "SELECT e.entity_type || ':' || e.entity_name AS ref, count(DISTINCT cand.path) FROM cand "
         "JOIN file_entities e ON e.path = cand.path GROUP BY ref ORDER BY count(DISTINCT cand.path) DESC, ref",
     )
@@ -43,7 +45,8 @@ def _facets_distinct(conn: apsw.Connection, query: str, scope: Scope) -> dict[st
     out: dict[str, dict[str, int]] = {}
     for name, value, n in conn.execute(
         f"WITH cand AS ({base}) SELECT ff.name, ff.value, count(DISTINCT cand.path) FROM cand "
-        "JOIN file_facets ff ON ff.path = cand.path GROUP BY ff.name, ff.value", params,
+        "JOIN file_facets ff ON ff.path = cand.path GROUP BY ff.name, ff.value",
+        params,
     ):
         out.setdefault(str(name), {})[str(value)] = int(n)
     return out
@@ -70,8 +73,11 @@ def test_two_entity_pairs_with_one_text_count_each_file_once(generated):
     first, second = [r[0] for r in conn.execute("SELECT path FROM files WHERE archived = 0 ORDER BY path LIMIT 2")]
     with conn:  # the index's own table, written as the indexer would for such names (and nothing else,
         conn.execute("DELETE FROM file_entities")  # so the pair is not past the 500 values shown)
-        conn.execute("INSERT INTO file_entities (path, entity_type, entity_name) VALUES (?, 'a:b', 'c'), "
-                     "(?, 'a', 'b:c'), (?, 'a', 'b:c')", (first, first, second))
+        conn.execute(
+            "INSERT INTO file_entities (path, entity_type, entity_name) VALUES (?, 'a:b', 'c'), "
+            "(?, 'a', 'b:c'), (?, 'a', 'b:c')",
+            (first, first, second),
+        )
     counts = facets.filter_counts(conn, "", Scope())
     assert counts.entities == {"a:b:c": 2}, "the first file holds both pairs and is one file"
     assert counts.entities == _entities_by_text(conn, "", Scope())

@@ -24,16 +24,24 @@ KIOSK = "areas/food/kiosk.html"
 
 
 def lexical_only(profile):
-    return replace(profile, arms=tuple(replace(a, weight=a.weight if a.name == "fts" else 0.0) for a in profile.arms),
-                   gate_priors=False)
+    return replace(
+        profile,
+        arms=tuple(replace(a, weight=a.weight if a.name == "fts" else 0.0) for a in profile.arms),
+        gate_priors=False,
+    )
 
 
 @pytest.fixture
 def store(store_root, make_store):
-    write_memory(store_root, DRAIN, title="Prod rollbacks drain the VIP",
-                 claim="If a prod rollback is issued, drain the VIP before reverting the deploy.")
-    write_memory(store_root, CAFE, title="The café opens at nine",
-                 claim="The café on the corner serves breakfast from nine.")
+    write_memory(
+        store_root,
+        DRAIN,
+        title="Prod rollbacks drain the VIP",
+        claim="If a prod rollback is issued, drain the VIP before reverting the deploy.",
+    )
+    write_memory(
+        store_root, CAFE, title="The café opens at nine", claim="The café on the corner serves breakfast from nine."
+    )
     write_memory(store_root, KIOSK, title="ｋｉｏｓｋ ｈｏｕｒｓ", claim="The ｋｉｏｓｋ opens at ｓｅｖｅｎ.")
     write_memory(store_root, "areas/misc/other.html", title="Pager etiquette", claim="Acknowledge a page quickly.")
     made = make_store(store_root, embedder=HashEmbedder())

@@ -11,7 +11,6 @@ from __future__ import annotations
 import apsw
 
 from memfiles import write_memory
-
 from memhtml_desktop.index.store import Store
 from tests.index.conftest import CountingEmbedder
 
@@ -24,16 +23,22 @@ def _data(conn: apsw.Connection) -> dict[str, list]:
 
 def _store(store_root, make_store):
     for n in range(12):
-        write_memory(store_root, f"areas/a/m{n}.html", title=f"Harbour note {n}",
-                     claim=f"The ferry number {n} leaves from pier {n + 3} at dawn.")
+        write_memory(
+            store_root,
+            f"areas/a/m{n}.html",
+            title=f"Harbour note {n}",
+            claim=f"The ferry number {n} leaves from pier {n + 3} at dawn.",
+        )
     store = make_store(store_root)
     assert store.index().added == 12
     return store
 
 
 def _matches(conn: apsw.Connection, word: str) -> dict[str, list]:
-    return {fts: [r[0] for r in conn.execute(f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid", (word,))]
-            for fts in FTS}
+    return {
+        fts: [r[0] for r in conn.execute(f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid", (word,))]
+        for fts in FTS
+    }
 
 
 def test_a_memory_read_again_with_the_same_words_leaves_both_fts_tables_alone(store_root, make_store):
@@ -53,10 +58,12 @@ def test_a_memory_read_again_with_the_same_words_leaves_both_fts_tables_alone(st
 def test_changed_words_reach_both_fts_tables_as_a_rebuild_has_them(store_root, make_store, tmp_path):
     store = _store(store_root, make_store)
     conn = store.reader()
-    write_memory(store_root, "areas/a/m2.html", title="Lighthouse note 2",
-                 claim="The ferry number 2 leaves from pier 5 at dawn.")  # the title alone changed
-    write_memory(store_root, "areas/a/m7.html", title="Harbour note 7",
-                 claim="The zeppelin number 7 lands on mast 10 at dusk.")  # the body alone changed
+    write_memory(
+        store_root, "areas/a/m2.html", title="Lighthouse note 2", claim="The ferry number 2 leaves from pier 5 at dawn."
+    )  # the title alone changed
+    write_memory(
+        store_root, "areas/a/m7.html", title="Harbour note 7", claim="The zeppelin number 7 lands on mast 10 at dusk."
+    )  # the body alone changed
     report = store.index()
     assert report.changed == 2
     for fts in FTS:

@@ -92,7 +92,9 @@ def edit(store: Store, rng: random.Random) -> None:
     path = rng.choice(_memories(store))
     text = (store.root / path).read_text(encoding="utf-8")
     cut = text.index("</article>") if "</article>" in text else len(text)
-    addition = " ".join(f"<p>Edited paragraph {i} about {rng.choice(['quotas', 'tokens', 'leases'])}.</p>" for i in range(3))
+    addition = " ".join(
+        f"<p>Edited paragraph {i} about {rng.choice(['quotas', 'tokens', 'leases'])}.</p>" for i in range(3)
+    )
     (store.root / path).write_text(text[:cut] + addition + text[cut:], encoding="utf-8")
     store.update_paths([path])
 
@@ -116,7 +118,9 @@ def reembed(store: Store, rng: random.Random) -> None:
     chunk_ids = [r[0] for r in conn.execute("SELECT chunk_id FROM embeddings ORDER BY chunk_id")]
     with db.writing(conn):
         for chunk_id in rng.sample(chunk_ids, 3):
-            vec = np.asarray(np.random.default_rng(rng.randrange(10**6)).standard_normal(store.embedder.dim), dtype="<f4")
+            vec = np.asarray(
+                np.random.default_rng(rng.randrange(10**6)).standard_normal(store.embedder.dim), dtype="<f4"
+            )
             conn.execute("UPDATE embeddings SET vec = ? WHERE chunk_id = ?", (vec.tobytes(), chunk_id))
         conn.execute("UPDATE index_state SET vectors_version = vectors_version + 1 WHERE id = 1")
     conn.close()
@@ -211,7 +215,11 @@ def _check(store: Store, rng: random.Random, previous: vectors.VectorSnapshot, s
                 assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
 
         counts = store.caches.vectors.coverage(conn, key, space)
-        assert counts == _reference_coverage(conn, space) == vectors._Coverage.count(conn, space, changes.mark(conn)).counts
+        assert (
+            counts
+            == _reference_coverage(conn, space)
+            == vectors._Coverage.count(conn, space, changes.mark(conn)).counts
+        )
 
         same_as_whole_list(store.caches.salience, conn, key)
         assert store.caches.salience.rebuilt == rebuilt, f"{step.__name__}: the salience list re-read every memory"

@@ -58,8 +58,9 @@ def test_edit_reindexes_and_search_sees_it(store_root, make_store):
 
 def test_move_reuses_rows_and_vectors(store_root, make_store):
     embedder = CountingEmbedder()
-    write_memory(store_root, "areas/oncall/drain.html", title="Drain", claim="Drain the VIP before reverting.",
-                 tags=["deploy"])
+    write_memory(
+        store_root, "areas/oncall/drain.html", title="Drain", claim="Drain the VIP before reverting.", tags=["deploy"]
+    )
     store = make_store(store_root, embedder=embedder)
     store.index()
     texts_before = embedder.texts
@@ -69,9 +70,13 @@ def test_move_reuses_rows_and_vectors(store_root, make_store):
     report = store.index()
     assert report.moved == 1 and report.added == 0 and report.removed == 0
     assert embedder.texts == texts_before, "a move must not re-embed"
-    row = store.reader().execute(
-        "SELECT archived, origin_path, para FROM files WHERE path = ?", ("archive/2026/areas/oncall/drain.html",)
-    ).fetchone()
+    row = (
+        store.reader()
+        .execute(
+            "SELECT archived, origin_path, para FROM files WHERE path = ?", ("archive/2026/areas/oncall/drain.html",)
+        )
+        .fetchone()
+    )
     assert row == (1, "areas/oncall/drain.html", "archive")
     assert _paths(store) == {"archive/2026/areas/oncall/drain.html"}
     tags = store.reader().execute("SELECT path, tag FROM file_tags").fetchall()
@@ -86,8 +91,14 @@ def test_move_with_status_change_is_still_a_move(store_root, make_store):
     store.index()
     texts = embedder.texts
     (store_root / "areas/x.html").unlink()
-    write_memory(store_root, "archive/2026/areas/x.html", title="X", claim="Xylophones are loud.", status="archived",
-                 extra_metas=[("memhtml-archived", "2026-11-01")])
+    write_memory(
+        store_root,
+        "archive/2026/areas/x.html",
+        title="X",
+        claim="Xylophones are loud.",
+        status="archived",
+        extra_metas=[("memhtml-archived", "2026-11-01")],
+    )
     report = store.index()
     assert report.moved == 1
     assert embedder.texts == texts
@@ -95,7 +106,9 @@ def test_move_with_status_change_is_still_a_move(store_root, make_store):
 
 
 def test_delete_removes_rows_everywhere(store_root, make_store):
-    write_memory(store_root, "areas/a.html", title="A", claim="Alpha holds.", tags=["t"], links=[("supports", "/areas/b.html")])
+    write_memory(
+        store_root, "areas/a.html", title="A", claim="Alpha holds.", tags=["t"], links=[("supports", "/areas/b.html")]
+    )
     write_memory(store_root, "areas/b.html", title="B", claim="Beta holds.")
     store = make_store(store_root)
     store.index()
@@ -162,7 +175,10 @@ def test_bad_bytes_are_reported_not_fatal(store_root, make_store, name, data):
     if name == "bad-utf8.html":
         # invalid bytes decode to U+FFFD and the file is otherwise valid
         assert report.failed == 0
-        assert "\ufffd" in store.reader().execute("SELECT gist FROM files WHERE path = ?", (f"areas/{name}",)).fetchone()[0]
+        assert (
+            "\ufffd"
+            in store.reader().execute("SELECT gist FROM files WHERE path = ?", (f"areas/{name}",)).fetchone()[0]
+        )
     else:
         assert report.failed == 1
         kind, violations = _problem(store, f"areas/{name}")
@@ -255,15 +271,21 @@ def test_cancelled_run_leaves_a_consistent_index(store_root, make_store):
     files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
     assert files == flag["done"] == 10
     assert conn.execute("SELECT count(*) FROM files_fts").fetchone()[0] == files
-    assert conn.execute(
-        "SELECT count(*) FROM files f LEFT JOIN sources s ON s.path = f.path WHERE s.path IS NULL"
-    ).fetchone()[0] == 0
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM files f LEFT JOIN sources s ON s.path = f.path WHERE s.path IS NULL"
+        ).fetchone()[0]
+        == 0
+    )
     finished = store.index()
     assert finished.added == 30 - files
     assert conn.execute("SELECT count(*) FROM files").fetchone()[0] == 30
-    assert conn.execute(
-        "SELECT count(*) FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id WHERE e.chunk_id IS NULL"
-    ).fetchone()[0] == 0
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id WHERE e.chunk_id IS NULL"
+        ).fetchone()[0]
+        == 0
+    )
 
 
 def test_rebuild_reprojects_everything_in_place(store_root, make_store):
@@ -311,9 +333,7 @@ def test_index_is_outside_the_store(store_root, tmp_path, monkeypatch):
     store.index()
     assert str(store.index_path).startswith(str(tmp_path / "cache"))
     created = {p.relative_to(store_root).as_posix() for p in store_root.rglob("*") if p.is_file()}
-    assert created == {"areas/a.html", ".memhtml/state.db"} | {
-        p for p in created if p.startswith(".memhtml/state.db-")
-    }
+    assert created == {"areas/a.html", ".memhtml/state.db"} | {p for p in created if p.startswith(".memhtml/state.db-")}
 
 
 def test_corrupt_index_is_moved_aside_and_rebuilt(store_root, tmp_path):

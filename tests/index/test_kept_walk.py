@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from memfiles import write_memory
-
 from memhtml_desktop.index import kept_walk, vector_file
 
 
@@ -63,7 +62,7 @@ def _edit_same_size(root: Path, name: str, rng: random.Random) -> None:
     path = root / name
     data = path.read_bytes()
     at = data.index(b"holds ") + len(b"holds ")
-    path.write_bytes(data[:at] + (b"%.6f" % rng.random())[: 8] + data[at + 8 :])
+    path.write_bytes(data[:at] + (b"%.6f" % rng.random())[:8] + data[at + 8 :])
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
 
@@ -94,8 +93,15 @@ def test_a_walk_unlike_the_kept_one_is_compared_with_the_index(store_root, make_
     elif change == "new folder":
         write_memory(store_root, "projects/newer/x.html", title="X", claim="A memory in a new folder.")
     report = store.index()
-    want = {"edit in place, same size": "changed", "edit": "changed", "touch": "unchanged", "add": "added",
-            "delete": "removed", "rename": "moved", "new folder": "added"}[change]
+    want = {
+        "edit in place, same size": "changed",
+        "edit": "changed",
+        "touch": "unchanged",
+        "add": "added",
+        "delete": "removed",
+        "rename": "moved",
+        "new folder": "added",
+    }[change]
     if want == "unchanged":
         assert (report.added, report.changed, report.removed, report.moved) == (0, 0, 0, 0)
         assert report.seen == 8

@@ -30,8 +30,13 @@ def paragraphs(approx_bytes: int, seed: int) -> str:
 @pytest.fixture(params=[(1.3, 1), (2.6, 7)], ids=["1.3MB", "2.6MB"])
 def big_store(request, store_root, make_store):
     mb, seed = request.param
-    write_memory(store_root, BIG, title="A pasted transcript", claim="The incident transcript was pasted whole.",
-                 article_extra=paragraphs(int(mb * 1_048_576), seed))
+    write_memory(
+        store_root,
+        BIG,
+        title="A pasted transcript",
+        claim="The incident transcript was pasted whole.",
+        article_extra=paragraphs(int(mb * 1_048_576), seed),
+    )
     write_memory(store_root, "areas/oncall/small.html", title="Small", claim="A small memory stays unwarned.")
     store = make_store(store_root)
     store.index()
@@ -69,8 +74,11 @@ def test_the_reader_renders_a_bounded_article_and_says_what_it_left_out():
     html = render_safe_html(data, highlight_terms=("canary",))
     assert len(html) < READER_TEXT_CAP * 3  # the text, its markup and the highlights: bounded
     assert "Cut here:" in html and "Open it in your editor" in html
-    note = re.search(r"the first ([\d,]+) characters of this memory's text; ([\d,]+) more are not shown "
-                     r"\(([\d,]+) in all\)", html)
+    note = re.search(
+        r"the first ([\d,]+) characters of this memory's text; ([\d,]+) more are not shown "
+        r"\(([\d,]+) in all\)",
+        html,
+    )
     shown, cut, whole = (int(g.replace(",", "")) for g in note.groups())
     assert shown <= READER_TEXT_CAP and shown + cut == whole and whole > 2_900_000  # every left-out character counted
     small = render_safe_html(memory_html(title="Small", claim="Small.").encode())

@@ -15,26 +15,45 @@ import apsw
 import pytest
 
 from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML
-from memhtml_desktop.index.retrieval_sql import build_rrf_sql
 from memhtml_desktop.domain.rrf import RANK_ARMS
+from memhtml_desktop.index.retrieval_sql import build_rrf_sql
 from tests.memfiles import write_memory
 
 
 def _fts_only(profile):
-    return replace(profile, arms=tuple(replace(a, weight=a.weight if a.name == "fts" else 0.0) for a in profile.arms),
-                   gate_priors=False)
+    return replace(
+        profile,
+        arms=tuple(replace(a, weight=a.weight if a.name == "fts" else 0.0) for a in profile.arms),
+        gate_priors=False,
+    )
 
 
 @pytest.fixture
 def stemmed_store(store_root, make_store):
-    write_memory(store_root, "areas/tools/cpan.html", title="Module setup",
-                 claim="Install modules with cpanm, which fetches, builds and tests them.")
-    write_memory(store_root, "areas/tools/editor.html", title="Editors",
-                 claim="Configure the editor to show tabs and trailing spaces.")
-    write_memory(store_root, "areas/tools/sorting.html", title="Sorting a hash by value",
-                 claim="Use sort with a comparison block.")
-    write_memory(store_root, "areas/tools/values.html", title="Hash slices",
-                 claim="Sorting hash values: sort the values of a hash, not its keys.")
+    write_memory(
+        store_root,
+        "areas/tools/cpan.html",
+        title="Module setup",
+        claim="Install modules with cpanm, which fetches, builds and tests them.",
+    )
+    write_memory(
+        store_root,
+        "areas/tools/editor.html",
+        title="Editors",
+        claim="Configure the editor to show tabs and trailing spaces.",
+    )
+    write_memory(
+        store_root,
+        "areas/tools/sorting.html",
+        title="Sorting a hash by value",
+        claim="Use sort with a comparison block.",
+    )
+    write_memory(
+        store_root,
+        "areas/tools/values.html",
+        title="Hash slices",
+        claim="Sorting hash values: sort the values of a hash, not its keys.",
+    )
     store = make_store(store_root)
     store.index()
     return store
@@ -58,14 +77,16 @@ def test_question_words_never_decide_a_match(stemmed_store):
     result = stemmed_store.search("is there a way to get the editor tabs", limit=5, ranking=both)
     assert result.fts_form == "all"
     assert result.hits[0].path == "areas/tools/editor.html"
-    kept = stemmed_store.search("is there a way to get the editor tabs", limit=5,
-                                ranking=replace(both, question_words=False))
+    kept = stemmed_store.search(
+        "is there a way to get the editor tabs", limit=5, ranking=replace(both, question_words=False)
+    )
     assert kept.fts_form == "any"
     # The default binds the any-of form, and holds the editor memory as holding every word that counts.
     default = stemmed_store.search("is there a way to get the editor tabs", limit=5, ranking=DEFAULT)
     assert default.fts_form == "any" and default.hits[0].path == "areas/tools/editor.html"
     retriever = stemmed_store.retriever()
     from memhtml_desktop.domain.fts_query import parse_fts_query
+
     fts = parse_fts_query("is there a way to get the editor tabs")
     with retriever.conn:
         every = retriever.every_word(fts, "any", DEFAULT, ["areas/tools/editor.html", "areas/tools/cpan.html"])

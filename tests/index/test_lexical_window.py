@@ -43,9 +43,15 @@ def _seed(store_root, make_store, seed: int, files: int = 220):
         words = " ".join(text_rng.choice(WORDS) for _ in range(text_rng.randint(2, 9)))
         extra = [("memhtml-task-status", "todo")] if kind == "task" else []
         folder = rng.choice(["areas/ops", "projects/w/tasks" if kind == "task" else "resources/notes", "areas/zeta"])
-        write_memory(store_root, f"{folder}/m{seed}-{rng.randrange(10**6):06d}-{i:03d}.html",
-                     title=text_rng.choice(WORDS).title(), claim=f"The {words}.", memory_type=kind,
-                     tags=["rare"] if rng.random() < 0.08 else ["common"], extra_metas=extra)
+        write_memory(
+            store_root,
+            f"{folder}/m{seed}-{rng.randrange(10**6):06d}-{i:03d}.html",
+            title=text_rng.choice(WORDS).title(),
+            claim=f"The {words}.",
+            memory_type=kind,
+            tags=["rare"] if rng.random() < 0.08 else ["common"],
+            extra_metas=extra,
+        )
     store = make_store(store_root)
     store.index()
     return store
@@ -53,8 +59,10 @@ def _seed(store_root, make_store, seed: int, files: int = 220):
 
 def _statement(conn, match, scope_sql, window, profile):
     sql = build_arm_sql("fts", scope_sql.filter, lexical=profile.lexical, field_weights=profile.field_weights)
-    rows = conn.execute(f"SELECT f.rowid, a.raw FROM ({sql}) a JOIN files f ON f.path = a.path ORDER BY a.rank",
-                        bind_params(sql, (match, window), scope_sql.params)).fetchall()
+    rows = conn.execute(
+        f"SELECT f.rowid, a.raw FROM ({sql}) a JOIN files f ON f.path = a.path ORDER BY a.rank",
+        bind_params(sql, (match, window), scope_sql.params),
+    ).fetchall()
     return [r[0] for r in rows], [r[1] for r in rows]
 
 
@@ -74,9 +82,14 @@ def test_the_window_is_the_statement_s_window(store_root, make_store, seed):
                     for match in (fts.any_form_without(frozenset()), fts.every_word_form):
                         with conn:
                             want_rowids, want_scores = _statement(conn, match, scope_sql, window, profile)
-                            got = lexical_window(conn, match, window, lexical=profile.lexical,
-                                                 field_weights=profile.field_weights,
-                                                 in_scope=lambda r: rows.mask(conn, "k", r, scope_sql))
+                            got = lexical_window(
+                                conn,
+                                match,
+                                window,
+                                lexical=profile.lexical,
+                                field_weights=profile.field_weights,
+                                in_scope=lambda r: rows.mask(conn, "k", r, scope_sql),
+                            )
                         assert got.rowids.tolist() == want_rowids, (profile.name, scope, window, match)
                         assert got.scores.tolist() == want_scores  # the same bm25 values, bit for bit
                         checked += 1
@@ -88,16 +101,26 @@ def test_ties_at_the_cut_are_decided_by_path(store_root, make_store):
     # the eighty apart, and they straddle the first cut (64 rows), so the path must decide. Those
     # that sort first by path are indexed last (larger rowids, met last by the FTS scan).
     for i in range(12):
-        write_memory(store_root, f"areas/same/{'zyxwvutsrqpo'[i]}-{i}.html", title="Drain",
-                     claim="Drain the canary before the deploy.")
+        write_memory(
+            store_root,
+            f"areas/same/{'zyxwvutsrqpo'[i]}-{i}.html",
+            title="Drain",
+            claim="Drain the canary before the deploy.",
+        )
     for i in range(40):
-        write_memory(store_root, f"areas/other/z{i:02d}.html", title="Other", claim=f"Deploy note {i} about other things.")
+        write_memory(
+            store_root, f"areas/other/z{i:02d}.html", title="Other", claim=f"Deploy note {i} about other things."
+        )
     store = make_store(store_root)
     store.index()
     for prefix, count in (("b", 30), ("a", 10)):
         for i in range(count):
-            write_memory(store_root, f"areas/other/{prefix}{i:02d}.html", title="Other",
-                         claim=f"Deploy note {i} about other things.")
+            write_memory(
+                store_root,
+                f"areas/other/{prefix}{i:02d}.html",
+                title="Other",
+                claim=f"Deploy note {i} about other things.",
+            )
         store.index()
     conn = store.reader()
     scope_sql = assemble_scope(Scope())
@@ -106,8 +129,14 @@ def test_ties_at_the_cut_are_decided_by_path(store_root, make_store):
             match = parse_fts_query("drain canary deploy").any_form_without(frozenset())
             with conn:
                 want = _statement(conn, match, scope_sql, window, profile)
-                got = lexical_window(conn, match, window, lexical=profile.lexical,
-                                     field_weights=profile.field_weights, in_scope=lambda r: np.ones(len(r), bool))
+                got = lexical_window(
+                    conn,
+                    match,
+                    window,
+                    lexical=profile.lexical,
+                    field_weights=profile.field_weights,
+                    in_scope=lambda r: np.ones(len(r), bool),
+                )
             assert (got.rowids.tolist(), got.scores.tolist()) == want, (profile.name, window)
 
 
@@ -116,14 +145,16 @@ def test_nothing_matched_is_an_empty_window(store_root, make_store):
     store = make_store(store_root)
     store.index()
     conn = store.reader()
-    got = lexical_window(conn, '"zzzq"', 40, lexical="stemmed", field_weights=(2.0, 1.0, 1.0),
-                         in_scope=lambda r: np.ones(len(r), bool))
+    got = lexical_window(
+        conn, '"zzzq"', 40, lexical="stemmed", field_weights=(2.0, 1.0, 1.0), in_scope=lambda r: np.ones(len(r), bool)
+    )
     assert got.rowids.shape == (0,) and got.scores.shape == (0,)
     assert all(hit.arm("fts") is None for hit in store.search("zzzq", limit=5).hits)
 
 
-@pytest.mark.parametrize("profile", [DEFAULT, MEMHTML, replace(DEFAULT, fusion="rrf", gate_priors=False)],
-                         ids=["default", "memhtml", "rrf"])
+@pytest.mark.parametrize(
+    "profile", [DEFAULT, MEMHTML, replace(DEFAULT, fusion="rrf", gate_priors=False)], ids=["default", "memhtml", "rrf"]
+)
 def test_a_search_explains_the_same_bm25_as_the_statement(store_root, make_store, profile):
     store = _seed(store_root, make_store, 5, files=120)
     for query in ("drain canary", "ledger", "token rollback cache", "nothing here at all"):

@@ -55,10 +55,21 @@ def test_the_newer_ranks_first_and_both_are_marked(capital, tmp_path):
 def test_a_pair_a_curator_settled_is_left_alone_and_contradicts_is_not_settling(tmp_path):
     for rel, settled in (("relates_to", True), ("contradicts", False)):
         root = tmp_path / rel / "store"
-        write_memory(root, OLD, title="Capital of Australia", claim="The capital of Australia is Sydney.",
-                     created="2024-01-05T10:00:00Z")
-        write_memory(root, NEW, title="Capital of Australia", claim="The capital of Australia is Canberra.",
-                     created="2024-06-02T10:00:00Z", links=[(rel, "/" + OLD)])
+        write_memory(
+            root,
+            OLD,
+            title="Capital of Australia",
+            claim="The capital of Australia is Sydney.",
+            created="2024-01-05T10:00:00Z",
+        )
+        write_memory(
+            root,
+            NEW,
+            title="Capital of Australia",
+            claim="The capital of Australia is Canberra.",
+            created="2024-06-02T10:00:00Z",
+            links=[(rel, "/" + OLD)],
+        )
         store = _store(root, tmp_path / rel)
         hits = store.search("capital of australia").hits
         assert all(not h.contradictions for h in hits) is settled, rel
@@ -68,24 +79,46 @@ def test_a_frame_that_is_a_list_is_not_a_slot(tmp_path):
     root = tmp_path / "store"
     places = ["Belgium", "Canada", "Haiti", "Monaco", "Senegal", "Switzerland"]
     for i, place in enumerate(places):
-        write_memory(root, f"resources/lang/french-{i}.html", title=f"French in {place}",
-                     claim=f"French is spoken in {place}.", created=f"2024-0{1 + i}-01T00:00:00Z")
+        write_memory(
+            root,
+            f"resources/lang/french-{i}.html",
+            title=f"French in {place}",
+            claim=f"French is spoken in {place}.",
+            created=f"2024-0{1 + i}-01T00:00:00Z",
+        )
     store = _store(root, tmp_path)
     assert all(not h.contradictions for h in store.search("where is french spoken").hits)
     few = tmp_path / "few" / "store"
     for i, place in enumerate(places[:2]):
-        write_memory(few, f"resources/lang/french-{i}.html", title=f"French in {place}",
-                     claim=f"French is spoken in {place}.", created=f"2024-0{1 + i}-01T00:00:00Z")
+        write_memory(
+            few,
+            f"resources/lang/french-{i}.html",
+            title=f"French in {place}",
+            claim=f"French is spoken in {place}.",
+            created=f"2024-0{1 + i}-01T00:00:00Z",
+        )
     marked = _store(few, tmp_path / "few").search("where is french spoken").hits
     assert all(h.contradictions for h in marked)  # two values: one slot, as the conflicts scan reads it
 
 
 def test_tasks_and_archived_memories_take_part_in_no_pair(capital, tmp_path):
-    write_memory(capital, "archive/2024/resources/geo/capital-old.html", title="Capital of Australia",
-                 claim="The capital of Australia is Melbourne.", status="archived", created="2023-01-01T00:00:00Z")
-    write_memory(capital, "projects/geo/tasks/check-capital.html", title="Check the capital",
-                 claim="The capital of Australia is Perth.", memory_type="task", created="2024-09-01T00:00:00Z",
-                 extra_metas=[("memhtml-task-status", "todo")])
+    write_memory(
+        capital,
+        "archive/2024/resources/geo/capital-old.html",
+        title="Capital of Australia",
+        claim="The capital of Australia is Melbourne.",
+        status="archived",
+        created="2023-01-01T00:00:00Z",
+    )
+    write_memory(
+        capital,
+        "projects/geo/tasks/check-capital.html",
+        title="Check the capital",
+        claim="The capital of Australia is Perth.",
+        memory_type="task",
+        created="2024-09-01T00:00:00Z",
+        extra_metas=[("memhtml-task-status", "todo")],
+    )
     store = _store(capital, tmp_path)
     scope = Scope.build(memory_types=["semantic", "task"], include_archived=True)
     hits = {h.path: h for h in store.search("capital of australia", scope).hits}
@@ -112,7 +145,9 @@ def test_the_keys_live_in_the_index_and_an_older_index_gets_them(capital, tmp_pa
     reopened = Store(capital, index_path=tmp_path / "index.db", embedder=HashEmbedder())
     again = dict(reopened.reader().execute("SELECT path, contradiction_keys FROM files").fetchall())
     assert again == rows
-    assert [m.other for h in reopened.search("capital of australia").hits if h.path == OLD for m in h.contradictions] == [NEW]
+    assert [
+        m.other for h in reopened.search("capital of australia").hits if h.path == OLD for m in h.contradictions
+    ] == [NEW]
 
 
 def test_why_not_names_the_newer_first_move(capital, tmp_path):
@@ -121,8 +156,10 @@ def test_why_not_names_the_newer_first_move(capital, tmp_path):
     moved = [h for h in hits if any(m.step == "newer" for m in h.moves)]
     for hit in moved:
         report = store.why("capital of australia", None, hit.path)
-        assert any(m["step"] == "newer" and m["reason"] == next(mv for mv in hit.moves if mv.step == "newer").reason()
-                   for m in report.moves)
+        assert any(
+            m["step"] == "newer" and m["reason"] == next(mv for mv in hit.moves if mv.step == "newer").reason()
+            for m in report.moves
+        )
 
 
 @pytest.mark.parametrize("embedder", ["hash", pytest.param("minilm", marks=pytest.mark.slow)])
@@ -181,15 +218,34 @@ def test_a_query_of_the_words_one_title_adds_asks_for_that_memory(tmp_path):
     ("Refuted reading — …"). Asked for by those words, the older stays first; asked for by the words
     both titles hold, the newer goes first; both are marked either way."""
     root = tmp_path / "store"
-    write_memory(root, COMPACTOR_OLD, title="Refuted reading — Nightly compactor merges overlapping intervals",
-                 claim="The nightly compactor does not merge overlapping intervals.", created="2024-01-05T10:00:00Z")
-    write_memory(root, COMPACTOR_NEW, title="Nightly compactor merges overlapping intervals",
-                 claim="The nightly compactor merges overlapping intervals.", created="2024-06-02T10:00:00Z")
-    write_memory(root, "resources/ops/vacuum.html", title="Nightly vacuum",
-                 claim="The nightly vacuum reclaims pages of deleted rows.", created="2024-03-01T10:00:00Z")
+    write_memory(
+        root,
+        COMPACTOR_OLD,
+        title="Refuted reading — Nightly compactor merges overlapping intervals",
+        claim="The nightly compactor does not merge overlapping intervals.",
+        created="2024-01-05T10:00:00Z",
+    )
+    write_memory(
+        root,
+        COMPACTOR_NEW,
+        title="Nightly compactor merges overlapping intervals",
+        claim="The nightly compactor merges overlapping intervals.",
+        created="2024-06-02T10:00:00Z",
+    )
+    write_memory(
+        root,
+        "resources/ops/vacuum.html",
+        title="Nightly vacuum",
+        claim="The nightly vacuum reclaims pages of deleted rows.",
+        created="2024-03-01T10:00:00Z",
+    )
     store = _store(root, tmp_path)
-    for query, first in (("refuted reading compactor", COMPACTOR_OLD), ("refuted compactor intervals", COMPACTOR_OLD),
-                         ("nightly compactor intervals", COMPACTOR_NEW), ("compactor merges overlapping", COMPACTOR_NEW)):
+    for query, first in (
+        ("refuted reading compactor", COMPACTOR_OLD),
+        ("refuted compactor intervals", COMPACTOR_OLD),
+        ("nightly compactor intervals", COMPACTOR_NEW),
+        ("compactor merges overlapping", COMPACTOR_NEW),
+    ):
         hits = {h.path: h for h in store.search(query).hits}
         paths = list(hits)
         assert paths.index(first) < paths.index(COMPACTOR_OLD if first == COMPACTOR_NEW else COMPACTOR_NEW), query

@@ -45,9 +45,23 @@ def test_the_cli_indexes_a_store_holding_the_issue_file(tmp_path):
     (store / "areas/agent").mkdir(parents=True, exist_ok=True)
     (store / "areas/agent/huge.html").write_bytes(huge)
     done = subprocess.run(
-        [sys.executable, "-m", "memhtml_desktop", "--store", str(store), "--index", str(tmp_path / "i.db"),
-         "--embedder", "hash", "index", "--json"],
-        cwd=ROOT, capture_output=True, text=True, timeout=180,
+        [
+            sys.executable,
+            "-m",
+            "memhtml_desktop",
+            "--store",
+            str(store),
+            "--index",
+            str(tmp_path / "i.db"),
+            "--embedder",
+            "hash",
+            "index",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

@@ -28,7 +28,8 @@ OVER_LIMIT = "unreadable: parsing it took more than 0.3 s of CPU (a memory file 
 def deep_memory() -> str:
     """A valid memory that lexbor takes about a second of CPU over (quadratic nesting), 100 KB."""
     return minimal_memory("Deep", "Nesting slows the tree builder down.").replace(
-        "</article>", "<div>" * 20_000 + "\n</article>")
+        "</article>", "<div>" * 20_000 + "\n</article>"
+    )
 
 
 def _pool_workers() -> list[multiprocessing.Process]:
@@ -106,9 +107,23 @@ def test_the_cli_index_finishes_after_a_kill_9(tmp_path):
     store = tmp_path / "store"
     generate_store(store, 3_000, 7, invalid=0)
     cli = subprocess.Popen(
-        [sys.executable, "-m", "memhtml_desktop", "--store", str(store), "--index", str(tmp_path / "i.db"),
-         "--embedder", "hash", "index", "--json"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "memhtml_desktop",
+            "--store",
+            str(store),
+            "--index",
+            str(tmp_path / "i.db"),
+            "--embedder",
+            "hash",
+            "index",
+            "--json",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 120

@@ -22,7 +22,6 @@ from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.index import parse_pool
 from memhtml_desktop.index.store import Store
 
-
 EMBEDDINGS = "SELECT rowid, chunk_id, model, dim, vec, created_at FROM embeddings ORDER BY rowid"
 
 

@@ -36,18 +36,26 @@ def crowded(request, store_root, make_store):
     """One old memory that means the query without holding its every word, and 45 newer ones that
     share one query word each ("nightly", "window", "batch", "lag") and nothing else."""
     rng = random.Random(request.param)
-    write_memory(store_root, TARGET, title="Reporting replica lag",
-                 claim="Replication lag on the reporting replica stays under five seconds during the nightly batch.",
-                 created="2025-01-10T00:00:00Z")
+    write_memory(
+        store_root,
+        TARGET,
+        title="Reporting replica lag",
+        claim="Replication lag on the reporting replica stays under five seconds during the nightly batch.",
+        created="2025-01-10T00:00:00Z",
+    )
     subjects = ["cleanup", "invoice", "thumbnail", "export", "digest", "rotation", "backup", "audit", "sync"]
     shared = ["nightly", "window", "batch", "lag"]
     for i in range(45):
         word, subject = shared[i % 4], rng.choice(subjects)
         day = 1 + rng.randrange(28)
         name = f"{rng.choice('abcdefgh')}{i:02d}-{subject}"  # names sort every which way around the target
-        write_memory(store_root, f"resources/ops/{name}.html", title=f"The {subject} job {i}",
-                     claim=f"The {subject} job {i} uses the {word} slot for its {subject} work on shard {i}.",
-                     created=f"2026-{1 + i % 9:02d}-{day:02d}T00:00:00Z")
+        write_memory(
+            store_root,
+            f"resources/ops/{name}.html",
+            title=f"The {subject} job {i}",
+            claim=f"The {subject} job {i} uses the {word} slot for its {subject} work on shard {i}.",
+            created=f"2026-{1 + i % 9:02d}-{day:02d}T00:00:00Z",
+        )
     store = make_store(store_root)
     store.index()
     yield store
@@ -62,8 +70,9 @@ def test_priors_do_not_lift_memories_the_query_does_not_match(crowded):
     assert TARGET not in plain_paths[:1]  # newer one-word matches outrank it on recency
     assert gated.hits[0].path == TARGET
     crowders = [h for h in gated.hits if h.path != TARGET]
-    assert crowders and all(not a.counted and a.contribution == 0.0
-                            for h in crowders for a in h.arms if a.arm in ("recency", "salience"))
+    assert crowders and all(
+        not a.counted and a.contribution == 0.0 for h in crowders for a in h.arms if a.arm in ("recency", "salience")
+    )
     target = gated.hits[0]
     assert all(a.counted for a in target.arms)  # the one the query means keeps its recency
     # The memhtml profile is memhtml's fusion: nothing gated.

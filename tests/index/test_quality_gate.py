@@ -161,7 +161,9 @@ def test_known_items_keep_their_page(hash_store):
     items = known_items(store, 120, seed=3, twin_cosine=DEFAULT.twin_cosine.get(store.embedder.model_id))
     final = run_known_items(store, items, ranking=DEFAULT).summaries
     no_mmr = run_known_items(store, items, ranking=replace(DEFAULT, mmr_lambda=1.0)).summaries
-    fused = run_known_items(store, items, ranking=replace(DEFAULT, polarity=False, twins=False, mmr_lambda=1.0)).summaries
+    fused = run_known_items(
+        store, items, ranking=replace(DEFAULT, polarity=False, twins=False, mmr_lambda=1.0)
+    ).summaries
     for source in ("claim", "title"):
         print(source, final[source].to_json(), fused[source].to_json())
         assert final[source].mrr >= no_mmr[source].mrr

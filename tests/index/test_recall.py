@@ -9,15 +9,28 @@ from memhtml_desktop.domain.types import Scope
 
 
 def build(root):
-    write_memory(root, "areas/arcs/reversibility-first.html", title="Reversibility first", memory_type="arc",
-                 claim="Every rollback-related change favoured reversible steps.", body="An arc over deploys.")
+    write_memory(
+        root,
+        "areas/arcs/reversibility-first.html",
+        title="Reversibility first",
+        memory_type="arc",
+        claim="Every rollback-related change favoured reversible steps.",
+        body="An arc over deploys.",
+    )
     for i in range(5):
-        write_memory(root, f"areas/oncall/rollback-{i}.html", title=f"Rollback rule {i}",
-                     claim=f"Rollback rule {i}: drain the VIP before reverting deploy number {i}.",
-                     entities=["service:checkout-api"], facets=[("doc-type", "runbook")],
-                     article_extra="<details><summary>How this was learned</summary><p>SECRET backstory.</p></details>"
-                                   "<aside><p>CAVEAT only for ALB.</p></aside>")
-    write_memory(root, "areas/oncall/pager.html", title="Pager", claim="Acknowledge rollback pages within five minutes.")
+        write_memory(
+            root,
+            f"areas/oncall/rollback-{i}.html",
+            title=f"Rollback rule {i}",
+            claim=f"Rollback rule {i}: drain the VIP before reverting deploy number {i}.",
+            entities=["service:checkout-api"],
+            facets=[("doc-type", "runbook")],
+            article_extra="<details><summary>How this was learned</summary><p>SECRET backstory.</p></details>"
+            "<aside><p>CAVEAT only for ALB.</p></aside>",
+        )
+    write_memory(
+        root, "areas/oncall/pager.html", title="Pager", claim="Acknowledge rollback pages within five minutes."
+    )
 
 
 def test_pack_shape_and_ledger(store_root, make_store):
@@ -69,8 +82,13 @@ def test_same_query_same_pack_and_no_bump(store_root, make_store):
 def _many(root):
     build(root)
     for i in range(30):
-        write_memory(root, f"areas/misc/note-{i:02d}.html", title=f"Rollback note {i}",
-                     claim=f"Rollback note {i} about drain timing in region {i}.", created=f"2026-0{1 + i % 9}-0{1 + i % 8}T00:00:00Z")
+        write_memory(
+            root,
+            f"areas/misc/note-{i:02d}.html",
+            title=f"Rollback note {i}",
+            claim=f"Rollback note {i} about drain timing in region {i}.",
+            created=f"2026-0{1 + i % 9}-0{1 + i % 8}T00:00:00Z",
+        )
 
 
 def test_recall_folds_the_whole_pool_like_memhtml(store_root, make_store):
@@ -86,10 +104,12 @@ def test_recall_folds_the_whole_pool_like_memhtml(store_root, make_store):
         assert pack.ranking == profile.name
     fused = store.search("rollback drain", limit=30, ranking=replace(MEMHTML, mmr_lambda=1.0, pool_factor=1))
     memhtml_pack = store.recall("rollback drain", limit=10, ranking=MEMHTML)
-    assert [i.path for i in memhtml_pack.memories.items] == [h.path for h in fused.hits if h.memory_type != "arc"], \
+    assert [i.path for i in memhtml_pack.memories.items] == [h.path for h in fused.hits if h.memory_type != "arc"], (
         "memhtml folds the fused order"
-    assert not any(i.tier == "disclosure" for i in store.recall("rollback drain", budget=200, ranking=MEMHTML).memories.items), \
-        "memhtml 0.4 has no claim-only tier"
+    )
+    assert not any(
+        i.tier == "disclosure" for i in store.recall("rollback drain", budget=200, ranking=MEMHTML).memories.items
+    ), "memhtml 0.4 has no claim-only tier"
 
 
 def test_default_recall_is_the_reordered_pool(store_root, make_store):

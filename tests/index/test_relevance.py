@@ -15,16 +15,38 @@ from memhtml_desktop.domain.types import Scope
 
 
 def build(root):
-    write_memory(root, "areas/oncall/drain.html", title="Prod rollbacks drain the VIP",
-                 claim="If a prod rollback is issued, drain the VIP before reverting the deploy.",
-                 entities=["service:checkout-api"], tags=["oncall"], memory_type="procedural")
-    write_memory(root, "areas/oncall/drain-staging.html", title="Staging drains too",
-                 claim="Staging rollbacks drain the staging VIP as well.", tags=["oncall"])
-    write_memory(root, "resources/billing/invoices.html", title="Invoices", claim="Invoices close on the first day.",
-                 tags=["billing"], entities=["service:billing-service"])
+    write_memory(
+        root,
+        "areas/oncall/drain.html",
+        title="Prod rollbacks drain the VIP",
+        claim="If a prod rollback is issued, drain the VIP before reverting the deploy.",
+        entities=["service:checkout-api"],
+        tags=["oncall"],
+        memory_type="procedural",
+    )
+    write_memory(
+        root,
+        "areas/oncall/drain-staging.html",
+        title="Staging drains too",
+        claim="Staging rollbacks drain the staging VIP as well.",
+        tags=["oncall"],
+    )
+    write_memory(
+        root,
+        "resources/billing/invoices.html",
+        title="Invoices",
+        claim="Invoices close on the first day.",
+        tags=["billing"],
+        entities=["service:billing-service"],
+    )
     for i in range(14):
-        write_memory(root, f"areas/misc/cafeteria-{i:02d}.html", title=f"Cafeteria {i}",
-                     claim=f"The cafeteria serves soup number {i} on weekdays.", created=f"2026-0{1 + i % 9}-01T00:00:00Z")
+        write_memory(
+            root,
+            f"areas/misc/cafeteria-{i:02d}.html",
+            title=f"Cafeteria {i}",
+            claim=f"The cafeteria serves soup number {i} on weekdays.",
+            created=f"2026-0{1 + i % 9}-01T00:00:00Z",
+        )
 
 
 @pytest.fixture
@@ -47,7 +69,11 @@ def test_match_count_is_the_in_scope_count_in_the_bound_form(store):
     assert default.matches.form == "any" and default.matches.count >= 2
     result = store.search("drain vip", ranking=both)
     assert result.matches.form == "all"
-    assert result.matches.count == sum(1 for _, text, archived in rows if _holds(text, {"drain", "vip"}) and not archived) == 2
+    assert (
+        result.matches.count
+        == sum(1 for _, text, archived in rows if _holds(text, {"drain", "vip"}) and not archived)
+        == 2
+    )
     assert result.matches.any
     any_form = store.search("drain invoices", ranking=both)
     assert any_form.matches.form == "any" and any_form.matches.count == 3
@@ -57,7 +83,12 @@ def test_match_count_is_the_in_scope_count_in_the_bound_form(store):
     assert nothing.matches.form == "any" and nothing.matches.count == 0 and not nothing.matches.any
     assert nothing.hits, "recency and salience still rank; the header says no memory holds the words"
     no_words = store.search("!!!")
-    assert no_words.matches.form is None and no_words.to_json()["matches"] == {"form": None, "count": 0, "capped": False, "any": False}
+    assert no_words.matches.form is None and no_words.to_json()["matches"] == {
+        "form": None,
+        "count": 0,
+        "capped": False,
+        "any": False,
+    }
 
 
 def test_memhtml_form_requires_every_word_even_function_words(store):
@@ -89,7 +120,9 @@ def test_a_first_build_in_progress_says_how_far_it_got(store_root, make_store):
     def cancel_after_first_batch() -> bool:
         return watcher.execute("SELECT count(*) FROM files").fetchone()[0] >= 5
 
-    Indexer(store.reader(), store.root, store.embedder, clock=store.clock, batch_files=5).scan(cancelled=cancel_after_first_batch)
+    Indexer(store.reader(), store.root, store.embedder, clock=store.clock, batch_files=5).scan(
+        cancelled=cancel_after_first_batch
+    )
     status = store.search("drain").index
     assert not status.complete and status.seen == 17 and 0 < status.files < 17
     assert "of 17 files so far" in status.reason()

@@ -22,42 +22,102 @@ PERSON = "resources/people/sanju.html"
 
 
 def build_corpus(root):
-    write_memory(root, TARGET, title="Prod rollbacks drain the VIP before the deploy is reverted",
-                 claim="If a prod rollback is issued, drain the VIP before reverting the deploy.",
-                 body="The revert alone leaves connections pinned to the old target group.",
-                 memory_type="procedural", entities=["service:checkout-api", "person:sanju"], tags=["deploy", "oncall"],
-                 links=[("supersedes", "/" + OLD)], facets=[("doc-type", "runbook"), ("tier", "1")],
-                 created="2026-08-02T14:03:11Z")
-    write_memory(root, OLD, title="Rollback order (superseded)", claim="Revert the deploy, then drain the VIP.",
-                 memory_type="procedural", status="archived", entities=["service:checkout-api"],
-                 tags=["deploy"], facets=[("doc-type", "runbook")], created="2025-03-01T00:00:00Z")
-    write_memory(root, RIVAL, title="Payments rollbacks wait for the ledger",
-                 claim="A payments rollback waits for the ledger to settle before reverting.",
-                 memory_type="procedural", entities=["service:payments-api"], tags=["deploy", "bm25"],
-                 facets=[("doc-type", "guide"), ("tier", "2")], created="2026-07-01T00:00:00Z")
-    write_memory(root, TASK, title="Wire the drain step into the rollback runbook",
-                 claim="The rollback runbook should drain the VIP before reverting the deploy.",
-                 memory_type="task", extra_metas=[("memhtml-task-status", "doing"), ("memhtml-due", "2026-08-20")],
-                 created="2026-08-03T00:00:00Z")
-    write_memory(root, PERSON, title="Sanju", claim="Sanju leads the checkout on-call rotation.",
-                 entities=["person:sanju"], created="2026-06-01T00:00:00Z")
-    write_memory(root, "areas/oncall/sanju-called-the-rollback.html", title="Sanju called the rollback",
-                 claim="Sanju called the July rollback of checkout-api.", memory_type="episodic",
-                 entities=["person:Sanju"], event="2026-07-28", created="2026-07-29T00:00:00Z")
-    write_memory(root, "areas/data/compactor-merges.html", title="The compactor merges intervals",
-                 claim="The nightly compactor merges overlapping intervals in the ledger table.",
-                 entities=["service:compactor"], created="2026-05-01T00:00:00Z")
-    write_memory(root, "areas/data/compactor-no-merge.html", title="The compactor does not merge intervals",
-                 claim="The nightly compactor does not merge overlapping intervals in the ledger table.",
-                 entities=["service:compactor"], created="2026-05-02T00:00:00Z")
+    write_memory(
+        root,
+        TARGET,
+        title="Prod rollbacks drain the VIP before the deploy is reverted",
+        claim="If a prod rollback is issued, drain the VIP before reverting the deploy.",
+        body="The revert alone leaves connections pinned to the old target group.",
+        memory_type="procedural",
+        entities=["service:checkout-api", "person:sanju"],
+        tags=["deploy", "oncall"],
+        links=[("supersedes", "/" + OLD)],
+        facets=[("doc-type", "runbook"), ("tier", "1")],
+        created="2026-08-02T14:03:11Z",
+    )
+    write_memory(
+        root,
+        OLD,
+        title="Rollback order (superseded)",
+        claim="Revert the deploy, then drain the VIP.",
+        memory_type="procedural",
+        status="archived",
+        entities=["service:checkout-api"],
+        tags=["deploy"],
+        facets=[("doc-type", "runbook")],
+        created="2025-03-01T00:00:00Z",
+    )
+    write_memory(
+        root,
+        RIVAL,
+        title="Payments rollbacks wait for the ledger",
+        claim="A payments rollback waits for the ledger to settle before reverting.",
+        memory_type="procedural",
+        entities=["service:payments-api"],
+        tags=["deploy", "bm25"],
+        facets=[("doc-type", "guide"), ("tier", "2")],
+        created="2026-07-01T00:00:00Z",
+    )
+    write_memory(
+        root,
+        TASK,
+        title="Wire the drain step into the rollback runbook",
+        claim="The rollback runbook should drain the VIP before reverting the deploy.",
+        memory_type="task",
+        extra_metas=[("memhtml-task-status", "doing"), ("memhtml-due", "2026-08-20")],
+        created="2026-08-03T00:00:00Z",
+    )
+    write_memory(
+        root,
+        PERSON,
+        title="Sanju",
+        claim="Sanju leads the checkout on-call rotation.",
+        entities=["person:sanju"],
+        created="2026-06-01T00:00:00Z",
+    )
+    write_memory(
+        root,
+        "areas/oncall/sanju-called-the-rollback.html",
+        title="Sanju called the rollback",
+        claim="Sanju called the July rollback of checkout-api.",
+        memory_type="episodic",
+        entities=["person:Sanju"],
+        event="2026-07-28",
+        created="2026-07-29T00:00:00Z",
+    )
+    write_memory(
+        root,
+        "areas/data/compactor-merges.html",
+        title="The compactor merges intervals",
+        claim="The nightly compactor merges overlapping intervals in the ledger table.",
+        entities=["service:compactor"],
+        created="2026-05-01T00:00:00Z",
+    )
+    write_memory(
+        root,
+        "areas/data/compactor-no-merge.html",
+        title="The compactor does not merge intervals",
+        claim="The nightly compactor does not merge overlapping intervals in the ledger table.",
+        entities=["service:compactor"],
+        created="2026-05-02T00:00:00Z",
+    )
     for i in range(12):
-        write_memory(root, f"areas/filler/filler-{i:02d}.html", title=f"Filler note {i}",
-                     claim=f"Filler fact {i} about the cafeteria menu and parking spot {i}.",
-                     created=f"2026-0{1 + i % 9}-1{i % 9}T00:00:00Z")
+        write_memory(
+            root,
+            f"areas/filler/filler-{i:02d}.html",
+            title=f"Filler note {i}",
+            claim=f"Filler fact {i} about the cafeteria menu and parking spot {i}.",
+            created=f"2026-0{1 + i % 9}-1{i % 9}T00:00:00Z",
+        )
     sentences = " ".join(f"Filler sentence number {i} talks about nothing in particular at all." for i in range(60))
-    write_memory(root, "resources/infra/long-ledger.html", title="A long ledger note", claim="The ledger is long.",
-                 body=sentences + " The quorum breaker zeppelin manifest was ratified in the ledger.",
-                 created="2026-04-01T00:00:00Z")
+    write_memory(
+        root,
+        "resources/infra/long-ledger.html",
+        title="A long ledger note",
+        claim="The ledger is long.",
+        body=sentences + " The quorum breaker zeppelin manifest was ratified in the ledger.",
+        created="2026-04-01T00:00:00Z",
+    )
 
 
 @pytest.fixture
@@ -129,7 +189,6 @@ def test_the_convex_fusion_is_the_pure_one(store, norm):
     """Under `convex` each hit's score is its contributions' sum, the fused order is score then path,
     and the scored arms' contributions are what `domain.fusion.convex_parts` makes of their ranks and raw scores."""
     from memhtml_desktop.domain.fusion import convex_parts
-
     from memhtml_desktop.domain.ranking import PerEmbedder
 
     profile = dataclasses.replace(DEFAULT, convex_norm=norm, gate_priors=False, lexical_confidence=PerEmbedder((), 0.0))
@@ -147,8 +206,9 @@ def test_the_convex_fusion_is_the_pure_one(store, norm):
     lexical = [(h.path, h.arm("fts").rank, h.arm("fts").raw["bm25"]) for h in by_fused if h.arm("fts")]
     if lexical and min(r for _, r, _ in lexical) == 1:
         share = profile.lexical_share.get(store.embedder.model_id)
-        parts = convex_parts({"fts": sorted(lexical, key=lambda x: x[1])}, {"fts": 1.0}, lexical_share=share,
-                             how=norm, k=60, window=40)
+        parts = convex_parts(
+            {"fts": sorted(lexical, key=lambda x: x[1])}, {"fts": 1.0}, lexical_share=share, how=norm, k=60, window=40
+        )
         for path, rank, _ in lexical:
             if norm == "max":  # by the best alone: the pool's lexical hits give the same normalisation
                 got = next(h for h in by_fused if h.path == path).arm("fts").contribution
@@ -225,11 +285,34 @@ def test_no_state_plane_drops_salience(store_root, make_store):
     assert any("salience" in r for r in result.degraded_reasons)
 
 
-@pytest.mark.parametrize("query", [
-    "don't drain", "service:checkout-api", "-zebra", "AND", "OR", "NOT", "NEAR(a b)", 'a OR "unbalanced', "[x]",
-    "{x}", "\\", "*", "^x", "%", "'; DROP TABLE files; --", "x" * 10000, "\x00\x01\x1f", "🦀 rollback 🚀",
-    "\ud800 broken surrogate", "", "   ", "!!! ???", "a " * 3000,
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "don't drain",
+        "service:checkout-api",
+        "-zebra",
+        "AND",
+        "OR",
+        "NOT",
+        "NEAR(a b)",
+        'a OR "unbalanced',
+        "[x]",
+        "{x}",
+        "\\",
+        "*",
+        "^x",
+        "%",
+        "'; DROP TABLE files; --",
+        "x" * 10000,
+        "\x00\x01\x1f",
+        "🦀 rollback 🚀",
+        "\ud800 broken surrogate",
+        "",
+        "   ",
+        "!!! ???",
+        "a " * 3000,
+    ],
+)
 def test_hostile_queries_answer(store, query):
     result = store.search(query)
     assert isinstance(result.hits, tuple)
@@ -270,14 +353,27 @@ def test_facets_broaden_within_a_name_and_narrow_across(store):
 
 
 def test_empty_scope_points_at_the_archive(store):
-    result = store.search("rollback order", Scope.build(facets=["doc-type=runbook"], entity="service:checkout-api",
-                                                        tags=["deploy"], memory_types=["procedural"], workspace="nope"))
+    result = store.search(
+        "rollback order",
+        Scope.build(
+            facets=["doc-type=runbook"],
+            entity="service:checkout-api",
+            tags=["deploy"],
+            memory_types=["procedural"],
+            workspace="nope",
+        ),
+    )
     assert result.hits == () and result.scope_empty and result.archived_matches == 0
-    gone = store.search("rollback", Scope.build(facets=["doc-type=runbook"], tags=["deploy"],
-                                                 entity="service:checkout-api", memory_types=["procedural"]))
+    gone = store.search(
+        "rollback",
+        Scope.build(
+            facets=["doc-type=runbook"], tags=["deploy"], entity="service:checkout-api", memory_types=["procedural"]
+        ),
+    )
     assert gone.hits and not gone.scope_empty and gone.archived == ()
-    only_old = Scope.build(entity="service:checkout-api", tags=["deploy"], facets=["doc-type=runbook"],
-                           memory_types=["procedural"])
+    only_old = Scope.build(
+        entity="service:checkout-api", tags=["deploy"], facets=["doc-type=runbook"], memory_types=["procedural"]
+    )
     (store.root / TARGET).unlink()
     store.index()
     emptied = store.search("rollback", only_old)
@@ -290,8 +386,9 @@ def test_archived_pointer_names_its_successor(store):
     scope = Scope.build(tags=["deploy"], entity="service:checkout-api", facets=["tier=9"])
     result = store.search("rollback", scope)
     assert result.scope_empty and result.archived_matches == 0
-    result = store.search("rollback", Scope.build(entity="service:checkout-api", memory_types=["procedural"],
-                                                  facets=["doc-type=runbook"]))
+    result = store.search(
+        "rollback", Scope.build(entity="service:checkout-api", memory_types=["procedural"], facets=["doc-type=runbook"])
+    )
     assert not result.scope_empty
     included = store.search("revert the deploy then drain", Scope.build(include_archived=True))
     old = [h for h in included.hits if h.path == OLD]
@@ -335,8 +432,11 @@ def test_a_reversed_claim_goes_first_unless_the_query_says_the_old_one(store):
     negation), so the newer goes first and both say so; a question saying "not" names the newer."""
     newer, older = "areas/data/compactor-no-merge.html", "areas/data/compactor-merges.html"
     top = lambda r: [h.path for h in r.hits if "compactor" in h.path][:2]  # noqa: E731
-    for query in ("the nightly compactor merges overlapping intervals", "does the compactor merge intervals",
-                  "the nightly compactor does not merge overlapping intervals"):
+    for query in (
+        "the nightly compactor merges overlapping intervals",
+        "does the compactor merge intervals",
+        "the nightly compactor does not merge overlapping intervals",
+    ):
         result = store.search(query)
         assert top(result) == [newer, older], query
         marks = {h.path: h.contradictions for h in result.hits}

@@ -34,12 +34,27 @@ def test_rewrite_equals_the_naive_scan(store_root, make_store, seed):
         folder = rng.choice(["areas/a", "areas/b", "resources/people", "projects/w"])
         kind = rng.choice(["semantic", "procedural", "episodic", "task"])
         month, day = rng.randint(1, 11), rng.randint(1, 28)
-        stamp = rng.choice([f"2026-{month:02d}-{day:02d}T{rng.randint(0, 23):02d}:00:00Z", f"2026-{month:02d}-{day:02d}",
-                            "not a date", "2026-11-29T11:59:00+02:00"])
+        stamp = rng.choice(
+            [
+                f"2026-{month:02d}-{day:02d}T{rng.randint(0, 23):02d}:00:00Z",
+                f"2026-{month:02d}-{day:02d}",
+                "not a date",
+                "2026-11-29T11:59:00+02:00",
+            ]
+        )
         extra = [("memhtml-task-status", "todo")] if kind == "task" else []
         path = f"{folder}/m{i:03d}.html"
-        write_memory(store_root, path, title=f"M{i}", claim=f"Memory {i} says {rng.random()}.", memory_type=kind,
-                     created=stamp, updated=stamp, tags=[rng.choice(["x", "y"])], extra_metas=extra)
+        write_memory(
+            store_root,
+            path,
+            title=f"M{i}",
+            claim=f"Memory {i} says {rng.random()}.",
+            memory_type=kind,
+            created=stamp,
+            updated=stamp,
+            tags=[rng.choice(["x", "y"])],
+            extra_metas=extra,
+        )
         paths.append(path)
     store = make_store(store_root)
     store.index()
@@ -49,10 +64,19 @@ def test_rewrite_equals_the_naive_scan(store_root, make_store, seed):
             conn.execute(
                 "INSERT INTO state.access (path, access_count, reinforcement_count, outcome_score, "
                 "last_accessed_at, updated_at) VALUES (?, ?, 0, ?, ?, ?)",
-                (path, rng.randint(0, 30), rng.uniform(-1, 1), f"2026-11-{rng.randint(1, 29):02d}T10:00:00Z",
-                 "2026-11-29T00:00:00Z"),
+                (
+                    path,
+                    rng.randint(0, 30),
+                    rng.uniform(-1, 1),
+                    f"2026-11-{rng.randint(1, 29):02d}T10:00:00Z",
+                    "2026-11-29T00:00:00Z",
+                ),
             )
-    for scope in (Scope(), Scope.build(tags=["x"]), Scope.build(include_archived=True, memory_types=["task", "semantic"])):
+    for scope in (
+        Scope(),
+        Scope.build(tags=["x"]),
+        Scope.build(include_archived=True, memory_types=["task", "semantic"]),
+    ):
         built = assemble_scope(scope)
         for limit in (5, 40, 1000):
             fast = build_arm_sql("salience", built.filter)
@@ -83,7 +107,9 @@ def test_common_words_leave_the_any_of_form(store_root, make_store):
     assert everything.fts_form == "any" and not any(h.arm("fts") for h in everything.hits)
     # the seeds' two forms (the default binds the any-of form always): every word held somewhere -> all
     from dataclasses import replace as _replace
+
     from memhtml_desktop.domain.ranking import DEFAULT as _DEFAULT
+
     only_common = store.search("word common", limit=20, ranking=_replace(_DEFAULT, fts_forms="all_any"))
     assert only_common.fts_form == "all" and sum(1 for h in only_common.hits if h.arm("fts")) == 10
     assert parse_fts_query("common before").content_terms(common) == (("common",), ("before",))

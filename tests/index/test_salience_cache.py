@@ -34,12 +34,28 @@ def _seed(store_root, make_store, seed: int, *, files: int = 160, rows: int = 70
         folder = rng.choice(["areas/a", "areas/b", "resources/people", "projects/w"])
         kind = rng.choice(["semantic", "procedural", "episodic", "task"])
         month, day = rng.randint(1, 11), rng.randint(1, 28)
-        stamp = rng.choice([f"2026-{month:02d}-{day:02d}T{rng.randint(0, 23):02d}:00:00Z", f"2026-{month:02d}-{day:02d}",
-                            "not a date", "2026-11-29T11:59:00+02:00", "2027-03-01T00:00:00Z"])
+        stamp = rng.choice(
+            [
+                f"2026-{month:02d}-{day:02d}T{rng.randint(0, 23):02d}:00:00Z",
+                f"2026-{month:02d}-{day:02d}",
+                "not a date",
+                "2026-11-29T11:59:00+02:00",
+                "2027-03-01T00:00:00Z",
+            ]
+        )
         extra = [("memhtml-task-status", "todo")] if kind == "task" else []
         path = f"{folder}/m{seed}-{i:03d}.html"
-        write_memory(store_root, path, title=f"M{i}", claim=f"Memory {i} of seed {seed} says {rng.random()}.",
-                     memory_type=kind, created=stamp, updated=stamp, tags=[rng.choice(["x", "y"])], extra_metas=extra)
+        write_memory(
+            store_root,
+            path,
+            title=f"M{i}",
+            claim=f"Memory {i} of seed {seed} says {rng.random()}.",
+            memory_type=kind,
+            created=stamp,
+            updated=stamp,
+            tags=[rng.choice(["x", "y"])],
+            extra_metas=extra,
+        )
         paths.append(path)
     store = make_store(store_root)
     store.index()
@@ -47,8 +63,13 @@ def _seed(store_root, make_store, seed: int, *, files: int = 160, rows: int = 70
     with conn:
         for path in rng.sample(paths, rows):
             # Reads from hours to months ago, a few counts, some judgements: orders that cross as time passes.
-            when = rng.choice([f"2026-11-29T{rng.randint(0, 11):02d}:{rng.randint(0, 59):02d}:00Z",
-                               f"2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}T10:00:00Z", "garbage"])
+            when = rng.choice(
+                [
+                    f"2026-11-29T{rng.randint(0, 11):02d}:{rng.randint(0, 59):02d}:00Z",
+                    f"2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}T10:00:00Z",
+                    "garbage",
+                ]
+            )
             conn.execute(
                 "INSERT INTO state.access (path, access_count, reinforcement_count, outcome_score, "
                 "last_accessed_at, updated_at) VALUES (?, ?, 0, ?, ?, ?)",
@@ -65,7 +86,9 @@ def _both(store, scope: Scope, window: int):
         rowids = store.caches.salience.candidates(conn, str(store.index_path), window, built)
         bound = arm_cte("salience", built.filter, salience_bound=True)
         full = build_arm_sql("salience", built.filter)
-        got = conn.execute(bound, bind_params(bound, (None, window, None, None, apsw.carray(rowids)), built.params)).fetchall()
+        got = conn.execute(
+            bound, bind_params(bound, (None, window, None, None, apsw.carray(rowids)), built.params)
+        ).fetchall()
         want = conn.execute(full, bind_params(full, (None, window, None, None), built.params)).fetchall()
     return got, want, len(rowids)
 
@@ -97,8 +120,14 @@ def test_memories_decayed_to_tiny_scores_stay_few_candidates(store_root, make_st
     rng = random.Random(seed)
     for i in range(240):
         stamp = f"{rng.choice([2019, 2021, 2023, 2025])}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00Z"
-        write_memory(store_root, f"areas/old/q{seed}-{rng.random():.6f}.html", title=f"Old {i}",
-                     claim=f"Old memory {i} of seed {seed}.", updated=stamp, created=stamp)
+        write_memory(
+            store_root,
+            f"areas/old/q{seed}-{rng.random():.6f}.html",
+            title=f"Old {i}",
+            claim=f"Old memory {i} of seed {seed}.",
+            updated=stamp,
+            created=stamp,
+        )
     store = make_store(store_root)
     store.index()
     for scope in (Scope(), Scope.build(memory_types=["semantic"])):
@@ -142,8 +171,14 @@ def test_an_index_pass_is_seen(store_root, make_store):
     store, paths, _ = _seed(store_root, make_store, 7)
     before, _, _ = _both(store, Scope(), 80)
     newest = "areas/a/just-written.html"
-    write_memory(store_root, newest, title="Fresh", claim="Written a minute ago.", created="2026-11-29T11:59:00Z",
-                 updated="2026-11-29T11:59:00Z")
+    write_memory(
+        store_root,
+        newest,
+        title="Fresh",
+        claim="Written a minute ago.",
+        created="2026-11-29T11:59:00Z",
+        updated="2026-11-29T11:59:00Z",
+    )
     store.update_paths([newest])
     with store.reader():
         store.reader().execute(
@@ -159,7 +194,9 @@ def test_search_uses_the_bound_list_and_agrees_with_the_scan(store_root, make_st
 
     for query in ("", "memory says", "seed 8"):
         for scope in SCOPES:
-            fast = Retriever(store.reader(), store.embedder, cache_key=str(store.index_path)).search(query, scope, limit=20)
+            fast = Retriever(store.reader(), store.embedder, cache_key=str(store.index_path)).search(
+                query, scope, limit=20
+            )
             slow = Retriever(store.reader(), store.embedder, cache_key=str(store.index_path),
                              salience_bound=False).search(query, scope, limit=20)  # fmt: skip
             assert [(h.path, h.score, h.arms) for h in fast.hits] == [(h.path, h.score, h.arms) for h in slow.hits]

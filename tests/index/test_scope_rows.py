@@ -39,15 +39,24 @@ def _truth(conn, scope: Scope) -> np.ndarray:
 
 def _live(store: Store) -> list[str]:
     """Live memories the default scope lists (not tasks), so that changing one moves a scope."""
-    return [r[0] for r in store.reader().execute(
-        "SELECT path FROM files WHERE archived = 0 AND memory_type <> 'task' ORDER BY path")]
+    return [
+        r[0]
+        for r in store.reader().execute(
+            "SELECT path FROM files WHERE archived = 0 AND memory_type <> 'task' ORDER BY path"
+        )
+    ]
 
 
 def _archive(store: Store, rng: random.Random) -> None:
     src = rng.choice([p for p in _live(store) if not p.startswith("archive/")])
-    text = (store.root / src).read_text(encoding="utf-8").replace(
-        '<meta name="memhtml-status" content="active">',
-        '<meta name="memhtml-status" content="archived">\n<meta name="memhtml-archived" content="2026-11-29T12:00:00Z">')
+    text = (
+        (store.root / src)
+        .read_text(encoding="utf-8")
+        .replace(
+            '<meta name="memhtml-status" content="active">',
+            '<meta name="memhtml-status" content="archived">\n<meta name="memhtml-archived" content="2026-11-29T12:00:00Z">',
+        )
+    )
     dst = f"archive/2026/{src}"
     (store.root / dst).parent.mkdir(parents=True, exist_ok=True)
     (store.root / dst).write_text(text, encoding="utf-8")
@@ -64,8 +73,15 @@ def _delete(store: Store, rng: random.Random) -> None:
 def _add(store: Store, rng: random.Random) -> None:
     n = rng.randrange(10**6)
     path = f"{rng.choice(['areas', 'projects'])}/added/{n}.html"
-    write_memory(store.root, path, title=f"Added {n}", claim=f"Added memory {n}.", tags=[rng.choice(["deploy", "misc"])],
-                 memory_type=rng.choice(["semantic", "episodic"]), updated="2026-11-28T10:00:00Z")
+    write_memory(
+        store.root,
+        path,
+        title=f"Added {n}",
+        claim=f"Added memory {n}.",
+        tags=[rng.choice(["deploy", "misc"])],
+        memory_type=rng.choice(["semantic", "episodic"]),
+        updated="2026-11-28T10:00:00Z",
+    )
     store.update_paths([path])
 
 
@@ -127,7 +143,9 @@ def test_other_indexes_and_many_scopes_do_not_mix(tmp_path: Path):
         for store in stores:
             for scope in SCOPES:
                 conn = store.reader()
-                assert np.array_equal(rows.rows(conn, str(store.index_path), assemble_scope(scope)), _truth(conn, scope))
+                assert np.array_equal(
+                    rows.rows(conn, str(store.index_path), assemble_scope(scope)), _truth(conn, scope)
+                )
 
 
 @pytest.mark.parametrize("seed", [9, 10])

@@ -23,7 +23,10 @@ def test_default_scope_is_exactly_the_two_exclusions():
 
 def test_numbering_starts_at_six_in_axis_order():
     scope = Scope.build(
-        memory_types=["semantic"], workspace="w", tags=["deploy", "oncall"], entity="service:checkout-api",
+        memory_types=["semantic"],
+        workspace="w",
+        tags=["deploy", "oncall"],
+        entity="service:checkout-api",
         facets=["doc-type=runbook", "tier=1", "doc-type=guide"],
     )
     built = assemble_scope(scope)
@@ -33,8 +36,18 @@ def test_numbering_starts_at_six_in_axis_order():
     assert "memhtml_fold(?10)" in built.filter
     assert "ff.name = ?11 AND ff.value IN (?12, ?13)" in built.filter
     assert "ff.name = ?14 AND ff.value IN (?15)" in built.filter
-    assert built.params == ("semantic", "w", "deploy", "oncall", "service:checkout-api", "doc-type", "runbook",
-                            "guide", "tier", "1")
+    assert built.params == (
+        "semantic",
+        "w",
+        "deploy",
+        "oncall",
+        "service:checkout-api",
+        "doc-type",
+        "runbook",
+        "guide",
+        "tier",
+        "1",
+    )
     assert "<> 'task'" not in built.filter
 
 
@@ -69,7 +82,12 @@ def test_entity_value_is_bound_never_inlined():
 
 
 def test_registry_and_preconditions():
-    assert [(a.name, a.weight) for a in RANK_ARMS] == [("fts", 1.0), ("vector", 1.0), ("recency", 0.5), ("salience", 0.4)]
+    assert [(a.name, a.weight) for a in RANK_ARMS] == [
+        ("fts", 1.0),
+        ("vector", 1.0),
+        ("recency", 0.5),
+        ("salience", 0.4),
+    ]
     names = lambda **kw: [a.name for a in active_arms(RANK_ARMS, **kw)]  # noqa: E731
     assert names(has_vector=True, has_state=True, has_terms=True) == ["fts", "vector", "recency", "salience"]
     assert names(has_vector=False, has_state=False, has_terms=True) == ["fts", "recency"]
@@ -78,8 +96,21 @@ def test_registry_and_preconditions():
 
 def test_full_fold_text():
     sql = build_rrf_sql(RANK_ARMS, DEFAULT)
-    for piece in ("fts AS (", "vector AS (", "recency AS (", "salience AS (", "SUM(s) AS score", "GROUP BY path",
-                  "1.0000 / (rank + 60)", "0.5000 / (rank + 60)", "0.4000 / (rank + 60)", "?1", "?2", "?3", "?4"):
+    for piece in (
+        "fts AS (",
+        "vector AS (",
+        "recency AS (",
+        "salience AS (",
+        "SUM(s) AS score",
+        "GROUP BY path",
+        "1.0000 / (rank + 60)",
+        "0.5000 / (rank + 60)",
+        "0.4000 / (rank + 60)",
+        "?1",
+        "?2",
+        "?3",
+        "?4",
+    ):
         assert piece in sql
 
 
@@ -114,11 +145,14 @@ def test_bind_params_truncates_and_fills_the_gap():
     assert bind_params("SELECT ?1", ("q", 40, 30, None), ("x",)) == ("q",)
 
 
-@pytest.mark.parametrize("scope", [
-    Scope.build(entity="service:checkout-api"),
-    Scope.build(tags=["a", "b"]),
-    Scope.build(facets=["doc-type=runbook", "tier=1"]),
-])
+@pytest.mark.parametrize(
+    "scope",
+    [
+        Scope.build(entity="service:checkout-api"),
+        Scope.build(tags=["a", "b"]),
+        Scope.build(facets=["doc-type=runbook", "tier=1"]),
+    ],
+)
 def test_child_axes_plan_as_index_searches(tmp_path, scope):
     from memhtml_desktop.index.db import open_index
 

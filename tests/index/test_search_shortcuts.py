@@ -24,12 +24,14 @@ VOCAB = "files_fts_vocab"
 @pytest.fixture
 def kiln_store(store_root, make_store):
     # "kiln" in 3 of 4 memories: at least half, a common word the any-of form leaves out
-    for i, (title, claim) in enumerate([
-        ("Kiln schedule", "Fire the kiln slowly past 600 degrees."),
-        ("Kiln shelves", "Dust the kiln shelves with batt wash."),
-        ("Glaze tests", "Test tiles go on the kiln's top shelf, kiln sitter set low."),
-        ("Clay storage", "Wrap reclaimed clay in plastic and keep it from frost."),
-    ]):
+    for i, (title, claim) in enumerate(
+        [
+            ("Kiln schedule", "Fire the kiln slowly past 600 degrees."),
+            ("Kiln shelves", "Dust the kiln shelves with batt wash."),
+            ("Glaze tests", "Test tiles go on the kiln's top shelf, kiln sitter set low."),
+            ("Clay storage", "Wrap reclaimed clay in plastic and keep it from frost."),
+        ]
+    ):
         write_memory(store_root, f"areas/pottery/note-{i}.html", title=title, claim=claim)
     store = make_store(store_root)
     store.index()
@@ -57,8 +59,9 @@ def test_common_words_are_read_once_while_the_index_stays(kiln_store):
     assert first.fts_form == "any"
     again = _vocab_reads(conn, lambda: kiln_store.search("frost kiln", limit=5, ranking=DEFAULT))
     assert again == 0, "the counts kept for this index were read again"
-    assert [h.path for h in kiln_store.search("kiln shelf frost", limit=5, ranking=DEFAULT).hits] == \
-        [h.path for h in first.hits]
+    assert [h.path for h in kiln_store.search("kiln shelf frost", limit=5, ranking=DEFAULT).hits] == [
+        h.path for h in first.hits
+    ]
     # a word not asked before is read, once
     assert _vocab_reads(conn, lambda: kiln_store.search("kiln wash", limit=5, ranking=DEFAULT)) == 1
 
@@ -104,7 +107,9 @@ def test_the_unfused_statement_lists_the_fused_statements_rows(kiln_store):
 def test_the_pools_match_count_is_the_pools_own_past_the_pages_cap(store_root, make_store):
     # 130 memories hold "glaze": the page's count stops at 100, the pool's (`Store.answer`) does not
     for i in range(130):
-        write_memory(store_root, f"areas/glazes/g-{i:03}.html", title=f"Glaze {i}", claim=f"Glaze batch {i} fired at cone six.")
+        write_memory(
+            store_root, f"areas/glazes/g-{i:03}.html", title=f"Glaze {i}", claim=f"Glaze batch {i} fired at cone six."
+        )
     for i in range(5):
         write_memory(store_root, f"areas/clay/c-{i}.html", title=f"Clay {i}", claim="Wedge the clay.")
     store = make_store(store_root)

@@ -101,10 +101,22 @@ def test_outcome_scores_are_written_like_javascript_numbers(conn) -> None:
 @pytest.mark.parametrize(
     ("value", "text"),
     [
-        (0, "0"), (-0.0, "0"), (1.0, "1"), (0.4, "0.4"), (-0.4, "-0.4"), (0.1 + 0.2, "0.30000000000000004"),
-        (1e-6, "0.000001"), (1e-7, "1e-7"), (1.5e-7, "1.5e-7"), (123456.789, "123456.789"),
-        (1e20, "100000000000000000000"), (1e21, "1e+21"), (2.5e25, "2.5e+25"), (float("nan"), "null"),
-        (5e-324, "5e-324"), (12, "12"),
+        (0, "0"),
+        (-0.0, "0"),
+        (1.0, "1"),
+        (0.4, "0.4"),
+        (-0.4, "-0.4"),
+        (0.1 + 0.2, "0.30000000000000004"),
+        (1e-6, "0.000001"),
+        (1e-7, "1e-7"),
+        (1.5e-7, "1.5e-7"),
+        (123456.789, "123456.789"),
+        (1e20, "100000000000000000000"),
+        (1e21, "1e+21"),
+        (2.5e25, "2.5e+25"),
+        (float("nan"), "null"),
+        (5e-324, "5e-324"),
+        (12, "12"),
     ],
 )
 def test_js_number(value: float, text: str) -> None:
@@ -225,8 +237,13 @@ def test_round_trip_property(tmp_path_factory, rows) -> None:
 
 def test_unparseable_and_invalid_lines_are_skipped_and_counted(conn) -> None:
     good = {
-        "path": A, "accessCount": 3, "reinforcementCount": 1, "outcomeScore": 0.3,
-        "lastAccessedAt": at(0), "lastReinforcedAt": at(0), "updatedAt": at(0),
+        "path": A,
+        "accessCount": 3,
+        "reinforcementCount": 1,
+        "outcomeScore": 0.3,
+        "lastAccessedAt": at(0),
+        "lastReinforcedAt": at(0),
+        "updatedAt": at(0),
     }
     lines = [
         "\ufeff" + json.dumps(good),  # a BOM an editor added: tolerated
@@ -242,8 +259,15 @@ def test_unparseable_and_invalid_lines_are_skipped_and_counted(conn) -> None:
         json.dumps({**good, "path": "areas/x/big.html", "outcomeScore": 1.5}),
         '{"path": "areas/x/nan.html", "accessCount": 1, "outcomeScore": NaN, "updatedAt": "2026-08-01T12:00:00Z"}',
         json.dumps({**good, "path": "areas/x/when.html", "updatedAt": "last tuesday"}),
-        json.dumps({**good, "path": "areas/x/nostamp.html", "updatedAt": None, "lastAccessedAt": None,
-                    "lastReinforcedAt": None}),
+        json.dumps(
+            {
+                **good,
+                "path": "areas/x/nostamp.html",
+                "updatedAt": None,
+                "lastAccessedAt": None,
+                "lastReinforcedAt": None,
+            }
+        ),
         json.dumps({**good, "path": B}) + "\r",  # a CRLF checkout
         json.dumps({"path": C, "updatedAt": at(9)}),  # sparse but valid: counts default to 0
         json.dumps({**good, "path": "areas/x/empty-stamps.html", "lastReinforcedAt": ""}),  # memhtml's ''
@@ -255,7 +279,11 @@ def test_unparseable_and_invalid_lines_are_skipped_and_counted(conn) -> None:
     assert len(report.errors) == 13 and all(e.startswith("line ") for e in report.errors)
     assert report.imported == 5
     assert set(access_stats_many(conn, [A, B, C, "areas/x/empty-stamps.html", "areas/x/derived.html"])) == {
-        A, B, C, "areas/x/empty-stamps.html", "areas/x/derived.html",
+        A,
+        B,
+        C,
+        "areas/x/empty-stamps.html",
+        "areas/x/derived.html",
     }
     assert row(conn, C)["access_count"] == 0 and row(conn, C)["outcome_score"] == 0.0
     assert row(conn, "areas/x/empty-stamps.html")["last_reinforced_at"] is None
@@ -267,7 +295,7 @@ def test_a_file_of_garbage_imports_nothing_and_does_not_fail(conn) -> None:
     report = import_access(conn, b"\x00\x01\x02\n}{\n" * 200)
     assert report.imported == 0 and report.skipped_lines == 400
     assert len(report.errors) == 101 and report.errors[-1] == "... and 300 more"
-    assert import_access(conn, b"") .imported == 0
+    assert import_access(conn, b"").imported == 0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -275,10 +303,20 @@ def test_a_file_of_garbage_imports_nothing_and_does_not_fail(conn) -> None:
 
 
 def _line(path: str, access: int, reinforced: int, score: float, la, lr, updated) -> bytes:
-    return (json.dumps({
-        "path": path, "accessCount": access, "reinforcementCount": reinforced, "outcomeScore": score,
-        "lastAccessedAt": la, "lastReinforcedAt": lr, "updatedAt": updated,
-    }) + "\n").encode()
+    return (
+        json.dumps(
+            {
+                "path": path,
+                "accessCount": access,
+                "reinforcementCount": reinforced,
+                "outcomeScore": score,
+                "lastAccessedAt": la,
+                "lastReinforcedAt": lr,
+                "updatedAt": updated,
+            }
+        )
+        + "\n"
+    ).encode()
 
 
 def test_a_stale_sidecar_changes_nothing_on_a_live_plane(conn) -> None:

@@ -12,13 +12,20 @@ import os
 from pathlib import Path
 
 from memfiles import write_memory
-
 from memhtml_desktop.index import scanner
 
 
 def _odd_tree(root: Path, outside: Path) -> None:
-    for rel in ["areas/b.html", "areas/a.html", "areas/z/deep/x.html", "areas/z/y.html", "areas/m/one.html",
-                "projects/p/q/r.html", "resources/notes.html", "archive/old.html"]:
+    for rel in [
+        "areas/b.html",
+        "areas/a.html",
+        "areas/z/deep/x.html",
+        "areas/z/y.html",
+        "areas/m/one.html",
+        "projects/p/q/r.html",
+        "resources/notes.html",
+        "archive/old.html",
+    ]:
         write_memory(root, rel, title=rel, claim=f"{rel} holds.")
     (root / "areas/notes.txt").write_text("not a memory")
     (root / "areas/m/index.html").write_text("<p>not a memory by its name</p>")
@@ -47,12 +54,18 @@ def _by_hand(root: Path) -> list[str]:
             entries = sorted(os.listdir(folder))
             for name in entries:
                 full = folder / name
-                if full.is_symlink() or not name.isascii() or not name.endswith(".html") or name == "index.html" \
-                        or not full.is_file():
+                if (
+                    full.is_symlink()
+                    or not name.isascii()
+                    or not name.endswith(".html")
+                    or name == "index.html"
+                    or not full.is_file()
+                ):
                     continue
                 out.append(str(full.relative_to(root)))
-            stack.extend(folder / n for n in entries
-                         if (folder / n).is_dir() and not (folder / n).is_symlink() and n.isascii())
+            stack.extend(
+                folder / n for n in entries if (folder / n).is_dir() and not (folder / n).is_symlink() and n.isascii()
+            )
     return out
 
 

@@ -307,7 +307,7 @@ def test_without_early_signals_it_is_memhtml_exactly(conn, tmp_path: Path) -> No
     for _ in range(300):
         clock += rng.choice([60, 300, 900, 1800])
         batch = rng.sample(paths, rng.randint(1, 4))
-        ready = all(clock - last.get(p, -10**6) >= 900 for p in batch)
+        ready = all(clock - last.get(p, -(10**6)) >= 900 for p in batch)
         signal = rng.choice(["positive", "negative"]) if ready and rng.random() < 0.5 else "neutral"
         ours = reinforce(conn, batch, signal, at(clock))
         theirs = memhtml_reinforce(other, batch, signal, at(clock))
@@ -345,9 +345,7 @@ def test_more_paths_than_one_statement_binds(conn) -> None:
 
 
 def test_an_empty_stamp_left_by_memhtmls_import_does_not_freeze_a_row(conn) -> None:
-    conn.execute(
-        "INSERT INTO state.access VALUES (?, 4, 0, 0.0, '', '', ?)", (A, at(-10))
-    )
+    conn.execute("INSERT INTO state.access VALUES (?, 4, 0, 0.0, '', '', ?)", (A, at(-10)))
     r = reinforce(conn, [A], "positive", at(0))
     assert r.bumped == (A,) and r.signal_applied == (A,)
     assert row(conn, A)["access_count"] == 5
@@ -479,9 +477,7 @@ def test_read_only_store_on_disk_opens_read_only(tmp_path: Path) -> None:
 def _hold_write_lock(state_db: Path, seconds: float, started: threading.Event) -> None:
     other = apsw.Connection(str(state_db))
     other.execute("BEGIN IMMEDIATE")
-    other.execute(
-        "INSERT INTO access (path, access_count, updated_at) VALUES ('areas/other/writer.html', 1, ?)", (T0,)
-    )
+    other.execute("INSERT INTO access (path, access_count, updated_at) VALUES ('areas/other/writer.html', 1, ?)", (T0,))
     started.set()
     time.sleep(seconds)
     other.execute("COMMIT")

@@ -55,7 +55,7 @@ def test_a_damaged_page_of_state_db_is_reported_and_doctor_fails(plane, capsys):
     assert conn.execute("PRAGMA page_count").fetchone()[0] >= 3
     conn.close()
     data = bytearray(db.read_bytes())
-    data[page:page * 2] = b"\xa5" * page  # page 2, garbage
+    data[page : page * 2] = b"\xa5" * page  # page 2, garbage
     db.write_bytes(bytes(data))
     before = db.read_bytes()
     code, out, err = cli(["doctor", *base, "--json"], capsys)

@@ -48,14 +48,24 @@ def test_read_only_store_reads_salience_and_refuses_bumps():
             path.chmod(0o666)
         before = (store / ".memhtml" / "state.db").read_bytes()
         nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-        search = subprocess.run([*nobody, *run, "search", "alpha", *args, "--json", "--no-refresh"],
-                                env=env, capture_output=True, text=True, timeout=120)
+        search = subprocess.run(
+            [*nobody, *run, "search", "alpha", *args, "--json", "--no-refresh"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert search.returncode == 0, search.stderr
         hit = json.loads(search.stdout)["hits"][0]
         assert hit["path"] == "areas/a.html"
         assert hit["arms"]["salience"]["raw"]["popularity"] > 0, "salience is read from the store"
-        bump = subprocess.run([*nobody, *run, "reinforce", "areas/a.html", "--signal", "positive", *args],
-                              env=env, capture_output=True, text=True, timeout=120)
+        bump = subprocess.run(
+            [*nobody, *run, "reinforce", "areas/a.html", "--signal", "positive", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert bump.returncode == 1
         assert "read-only" in bump.stderr
         assert (store / ".memhtml" / "state.db").read_bytes() == before

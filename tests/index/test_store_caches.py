@@ -22,15 +22,24 @@ from memhtml_desktop.index.shape_reads import ResidentCache
 from memhtml_desktop.index.vectors import VectorCache
 from tests.memfiles import write_memory
 
-CACHE_TYPES = (VectorCache, SalienceCache, ScopeRows, ResidentCache, StoreCaches, weakref.WeakKeyDictionary,
-               weakref.WeakValueDictionary)
+CACHE_TYPES = (
+    VectorCache,
+    SalienceCache,
+    ScopeRows,
+    ResidentCache,
+    StoreCaches,
+    weakref.WeakKeyDictionary,
+    weakref.WeakValueDictionary,
+)
 # Every package below the window (ui/ is Qt's: its caches of pixmaps and colours are the widgets').
 PACKAGES = ("index", "ops", "write", "workbench", "engine", "history", "watch", "cli")
 
-TOPICS = [("Drain the VIP", "The load balancer drains the VIP before a deploy."),
-          ("Rotate the keys", "Signing keys rotate every ninety days."),
-          ("Compactor merges", "The compactor merges segments at night."),
-          ("Deregistration delay", "Targets deregister after a thirty second delay.")]
+TOPICS = [
+    ("Drain the VIP", "The load balancer drains the VIP before a deploy."),
+    ("Rotate the keys", "Signing keys rotate every ninety days."),
+    ("Compactor merges", "The compactor merges segments at night."),
+    ("Deregistration delay", "Targets deregister after a thirty second delay."),
+]
 
 
 def _modules():
@@ -42,8 +51,12 @@ def _modules():
 
 
 def test_no_module_keeps_a_cache_of_a_store():
-    kept = [f"{module.__name__}.{name}" for module in _modules() for name, value in vars(module).items()
-            if isinstance(value, CACHE_TYPES)]
+    kept = [
+        f"{module.__name__}.{name}"
+        for module in _modules()
+        for name, value in vars(module).items()
+        if isinstance(value, CACHE_TYPES)
+    ]
     assert kept == [], "a cache of a store is the Store's state (index/caches.py), not a module's"
     assert memhtml_desktop  # the package the walk starts from
 

@@ -22,8 +22,10 @@ SUBJECTS = ["backup", "invoice", "thumbnail", "export", "digest", "rotation", "a
 WORDS = ["nightly", "window", "batch", "lag", "shard", "retry"]
 QUERIES = ["nightly backup window", "replica lag during the batch", "why does the export retry", "audit shard sync"]
 NO_PRIORS = dataclasses.replace(
-    DEFAULT, name="no-priors",
-    arms=tuple(dataclasses.replace(a, weight=0.0) if a.name in PRIOR_ARMS else a for a in DEFAULT.arms))
+    DEFAULT,
+    name="no-priors",
+    arms=tuple(dataclasses.replace(a, weight=0.0) if a.name in PRIOR_ARMS else a for a in DEFAULT.arms),
+)
 
 
 def _write(root, seed: int, count: int) -> list[str]:
@@ -33,9 +35,13 @@ def _write(root, seed: int, count: int) -> list[str]:
         subject, word, other = rng.choice(SUBJECTS), rng.choice(WORDS), rng.choice(WORDS)
         # names sort every which way, so the path order (what a tie falls back on) is no signal
         path = f"areas/ops/{rng.choice('0abcxyz')}{i:02d}-{subject}.html"
-        write_memory(root, path, title=f"The {subject} job {i}",
-                     claim=f"The {subject} job {i} runs in the {word} slot and its {other} is watched on shard {i % 7}.",
-                     created=WHEN)
+        write_memory(
+            root,
+            path,
+            title=f"The {subject} job {i}",
+            claim=f"The {subject} job {i} runs in the {word} slot and its {other} is watched on shard {i % 7}.",
+            created=WHEN,
+        )
         paths.append(path)
     return paths
 

@@ -141,8 +141,10 @@ def _spoil(path: Path, how: str) -> None:
         raise AssertionError(how)
 
 
-@pytest.mark.parametrize("how", ["truncated", "header bit", "rows out of order", "another index", "a version ahead",
-                                 "another space", "empty"])
+@pytest.mark.parametrize(
+    "how",
+    ["truncated", "header bit", "rows out of order", "another index", "a version ahead", "another space", "empty"],
+)
 def test_a_file_that_is_not_whole_or_not_this_index_is_never_used(tmp_path, how):
     store = _store(tmp_path, 5, "hash", count=90)
     _fresh(store)
@@ -190,8 +192,13 @@ def _count_a_read_elsewhere(store: Store, path: str, count: int) -> None:
 
 
 def _eligible(store: Store, seed: int) -> str:
-    rows = store.reader().execute("SELECT path FROM files WHERE memory_type <> 'task' "
-                                  "AND path NOT LIKE 'resources/people/%' ORDER BY path").fetchall()
+    rows = (
+        store.reader()
+        .execute(
+            "SELECT path FROM files WHERE memory_type <> 'task' AND path NOT LIKE 'resources/people/%' ORDER BY path"
+        )
+        .fetchall()
+    )
     return random.Random(seed).choice(rows)[0]
 
 
@@ -231,9 +238,12 @@ def test_a_new_process_within_the_hour_takes_the_kept_bound_list(tmp_path, monke
         return dt.datetime.fromtimestamp(cache._kept[key][1].t0, dt.timezone.utc)
 
     assert _fresh_salience(store).kept_access == 1
-    for later, t0, kept in ((dt.timedelta(minutes=30), NOW, 0), (dt.timedelta(minutes=58), NOW, 0),
-                            (dt.timedelta(hours=2), NOW + dt.timedelta(hours=2), 1),
-                            (dt.timedelta(hours=2, minutes=5), NOW + dt.timedelta(hours=2), 0)):
+    for later, t0, kept in (
+        (dt.timedelta(minutes=30), NOW, 0),
+        (dt.timedelta(minutes=58), NOW, 0),
+        (dt.timedelta(hours=2), NOW + dt.timedelta(hours=2), 1),
+        (dt.timedelta(hours=2, minutes=5), NOW + dt.timedelta(hours=2), 0),
+    ):
         clock[0] = NOW + later
         cache = _fresh_salience(store)
         assert (cache.mapped_access, cache.kept_access, t0_of(cache)) == (1, kept, t0), later
@@ -304,8 +314,14 @@ def test_blocked_products_equal_one_product(tmp_path, threads):
         query = rng.standard_normal(dim).astype(np.float32)
         pick = rng.choice(rows, size=vector_file.Pages.SCATTERED // 2 + 5, replace=True).astype(np.int64)
         env = {**_child_env(), "OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads}
-        proc = subprocess.run([sys.executable, "-c", _BLOCKED, str(path), query.tobytes().hex(), pick.tobytes().hex()],
-                              capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
+        proc = subprocess.run(
+            [sys.executable, "-c", _BLOCKED, str(path), query.tobytes().hex(), pick.tobytes().hex()],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            cwd=ROOT,
+        )
         assert proc.returncode == 0, proc.stderr
         got = json.loads(proc.stdout)
         assert got["threads"] == int(threads) and got["blocked"] == (threads == "1")
@@ -328,7 +344,9 @@ def test_blocks_in_this_process_equal_one_product(tmp_path):
                 pick = rng.choice(rows, size=size, replace=True)
                 assert np.array_equal(pages.rows(arrays["matrix"], pick), matrix[pick])
                 gathered = matrix[pick] @ query
-                assert np.array_equal((pages.rows(arrays["matrix"], pick) @ query).view(np.uint32), gathered.view(np.uint32))
+                assert np.array_equal(
+                    (pages.rows(arrays["matrix"], pick) @ query).view(np.uint32), gathered.view(np.uint32)
+                )
 
 
 def _child_env() -> dict:
@@ -377,10 +395,15 @@ def test_a_reader_beside_another_process_that_indexes_and_keeps_the_file(tmp_pat
     the snapshot as a new process would, again and again: each equals the whole build of what it read."""
     store = _store(tmp_path, 8, "hash", count=100)
     _fresh(store)
-    script = _WRITER.format(root=str(store.root), index=str(store.index_path),
-                            rounds=25)
-    writer = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=_child_env())
+    script = _WRITER.format(root=str(store.root), index=str(store.index_path), rounds=25)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_child_env(),
+    )
     seen, mapped = set(), 0
     try:
         while writer.poll() is None or len(seen) < 2:
@@ -416,8 +439,9 @@ def test_a_writer_killed_midway_leaves_no_file_anyone_uses(tmp_path):
     add(store, random.Random(9))  # the kept file is now a version behind
     before = _kept(store).read_bytes()
     script = _KILLED.format(root=str(store.root), index=str(store.index_path))
-    writer = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                              env=_child_env())
+    writer = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True, env=_child_env()
+    )
     try:
         assert writer.stdout.readline().strip() == "writing"
     finally:
@@ -449,10 +473,10 @@ def test_a_file_that_cannot_be_written_costs_nothing_but_the_file(tmp_path):
     store = _store(tmp_path, 10, "hash", count=90)
     reference = _answers(store, VectorCache(beside_index=False))
     _kept(store).unlink(missing_ok=True)
-    script = _LIMITED.format(root=str(store.root), index=str(store.index_path),
-                             limit=64 * 1024)
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          env=_child_env())
+    script = _LIMITED.format(root=str(store.root), index=str(store.index_path), limit=64 * 1024)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300, env=_child_env()
+    )
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got == {"answers": reference, "kept": 0}

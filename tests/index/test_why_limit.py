@@ -22,8 +22,12 @@ def many_matches(root, seed: int, n: int) -> None:
     words = ["queue", "lease", "shard", "replica", "cutover", "canary", "pager", "budget", "ledger"]
     for i in range(n):
         extra = " ".join(rng.sample(words, 3))
-        write_memory(root, f"areas/ops-{seed}/note-{i:02d}-{rng.randrange(1000)}.html",
-                     title=f"Drain note {i} {extra}", claim=f"Drain the pool before the {extra} step ({i}).")
+        write_memory(
+            root,
+            f"areas/ops-{seed}/note-{i:02d}-{rng.randrange(1000)}.html",
+            title=f"Drain note {i} {extra}",
+            claim=f"Drain the pool before the {extra} step ({i}).",
+        )
 
 
 @pytest.mark.parametrize("seed,limit", [(3, 15), (11, 20)])

@@ -31,9 +31,22 @@ tune_for_gui()  # what app.ensure_app does for the real window
 
 # The offscreen platform's one screen is 800x800, smaller than the window's minimum width, so a
 # restored geometry would be clamped. A 1920x1200 virtual screen (before the QApplication exists).
-SCREEN = {"synchronousWindowSystemEvents": False, "windowFrameMargins": False,
-          "screens": [{"name": "OffscreenScreen", "x": 0, "y": 0, "width": 1920, "height": 1200,
-                       "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}
+SCREEN = {
+    "synchronousWindowSystemEvents": False,
+    "windowFrameMargins": False,
+    "screens": [
+        {
+            "name": "OffscreenScreen",
+            "x": 0,
+            "y": 0,
+            "width": 1920,
+            "height": 1200,
+            "logicalDpi": 96,
+            "logicalBaseDpi": 96,
+            "dpr": 1,
+        }
+    ],
+}
 if os.environ.get("QT_QPA_PLATFORM") == "offscreen" and QApplication.instance() is None:
     # pytest-xdist's workers start together and share this file: each writes its own copy and renames it into
     # place, so no worker's Qt reads a file another is halfway through writing (same content, no leftovers).
@@ -55,10 +68,27 @@ GOLDEN_CASES = (
     "areas__bad__warnings-only.html",
     "areas__bad__task-ok.html",
     "areas__bad__no-article.html",
-) + tuple(f"areas__edge__{name}.html" for name in (
-    "bom", "br_sub", "comment", "crlf", "emoji", "entity_amp", "list_flat", "list_pretty", "minimal", "nbsp",
-    "pre_code_lang", "pre_div", "pre_lead_spaces", "pre_leading_nl", "pre_nolead", "table",
-))
+) + tuple(
+    f"areas__edge__{name}.html"
+    for name in (
+        "bom",
+        "br_sub",
+        "comment",
+        "crlf",
+        "emoji",
+        "entity_amp",
+        "list_flat",
+        "list_pretty",
+        "minimal",
+        "nbsp",
+        "pre_code_lang",
+        "pre_div",
+        "pre_lead_spaces",
+        "pre_leading_nl",
+        "pre_nolead",
+        "table",
+    )
+)
 # The procedural case supersedes archive/2026/areas/oncall/rollback-order.html; the archived golden
 # case (its own supersedes link dropped) stands in for that loser, so the store holds a supersedes
 # chain whose archived end has a live successor.
@@ -143,8 +173,7 @@ def make_window(qtbot, qsettings):
             win.resize(1300, 800)
         win.show()
         if settle:
-            qtbot.waitUntil(lambda: win.results.model.result() is not None and not win.runner.is_busy(),
-                            timeout=15000)
+            qtbot.waitUntil(lambda: win.results.model.result() is not None and not win.runner.is_busy(), timeout=15000)
         return win
 
     yield make

@@ -106,8 +106,9 @@ def test_ui_never_imports_sqlite(module: Path):
     _assert_no_sqlite(module)
 
 
-@pytest.mark.parametrize("line", ["import apsw", "import sqlite3 as db", "from sqlite_vec import load",
-                                  "def f():\n    import apsw.ext"])
+@pytest.mark.parametrize(
+    "line", ["import apsw", "import sqlite3 as db", "from sqlite_vec import load", "def f():\n    import apsw.ext"]
+)
 def test_the_sqlite_check_fails_on_a_planted_import(tmp_path: Path, line: str):
     """A module deep under a ui package that imports SQLite, even inside a function, is caught."""
     planted = tmp_path / "ui" / "workbench" / "planted.py"

@@ -43,14 +43,23 @@ def test_store_resolution_order(tmp_path, monkeypatch):
     fresh, seeded = app.resolve_initial_store(Settings(), demo=False, explicit_store=False, fresh_demo=True)
     assert seeded and (fresh / ".memhtml" / "state" / "access.jsonl").is_file()
     assert not list(fresh.rglob("*.db")) and fresh.parent.name.startswith("memhtml-demo-")
-    assert app.resolve_initial_store(Settings(store=str(tmp_path)), demo=False, explicit_store=True) == (tmp_path, False)
+    assert app.resolve_initial_store(Settings(store=str(tmp_path)), demo=False, explicit_store=True) == (
+        tmp_path,
+        False,
+    )
     first, made = app.resolve_initial_store(Settings(), demo=False, explicit_store=False)
     assert made and first.name == "demo-store" and str(first).startswith(os.environ["XDG_DATA_HOME"])
-    assert app.resolve_initial_store(Settings(), demo=True, explicit_store=False) == (first, False)  # --demo: the kept copy
+    assert app.resolve_initial_store(Settings(), demo=True, explicit_store=False) == (
+        first,
+        False,
+    )  # --demo: the kept copy
     again, made_again = app.resolve_initial_store(Settings(), demo=False, explicit_store=False)
     assert again == first and not made_again  # made once, then reused
     (tmp_path / "home" / "memhtml").mkdir(parents=True)
-    assert app.resolve_initial_store(Settings(), demo=False, explicit_store=False) == (tmp_path / "home" / "memhtml", False)
+    assert app.resolve_initial_store(Settings(), demo=False, explicit_store=False) == (
+        tmp_path / "home" / "memhtml",
+        False,
+    )
 
 
 def test_a_first_run_window_opens_the_demo_copy_with_salience(qtbot, tmp_path, monkeypatch):
@@ -95,8 +104,14 @@ def test_screenshot_writes_the_real_window(qtbot, store_dir, tmp_path, view):
 def test_screenshot_never_counts_a_read(qtbot, store_dir, tmp_path):
     from memhtml_desktop.index.store import Store
 
-    args = argparse.Namespace(out=str(tmp_path / "r.png"), query="drain", view="reader",
-                              open="areas/oncall/format-md-procedural.html", size="1200x800", demo=False)
+    args = argparse.Namespace(
+        out=str(tmp_path / "r.png"),
+        query="drain",
+        view="reader",
+        open="areas/oncall/format-md-procedural.html",
+        size="1200x800",
+        demo=False,
+    )
     assert take_screenshot(Settings(store=str(store_dir)), args) == 0
     store = Store(store_dir)
     assert access_stats(store.reader(), "areas/oncall/format-md-procedural.html") is None
@@ -148,13 +163,35 @@ def test_a_first_run_on_a_small_screen_keeps_the_reader_on_screen(tmp_path):
     import sys
 
     screen = tmp_path / "screen.json"
-    screen.write_text(json.dumps({"screens": [{"name": "small", "x": 0, "y": 0, "width": 1024, "height": 700,
-                                               "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
-    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "HOME": str(tmp_path / "home"),
-           "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "MEMHTML_DESKTOP_SETTINGS": str(tmp_path / "settings.ini")}
-    done = subprocess.run([sys.executable, "-c", FIRST_RUN_ON_A_SMALL_SCREEN], env=env, capture_output=True,
-                          text=True, timeout=120)
+    screen.write_text(
+        json.dumps(
+            {
+                "screens": [
+                    {
+                        "name": "small",
+                        "x": 0,
+                        "y": 0,
+                        "width": 1024,
+                        "height": 700,
+                        "logicalDpi": 96,
+                        "logicalBaseDpi": 96,
+                        "dpr": 1,
+                    }
+                ]
+            }
+        )
+    )
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": f"offscreen:configfile={screen}",
+        "HOME": str(tmp_path / "home"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "MEMHTML_DESKTOP_SETTINGS": str(tmp_path / "settings.ini"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_RUN_ON_A_SMALL_SCREEN], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     width, height, screen_w, screen_h, reader_right = map(int, done.stdout.split()[-5:])
     assert (screen_w, screen_h) == (1024, 700)

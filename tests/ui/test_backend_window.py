@@ -28,25 +28,37 @@ def test_a_killed_engine_is_said_and_f5_starts_another(qtbot, make_window, store
     path.write_text(path.read_text(encoding="utf-8").replace("</h1>", " quokkafix</h1>", 1), encoding="utf-8")
     window.reindex()
     assert window.runner.client.pid != first
-    qtbot.waitUntil(lambda: window.runner.client.running and window.bridge.status().mode in ("live", "polling")
-                    and window.bridge.wait_idle(), timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: (
+            window.runner.client.running
+            and window.bridge.status().mode in ("live", "polling")
+            and window.bridge.wait_idle()
+        ),
+        timeout=WAIT,
+    )
     qtbot.waitUntil(lambda: bool(store.search("quokkafix", limit=3).hits), timeout=WAIT)
     window.set_query("quokkafix")
-    qtbot.waitUntil(lambda: (r := window.results.model.result()) is not None and r.query == "quokkafix"
-                    and bool(r.hits), timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: (r := window.results.model.result()) is not None and r.query == "quokkafix" and bool(r.hits),
+        timeout=WAIT,
+    )
 
 
-def test_a_job_whose_engine_is_killed_fails_in_words_and_the_next_search_is_answered(qtbot, make_window, store,
-                                                                                   tmp_path):
+def test_a_job_whose_engine_is_killed_fails_in_words_and_the_next_search_is_answered(
+    qtbot, make_window, store, tmp_path
+):
     window = make_window(store)
     failures: list[str] = []
     progress: list[tuple] = []
-    window.runner.run(HoldJob(gate=Gate(tmp_path).path).failure(failures.append)
-                      .progress(lambda *line: progress.append(line)))
+    window.runner.run(
+        HoldJob(gate=Gate(tmp_path).path).failure(failures.append).progress(lambda *line: progress.append(line))
+    )
     qtbot.waitUntil(lambda: bool(progress), timeout=WAIT)  # it runs in the engine
     os.kill(window.runner.client.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: bool(failures) and not window.runner.is_busy(), timeout=WAIT)
     assert failures[0] == "the engine stopped (killed by SIGKILL)"
     window.set_query("drain the vip")
-    qtbot.waitUntil(lambda: (r := window.results.model.result()) is not None and r.query == "drain the vip"
-                    and bool(r.hits), timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: (r := window.results.model.result()) is not None and r.query == "drain the vip" and bool(r.hits),
+        timeout=WAIT,
+    )

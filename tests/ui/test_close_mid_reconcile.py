@@ -57,8 +57,9 @@ def unindexed(tmp_path: Path):
     for i in range(NOTES):
         folder = root / "areas" / f"bulk{i // 100:02d}"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"note-{i:04d}.html").write_text(template.replace("</h1>", f" marmot{i} burrows</h1>", 1),
-                                                    encoding="utf-8")
+        (folder / f"note-{i:04d}.html").write_text(
+            template.replace("</h1>", f" marmot{i} burrows</h1>", 1), encoding="utf-8"
+        )
     store = Store(root, index_path=tmp_path / "index" / "index.db", embedder=HashEmbedder())
     yield store
     store.close_thread_connection()
@@ -81,8 +82,9 @@ def test_closing_mid_reconcile_is_orderly(qtbot, make_window, unindexed, caplog)
     window.close()
     took = time.monotonic() - started
 
-    assert not client.running and transport._proc.exitcode == 0, \
+    assert not client.running and transport._proc.exitcode == 0, (
         f"the engine left by itself (exit {transport._proc.exitcode}), not killed after a timeout"
+    )
     assert took < 8, f"closing waited {took:.1f} s"
     deadline = time.monotonic() + 5
     while any(_alive(p) for p in workers | {child}) and time.monotonic() < deadline:

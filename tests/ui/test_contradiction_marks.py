@@ -35,8 +35,13 @@ def answer(tmp_path):
 def test_the_badge_names_the_other_and_comes_first(answer):
     hits = {h.path: h for h in answer.result.hits}
     # one slot written twice under one title: the other's title, and its value to tell them apart
-    assert contradiction_badge(hits[OLD]) == "\u26a0 contradicted by a newer memory: Capital of Australia, \u201cCanberra\u201d"
-    assert contradiction_badge(hits[NEW]) == "\u26a0 contradicts an older memory: Capital of Australia, \u201cSydney\u201d"
+    assert (
+        contradiction_badge(hits[OLD])
+        == "\u26a0 contradicted by a newer memory: Capital of Australia, \u201cCanberra\u201d"
+    )
+    assert (
+        contradiction_badge(hits[NEW]) == "\u26a0 contradicts an older memory: Capital of Australia, \u201cSydney\u201d"
+    )
     assert contradiction_badge(hits["resources/geo/currency.html"]) is None
     for path in (OLD, NEW):
         page = hits[path].position
@@ -53,9 +58,13 @@ def test_the_badge_names_the_other_by_title_cuts_a_long_value_and_says_a_negatio
 
         return Hit("a.html", title, "a", "semantic", 0.1, 1, 1, None, "", (), None, (), contradictions=marks)
 
-    long = Disagreement("b.html", "Capital of Andorra", "older", "slot", "x", "Andorra la Vella, the capital of the principality")
+    long = Disagreement(
+        "b.html", "Capital of Andorra", "older", "slot", "x", "Andorra la Vella, the capital of the principality"
+    )
     assert contradiction_badge(hit_with(long)) == "\u26a0 contradicted by a newer memory: Capital of Andorra"
-    assert contradiction_badge(hit_with(long, title="capital of andorra")).endswith(", \u201cAndorra la Vella, the capit\u2026\u201d")
+    assert contradiction_badge(hit_with(long, title="capital of andorra")).endswith(
+        ", \u201cAndorra la Vella, the capit\u2026\u201d"
+    )
     negation = Disagreement("b.html", "A", "newer", "negation", "merges", "\u2014")
     assert contradiction_badge(hit_with(negation, long)) == "\u26a0 contradicts an older memory: A (a negation) +1"
     untitled = Disagreement("notes/b.html", "", "newer", "slot", "x", "y")
@@ -86,6 +95,9 @@ def test_the_painter_fills_the_mark_even_when_the_column_is_narrow(qtbot, answer
     rect = view.table.visualRect(view.model.index(view.model.row_of(OLD), Column.Title))
     origin = view.table.viewport().mapTo(view, rect.topLeft())
     fill = QColor(palette.warning_color()).name()
-    seen = {image.pixelColor(origin.x() + x, origin.y() + y).name()
-            for x in range(0, rect.width(), 2) for y in range(rect.height() // 2, rect.height())}
+    seen = {
+        image.pixelColor(origin.x() + x, origin.y() + y).name()
+        for x in range(0, rect.width(), 2)
+        for y in range(rect.height() // 2, rect.height())
+    }
     assert fill in seen, (width, rect.width())

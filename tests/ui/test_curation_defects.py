@@ -14,8 +14,15 @@ from PySide6.QtWidgets import QPushButton
 
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.index.store import Store
-from tests.ui.test_curation_window import WAIT, confirm, dialog_from, log, open_in_reader, planned
-from tests.ui.test_curation_window import repo  # noqa: F401 - the fixture: a seeded git repository
+from tests.ui.test_curation_window import (
+    WAIT,
+    confirm,
+    dialog_from,
+    log,
+    open_in_reader,
+    planned,
+    repo,  # noqa: F401 - the fixture: a seeded git repository
+)
 from write.support import git, status
 
 ARC = "areas/arcs/reversibility-first.html"
@@ -26,14 +33,15 @@ DELAY = "resources/infra/prod-alb-deregistration-delay-is-120-seconds.html"
 def head_meta(text: str, name: str) -> str | None:
     marker = f'<meta name="{name}" content="'
     start = text.find(marker)
-    return None if start < 0 else text[start + len(marker): text.index('"', start + len(marker))]
+    return None if start < 0 else text[start + len(marker) : text.index('"', start + len(marker))]
 
 
 # -- 1. Correct… keeps the memory's type and place ------------------------------------------------
 
 
-@pytest.mark.parametrize("path, folder, kind", [(ARC, "areas/arcs", "arc"),
-                                                (COMPACTOR, "projects/billing-service", "semantic")])
+@pytest.mark.parametrize(
+    "path, folder, kind", [(ARC, "areas/arcs", "arc"), (COMPACTOR, "projects/billing-service", "semantic")]
+)
 def test_a_correction_keeps_the_memorys_type_and_folder(qtbot, win, repo, path, folder, kind):
     """Correct… on an arc: the Type box had no `arc` and started at `semantic`, and the commit wrote
     the new version under resources/deploy/. A semantic memory of a project, naming a person, went
@@ -126,9 +134,11 @@ def test_no_git_identity_is_one_clear_sentence(qtbot, make_window, git_store, re
     planned(qtbot, dialog)
     text = dialog.message.text()
     assert dialog.message_kind() == "error" and not dialog.confirm_button.isEnabled()
-    assert text == ('git has no identity to commit with (no name and email address): set one with '
-                    '`git config --global user.name "Your Name"` and `git config --global user.email '
-                    'you@example.com`, then try again')
+    assert text == (
+        "git has no identity to commit with (no name and email address): set one with "
+        '`git config --global user.name "Your Name"` and `git config --global user.email '
+        "you@example.com`, then try again"
+    )
     assert "***" not in text and "\n" not in text
 
 
@@ -184,8 +194,8 @@ def test_the_demo_copy_lets_a_newcomer_curate(qtbot, make_window, demo_store_dir
     A newcomer may have no git identity either; the throwaway copy carries its own."""
     from memhtml_desktop.domain.hash_embedder import HashEmbedder
     from memhtml_desktop.index.store import Store
-    from memhtml_desktop.ui.app import resolve_initial_store
     from memhtml_desktop.settings import Settings
+    from memhtml_desktop.ui.app import resolve_initial_store
 
     for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
         monkeypatch.delenv(key, raising=False)
@@ -242,8 +252,11 @@ def test_helpful_from_a_row_menu_says_what_it_did(qtbot, window, store):
 
     window.set_query("one writer many readers")
     qtbot.waitUntil(lambda: window.results.model.rowCount() > 1, timeout=WAIT)
-    row = next(r for r in range(window.results.model.rowCount())
-               if access_stats(store.reader(), window.results.model.hit(r).path) is None)
+    row = next(
+        r
+        for r in range(window.results.model.rowCount())
+        if access_stats(store.reader(), window.results.model.hit(r).path) is None
+    )
     path = window.results.model.hit(row).path
     menu = window.results.context_menu(row)
     helpful = next(a for a in menu.actions() if a.text().replace("&", "").endswith("Helpful")
@@ -268,8 +281,9 @@ def test_helpful_from_a_row_menu_says_what_it_did(qtbot, window, store):
 # -- 7. a bad as-of says the list did not move ------------------------------------------------------
 
 
-@pytest.mark.parametrize("typed, why", [("2026-13-45", "there is no month 13"),
-                                        ("yesterday", "is not an ISO date or datetime")])
+@pytest.mark.parametrize(
+    "typed, why", [("2026-13-45", "there is no month 13"), ("yesterday", "is not an ISO date or datetime")]
+)
 def test_a_bad_as_of_says_the_list_stays_on_today(qtbot, window, typed, why):
     """A bad as-of (`2026-13-45`, `yesterday`) only reddened the field; the list silently stayed on today."""
     bar = window.search_bar
@@ -278,7 +292,9 @@ def test_a_bad_as_of_says_the_list_stays_on_today(qtbot, window, typed, why):
     qtbot.keyClick(bar.as_of, Qt.Key.Key_Return)
     assert bar.as_of_note.isVisible()
     text = bar.as_of_note.text()
-    assert text.startswith(f"\u26a0 As of \u201c{typed}\u201d is not applied, so the list still shows memories as of now")
+    assert text.startswith(
+        f"\u26a0 As of \u201c{typed}\u201d is not applied, so the list still shows memories as of now"
+    )
     assert why in text
     assert window.session.scope.as_of is None
     bar.as_of.clear()
@@ -344,12 +360,16 @@ def _most_contrast(widget) -> float:
 
     image = widget.grab().toImage()
     background = image.pixelColor(0, 0)
-    return max(contrast(image.pixelColor(x, y), background)
-               for x in range(0, image.width(), 1) for y in range(0, image.height(), 1))
+    return max(
+        contrast(image.pixelColor(x, y), background)
+        for x in range(0, image.width(), 1)
+        for y in range(0, image.height(), 1)
+    )
 
 
-def test_the_dark_theme_reaches_links_and_switches_of_a_window_already_up(qtbot, make_window, demo_store_dir,
-                                                                       tmp_path, monkeypatch):
+def test_the_dark_theme_reaches_links_and_switches_of_a_window_already_up(
+    qtbot, make_window, demo_store_dir, tmp_path, monkeypatch
+):
     """Dark theme (Fusion's scheme on X11, or Settings → Theme applied): the facet links stayed dark
     blue on near-black (#0000ff, QPalette's default), and the segment switches stayed white."""
     from PySide6.QtGui import QColor, QPalette
@@ -393,7 +413,7 @@ def test_the_dark_theme_reaches_links_and_switches_of_a_window_already_up(qtbot,
 
 
 def test_the_count_line_agrees_with_the_archived_banner(qtbot, make_window, tmp_path):
-    """"0 hits · no memory holds the words" sat right above a banner saying an archived memory
+    """ "0 hits · no memory holds the words" sat right above a banner saying an archived memory
     matches; and the same words showed during the first index, beside "0 of 63 files so far"."""
     from dataclasses import replace
 
@@ -403,12 +423,24 @@ def test_the_count_line_agrees_with_the_archived_banner(qtbot, make_window, tmp_
     from tests.memfiles import write_memory
 
     root = tmp_path / "banner-store"
-    write_memory(root, "areas/oncall/page-the-secondary.html", title="Page the secondary",
-                 claim="Page the secondary after fifteen minutes.", tags=["oncall"])
-    write_memory(root, "resources/infra/alb-delay.html", title="ALB delay", claim="The ALB waits two minutes.",
-                 tags=["infra"])
-    write_memory(root, "archive/2026/resources/infra/zeppelin-balancer.html", title="The zeppelin balancer",
-                 claim="The zeppelin balancer fronted checkout.", tags=["legacy-lb"], status="archived")
+    write_memory(
+        root,
+        "areas/oncall/page-the-secondary.html",
+        title="Page the secondary",
+        claim="Page the secondary after fifteen minutes.",
+        tags=["oncall"],
+    )
+    write_memory(
+        root, "resources/infra/alb-delay.html", title="ALB delay", claim="The ALB waits two minutes.", tags=["infra"]
+    )
+    write_memory(
+        root,
+        "archive/2026/resources/infra/zeppelin-balancer.html",
+        title="The zeppelin balancer",
+        claim="The zeppelin balancer fronted checkout.",
+        tags=["legacy-lb"],
+        status="archived",
+    )
     store = Store(root, index_path=tmp_path / "banner-index.db", embedder=HashEmbedder())
     store.index()
     window = make_window(store)
@@ -421,10 +453,17 @@ def test_the_count_line_agrees_with_the_archived_banner(qtbot, make_window, tmp_
     assert text.startswith("0 hits \u00b7 no live memory in these filters; 1 archived memory matches them (below)")
     assert window.results.banner.headline.text().startswith("0 live matches \u2014 1 archived memory matches")
     # during a first index: not a verdict on a half-read store
-    result = replace(window.results.model.result(), scope_empty=False, archived_matches=0, archived=(),
-                     index=IndexStatus(complete=False, files=0, seen=63))
+    result = replace(
+        window.results.model.result(),
+        scope_empty=False,
+        archived_matches=0,
+        archived=(),
+        index=IndexStatus(complete=False, files=0, seen=63),
+    )
     window.results.set_answer(replace(window.results.model.answer(), result=result))
-    assert window.results.summary.text().startswith("0 hits so far \u00b7 the index is still being built (0 of 63 files)")
+    assert window.results.summary.text().startswith(
+        "0 hits so far \u00b7 the index is still being built (0 of 63 files)"
+    )
     store.close_thread_connection()
 
 
@@ -466,8 +505,9 @@ def test_a_first_click_on_score_or_updated_sorts_best_and_newest_first(qtbot, wi
 # -- 15. the filters at 1024x700: nothing cut, the note explains what is shown ---------------------------
 
 
-def test_the_filters_pane_at_1024x700_cuts_nothing_and_explains_its_one_number(qtbot, make_window, demo_store_dir,
-                                                                                tmp_path):
+def test_the_filters_pane_at_1024x700_cuts_nothing_and_explains_its_one_number(
+    qtbot, make_window, demo_store_dir, tmp_path
+):
     """At 1024x700 "Include archived (3 matches)" was cut, and the "list" column was hidden while the
     note above still explained it."""
     from memhtml_desktop.domain.hash_embedder import HashEmbedder
@@ -508,8 +548,13 @@ def test_a_reread_of_a_memory_moved_away_is_an_answer_not_a_traceback(qtbot, win
 
     caplog.set_level(logging.WARNING)
     open_in_reader(qtbot, win, DELAY)
-    applied = Curator(git_store).run(CorrectRequest(DELAY, "The prod ALB deregistration delay is 300 seconds",
-                                                   claim="The prod ALB deregistration delay is 300 seconds."))
+    applied = Curator(git_store).run(
+        CorrectRequest(
+            DELAY,
+            "The prod ALB deregistration delay is 300 seconds",
+            claim="The prod ALB deregistration delay is 300 seconds.",
+        )
+    )
     # the watcher's batch, before the write's own answer: the files changed, no move paired yet
     win.runner.events.announce(StoreChange(index=True, paths=frozenset({DELAY, applied.result["path"]})))
     qtbot.waitUntil(lambda: win.reader.state() == "error", timeout=WAIT)
@@ -526,8 +571,11 @@ def _reader_overlaps(reader) -> list[str]:
     layout = reader.article.parentWidget().layout()
     shown = [layout.itemAt(i).widget() for i in range(layout.count())]
     shown = [w for w in shown if w is not None and w.isVisible() and w.height() > 0]
-    problems = [f"{a.objectName() or type(a).__name__} {a.geometry()} over {b.objectName() or type(b).__name__} "
-                f"{b.geometry()}" for a, b in zip(shown, shown[1:]) if a.geometry().bottom() >= b.geometry().top()]
+    problems = [
+        f"{a.objectName() or type(a).__name__} {a.geometry()} over {b.objectName() or type(b).__name__} {b.geometry()}"
+        for a, b in zip(shown, shown[1:])
+        if a.geometry().bottom() >= b.geometry().top()
+    ]
     text_height = reader.article.document().size().height()
     if reader.article.height() < text_height:
         problems.append(f"article {reader.article.height()} px for {text_height:.0f} px of text")
@@ -544,8 +592,13 @@ def test_after_a_correction_the_reader_draws_no_paragraph_over_the_metadata(qtbo
     assert _reader_overlaps(win.reader) == []
     dialog = dialog_from(qtbot, win, win.reader.curate_actions["correct"].trigger)
     dialog.fields.claim.setPlainText("The prod ALB deregistration delay is 300 seconds, since the December change.")
-    dialog.fields.body.setPlainText("\n\n".join(f"Paragraph {n}: the target group drains for five minutes before "
-                                                "the old tasks stop, so long requests finish." for n in range(8)))
+    dialog.fields.body.setPlainText(
+        "\n\n".join(
+            f"Paragraph {n}: the target group drains for five minutes before "
+            "the old tasks stop, so long requests finish."
+            for n in range(8)
+        )
+    )
     planned(qtbot, dialog)
     batches = []
     win.bridge.batch_indexed.connect(batches.append)

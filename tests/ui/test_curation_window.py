@@ -109,7 +109,10 @@ def test_correct_from_the_reader_prefills_writes_and_archives(qtbot, win, repo):
     preview = dialog.preview.preview()
     # the memory that contradicts it is repointed at the new version, in the same commit (issue 39)
     assert [(c.action, c.path if c.action == "modify" else "") for c in preview.plan.changes] == [
-        ("create", ""), ("move", ""), ("modify", DOES_NOT)]
+        ("create", ""),
+        ("move", ""),
+        ("modify", DOES_NOT),
+    ]
     assert dialog.preview.files.count() == 3 and dialog.preview.diff.toPlainText().startswith("--- /dev/null")
     assert "memhtml(correct): The nightly compactor merges overlapping intervals" in dialog.preview.commit_label.text()
     head_before = log(repo)[0]
@@ -154,7 +157,7 @@ def test_archive_needs_a_reason_then_archives_and_the_watcher_updates_the_list(q
     applied = confirm(qtbot, win, dialog)
     target = applied.result["archive_path"]
     assert target.startswith("archive/") and target.endswith(DELAY)
-    assert not (repo / DELAY).exists() and "memhtml-status\" content=\"archived\"" in (repo / target).read_text()
+    assert not (repo / DELAY).exists() and 'memhtml-status" content="archived"' in (repo / target).read_text()
     assert log(repo)[0] == subject
     assert status(repo) == ""
     qtbot.waitUntil(lambda: DELAY not in hits(win) and win.reader.current_path() == target, timeout=WAIT)
@@ -268,8 +271,13 @@ def _undo_dialog(qtbot, win):
     with qtbot.waitSignal(curate.dialog_opened, timeout=WAIT) as opened:
         win.menus.curate_actions["undo"].trigger()
     dialog = opened.args[0]
-    qtbot.waitUntil(lambda: dialog.list.isEnabled() and (
-        dialog.confirm_button.isEnabled() or dialog.message_kind() == "error" or not dialog.choices), timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: (
+            dialog.list.isEnabled()
+            and (dialog.confirm_button.isEnabled() or dialog.message_kind() == "error" or not dialog.choices)
+        ),
+        timeout=WAIT,
+    )
     return dialog
 
 
@@ -328,7 +336,10 @@ def test_mark_a_task_doing_then_done(qtbot, win, repo):
     planned(qtbot, dialog)
     applied = confirm(qtbot, win, dialog)
     assert applied.result["archived"] and not (repo / TASK).exists()
-    assert log(repo, 2) == [commit_subject("archive", f"{TASK} \u2014 task done"), commit_subject("task", f"doing {TASK}")]
+    assert log(repo, 2) == [
+        commit_subject("archive", f"{TASK} \u2014 task done"),
+        commit_subject("task", f"doing {TASK}"),
+    ]
 
 
 def test_file_new_memory_writes_it_and_the_list_shows_it(qtbot, win, repo):
@@ -444,7 +455,10 @@ def test_timeline_draws_the_chain_opens_a_version_and_searches_as_of_a_day(qtbot
         win.reader.curate_actions["timeline"].trigger()
     chain = shown.args[0]
     assert [v.path for v in chain.versions] == [
-        "archive/2025/areas/oncall/rollback-revert-only.html", "archive/2026/areas/oncall/rollback-order.html", RUNBOOK]
+        "archive/2025/areas/oncall/rollback-revert-only.html",
+        "archive/2026/areas/oncall/rollback-order.html",
+        RUNBOOK,
+    ]
     window = timeline.window
     assert window.table.topLevelItemCount() == 3
     view = window.view

@@ -29,9 +29,12 @@ def test_a_second_demo_start_reopens_the_first_ones_copy_with_its_edits(qtbot, t
     try:
         assert any(f"your own copy at {root}, kept between starts" in n for n in status_lines(first))
         (root / PATH).parent.mkdir(parents=True, exist_ok=True)
-        (root / PATH).write_text((root / "areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html")
-                                 .read_text(encoding="utf-8").replace("Prod rollbacks drain the VIP",
-                                                                      "Written in the demo"), encoding="utf-8")
+        (root / PATH).write_text(
+            (root / "areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html")
+            .read_text(encoding="utf-8")
+            .replace("Prod rollbacks drain the VIP", "Written in the demo"),
+            encoding="utf-8",
+        )
     finally:
         first.shutdown()
     second = start(qtbot, demo=True)
@@ -39,8 +42,13 @@ def test_a_second_demo_start_reopens_the_first_ones_copy_with_its_edits(qtbot, t
         assert second.store.root == root  # the same copy, not a new temporary one
         assert (root / PATH).is_file()
         second.set_query("Written in the demo")
-        qtbot.waitUntil(lambda: second.results.model.result() is not None
-                        and second.results.model.result().query == "Written in the demo", timeout=20000)
+        qtbot.waitUntil(
+            lambda: (
+                second.results.model.result() is not None
+                and second.results.model.result().query == "Written in the demo"
+            ),
+            timeout=20000,
+        )
         assert PATH in [h.path for h in second.results.model.result().hits]
     finally:
         second.shutdown()

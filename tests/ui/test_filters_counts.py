@@ -29,8 +29,7 @@ def type_counts(window) -> int:
     return sum(model.count("type", t) for t in ("semantic", "procedural", "episodic"))
 
 
-def test_a_store_first_indexed_under_the_window_lists_its_values_before_the_pass_is_over(
-        qtbot, make_window, tmp_path):
+def test_a_store_first_indexed_under_the_window_lists_its_values_before_the_pass_is_over(qtbot, make_window, tmp_path):
     """The window opens on a store with nothing in it yet (its first counts: nothing), then
     memories arrive and the index fills while the store keeps changing: the values are counted
     with the first answer that has hits, not after RECOUNT_QUIET_MS of quiet (on the demo store:

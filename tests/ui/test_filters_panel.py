@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from memhtml_desktop.domain.types import ArchivedPointer, Scope, SearchResult
 from memhtml_desktop.ui.filters.filters_panel import FiltersPanel
 from memhtml_desktop.ui.results.archived_banner import ArchivedBanner, banner_html
-from memhtml_desktop.ui.session.scope_edits import active_filters, is_on, set_filter
 from memhtml_desktop.ui.search.search_bar import SearchBar, form_text
+from memhtml_desktop.ui.session.scope_edits import active_filters, is_on, set_filter
 from memhtml_desktop.ui.shell.status_bar import StatusBar, batch_text
 
 
@@ -27,8 +27,13 @@ def test_set_filter_edits_one_axis_at_a_time():
     assert scope.facets == (("doc-type", "runbook"), ("doc-type", "guide"))
     assert is_on(scope, "entity", "SERVICE:Checkout-API")
     assert [label for _, _, label in active_filters(scope)] == [
-        "type: procedural", "workspace: checkout-api", "tag: deploy", "entity: service:checkout-api",
-        "doc-type = runbook", "doc-type = guide"]
+        "type: procedural",
+        "workspace: checkout-api",
+        "tag: deploy",
+        "entity: service:checkout-api",
+        "doc-type = runbook",
+        "doc-type = guide",
+    ]
     scope = set_filter(scope, "facet", "doc-type=runbook", False)
     scope = set_filter(scope, "workspace", "other", False)  # not the selected one: unchanged
     assert scope.facets == (("doc-type", "guide"),) and scope.workspace == "checkout-api"
@@ -97,8 +102,13 @@ def _empty(archived=(), n=0) -> SearchResult:
 
 
 def test_archived_banner_wording_and_links(qtbot):
-    result = _empty((ArchivedPointer("archive/2025/a.html", "<b>Old</b> claim", "areas/a.html"),
-                     ArchivedPointer("archive/2025/b.html", "B", None)), n=3)
+    result = _empty(
+        (
+            ArchivedPointer("archive/2025/a.html", "<b>Old</b> claim", "areas/a.html"),
+            ArchivedPointer("archive/2025/b.html", "B", None),
+        ),
+        n=3,
+    )
     headline, body = banner_html(result)
     assert headline == "0 live matches \u2014 3 archived memories match these filters"
     assert "&lt;b&gt;Old&lt;/b&gt;" in body  # titles are escaped: an agent wrote them
@@ -138,8 +148,13 @@ def _layout(model) -> list:
         rows = []
         for sub in range(model.rowCount(section)):
             child = model.index(sub, 0, section)
-            rows.append((child.data(), model.index(sub, 2, section).data(),
-                         [model.index(r, 0, child).data() for r in range(model.rowCount(child))]))
+            rows.append(
+                (
+                    child.data(),
+                    model.index(sub, 2, section).data(),
+                    [model.index(r, 0, child).data() for r in range(model.rowCount(child))],
+                )
+            )
         out.append((section.data(), rows))
     return out
 

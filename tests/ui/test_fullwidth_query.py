@@ -22,8 +22,9 @@ def listed_after_typing(qtbot, window, text: str) -> list[str]:
             QApplication.clipboard().setText(text)
             qtbot.keyClick(field, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
         qtbot.keyClick(field, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window.results.model.result() is not None
-                    and window.results.model.result().query == text, timeout=15000)
+    qtbot.waitUntil(
+        lambda: window.results.model.result() is not None and window.results.model.result().query == text, timeout=15000
+    )
     return [h.path for h in window.results.model.result().hits]
 
 

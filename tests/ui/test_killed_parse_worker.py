@@ -52,8 +52,9 @@ def test_a_killed_parse_worker_leaves_the_window_telling_the_truth(qtbot, make_w
     assert window.bridge.watching and not engine.in_process, "the watcher runs in the engine's process"
     statuses: list = []
     window.bridge.status_changed.connect(statuses.append)
-    qtbot.waitUntil(lambda: any(s.progress and s.progress[0] == "index" and s.progress[1] > 0 for s in statuses),
-                    timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: any(s.progress and s.progress[0] == "index" and s.progress[1] > 0 for s in statuses), timeout=WAIT
+    )
     workers = _parse_workers(engine.pid)
     assert workers, "the reconciliation parses in worker processes of the engine"
     os.kill(workers[0], signal.SIGKILL)

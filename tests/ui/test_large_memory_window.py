@@ -15,8 +15,13 @@ from tests.memfiles import write_memory
 
 def test_the_reader_opens_a_large_memory_bounded_and_problems_warn(qtbot, make_window, tmp_path):
     root = tmp_path / "store"
-    write_memory(root, BIG, title="A pasted transcript", claim="The incident transcript was pasted whole.",
-                 article_extra=paragraphs(3_200_000, 5))
+    write_memory(
+        root,
+        BIG,
+        title="A pasted transcript",
+        claim="The incident transcript was pasted whole.",
+        article_extra=paragraphs(3_200_000, 5),
+    )
     write_memory(root, "areas/oncall/small.html", title="Small", claim="A small memory.")
     store = Store(root, index_path=tmp_path / "index.db", embedder=HashEmbedder())
     store.index()
@@ -25,13 +30,18 @@ def test_the_reader_opens_a_large_memory_bounded_and_problems_warn(qtbot, make_w
         field = window.search_bar.field
         field.setFocus()
         qtbot.keyClicks(field, "pasted transcript")
-        qtbot.waitUntil(lambda: window.results.model.result() is not None
-                        and window.results.model.result().query == "pasted transcript", timeout=15000)
+        qtbot.waitUntil(
+            lambda: (
+                window.results.model.result() is not None and window.results.model.result().query == "pasted transcript"
+            ),
+            timeout=15000,
+        )
         window.results.table.setFocus()
         qtbot.keyClick(window.results.table, Qt.Key.Key_Home)
         qtbot.keyClick(window.results.table, Qt.Key.Key_Return)  # open the row, as a person does
-        qtbot.waitUntil(lambda: window.reader.state() == "detail" and window.reader.current_path() == BIG,
-                        timeout=20000)
+        qtbot.waitUntil(
+            lambda: window.reader.state() == "detail" and window.reader.current_path() == BIG, timeout=20000
+        )
         shown = window.reader.article.toPlainText()
         assert "Cut here:" in shown and "Open it in your editor" in shown
         assert len(shown) < READER_TEXT_CAP + 2_000

@@ -27,8 +27,9 @@ def type_query(qtbot, window, text: str) -> None:
 
 
 def wait_for_query(qtbot, window, text: str):
-    qtbot.waitUntil(lambda: window.results.model.result() is not None
-                    and window.results.model.result().query == text, timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: window.results.model.result() is not None and window.results.model.result().query == text, timeout=WAIT
+    )
     return window.results.model.result()
 
 
@@ -64,13 +65,19 @@ def test_typing_shows_hits_with_arm_columns_and_contributions_that_sum(qtbot, wi
     assert window.search_bar.info.text().startswith("fts: any term \u00b7 4 arms")
     for row, hit in enumerate(result.hits):
         assert model.index(row, Column.Score).data() == f"{hit.score:.4f}"
-        assert sum(s.contribution for s in model.index(row, BAR_COLUMN).data(Role.ArmScores)) == pytest.approx(hit.score)
+        assert sum(s.contribution for s in model.index(row, BAR_COLUMN).data(Role.ArmScores)) == pytest.approx(
+            hit.score
+        )
         for offset, arm in enumerate(ARM_NAMES):
             cell = model.index(row, FIRST_ARM_COLUMN + offset).data()
             score = hit.arm(arm)
             assert cell == ("\u2014" if score is None else str(score.rank) if score.counted else f"({score.rank})")
-    assert [model.headerData(FIRST_ARM_COLUMN + i, Qt.Orientation.Horizontal) for i in range(4)] == \
-        ["fts", "vec", "rec", "sal"]
+    assert [model.headerData(FIRST_ARM_COLUMN + i, Qt.Orientation.Horizontal) for i in range(4)] == [
+        "fts",
+        "vec",
+        "rec",
+        "sal",
+    ]
 
 
 def test_typing_is_debounced_into_one_search(qtbot, make_window, store):
@@ -139,8 +146,9 @@ def test_an_older_answer_never_replaces_a_newer_one(qtbot, window, tmp_path):
     shown: list[str] = []
     window.search_shown.connect(lambda answer: shown.append(answer.query))
     window.driver.generation += 1  # the slow one is asked first ...
-    window.runner.run(GatedOtherSearch("slow", Scope(), 10, 30, window.driver.generation, gate=gate.path)
-                      .success(window.driver.show))
+    window.runner.run(
+        GatedOtherSearch("slow", Scope(), 10, 30, window.driver.generation, gate=gate.path).success(window.driver.show)
+    )
     window.set_query("writer")  # ... and "writer" after it
     qtbot.waitUntil(lambda: "writer" in shown, timeout=WAIT)
     listed, dropped = window.driver.answer, window.driver.dropped
@@ -382,8 +390,10 @@ def test_a_file_edited_on_disk_changes_the_results(qtbot, make_window, store, st
     result = wait_for_query(qtbot, window, "zebrafish")
     assert all(h.arm("fts") is None for h in result.hits)
     target = store_dir / INFRA
-    target.write_text(target.read_text(encoding="utf-8").replace(
-        "<mark>WAL admits", "<mark>Zebrafish note: WAL admits"), encoding="utf-8")
+    target.write_text(
+        target.read_text(encoding="utf-8").replace("<mark>WAL admits", "<mark>Zebrafish note: WAL admits"),
+        encoding="utf-8",
+    )
 
     def top_is_infra():
         r = window.results.model.result()
@@ -421,8 +431,9 @@ def test_open_store_switches_and_remembers(qtbot, window, tmp_path, qsettings):
         assert window.stores.open_path(other)
     assert window.store.root == other.resolve()
     assert window.stores.recent()[0] == str(other.resolve())
-    qtbot.waitUntil(lambda: window.results.model.result() is not None
-                    and window.results.model.rowCount() > 0, timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: window.results.model.result() is not None and window.results.model.rowCount() > 0, timeout=WAIT
+    )
 
 
 def test_geometry_splitter_and_columns_persist(qtbot, make_window, store, qsettings, qapp):
@@ -446,10 +457,19 @@ def test_about_lists_versions_without_blocking(qtbot, window):
     from memhtml_desktop.ui.shell.about_dialog import AboutDialog
 
     window.dialogs.show_about()
-    qtbot.waitUntil(lambda: isinstance(window.dialogs.about, AboutDialog)
-                    and window.dialogs.about.isVisible(), timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: isinstance(window.dialogs.about, AboutDialog) and window.dialogs.about.isVisible(), timeout=WAIT
+    )
     text = window.dialogs.about.text()
-    for name in ("Qt", "PySide6", "SQLite", "sqlite-vec", "Embedder", "memhtml-desktop-hash-v1", str(window.store.root)):
+    for name in (
+        "Qt",
+        "PySide6",
+        "SQLite",
+        "sqlite-vec",
+        "Embedder",
+        "memhtml-desktop-hash-v1",
+        str(window.store.root),
+    ):
         assert name in text
     window.dialogs.about.close()
 
@@ -487,8 +507,9 @@ def test_f5_while_watching_asks_the_watcher_and_watching_goes_on(qtbot, make_win
     """Defect (issue 12): F5 looked for a `Watcher.request_reconcile` that did not exist, ran a second
     reconciliation beside the watcher and showed "watching is off" while watching went on."""
     window = make_window(store, watch=True, watcher_options={"quiet_s": 0.05})
-    qtbot.waitUntil(lambda: window.bridge.status().mode in ("live", "polling") and not window.bridge.status().busy,
-                    timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: window.bridge.status().mode in ("live", "polling") and not window.bridge.status().busy, timeout=WAIT
+    )
     before = window.bridge.status().batches
     kinds = []
     window.runner.busy_changed.connect(lambda kind, busy: kinds.append(kind) if busy else None)
@@ -500,8 +521,15 @@ def test_f5_while_watching_asks_the_watcher_and_watching_goes_on(qtbot, make_win
     last = window.bridge.status().last_batch
     assert last.kind == "reconcile"
     # Done: the watcher is idle again, its status shown, and every job the batch set off has answered.
-    qtbot.waitUntil(lambda: not window.bridge.status().busy and not window.runner.is_busy() and bool(texts)
-                    and window.status.watch.label.text() == texts[-1], timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: (
+            not window.bridge.status().busy
+            and not window.runner.is_busy()
+            and bool(texts)
+            and window.status.watch.label.text() == texts[-1]
+        ),
+        timeout=WAIT,
+    )
     assert "reconcile" not in kinds  # no second reconciliation on the runner's writer pool
     assert window.bridge.status().mode in ("live", "polling")
     assert not any("off" in text or "stopped" in text for text in texts + [window.status.watch.label.text()])

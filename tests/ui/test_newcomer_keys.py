@@ -7,7 +7,6 @@ its fix; the docstring says what the person saw.
 
 from __future__ import annotations
 
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QToolButton
 
@@ -234,10 +233,12 @@ def test_resolve_typed_prefers_the_title_then_its_start_then_the_live_one():
     from memhtml_desktop.domain.results import MemoryRef
     from memhtml_desktop.ui.reader.why_choice import resolve_typed
 
-    refs = [MemoryRef("a/drain.html", "Drain the VIP", "procedural"),
-            MemoryRef("archive/2026/a/drain.html", "Drain the VIP", "procedural", archived=True),
-            MemoryRef("a/drain-more.html", "Drain the VIP before a rollback", "procedural"),
-            MemoryRef("b/vip.html", "The VIP pool", "semantic")]
+    refs = [
+        MemoryRef("a/drain.html", "Drain the VIP", "procedural"),
+        MemoryRef("archive/2026/a/drain.html", "Drain the VIP", "procedural", archived=True),
+        MemoryRef("a/drain-more.html", "Drain the VIP before a rollback", "procedural"),
+        MemoryRef("b/vip.html", "The VIP pool", "semantic"),
+    ]
     assert resolve_typed("drain the vip", refs) == ("a/drain.html", "")
     assert resolve_typed("Drain the VIP before", refs) == ("a/drain-more.html", "")
     assert resolve_typed("the vip pool", refs) == ("b/vip.html", "")
@@ -299,7 +300,7 @@ def test_the_count_line_drops_whole_parts_and_is_never_cut_inside_a_parenthesis(
 
 
 def test_the_pool_charts_cut_label_stays_in_the_plot_and_off_the_legend(qtbot, window):
-    """"top 10 by fused score" ran over the legend when the cut sat near the plot's right edge."""
+    """ "top 10 by fused score" ran over the legend when the cut sat near the plot's right edge."""
     from memhtml_desktop.ui.pool.pool_chart import LEGEND_WIDTH
 
     type_query(qtbot, window, "drain the vip")
@@ -321,12 +322,15 @@ def test_the_pool_charts_cut_label_stays_in_the_plot_and_off_the_legend(qtbot, w
                 chart.grab()  # a stale picture is blitted, and the new one drawn in a turn of its own
                 qtbot.waitUntil(lambda: chart._picture is not None and chart._picture[0] == chart._key(), timeout=WAIT)
                 images.append(chart.grab().toImage())
-            changed = sum(1 for x in range(legend, width) for y in range(0, 80)
-                          if images[0].pixelColor(x, y) != images[1].pixelColor(x, y))
+            changed = sum(
+                1
+                for x in range(legend, width)
+                for y in range(0, 80)
+                if images[0].pixelColor(x, y) != images[1].pixelColor(x, y)
+            )
             assert changed == 0, (width, "the cut's words drawn over the legend")
             chart.set_pool(shown)
             placed = chart.cut_label()
             if placed is not None:
                 rect, text = placed
                 assert rect.right() <= legend - 8 and rect.left() >= 8, (width, text, rect)
-

@@ -102,7 +102,7 @@ def test_the_pack_header_names_the_entity_cap_not_the_budget(qtbot, make_window,
 
 
 def test_one_memory_is_one_memory_in_the_window_and_the_cli(qtbot, make_window, tmp_path, capsys):
-    """"1 memory in scope hold …" in the command line's header; the status bar's count too."""
+    """ "1 memory in scope hold …" in the command line's header; the status bar's count too."""
     from memhtml_desktop.cli import main
 
     root = tmp_path / "one"
@@ -115,8 +115,9 @@ def test_one_memory_is_one_memory_in_the_window_and_the_cli(qtbot, make_window, 
     qtbot.waitUntil(lambda: window.status.count_label.text() != "", timeout=WAIT)
     assert window.status.count_label.text() == "\u00b7 1 memory"
     store.close_thread_connection()
-    code = main(["--store", str(root), "--index", str(tmp_path / "one.db"), "--embedder", "hash", "search",
-                 "drain the vip"])
+    code = main(
+        ["--store", str(root), "--index", str(tmp_path / "one.db"), "--embedder", "hash", "search", "drain the vip"]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "1 memory in scope holds" in out and "1 hit for" in out, out

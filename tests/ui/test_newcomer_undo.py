@@ -83,9 +83,10 @@ def test_the_reader_marks_the_words_of_the_list_it_sits_beside(qtbot, win, repo)
     open_in_reader(qtbot, win, RUNBOOK)
     assert {w.casefold() for w in marked(win)} >= {"drain", "vip"}
     type_and_wait(qtbot, win, "rollback revert")
-    qtbot.waitUntil(lambda: marked(win) and {w.casefold() for w in marked(win)} <= {"rollback", "revert",
-                                                                                   "reverted", "reverting"},
-                    timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: marked(win) and {w.casefold() for w in marked(win)} <= {"rollback", "revert", "reverted", "reverting"},
+        timeout=WAIT,
+    )
     assert "vip" not in {w.casefold() for w in marked(win)}
     assert win.reader.current_path() == RUNBOOK and win.reader.state() == "detail"
 
@@ -105,8 +106,10 @@ def open_undo(qtbot, win, *, redo: bool = False):
     with qtbot.waitSignal(curate.dialog_opened, timeout=WAIT) as opened:
         qtbot.keyClick(win.results.table, Qt.Key.Key_Z, ctrl | Qt.KeyboardModifier.ShiftModifier if redo else ctrl)
     dialog = opened.args[0]
-    qtbot.waitUntil(lambda: bool(dialog.choices) and (dialog.confirm_button.isEnabled() or dialog.message_kind() == "error"),
-                    timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: bool(dialog.choices) and (dialog.confirm_button.isEnabled() or dialog.message_kind() == "error"),
+        timeout=WAIT,
+    )
     return dialog
 
 
@@ -125,7 +128,7 @@ def test_undo_previews_the_revert_then_redo_gives_it_back_and_the_reader_follows
     correction = log(repo, 1, "%H")[0]
     qtbot.waitUntil(lambda: win.reader.current_path() == new_path and win.reader.state() == "detail", timeout=WAIT)
     dialog = open_undo(qtbot, win)
-    (change, why), = dialog.choices
+    ((change, why),) = dialog.choices
     assert change.sha == correction and why is None and dialog.list.topLevelItemCount() == 1
     assert dialog.list.topLevelItem(0).text(2) == "applied" and dialog.confirm_button.text() == "Undo this change"
     preview = dialog.preview.preview()
@@ -150,8 +153,9 @@ def test_undo_previews_the_revert_then_redo_gives_it_back_and_the_reader_follows
     qtbot.waitUntil(lambda: RUNBOOK in hits(win) and not win.runner.is_busy(), timeout=WAIT)
     assert win.results.current_path() == RUNBOOK
     # the dialog stays, its list read again: the change is undone and can be redone
-    qtbot.waitUntil(lambda: bool(dialog.choices) and dialog.choices[0][0].undone and dialog.confirm_button.isEnabled(),
-                    timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: bool(dialog.choices) and dialog.choices[0][0].undone and dialog.confirm_button.isEnabled(), timeout=WAIT
+    )
     assert dialog.list.topLevelItem(0).text(2) == "undone" and dialog.confirm_button.text() == "Redo this change"
     assert dialog.preview.commit_label.text().startswith('Reapply "memhtml(correct): ')
     click_confirm(qtbot, win, dialog)
@@ -196,8 +200,12 @@ def test_undoing_a_new_memory_says_it_is_gone_and_redo_brings_it_back(qtbot, win
     qtbot.waitUntil(lambda: win.reader.current_path() == path and win.reader.state() == "detail", timeout=WAIT)
 
 
-AGENT = {"GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.invalid",
-         "GIT_COMMITTER_NAME": "Agent", "GIT_COMMITTER_EMAIL": "agent@example.invalid"}
+AGENT = {
+    "GIT_AUTHOR_NAME": "Agent",
+    "GIT_AUTHOR_EMAIL": "agent@example.invalid",
+    "GIT_COMMITTER_NAME": "Agent",
+    "GIT_COMMITTER_EMAIL": "agent@example.invalid",
+}
 
 
 def test_the_list_holds_only_the_apps_own_changes_and_greys_out_one_committed_over(qtbot, win, repo):

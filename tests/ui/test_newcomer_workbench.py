@@ -11,7 +11,12 @@ from PySide6.QtCore import Qt
 
 from memhtml_desktop.domain.probes import EvalProbe
 from tests.ui.test_workbench_window import (  # noqa: F401 - repo is a fixture
-    DELAY, WAIT, claim_probes, committed_set, open_workbench, repo,
+    DELAY,
+    WAIT,
+    claim_probes,
+    committed_set,
+    open_workbench,
+    repo,
 )
 
 
@@ -41,7 +46,7 @@ def test_the_optimizer_counts_the_trials_asked_and_says_why_it_ended_early(qtbot
 
 
 def test_a_comparison_that_moved_one_probe_says_one_probe(qtbot, win, repo):
-    """"1 probes moved between memhtml and default"."""
+    """ "1 probes moved between memhtml and default"."""
     committed_set(repo, "one", [EvalProbe("delay", DELAY)])  # memhtml ranks it 3rd, default 2nd
     wb, w = open_workbench(qtbot, win)
     w.sets.setCurrentText("one")

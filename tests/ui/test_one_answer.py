@@ -88,7 +88,8 @@ def test_one_search_is_one_answer_one_reset_and_one_parse(qtbot, make_window, st
     comparison = shapes.args[0]
     assert comparison.pack.query == query
     assert [e.path for e in comparison.catalogue.entries] == [h.path for h in model.result().hits][
-        : len(comparison.catalogue.entries)]
+        : len(comparison.catalogue.entries)
+    ]
     settle(qtbot, window)
     assert parses.count(sanitize(query)) == 1, parses
 
@@ -98,8 +99,10 @@ def test_show_more_deepens_the_same_answer_without_a_reset(qtbot, window):
     pool asked for carries the answer's parsed query (no parse)."""
     settle(qtbot, window)
     type_and_enter(qtbot, window, "drain")
-    qtbot.waitUntil(lambda: window.results.model.result() is not None
-                    and window.results.model.result().query == "drain", timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: window.results.model.result() is not None and window.results.model.result().query == "drain",
+        timeout=WAIT,
+    )
     settle(qtbot, window)
     model, answer = window.results.model, window.driver.answer
     resets: list[int] = []

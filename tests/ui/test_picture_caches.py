@@ -38,11 +38,14 @@ def test_row_pictures_stop_at_a_few_viewports_of_bytes(qtbot, window):
         ratio = viewport.devicePixelRatioF()
         screen = viewport.width() * viewport.height() * ratio * ratio * 4
         # a few screens of rows, never the 32 MB kept before whatever the window's size
-        assert _held(table.pictures._pixmaps) <= max(getattr(row_pictures, "CACHE_SCREENS", 3) * screen, 2 * 1024 * 1024)
+        assert _held(table.pictures._pixmaps) <= max(
+            getattr(row_pictures, "CACHE_SCREENS", 3) * screen, 2 * 1024 * 1024
+        )
     assert table.pictures.drawn - drawn > 40, "the widths did not make new pictures: the bound was not tried"
     budget = table.pictures.budget()
-    assert budget == int(min(row_pictures.CACHE_MAX_BYTES,
-                             max(row_pictures.CACHE_MIN_BYTES, row_pictures.CACHE_SCREENS * screen)))
+    assert budget == int(
+        min(row_pictures.CACHE_MAX_BYTES, max(row_pictures.CACHE_MIN_BYTES, row_pictures.CACHE_SCREENS * screen))
+    )
     assert _held(table.pictures._pixmaps) == table.pictures.held_bytes()
     row_bytes = viewport.width() * ratio * table.rowHeight(0) * ratio * 4
     assert table.pictures.held_bytes() > budget - 2 * row_bytes, "the cache should fill to its bound"

@@ -14,16 +14,33 @@ from memhtml_desktop.ui.problems.problems_pane import ProblemsModel, ProblemsPan
 GOLDEN = pathlib.Path("/work/shared/spec/store-format-golden/cases")
 
 SAMPLE = [
-    Problem("areas/bad/two-marks.html", "invalid",
-            ("2 <mark> elements: exactly one span is the claim", "empty <title>"), ("<b> is outside the closed vocabulary",),
-            "2026-08-03T10:00:00Z"),
-    Problem("areas/edge/list_flat.html", "duplicate",
-            ("same article as areas/edge/list_pretty.html (memhtml would refuse the second copy)",), (), "",
-            ("areas/edge/list_pretty.html",)),
+    Problem(
+        "areas/bad/two-marks.html",
+        "invalid",
+        ("2 <mark> elements: exactly one span is the claim", "empty <title>"),
+        ("<b> is outside the closed vocabulary",),
+        "2026-08-03T10:00:00Z",
+    ),
+    Problem(
+        "areas/edge/list_flat.html",
+        "duplicate",
+        ("same article as areas/edge/list_pretty.html (memhtml would refuse the second copy)",),
+        (),
+        "",
+        ("areas/edge/list_pretty.html",),
+    ),
     Problem("areas/x/self.html", "warnings", (), ('data-lang="" is not a language token',), "2026-08-03T10:00:00Z"),
 ]
-STATS = {"memories": 25, "active": 24, "archived": 1, "open_tasks": 2, "failed": 17, "with_warnings": 3,
-         "chunks": 26, "embedded": 26}
+STATS = {
+    "memories": 25,
+    "active": 24,
+    "archived": 1,
+    "open_tasks": 2,
+    "failed": 17,
+    "with_warnings": 3,
+    "chunks": 26,
+    "embedded": 26,
+}
 
 
 @pytest.fixture
@@ -36,8 +53,10 @@ def pane(qtbot):
 
 def _lines(model: ProblemsModel, row: int) -> list[tuple[str, str]]:
     parent = model.index(row, 0)
-    return [(model.index(r, 0, parent).data(ProblemsModel.KindRole), model.index(r, 0, parent).data(ProblemsModel.LineRole))
-            for r in range(model.rowCount(parent))]
+    return [
+        (model.index(r, 0, parent).data(ProblemsModel.KindRole), model.index(r, 0, parent).data(ProblemsModel.LineRole))
+        for r in range(model.rowCount(parent))
+    ]
 
 
 def test_lists_every_problem_with_every_line(pane, qtmodeltester):
@@ -50,14 +69,17 @@ def test_lists_every_problem_with_every_line(pane, qtmodeltester):
     assert [model.index(r, 1).data() for r in range(3)] == [p.path for p in SAMPLE]
     assert model.index(0, 0).data(ProblemsModel.SummaryRole) == "2 violations · 1 warning"
     assert "detected 2026-08-03 10:00:00" in model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole)
-    assert _lines(model, 0) == [("violation", "2 <mark> elements: exactly one span is the claim"),
-                                ("violation", "empty <title>"),
-                                ("warning", "<b> is outside the closed vocabulary")]
+    assert _lines(model, 0) == [
+        ("violation", "2 <mark> elements: exactly one span is the claim"),
+        ("violation", "empty <title>"),
+        ("warning", "<b> is outside the closed vocabulary"),
+    ]
     assert _lines(model, 1)[-1] == ("twin", "areas/edge/list_pretty.html")
     assert model.index(0, 0, model.index(0, 0)).data() == "violation: 2 <mark> elements: exactly one span is the claim"
     assert model.index(1, 0, model.index(1, 0)).data() == "same article as: areas/edge/list_pretty.html"
     assert pane.summary_label.text() == (
-        "24 live · 1 archived · 2 open tasks · 17 failed · 3 with warnings · 26 of 26 chunks embedded")
+        "24 live · 1 archived · 2 open tasks · 17 failed · 3 with warnings · 26 of 26 chunks embedded"
+    )
 
 
 def test_filter_by_kind_and_path(pane):

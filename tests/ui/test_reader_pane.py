@@ -6,7 +6,7 @@ import pathlib
 from datetime import datetime, timezone
 
 import pytest
-from PySide6.QtCore import QByteArray, QUrl, Qt
+from PySide6.QtCore import QByteArray, Qt, QUrl
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QTextDocument
 
 from memhtml_desktop.domain.types import Link, MemoryDetail, ReinforceResult
@@ -23,18 +23,34 @@ def detail(**changes) -> MemoryDetail:
         title="Prod rollbacks drain the VIP before the deploy is reverted",
         gist="If a prod rollback is issued, drain the VIP before reverting the deploy.",
         memory_type="procedural",
-        metas=(("memhtml-type", "procedural"), ("memhtml-status", "active"),
-               ("memhtml-updated", "2026-08-02T14:03:11Z"), ("memhtml-confidence", "0.90"),
-               ("memhtml-entity", "service:checkout-api"), ("memhtml-tag", "deploy")),
+        metas=(
+            ("memhtml-type", "procedural"),
+            ("memhtml-status", "active"),
+            ("memhtml-updated", "2026-08-02T14:03:11Z"),
+            ("memhtml-confidence", "0.90"),
+            ("memhtml-entity", "service:checkout-api"),
+            ("memhtml-tag", "deploy"),
+        ),
         entities=("service:checkout-api", "person:sanju"),
         tags=("deploy", "oncall"),
-        facets=(("Applies to", "ALB and NLB target-group deploys", None),
-                ("Failure window", "about two minutes", 120.0)),
-        citations=(("checkout-api sev2", "https://status.example.com/sev2"), ("runbook", None),
-                   ("older note", "/areas/oncall/older.html")),
-        links=(Link("supersedes", "archive/2026/areas/oncall/rollback-order.html", archived=True,
-                    title="Rollback order (was)"),
-               Link("part_of", "areas/arcs/reversibility-first.html", exists=False)),
+        facets=(
+            ("Applies to", "ALB and NLB target-group deploys", None),
+            ("Failure window", "about two minutes", 120.0),
+        ),
+        citations=(
+            ("checkout-api sev2", "https://status.example.com/sev2"),
+            ("runbook", None),
+            ("older note", "/areas/oncall/older.html"),
+        ),
+        links=(
+            Link(
+                "supersedes",
+                "archive/2026/areas/oncall/rollback-order.html",
+                archived=True,
+                title="Rollback order (was)",
+            ),
+            Link("part_of", "areas/arcs/reversibility-first.html", exists=False),
+        ),
         backlinks=(Link("relates_to", "areas/oncall/alb-drain-timeout.html", title="ALB drain timeout"),),
         text="If a prod rollback is issued, drain the VIP before reverting the deploy.",
         html="<article>…</article>",
@@ -43,8 +59,14 @@ def detail(**changes) -> MemoryDetail:
         indexed=True,
         violations=(),
         warnings=(),
-        access={"access_count": 4, "reinforcement_count": 2, "outcome_score": 0.4,
-                "last_accessed_at": "2026-08-02T13:00:00Z", "last_reinforced_at": None, "updated_at": None},
+        access={
+            "access_count": 4,
+            "reinforcement_count": 2,
+            "outcome_score": 0.4,
+            "last_accessed_at": "2026-08-02T13:00:00Z",
+            "last_reinforced_at": None,
+            "updated_at": None,
+        },
     )
     values.update(changes)
     return MemoryDetail(**values)
@@ -87,8 +109,11 @@ def test_shows_the_memory_claim_first(pane):
     assert pane.links_model.rowCount() == 2 and pane.backlinks_model.rowCount() == 1
     assert pane.stats_label.text() == "Read 4× · last 2 d ago · outcome +0.40 (2 signals)"
     assert "drain the VIP" in pane.article.toPlainText()
-    metas = [pane.metas_grid.itemAtPosition(r, 0).widget().text() for r in range(pane.metas_grid.rowCount())
-             if pane.metas_grid.itemAtPosition(r, 0)]
+    metas = [
+        pane.metas_grid.itemAtPosition(r, 0).widget().text()
+        for r in range(pane.metas_grid.rowCount())
+        if pane.metas_grid.itemAtPosition(r, 0)
+    ]
     assert "status" in metas and "entity" not in metas and "tag" not in metas
 
 
@@ -112,8 +137,10 @@ def test_chips_and_facets_ask_for_filters(pane, qtbot):
         (lambda: pane.tag_chips.chip("oncall").label_button.click(), ("tag", "oncall")),
         (lambda: pane.kind_chips.chip("type:procedural").label_button.click(), ("type", "procedural")),
         (lambda: pane.kind_chips.chip("workspace:checkout-api").label_button.click(), ("workspace", "checkout-api")),
-        (lambda: pane.facets_grid.itemAtPosition(1, 1).widget().linkActivated.emit("#1"),
-         ("facet", "Failure window=about two minutes")),
+        (
+            lambda: pane.facets_grid.itemAtPosition(1, 1).widget().linkActivated.emit("#1"),
+            ("facet", "Failure window=about two minutes"),
+        ),
     ]
     for act, expected in cases:
         with qtbot.waitSignal(pane.filter_requested, timeout=1000) as blocker:
@@ -222,8 +249,14 @@ def test_article_anchor_routing(pane, qtbot):
     asked = []
     pane.confirm_external = lambda url: asked.append(url) or True
     with qtbot.assertNotEmitted(pane.open_requested):
-        for hostile in ("javascript:alert(1)", "file:///etc/passwd", "data:text/html,<b>x</b>", "ftp://x/y",
-                        "memhtml:/../etc/passwd", "/areas/x.html"):
+        for hostile in (
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "data:text/html,<b>x</b>",
+            "ftp://x/y",
+            "memhtml:/../etc/passwd",
+            "/areas/x.html",
+        ):
             pane.article.anchorClicked.emit(QUrl(hostile))
     assert asked == [] and pane.opened == []
 
@@ -304,8 +337,10 @@ def test_the_reader_uses_the_safe_browser_and_survives_hostile_text(pane, tmp_pa
     monkeypatch.chdir(tmp_path)
     assert isinstance(pane.article, SafeTextBrowser)
     hostile_title = '<img src="pixel.png"><b>bold?</b>'
-    pane.show_detail(detail(title=hostile_title, gist="<i>claim</i>", entities=("<img src=x>",)),
-                     HOSTILE.format(abs=tmp_path / "pixel.png"))
+    pane.show_detail(
+        detail(title=hostile_title, gist="<i>claim</i>", entities=("<img src=x>",)),
+        HOSTILE.format(abs=tmp_path / "pixel.png"),
+    )
     pane.show()
     pane.grab()
     assert pane.title_label.text() == hostile_title
@@ -316,9 +351,17 @@ def test_the_reader_uses_the_safe_browser_and_survives_hostile_text(pane, tmp_pa
 
 
 def test_an_invalid_file_shows_every_violation(pane):
-    violations = ('2 <mark> elements: exactly one span is the claim', '<time> without datetime: "July"')
-    pane.show_detail(detail(violations=violations, warnings=("<b> is outside the closed vocabulary",),
-                            indexed=False, access=None, memory_type=None), "")
+    violations = ("2 <mark> elements: exactly one span is the claim", '<time> without datetime: "July"')
+    pane.show_detail(
+        detail(
+            violations=violations,
+            warnings=("<b> is outside the closed vocabulary",),
+            indexed=False,
+            access=None,
+            memory_type=None,
+        ),
+        "",
+    )
     assert pane.violation_strip.isVisibleTo(pane)
     body = pane.violation_strip.body.text()
     assert all(v in body for v in violations)
@@ -349,7 +392,9 @@ def test_access_wording():
     assert humanize_ago("2026-08-04T09:00:00Z", NOW) == "5 h ago"
     assert humanize_ago("2026-01-01T00:00:00Z", NOW) == "on 2026-01-01"
     assert access_line(None, NOW) == "Not read yet"
-    assert access_line({"access_count": 1, "last_accessed_at": "2026-08-04T13:59:59Z"}, NOW) == "Read 1× · last just now"
+    assert (
+        access_line({"access_count": 1, "last_accessed_at": "2026-08-04T13:59:59Z"}, NOW) == "Read 1× · last just now"
+    )
 
 
 def test_memory_urls():

@@ -45,14 +45,31 @@ def pack_of(memories: RecallSection, arcs: RecallSection | None = None, **kw) ->
 def three_tier_pack() -> RecallPack:
     """Budget 300: #1 quoted (200), #2 its claim only (60), #3 an index line, #4 quoted (30), #5-6 capped."""
     memories = fold(
-        [candidate(1, 200, 50, ("a",)), candidate(2, 200, 60, ("b",)), candidate(3, 400, 300, ("c",)),
-         candidate(4, 30, 20, ("a",)), candidate(5, 20, 10, ("a",)), candidate(6, 30, 10, ("a",))],
+        [
+            candidate(1, 200, 50, ("a",)),
+            candidate(2, 200, 60, ("b",)),
+            candidate(3, 400, 300, ("c",)),
+            candidate(4, 30, 20, ("a",)),
+            candidate(5, 20, 10, ("a",)),
+            candidate(6, 30, 10, ("a",)),
+        ],
         300,
         max_per_entity=2,
     )
-    arcs = fold([FoldCandidate("areas/arcs/reversibility-first.html", "Reversibility first", "semantic",
-                               "Prefer reversible changes.", "Prefer reversible changes.", ())],
-                ARC_BODY_BUDGET, name="arcs")
+    arcs = fold(
+        [
+            FoldCandidate(
+                "areas/arcs/reversibility-first.html",
+                "Reversibility first",
+                "semantic",
+                "Prefer reversible changes.",
+                "Prefer reversible changes.",
+                (),
+            )
+        ],
+        ARC_BODY_BUDGET,
+        name="arcs",
+    )
     return pack_of(memories, arcs)
 
 
@@ -74,8 +91,14 @@ def test_three_tiers_with_badges_costs_and_reasons(pane, qtmodeltester):
     assert tiers == ["QUOTE", "DISCLOSURE", "INDEX", "QUOTE", "INDEX", "INDEX"]
     assert [model.index(r, RecallModel.RANK).data() for r in range(6)] == ["1", "2", "3", "4", "5", "6"]
     reasons = [model.index(r, RecallModel.REASON).data() for r in range(6)]
-    assert reasons == ["fits", "over budget: claim only", "over budget: index line", "fits",
-                       "entity cap: 2 quotes per entity already", "entity cap: 2 quotes per entity already"]
+    assert reasons == [
+        "fits",
+        "over budget: claim only",
+        "over budget: index line",
+        "fits",
+        "entity cap: 2 quotes per entity already",
+        "entity cap: 2 quotes per entity already",
+    ]
     assert model.index(0, RecallModel.COST).data() == "200"
     # the exact text, one child per item
     first = model.index(0, 0)
@@ -89,8 +112,10 @@ def test_meter_agrees_with_the_pack(pane):
     pack = three_tier_pack()
     pane.show_pack(pack)
     meter = pane.memories_box.meter
-    costs = [pane.memories_box.model.index(r, 0).data(RecallModel.CostRole)
-             for r in range(pane.memories_box.model.rowCount())]
+    costs = [
+        pane.memories_box.model.index(r, 0).data(RecallModel.CostRole)
+        for r in range(pane.memories_box.model.rowCount())
+    ]
     assert meter.budget == pack.memories.budget == 300
     assert meter.spent == pack.memories.spent == sum(costs) == 290
     assert meter.spent <= meter.budget and not meter.over
@@ -128,8 +153,9 @@ def test_clicking_an_item_opens_it_but_not_its_text(pane, qtbot):
     view = pane.memories_box.view
     model = pane.memories_box.model
     with qtbot.waitSignal(pane.open_requested, timeout=1000) as blocker:
-        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
-                         pos=view.visualRect(model.index(1, RecallModel.MEMORY)).center())
+        qtbot.mouseClick(
+            view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(model.index(1, RecallModel.MEMORY)).center()
+        )
     assert blocker.args == ["areas/oncall/memory-2.html"]
     view.expand(model.index(1, 0))
     text_rect = view.visualRect(model.index(0, 0, model.index(1, 0)))
@@ -165,8 +191,9 @@ def test_copy_pack_as_text(pane):
 
 
 def test_degraded_and_loading(pane):
-    pack = pack_of(fold([candidate(1, 10, 5)], 100), degraded=True,
-                   degraded_reasons=("vector arm off: the embedder failed",))
+    pack = pack_of(
+        fold([candidate(1, 10, 5)], 100), degraded=True, degraded_reasons=("vector arm off: the embedder failed",)
+    )
     pane.show_loading()
     assert pane.status_label.text() == "Updating…"
     pane.show_pack(pack)
@@ -187,7 +214,11 @@ def test_show_texts_expands_every_item(pane):
 def test_reason_text_for_every_reason():
     pack = three_tier_pack()
     assert {reason_text(i, 2) for i in pack.memories.items} == {
-        "fits", "over budget: claim only", "over budget: index line", "entity cap: 2 quotes per entity already"}
+        "fits",
+        "over budget: claim only",
+        "over budget: index line",
+        "entity cap: 2 quotes per entity already",
+    }
     assert "entity cap: 3 quotes per entity already" in {reason_text(i, 3) for i in pack.memories.items}
 
 

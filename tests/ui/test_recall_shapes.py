@@ -23,12 +23,17 @@ QUERY = "drain the vip"
 
 def quota_pack(budget: int = 2000, ledger_map: LedgerMap = SEED):
     def cand(path, mtype, rank=None, status=None, size=300):
-        return QuotaCandidate(FoldCandidate(path, path.rsplit("/", 1)[1], mtype, "Q" * size, "C" * 60 + ".", ()),
-                              MemoryFacts(path, mtype, status), rank=rank)
+        return QuotaCandidate(
+            FoldCandidate(path, path.rsplit("/", 1)[1], mtype, "Q" * size, "C" * 60 + ".", ()),
+            MemoryFacts(path, mtype, status),
+            rank=rank,
+        )
 
     pool = [cand(f"a/hit-{i}.html", "episodic", i + 1) for i in range(6)] + [cand("a/how.html", "procedural", 7)]
-    resident = {"profile": [cand("p/pref.html", "user_preference")],
-                "pending": [cand(f"t/{i}.html", "task", status="todo") for i in range(3)]}
+    resident = {
+        "profile": [cand("p/pref.html", "user_preference")],
+        "pending": [cand(f"t/{i}.html", "task", status="todo") for i in range(3)],
+    }
     return fold_quotas("q", pool, resident, {"profile": 1, "pending": 7}, budget, ledger_map, max_per_entity=2)
 
 
@@ -71,9 +76,18 @@ def test_budget_no_ledger_holds_is_its_own_segment():
 
 
 def catalogue_of(titles, budget=10_000) -> Catalogue:
-    entries = [CatalogueEntry(i + 1, f"areas/m{i}.html", t, s, "semantic", 100 * (i + 1)) for i, (t, s) in enumerate(titles)]
-    return Catalogue("q", Scope(), len(entries), budget, list_within(entries, budget), question="vague",
-                     question_why="no memory holds every word")
+    entries = [
+        CatalogueEntry(i + 1, f"areas/m{i}.html", t, s, "semantic", 100 * (i + 1)) for i, (t, s) in enumerate(titles)
+    ]
+    return Catalogue(
+        "q",
+        Scope(),
+        len(entries),
+        budget,
+        list_within(entries, budget),
+        question="vague",
+        question_why="no memory holds every word",
+    )
 
 
 def test_the_catalogue_marks_what_it_cannot_tell_apart_and_expands_a_row(qtbot, qtmodeltester):
@@ -81,8 +95,9 @@ def test_the_catalogue_marks_what_it_cannot_tell_apart_and_expands_a_row(qtbot, 
     qtbot.addWidget(view)
     view.resize(600, 500)
     view.show()
-    cat = catalogue_of([("Pool size", "Holds 40."), ("Other", "Else."), ("Pool size", "Holds 40."), ("Long", "x" * 400)],
-                       budget=200)
+    cat = catalogue_of(
+        [("Pool size", "Holds 40."), ("Other", "Else."), ("Pool size", "Holds 40."), ("Long", "x" * 400)], budget=200
+    )
     view.set_catalogue(cat)
     qtmodeltester.check(view.model)
     assert view.finding.isVisible() and "#1 = #3" in view.finding.text()
@@ -108,8 +123,10 @@ def test_the_catalogue_marks_what_it_cannot_tell_apart_and_expands_a_row(qtbot, 
 
 
 def _state(store) -> tuple:
-    return (store.reader().execute("SELECT * FROM state.access ORDER BY path").fetchall(),
-            hashlib.sha256(store.state_path.read_bytes()).hexdigest())
+    return (
+        store.reader().execute("SELECT * FROM state.access ORDER BY path").fetchall(),
+        hashlib.sha256(store.state_path.read_bytes()).hexdigest(),
+    )
 
 
 @pytest.fixture
@@ -159,16 +176,22 @@ def test_choose_a_shape_move_the_budget_and_expand_a_row(qtbot, demo_window):
     assert comparison.pack.memories.budget == comparison.quotas.budget == comparison.catalogue.budget == pane.budget()
     assert comparison.to_json() == store.shapes(QUERY, budget=pane.budget(), ledgers=store.ledger_map()).to_json()
     limits = [ledger.limit for ledger in comparison.quotas.ledgers]
-    assert pane.ledgers.model.index(0, 0).data().endswith(
-        f"/ {limits[0]:,} used · {comparison.quotas.ledgers[0].unspent:,} unspent · "
-        f"{comparison.quotas.ledgers[0].section.counts['index']} index")
+    assert (
+        pane.ledgers.model.index(0, 0)
+        .data()
+        .endswith(
+            f"/ {limits[0]:,} used · {comparison.quotas.ledgers[0].unspent:,} unspent · "
+            f"{comparison.quotas.ledgers[0].section.counts['index']} index"
+        )
+    )
     assert pane.costs.chart.budget == pane.budget()
     # Expand a catalogue row
     click_tab(qtbot, pane, 2)
     table = pane.catalogue.table
     assert pane.catalogue.isVisible() and pane.catalogue.model.rowCount() == 10
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
-                     pos=table.visualRect(pane.catalogue.model.index(1, 1)).center())
+    qtbot.mouseClick(
+        table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(pane.catalogue.model.index(1, 1)).center()
+    )
     target = pane.catalogue.current_path()
     with qtbot.waitSignal(window.controllers["recall"].expanded, timeout=WAIT) as blocker:
         qtbot.mouseClick(pane.catalogue.expand_button, Qt.MouseButton.LeftButton)
@@ -204,11 +227,14 @@ def test_the_pane_at_1024_by_700_in_the_dark(qtbot, demo_window):
         apply_theme(QApplication.instance(), "light")
 
 
-@pytest.mark.parametrize("broken,words", [
-    ('{"rules": ' + "[" * 50_000 + "]" * 50_000 + "}", "nested too deeply"),
-    ('{"window": 1' + "0" * 5000 + "}", "more than 4,300 digits"),
-    ("fifo", "a FIFO"),
-])
+@pytest.mark.parametrize(
+    "broken,words",
+    [
+        ('{"rules": ' + "[" * 50_000 + "]" * 50_000 + "}", "nested too deeply"),
+        ('{"window": 1' + "0" * 5000 + "}", "more than 4,300 digits"),
+        ("fifo", "a FIFO"),
+    ],
+)
 def test_a_ledger_map_that_cannot_be_used_falls_back_to_the_seeds_with_the_reason_shown(qtbot, demo_window, tmp_path,
                                                                                          broken, words):  # fmt: skip
     """Issue 40, item 6: in the window a deeply nested map or a 5,001-digit number raised (the job

@@ -76,7 +76,10 @@ def test_the_queue_lists_the_newest_change_first_and_n_supersedes_the_older_keep
     head = git(repo, "rev-parse", "HEAD").strip()
     dialog = press(qtbot, win, window, Qt.Key.Key_N)
     assert (dialog.winner, dialog.loser) == (POOL_60, POOL_40)
-    assert "person:jonas" in dialog.graph.added_entities() and ("max_connections", "200", "200") in dialog.graph.added_facets()
+    assert (
+        "person:jonas" in dialog.graph.added_entities()
+        and ("max_connections", "200", "200") in dialog.graph.added_facets()
+    )
     applied = enter(qtbot, win, dialog, conflicts)
     archived = applied.result["superseded_path"]
     assert git(repo, "rev-list", "--count", f"{head}..HEAD").strip() == "1" and status(repo) == ""
@@ -109,7 +112,9 @@ def test_b_links_both_with_contradicts_and_the_pair_moves_below_the_open_ones(qt
     assert dialog.rel.currentText() == "contradicts" and dialog.target.text() == POOL_40
     enter(qtbot, win, dialog, conflicts)
     assert git(repo, "rev-list", "--count", f"{head}..HEAD").strip() == "1"
-    assert git(repo, "log", "-1", "--format=%s").strip() == commit_subject("link", f"contradicts {POOL_60} -> {POOL_40}")
+    assert git(repo, "log", "-1", "--format=%s").strip() == commit_subject(
+        "link", f"contradicts {POOL_60} -> {POOL_40}"
+    )
     assert status(repo) == "" and (repo / POOL_40).exists(), "both hold: nothing archived"
     pair = next(p for p in conflicts.report.pairs if p.a.path == POOL_60)
     assert pair.known and not pair.settled and "contradicts" in pair.links

@@ -28,8 +28,12 @@ LINKERS = (
 )
 ARC, SANJU = "areas/arcs/reversibility-first.html", "resources/people/sanju.html"
 CLAIM = "If a prod rollback is issued, drain the VIP for 60 seconds before reverting the deploy."
-AGENT = {"GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.invalid",
-         "GIT_COMMITTER_NAME": "Agent", "GIT_COMMITTER_EMAIL": "agent@example.invalid"}
+AGENT = {
+    "GIT_AUTHOR_NAME": "Agent",
+    "GIT_AUTHOR_EMAIL": "agent@example.invalid",
+    "GIT_COMMITTER_NAME": "Agent",
+    "GIT_COMMITTER_EMAIL": "agent@example.invalid",
+}
 
 
 @pytest.fixture
@@ -100,8 +104,10 @@ def test_correcting_the_runbook_from_the_window_keeps_its_links_entities_facets_
     summary = dialog.graph.summary.text()
     assert "3 memories linking to it" in summary and "24 reads" in summary and "1 from <dfn>" in summary
     assert "concept:connection draining" in dialog.fields.entities.text()
-    kept = {dialog.graph.links.item(i).text(): dialog.graph.links.item(i).checkState()
-            for i in range(dialog.graph.links.count())}
+    kept = {
+        dialog.graph.links.item(i).text(): dialog.graph.links.item(i).checkState()
+        for i in range(dialog.graph.links.count())
+    }
     assert [state for text, state in kept.items() if "supersedes \u2192" in text] == [Qt.CheckState.Unchecked]
     assert dialog.graph.inbound.count() == 3 and dialog.graph.reads.isChecked()
     assert "24 reads" in dialog.graph.reads.text()
@@ -111,7 +117,9 @@ def test_correcting_the_runbook_from_the_window_keeps_its_links_entities_facets_
     preview = dialog.preview.preview()
     assert sorted(c.path for c in preview.plan.changes if c.action == "modify") == sorted(LINKERS)
     assert dialog.preview.files.count() == 5, "every repointed memory is listed with its diff"
-    assert "move from" in dialog.preview.notes_label.text() and "to the new version" in dialog.preview.notes_label.text()
+    assert (
+        "move from" in dialog.preview.notes_label.text() and "to the new version" in dialog.preview.notes_label.text()
+    )
     applied = confirm(qtbot, win, dialog)
     new = applied.result["path"]
     assert new.startswith("areas/oncall/") and new != RUNBOOK
@@ -136,7 +144,8 @@ def test_correcting_the_runbook_from_the_window_keeps_its_links_entities_facets_
         win.open_memory(archived, bump=False)
     assert win.reader.stats_label.text().startswith(
         f"Not read yet as this version: reads are counted on {new}, which superseded it \u00b7 and read 6\u00d7 as "
-        "the version it supersedes (archive/2026/areas/oncall/rollback-order.html)")
+        "the version it supersedes (archive/2026/areas/oncall/rollback-order.html)"
+    )
 
 
 def test_a_plain_git_commit_over_a_linking_memory_before_confirm_is_refused_then_reloaded(qtbot, win, repo, git_store):
@@ -203,6 +212,8 @@ def test_a_memhtml_compatible_cli_link_on_a_linking_memory_meanwhile_is_refused_
     qtbot.mouseClick(dialog.confirm_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.message_kind() == "stale", timeout=WAIT)
     assert LINKERS[0] in dialog.message.text()
-    assert snapshot(repo) == before and git(repo, "rev-parse", "HEAD").strip() == theirs, "their link kept, nothing written"
+    assert snapshot(repo) == before and git(repo, "rev-parse", "HEAD").strip() == theirs, (
+        "their link kept, nothing written"
+    )
     assert f'href="/{ARC}"' in (repo / LINKERS[0]).read_text(encoding="utf-8")
     assert (access_stats(git_store.reader(), RUNBOOK) or {}).get("access_count") == 24, "the reads did not move"

@@ -8,10 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.domain.ranking import DEFAULT
+from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.ui.kit import palette
-from memhtml_desktop.ui.results.snippets import highlight_spans, runs, snippet_window
 from memhtml_desktop.ui.results.results_model import (
     ARM_NAMES,
     BAR_COLUMN,
@@ -23,6 +22,7 @@ from memhtml_desktop.ui.results.results_model import (
     moved_text,
 )
 from memhtml_desktop.ui.results.results_view import ResultsView
+from memhtml_desktop.ui.results.snippets import highlight_spans, runs, snippet_window
 
 
 @pytest.fixture
@@ -81,11 +81,16 @@ def test_cells_and_roles_explain_every_hit(answer, result):
     for i, arm in ranked:
         tip = model.index(0, FIRST_ARM_COLUMN + i).data(Qt.ItemDataRole.ToolTipRole)
         score = model.hit(0).arm(arm)
-        assert ("of this query's best" in tip and f"= {score.contribution:.4f}" in tip) if score.norm is not None \
+        assert (
+            ("of this query's best" in tip and f"= {score.contribution:.4f}" in tip)
+            if score.norm is not None
             else ("+5)" in tip or not score.counted)
+        )
     assert "+5)" in model.headerData(FIRST_ARM_COLUMN, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     model.set_profile(DEFAULT)
-    assert "query's window" in model.headerData(FIRST_ARM_COLUMN, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert "query's window" in model.headerData(
+        FIRST_ARM_COLUMN, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole
+    )
     model.set_profile(DEFAULT)
     assert model.terms() == ("drain", "vip"), "function words are not highlighted"
 
@@ -142,8 +147,7 @@ def test_the_view_paints_titles_bars_and_dashes(qtbot, answer, result):
     table = view.table
     rect = table.visualRect(view.model.index(0, BAR_COLUMN))
     origin = table.viewport().mapTo(view, rect.topLeft())
-    colours = {image.pixelColor(origin.x() + x, origin.y() + rect.height() // 2).name()
-               for x in range(rect.width())}
+    colours = {image.pixelColor(origin.x() + x, origin.y() + rect.height() // 2).name() for x in range(rect.width())}
     hit = result.hits[0]
     expected = {"fts": "#0072b2", "vector": "#cc79a7", "recency": "#009e73", "salience": "#e69f00"}
     scale = view.model.index(0, BAR_COLUMN).data(Role.MaxScore)

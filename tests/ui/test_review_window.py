@@ -14,7 +14,16 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from history.support import (
-    AGENT, EDITED, LINK_SRC, PERSON, agent_session, cli, git, isolate, review, seed,
+    AGENT,
+    EDITED,
+    LINK_SRC,
+    PERSON,
+    agent_session,
+    cli,
+    git,
+    isolate,
+    review,
+    seed,
 )  # fmt: skip
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.index.store import Store
@@ -118,7 +127,9 @@ def test_skip_then_accept_remembers_the_change_ahead_of_the_mark(qtbot, win, day
     _, listed, _ = review_json(day, capsys, monkeypatch)
     assert [c["kind"] for c in listed["changes"]] == ["new", "new", "archived", "linked", "edited"]
     accepted = json.loads((day / ".git" / "memhtml-desktop" / "review-accepted.json").read_text())
-    assert len(accepted["accepted"]) == 1 and accepted["accepted"][0].endswith(":" + window.model.changes[0].path) is False
+    assert (
+        len(accepted["accepted"]) == 1 and accepted["accepted"][0].endswith(":" + window.model.changes[0].path) is False
+    )
 
 
 def test_open_in_the_reader_is_not_a_read_and_shows_the_provenance(qtbot, win, store, day) -> None:
@@ -158,7 +169,7 @@ def test_revert_a_change_from_the_inbox_then_a_refusal_named(qtbot, win, day) ->
     qtbot.waitUntil(lambda: getattr(review, "revert_box", None) is not None and review.revert_box.isVisible(),
                     timeout=WAIT)  # fmt: skip
     box = review.revert_box
-    assert "Revert \"memhtml(link): relates_to" in box.text() and LINK_SRC in box.text()
+    assert 'Revert "memhtml(link): relates_to' in box.text() and LINK_SRC in box.text()
     with qtbot.waitSignal(review.accepted, timeout=WAIT):
         qtbot.mouseClick(box.findChild(type(box.defaultButton()), "revertButton"), Qt.MouseButton.LeftButton)
     assert git(day, "show", f"{seed_sha}:{LINK_SRC}").encode() == (day / LINK_SRC).read_bytes()
@@ -283,8 +294,22 @@ def test_the_count_follows_the_watcher(qtbot, make_window, store, day, capsys, m
     review = win.controllers["review"]
     review.poll.stop()
     qtbot.waitUntil(lambda: review.button.text() == "6 to review", timeout=WAIT)
-    code, _, err = cli(["--repo", str(day), "write", "--title", "Queue depth alarms at 500", "--type", "semantic",
-                        "--claim", "The checkout queue depth alarm fires at 500 messages."], capsys, monkeypatch, AGENT)
+    code, _, err = cli(
+        [
+            "--repo",
+            str(day),
+            "write",
+            "--title",
+            "Queue depth alarms at 500",
+            "--type",
+            "semantic",
+            "--claim",
+            "The checkout queue depth alarm fires at 500 messages.",
+        ],
+        capsys,
+        monkeypatch,
+        AGENT,
+    )
     assert code == 0, err
     qtbot.waitUntil(lambda: review.button.text() == "7 to review", timeout=WAIT)
     assert not review.poll.isActive()

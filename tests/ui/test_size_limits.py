@@ -57,8 +57,9 @@ def test_the_limits_catch_a_planted_breach(tmp_path: Path):
     window = tmp_path / "main_window.py"
     window.write_text("class MainWindow:\n" + body, encoding="utf-8")
     assert class_lines(window, "MainWindow") == MAIN_WINDOW_LIMIT + 1
-    window.write_text("@decorated\nclass MainWindow:\n" + body[: -len("    def m(self):\n        pass\n")],
-                      encoding="utf-8")
+    window.write_text(
+        "@decorated\nclass MainWindow:\n" + body[: -len("    def m(self):\n        pass\n")], encoding="utf-8"
+    )
     assert class_lines(window, "MainWindow") == MAIN_WINDOW_LIMIT
     with pytest.raises(LookupError):
         class_lines(window, "Elsewhere")

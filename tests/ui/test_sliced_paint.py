@@ -35,10 +35,13 @@ def _differing_pixels(a: QImage, b: QImage) -> int:
     return sum(a.pixel(x, y) != b.pixel(x, y) for y in range(0, a.height(), 1) for x in range(0, a.width(), 2))
 
 
-@pytest.mark.parametrize(("theme", "size", "query", "row"), [
-    ("light", (1400, 900), "rollback", 1),
-    ("dark", (1024, 700), "drain the vip", 0),
-])
+@pytest.mark.parametrize(
+    ("theme", "size", "query", "row"),
+    [
+        ("light", (1400, 900), "rollback", 1),
+        ("dark", (1024, 700), "drain the vip", 0),
+    ],
+)
 def test_rows_painted_from_pictures_are_the_table_painted_cell_by_cell(qtbot, window, theme, size, query, row):
     from memhtml_desktop.ui.shell.theme import apply_theme
 
@@ -185,4 +188,3 @@ def test_the_pool_chart_draws_a_new_pool_after_the_paint_that_found_it(qtbot, wi
     assert chart._picture is before and chart._render_pending
     qtbot.waitUntil(lambda: chart._picture[0][0] == id(chart.pool()), timeout=WAIT)  # ... the next draws it
     assert not chart._render_pending
-

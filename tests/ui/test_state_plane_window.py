@@ -14,9 +14,9 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from tests.hardening.hardening_support import read_state
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.index.store import Store
+from tests.hardening.hardening_support import read_state
 from tests.ui.test_main_window import WAIT, type_query, wait_for_query
 
 SHOTS = os.environ.get("MEMHTML_TEST_SHOTS")  # a folder: the screenshots are kept there to be looked at

@@ -17,8 +17,15 @@ import pytest
 
 from memhtml_desktop.domain.hash_embedder import HashEmbedder
 from memhtml_desktop.index.store import Store
-from tests.ui.test_curation_window import DELAY, WAIT, confirm, dialog_from, open_in_reader, planned
-from tests.ui.test_curation_window import repo  # noqa: F401 - the seeded git repository fixture
+from tests.ui.test_curation_window import (
+    DELAY,
+    WAIT,
+    confirm,
+    dialog_from,
+    open_in_reader,
+    planned,
+    repo,  # noqa: F401 - the seeded git repository fixture
+)
 
 
 def _chattr(flag: str, path) -> bool:

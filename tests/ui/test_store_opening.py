@@ -19,7 +19,6 @@ from PySide6.QtWidgets import QApplication
 from memhtml_desktop.settings import Settings
 from memhtml_desktop.ui import app
 from memhtml_desktop.ui.shell.store_problem import StoreProblemDialog
-
 from tests.ui.conftest import PROCEDURAL, write_golden_store
 
 
@@ -96,11 +95,11 @@ def test_a_bad_store_offers_the_chooser_and_a_store_typed_there_opens(qtbot, bui
 
     when_chooser(qtbot, answer)
     window = build(Settings(store=str(bad), debounce_ms=0))
-    assert problems and (("does not exist" in problems[0]) if kind == "missing"
-                         else problems[0].startswith("not a memhtml store"))
+    assert problems and (
+        ("does not exist" in problems[0]) if kind == "missing" else problems[0].startswith("not a memhtml store")
+    )
     assert window.store.root == good.resolve()
-    qtbot.waitUntil(lambda: window.results.model.result() is not None and not window.runner.is_busy(),
-                    timeout=15000)
+    qtbot.waitUntil(lambda: window.results.model.result() is not None and not window.runner.is_busy(), timeout=15000)
     assert snapshot(bad) == before  # nothing made in the refused folder
 
 
@@ -159,8 +158,7 @@ def plain_copy(tmp_path) -> Path:
 
 def test_a_store_without_git_opens_with_curation_greyed_out_and_the_reason_before_any_form(qtbot, build, plain_copy):
     window = build(Settings(store=str(plain_copy), debounce_ms=0))
-    qtbot.waitUntil(lambda: window.results.model.result() is not None and not window.runner.is_busy(),
-                    timeout=15000)
+    qtbot.waitUntil(lambda: window.results.model.result() is not None and not window.runner.is_busy(), timeout=15000)
     window.open_memory(PROCEDURAL, bump=False)
     qtbot.waitUntil(lambda: window.reader.state() == "detail", timeout=10000)
     correct = window.reader.curate_actions["correct"]

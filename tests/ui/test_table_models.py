@@ -14,8 +14,12 @@ from memhtml_desktop.ui.kit.palette import muted_color
 from memhtml_desktop.ui.recall.catalogue_view import CatalogueModel
 from memhtml_desktop.write.conflicts import ConflictPair, ConflictSide
 
-D, TIP, FG, ALIGN = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.ForegroundRole,
-                     Qt.ItemDataRole.TextAlignmentRole)
+D, TIP, FG, ALIGN = (
+    Qt.ItemDataRole.DisplayRole,
+    Qt.ItemDataRole.ToolTipRole,
+    Qt.ItemDataRole.ForegroundRole,
+    Qt.ItemDataRole.TextAlignmentRole,
+)
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -24,9 +28,11 @@ def cell(model, row, col, role=D):
 
 
 def test_the_catalogue_rows(qapp):
-    entries = (CatalogueEntry(1, "areas/a/twin-one.html", "Twin", "same words", "semantic", 1234),
-               CatalogueEntry(2, "areas/a/twin-two.html", "Twin", "same words", "semantic", 88),
-               CatalogueEntry(3, "areas/b/apart.html", "Apart", "", "episodic", 5000, listed=False))
+    entries = (
+        CatalogueEntry(1, "areas/a/twin-one.html", "Twin", "same words", "semantic", 1234),
+        CatalogueEntry(2, "areas/a/twin-two.html", "Twin", "same words", "semantic", 88),
+        CatalogueEntry(3, "areas/b/apart.html", "Apart", "", "episodic", 5000, listed=False),
+    )
     model = CatalogueModel()
     model.set_catalogue(Catalogue("twin", Scope(), 3, 200, entries))
     assert model.rowCount() == 3 and model.columnCount() == 4
@@ -46,8 +52,13 @@ def test_the_catalogue_rows(qapp):
 
 def _pair(a: str, b: str, cosine: float, links=()):
     diff = ClaimDiff(("negation",), ("not",), (), ((0, 3),), ())
-    return ConflictPair(ConflictSide(a, a.split("/")[-1].upper(), f"claim of {a}"),
-                        ConflictSide(b, "", f"claim of {b}"), cosine, diff, tuple(links))
+    return ConflictPair(
+        ConflictSide(a, a.split("/")[-1].upper(), f"claim of {a}"),
+        ConflictSide(b, "", f"claim of {b}"),
+        cosine,
+        diff,
+        tuple(links),
+    )
 
 
 def test_the_conflicts_rows(qapp):
@@ -73,8 +84,15 @@ def test_the_conflicts_rows(qapp):
 def _dated(a: str, b: str, when_a: str, when_b: str, links=(), dismissed=False):
     diff = ClaimDiff(("number",), (), (), (), ())
     newer = a if when_a > when_b else b
-    return ConflictPair(ConflictSide(a, "", "x", when_a), ConflictSide(b, "", "y", when_b), None, diff, tuple(links),
-                        newer=newer, dismissed=dismissed)
+    return ConflictPair(
+        ConflictSide(a, "", "x", when_a),
+        ConflictSide(b, "", "y", when_b),
+        None,
+        diff,
+        tuple(links),
+        newer=newer,
+        dismissed=dismissed,
+    )
 
 
 def test_the_queue_lists_open_pairs_newest_change_first_then_known_and_hides_the_rest(qapp):
@@ -86,8 +104,14 @@ def test_the_queue_lists_open_pairs_newest_change_first_then_known_and_hides_the
     model = ConflictsModel()
     model.set_pairs([old, known, settled, gone, new])
     assert [model.pair(r) for r in range(model.rowCount())] == [new, old, known]
-    assert [cell(model, r, 3) for r in range(3)] == ["A \u00b7 2026-05-02", "B \u00b7 2025-03-01", "A \u00b7 2027-01-01"]
+    assert [cell(model, r, 3) for r in range(3)] == [
+        "A \u00b7 2026-05-02",
+        "B \u00b7 2025-03-01",
+        "A \u00b7 2027-01-01",
+    ]
     assert cell(model, 2, 2) == "number \u00b7 known" and cell(model, 2, 0, FG).color() == muted_color()
     model.set_show_dismissed(True)
-    assert model.pair(model.rowCount() - 1) is gone and cell(model, model.rowCount() - 1, 2) == "number \u00b7 dismissed"
+    assert (
+        model.pair(model.rowCount() - 1) is gone and cell(model, model.rowCount() - 1, 2) == "number \u00b7 dismissed"
+    )
     assert model.dismissed_count() == 1 and model.settled_count() == 1

@@ -1,4 +1,4 @@
-""""Why not this one?": status, reasons, one row per arm, fused and search positions, and an open button."""
+""" "Why not this one?": status, reasons, one row per arm, fused and search positions, and an open button."""
 
 from __future__ import annotations
 
@@ -24,13 +24,32 @@ def synthetic() -> WhyNot:
         status="indexed",
         reasons=["fused position 47: below the pool the page is chosen from"],
         arms={
-            "fts": {"ranked": 210, "weight": 1.0, "form": "all", "rank": 57, "in_window": False,
-                    "contribution": 0.0, "raw": -2.5},
-            "vector": {"ranked": 210, "weight": 1.0, "rank": 12, "in_window": True,
-                       "contribution": 1 / 72, "distance": 0.4321},
+            "fts": {
+                "ranked": 210,
+                "weight": 1.0,
+                "form": "all",
+                "rank": 57,
+                "in_window": False,
+                "contribution": 0.0,
+                "raw": -2.5,
+            },
+            "vector": {
+                "ranked": 210,
+                "weight": 1.0,
+                "rank": 12,
+                "in_window": True,
+                "contribution": 1 / 72,
+                "distance": 0.4321,
+            },
             "recency": {"ranked": 210, "weight": 0.5, "rank": None, "in_window": False, "contribution": 0.0},
-            "salience": {"ranked": 180, "weight": 0.4, "rank": 3, "in_window": True, "contribution": 0.4 / 63,
-                         "raw": [0.5, 1.1, 0.4, 12.0]},
+            "salience": {
+                "ranked": 180,
+                "weight": 0.4,
+                "rank": 3,
+                "in_window": True,
+                "contribution": 0.4 / 63,
+                "raw": [0.5, 1.1, 0.4, 12.0],
+            },
         },
         fused_position=47,
         fused_score=0.0201,
@@ -56,9 +75,17 @@ def test_arm_rows(dialog, qtmodeltester):
     assert model.rowCount() == 4
     assert [model.index(r, 0).data(ArmsModel.ArmRole) for r in range(4)] == ["fts", "vector", "recency", "salience"]
     assert [cell(model, r, ArmsModel.RANK) for r in range(4)] == [
-        "57 of 210", "12 of 210", "not ranked (of 210)", "3 of 180"]
+        "57 of 210",
+        "12 of 210",
+        "not ranked (of 210)",
+        "3 of 180",
+    ]
     assert [cell(model, r, ArmsModel.WINDOW) for r in range(4)] == [
-        "outside the 40", "inside the 40", "—", "inside the 40"]
+        "outside the 40",
+        "inside the 40",
+        "—",
+        "inside the 40",
+    ]
     assert cell(model, 0, ArmsModel.CONTRIBUTION) == "—"
     assert cell(model, 1, ArmsModel.CONTRIBUTION) == f"{1 / 72:.4f}"
     assert cell(model, 0, ArmsModel.RAW) == "bm25 -2.500 (all terms)"
@@ -83,9 +110,15 @@ def test_open_and_ask_about_another_path(dialog, qtbot):
 
 
 def test_an_invalid_file(dialog):
-    report = WhyNot(path="areas/bad/two-marks.html", query="claim", status="invalid",
-                    problems=["2 <mark> elements: exactly one span is the claim"],
-                    reasons=["the file failed to parse, so it is not in the index: 2 <mark> elements: exactly one span is the claim"])
+    report = WhyNot(
+        path="areas/bad/two-marks.html",
+        query="claim",
+        status="invalid",
+        problems=["2 <mark> elements: exactly one span is the claim"],
+        reasons=[
+            "the file failed to parse, so it is not in the index: 2 <mark> elements: exactly one span is the claim"
+        ],
+    )
     dialog.show_report(report)
     assert dialog.status_label.text() == "Failed to parse, so it is not in the index."
     assert "2 <mark> elements" in dialog.reasons_label.text()
@@ -118,8 +151,9 @@ def test_a_real_report_from_a_store(dialog, tmp_path, qtmodeltester):
     assert dialog.arms_model.rowCount() == len(report.arms) >= 3
     assert "tags" in dialog.relaxed_label.text()
     assert "carries none of the selected tags" in dialog.reasons_label.text()
-    fts_row = [r for r in range(dialog.arms_model.rowCount())
-               if dialog.arms_model.index(r, 0).data(ArmsModel.ArmRole) == "fts"][0]
+    fts_row = [
+        r for r in range(dialog.arms_model.rowCount()) if dialog.arms_model.index(r, 0).data(ArmsModel.ArmRole) == "fts"
+    ][0]
     assert dialog.arms_model.index(fts_row, ArmsModel.RANK).data() == f"1 of {report.arms['fts']['ranked']}"
 
 

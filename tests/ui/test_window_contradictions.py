@@ -48,7 +48,9 @@ def _changed_question(store, made):
     raise AssertionError("no question of this store puts a changed fact's two versions on one page")
 
 
-@pytest.mark.parametrize("seed,embedder", [(3, "hash"), (17, "hash"), pytest.param(5, "minilm", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "seed,embedder", [(3, "hash"), (17, "hash"), pytest.param(5, "minilm", marks=pytest.mark.slow)]
+)
 def test_the_list_puts_the_newer_first_and_marks_both(qtbot, make_window, tmp_path, seed, embedder):
     store, made = _facts(tmp_path, seed, embedder)
     question, newest, older = _changed_question(store, made)
@@ -60,8 +62,10 @@ def test_the_list_puts_the_newer_first_and_marks_both(qtbot, make_window, tmp_pa
     hits = {h.path: h for h in result.hits}
     stale = next(m for m in hits[older].contradictions if m.other == newest)
     fresh = next(m for m in hits[newest].contradictions if m.other == older)
-    for path, mark, badge in ((older, stale, "\u26a0 contradicted by a newer memory"),
-                              (newest, fresh, "\u26a0 contradicts an older memory")):
+    for path, mark, badge in (
+        (older, stale, "\u26a0 contradicted by a newer memory"),
+        (newest, fresh, "\u26a0 contradicts an older memory"),
+    ):
         title = model.index(row_of(window, path), Column.Title)
         assert title.data(Role.Badges)[0].startswith(badge)  # first: it outranks every other badge
         assert mark.describe() in title.data(Qt.ItemDataRole.ToolTipRole)
@@ -97,7 +101,10 @@ def test_the_reader_names_the_other_and_opens_it(qtbot, make_window, tmp_path):
     assert strip.heading.text() == "\u26a0 Contradicted by a newer memory"
     newest_title = next(f for f in made.facts if f.path == newest).title
     assert newest in strip.body.text() and "newer" in strip.body.text()
-    assert newest_title.replace("&", "&amp;").replace("'", "&#x27;") in strip.body.text() or newest_title in strip.body.text()
+    assert (
+        newest_title.replace("&", "&amp;").replace("'", "&#x27;") in strip.body.text()
+        or newest_title in strip.body.text()
+    )
     # the link opens the newer memory, whose strip says it is the newer of the two
     index = [m.other for m in strip.marks].index(newest)
     with qtbot.waitSignal(window.memory_shown, timeout=WAIT):
@@ -129,7 +136,9 @@ def test_the_recall_pack_carries_the_newer_and_says_an_older_disagrees(qtbot, ma
     assert marked.contradictions[0].other == older
     # the memhtml profile's text stays what memhtml hands an agent; its items keep the marks
     choose_ranking(qtbot, window, "memhtml")
-    qtbot.waitUntil(lambda: window.recall.pack() is not None and window.recall.pack().ranking == "memhtml", timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: window.recall.pack() is not None and window.recall.pack().ranking == "memhtml", timeout=WAIT
+    )
     memhtml = window.recall.pack()
     assert "<contradiction" not in render_pack_text(memhtml)
     assert any(i.contradictions for i in memhtml.memories.items)

@@ -50,9 +50,21 @@ def test_a_new_list_has_no_hidden_selection_and_enter_reads_nothing(qtbot, make_
     old = first.hits[0].path
     # a query where the old memory is listed lower down (it shares a word or two with the query;
     # one it does not match at all no longer rides recency and salience onto the page)
-    query = next(q for q in ("replication", "crashed", "compactor", "rejection", "brandt", "staging vip",
-                             "rollback mobile release", "vip shared", "bad mobile release")
-                 if old in [h.path for h in demo_store.search(q).hits[2:]])
+    query = next(
+        q
+        for q in (
+            "replication",
+            "crashed",
+            "compactor",
+            "rejection",
+            "brandt",
+            "staging vip",
+            "rollback mobile release",
+            "vip shared",
+            "bad mobile release",
+        )
+        if old in [h.path for h in demo_store.search(q).hits[2:]]
+    )
     before = reads(demo_store, old)
     opened, asked = [], []
     window.memory_shown.connect(lambda detail: opened.append(detail.path))
@@ -103,11 +115,15 @@ def test_titles_stay_readable_at_1024x700(qtbot, make_window, demo_store):
     title = window.results.model.hit(0).title
     fm = table.fontMetrics()
     assert table.columnWidth(Column.Title) >= fm.horizontalAdvance(title[:24]), (
-        f"the Title column is {table.columnWidth(Column.Title)} px at 1024x700")
+        f"the Title column is {table.columnWidth(Column.Title)} px at 1024x700"
+    )
     # every visible column is inside the viewport: nothing is pushed off to a scroll bar
     header = table.horizontalHeader()
-    right = max(header.sectionViewportPosition(c) + header.sectionSize(c)
-                for c in range(header.count()) if not header.isSectionHidden(c))
+    right = max(
+        header.sectionViewportPosition(c) + header.sectionSize(c)
+        for c in range(header.count())
+        if not header.isSectionHidden(c)
+    )
     assert right <= table.viewport().width() + 1
 
 
@@ -132,8 +148,12 @@ def test_the_title_painter_never_paints_outside_its_cell(qtbot, make_window, sto
     painter = QPainter(image)
     delegate.paint(painter, option, index)
     painter.end()
-    outside = [(x, y) for x in range(image.width()) for y in range(image.height())
-               if not option.rect.contains(x, y) and image.pixelColor(x, y).alpha() != 0]
+    outside = [
+        (x, y)
+        for x in range(image.width())
+        for y in range(image.height())
+        if not option.rect.contains(x, y) and image.pixelColor(x, y).alpha() != 0
+    ]
     assert outside == []
 
 
@@ -182,9 +202,22 @@ def test_type_counts_describe_the_list_and_a_zero_never_gives_hits(qtbot, make_w
         listed[hit.memory_type] = listed.get(hit.memory_type, 0) + 1
     for memory_type, n in listed.items():
         assert model.count("type", memory_type) >= n, (memory_type, model.count("type", memory_type), n)
-    zero = [t for t in ("semantic", "procedural", "episodic", "verdict", "precedent", "user_preference",
-                        "agent_insight", "error_pattern", "arc", "task")
-            if model.item_for("type", t) is not None and model.count("type", t) == 0]
+    zero = [
+        t
+        for t in (
+            "semantic",
+            "procedural",
+            "episodic",
+            "verdict",
+            "precedent",
+            "user_preference",
+            "agent_insight",
+            "error_pattern",
+            "arc",
+            "task",
+        )
+        if model.item_for("type", t) is not None and model.count("type", t) == 0
+    ]
     for memory_type in zero:
         assert _tick_and_count(qtbot, window, "type", memory_type) == 0, memory_type
     shown = [t for t in listed if model.count("type", t) > 0]
@@ -229,8 +262,11 @@ def test_hits_only_recency_and_salience_placed_are_marked(qtbot, make_window, de
     window.set_query("xyzzy qwerty drain")
     result = wait_for_query(qtbot, window, "xyzzy qwerty drain")
     model = window.results.model
-    marked = [row for row in range(model.rowCount())
-              if "recency and salience" in (model.index(row, Column.Title).data(Qt.ItemDataRole.ToolTipRole) or "")]
+    marked = [
+        row
+        for row in range(model.rowCount())
+        if "recency and salience" in (model.index(row, Column.Title).data(Qt.ItemDataRole.ToolTipRole) or "")
+    ]
     expected = [row for row, hit in enumerate(result.hits) if hit.arm("fts") is None and hit.arm("vector") is None]
     assert expected and marked == expected
 
@@ -271,8 +307,12 @@ def test_settings_help_lines_are_never_clipped(qtbot, theme):
 def _why_dialog(qtbot, window):
     from memhtml_desktop.ui.reader.why_dialog import WhyDialog
 
-    qtbot.waitUntil(lambda: isinstance(window.controllers["why"].dialog, WhyDialog)
-                    and window.controllers["why"].dialog.isVisible(), timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: (
+            isinstance(window.controllers["why"].dialog, WhyDialog) and window.controllers["why"].dialog.isVisible()
+        ),
+        timeout=WAIT,
+    )
     return window.controllers["why"].dialog
 
 
@@ -281,13 +321,14 @@ def test_why_not_finds_a_memory_by_its_title(qtbot, window, store):
     wait_for_query(qtbot, window, "drain the vip")
     window.dialogs.ask_why()
     dialog = _why_dialog(qtbot, window)
-    infra_title = store.read("resources/infra/one-writer-and-many-readers-share-the-index.html",
-                                    bump=False).title
+    infra_title = store.read("resources/infra/one-writer-and-many-readers-share-the-index.html", bump=False).title
     dialog.memory_field.setFocus()
     qtbot.keyClicks(dialog.memory_field, infra_title.split()[1].lower())
     completer = dialog.memory_field.completer()
-    qtbot.waitUntil(lambda: any(infra_title in completer.model().index(r, 0).data()
-                                for r in range(completer.model().rowCount())), timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: any(infra_title in completer.model().index(r, 0).data() for r in range(completer.model().rowCount())),
+        timeout=WAIT,
+    )
     row = next(r for r in range(completer.model().rowCount()) if infra_title in completer.model().index(r, 0).data())
     with qtbot.waitSignal(window.why_shown, timeout=WAIT) as shown:
         completer.activated[str].emit(completer.model().index(row, 0).data())
@@ -427,6 +468,7 @@ def _contrast(a: QColor, b: QColor) -> float:
     def lum(c: QColor) -> float:
         def ch(v: float) -> float:
             return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
         return 0.2126 * ch(c.redF()) + 0.7152 * ch(c.greenF()) + 0.0722 * ch(c.blueF())
 
     hi, lo = sorted((lum(a), lum(b)), reverse=True)
@@ -448,8 +490,9 @@ def test_arm_headers_and_rank_badges_are_legible_in_the_dark_theme(qtbot, window
         background = header.palette().color(header.backgroundRole())
         base = window.results.table.palette().color(window.results.table.palette().ColorRole.Base)
         for offset, arm in enumerate(ARM_NAMES):
-            brush = window.results.model.headerData(FIRST_ARM_COLUMN + offset, Qt.Orientation.Horizontal,
-                                                    Qt.ItemDataRole.ForegroundRole)
+            brush = window.results.model.headerData(
+                FIRST_ARM_COLUMN + offset, Qt.Orientation.Horizontal, Qt.ItemDataRole.ForegroundRole
+            )
             assert _contrast(brush.color(), background) >= 4.5, arm
             text, fill = delegates.rank_pill_colors(arm, window.results.table.palette(), selected=False)
             assert _contrast(text, delegates.over(fill, base)) >= 4.5, arm
@@ -459,8 +502,12 @@ def test_arm_headers_and_rank_badges_are_legible_in_the_dark_theme(qtbot, window
 
 
 def test_the_shortcuts_list_names_every_shortcut_of_the_menus(qtbot, window):
-    action = next(a for menu in window.menuBar().actions() for a in menu.menu().actions()
-                  if a.text().replace("&", "") == "Keyboard shortcuts")
+    action = next(
+        a
+        for menu in window.menuBar().actions()
+        for a in menu.menu().actions()
+        if a.text().replace("&", "") == "Keyboard shortcuts"
+    )
     action.trigger()
     dialog = window.dialogs.shortcuts
     qtbot.waitUntil(dialog.isVisible, timeout=WAIT)
@@ -498,8 +545,10 @@ def test_the_recall_pane_says_disclosure_as_the_cli_does(qtbot, window):
     with qtbot.waitSignal(window.recall_shown, timeout=WAIT):
         window.session.set_mode("recall")
     pane = window.recall
-    texts = " ".join([pane.ledger_label.text(), pane.ledger_label.toolTip()]
-                     + [box.meter_label.toolTip() for box in pane.findChildren(type(pane.memories_box))])
+    texts = " ".join(
+        [pane.ledger_label.text(), pane.ledger_label.toolTip()]
+        + [box.meter_label.toolTip() for box in pane.findChildren(type(pane.memories_box))]
+    )
     model = pane.memories_box.model
     tiers = {model.index(r, model.TIER).data() for r in range(model.rowCount())}
     assert "line" not in texts.replace("disclosure", "").split() and " line " not in texts

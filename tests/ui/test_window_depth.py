@@ -123,10 +123,17 @@ def test_columns_sort_and_the_position_column_restores_the_agents_order(qtbot, m
     header = window.results.table.horizontalHeader()
     for column in (Column.Path, Column.Date, Column.Type, Column.Score):
         window.results.table.choose_column(column, True)
-    for column, key in ((Column.Score, lambda h: h.score), (Column.Date, lambda h: h.updated_at),
-                        (Column.Path, lambda h: h.path), (Column.Type, lambda h: h.memory_type)):
-        qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
-                         pos=QPoint(header.sectionViewportPosition(column) + 5, header.height() // 2))
+    for column, key in (
+        (Column.Score, lambda h: h.score),
+        (Column.Date, lambda h: h.updated_at),
+        (Column.Path, lambda h: h.path),
+        (Column.Type, lambda h: h.memory_type),
+    ):
+        qtbot.mouseClick(
+            header.viewport(),
+            Qt.MouseButton.LeftButton,
+            pos=QPoint(header.sectionViewportPosition(column) + 5, header.height() // 2),
+        )
         assert header.sortIndicatorSection() == column
         order = header.sortIndicatorOrder()
         keys = [key(window.results.model.hit(r)) for r in range(window.results.model.rowCount())]
@@ -160,9 +167,16 @@ def test_every_row_offers_the_same_actions_and_they_act_on_that_row(qtbot, make_
     result = search(qtbot, window, "drain the vip")
     menu = window.results.context_menu(3)
     texts = [a.text().replace("&", "").split("\t")[0] for a in menu.actions() if not a.isSeparator()]
-    assert texts == ["Open", "Why not this one?\u2026", "\u2713 Helpful", "\u2717 Not helpful",
-                     "Expect this memory for this query\u2026",  # the relevance workbench's (issue 16)
-                     "Reveal in file manager", "Open in editor", "Copy path"]
+    assert texts == [
+        "Open",
+        "Why not this one?\u2026",
+        "\u2713 Helpful",
+        "\u2717 Not helpful",
+        "Expect this memory for this query\u2026",  # the relevance workbench's (issue 16)
+        "Reveal in file manager",
+        "Open in editor",
+        "Copy path",
+    ]
     path = result.hits[3].path
     QGuiApplication.clipboard().clear()
     next(a for a in menu.actions() if a.objectName() == "row_copy_path").trigger()

@@ -55,8 +55,15 @@ def test_tab_reaches_every_pane_and_comes_back(qtbot, ready):
     window = ready
     chain = tab_chain(qtbot, window, window.search_bar.field)
     names = {w.objectName() for w in chain if w is not None}
-    for widget in (window.search_bar.field, window.filters.entity_edit, window.filters.tree,
-                   window.results.agent_button, window.results.table, window.results.more_button, window.chart):
+    for widget in (
+        window.search_bar.field,
+        window.filters.entity_edit,
+        window.filters.tree,
+        window.results.agent_button,
+        window.results.table,
+        window.results.more_button,
+        window.chart,
+    ):
         assert widget in chain, widget.objectName() or type(widget).__name__
     assert chain[-1] is window.search_bar.search_button, "the mode switch comes just before the field"
     assert any(isinstance(w, QTabBar) for w in chain), "the Reader / Recall pack / Problems tabs"
@@ -68,8 +75,9 @@ def test_tab_reaches_every_pane_and_comes_back(qtbot, ready):
     window.search_bar.search_button.setFocus(Qt.FocusReason.TabFocusReason)
     qtbot.keyClick(window.search_bar.search_button, Qt.Key.Key_Right)
     assert window.search_bar.recall_button.hasFocus()
-    reader_buttons = [w for w in chain if isinstance(w, QAbstractButton) and w.window() is window
-                      and window.reader.isAncestorOf(w)]
+    reader_buttons = [
+        w for w in chain if isinstance(w, QAbstractButton) and w.window() is window and window.reader.isAncestorOf(w)
+    ]
     assert {b.text() for b in reader_buttons} >= {"\u2713 Helpful", "\u2717 Not helpful", "Why not?", "Open in editor"}
     stops = [w for i, w in enumerate(chain) if i == 0 or w is not chain[i - 1]]  # Tab walks a text's links
     assert chain[-1] is not None and len(stops) == len(set(stops)), "Tab goes round once, no trap"

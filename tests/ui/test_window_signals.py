@@ -52,9 +52,14 @@ def choose_ranking(qtbot, window, name: str) -> None:
 
 
 def wait_ranked(qtbot, window, name: str):
-    qtbot.waitUntil(lambda: window.results.model.result() is not None
-                    and window.results.model.result().ranking == name and not window.runner.is_busy(),
-                    timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: (
+            window.results.model.result() is not None
+            and window.results.model.result().ranking == name
+            and not window.runner.is_busy()
+        ),
+        timeout=WAIT,
+    )
     return window.results.model.result()
 
 
@@ -141,7 +146,8 @@ def test_a_hit_moved_by_twin_resolution_says_so_and_why(qtbot, make_window, tmp_
     assert dialog.ranking_label.text().startswith("Ranked with the default profile")
     assert "twin resolution: on here; off in memhtml" in dialog.differs_label.text()
     assert f"inside the {DEFAULT.arm_window}" in "".join(
-        str(dialog.arms_model.index(r, 2).data()) for r in range(dialog.arms_model.rowCount()))
+        str(dialog.arms_model.index(r, 2).data()) for r in range(dialog.arms_model.rowCount())
+    )
     # switching the profile asks the open report again, under memhtml
     with qtbot.waitSignal(window.why_shown, timeout=WAIT) as shown:
         choose_ranking(qtbot, window, "memhtml")
@@ -188,8 +194,11 @@ def test_the_header_counts_the_memories_holding_the_words(qtbot, window):
     result = wait_for_query(qtbot, window, "drain the vip")
     # The default binds any of the content words (docs/ranking.md): the count is of memories holding one.
     assert result.matches.form == "any" and result.matches.count >= 1
-    words = (f"only {result.matches.count:,} match any word" if result.matches.count < len(result.hits)
-             else f"of {result.matches.count:,} matching any word")
+    words = (
+        f"only {result.matches.count:,} match any word"
+        if result.matches.count < len(result.hits)
+        else f"of {result.matches.count:,} matching any word"
+    )
     assert words in window.results.summary.text()  # from the answer itself, before the pool arrives
     qtbot.waitUntil(lambda: window.results.model.pool() is not None, timeout=WAIT)
     assert words in window.results.summary.text()
@@ -213,8 +222,10 @@ def test_a_search_on_an_incomplete_index_is_degraded_with_the_reason(qtbot, make
     window = make_window(store, watch=False, settle=False)
     try:
         type_query(qtbot, window, "drain")
-        qtbot.waitUntil(lambda: window.results.model.result() is not None
-                        and window.results.model.result().query == "drain", timeout=WAIT)
+        qtbot.waitUntil(
+            lambda: window.results.model.result() is not None and window.results.model.result().query == "drain",
+            timeout=WAIT,
+        )
         result = window.results.model.result()
         assert not result.index.complete and result.degraded
         assert any(r.startswith("index: incomplete") for r in result.degraded_reasons)
@@ -233,8 +244,10 @@ def test_a_search_on_an_incomplete_index_is_degraded_with_the_reason(qtbot, make
 
 def _pane_pack(pane) -> dict:
     pack = pane.pack()
-    return {name: [(i.path, i.tier) for i in section.items] for name, section in
-            (("memories", pack.memories), ("arcs", pack.arcs))}
+    return {
+        name: [(i.path, i.tier) for i in section.items]
+        for name, section in (("memories", pack.memories), ("arcs", pack.arcs))
+    }
 
 
 @pytest.mark.parametrize("ranking", ["default", "memhtml"])
@@ -250,8 +263,7 @@ def test_the_recall_pane_previews_the_pack_recall_json_gives(qtbot, make_window,
     with qtbot.waitSignal(window.recall_shown, timeout=WAIT):
         qtbot.mouseClick(window.search_bar.recall_button, Qt.MouseButton.LeftButton)
     query = "drain the vip"
-    with qtbot.waitSignal(window.recall_shown, timeout=WAIT,
-                          check_params_cb=lambda pack: pack.query == query):
+    with qtbot.waitSignal(window.recall_shown, timeout=WAIT, check_params_cb=lambda pack: pack.query == query):
         type_query(qtbot, window, query)
     shown = window.recall.pack()
     assert shown.ranking == ranking
@@ -259,9 +271,28 @@ def test_the_recall_pane_previews_the_pack_recall_json_gives(qtbot, make_window,
     window.shutdown()
     store.close_thread_connection()
     proc = subprocess.run(
-        [sys.executable, "-m", "memhtml_desktop", "recall", query, "--store", str(demo_store_dir), "--index",
-         str(index), "--json", "--ranking", ranking, "--budget", str(window.session.budget), "--no-refresh"],
-        cwd=ROOT, capture_output=True, text=True, check=True)
+        [
+            sys.executable,
+            "-m",
+            "memhtml_desktop",
+            "recall",
+            query,
+            "--store",
+            str(demo_store_dir),
+            "--index",
+            str(index),
+            "--json",
+            "--ranking",
+            ranking,
+            "--budget",
+            str(window.session.budget),
+            "--no-refresh",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     cli = json.loads(proc.stdout)
     assert cli["ranking"] == ranking
 
@@ -278,10 +309,21 @@ def test_the_recall_pane_previews_the_pack_recall_json_gives(qtbot, make_window,
 @pytest.mark.parametrize("future", ["9999-12-31", "2999-01-01T00:00:00Z"])
 def test_a_future_date_is_marked_on_the_hit_and_in_the_reader(qtbot, make_window, tmp_path, future):
     root = tmp_path / "store"
-    write_memory(root, "areas/ops/pinned.html", title="Pinned release train", claim="The release train leaves at noon.",
-                 created="2026-01-05T00:00:00Z", event=future)
-    write_memory(root, "areas/ops/honest.html", title="Honest release train", claim="The release train is weekly.",
-                 created="2026-03-01T00:00:00Z")
+    write_memory(
+        root,
+        "areas/ops/pinned.html",
+        title="Pinned release train",
+        claim="The release train leaves at noon.",
+        created="2026-01-05T00:00:00Z",
+        event=future,
+    )
+    write_memory(
+        root,
+        "areas/ops/honest.html",
+        title="Honest release train",
+        claim="The release train is weekly.",
+        created="2026-03-01T00:00:00Z",
+    )
     store = Store(root, index_path=tmp_path / "i.db", embedder=HashEmbedder())
     store.index()
     window = make_window(store)
@@ -368,8 +410,10 @@ def test_profile_differences_are_read_from_the_knobs():
     assert "twin resolution: on here; off in memhtml" in lines
     assert any(line.startswith("known items keep their place: on here; off in memhtml") for line in lines)
     what_if = replace(DEFAULT, name="what-if", rrf_k=20, twins=False)
-    assert profile_differences(what_if, DEFAULT) == ["twin resolution: off here; on in default",
-                                                     "RRF k: 20 here; 60 in default"]
+    assert profile_differences(what_if, DEFAULT) == [
+        "twin resolution: off here; on in default",
+        "RRF k: 20 here; 60 in default",
+    ]
     assert steps_text(DEFAULT) == "twin resolution, then MMR, then newer first" and steps_text(MEMHTML) == "MMR"
     assert "newer first (of two memories that contradict each other): on here; off in memhtml" in lines
     assert steps_text(replace(MEMHTML, mmr_lambda=1.0)) == "none: the fused order"

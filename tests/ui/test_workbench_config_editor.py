@@ -54,8 +54,9 @@ def test_a_shipped_profile_loads_and_reads_back_unchanged(qtbot, profile, model_
     pick(widget, profile)
     draft = widget.draft()
     assert draft is not None and dict(draft.knobs) == {}, widget.verdict.text()
-    assert draft.profile == PROFILES[profile].__class__(**{**PROFILES[profile].__dict__, "name": draft.profile.name,
-                                                             "summary": draft.profile.summary})
+    assert draft.profile == PROFILES[profile].__class__(
+        **{**PROFILES[profile].__dict__, "name": draft.profile.name, "summary": draft.profile.summary}
+    )
 
 
 def _nudge(field) -> None:

@@ -7,18 +7,26 @@ import json
 
 from PySide6.QtCore import Qt
 
-from tests.ui.test_workbench_window import DELAY, MERGES, WAIT, open_workbench
-from tests.ui.test_workbench_window import repo  # noqa: F401 - the fixture: a seeded git repository
+from tests.ui.test_workbench_window import (
+    DELAY,
+    MERGES,
+    WAIT,
+    open_workbench,
+    repo,  # noqa: F401 - the fixture: a seeded git repository
+)
 from write.support import git
 
 
-def test_a_latin1_line_is_named_and_an_unwritable_history_keeps_the_run(qtbot, make_window, git_store, repo,
-                                                                      monkeypatch, tmp_path):
+def test_a_latin1_line_is_named_and_an_unwritable_history_keeps_the_run(
+    qtbot, make_window, git_store, repo, monkeypatch, tmp_path
+):
     folder = repo / ".memhtml-desktop" / "probes"
     folder.mkdir(parents=True)
-    lines = [json.dumps({"query": "deregistration delay", "target": DELAY}).encode(),
-             b'{"query": "caf\xe9 compactor", "target": "' + MERGES.encode() + b'"}',
-             json.dumps({"query": "compactor overlapping intervals", "target": MERGES}).encode()]
+    lines = [
+        json.dumps({"query": "deregistration delay", "target": DELAY}).encode(),
+        b'{"query": "caf\xe9 compactor", "target": "' + MERGES.encode() + b'"}',
+        json.dumps({"query": "compactor overlapping intervals", "target": MERGES}).encode(),
+    ]
     (folder / "mixed.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "a set with a Latin-1 line")

@@ -97,15 +97,17 @@ def test_pin_a_probe_from_a_search_commits_it(qtbot, win, repo):
     assert MERGES in hits and DOES_NOT in hits
     dialog = pin_from_menu(qtbot, win, MERGES)
     assert dialog.query.text() == "compactor overlapping intervals"
-    qtbot.waitUntil(lambda: "near-twin" in dialog.twins_note.text() and "Looking" not in dialog.twins_note.text(),
-                    timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: "near-twin" in dialog.twins_note.text() and "Looking" not in dialog.twins_note.text(), timeout=WAIT
+    )
     # The memories ranked above it are offered, unchecked; its near-twins (if any), checked.
     offered = [dialog.controls.item(i).data(Qt.ItemDataRole.UserRole) for i in range(dialog.controls.count())]
     assert DOES_NOT in offered
     for i in range(dialog.controls.count()):  # choose the twin that beats it as the control
         item = dialog.controls.item(i)
-        item.setCheckState(Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) == DOES_NOT
-                           else Qt.CheckState.Unchecked)
+        item.setCheckState(
+            Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) == DOES_NOT else Qt.CheckState.Unchecked
+        )
     dialog.set_name.setCurrentText("billing")
     dialog.note.setText("the merge, not the leave-alone")
     wb = win.controllers["workbench"]
@@ -129,10 +131,14 @@ def position(store, query: str, path: str, profile: str) -> int:
 
 
 def test_run_shows_the_failing_probe_its_rank_and_the_arm_that_lost_it(qtbot, win, repo, git_store):
-    committed_set(repo, "gate", [
-        EvalProbe("compactor overlapping intervals", MERGES, (DOES_NOT,)),
-        EvalProbe("deregistration delay", DELAY),
-    ])
+    committed_set(
+        repo,
+        "gate",
+        [
+            EvalProbe("compactor overlapping intervals", MERGES, (DOES_NOT,)),
+            EvalProbe("deregistration delay", DELAY),
+        ],
+    )
     wb, w = open_workbench(qtbot, win)
     assert w.sets.currentText() == "gate"
     assert w.config_a.currentText() == "memhtml" and w.config_b.currentText() == "default"
@@ -159,10 +165,14 @@ def test_run_shows_the_failing_probe_its_rank_and_the_arm_that_lost_it(qtbot, wi
 
 
 def test_what_if_configuration_side_by_side_shows_the_deltas(qtbot, win, repo):
-    committed_set(repo, "gate", [
-        EvalProbe("compactor overlapping intervals", MERGES, (DOES_NOT,)),
-        EvalProbe("deregistration delay", DELAY),
-    ])
+    committed_set(
+        repo,
+        "gate",
+        [
+            EvalProbe("compactor overlapping intervals", MERGES, (DOES_NOT,)),
+            EvalProbe("deregistration delay", DELAY),
+        ],
+    )
     wb, w = open_workbench(qtbot, win)
     w.tabs.setCurrentWidget(w.configs)
     editor = w.configs
@@ -210,8 +220,10 @@ def test_the_current_search_side_by_side_links_the_same_memory(qtbot, win, git_s
     a_paths = [r[1].path for r in w.compare.a.model.rows]
     b_paths = [r[1].path for r in w.compare.b.model.rows]
     at_a, at_b = a_paths.index(DELAY), b_paths.index(DELAY)
-    assert (at_a + 1, at_b + 1) == (position(git_store, "delay", DELAY, "memhtml"),
-                                    position(git_store, "delay", DELAY, "default"))
+    assert (at_a + 1, at_b + 1) == (
+        position(git_store, "delay", DELAY, "memhtml"),
+        position(git_store, "delay", DELAY, "default"),
+    )
     assert at_a != at_b
     # Selecting it under A selects (and highlights) it under B; its move is shown on both sides.
     w.compare.a.table.setCurrentIndex(w.compare.a.model.index(at_a, 0))
@@ -262,7 +274,9 @@ def test_optimizer_runs_and_cancels(qtbot, win, repo, git_store):
 
 
 def test_history_chart_has_a_point_per_run(qtbot, win, repo):
-    committed_set(repo, "gate", [EvalProbe("deregistration delay", DELAY), EvalProbe("compactor overlapping intervals", MERGES)])
+    committed_set(
+        repo, "gate", [EvalProbe("deregistration delay", DELAY), EvalProbe("compactor overlapping intervals", MERGES)]
+    )
     wb, w = open_workbench(qtbot, win)
     with qtbot.waitSignal(wb.compared, timeout=WAIT):
         qtbot.keyClick(w, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
@@ -278,8 +292,10 @@ def test_history_chart_has_a_point_per_run(qtbot, win, repo):
     w.tabs.setCurrentWidget(w.history)
     table = w.history.table
     table.selectRow(0)
-    table.selectionModel().select(w.history.model.index(2, 0), table.selectionModel().SelectionFlag.Select
-                                  | table.selectionModel().SelectionFlag.Rows)
+    table.selectionModel().select(
+        w.history.model.index(2, 0),
+        table.selectionModel().SelectionFlag.Select | table.selectionModel().SelectionFlag.Rows,
+    )
     assert w.history.diff_button.isEnabled()
     qtbot.mouseClick(w.history.diff_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: w.history.diff.count() > 0, timeout=WAIT)
@@ -324,12 +340,20 @@ def test_bad_lines_and_missing_memories_are_named_and_the_rest_runs(qtbot, win, 
     good = json.dumps({"query": "deregistration delay", "target": DELAY})
     folder = repo / ".memhtml-desktop" / "probes"
     folder.mkdir(parents=True)
-    (folder / "mixed.jsonl").write_text("\n".join([
-        good,
-        "{not json",
-        json.dumps({"query": "gone", "target": "areas/nowhere/deleted-memory.html"}),
-        json.dumps({"query": "compactor overlapping intervals", "target": MERGES, "controls": ["areas/x/gone.html"]}),
-    ]) + "\n", encoding="utf-8")
+    (folder / "mixed.jsonl").write_text(
+        "\n".join(
+            [
+                good,
+                "{not json",
+                json.dumps({"query": "gone", "target": "areas/nowhere/deleted-memory.html"}),
+                json.dumps(
+                    {"query": "compactor overlapping intervals", "target": MERGES, "controls": ["areas/x/gone.html"]}
+                ),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "a set with bad lines")
     wb, w = open_workbench(qtbot, win)

@@ -11,8 +11,8 @@ from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index.state import access_stats
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.ops import jobs
-from memhtml_desktop.ui.session import runner as workers
 from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ui.session import runner as workers
 from tests.engine.helpers import ChattyJob, FailJob, Gate, GatedSearch, HoldJob, WaitJob
 from tests.ui.conftest import INFRA, PROCEDURAL
 
@@ -124,8 +124,15 @@ def test_problems_stats_why_recall(store):
 def test_reconcile_seeds_salience_from_the_sidecar(store_dir, tmp_path):
     sidecar = store_dir / ".memhtml" / "state" / "access.jsonl"
     sidecar.parent.mkdir(parents=True)
-    row = {"path": INFRA, "accessCount": 7, "reinforcementCount": 0, "outcomeScore": 0,
-           "lastAccessedAt": "2026-08-01T00:00:00Z", "lastReinforcedAt": None, "updatedAt": "2026-08-01T00:00:00Z"}
+    row = {
+        "path": INFRA,
+        "accessCount": 7,
+        "reinforcementCount": 0,
+        "outcomeScore": 0,
+        "lastAccessedAt": "2026-08-01T00:00:00Z",
+        "lastReinforcedAt": None,
+        "updatedAt": "2026-08-01T00:00:00Z",
+    }
     sidecar.write_text(json.dumps(row) + "\n", encoding="utf-8")
     fresh = Store(store_dir, index_path=tmp_path / "fresh.db")
     job = jobs.ReconcileJob(import_sidecar=True)

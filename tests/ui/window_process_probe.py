@@ -24,13 +24,19 @@ class Recorded(apsw.Connection):
 apsw.Connection = Recorded  # before memhtml_desktop subclasses it
 
 from memhtml_desktop.domain.hash_embedder import HashEmbedder  # noqa: E402
-from memhtml_desktop.html.project import project  # noqa: E402
 from memhtml_desktop.html import tree as tree_module  # noqa: E402
+from memhtml_desktop.html.project import project  # noqa: E402
 
 WATCHED = {project.__code__: "project", HashEmbedder.embed.__code__: "embed"}
-WATCHED.update({fn.__code__: f"tree.{name}" for name, fn in vars(tree_module).items()
-                if callable(fn) and getattr(fn, "__code__", None) is not None
-                and getattr(fn, "__module__", "") == tree_module.__name__})
+WATCHED.update(
+    {
+        fn.__code__: f"tree.{name}"
+        for name, fn in vars(tree_module).items()
+        if callable(fn)
+        and getattr(fn, "__code__", None) is not None
+        and getattr(fn, "__module__", "") == tree_module.__name__
+    }
+)
 called: list[str] = []
 
 
@@ -64,8 +70,9 @@ def main() -> int:
     said: dict = {}
     said["first"] = pump(lambda: window.results.model.result() is not None and not window.runner.is_busy())
     window.set_query("drain the vip")
-    said["searched"] = pump(lambda: (r := window.results.model.result()) is not None and r.query == "drain the vip"
-                            and bool(r.hits))
+    said["searched"] = pump(
+        lambda: (r := window.results.model.result()) is not None and r.query == "drain the vip" and bool(r.hits)
+    )
     first = window.results.model.result().hits[0].path
     shown: list = []
     window.memory_shown.connect(shown.append)

@@ -26,8 +26,9 @@ def live_threads() -> set[threading.Thread]:
     something a watcher left behind."""
     from concurrent.futures.process import _ExecutorManagerThread
 
-    return {t for t in threading.enumerate()
-            if not isinstance(t, _ExecutorManagerThread) and t.name != "QueueFeederThread"}
+    return {
+        t for t in threading.enumerate() if not isinstance(t, _ExecutorManagerThread) and t.name != "QueueFeederThread"
+    }
 
 
 def memory(title: str, claim: str) -> str:
@@ -41,7 +42,9 @@ def write(root: Path, path: str, title: str, claim: str) -> Path:
     return target
 
 
-def wait_until(predicate: Callable[[], object], timeout: float = 10.0, interval: float = 0.02, what: str = "") -> object:
+def wait_until(
+    predicate: Callable[[], object], timeout: float = 10.0, interval: float = 0.02, what: str = ""
+) -> object:
     """Poll `predicate` until it is truthy or the deadline passes (then fail, saying what was awaited)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -176,5 +179,8 @@ def start_watcher(threads_before):
     for watcher in started:
         watcher.stop()
         assert not watcher.running
-    wait_until(lambda: live_threads() <= threads_before, 10,
-               what=lambda: f"every watcher thread to end (left: {sorted(t.name for t in live_threads() - threads_before)})")
+    wait_until(
+        lambda: live_threads() <= threads_before,
+        10,
+        what=lambda: f"every watcher thread to end (left: {sorted(t.name for t in live_threads() - threads_before)})",
+    )

@@ -41,10 +41,15 @@ def make_base(root: Path) -> list[str]:
 def burst(tmp_path: Path, root: Path, paths: list[str]) -> None:
     """Rewrite, delete and create files as fast as another process can: one checkout of another branch."""
     plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"rewrite": paths[:REWRITE], "delete": paths[REWRITE : REWRITE + DELETE],
-                                "create": CREATE}), encoding="utf-8")
-    subprocess.run([sys.executable, str(Path(__file__).with_name("burst_writer.py")), str(root), str(plan)],
-                   check=True, timeout=120)
+    plan.write_text(
+        json.dumps({"rewrite": paths[:REWRITE], "delete": paths[REWRITE : REWRITE + DELETE], "create": CREATE}),
+        encoding="utf-8",
+    )
+    subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("burst_writer.py")), str(root), str(plan)],
+        check=True,
+        timeout=120,
+    )
 
 
 def snapshot(index_path: Path, state_path: Path) -> dict[str, set]:
@@ -54,9 +59,12 @@ def snapshot(index_path: Path, state_path: Path) -> dict[str, set]:
             "files": set(conn.execute("SELECT path, content_hash FROM files").fetchall()),
             "sources": set(conn.execute("SELECT path, blob_sha, status FROM sources").fetchall()),
             "problems": set(conn.execute("SELECT path, kind FROM problems").fetchall()),
-            "unembedded": set(conn.execute(
-                "SELECT c.chunk_id FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id "
-                "WHERE e.chunk_id IS NULL").fetchall()),
+            "unembedded": set(
+                conn.execute(
+                    "SELECT c.chunk_id FROM chunks c LEFT JOIN embeddings e ON e.chunk_id = c.chunk_id "
+                    "WHERE e.chunk_id IS NULL"
+                ).fetchall()
+            ),
         }
     finally:
         conn.close()
@@ -124,5 +132,7 @@ def test_burst_of_5000_changes(tmp_path, make_store, start_watcher):
     assert watched["problems"] == fresh["problems"]
     assert not watched["unembedded"]
     assert len(watched["files"]) + len([p for p in watched["problems"] if p[1] != "warnings"]) == BASE - DELETE + CREATE
-    print(f"burst: {took:.1f} s to catch up, {len(passes)} passes, {len(latencies)} searches, "
-          f"longest search {max(latencies) * 1000:.0f} ms")
+    print(
+        f"burst: {took:.1f} s to catch up, {len(passes)} passes, {len(latencies)} searches, "
+        f"longest search {max(latencies) * 1000:.0f} ms"
+    )

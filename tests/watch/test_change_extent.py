@@ -23,8 +23,9 @@ def test_a_pass_that_edited_anything_may_concern_any_path():
 
 
 def test_a_pass_that_only_moved_and_failed_names_them():
-    report = IndexReport(moved=1, failed=1, moves=[("areas/b.html", "areas/c.html")],
-                         failures=[("areas/bad.html", "not HTML")])
+    report = IndexReport(
+        moved=1, failed=1, moves=[("areas/b.html", "areas/c.html")], failures=[("areas/bad.html", "not HTML")]
+    )
     change = StoreChange.of_report(report)
     assert change.paths == {"areas/b.html", "areas/c.html", "areas/bad.html"} and not change.any_path
 

@@ -45,8 +45,16 @@ def test_file_events_become_updates_of_memory_paths_only():
     assert c(FileCreatedEvent("/s/areas/a.html")) == RawChange(UPDATE, "areas/a.html")
     assert c(FileModifiedEvent("/s/areas/a.html")) == RawChange(UPDATE, "areas/a.html")
     assert c(FileDeletedEvent("/s/areas/a.html")) == RawChange(UPDATE, "areas/a.html")
-    for ignored in ("/s/.git/index", "/s/.memhtml/state.db", "/s/README.html", "/s/areas/index.html",
-                    "/s/areas/a.html.swp", "/s/areas/a.md", "/s/other/a.html", "/elsewhere/areas/a.html"):
+    for ignored in (
+        "/s/.git/index",
+        "/s/.memhtml/state.db",
+        "/s/README.html",
+        "/s/areas/index.html",
+        "/s/areas/a.html.swp",
+        "/s/areas/a.md",
+        "/s/other/a.html",
+        "/elsewhere/areas/a.html",
+    ):
         assert c(FileModifiedEvent(ignored)) is None, ignored
     # Reads are never events: the indexer's own reads must not come back as changes.
     assert c(FileOpenedEvent("/s/areas/a.html")) is None
@@ -63,7 +71,8 @@ def test_editor_saves_update_the_target():
 
 def test_moves_between_memory_paths_are_moves():
     assert c(FileMovedEvent("/s/areas/x/a.html", "/s/archive/2026/areas/x/a.html")) == RawChange(
-        MOVE, "areas/x/a.html", "archive/2026/areas/x/a.html")
+        MOVE, "areas/x/a.html", "archive/2026/areas/x/a.html"
+    )
     assert c(FileMovedEvent("/s/areas/a.html", "/s/.git/a.html")) == RawChange(UPDATE, "areas/a.html")
 
 

@@ -37,8 +37,12 @@ def test_forced_polling_follows_every_kind_of_change(two, make_store, start_watc
     before = embedder.indexed
     (two / "archive/2026/areas/oncall").mkdir(parents=True)
     os.rename(two / "areas/oncall/drain.html", two / "archive/2026/areas/oncall/drain.html")
-    wait_until(lambda: "archive/2026/areas/oncall/drain.html" in fresh.paths()
-               and "areas/oncall/drain.html" not in fresh.paths(), what="a moved file")
+    wait_until(
+        lambda: (
+            "archive/2026/areas/oncall/drain.html" in fresh.paths() and "areas/oncall/drain.html" not in fresh.paths()
+        ),
+        what="a moved file",
+    )
     assert embedder.indexed == before
     assert fresh.row("archive/2026/areas/oncall/drain.html")[1:] == (1, "areas/oncall/drain.html", "archive")
 
@@ -60,7 +64,9 @@ class _NoInstancesLeft(InotifyObserver):
         raise OSError(errno.EMFILE, "inotify instance limit reached")
 
 
-@pytest.mark.parametrize("factory, limit", [(_NoWatchesLeft, "max_user_watches"), (_NoInstancesLeft, "max_user_instances")])
+@pytest.mark.parametrize(
+    "factory, limit", [(_NoWatchesLeft, "max_user_watches"), (_NoInstancesLeft, "max_user_instances")]
+)
 def test_inotify_limits_fall_back_to_polling(two, make_store, start_watcher, factory, limit):
     store = make_store(two)
     watcher = start_watcher(store, observer_factory=factory, poll_interval_s=0.2)

@@ -21,8 +21,10 @@ from memhtml_desktop.watch.headless import run_headless
 from .conftest import live_threads, wait_until, write
 
 ROOT = Path(__file__).resolve().parents[2]
-LINE = re.compile(r"^\S+Z (batch|reconcile): added (\d+), changed (\d+), moved (\d+), removed (\d+), failed (\d+) "
-                  r"in (\d+) ms$")
+LINE = re.compile(
+    r"^\S+Z (batch|reconcile): added (\d+), changed (\d+), moved (\d+), removed (\d+), failed (\d+) "
+    r"in (\d+) ms$"
+)
 
 
 class Lines:
@@ -57,7 +59,11 @@ def _spawn(store_root: Path, index: Path, *flags: str) -> subprocess.Popen:
     env = dict(os.environ, MEMHTML_DESKTOP_NO_USER_CONFIG="1", PYTHONPATH=str(ROOT))
     return subprocess.Popen(
         [sys.executable, "-m", "memhtml_desktop", "watch", "--store", str(store_root), "--index", str(index), *flags],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
     )
 
 
@@ -74,7 +80,12 @@ def test_headless_command_prints_batches_and_stops_on_sigterm(store_root, tmp_pa
             assert first["added"] == 1
             batch = json.loads(out.next_matching(lambda line: '"kind":"batch"' in line))
             assert {k: batch[k] for k in ("added", "changed", "moved", "removed", "failed")} == {
-                "added": 1, "changed": 0, "moved": 0, "removed": 0, "failed": 0}
+                "added": 1,
+                "changed": 0,
+                "moved": 0,
+                "removed": 0,
+                "failed": 0,
+            }
             assert batch["ms"] >= 0 and batch["finished_at"].endswith("Z")
         else:
             line = out.next_matching(lambda line: " batch: " in line)
@@ -96,8 +107,9 @@ def test_run_headless_in_process_stops_on_request(store_root, make_store, thread
     out, err = io.StringIO(), io.StringIO()
     stop = threading.Event()
     code: list[int] = []
-    runner = threading.Thread(target=lambda: code.append(run_headless(store, as_json=False, out=out, err=err,
-                                                                        stop=stop)))
+    runner = threading.Thread(
+        target=lambda: code.append(run_headless(store, as_json=False, out=out, err=err, stop=stop))
+    )
     runner.start()
     wait_until(lambda: "reconcile: added 1" in out.getvalue(), 20, what="the start-up batch line")
     stop.set()

@@ -55,20 +55,29 @@ def test_every_change_is_seen_after_the_poller_backed_off(store_root, make_store
     wait_until(lambda: found(store, "pangolin", "areas/poll/new.html"), SEEN_S, what="a new file")
     backed_off()
     write(store_root, "areas/poll/new.html", "New", "The pangolin sleeps at dusk.")  # rewritten in place
-    wait_until(lambda: found(store, "dusk", "areas/poll/new.html"), SEEN_S + 1_500 / poller.SWEEP_MIN_RATE,
-               what="an in-place rewrite")
+    wait_until(
+        lambda: found(store, "dusk", "areas/poll/new.html"),
+        SEEN_S + 1_500 / poller.SWEEP_MIN_RATE,
+        what="an in-place rewrite",
+    )
     backed_off()
     path = store_root / "areas/poll/new.html"
     with open(path, "a", encoding="utf-8") as handle:  # appended: same inode, the folder untouched
         handle.write("\n<!-- a trailing comment -->\n")
     before = embedder.indexed
     swept = emitter.swept  # the sweep has stat'ed every file since (the append among them), then backed off
-    wait_until(lambda: emitter.swept >= swept + 1_500 and emitter._pause == poller.MAX_INTERVAL_S, 30,
-               what="a sweep past the append")
+    wait_until(
+        lambda: emitter.swept >= swept + 1_500 and emitter._pause == poller.MAX_INTERVAL_S,
+        30,
+        what="a sweep past the append",
+    )
     (store_root / "archive/2026/areas/poll").mkdir(parents=True)
     os.rename(path, store_root / "archive/2026/areas/poll/new.html")  # moved: paired by inode
-    wait_until(lambda: "archive/2026/areas/poll/new.html" in fresh.paths()
-               and "areas/poll/new.html" not in fresh.paths(), SEEN_S, what="a moved file")
+    wait_until(
+        lambda: "archive/2026/areas/poll/new.html" in fresh.paths() and "areas/poll/new.html" not in fresh.paths(),
+        SEEN_S,
+        what="a moved file",
+    )
     assert embedder.indexed == before, "a move is a move: nothing embedded again"
     backed_off()
     temp = store_root / "resources/.kettle.html.swp"
@@ -140,9 +149,26 @@ def test_an_idle_poll_stats_folders_and_a_slice_of_the_files(tmp_path):
     folders = sum(1 for _ in root.rglob("*") if _.is_dir()) + 1
     window = 4.0
     trace = tmp_path / "trace"
-    done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=/stat", "-o", str(trace),
-                           sys.executable, "-c", IDLE, str(root), str(window)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        [
+            "strace",
+            "-f",
+            "-qq",
+            "-e",
+            "trace=/stat",
+            "-o",
+            str(trace),
+            sys.executable,
+            "-c",
+            IDLE,
+            str(root),
+            str(window),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     if done.returncode != 0 and "ptrace" in done.stderr:
         pytest.skip(f"strace cannot trace here: {done.stderr.strip()[:200]}")
     assert done.returncode == 0, done.stderr

@@ -155,7 +155,11 @@ def test_a_live_watcher_in_this_process_settles_turns_pending_and_settles_again(
 
 def _forge(index_file: Path, store_root: Path, **changes) -> None:
     st = os.stat(index_file)
-    boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip() if Path("/proc/sys/kernel/random/boot_id").exists() else ""
+    boot = (
+        Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        if Path("/proc/sys/kernel/random/boot_id").exists()
+        else ""
+    )
     record = {"pid": os.getpid(), "host": socket.gethostname(), "boot": boot, "store": str(store_root),
               "index": [st.st_dev, st.st_ino], "state": "settled", "since": time.time(), "heartbeat": time.time(),
               "every": 1.0}  # fmt: skip
@@ -164,11 +168,31 @@ def _forge(index_file: Path, store_root: Path, **changes) -> None:
     lease.path_for(index_file, pid).write_text(json.dumps(record))
 
 
-@pytest.mark.parametrize("changes", [
-    {}, {"state": "pending"}, {"heartbeat": time.time() - 60}, {"heartbeat": time.time() + 60}, {"host": "elsewhere"},
-    {"boot": "another-boot"}, {"store": "/another/store"}, {"index": [1, 2]}, {"pid": 2**22 + 12345},
-], ids=["trusted", "pending", "stale", "from the future", "another machine", "another boot", "another store",
-        "another index file", "a process that is gone"])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"state": "pending"},
+        {"heartbeat": time.time() - 60},
+        {"heartbeat": time.time() + 60},
+        {"host": "elsewhere"},
+        {"boot": "another-boot"},
+        {"store": "/another/store"},
+        {"index": [1, 2]},
+        {"pid": 2**22 + 12345},
+    ],
+    ids=[
+        "trusted",
+        "pending",
+        "stale",
+        "from the future",
+        "another machine",
+        "another boot",
+        "another store",
+        "another index file",
+        "a process that is gone",
+    ],
+)
 def test_what_a_read_trusts(store_root, tmp_path, changes):
     store = Store(store_root, index_path=tmp_path / "index.db")
     store.index()

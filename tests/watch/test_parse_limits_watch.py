@@ -14,7 +14,8 @@ def test_a_crowded_file_is_listed_and_its_neighbours_indexed(store_root, make_st
     start_watcher(store)
     fresh = Fresh(store)
     crowded = memory("Crowded", "An agent wrote every key it saw.").replace(
-        "<p><mark>", "<p " + " ".join(f"k{i}" for i in range(20_000)) + "><mark>")
+        "<p><mark>", "<p " + " ".join(f"k{i}" for i in range(20_000)) + "><mark>"
+    )
     (store_root / "areas/agent").mkdir()
     (store_root / "areas/agent/crowded.html").write_text(crowded, encoding="utf-8")
     write(store_root, "areas/agent/neighbour.html", "Neighbour", "The otter fishes below the weir.")

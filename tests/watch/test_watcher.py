@@ -51,7 +51,8 @@ def test_editor_save_by_rename_updates_the_target(three, make_store, start_watch
     start_watcher(store, on_batch=batches.append)
     folder = three / "areas/oncall"
     (folder / temp).write_text(
-        (folder / "pager.html").read_text().replace("every Monday at noon", "every Tuesday at nine"))
+        (folder / "pager.html").read_text().replace("every Monday at noon", "every Tuesday at nine")
+    )
     os.replace(folder / temp, folder / "pager.html")
     wait_until(lambda: found(store, "tuesday", "areas/oncall/pager.html"), what="the saved text in search")
     assert Fresh(store).paths() == {"areas/oncall/drain.html", "areas/oncall/pager.html", "resources/tools/kettle.html"}
@@ -70,8 +71,22 @@ def test_vim_style_save_backup_then_write(three, make_store, start_watcher):
 
 
 def _git(root, *args):
-    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.invalid",
-                    "-c", "commit.gpgsign=false", *args], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(root),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -180,8 +195,11 @@ def test_directory_moved_within_the_tree_moves_its_files(three, make_store, star
     (three / "archive/2025/areas").mkdir(parents=True)
     os.rename(three / "areas/oncall", three / "archive/2025/areas/oncall")
     fresh = Fresh(store)
-    expected = {"archive/2025/areas/oncall/drain.html", "archive/2025/areas/oncall/pager.html",
-                "resources/tools/kettle.html"}
+    expected = {
+        "archive/2025/areas/oncall/drain.html",
+        "archive/2025/areas/oncall/pager.html",
+        "resources/tools/kettle.html",
+    }
     wait_until(lambda: fresh.paths() == expected, what="the folder's files at their new paths")
     assert embedder.indexed == embedded_before
     # The batch is reported after its rows commit (and after the state rows follow), so the index
@@ -202,8 +220,9 @@ def test_directory_moved_in_or_copied_in_is_indexed(three, make_store, start_wat
     shutil.copytree(three / "projects/incoming", three / "resources/copied")
     wait_until(lambda: found(store, "barnacle", "projects/incoming/deep/b.html"), what="the moved-in folder")
     fresh = Fresh(store)
-    wait_until(lambda: {"resources/copied/a.html", "resources/copied/deep/b.html"} <= fresh.paths(),
-               what="the copied folder")
+    wait_until(
+        lambda: {"resources/copied/a.html", "resources/copied/deep/b.html"} <= fresh.paths(), what="the copied folder"
+    )
 
 
 def test_startup_reconciliation_finds_changes_made_while_closed(three, make_store, start_watcher, embedder):

@@ -11,8 +11,10 @@ import pytest
 from workbench.support import build
 
 IDENTITY = {
-    "GIT_AUTHOR_NAME": "workbench test", "GIT_COMMITTER_NAME": "workbench test",
-    "GIT_AUTHOR_EMAIL": "wb@example.invalid", "GIT_COMMITTER_EMAIL": "wb@example.invalid",
+    "GIT_AUTHOR_NAME": "workbench test",
+    "GIT_COMMITTER_NAME": "workbench test",
+    "GIT_AUTHOR_EMAIL": "wb@example.invalid",
+    "GIT_COMMITTER_EMAIL": "wb@example.invalid",
 }
 
 

@@ -20,8 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "MEMHTML_ROOT"}
     env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.run([sys.executable, "-m", "memhtml_desktop", *args], capture_output=True, text=True,
-                          env=env, timeout=300, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "memhtml_desktop", *args], capture_output=True, text=True, env=env, timeout=300, cwd=ROOT
+    )
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -40,15 +41,30 @@ def cli(tmp_path):
 def test_pin_list_run_compare_and_history(cli, tmp_path):
     made, probes_file, base = cli
     probe = made.probes[0]
-    added = json.loads(run("probes", "add", "gate", "--query", probe.query, "--target", probe.target,
-                           *sum((["--control", c] for c in probe.controls), []), "--note", "pinned", *base,
-                           "--json").stdout)
+    added = json.loads(
+        run(
+            "probes",
+            "add",
+            "gate",
+            "--query",
+            probe.query,
+            "--target",
+            probe.target,
+            *sum((["--control", c] for c in probe.controls), []),
+            "--note",
+            "pinned",
+            *base,
+            "--json",
+        ).stdout
+    )
     assert added["paths"][0] == ".memhtml-desktop/probes/gate.jsonl" and git(made.root, "status", "--porcelain") == ""
     assert git(made.root, "log", "-1", "--format=%H").strip() == added["commit_sha"]
     second = made.probes[1]
     run("probes", "add", "gate", "--query", second.query, "--target", second.target, *base)
     listed = json.loads(run("probes", "list", "gate", *base, "--json").stdout)
-    assert [p["query"] for p in listed["probes"]] == [probe.query, second.query] and listed["probes"][0]["note"] == "pinned"
+    assert [p["query"] for p in listed["probes"]] == [probe.query, second.query] and listed["probes"][0][
+        "note"
+    ] == "pinned"
     sets = json.loads(run("probes", "sets", *base, "--json").stdout)
     assert sets["sets"] == {"gate": 2} and sets["configurations"] == ["memhtml", "default"]
 
@@ -58,8 +74,9 @@ def test_pin_list_run_compare_and_history(cli, tmp_path):
     assert {"rank", "inverted", "passed", "lost_by", "ndcg", "recall"} <= set(ran["probes"][0])
     whatif = tmp_path / "light.json"
     whatif.write_text(json.dumps({"base": "default", "name": "light", "mmr_lambda": 0.8}))
-    compared = json.loads(run("eval", str(probes_file), "--config", "memhtml", "--compare", str(whatif), *base,
-                              "--json").stdout)
+    compared = json.loads(
+        run("eval", str(probes_file), "--config", "memhtml", "--compare", str(whatif), *base, "--json").stdout
+    )
     assert compared["a"]["config"] == "memhtml" and compared["b"]["config"] == "light"
     assert compared["a"]["figures"]["probes"] == 10
     history = json.loads(run("eval", "--history", *base, "--json").stdout)
@@ -78,8 +95,9 @@ def test_pin_list_run_compare_and_history(cli, tmp_path):
 
 def test_optimize_reports_the_held_out_gain_and_saves_the_best(cli):
     made, probes_file, base = cli
-    out = json.loads(run("eval", str(probes_file), "--optimize", "--trials", "12", "--save", "tuned", *base,
-                         "--json").stdout)
+    out = json.loads(
+        run("eval", str(probes_file), "--optimize", "--trials", "12", "--save", "tuned", *base, "--json").stdout
+    )
     assert out["trials"] == 12 and out["train_probes"] + out["held_out_probes"] == 10
     assert {"interval_95", "wins", "losses", "sign_test_p"} <= set(out["certainty"])
     assert out["saved"]["paths"][0] == ".memhtml-desktop/configs/tuned.json"
@@ -93,7 +111,9 @@ def test_bad_input_is_named_by_file_and_line_and_the_rest_runs(cli, tmp_path):
     made, probes_file, base = cli
     lines = probes_file.read_text().splitlines()
     bad = tmp_path / "bad.jsonl"
-    bad.write_text("\n".join([lines[0], "{oops", json.dumps({"query": "q", "target": "areas/gone.html"}), lines[1]]) + "\n")
+    bad.write_text(
+        "\n".join([lines[0], "{oops", json.dumps({"query": "q", "target": "areas/gone.html"}), lines[1]]) + "\n"
+    )
     proc = run("eval", str(bad), "--config", "default", *base, "--json")
     assert json.loads(proc.stdout)["figures"]["probes"] == 2
     assert f"{bad}:2: not JSON" in proc.stderr and f"{bad}:3: target areas/gone.html is not in the store" in proc.stderr
@@ -116,8 +136,11 @@ def test_bad_input_is_named_by_file_and_line_and_the_rest_runs(cli, tmp_path):
 
 def test_floor_scan_and_coverage_on_the_command_line(cli):
     made, probes_file, base = cli
-    scan = json.loads(run("eval", str(probes_file), "--floor-scan", "--save-floor", "0.4", "--save", "floor-40",
-                          *base, "--json").stdout)
+    scan = json.loads(
+        run(
+            "eval", str(probes_file), "--floor-scan", "--save-floor", "0.4", "--save", "floor-40", *base, "--json"
+        ).stdout
+    )
     assert scan["targets"] == 10 and len(scan["rows"]) == 20 and scan["current"] == 0.45
     assert scan["saved"]["paths"][0] == ".memhtml-desktop/configs/floor-40.json"
     stored = json.loads((made.root / ".memhtml-desktop" / "configs" / "floor-40.json").read_text())
@@ -137,18 +160,27 @@ def test_probes_import_from_question_answer_pairs(cli, tmp_path):
     store.index()
     conn = store.reader()
     with conn:
-        rows = conn.execute("SELECT path, body_text FROM files WHERE archived = 0 AND memory_type = 'semantic' "
-                            "AND length(body_text) > 120 ORDER BY path LIMIT 4").fetchall()
+        rows = conn.execute(
+            "SELECT path, body_text FROM files WHERE archived = 0 AND memory_type = 'semantic' "
+            "AND length(body_text) > 120 ORDER BY path LIMIT 4"
+        ).fetchall()
     (p1, b1), (p2, b2), (p3, _), (p4, b4) = rows
     pairs = tmp_path / "pairs.jsonl"
-    pairs.write_text("\n".join([
-        json.dumps({"question": "what does the first one say?", "answer": b1}),
-        json.dumps({"q": "the second, by path", "a": p2}),
-        f"the third, tab-separated\t{p3}",
-        json.dumps({"question": "nobody wrote this", "answer": "zeppelin quorum marmalade ostrich harpsichord"}),
-        "not a pair at all",
-        json.dumps({"question": "the fourth, a sentence of it", "answer": b4[: len(b4) // 2]}),
-    ]) + "\n")
+    pairs.write_text(
+        "\n".join(
+            [
+                json.dumps({"question": "what does the first one say?", "answer": b1}),
+                json.dumps({"q": "the second, by path", "a": p2}),
+                f"the third, tab-separated\t{p3}",
+                json.dumps(
+                    {"question": "nobody wrote this", "answer": "zeppelin quorum marmalade ostrich harpsichord"}
+                ),
+                "not a pair at all",
+                json.dumps({"question": "the fourth, a sentence of it", "answer": b4[: len(b4) // 2]}),
+            ]
+        )
+        + "\n"
+    )
     before = git(made.root, "rev-list", "--count", "HEAD").strip()
     proc = run("probes", "import", "real", str(pairs), *base, "--json")
     out = json.loads(proc.stdout)
@@ -159,8 +191,11 @@ def test_probes_import_from_question_answer_pairs(cli, tmp_path):
     assert git(made.root, "status", "--porcelain") == ""
     listed = json.loads(run("probes", "list", "real", *base, "--json").stdout)["probes"]
     assert [(p["query"], p["target"]) for p in listed] == [
-        ("what does the first one say?", p1), ("the second, by path", p2), ("the third, tab-separated", p3),
-        ("the fourth, a sentence of it", p4)]
+        ("what does the first one say?", p1),
+        ("the second, by path", p2),
+        ("the third, tab-separated", p3),
+        ("the fourth, a sentence of it", p4),
+    ]
     again = json.loads(run("probes", "import", "real", str(pairs), *base, "--json").stdout)
     assert again["already_in_set"] == 4 and again["commit"] is None
     assert int(git(made.root, "rev-list", "--count", "HEAD")) == int(before) + 1

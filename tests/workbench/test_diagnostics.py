@@ -29,8 +29,7 @@ def test_judgments_are_off_by_default_and_never_in_the_store(tmp_path):
     on.record("rotate keys", "areas/k.html", 5, Scope.build(workspace="sec"))
     on.record("", "areas/x.html", 1)
     candidates = on.candidates()
-    assert [(j.query, j.count, j.best_position) for j in candidates] == [("drain the VIP", 2, 1),
-                                                                          ("rotate keys", 1, 5)]
+    assert [(j.query, j.count, j.best_position) for j in candidates] == [("drain the VIP", 2, 1), ("rotate keys", 1, 5)]
     probe = on.accept(first)
     assert probe.target == "areas/a.html" and probe.query == "drain the VIP" and "2x" in probe.note
     assert [j.query for j in on.candidates()] == ["rotate keys"]
@@ -68,8 +67,11 @@ def test_floor_scan_counts_by_hand(small):
     assert scan.current == DEFAULT.floor_cosine.get("memhtml-desktop-hash-v1") == 0.45
     assert scan.suggested in (0.0, 0.5, 0.99)
     chosen = scan.row(scan.suggested)
-    assert all((r.targets_dropped + r.non_targets_admitted) >= (chosen.targets_dropped + chosen.non_targets_admitted)
-               or (r.targets_dropped == 0 and r.non_targets_admitted == 0) for r in scan.rows)
+    assert all(
+        (r.targets_dropped + r.non_targets_admitted) >= (chosen.targets_dropped + chosen.non_targets_admitted)
+        or (r.targets_dropped == 0 and r.non_targets_admitted == 0)
+        for r in scan.rows
+    )
 
 
 def test_the_seed_rule_prefers_the_lowest_clean_floor():
@@ -95,8 +97,15 @@ def test_crowders_name_the_memory_on_every_page_and_the_arms_behind_it(small):
     """Weigh recency and salience up: the newest and most-read memories crowd every page, and the
     report says recency/salience alone put them there."""
     store, probes = small
-    heavy = Configuration("heavy", replace(DEFAULT, name="heavy", gate_priors=False, arms=tuple(
-        replace(a, weight={"recency": 5.0, "salience": 5.0}.get(a.name, 0.2)) for a in DEFAULT.arms)))
+    heavy = Configuration(
+        "heavy",
+        replace(
+            DEFAULT,
+            name="heavy",
+            gate_priors=False,
+            arms=tuple(replace(a, weight={"recency": 5.0, "salience": 5.0}.get(a.name, 0.2)) for a in DEFAULT.arms),
+        ),
+    )
     workbench = Workbench(store)
     probe_set = ProbeSet("s", tuple(probes), (), "s")
     crowd = workbench.crowders(probe_set, heavy, min_share=0.9)
@@ -114,8 +123,14 @@ def test_unreachable_memories_are_found_and_a_reachable_store_has_few(small):
     report = workbench.unreachable(SHIPPED["default"], sample=60, seed=3)
     assert report.checked == 60
     assert len(report.unreachable) < 60 // 2
-    crippled = Configuration("blind", replace(DEFAULT, name="blind", arms=tuple(
-        replace(a, weight=0.0 if a.name in ("fts", "vector") else a.weight) for a in DEFAULT.arms)))
+    crippled = Configuration(
+        "blind",
+        replace(
+            DEFAULT,
+            name="blind",
+            arms=tuple(replace(a, weight=0.0 if a.name in ("fts", "vector") else a.weight) for a in DEFAULT.arms),
+        ),
+    )
     blind = workbench.unreachable(crippled, sample=60, seed=3)
     assert len(blind.unreachable) > len(report.unreachable)
     assert all(u.rank is None or u.rank > 10 for u in blind.unreachable)
@@ -125,8 +140,14 @@ def test_two_configurations_side_by_side(small):
     store, probes = small
     workbench = Workbench(store)
     probe_set = ProbeSet("s", tuple(probes), (), "s")
-    blind = Configuration("blind", replace(DEFAULT, name="blind", arms=tuple(
-        replace(a, weight=0.0 if a.name == "fts" else a.weight) for a in DEFAULT.arms)))
+    blind = Configuration(
+        "blind",
+        replace(
+            DEFAULT,
+            name="blind",
+            arms=tuple(replace(a, weight=0.0 if a.name == "fts" else a.weight) for a in DEFAULT.arms),
+        ),
+    )
     comparison = workbench.compare(probe_set, SHIPPED["default"], blind)
     assert comparison.a.config_name == "default" and comparison.b.config_name == "blind"
     by_key = {v.key: v for v in comparison.b.verdicts}

@@ -87,8 +87,9 @@ def test_one_hostile_configuration_is_named_and_the_others_work(wb_store, capsys
 # -- 22. a history that cannot be written loses no results ----------------------------------------
 
 
-def test_eval_with_an_unwritable_data_dir_shows_the_run_and_says_it_was_not_recorded(wb_store, capsys, monkeypatch,
-                                                                                     tmp_path):
+def test_eval_with_an_unwritable_data_dir_shows_the_run_and_says_it_was_not_recorded(
+    wb_store, capsys, monkeypatch, tmp_path
+):
     store, probes, base = wb_store
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the data directory should be")
@@ -116,8 +117,9 @@ def test_a_streamed_run_judges_exactly_as_a_cached_run(small, monkeypatch):
     seen = []
     workbench = Workbench(store)
     streamed = workbench.run(probe_set, config, record=False, progress=lambda *a: seen.append(a))
-    assert [(v.key, v.rank, v.inverted, v.passed, v.top) for v in streamed.verdicts] == \
-           [(v.key, v.rank, v.inverted, v.passed, v.top) for v in cached.verdicts]
+    assert [(v.key, v.rank, v.inverted, v.passed, v.top) for v in streamed.verdicts] == [
+        (v.key, v.rank, v.inverted, v.passed, v.top) for v in cached.verdicts
+    ]
     assert streamed.figures == cached.figures
     total = len(probes)
     assert seen == [("reading", min(n, total), total) for n in range(5, total + 5, 5)]

@@ -29,7 +29,9 @@ def test_the_split_is_deterministic_disjoint_and_independent_of_order():
     assert opt.split_probes(probes, holdout=0.3, seed=3) == (train, held)
     shuffled = list(reversed(probes))
     train2, held2 = opt.split_probes(shuffled, holdout=0.3, seed=3)
-    assert {shuffled[i].key for i in held2} == {probes[i].key for i in held}, "the split follows the probes, not the file order"
+    assert {shuffled[i].key for i in held2} == {probes[i].key for i in held}, (
+        "the split follows the probes, not the file order"
+    )
     assert opt.split_probes(probes, holdout=0.3, seed=4)[1] != held, "another seed, another split"
     two = opt.split_probes(_probes(2), holdout=0.9)
     assert sorted(two[0] + two[1]) == [0, 1] and len(two[0]) == len(two[1]) == 1, "one probe each side at least"
@@ -60,8 +62,15 @@ def test_a_weak_base_is_improved_and_the_gain_is_measured_on_the_held_out_part(p
     weights that bring targets back, and reports the held-out gain it measured."""
     # Priors counted for every memory (gate_priors off): with the gate, recency and salience could
     # not bury the targets however heavy, and there would be nothing to improve.
-    weak = replace(DEFAULT, name="weak", gate_priors=False, arms=tuple(replace(a, weight={
-        "fts": 0.05, "vector": 0.05, "recency": 3.0, "salience": 3.0}[a.name]) for a in DEFAULT.arms))
+    weak = replace(
+        DEFAULT,
+        name="weak",
+        gate_priors=False,
+        arms=tuple(
+            replace(a, weight={"fts": 0.05, "vector": 0.05, "recency": 3.0, "salience": 3.0}[a.name])
+            for a in DEFAULT.arms
+        ),
+    )
     base = Configuration("weak", weak)
     result = opt.optimize_prepared(prepared, base, trials=40, seed=5, holdout=0.34)
     held = list(result.held_out)
@@ -102,9 +111,14 @@ def test_progress_and_cancellation_report_the_best_so_far(prepared):
         calls["n"] += 1
         return calls["n"] > 6
 
-    result = opt.optimize_prepared(prepared, Configuration("default", DEFAULT), trials=200, seed=2,
-                                   progress=lambda stage, done, total: seen.append((stage, done, total)),
-                                   cancelled=cancelled)
+    result = opt.optimize_prepared(
+        prepared,
+        Configuration("default", DEFAULT),
+        trials=200,
+        seed=2,
+        progress=lambda stage, done, total: seen.append((stage, done, total)),
+        cancelled=cancelled,
+    )
     assert result.cancelled and result.trials < 200
     assert seen and all(stage == "trial" and total == 200 for stage, _, total in seen)
     assert [d for _, d, _ in seen] == sorted(d for _, d, _ in seen)
@@ -136,11 +150,15 @@ def test_the_lexical_knobs_are_searched_each_variant_read_once_and_judged_with_i
     assert len(reads) == len(set(reads)) and reads, "every lexical variant read once, and some were"
     assert all(tuple(k[2]) in opt.FIELD_GRID or tuple(k[2]) == (1.0, 1.0, 2.0) for k in reads)
     best = result.best.profile
-    assert best.field_weights == tuple(result.knobs["field_weights"]) and best.question_words == result.knobs["question_words"]
+    assert (
+        best.field_weights == tuple(result.knobs["field_weights"])
+        and best.question_words == result.knobs["question_words"]
+    )
     fresh = prepare_set(store, probe_set, best)
     held = list(result.held_out)
     assert result.best_held_out_mrr == pytest.approx(
-        sum(v.rr for v in judge_prepared(fresh, best, indexes=held)) / len(held))
+        sum(v.rr for v in judge_prepared(fresh, best, indexes=held)) / len(held)
+    )
     without = opt.optimize_prepared(prepared, base, trials=10, seed=3, holdout=0.34)
     assert "field_weights" not in without.knobs, "without a reader, only the re-rankable knobs are searched"
 
@@ -153,8 +171,11 @@ def test_the_fusion_knobs_are_searched_for_this_stores_embedder_only(prepared):
 
     model = prepared.model_id
     other = "some-other-embedder"
-    base_profile = replace(DEFAULT, lexical_share=PerEmbedder(((model, 0.5), (other, 0.61)), 0.42),
-                           lexical_confidence=PerEmbedder(((model, 0.0), (other, 3.0)), 0.7))
+    base_profile = replace(
+        DEFAULT,
+        lexical_share=PerEmbedder(((model, 0.5), (other, 0.61)), 0.42),
+        lexical_confidence=PerEmbedder(((model, 0.0), (other, 3.0)), 0.7),
+    )
     result = opt.optimize_prepared(prepared, Configuration("fusion", base_profile), trials=30, seed=4, holdout=0.34)
     best = result.best.profile
     share, exponent = result.knobs["lexical_share"], result.knobs["lexical_confidence"]
@@ -165,10 +186,12 @@ def test_the_fusion_knobs_are_searched_for_this_stores_embedder_only(prepared):
     assert best.lexical_confidence.get(other) == 3.0 and best.lexical_confidence.default == 0.7
     held = list(result.held_out)
     assert result.best_held_out_mrr == pytest.approx(
-        sum(v.rr for v in judge_prepared(prepared, best, indexes=held)) / len(held))
+        sum(v.rr for v in judge_prepared(prepared, best, indexes=held)) / len(held)
+    )
     memhtml = {c.name: c for c in shipped()}["memhtml"]
     assert "lexical_share" not in opt.knobs_of(memhtml.profile, convex=memhtml.profile.fusion == "convex")
     applied = opt.apply_knobs(DEFAULT, {**opt.knobs_of(DEFAULT), "lexical_share": 0.33, "lexical_confidence": 2.0})
-    assert applied.lexical_share.default == 0.33 and applied.lexical_confidence.default == 2.0, \
+    assert applied.lexical_share.default == 0.33 and applied.lexical_confidence.default == 2.0, (
         "no embedder named: the fallback"
+    )
     assert applied.lexical_share.values == DEFAULT.lexical_share.values

@@ -53,9 +53,16 @@ class Engine:
         if on_progress is not None:
             seen = 0
             while True:  # progress lines in order, as they come, until the answer
-                answer = self.inbox.wait(lambda m: isinstance(m, (Done, Failed)) and m.id == call
-                                         or isinstance(m, Progress) and m.id == call
-                                         and self.inbox.messages.index(m) >= seen, timeout)
+                answer = self.inbox.wait(
+                    lambda m: (
+                        isinstance(m, (Done, Failed))
+                        and m.id == call
+                        or isinstance(m, Progress)
+                        and m.id == call
+                        and self.inbox.messages.index(m) >= seen
+                    ),
+                    timeout,
+                )
                 if not isinstance(answer, Progress):
                     break
                 seen = self.inbox.messages.index(answer) + 1
@@ -76,12 +83,15 @@ def engine(committed):
 @pytest.mark.parametrize("seed", [1, 7])
 def test_the_optimizer_runs_in_the_engine_and_answers_what_this_process_would(committed, engine, seed):
     lines: list[tuple] = []
-    there = engine.ask(OptimizeJob(set_name="gate", base=DEFAULT, trials=12, holdout=0.3, seed=seed),
-                       on_progress=lambda call, p: lines.append((p.phase, p.done, p.total)))
+    there = engine.ask(
+        OptimizeJob(set_name="gate", base=DEFAULT, trials=12, holdout=0.3, seed=seed),
+        on_progress=lambda call, p: lines.append((p.phase, p.done, p.total)),
+    )
     assert isinstance(there, Done)
     there = there.value
     here = OptimizeJob(set_name="gate", base=DEFAULT, trials=12, holdout=0.3, seed=seed).run(
-        committed, never, lambda *_: None)
+        committed, never, lambda *_: None
+    )
     assert there.pid == engine.client.pid != os.getpid() and here.pid == os.getpid()
     assert there.trials == here.trials == 12 and not there.cancelled
     for name, (a, b) in same_search(there, here).items():
@@ -91,12 +101,16 @@ def test_the_optimizer_runs_in_the_engine_and_answers_what_this_process_would(co
 
 def test_cancelling_drops_it_and_stop_answers_with_the_best_so_far(engine):
     # the runner's cancel: the search stops at its next trial; whatever it answers, the runner drops it
-    cancelled = engine.ask(OptimizeJob(set_name="gate", base=DEFAULT, trials=100000),
-                           on_progress=lambda call, p: p.phase == "trial" and engine.client.cancel(call))
+    cancelled = engine.ask(
+        OptimizeJob(set_name="gate", base=DEFAULT, trials=100000),
+        on_progress=lambda call, p: p.phase == "trial" and engine.client.cancel(call),
+    )
     assert isinstance(cancelled, Failed) and cancelled.cancelled or cancelled.value.cancelled
     # the window's Stop (the engine's Stop message): the search ends and answers
-    stopped = engine.ask(OptimizeJob(set_name="gate", base=DEFAULT, trials=100000),
-                         on_progress=lambda call, p: p.phase == "trial" and engine.client.stop(call))
+    stopped = engine.ask(
+        OptimizeJob(set_name="gate", base=DEFAULT, trials=100000),
+        on_progress=lambda call, p: p.phase == "trial" and engine.client.stop(call),
+    )
     assert isinstance(stopped, Done)
     result = stopped.value
     assert result is not None and result.cancelled and 0 < result.trials < 100000

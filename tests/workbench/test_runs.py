@@ -20,11 +20,19 @@ from workbench.support import build, git
 
 SHIPPED = {c.name: c for c in shipped()}
 WHAT_IFS = [
-    replace(DEFAULT, name="k20-light-recency", rrf_k=20,
-            arms=tuple(replace(a, weight={"recency": 0.1}.get(a.name, a.weight)) for a in DEFAULT.arms)),
+    replace(
+        DEFAULT,
+        name="k20-light-recency",
+        rrf_k=20,
+        arms=tuple(replace(a, weight={"recency": 0.1}.get(a.name, a.weight)) for a in DEFAULT.arms),
+    ),
     replace(DEFAULT, name="no-mmr-window-25", mmr_lambda=1.0, arm_window=25, twins=False),
-    replace(MEMHTML, name="memhtml-heavy-salience", mmr_lambda=0.8,
-            arms=tuple(replace(a, weight={"salience": 2.0, "fts": 0.5}.get(a.name, a.weight)) for a in MEMHTML.arms)),
+    replace(
+        MEMHTML,
+        name="memhtml-heavy-salience",
+        mmr_lambda=0.8,
+        arms=tuple(replace(a, weight={"salience": 2.0, "fts": 0.5}.get(a.name, a.weight)) for a in MEMHTML.arms),
+    ),
 ]
 
 
@@ -32,8 +40,13 @@ def _queries(probes):
     """The probes' own queries, plus paraphrase-ish and hostile ones (any words, a scope)."""
     out = [(p.query, None) for p in probes]
     out += [(" ".join(p.query.split()[:2]), None) for p in probes[:6]]
-    out += [("the", None), ("!!!", None), ("zzzz unknownword", None), (probes[0].query, Scope.build(workspace="nope")),
-            (probes[1].query, Scope.build(memory_types=["decision", "fact"]))]
+    out += [
+        ("the", None),
+        ("!!!", None),
+        ("zzzz unknownword", None),
+        (probes[0].query, Scope.build(workspace="nope")),
+        (probes[1].query, Scope.build(memory_types=["decision", "fact"])),
+    ]
     return out
 
 
@@ -81,8 +94,10 @@ def test_a_run_judges_every_probe_and_the_memhtml_profile_can_fail(tmp_path):
     assert default.figures.probes == 48 and default.figures.inversions == 0 and default.figures.passed == 48
     assert memhtml.figures.inversions > 0 and memhtml.figures.passed < 48
     failed = [v for v in memhtml.verdicts if not v.passed]
-    assert all(v.lost_by in ("fts", "vector", "recency", "salience", "tie", "mmr", "twins", "polarity", "steps")
-               for v in failed)
+    assert all(
+        v.lost_by in ("fts", "vector", "recency", "salience", "tie", "mmr", "twins", "polarity", "steps")
+        for v in failed
+    )
     assert all(v.lost_to in v.controls or v.rank != 1 for v in failed)
     # the figures are the verdicts' (checked by hand in test_judging) and agree with the gate's
     gate = store.evaluate(probes, ranking=MEMHTML)
@@ -97,13 +112,20 @@ def test_missing_memories_and_bad_lines_are_named_and_the_rest_runs(small, tmp_p
     archived = sorted(p.relative_to(store.root).as_posix() for p in (store.root / "archive").rglob("*.html"))
     archived = next(p for p in archived if path_states(store, [p]).get(p))
     file = tmp_path / "mixed.jsonl"
-    lines = [probes[0].to_line(),
-             json.dumps({"query": "gone", "target": "areas/nowhere/gone.html"}),
-             "not json at all",
-             json.dumps({"query": probes[1].query, "target": probes[1].target,
-                         "controls": [*probes[1].controls, "areas/nowhere/old-control.html"]}),
-             json.dumps({"query": "x", "target": "a.html", "controls": ["a.html"]}),
-             json.dumps({"query": "an old one", "target": archived})]
+    lines = [
+        probes[0].to_line(),
+        json.dumps({"query": "gone", "target": "areas/nowhere/gone.html"}),
+        "not json at all",
+        json.dumps(
+            {
+                "query": probes[1].query,
+                "target": probes[1].target,
+                "controls": [*probes[1].controls, "areas/nowhere/old-control.html"],
+            }
+        ),
+        json.dumps({"query": "x", "target": "a.html", "controls": ["a.html"]}),
+        json.dumps({"query": "an old one", "target": archived}),
+    ]
     file.write_text("\n".join(lines) + "\n")
     probe_set = read_probe_file(file)
     run = Workbench(store).run(probe_set, SHIPPED["default"])
@@ -141,8 +163,10 @@ def test_history_records_runs_and_names_the_commit_a_probe_broke_at(small):
     diff = workbench.history.diff(first.id, second.id)
     assert [(c.status, c.query) for c in diff.changes] == [("removed", probes[0].query)]
     # a probe that breaks under a what-if is "broke", with its ranks and the commits
-    broken = Configuration("fts-only", replace(DEFAULT, name="fts-only", arms=(Arm("fts", 0.0, needs_query_terms=True),
-                                                                              Arm("recency", 1.0))))
+    broken = Configuration(
+        "fts-only",
+        replace(DEFAULT, name="fts-only", arms=(Arm("fts", 0.0, needs_query_terms=True), Arm("recency", 1.0))),
+    )
     third = workbench.run(workbench.files.read_probe_set("gate"), broken)
     diff = workbench.history.diff(second.id, third.id)
     assert diff.broke and all(c.rank_before == 1 and c.rank_after != 1 for c in diff.broke)
@@ -155,7 +179,8 @@ def test_history_records_runs_and_names_the_commit_a_probe_broke_at(small):
     assert workbench.history.rebuild() == 3 and len(workbench.history.list()) == 3
     # the history is in the app's data directory, not in the store and not beside the index
     assert not list(store.root.rglob("runs.jsonl")) and str(workbench.history.directory).startswith(
-        str(__import__("os").environ["MEMHTML_DESKTOP_DATA"]))
+        str(__import__("os").environ["MEMHTML_DESKTOP_DATA"])
+    )
 
 
 def test_cancelling_a_run_records_nothing(small):

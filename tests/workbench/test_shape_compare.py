@@ -31,7 +31,9 @@ def test_each_landing_is_what_the_shape_holds(generated):
         pack = store.recall(probe.query, budget=3000)
         tiers = {i.path: i.tier for i in (*pack.memories.items, *pack.arcs.items)}
         memhtml = row.landing("memhtml")
-        expected = "missing" if probe.target not in tiers else ("pointer" if tiers[probe.target] == "index" else "content")
+        expected = (
+            "missing" if probe.target not in tiers else ("pointer" if tiers[probe.target] == "index" else "content")
+        )
         assert memhtml.outcome == expected
         cat = store.catalogue(probe.query, k=8, budget=3000)
         first = row.landing("catalog+1")
@@ -55,8 +57,13 @@ def test_a_tight_budget_turns_content_into_pointers(generated):
 def test_picking_an_entry_the_catalogue_cannot_tell_apart_costs_every_lookalike(tmp_path):
     store_root = tmp_path / "store"
     for ws in ("checkout-api", "billing-service", "mobile-app"):
-        write_memory(store_root, f"projects/{ws}/pool-size.html", title="Pool size",
-                     claim="The connection pool holds 40 connections.", body=f"Measured on {ws} in March.")
+        write_memory(
+            store_root,
+            f"projects/{ws}/pool-size.html",
+            title="Pool size",
+            claim="The connection pool holds 40 connections.",
+            body=f"Measured on {ws} in March.",
+        )
     store = Store(store_root, index_path=tmp_path / "index.db")
     store.index()
     target = "projects/mobile-app/pool-size.html"
@@ -71,6 +78,7 @@ def test_cancelling_stops_between_probes(generated):
     store, probes = generated
     seen = []
     with pytest.raises(Cancelled):
-        compare_shapes(store, probes, progress=lambda stage, done, total: seen.append(done),
-                       cancelled=lambda: len(seen) >= 2)
+        compare_shapes(
+            store, probes, progress=lambda stage, done, total: seen.append(done), cancelled=lambda: len(seen) >= 2
+        )
     assert seen == [1, 2]

@@ -27,11 +27,18 @@ def _store(tmp_path: Path, name: str = "s") -> Path:
 
 
 def _snapshot(root: Path) -> dict:
-    files = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
-             if p.is_file() and not p.relative_to(root).as_posix().startswith(".git/")}
-    return {"files": files, "status": git(root, "status", "--porcelain=v1", "--untracked-files=all"),
-            "index": git(root, "ls-files", "-s"), "cached": git(root, "diff", "--cached"),
-            "head": git(root, "rev-parse", "HEAD").strip()}
+    files = {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and not p.relative_to(root).as_posix().startswith(".git/")
+    }
+    return {
+        "files": files,
+        "status": git(root, "status", "--porcelain=v1", "--untracked-files=all"),
+        "index": git(root, "ls-files", "-s"),
+        "cached": git(root, "diff", "--cached"),
+        "head": git(root, "rev-parse", "HEAD").strip(),
+    }
 
 
 def _refuse_commits(root: Path, words: str) -> Path:
@@ -53,8 +60,10 @@ def test_adding_a_probe_is_one_commit_of_its_own_paths(tmp_path):
     assert git(root, "rev-parse", "HEAD").strip() == saved.commit_sha
     changed = git(root, "show", "--name-status", "--format=%s", "HEAD").split("\n")
     assert changed[0].startswith('memhtml-desktop(probes): add "drain the vip" to oncall')
-    assert sorted(line for line in changed[1:] if line) == ["A\t.memhtml-desktop/.gitignore",
-                                                             "A\t.memhtml-desktop/probes/oncall.jsonl"]
+    assert sorted(line for line in changed[1:] if line) == [
+        "A\t.memhtml-desktop/.gitignore",
+        "A\t.memhtml-desktop/probes/oncall.jsonl",
+    ]
     assert git(root, "status", "--porcelain=v1", "--untracked-files=all") == ""
     assert "*.tmp" in (root / GITIGNORE).read_text()
     # the second change carries the set alone (the .gitignore is there)
@@ -82,8 +91,13 @@ def test_removing_keeps_every_other_line_byte_for_byte(tmp_path):
     files = WorkbenchFiles(root)
     path = root / ".memhtml-desktop" / "probes" / "team.jsonl"
     path.parent.mkdir(parents=True)
-    lines = ["# our probes, hand-written", json.dumps({"query": "a b", "target": "x.html", "owner": "kim"}),
-             P1.to_line(), "{broken", json.dumps({"query": "c d", "target": "y.html"})]
+    lines = [
+        "# our probes, hand-written",
+        json.dumps({"query": "a b", "target": "x.html", "owner": "kim"}),
+        P1.to_line(),
+        "{broken",
+        json.dumps({"query": "c d", "target": "y.html"}),
+    ]
     path.write_text("\n".join(lines) + "\n")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "team probes")
@@ -236,7 +250,9 @@ def test_a_write_waits_for_the_app_lock_and_files_stay_private_to_the_store(tmp_
         import threading
 
         errors = []
-        thread = threading.Thread(target=lambda: errors.append(_try(lambda: WorkbenchFiles(root, lock_wait_s=0.2).add_probe("x", P1))))
+        thread = threading.Thread(
+            target=lambda: errors.append(_try(lambda: WorkbenchFiles(root, lock_wait_s=0.2).add_probe("x", P1)))
+        )
         thread.start()
         thread.join()
     assert errors and isinstance(errors[0], Refused)
@@ -275,7 +291,8 @@ def test_git_refusing_beside_another_writers_staged_and_unstaged_work_loses_noth
     hook.unlink()
     saved = files.add_probe("oncall", P2)  # and once git agrees, only our file is committed
     assert git(root, "show", "--name-only", "--format=", saved.commit_sha).split() == [
-        ".memhtml-desktop/probes/oncall.jsonl"]
+        ".memhtml-desktop/probes/oncall.jsonl"
+    ]
     assert git(root, "diff", "--cached", "--name-only").split() == ["areas/a/one.html"]
     assert (root / "areas" / "a" / "draft.html").read_text() == "<html>theirs, not yet added</html>\n"
 

@@ -72,7 +72,14 @@ def clock_at(text: str):
     return lambda: moment
 
 
-def open_store(root: Path, tmp_path: Path | None = None, now: str = "2026-12-01T12:00:00Z", *, index: bool = True, state: bool = True):
+def open_store(
+    root: Path,
+    tmp_path: Path | None = None,
+    now: str = "2026-12-01T12:00:00Z",
+    *,
+    index: bool = True,
+    state: bool = True,
+):
     """This app's Store over `root` (its index under tmp), indexed and with the sidecar imported."""
     from memhtml_desktop.index.sidecar import import_file
     from memhtml_desktop.index.store import Store

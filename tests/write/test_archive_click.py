@@ -125,7 +125,10 @@ def test_after_the_click_the_search_caches_are_patched_not_rebuilt(curator, orde
             assert list(got.file_paths) == list(want.file_paths) and "archive/2026/" + TARGETS[index] in got.file_paths
             assert np.array_equal(got.file_path_rank, want.file_path_rank) and np.array_equal(got.matrix, want.matrix)
             assert got.chunk_row == want.chunk_row and got.rowid_to_file == want.rowid_to_file
-            assert store.caches.vectors.coverage(conn, key, space) == (live - n, live - n)  # archived memories are not counted
+            assert store.caches.vectors.coverage(conn, key, space) == (
+                live - n,
+                live - n,
+            )  # archived memories are not counted
             memories, _ = store.caches.salience._kept[key]
             whole = salience.Memories.read(conn, changes.mark(conn), salience.state_mark(conn))
             for name in ("rowids", "updated", "since", "base"):

@@ -34,7 +34,9 @@ def _ops(seed_: int, count: int):
     kinds = ["semantic", "procedural", "episodic", "user_preference"]
     ops = []
     for i in range(count):
-        claim = f"Batch {seed_} fact {i}: the {rng.choice(['queue', 'cache', 'index'])} holds {rng.randint(2, 900)} items."
+        claim = (
+            f"Batch {seed_} fact {i}: the {rng.choice(['queue', 'cache', 'index'])} holds {rng.randint(2, 900)} items."
+        )
         ops.append(BatchOp(WriteRequest(memory_type=rng.choice(kinds), title=f"Fact {seed_}-{i} {rng.random():.4f}",
                                         claim=claim, tags=(rng.choice(["ops", "db"]),)), claim))  # fmt: skip
     return ApplyRequest(tuple(ops))
@@ -174,7 +176,11 @@ def test_kill_9_inside_a_batch_is_rolled_back_whole(tmp_path, monkeypatch, at, c
     root = seed(tmp_path)
     store = open_store(root)
     before = snapshot(root, store)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "MEMHTML_DESKTOP_NOW": "2026-12-01T12:00:00Z"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        "MEMHTML_DESKTOP_NOW": "2026-12-01T12:00:00Z",
+    }
     proc = subprocess.run([sys.executable, "-c", CHILD, str(root), at, str(count)], env=env, capture_output=True,
                           text=True, timeout=180)  # fmt: skip
     assert proc.returncode == -9, proc.stderr

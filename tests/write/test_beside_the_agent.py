@@ -107,7 +107,9 @@ def test_row1_memhtmls_staged_write_is_not_swept_into_the_apps_commit(repo, tmp_
         applied = _curator(store).run(_correct())
         app_commit_is_its_own(root, applied.commit_sha, applied.plan.paths)
         assert theirs not in changed_paths(root, applied.commit_sha)
-        assert git(root, "diff", "--cached", "--name-only").split() == [theirs], "memhtml's staged work is as it left it"
+        assert git(root, "diff", "--cached", "--name-only").split() == [theirs], (
+            "memhtml's staged work is as it left it"
+        )
     finally:
         barrier.release("commit")  # memhtml's commit goes on (also when the test failed: no process left waiting)
     assert memhtml.wait(timeout=60) == 0
@@ -300,8 +302,13 @@ def test_row4_an_agents_commit_loop_never_sweeps_or_loses_the_apps_writes(repo):
     thread = threading.Thread(target=agent)
     thread.start()
     landed, refused = [], []
-    requests = [WriteRequest(f"App memory {i}", "semantic", claim=f"The app wrote memory number {i}.") for i in range(6)]
-    requests += [LinkRequest(OTHER, "relates_to", MEMORY), _correct(), ]
+    requests = [
+        WriteRequest(f"App memory {i}", "semantic", claim=f"The app wrote memory number {i}.") for i in range(6)
+    ]
+    requests += [
+        LinkRequest(OTHER, "relates_to", MEMORY),
+        _correct(),
+    ]
     try:
         for request in requests:
             try:
@@ -334,7 +341,9 @@ def _foreign(kind: str, root: Path, n: int, target: str) -> dict:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(memory_text(f"Injected {n}", f"Injected note {n}."))
         add = subprocess.run([git_bin(), "-C", str(root), "add", path], capture_output=True, env=env)
-        commit = subprocess.run([git_bin(), "-C", str(root), "commit", "-qm", f"agent {n}"], capture_output=True, env=env)
+        commit = subprocess.run(
+            [git_bin(), "-C", str(root), "commit", "-qm", f"agent {n}"], capture_output=True, env=env
+        )
         if add.returncode or commit.returncode:  # git's index was locked (by the app): the agent's git said so
             return {"kind": kind, "path": path, "late": True}
         return {"kind": kind, "path": path, "sha": git(root, "rev-parse", "HEAD").strip()}
@@ -351,14 +360,23 @@ def _foreign(kind: str, root: Path, n: int, target: str) -> dict:
         full.write_text(full.read_text() + f"<!-- the agent's edit {n} -->\n")
         add = subprocess.run([git_bin(), "-C", str(root), "add", target], capture_output=True, env=env)
         commit = subprocess.run([git_bin(), "-C", str(root), "commit", "-qm", f"agent edit {n}"], capture_output=True)
-        return {"kind": kind, "path": target, "late": bool(add.returncode or commit.returncode),
-                "sha": git(root, "rev-parse", "HEAD").strip() if not (add.returncode or commit.returncode) else None}
+        return {
+            "kind": kind,
+            "path": target,
+            "late": bool(add.returncode or commit.returncode),
+            "sha": git(root, "rev-parse", "HEAD").strip() if not (add.returncode or commit.returncode) else None,
+        }
     if kind == "add-all":
         add = subprocess.run([git_bin(), "-C", str(root), "add", "-A", "--", "areas", "resources", "archive"],
                              capture_output=True, env=env)  # fmt: skip
-        commit = subprocess.run([git_bin(), "-C", str(root), "commit", "-qm", f"agent add-all {n}"], capture_output=True)
-        return {"kind": kind, "late": bool(add.returncode),
-                "sha": git(root, "rev-parse", "HEAD").strip() if commit.returncode == 0 else None}
+        commit = subprocess.run(
+            [git_bin(), "-C", str(root), "commit", "-qm", f"agent add-all {n}"], capture_output=True
+        )
+        return {
+            "kind": kind,
+            "late": bool(add.returncode),
+            "sha": git(root, "rev-parse", "HEAD").strip() if commit.returncode == 0 else None,
+        }
     # plumbing-other: a writer that never touches the index (another tool's commit-tree + update-ref)
     blob = subprocess.run([git_bin(), "-C", str(root), "hash-object", "-w", "--stdin"], input=f"plumbing {n}\n",
                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
@@ -379,7 +397,12 @@ def _foreign(kind: str, root: Path, n: int, target: str) -> dict:
     (root / path).write_text(f"plumbing {n}\n")
     staged = subprocess.run([git_bin(), "-C", str(root), "update-index", "--add", "--cacheinfo",
                              f"100644,{blob},{path}"], capture_output=True)  # fmt: skip
-    return {"kind": kind, "path": path, "sha": sha, "late_index": f"100644,{blob},{path}" if staged.returncode else None}
+    return {
+        "kind": kind,
+        "path": path,
+        "sha": sha,
+        "late_index": f"100644,{blob},{path}" if staged.returncode else None,
+    }
 
 
 STEPS = ("journal", "put", "rename", "rows", "index", "commit-tree", "index-lock", "update-ref", "landed")
@@ -402,8 +425,16 @@ def test_row4_a_foreign_writer_between_every_step_of_the_executor(repo, kind):
         def inject(name: str, step=step, n=n) -> None:
             seen_steps.append(name)
             if name.split(" ")[0] == step and not acted:
-                acted.append(_foreign(kind, root, n, "resources/infra/" + f"delay-is-300-s-{n}.html"
-                                      if kind == "commit-ours" and step not in ("journal",) else MEMORY))
+                acted.append(
+                    _foreign(
+                        kind,
+                        root,
+                        n,
+                        "resources/infra/" + f"delay-is-300-s-{n}.html"
+                        if kind == "commit-ours" and step not in ("journal",)
+                        else MEMORY,
+                    )
+                )
 
         curator.checkpoint = inject
         request = _correct(f"Delay is 300 s {n}")
@@ -444,7 +475,9 @@ def test_row4_a_foreign_writer_between_every_step_of_the_executor(repo, kind):
         staged = git(root, "diff", "--cached", "--name-only").split()
         if done["kind"] == "stage-other":
             assert staged == [done["path"]], (step, staged)
-            subprocess.run([git_bin(), "-C", str(root), "commit", "-qm", f"agent commits its staged note {n}"], check=True)
+            subprocess.run(
+                [git_bin(), "-C", str(root), "commit", "-qm", f"agent commits its staged note {n}"], check=True
+            )
         else:
             assert staged == [], (step, staged, error)
         no_dirty_tree(root)
@@ -602,7 +635,9 @@ def test_row7_a_move_never_shows_both_paths(repo, request_of):
                 both.append("poll")
 
     curator = _curator(store)
-    curator.checkpoint = lambda name: both.append(name) if (root / MEMORY).exists() and (root / ARCHIVED).exists() else None
+    curator.checkpoint = lambda name: (
+        both.append(name) if (root / MEMORY).exists() and (root / ARCHIVED).exists() else None
+    )
     thread = threading.Thread(target=poll)
     thread.start()
     try:

@@ -28,8 +28,9 @@ def apply_bytes(root, data: bytes, capsys, monkeypatch, *extra: str):
 
 
 def op(**fields) -> bytes:
-    return json.dumps({"op": "write", "type": "semantic", "title": "Canary checks", "body": "Canaries run first.",
-                       **fields}).encode("utf-8")
+    return json.dumps(
+        {"op": "write", "type": "semantic", "title": "Canary checks", "body": "Canaries run first.", **fields}
+    ).encode("utf-8")
 
 
 # -- 18. apply's input: the line and the reason, never "unexpected error" ----------------------------
@@ -69,8 +70,10 @@ def test_a_title_with_a_control_character_is_refused(root, capsys, title, named)
     assert code == 1
     body = json.loads(out)
     assert body["code"] == "ERR_INVALID_MEMORY"
-    assert body["error"] == f"invalid memory: the title holds a control character ({named}), which a memory never " \
-                            "needs: remove it and try again"
+    assert (
+        body["error"] == f"invalid memory: the title holds a control character ({named}), which a memory never "
+        "needs: remove it and try again"
+    )
     assert snapshot(root) == before
 
 
@@ -85,8 +88,13 @@ def test_an_archive_reason_with_a_control_character_is_refused(root, capsys):
 def test_a_commit_subject_shows_control_characters_as_pictures():
     from memhtml_desktop.write.context import commit_subject
 
-    assert commit_subject("link", "relates_to a\x1b[31m.html -> b.html") == "memhtml(link): relates_to a\u241b[31m.html -> b.html"
-    assert commit_subject("write", "tab\tand\x0bvertical") == "memhtml(write): tab and vertical"  # JS whitespace, as memhtml
+    assert (
+        commit_subject("link", "relates_to a\x1b[31m.html -> b.html")
+        == "memhtml(link): relates_to a\u241b[31m.html -> b.html"
+    )
+    assert (
+        commit_subject("write", "tab\tand\x0bvertical") == "memhtml(write): tab and vertical"
+    )  # JS whitespace, as memhtml
 
 
 # -- 20. a file the index would refuse is refused before it is written -----------------------------------
@@ -130,11 +138,20 @@ def test_correct_on_a_task_writes_todo_as_memhtml_does(root, capsys):
 def test_task_written_has_memhtmls_keys_and_refusals_its_suggestions(root, capsys):
     code, out, _ = cli(["--repo", str(root), "task", "add", "--json", "--title", "Rotate the key"], capsys)
     assert code == 0
-    assert list(json.loads(out)) == ["path", "created", "deduped", "existing_path", "task_status", "due_at",
-                                     "commit_sha"]  # memhtml's task.written: no content hash (G-22)
+    assert list(json.loads(out)) == [
+        "path",
+        "created",
+        "deduped",
+        "existing_path",
+        "task_status",
+        "due_at",
+        "commit_sha",
+    ]  # memhtml's task.written: no content hash (G-22)
     code, out, _ = cli(["--repo", str(root), "archive", "areas/none/nothing.html", "--json", "--reason", "r"], capsys)
     assert code == 1 and json.loads(out)["suggestions"] == [
-        "memhtml-desktop search <what you were looking for>", "memhtml-desktop list"]
+        "memhtml-desktop search <what you were looking for>",
+        "memhtml-desktop list",
+    ]
 
 
 # -- 24. a rebase is a rebase; a recreated store's undo says so -------------------------------------
@@ -153,14 +170,17 @@ def test_a_rebase_in_progress_is_named_not_called_a_detached_head(root, capsys):
     code, out, _ = cli(["--repo", str(root), "archive", "areas/arcs/reversibility-first.html", "--json",
                         "--reason", "retired"], capsys)  # fmt: skip
     assert code == 1
-    assert json.loads(out)["error"] == ("a rebase is in progress in this repository: finish it (or abort it) first, "
-                                        "then try again")
+    assert json.loads(out)["error"] == (
+        "a rebase is in progress in this repository: finish it (or abort it) first, then try again"
+    )
 
 
 def test_undo_in_a_recreated_store_says_the_commit_is_not_there(root, capsys, tmp_path):
     import shutil
 
-    code, _, err = cli(["--repo", str(root), "archive", "areas/arcs/reversibility-first.html", "--reason", "old"], capsys)
+    code, _, err = cli(
+        ["--repo", str(root), "archive", "areas/arcs/reversibility-first.html", "--reason", "old"], capsys
+    )
     assert code == 0, err
     shutil.rmtree(root)
     git(seed(tmp_path), "commit", "-q", "--allow-empty", "-m", "a new history")  # the same path, another repository
@@ -173,7 +193,9 @@ def test_undo_in_a_recreated_store_says_the_commit_is_not_there(root, capsys, tm
 
 
 def test_undo_of_a_commit_the_repository_no_longer_holds_says_it_is_gone(root, capsys, tmp_path):
-    code, _, err = cli(["--repo", str(root), "archive", "areas/arcs/reversibility-first.html", "--reason", "old"], capsys)
+    code, _, err = cli(
+        ["--repo", str(root), "archive", "areas/arcs/reversibility-first.html", "--reason", "old"], capsys
+    )
     assert code == 0, err
     git(root, "reset", "-q", "--hard", "HEAD~1")  # the history rewritten, the commit collected
     git(root, "reflog", "expire", "--expire=now", "--all")

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from memhtml_desktop.devtools.gen_store import generate_store
+from memhtml_desktop.domain.contradiction import Statement
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.write.conflicts import pair_of, scan_conflicts
-from memhtml_desktop.domain.contradiction import Statement
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,10 @@ def test_it_finds_the_generated_controls(generated) -> None:
     assert len(hits) >= len(made.probes)  # at least one control per target on average
     kinds = {k for t, c in hits for k in found[frozenset((t, c))].diff.kinds}
     # a changed number is found as such, or as the value of one slot ("… is sized for 16 workers")
-    assert {"negation", "qualifier"} <= kinds <= {"negation", "number", "qualifier", "slot"} and kinds & {"number", "slot"}
+    assert {"negation", "qualifier"} <= kinds <= {"negation", "number", "qualifier", "slot"} and kinds & {
+        "number",
+        "slot",
+    }
 
 
 def test_cancelling_stops_the_scan(generated) -> None:
@@ -81,7 +84,11 @@ def test_a_scan_cancelled_between_blocks_stops_there(generated) -> None:
     pair is judged, and the report says it was cancelled."""
     store, _ = generated
     blocks: list[int] = []
-    report = scan_conflicts(store, block_rows=17, cancelled=lambda: len(blocks) >= 3,
-                            progress=lambda phase, done, total: blocks.append(done))
+    report = scan_conflicts(
+        store,
+        block_rows=17,
+        cancelled=lambda: len(blocks) >= 3,
+        progress=lambda phase, done, total: blocks.append(done),
+    )
     assert report.cancelled and report.pairs == []
     assert blocks == [17, 34, 51]

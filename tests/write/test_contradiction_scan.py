@@ -57,15 +57,20 @@ def test_a_backfilled_fact_is_newer_by_its_event_time(facts, tmp_path) -> None:
     report = _scan(facts, "hash", tmp_path)
     by_path = {f.path: f for f in facts.facts}
     truth = {frozenset(p) for p in facts.pairs}
-    backfilled = [p for p in report.pairs if p.newer and frozenset((p.a.path, p.b.path)) in truth
-                  and by_path[p.newer].batch < by_path[p.older].batch]
+    backfilled = [
+        p
+        for p in report.pairs
+        if p.newer and frozenset((p.a.path, p.b.path)) in truth and by_path[p.newer].batch < by_path[p.older].batch
+    ]
     assert backfilled and all(by_path[p.newer].event for p in backfilled)
 
 
 def test_the_json_keeps_its_shape_and_says_why_and_which_is_newer(facts, tmp_path) -> None:
     pair = _scan(facts, "hash", tmp_path).pairs[0].to_json()
     assert {"a", "b", "cosine", "diff", "links", "reason", "newer"} <= set(pair)
-    assert pair["reason"]["kind"] and pair["reason"]["detail"] and pair["newer"] in (pair["a"]["path"], pair["b"]["path"])
+    assert (
+        pair["reason"]["kind"] and pair["reason"]["detail"] and pair["newer"] in (pair["a"]["path"], pair["b"]["path"])
+    )
 
 
 def test_a_documentation_store_raises_no_false_alarm(tmp_path) -> None:

@@ -1,4 +1,4 @@
-""""Not a conflict": remembered on a ref of the app's own, one commit each (issue 39, step 3).
+""" "Not a conflict": remembered on a ref of the app's own, one commit each (issue 39, step 3).
 
 Real repositories (the golden base store, whose two conflicting pairs the scan finds), the app's
 dismissals through the Curator and the CLI; another window's through a second Curator.
@@ -90,8 +90,11 @@ def test_another_window_dismissing_between_preview_and_confirm_is_kept_and_the_p
         curator.apply(plan)
     assert git(root, "rev-parse", REF).strip() == theirs, "theirs is kept"
     mine = curator.run(DismissRequest(POOL_60, POOL_40)).commit_sha
-    assert git(root, "rev-parse", f"{REF}~1").strip() == theirs and len(json.loads(
-        git(root, "show", f"{REF}:dismissed.json"))["pairs"]) == 2 and mine
+    assert (
+        git(root, "rev-parse", f"{REF}~1").strip() == theirs
+        and len(json.loads(git(root, "show", f"{REF}:dismissed.json"))["pairs"]) == 2
+        and mine
+    )
 
 
 def test_the_cli_hides_dismissed_pairs_and_dismisses_and_restores(curator) -> None:

@@ -161,7 +161,9 @@ def test_git_missing_from_path(repo, capsys, monkeypatch, tmp_path) -> None:
     empty = tmp_path / "bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
-    refused(root, store, capsys, ["archive", MEMORY, "--reason", "r"], error_code="ERR_GIT", says=("git was not found",))
+    refused(
+        root, store, capsys, ["archive", MEMORY, "--reason", "r"], error_code="ERR_GIT", says=("git was not found",)
+    )
 
 
 def test_other_staged_changes_are_left_alone_and_a_staged_target_is_named(repo, capsys) -> None:
@@ -172,7 +174,10 @@ def test_other_staged_changes_are_left_alone_and_a_staged_target_is_named(repo, 
     # Staged work on another path: the write lands with its own path only; the staged edit stays staged.
     code, out, err = cli(["--repo", str(root), "archive", MEMORY, "--reason", "r"], capsys)
     assert code == 0, err
-    assert sorted(git(root, "show", "--name-only", "--no-renames", "--format=", "HEAD").split()) == [f"archive/2026/{MEMORY}", MEMORY]
+    assert sorted(git(root, "show", "--name-only", "--no-renames", "--format=", "HEAD").split()) == [
+        f"archive/2026/{MEMORY}",
+        MEMORY,
+    ]
     assert git(root, "diff", "--cached") == staged_diff
     # Staged work on the path the write would edit: refused, naming it, nothing touched.
     refused(root, store, capsys, ["task", "status", TASK, "doing"], error_code="ERR_CONFLICT", says=(TASK, "staged"))
@@ -352,9 +357,26 @@ def test_concurrent_writes_from_two_processes_both_land(repo) -> None:
     root, _ = repo
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     procs = [
-        subprocess.Popen([sys.executable, "-m", "memhtml_desktop", "--repo", str(root), "write", "--title",
-                          f"Parallel {i}", "--type", "semantic", "--claim", f"Parallel write number {i} lands."],
-                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "memhtml_desktop",
+                "--repo",
+                str(root),
+                "write",
+                "--title",
+                f"Parallel {i}",
+                "--type",
+                "semantic",
+                "--claim",
+                f"Parallel write number {i} lands.",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for i in range(3)
     ]
     results = [p.communicate(timeout=180) + (p.returncode,) for p in procs]

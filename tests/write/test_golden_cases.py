@@ -49,8 +49,9 @@ def assert_conforms(run, exp) -> None:
         assert run.stdout is not None
         assert {"error": parser_text_masked(run.stdout["error"]), "code": run.stdout["code"]} == data
         # memhtml's suggestions; its search and list are this app's commands too
-        assert run.stdout["suggestions"] == [re.sub(r"^memhtml (search|list)\b", r"memhtml-desktop \1", s)
-                                             for s in exp.stdout["suggestions"]]
+        assert run.stdout["suggestions"] == [
+            re.sub(r"^memhtml (search|list)\b", r"memhtml-desktop \1", s) for s in exp.stdout["suggestions"]
+        ]
     else:
         assert run.stdout == data
     assert run.before == exp.before

@@ -30,8 +30,8 @@ def test_03_an_unlabeled_fence_gets_no_guessed_language(tmp_path, monkeypatch, c
     name = "03-write-unlabeled-fence-detect"
     r, exp = run(name, tmp_path, monkeypatch, capsys), expected(name)
     assert r.exit_code == 0
-    (path, data), = r.after.items()
-    (golden_path, golden), = exp.after.items()
+    ((path, data),) = r.after.items()
+    ((golden_path, golden),) = exp.after.items()
     assert path == golden_path
     assert b"data-lang" not in data
     # memhtml's guess is the only difference; the content hash ignores attributes, so it is equal.
@@ -106,8 +106,10 @@ def test_10_a_correction_keeps_its_reason_as_a_trailer(tmp_path, monkeypatch, ca
     assert (r.before, r.after, r.moves) == (exp.before, exp.after, exp.moves)
     assert state_changes(r) == (exp.state_removed, exp.state_added)
     message = git(r.root, "log", "-1", "--format=%B")
-    assert message == "memhtml(correct): The prod ALB deregistration delay is 300 seconds\n\n" \
-                      "Memhtml-Session: sess-0008\nMemhtml-Reason: delay raised\n\n"
+    assert (
+        message == "memhtml(correct): The prod ALB deregistration delay is 300 seconds\n\n"
+        "Memhtml-Session: sess-0008\nMemhtml-Reason: delay raised\n\n"
+    )
     without = re.sub(r"Memhtml-Reason: .*\n", "", r.git_text)
     assert re.sub(r"[0-9a-f]{40}", "SHA", without) == re.sub(r"[0-9a-f]{40}", "SHA", exp.git_text)
     assert r.stdout == golden_data(exp) | {"commit_sha": r.stdout["commit_sha"]}
@@ -120,8 +122,10 @@ def test_24_a_reason_the_subject_cuts_is_kept_whole_as_a_trailer(tmp_path, monke
     assert (r.before, r.after, r.moves) == (exp.before, exp.after, exp.moves)
     message = git(r.root, "log", "-1", "--format=%B")
     # memhtml's subject, cut at 72 ("… — key del…"), and the whole reason after it
-    assert message == ("memhtml(archive): projects/mobile-app/tasks/drop-the-legacy-fcm-server-key.html \u2014 "
-                       "key del\u2026\n\nMemhtml-Reason: key deleted\n\n")
+    assert message == (
+        "memhtml(archive): projects/mobile-app/tasks/drop-the-legacy-fcm-server-key.html \u2014 "
+        "key del\u2026\n\nMemhtml-Reason: key deleted\n\n"
+    )
     without = re.sub(r"\nMemhtml-Reason: .*\n", "", r.git_text)
     assert re.sub(r"[0-9a-f]{40}", "SHA", without) == re.sub(r"[0-9a-f]{40}", "SHA", exp.git_text)
     assert r.stdout == golden_data(exp) | {"commit_sha": r.stdout["commit_sha"]}
@@ -150,8 +154,12 @@ def test_26_doctor_fix_repairs_as_memhtml_and_leaves_the_index_current(tmp_path,
     assert state_changes(r) == (exp.state_removed, exp.state_added)
     # memhtml leaves its index stale; this app's index now has the rewritten links.
     conn = r.store.reader()
-    dst = {row[0] for row in conn.execute(
-        "SELECT dst_path FROM edges WHERE src_path = 'projects/mobile-app/roll-back-a-bad-mobile-release-with-the-kill-switch.html'")}
+    dst = {
+        row[0]
+        for row in conn.execute(
+            "SELECT dst_path FROM edges WHERE src_path = 'projects/mobile-app/roll-back-a-bad-mobile-release-with-the-kill-switch.html'"
+        )
+    }
     assert "archive/2026/areas/arcs/mobile-releases-ship-dark.html" in dst
     assert "areas/arcs/mobile-releases-ship-dark.html" not in dst
 

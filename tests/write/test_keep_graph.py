@@ -29,8 +29,12 @@ LINKERS = (
 ARC, SANJU = "areas/arcs/reversibility-first.html", "resources/people/sanju.html"
 POOL_40 = "resources/postgres/billing-pgbouncer-pool-holds-40-server-connections.html"
 POOL_60 = "projects/billing-service/pgbouncer-pool-size-for-billing.html"
-AGENT = {"GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.invalid",
-         "GIT_COMMITTER_NAME": "Agent", "GIT_COMMITTER_EMAIL": "agent@example.invalid"}
+AGENT = {
+    "GIT_AUTHOR_NAME": "Agent",
+    "GIT_AUTHOR_EMAIL": "agent@example.invalid",
+    "GIT_COMMITTER_NAME": "Agent",
+    "GIT_COMMITTER_EMAIL": "agent@example.invalid",
+}
 TITLE = "Prod rollbacks drain the VIP for a minute first"
 CLAIM = "If a prod rollback is issued, drain the VIP for 60 seconds before reverting the deploy."
 
@@ -49,23 +53,40 @@ def keeping(curator, **changes):
     from memhtml_desktop.write.requests import CorrectRequest
 
     draft, graph = memory_draft(curator.store, RUNBOOK), curator.graph(RUNBOOK)
-    fields = dict(title=TITLE, claim=CLAIM, bodies=draft.bodies, memory_type=draft.memory_type,
-                  tags=draft.tags, entities=graph.all_entities(), facets=draft.facets, folder="areas/oncall",
-                  expected=draft.expected, links=graph.kept_links(), repoint=graph.repoints(), reads_follow=True)
+    fields = dict(
+        title=TITLE,
+        claim=CLAIM,
+        bodies=draft.bodies,
+        memory_type=draft.memory_type,
+        tags=draft.tags,
+        entities=graph.all_entities(),
+        facets=draft.facets,
+        folder="areas/oncall",
+        expected=draft.expected,
+        links=graph.kept_links(),
+        repoint=graph.repoints(),
+        reads_follow=True,
+    )
     fields.update(changes)
     return CorrectRequest(RUNBOOK, **fields)
 
 
 def edges_to(store, path: str) -> list[tuple[str, str]]:
-    return [(r[0], r[1]) for r in store.reader().execute(
-        "SELECT src_path, rel FROM edges WHERE dst_path = ? AND derived = 0 ORDER BY src_path", (path,))]
+    return [
+        (r[0], r[1])
+        for r in store.reader().execute(
+            "SELECT src_path, rel FROM edges WHERE dst_path = ? AND derived = 0 ORDER BY src_path", (path,)
+        )
+    ]
 
 
 def test_the_graph_of_the_runbook_is_what_a_correction_would_lose(curator) -> None:
     graph = curator.graph(RUNBOOK)
     assert [(l.rel, l.path, l.keep) for l in graph.links] == [
         ("supersedes", "archive/2026/areas/oncall/rollback-order.html", False),
-        ("part_of", ARC, True), ("about_person", SANJU, True)]
+        ("part_of", ARC, True),
+        ("about_person", SANJU, True),
+    ]
     assert "chain" in graph.links[0].note
     assert graph.entities == ("service:checkout-api", "person:sanju", "team:payments")
     assert graph.concepts == ("connection draining",) and "concept:connection draining" in graph.all_entities()
@@ -98,13 +119,18 @@ def test_a_graph_keeping_correction_carries_links_entities_facets_repoints_and_m
     # the index: the new version's links and backlinks; the entity; nothing points at the old path
     assert sorted(src for src, _ in edges_to(store, new)) == sorted(LINKERS)
     assert edges_to(store, RUNBOOK) == []
-    assert ("concept", "connection draining") in [tuple(r) for r in store.reader().execute(
-        "SELECT entity_type, entity_name FROM file_entities WHERE path = ?", (new,))]
+    assert ("concept", "connection draining") in [
+        tuple(r)
+        for r in store.reader().execute("SELECT entity_type, entity_name FROM file_entities WHERE path = ?", (new,))
+    ]
     # the reads follow the live memory; the archived copy has none
     rows = access_rows(store)
     assert rows[new][1:] == row[1:] and RUNBOOK not in rows and ARCHIVED not in rows
-    assert applied.result["kept"] == {"links": [["part_of", ARC], ["about_person", SANJU]],
-                                      "repointed": sorted(LINKERS), "reads": new}
+    assert applied.result["kept"] == {
+        "links": [["part_of", ARC], ["about_person", SANJU]],
+        "repointed": sorted(LINKERS),
+        "reads": new,
+    }
 
 
 def test_what_the_curator_removes_stays_behind(curator) -> None:
@@ -130,8 +156,10 @@ def test_a_linking_memory_changed_since_the_preview_is_refused_and_nothing_is_wr
     root, store = curator.root, curator.store
     plan = curator.plan(keeping(curator))  # the preview
     target = root / LINKERS[2]
-    target.write_text(target.read_text(encoding="utf-8").replace("</article>", "<p>An agent's note.</p>\n</article>"),
-                      encoding="utf-8")
+    target.write_text(
+        target.read_text(encoding="utf-8").replace("</article>", "<p>An agent's note.</p>\n</article>"),
+        encoding="utf-8",
+    )
     env = {**os.environ, **AGENT}
     git(root, "commit", "-qam", "agent: a note on the deregistration delay", env=env)
     before = snapshot(root, store)
@@ -146,14 +174,24 @@ def test_a_memhtml_write_between_preview_and_confirm_is_kept_and_the_correction_
     root = curator.root
     plan = curator.plan(keeping(curator))
     theirs = "areas/inbox/memhtml-wrote-this-meanwhile.html"
-    assert memhtml_write(root, theirs, memory_text("Meanwhile", "memhtml wrote this meanwhile."),
-                         "memhtml(write): Meanwhile", env=AGENT).returncode == 0
+    assert (
+        memhtml_write(
+            root,
+            theirs,
+            memory_text("Meanwhile", "memhtml wrote this meanwhile."),
+            "memhtml(write): Meanwhile",
+            env=AGENT,
+        ).returncode
+        == 0
+    )
     staged = "areas/inbox/the-agent-staged-this.html"
     (root / staged).write_text(memory_text("Staged", "The agent staged this and did not commit."))
     git(root, "add", staged)
     applied = curator.apply(plan)
     assert git(root, "log", "-2", "--format=%s").splitlines() == [
-        f"memhtml(correct): {TITLE}", "memhtml(write): Meanwhile"]
+        f"memhtml(correct): {TITLE}",
+        "memhtml(write): Meanwhile",
+    ]
     assert staged not in git(root, "show", "--name-only", "--format=", "HEAD"), "nothing swept"
     assert status(root).splitlines() == [f"A  {staged}"], "their staged file stays staged"
     assert (root / theirs).exists() and applied.result["path"] in git(root, "ls-files")
@@ -192,8 +230,12 @@ def test_a_carried_memory_rel_is_refused_on_a_task(curator) -> None:
 
 
 def _cli(root, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "memhtml_desktop", "--repo", str(root), *args, "--json"],
-                          capture_output=True, text=True, env={**os.environ, "MEMHTML_DESKTOP_NOW": "2026-12-01T11:10:59Z"})
+    return subprocess.run(
+        [sys.executable, "-m", "memhtml_desktop", "--repo", str(root), *args, "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MEMHTML_DESKTOP_NOW": "2026-12-01T11:10:59Z"},
+    )
 
 
 def test_the_cli_keeps_memhtmls_correct_unless_asked(curator) -> None:
@@ -278,8 +320,10 @@ def test_a_repeated_meta_is_added_after_its_kind_once() -> None:
     from memhtml_desktop.write import head_edit
 
     out = head_edit.add_repeated_meta(HEAD, "memhtml-entity", "concept:draining")
-    assert ('<meta name="memhtml-entity" content="service:a">\n'
-            '<meta name="memhtml-entity" content="concept:draining">\n<meta name="memhtml-tag"') in out
+    assert (
+        '<meta name="memhtml-entity" content="service:a">\n'
+        '<meta name="memhtml-entity" content="concept:draining">\n<meta name="memhtml-tag"'
+    ) in out
     assert head_edit.add_repeated_meta(out, "memhtml-entity", "concept:draining") == out
 
 
@@ -289,7 +333,9 @@ def test_a_memory_found_unhelpful_keeps_its_reads_on_the_archived_copy_unless_as
     merges = "projects/billing-service/nightly-compactor-merges-overlapping-intervals.html"
     graph = curator.graph(merges)
     assert graph.read_count == 9 and graph.reads["outcome_score"] < 0 and not graph.reads_follow_by_default
-    request = curator.keeping_graph(CorrectRequest(merges, "Merges except month-end", claim="It merges, except month-end."))
+    request = curator.keeping_graph(
+        CorrectRequest(merges, "Merges except month-end", claim="It merges, except month-end.")
+    )
     assert request.reads_follow is False and curator.graph(RUNBOOK).reads_follow_by_default
 
 
@@ -361,8 +407,11 @@ def test_the_jobs_and_their_answers_cross_a_process_boundary(curator) -> None:
     from memhtml_desktop.write.curator import DismissRequest
 
     store = curator.store
-    for job in (DraftJob(path=RUNBOOK, graph=True), SupersedeDraftJob(winner=POOL_60, loser=POOL_40),
-                PlanJob(request=DismissRequest(POOL_60, POOL_40))):
+    for job in (
+        DraftJob(path=RUNBOOK, graph=True),
+        SupersedeDraftJob(winner=POOL_60, loser=POOL_40),
+        PlanJob(request=DismissRequest(POOL_60, POOL_40)),
+    ):
         copy = pickle.loads(pickle.dumps(job.portable()))
         answer = copy.run(store, lambda: False, lambda *_: None)
         assert answer.ok, answer.error

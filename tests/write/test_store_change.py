@@ -11,7 +11,12 @@ import pytest
 from memhtml_desktop.ops.curate import ApplyJob, UndoJob
 from memhtml_desktop.write.batch import ApplyRequest, BatchOp
 from memhtml_desktop.write.requests import (
-    ArchiveRequest, CorrectRequest, LinkRequest, SupersedeRequest, TaskStatusRequest, WriteRequest,
+    ArchiveRequest,
+    CorrectRequest,
+    LinkRequest,
+    SupersedeRequest,
+    TaskStatusRequest,
+    WriteRequest,
 )
 from write.support import git, open_store, pin_git, seed
 
@@ -44,17 +49,27 @@ def committed_since(root, before: str) -> tuple[set[str], set[tuple[str, str]]]:
 
 VERBS = {
     "archive": lambda: ArchiveRequest(MEMORY, "retired"),
-    "correct": lambda: CorrectRequest(MEMORY, "Delay is 300 seconds", reason="raised",
-                                      claim="The prod ALB target groups use a 300-second deregistration delay."),
+    "correct": lambda: CorrectRequest(
+        MEMORY,
+        "Delay is 300 seconds",
+        reason="raised",
+        claim="The prod ALB target groups use a 300-second deregistration delay.",
+    ),
     "link": lambda: LinkRequest(MERGES, "relates_to", DOES_NOT),
     "task-done": lambda: TaskStatusRequest(TASK, "done", reason="shipped"),
     "supersede": lambda: SupersedeRequest(DOES_NOT, MERGES, reason="the compactor was fixed"),
     "write": lambda: WriteRequest("A fresh fact about queues", "semantic", claim="Queue depth alarms fire at 500."),
-    "apply": lambda: ApplyRequest((
-        BatchOp(WriteRequest("Batch fact one", "semantic", claim="Batch fact one holds.", tags=("ops",)),
-                "Batch fact one holds."),
-        BatchOp(WriteRequest("Batch fact two", "procedural", claim="Batch fact two holds."), "Batch fact two holds."),
-    )),
+    "apply": lambda: ApplyRequest(
+        (
+            BatchOp(
+                WriteRequest("Batch fact one", "semantic", claim="Batch fact one holds.", tags=("ops",)),
+                "Batch fact one holds.",
+            ),
+            BatchOp(
+                WriteRequest("Batch fact two", "procedural", claim="Batch fact two holds."), "Batch fact two holds."
+            ),
+        )
+    ),
 }
 
 

@@ -97,12 +97,17 @@ def test_undo_refuses_while_its_paths_changed_and_ignores_other_writers_paths(cu
     ok, why = curator.undo_status()
     assert ok, why
     undone = curator.undo()
-    assert git(root, "rev-parse", "HEAD~1").strip() == theirs and undone.commit_sha == git(root, "rev-parse", "HEAD").strip()
+    assert (
+        git(root, "rev-parse", "HEAD~1").strip() == theirs
+        and undone.commit_sha == git(root, "rev-parse", "HEAD").strip()
+    )
     assert git(root, "show", "--name-only", "--format=", "HEAD").split() == [MERGES]
-    assert "<!-- someone else -->" in (root / MEMORY).read_text() and (root / MERGES).read_text() == \
-        git(root, "show", f"{applied.commit_sha}~1:{MERGES}")
-    assert git(root, "log", "-1", "--format=%B") == (f'Revert "{applied.plan.subject}"\n\n'
-                                                      f"This reverts commit {applied.commit_sha}.\n\n")
+    assert "<!-- someone else -->" in (root / MEMORY).read_text() and (root / MERGES).read_text() == git(
+        root, "show", f"{applied.commit_sha}~1:{MERGES}"
+    )
+    assert git(root, "log", "-1", "--format=%B") == (
+        f'Revert "{applied.plan.subject}"\n\nThis reverts commit {applied.commit_sha}.\n\n'
+    )
     # A commit that changes the commit's path again makes the undo refuse (it would undo theirs).
     again = curator.run(LinkRequest(MERGES, "relates_to", DOES_NOT))
     (root / MERGES).write_text((root / MERGES).read_text() + "<!-- theirs -->\n")
@@ -150,7 +155,9 @@ def test_history_follows_the_chain_both_ways(curator) -> None:
     assert chain.older_than_focus == ["archive/2025/areas/oncall/rollback-revert-only.html"]
     assert chain.newer_than_focus == ["areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html"]
     assert all(v.known and v.start for v in chain.versions)
-    assert curator.history("areas/arcs/reversibility-first.html").versions[0].path == "areas/arcs/reversibility-first.html"
+    assert (
+        curator.history("areas/arcs/reversibility-first.html").versions[0].path == "areas/arcs/reversibility-first.html"
+    )
 
 
 def test_a_correction_shows_up_in_the_chain(curator) -> None:

@@ -16,8 +16,12 @@ from write.support import access_rows, git, open_store, pin_git, seed, snapshot,
 MEMORY = "resources/infra/prod-alb-deregistration-delay-is-120-seconds.html"  # has a state.access row
 MERGES = "projects/billing-service/nightly-compactor-merges-overlapping-intervals.html"
 DOES_NOT = "projects/billing-service/compactor-leaves-overlapping-usage-rows-alone.html"
-AGENT = {"GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.invalid",
-         "GIT_COMMITTER_NAME": "Agent", "GIT_COMMITTER_EMAIL": "agent@example.invalid"}
+AGENT = {
+    "GIT_AUTHOR_NAME": "Agent",
+    "GIT_AUTHOR_EMAIL": "agent@example.invalid",
+    "GIT_COMMITTER_NAME": "Agent",
+    "GIT_COMMITTER_EMAIL": "agent@example.invalid",
+}
 
 
 @pytest.fixture
@@ -55,8 +59,12 @@ def three_writes(curator):
 def test_the_list_is_the_apps_own_changes_newest_first_with_why_each_cannot_run(curator) -> None:
     root = curator.root
     link, archive, correct = three_writes(curator)
-    theirs = agent_commit(root, "areas/oncall/page-the-secondary-after-15-minutes-without-an-ack.html",
-                          "<!-- the agent -->\n", "agent: a note of its own")
+    theirs = agent_commit(
+        root,
+        "areas/oncall/page-the-secondary-after-15-minutes-without-an-ack.html",
+        "<!-- the agent -->\n",
+        "agent: a note of its own",
+    )
     choices = curator.undo_choices()
     assert [c.sha for c, _ in choices] == [correct.commit_sha, archive.commit_sha, link.commit_sha]
     assert theirs not in {c.sha for c, _ in choices}, "another writer's commit is never offered"
@@ -86,8 +94,9 @@ def test_undo_an_older_change_then_redo_it_then_undo_again(curator) -> None:
     assert plan.op == "undo" and plan.subject == f'Revert "{archive.plan.subject}"'
     assert [(c.action, c.path, c.source) for c in plan.changes] == [("move", MEMORY, archived)]
     undone = curator.undo(archive.commit_sha, expect=plan)
-    assert git(root, "log", "-1", "--format=%B") == (f'Revert "{archive.plan.subject}"\n\n'
-                                                      f"This reverts commit {archive.commit_sha}.\n\n")
+    assert git(root, "log", "-1", "--format=%B") == (
+        f'Revert "{archive.plan.subject}"\n\nThis reverts commit {archive.commit_sha}.\n\n'
+    )
     assert (root / MEMORY).exists() and not (root / archived).exists() and status(root) == ""
     assert access_rows(store)[MEMORY][1:] == row[1:], "salience follows the memory back"
     assert (root / correct.result["path"]).exists(), "the newer change is not touched"
@@ -98,8 +107,9 @@ def test_undo_an_older_change_then_redo_it_then_undo_again(curator) -> None:
     redo_plan = curator.plan_undo(archive.commit_sha, redo=True)
     assert redo_plan.subject == f'Reapply "{archive.plan.subject}"'
     redone = curator.undo(archive.commit_sha, redo=True, expect=redo_plan)
-    assert git(root, "log", "-1", "--format=%B") == (f'Reapply "{archive.plan.subject}"\n\n'
-                                                      f"This reverts commit {undone.commit_sha}.\n\n")
+    assert git(root, "log", "-1", "--format=%B") == (
+        f'Reapply "{archive.plan.subject}"\n\nThis reverts commit {undone.commit_sha}.\n\n'
+    )
     assert tree_bytes(root) == before_archive and access_rows(store)[archived][1:] == row[1:]
     assert redone.result["reverted"] == undone.commit_sha and redone.result["change"] == archive.commit_sha
     # undo again reverts the redo (the change's newest commit), not the original write

@@ -46,7 +46,10 @@ def test_collision_ordinals_stay_within_80_characters() -> None:
 
 def test_episodic_files_start_with_the_utc_date() -> None:
     local = NOW.astimezone(_dt.timezone(_dt.timedelta(hours=5)))
-    assert candidate_path("Canary 502s — café!", "episodic", "areas/inbox", local, 2) == "areas/inbox/20261201-canary-502s-cafe-2.html"
+    assert (
+        candidate_path("Canary 502s — café!", "episodic", "areas/inbox", local, 2)
+        == "areas/inbox/20261201-canary-502s-cafe-2.html"
+    )
 
 
 @pytest.mark.parametrize(("path", "ok"), [
@@ -94,11 +97,15 @@ def test_markup_is_canonicalised_like_parse5() -> None:
     assert canonical_article('<P B="2" a=1>x<br/>y<IMG src=a></p>  ') == '<p a="1" b="2">x<br>y<img src="a"></p>'
     assert canonical_article("<pre>\n\nkeep</pre>") == "<pre>\n\nkeep</pre>"
     assert canonical_article("<ul><li>a<li>b</ul></article><p>after</p>") == "<ul><li>a</li><li>b</li></ul><p>after</p>"
-    assert canonical_article('<p title="a&quot;b\u00a0c">x\u00a0&lt;</p>') == '<p title="a&quot;b&nbsp;c">x&nbsp;&lt;</p>'
+    assert (
+        canonical_article('<p title="a&quot;b\u00a0c">x\u00a0&lt;</p>') == '<p title="a&quot;b&nbsp;c">x&nbsp;&lt;</p>'
+    )
 
 
 def test_prose_split_keeps_a_fence_whole() -> None:
-    claim, rest = split_prose("WAL admits one writer. Readers never block.\n\n```sql\nSELECT 1;\n\nSELECT 2;\n```\n\nEnd.")
+    claim, rest = split_prose(
+        "WAL admits one writer. Readers never block.\n\n```sql\nSELECT 1;\n\nSELECT 2;\n```\n\nEnd."
+    )
     assert claim == "WAL admits one writer."
     assert rest == ["Readers never block.", "```sql\nSELECT 1;\n\nSELECT 2;\n```", "End."]
     assert split_prose("No sentence end") == ("No sentence end", [])
@@ -155,7 +162,10 @@ def test_remove_link_keeps_a_neighbour_on_the_same_line() -> None:
 def test_add_link_is_idempotent_and_goes_after_the_last_link() -> None:
     assert head_edit.add_link(HEAD, "relates_to", "/areas/a.html") == HEAD
     text = head_edit.add_link(HEAD, "part_of", "/areas/arcs/x.html")
-    assert '<link rel="memhtml-supports" href="/areas/b.html">\n<link rel="memhtml-part-of" href="/areas/arcs/x.html">\n</head>' in text
+    assert (
+        '<link rel="memhtml-supports" href="/areas/b.html">\n<link rel="memhtml-part-of" href="/areas/arcs/x.html">\n</head>'
+        in text
+    )
 
 
 def test_a_crlf_file_keeps_its_line_ends_and_new_lines_end_in_lf() -> None:

@@ -57,7 +57,11 @@ def test_a_correction_from_a_draft_keeps_facets_tags_and_entities(curator) -> No
     projection = project(new_path, data, "2026-12-01T12:00:00Z")
     assert projection.ok, projection.violations
     facets = {(r["name"], r["value"]) for r in projection.tables["file_facets"]}
-    assert {("doc-type", "runbook"), ("tier", "1"), ("Failure window", "about two minutes of pinned connections")} <= facets
+    assert {
+        ("doc-type", "runbook"),
+        ("tier", "1"),
+        ("Failure window", "about two minutes of pinned connections"),
+    } <= facets
     assert b'<dd><data value="120">about two minutes of pinned connections</data></dd>' in data
     assert {r["tag"] for r in projection.tables["file_tags"]} == {"deploy", "oncall", "rollback"}
     assert b'<meta name="memhtml-importance" content="8">' in data
@@ -88,8 +92,10 @@ def test_a_new_memory_without_facets_is_byte_for_byte_memhtmls(curator) -> None:
     assert b"<dl>" not in plain.changes[0].after
     assert plain.changes[0].after.replace(b"<p><mark>Tea is hot.</mark> Mostly.</p>\n",
                                           b"") != with_facets.changes[0].after  # fmt: skip
-    assert b"<p><mark>Tea is hot.</mark> Mostly.</p>\n<dl>\n<dt>kind</dt><dd>drink</dd>\n</dl>\n</article>" in \
-        with_facets.changes[0].after
+    assert (
+        b"<p><mark>Tea is hot.</mark> Mostly.</p>\n<dl>\n<dt>kind</dt><dd>drink</dd>\n</dl>\n</article>"
+        in with_facets.changes[0].after
+    )
 
 
 def test_a_linked_conflict_pair_says_so(curator) -> None:
@@ -109,5 +115,7 @@ def test_find_memories_by_title_for_completion(curator) -> None:
     found = curator.store.find_memories("compactor")
     assert {m.path for m in found} >= {MERGES, DOES_NOT}
     assert found[0].title.lower().startswith("compactor") or "compactor" in found[0].title.lower()
-    assert curator.store.find_memories("%") == [] or all("%" in m.title + m.path for m in curator.store.find_memories("%"))
+    assert curator.store.find_memories("%") == [] or all(
+        "%" in m.title + m.path for m in curator.store.find_memories("%")
+    )
     assert curator.store.find_memories("   ") == []

@@ -33,8 +33,13 @@ def queue_order(pairs: list) -> list:
 
 
 def _state(pair) -> str:
-    return " \u00b7 dismissed" if pair.dismissed else " \u00b7 settled" if pair.settled else (
-        " \u00b7 known" if pair.known else "")
+    return (
+        " \u00b7 dismissed"
+        if pair.dismissed
+        else " \u00b7 settled"
+        if pair.settled
+        else (" \u00b7 known" if pair.known else "")
+    )
 
 
 def _newer(pair) -> str:
@@ -55,17 +60,46 @@ class ConflictsModel(RowsModel):
         self.show_dismissed = False
         cell = self._cell
         muted = lambda p: muted_color() if p.settled or p.dismissed or p.known else None  # noqa: E731
-        super().__init__((
-            Col("Memory A", lambda p: cell(p, 0), tip=lambda p: tooltip_text(f"{p.a.path}\n{p.a.claim}"), color=muted),
-            Col("Memory B", lambda p: cell(p, 1), tip=lambda p: tooltip_text(f"{p.b.path}\n{p.b.claim}"), color=muted),
-            Col("Differs in", lambda p: cell(p, 2), color=muted,
-                tip=lambda p: tooltip_text("linked: " + ", ".join(p.links)) if p.links else ""),
-            Col("Newer", lambda p: cell(p, 4), color=muted,
-                tip=lambda p: tooltip_text(f"newer: {p.newer} ({p.when})" if p.newer else
-                                           "neither is newer: the same event and written time")),
-            Col("Alike", lambda p: cell(p, 3), color=muted, numeric=True,
-                tip=lambda p: tooltip_text("cosine similarity of the two memories' vectors (a near-twin from 0.9)")),
-        ), parent)
+        super().__init__(
+            (
+                Col(
+                    "Memory A",
+                    lambda p: cell(p, 0),
+                    tip=lambda p: tooltip_text(f"{p.a.path}\n{p.a.claim}"),
+                    color=muted,
+                ),
+                Col(
+                    "Memory B",
+                    lambda p: cell(p, 1),
+                    tip=lambda p: tooltip_text(f"{p.b.path}\n{p.b.claim}"),
+                    color=muted,
+                ),
+                Col(
+                    "Differs in",
+                    lambda p: cell(p, 2),
+                    color=muted,
+                    tip=lambda p: tooltip_text("linked: " + ", ".join(p.links)) if p.links else "",
+                ),
+                Col(
+                    "Newer",
+                    lambda p: cell(p, 4),
+                    color=muted,
+                    tip=lambda p: tooltip_text(
+                        f"newer: {p.newer} ({p.when})"
+                        if p.newer
+                        else "neither is newer: the same event and written time"
+                    ),
+                ),
+                Col(
+                    "Alike",
+                    lambda p: cell(p, 3),
+                    color=muted,
+                    numeric=True,
+                    tip=lambda p: tooltip_text("cosine similarity of the two memories' vectors (a near-twin from 0.9)"),
+                ),
+            ),
+            parent,
+        )
 
     def set_pairs(self, pairs: list) -> None:
         self._all = queue_order(pairs)

@@ -46,7 +46,9 @@ def highlighted(text: str, spans) -> str:
         if start < at or end > len(text):
             continue
         out.append(html.escape(text[at:start]))
-        out.append(f'<span style="background-color:{mark_color()}; font-weight:600">{html.escape(text[start:end])}</span>')
+        out.append(
+            f'<span style="background-color:{mark_color()}; font-weight:600">{html.escape(text[start:end])}</span>'
+        )
         at = end
     out.append(html.escape(text[at:]))
     return "".join(out)

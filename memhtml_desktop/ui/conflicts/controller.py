@@ -16,10 +16,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from memhtml_desktop.ui.conflicts.conflicts_model import merge_pairs
 from memhtml_desktop.ops.changes import StoreChange
-from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ops.curate import ConflictsJob, SidesJob, SomeConflictsJob
+from memhtml_desktop.ui.conflicts.conflicts_model import merge_pairs
+from memhtml_desktop.ui.session.context import PaneContext
 
 
 class ConflictsController(QObject):
@@ -44,8 +44,7 @@ class ConflictsController(QObject):
             window.open_requested.connect(lambda path: self.ctx.session.open(path))
             window.right_requested.connect(self.curate.supersede)
             window.scope_requested.connect(self.curate.correct)
-            window.link_requested.connect(
-                lambda a, b, rel: self.curate.link(a[0], a[1], target=b[0], rel=rel))
+            window.link_requested.connect(lambda a, b, rel: self.curate.link(a[0], a[1], target=b[0], rel=rel))
             window.dismiss_requested.connect(self.curate.dismiss)
             window.pair_shown.connect(self._pair_shown)
             self.curate.written.connect(self._written)
@@ -67,7 +66,9 @@ class ConflictsController(QObject):
     def cancel(self) -> None:
         self.ctx.runner.cancel(ConflictsJob.kind)
         if self.window is not None:
-            self.window.say("Scan cancelled." if self.report is None else "Scan cancelled; the list is the last scan's.")
+            self.window.say(
+                "Scan cancelled." if self.report is None else "Scan cancelled; the list is the last scan's."
+            )
 
     def _scanned(self, report: Any) -> None:
         self.report = report

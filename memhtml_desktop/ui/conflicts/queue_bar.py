@@ -34,15 +34,17 @@ class QueueBar(QWidget):
         self.newer_button = self._button("&Newer is right", "newerRight", "N",
                                          "The newer memory supersedes the older: the older is archived, and its links, "
                                          "entities, facets and the links to it follow the newer (N)")  # fmt: skip
-        self.older_button = self._button("&Older is still right", "olderRight", "O",
-                                         "The older memory supersedes the newer, which is archived (O)")
+        self.older_button = self._button(
+            "&Older is still right", "olderRight", "O", "The older memory supersedes the newer, which is archived (O)"
+        )
         self.rel = QComboBox(self)
         self.rel.setObjectName("bothHoldRel")
         self.rel.addItems(list(BOTH_HOLD_RELS))
         self.rel.setToolTip("contradicts: both stay, the disagreement recorded (the pair stays listed as known); "
                             "any other relation says how both hold and settles the pair")  # fmt: skip
-        self.link_button = self._button("&Both hold\u2026", "linkPairButton", "B",
-                                        "Both hold: A links to B by this relation (B)")
+        self.link_button = self._button(
+            "&Both hold\u2026", "linkPairButton", "B", "Both hold: A links to B by this relation (B)"
+        )
         self.dismiss_button = self._button("Not a conflict\u2026", "dismissPair", "D",
                                            "Not a conflict: remembered (on a ref of this app's own, not your branch) "
                                            "and never listed again while neither memory changes (D)")  # fmt: skip
@@ -90,7 +92,11 @@ class QueueBar(QWidget):
         self.rel.setVisible(not dismissed)
         self.restore_button.setVisible(dismissed)
         has_newer = bool(shown and pair.newer)
-        why = "" if has_newer else "Neither is newer (the same time): choose with \u201cThis one is right\u201d under a side"
+        why = (
+            ""
+            if has_newer
+            else "Neither is newer (the same time): choose with \u201cThis one is right\u201d under a side"
+        )
         for button in (self.newer_button, self.older_button):
             button.setEnabled(has_newer)
             button.setToolTip(why or button.property("tip"))

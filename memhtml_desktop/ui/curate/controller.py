@@ -16,13 +16,21 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from memhtml_desktop.domain.paths import is_archived
-from memhtml_desktop.ui.curate import dialogs
-from memhtml_desktop.ops.curate import Attempt, DraftJob, HashesJob, RecoverJob, SupersedeDraftJob
 from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.curate import Attempt, DraftJob, HashesJob, RecoverJob, SupersedeDraftJob
+from memhtml_desktop.ui.curate import dialogs
 from memhtml_desktop.ui.session.context import PaneContext
 
-TITLES = {"correct": "Correct", "archive": "Archive", "link": "Link", "doing": "Mark task", "done": "Mark task",
-          "new": "New memory", "undo": "Undo", "redo": "Redo"}
+TITLES = {
+    "correct": "Correct",
+    "archive": "Archive",
+    "link": "Link",
+    "doing": "Mark task",
+    "done": "Mark task",
+    "new": "New memory",
+    "undo": "Undo",
+    "redo": "Redo",
+}
 
 #: Where the reader goes after each kind of write: the result field holding the memory's new path.
 OPEN_AFTER = {"correct": "path", "write": "path", "task.add": "path", "archive": "archive_path",
@@ -103,10 +111,17 @@ class CurateController(QObject):
     def archive(self, path: str, title: str = "") -> None:
         if self._refuse_off("Archive"):
             return
-        self._with_hashes((path,), lambda h: self._show(dialogs.ArchiveDialog(
-            self.ctx.runner, path, title, h.get(path), self.parent_widget, **self._options())), "Archive")
+        self._with_hashes(
+            (path,),
+            lambda h: self._show(
+                dialogs.ArchiveDialog(self.ctx.runner, path, title, h.get(path), self.parent_widget, **self._options())
+            ),
+            "Archive",
+        )
 
-    def link(self, path: str, title: str = "", *, is_task: bool = False, target: str = "", rel: str | None = None) -> None:
+    def link(
+        self, path: str, title: str = "", *, is_task: bool = False, target: str = "", rel: str | None = None
+    ) -> None:
         if self._refuse_off("Link"):
             return
         self._with_hashes((path,), lambda h: self._show(dialogs.LinkDialog(
@@ -116,8 +131,15 @@ class CurateController(QObject):
     def mark_task(self, path: str, status: str, title: str = "") -> None:
         if self._refuse_off("Mark task"):
             return
-        self._with_hashes((path,), lambda h: self._show(dialogs.TaskStatusDialog(
-            self.ctx.runner, path, title, status, h.get(path), self.parent_widget, **self._options())), "Mark task")
+        self._with_hashes(
+            (path,),
+            lambda h: self._show(
+                dialogs.TaskStatusDialog(
+                    self.ctx.runner, path, title, status, h.get(path), self.parent_widget, **self._options()
+                )
+            ),
+            "Mark task",
+        )
 
     def new_memory(self) -> None:
         if self._refuse_off("New memory"):
@@ -128,6 +150,7 @@ class CurateController(QObject):
         """The conflicts view's "this one is right": `winner` = (path, title) supersedes `loser`."""
         if self._refuse_off("This one is right"):
             return
+
         def drafted(result: Attempt) -> None:
             if not result.ok:
                 self._refused("This one is right")(result.error)
@@ -184,8 +207,11 @@ class CurateController(QObject):
         detail = self.current_memory()
         if path is None:
             if not self.can(action):
-                self.ctx.status("Open a memory that is not archived in the reader first"
-                                + (" (a task, to change its status)" if action in ("doing", "done") else ""), 8000)
+                self.ctx.status(
+                    "Open a memory that is not archived in the reader first"
+                    + (" (a task, to change its status)" if action in ("doing", "done") else ""),
+                    8000,
+                )
                 return
             path = detail.path
         title = detail.title if detail is not None and detail.path == path else ""
@@ -257,8 +283,10 @@ class CurateController(QObject):
             self.ctx.session.open(path, bump=False)
         elif what == "gone" and self.reader is not None:
             again = "Redo" if applied.plan.op == "undo" else "Undo"
-            self.reader.show_note(f"{path} is no longer in the store: {applied.plan.subject} (commit "
-                                  f"{(applied.commit_sha or '')[:12]}) removed it. Edit \u2192 {again}\u2026 gives it back.")
+            self.reader.show_note(
+                f"{path} is no longer in the store: {applied.plan.subject} (commit "
+                f"{(applied.commit_sha or '')[:12]}) removed it. Edit \u2192 {again}\u2026 gives it back."
+            )
 
     # -- the store ------------------------------------------------------------------------------
 

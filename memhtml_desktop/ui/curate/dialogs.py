@@ -15,9 +15,9 @@ from PySide6.QtCore import QStringListModel, Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QCompleter, QLabel, QLineEdit, QWidget
 
+from memhtml_desktop.ops.curate import FindJob
 from memhtml_desktop.ui.curate.fields import MemoryFields
 from memhtml_desktop.ui.curate.graph_fields import GraphFields
-from memhtml_desktop.ops.curate import FindJob
 from memhtml_desktop.ui.curate.write_dialog import WriteDialog
 from memhtml_desktop.write.drafts import FORM_TASK_STATUSES, MEMORY_RELATIONS, TASK_RELATIONS, MemoryDraft
 from memhtml_desktop.write.requests import (
@@ -150,8 +150,9 @@ class ArchiveDialog(WriteDialog):
         self.expected = {path: expected}
         self.reason = QLineEdit(self.form_box)
         self.reason.setObjectName("reasonField")
-        self.reason.setPlaceholderText("required: why this memory no longer holds (kept whole even where the "
-                                       "subject cuts it)")
+        self.reason.setPlaceholderText(
+            "required: why this memory no longer holds (kept whole even where the subject cuts it)"
+        )
         self.form.addRow("Memory", _plain_label(_describe(title, path), self.form_box))
         self.form.addRow("&Reason", self.reason)
         self.reason.textChanged.connect(self.changed)

@@ -104,7 +104,9 @@ class FacetTable(QWidget):
         """Rows with a name or a value (a half-filled row goes to the write core, which says why)."""
         out = []
         for row in range(self.table.rowCount()):
-            cells = [(self.table.item(row, col).text().strip() if self.table.item(row, col) else "") for col in range(3)]
+            cells = [
+                (self.table.item(row, col).text().strip() if self.table.item(row, col) else "") for col in range(3)
+            ]
             if cells[0] or cells[1]:
                 out.append((cells[0], cells[1], cells[2] or None))
         return tuple(out)

@@ -103,8 +103,13 @@ class GraphFields(QObject):
             view.clear()
         for link in graph.links:
             text = f"{link.rel} \u2192 {_named(link.title, link.path)}"
-            _item(self.links, ("(not kept by default) " if link.note else "") + text, (link.rel, link.path),
-                  checked=link.keep, tip=f"{link.rel} {link.path}" + (f"\n{link.note}" if link.note else ""))
+            _item(
+                self.links,
+                ("(not kept by default) " if link.note else "") + text,
+                (link.rel, link.path),
+                checked=link.keep,
+                tip=f"{link.rel} {link.path}" + (f"\n{link.note}" if link.note else ""),
+            )
         for ref in graph.inbound:
             text = f"{ref.rel} \u2190 {_named(ref.title, ref.src)}"
             _item(self.inbound, (f"({ref.note}) " if ref.note else "") + text, (ref.src, ref.expected),
@@ -158,8 +163,10 @@ class GraphFields(QObject):
         elif self.reads.isChecked():
             text = f"The reads move to {self.verb} in the same write; the archived copy keeps none."
         elif not graph.reads_follow_by_default:
-            text = ("Its outcome is negative: those who read it found it unhelpful, perhaps because it was wrong. "
-                    "Left with the archived copy unless you tick it, so the correction does not start out penalised.")
+            text = (
+                "Its outcome is negative: those who read it found it unhelpful, perhaps because it was wrong. "
+                "Left with the archived copy unless you tick it, so the correction does not start out penalised."
+            )
         else:
             text = "The reads stay with the archived copy (as memhtml's correct leaves them)."
         self.reads_note.setText(text)

@@ -29,7 +29,11 @@ class DiffHighlighter(QSyntaxHighlighter):
     def __init__(self, document) -> None:
         super().__init__(document)
         self.formats = {}
-        for prefix, light, dark in (("+", "#d7f5dd", "#1f4a2a"), ("-", "#fbdada", "#5a2326"), ("@", "#e3ecfb", "#22365a")):
+        for prefix, light, dark in (
+            ("+", "#d7f5dd", "#1f4a2a"),
+            ("-", "#fbdada", "#5a2326"),
+            ("@", "#e3ecfb", "#22365a"),
+        ):
             fmt = QTextCharFormat()
             fmt.setBackground(QColor(dark if is_dark() else light))
             self.formats[prefix] = fmt

@@ -97,8 +97,14 @@ def _undo_view(window: Any, path: str | None, args: Any) -> Any:
         dialog.confirm()
         _pump(window, lambda: bool(written))
     curate.undo()
-    _pump(window, lambda: curate.dialog is not None and curate.dialog.choices
-          and (curate.dialog.confirm_button.isEnabled() or curate.dialog.message_kind() == "error"))
+    _pump(
+        window,
+        lambda: (
+            curate.dialog is not None
+            and curate.dialog.choices
+            and (curate.dialog.confirm_button.isEnabled() or curate.dialog.message_kind() == "error")
+        ),
+    )
     shown = curate.dialog
     if getattr(args, "file", None) is not None:
         shown.preview.select_file(int(args.file))

@@ -18,17 +18,30 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFrame, QHeaderView, QLabel, QSplitter,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from memhtml_desktop.ops.curate import Attempt, Preview, UndoChoicesJob, UndoJob, UndoPlanJob
 from memhtml_desktop.ui.curate.preview import PlanPreview
 from memhtml_desktop.ui.kit.palette import muted_color, warning_color
 from memhtml_desktop.ui.kit.screen_fit import fit_to_screen
 
-INTRO = ("This app's own changes to the store, newest first (another writer's commits are never listed). "
-         "Undo reverts a change with a commit of its own; Redo gives an undone change back. A change whose "
-         "files someone committed over since cannot be reverted here: it is greyed out, and says why.")
+INTRO = (
+    "This app's own changes to the store, newest first (another writer's commits are never listed). "
+    "Undo reverts a change with a commit of its own; Redo gives an undone change back. A change whose "
+    "files someone committed over since cannot be reverted here: it is greyed out, and says why."
+)
 STATE = {"undo": "applied", "redo": "undone"}
 
 
@@ -123,8 +136,9 @@ class UndoDialog(QDialog):
         """Read the list again (on opening, and after each undo or redo)."""
         self.list.setEnabled(False)
         job = UndoChoicesJob().success(self._listed)
-        self.runner.run(job.failure(lambda msg: None if self._closed else
-                                    self._say(f"The list could not be read: {msg}", "error")))
+        self.runner.run(
+            job.failure(lambda msg: None if self._closed else self._say(f"The list could not be read: {msg}", "error"))
+        )
 
     def _listed(self, choices: list) -> None:
         if self._closed:
@@ -155,7 +169,9 @@ class UndoDialog(QDialog):
         row = self._row_of(keep) if keep else -1
         if row < 0:
             wanted = [i for i, (c, why) in enumerate(self.choices) if c.action == self.want and not why]
-            row = wanted[0] if wanted else next((i for i, (c, _) in enumerate(self.choices) if c.action == self.want), 0)
+            row = (
+                wanted[0] if wanted else next((i for i, (c, _) in enumerate(self.choices) if c.action == self.want), 0)
+            )
         self.list.setCurrentItem(self.list.topLevelItem(row))  # its signal plans the revert
         self.list.setFocus()
 
@@ -192,9 +208,11 @@ class UndoDialog(QDialog):
             return
         self._say("Working out the commit that reverts it\u2026", "info")
         job = UndoPlanJob(sha=change.sha, redo=change.undone)
-        self.runner.run(job.success(lambda result, sha=change.sha: self._planned(sha, result))
-                        .failure(lambda msg: None if self._closed else self._say(f"Something went wrong: {msg}",
-                                                                                          "error")))
+        self.runner.run(
+            job.success(lambda result, sha=change.sha: self._planned(sha, result)).failure(
+                lambda msg: None if self._closed else self._say(f"Something went wrong: {msg}", "error")
+            )
+        )
 
     def _planned(self, sha: str, result: Attempt) -> None:
         if self._closed or sha != self.current_sha():
@@ -229,8 +247,9 @@ class UndoDialog(QDialog):
             super().done(self._result)
             return
         if not result.ok:
-            self._say(result.error + ("\n\nThe list and the preview have been read again." if result.stale else ""),
-                      "error")
+            self._say(
+                result.error + ("\n\nThe list and the preview have been read again." if result.stale else ""), "error"
+            )
             self.load()
             return
         self.applied.emit(result.value)
@@ -256,5 +275,5 @@ class UndoDialog(QDialog):
 
 
 def _when(text: str) -> str:
-    """"2026-12-01 11:02" from an ISO instant (UTC), or "?"."""
+    """ "2026-12-01 11:02" from an ISO instant (UTC), or "?"."""
     return text.replace("T", " ")[:16] + (" UTC" if text else "") if text else "?"

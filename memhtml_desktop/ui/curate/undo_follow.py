@@ -23,8 +23,9 @@ from memhtml_desktop.domain.paths import is_archived, is_indexable
 def follow(plan: Any, shown: str | None) -> tuple[str, str | None]:
     """("open", path), ("gone", the path shown), or ("stay", None)."""
     changes = plan.changes
-    arrived = [c.path for c in changes
-               if c.action in ("create", "move") and is_indexable(c.path) and not is_archived(c.path)]
+    arrived = [
+        c.path for c in changes if c.action in ("create", "move") and is_indexable(c.path) and not is_archived(c.path)
+    ]
     if plan.op == "redo" and arrived:
         return "open", arrived[0]
     moved = {c.source: c.path for c in changes if c.action == "move"}

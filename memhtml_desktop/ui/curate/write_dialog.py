@@ -41,9 +41,11 @@ from memhtml_desktop.ui.kit.screen_fit import fit_to_screen
 PLAN_DELAY_MS = 250
 _serial = itertools.count(1)
 
-STALE_TEXT = ("{error}\n\nSomeone (an agent, an editor, memhtml's CLI) changed the store after this dialog "
-              "read it. Nothing was written. Reload to read the files again: your entries stay, and the "
-              "preview shows the change against the files as they are now.")
+STALE_TEXT = (
+    "{error}\n\nSomeone (an agent, an editor, memhtml's CLI) changed the store after this dialog "
+    "read it. Nothing was written. Reload to read the files again: your entries stay, and the "
+    "preview shows the change against the files as they are now."
+)
 
 
 class WriteDialog(QDialog):

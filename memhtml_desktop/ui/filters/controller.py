@@ -20,12 +20,12 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
-from memhtml_desktop.ui.filters.filters_panel import FiltersPanel
+from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.jobs import CountsJob, ListedCountsJob, UniverseJob
+from memhtml_desktop.ui.filters.filters_panel import FiltersPanel
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
-from memhtml_desktop.domain.types import Scope
-from memhtml_desktop.ops.jobs import CountsJob, ListedCountsJob, UniverseJob
 
 log = logging.getLogger(__name__)
 

@@ -101,8 +101,12 @@ class EntityField(QLineEdit):
 
     def event(self, event: QEvent) -> bool:  # noqa: D401
         """Esc is the field's own while it has the focus: the window's Esc shortcut never sees it."""
-        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) \
-                and event.key() == Qt.Key.Key_Escape and event.modifiers() == Qt.KeyboardModifier.NoModifier:
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape
+            and event.modifiers() == Qt.KeyboardModifier.NoModifier
+        ):
             event.accept()
             return True
         return super().event(event)

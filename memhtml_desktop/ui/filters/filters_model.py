@@ -34,11 +34,13 @@ STEP_ROWS = 60
 """Rows whose numbers a turn rewrites (`_refresh`)."""
 NOTE = "Numbers: hits in the list \u00b7 memories in scope (what ticking narrows to)."
 NOTE_NARROW = "Number: memories in scope (what ticking narrows to). Widen this pane for hits in the list."
-NOTE_HELP = ("Values under one name broaden (any of them); different names narrow (all must hold).\n"
-             "First number: hits in the list now that carry the value.\n"
-             "Second: memories in scope that carry it, the set the list is drawn from (recency and "
-             "salience rank every one of them), counted with the value's own axis relaxed. Ticking a "
-             "value narrows the list to those; a value at 0 cannot be ticked, it could only empty the list.")
+NOTE_HELP = (
+    "Values under one name broaden (any of them); different names narrow (all must hold).\n"
+    "First number: hits in the list now that carry the value.\n"
+    "Second: memories in scope that carry it, the set the list is drawn from (recency and "
+    "salience rank every one of them), counted with the value's own axis relaxed. Ticking a "
+    "value narrows the list to those; a value at 0 cannot be ticked, it could only empty the list."
+)
 PAGE, SCOPE = 1, 2
 FACET_NAMES_A_TURN = 8
 """A rebuild makes the facet section (up to MAX_FACET_NAMES names of up to 12 values) this many
@@ -70,10 +72,15 @@ class FiltersModel(QStandardItemModel):
     def __init__(self, parent=None) -> None:
         super().__init__(0, 3, parent)
         self.setHorizontalHeaderLabels(["Value", "list", "scope"])
-        self.setHeaderData(PAGE, Qt.Orientation.Horizontal, "Hits in the list now that carry the value",
-                           Qt.ItemDataRole.ToolTipRole)
-        self.setHeaderData(SCOPE, Qt.Orientation.Horizontal,
-                           "Memories in scope that carry it: what the list is drawn from", Qt.ItemDataRole.ToolTipRole)
+        self.setHeaderData(
+            PAGE, Qt.Orientation.Horizontal, "Hits in the list now that carry the value", Qt.ItemDataRole.ToolTipRole
+        )
+        self.setHeaderData(
+            SCOPE,
+            Qt.Orientation.Horizontal,
+            "Memories in scope that carry it: what the list is drawn from",
+            Qt.ItemDataRole.ToolTipRole,
+        )
         self._universe: Any = None
         self._counts: Any = None
         self._listed: Any = None
@@ -228,8 +235,14 @@ class FiltersModel(QStandardItemModel):
     def building(self) -> bool:  # sections still being replaced (`settled` includes it)
         return bool(self._sections_due)
 
-    def _build_section(self, axis: str, groups: list | None = None, section: QStandardItem | None = None,
-                       rows: dict | None = None, made: dict | None = None):
+    def _build_section(
+        self,
+        axis: str,
+        groups: list | None = None,
+        section: QStandardItem | None = None,
+        rows: dict | None = None,
+        made: dict | None = None,
+    ):
         """`axis`'s section (the facets: `groups` of names, all by default, added under `section`),
         detached from the model: no signal per item. Returns (section, its value rows, its facet groups)."""
         rows = {} if rows is None else rows
@@ -335,10 +348,18 @@ class FiltersModel(QStandardItemModel):
                         target.setData(muted if n == 0 else None, Qt.ItemDataRole.ForegroundRole)
                 if isinstance(key, tuple) and (before is None or before[2] != tickable):
                     item.setFlags(VALUE if tickable else UNTICKABLE)
-                    base = ("Tasks are left out unless this is ticked." if key == ("type", "task")
-                            else " = ".join(split_facet(key[1])) if key[0] == "facet" else "")
-                    item.setToolTip(base if tickable else "No memory in scope carries this value: ticking it "
-                                                           "could only empty the list.")
+                    base = (
+                        "Tasks are left out unless this is ticked."
+                        if key == ("type", "task")
+                        else " = ".join(split_facet(key[1]))
+                        if key[0] == "facet"
+                        else ""
+                    )
+                    item.setToolTip(
+                        base
+                        if tickable
+                        else "No memory in scope carries this value: ticking it could only empty the list."
+                    )
         finally:
             self._updating = False
         if self._queue:

@@ -35,8 +35,11 @@ class _FiltersTree(QTreeView):
 
     def mouseReleaseEvent(self, event) -> None:
         index = self.indexAt(event.position().toPoint())
-        if (event.button() == Qt.MouseButton.LeftButton and index.isValid()
-                and index.siblingAtColumn(0).data(FiltersModel.KeyRole)):
+        if (
+            event.button() == Qt.MouseButton.LeftButton
+            and index.isValid()
+            and index.siblingAtColumn(0).data(FiltersModel.KeyRole)
+        ):
             event.accept()
             self.row_clicked.emit(index)
             return
@@ -45,8 +48,11 @@ class _FiltersTree(QTreeView):
     def keyPressEvent(self, event) -> None:  # noqa: N802
         """Space (or Enter) on a value row ticks or unticks it, as a click does."""
         index = self.currentIndex()
-        if (event.key() in (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter) and index.isValid()
-                and index.siblingAtColumn(0).data(FiltersModel.KeyRole)):
+        if (
+            event.key() in (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and index.isValid()
+            and index.siblingAtColumn(0).data(FiltersModel.KeyRole)
+        ):
             event.accept()
             self.row_clicked.emit(index)
             return
@@ -86,8 +92,9 @@ class FiltersPanel(QWidget):
         self.tree.setObjectName("filtersTree")
         self.tree.setModel(self.model)
         self.tree.setAccessibleName("Filter values")
-        self.tree.setAccessibleDescription("Space ticks or unticks the value; the numbers are hits on the page "
-                                           "and memories in scope.")
+        self.tree.setAccessibleDescription(
+            "Space ticks or unticks the value; the numbers are hits on the page and memories in scope."
+        )
         self.tree.setUniformRowHeights(True)
         self.tree.setIndentation(12)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -135,7 +142,7 @@ class FiltersPanel(QWidget):
         self._fit_archived()
 
     def _fit_archived(self) -> None:
-        """"Include archived (3 matches)", or "Include archived (3)" where that is cut (at 1024 px)."""
+        """ "Include archived (3 matches)", or "Include archived (3)" where that is cut (at 1024 px)."""
         n = self._archived_count
         full = f"Include archived ({counted(n, 'match')})" if n else "Include archived"
         self.archived.setToolTip(full)

@@ -8,8 +8,13 @@ from typing import Any
 def axis_counts(counts: Any, axis: str) -> dict:
     if counts is None:
         return {}
-    return {"type": counts.types, "workspace": counts.workspaces, "tag": counts.tags,
-            "entity": counts.entities, "facet": counts.facets}[axis]
+    return {
+        "type": counts.types,
+        "workspace": counts.workspaces,
+        "tag": counts.tags,
+        "entity": counts.entities,
+        "facet": counts.facets,
+    }[axis]
 
 
 def flatten(counts: Any) -> dict[tuple[str, str], int]:

@@ -22,23 +22,81 @@ from pathlib import Path
 
 from PySide6.QtCore import QProcess
 
-TERMINAL_EDITORS = frozenset({
-    "vi", "vim", "nvim", "view", "nano", "pico", "micro", "hx", "helix", "kak", "joe", "jed", "jmacs",
-    "jstar", "ne", "mcedit", "ed", "ex", "mg", "vis", "amp", "emacs-nox", "elvis", "nvi", "zile", "dte",
-})
+TERMINAL_EDITORS = frozenset(
+    {
+        "vi",
+        "vim",
+        "nvim",
+        "view",
+        "nano",
+        "pico",
+        "micro",
+        "hx",
+        "helix",
+        "kak",
+        "joe",
+        "jed",
+        "jmacs",
+        "jstar",
+        "ne",
+        "mcedit",
+        "ed",
+        "ex",
+        "mg",
+        "vis",
+        "amp",
+        "emacs-nox",
+        "elvis",
+        "nvi",
+        "zile",
+        "dte",
+    }
+)
 """Editors that need a terminal (`emacs` only with `-nw`/`--no-window-system`/`-t`)."""
 
 # How each terminal runs a command: the arguments that come before the command's argv.
 TERMINAL_EXEC = {
-    "x-terminal-emulator": ["-e"], "gnome-terminal": ["--"], "kgx": ["--"], "ptyxis": ["--"],
-    "konsole": ["-e"], "xfce4-terminal": ["-x"], "mate-terminal": ["-x"], "lxterminal": ["-e"],
-    "qterminal": ["-e"], "terminator": ["-x"], "tilix": ["-e"], "alacritty": ["-e"], "kitty": [],
-    "foot": [], "wezterm": ["start", "--"], "st": ["-e"], "urxvt": ["-e"], "xterm": ["-e"],
+    "x-terminal-emulator": ["-e"],
+    "gnome-terminal": ["--"],
+    "kgx": ["--"],
+    "ptyxis": ["--"],
+    "konsole": ["-e"],
+    "xfce4-terminal": ["-x"],
+    "mate-terminal": ["-x"],
+    "lxterminal": ["-e"],
+    "qterminal": ["-e"],
+    "terminator": ["-x"],
+    "tilix": ["-e"],
+    "alacritty": ["-e"],
+    "kitty": [],
+    "foot": [],
+    "wezterm": ["start", "--"],
+    "st": ["-e"],
+    "urxvt": ["-e"],
+    "xterm": ["-e"],
 }
-DESKTOP_TERMINALS = {"GNOME": "gnome-terminal", "KDE": "konsole", "XFCE": "xfce4-terminal",
-                     "MATE": "mate-terminal", "LXQT": "qterminal", "LXDE": "lxterminal"}
-FALLBACK_TERMINALS = ("x-terminal-emulator", "kgx", "gnome-terminal", "konsole", "xfce4-terminal", "alacritty",
-                      "kitty", "foot", "wezterm", "tilix", "terminator", "xterm")
+DESKTOP_TERMINALS = {
+    "GNOME": "gnome-terminal",
+    "KDE": "konsole",
+    "XFCE": "xfce4-terminal",
+    "MATE": "mate-terminal",
+    "LXQT": "qterminal",
+    "LXDE": "lxterminal",
+}
+FALLBACK_TERMINALS = (
+    "x-terminal-emulator",
+    "kgx",
+    "gnome-terminal",
+    "konsole",
+    "xfce4-terminal",
+    "alacritty",
+    "kitty",
+    "foot",
+    "wezterm",
+    "tilix",
+    "terminator",
+    "xterm",
+)
 
 
 def editor_command(path: Path, environ: Mapping[str, str] | None = None) -> list[str] | None:
@@ -63,8 +121,9 @@ def needs_terminal(argv: list[str]) -> bool:
     return name in TERMINAL_EDITORS
 
 
-def terminal_command(argv: list[str], environ: Mapping[str, str] | None = None,
-                     which: Callable[[str], str | None] = shutil.which) -> list[str] | None:
+def terminal_command(
+    argv: list[str], environ: Mapping[str, str] | None = None, which: Callable[[str], str | None] = shutil.which
+) -> list[str] | None:
     """`argv` run inside a terminal emulator, or None when no terminal can be found."""
     env = os.environ if environ is None else environ
     custom = (env.get("TERMINAL") or "").strip()
@@ -93,19 +152,27 @@ class EditPlan:
     reveal: bool = False  # open the folder in the file manager instead
 
 
-def plan_edit(path: Path, environ: Mapping[str, str] | None = None,
-              which: Callable[[str], str | None] = shutil.which) -> EditPlan:
+def plan_edit(
+    path: Path, environ: Mapping[str, str] | None = None, which: Callable[[str], str | None] = shutil.which
+) -> EditPlan:
     argv = editor_command(path, environ)
     if argv is None:
-        return EditPlan(None, "Set $VISUAL or $EDITOR to open memories in your editor. The file manager "
-                              "opened instead: a web browser would run the file's scripts.", reveal=True)
+        return EditPlan(
+            None,
+            "Set $VISUAL or $EDITOR to open memories in your editor. The file manager "
+            "opened instead: a web browser would run the file's scripts.",
+            reveal=True,
+        )
     if not needs_terminal(argv):
         return EditPlan(argv)
     wrapped = terminal_command(argv, environ, which)
     if wrapped is None:
         editor = os.path.basename(argv[0])
-        return EditPlan(None, f"{editor} runs in a terminal, and no terminal emulator was found: set $TERMINAL "
-                              f"(e.g. TERMINAL=xterm), or set $VISUAL to a graphical editor.")
+        return EditPlan(
+            None,
+            f"{editor} runs in a terminal, and no terminal emulator was found: set $TERMINAL "
+            f"(e.g. TERMINAL=xterm), or set $VISUAL to a graphical editor.",
+        )
     return EditPlan(wrapped)
 
 

@@ -43,6 +43,13 @@ class ElidedLabel(QLabel):
 
     def paintEvent(self, event) -> None:  # noqa: N802
         painter = QPainter(self)
-        self.style().drawItemText(painter, self.contentsRect(), int(self.alignment()), self.palette(),
-                                  self.isEnabled(), self.elided(), self.foregroundRole())
+        self.style().drawItemText(
+            painter,
+            self.contentsRect(),
+            int(self.alignment()),
+            self.palette(),
+            self.isEnabled(),
+            self.elided(),
+            self.foregroundRole(),
+        )
         painter.end()

@@ -58,6 +58,7 @@ def muted_color() -> QColor:
 
 def luminance(color: QColor) -> float:
     """WCAG relative luminance."""
+
     def channel(v: float) -> float:
         return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
 
@@ -120,9 +121,9 @@ def arm_tint(arm: str, alpha: float) -> QColor:
 
 ARM_HELP: dict[str, str] = {
     "fts": "Full-text arm: SQLite FTS5 bm25 over title, claim and body. Every query word must match "
-           "when some file holds them all; otherwise any word may.",
+    "when some file holds them all; otherwise any word may.",
     "vector": "Vector arm: cosine distance between the query's embedding and each memory's best chunk.",
     "recency": "Recency arm: newer memories rank higher (the memory's own time, else its update time).",
     "salience": "Salience arm: how often a memory was read and reinforced, with its outcome average, "
-                "decayed over time.",
+    "decayed over time.",
 }

@@ -87,10 +87,14 @@ class RowsModel(QAbstractTableModel):
 
 
 _TEXT, _TIP, _FOREGROUND, _BACKGROUND, _ALIGN, _ROW, _PATH = range(7)
-_ROLES = {int(Qt.ItemDataRole.DisplayRole): _TEXT, int(Qt.ItemDataRole.AccessibleTextRole): _TEXT,
-          int(Qt.ItemDataRole.ToolTipRole): _TIP, int(Qt.ItemDataRole.ForegroundRole): _FOREGROUND,
-          int(Qt.ItemDataRole.BackgroundRole): _BACKGROUND, int(Qt.ItemDataRole.TextAlignmentRole): _ALIGN,
-          int(ROW_ROLE): _ROW, int(PATH_ROLE): _PATH}
+_ROLES = {
+    int(Qt.ItemDataRole.DisplayRole): _TEXT,
+    int(Qt.ItemDataRole.AccessibleTextRole): _TEXT,
+    int(Qt.ItemDataRole.ToolTipRole): _TIP,
+    int(Qt.ItemDataRole.ForegroundRole): _FOREGROUND,
+    int(Qt.ItemDataRole.BackgroundRole): _BACKGROUND,
+    int(Qt.ItemDataRole.TextAlignmentRole): _ALIGN,
+    int(ROW_ROLE): _ROW,
+    int(PATH_ROLE): _PATH,
+}
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-
-

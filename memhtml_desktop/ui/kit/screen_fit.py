@@ -23,5 +23,6 @@ def screen_area(widget: QWidget):
 def fit_to_screen(widget: QWidget, width: int, height: int) -> None:
     """Resize `widget` to `width` x `height`, or to what its screen's free area holds."""
     area = screen_area(widget)
-    widget.resize(max(200, min(width, area.width() - FRAME_MARGIN)),
-                  max(200, min(height, area.height() - FRAME_MARGIN)))
+    widget.resize(
+        max(200, min(width, area.width() - FRAME_MARGIN)), max(200, min(height, area.height() - FRAME_MARGIN))
+    )

@@ -25,8 +25,9 @@ def warn(label: QLabel, text: str) -> None:
     """Show `text` on the warning colour, its text colour made legible there; hide it when empty."""
     pal = label.palette()
     pal.setColor(label.backgroundRole(), QColor(palette.warning_color()))
-    pal.setColor(label.foregroundRole(), palette.legible(pal.color(label.foregroundRole()),
-                                                         QColor(palette.warning_color())))
+    pal.setColor(
+        label.foregroundRole(), palette.legible(pal.color(label.foregroundRole()), QColor(palette.warning_color()))
+    )
     label.setPalette(pal)
     label.setText(text)
     label.setVisible(bool(text))

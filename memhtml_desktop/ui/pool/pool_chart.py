@@ -56,10 +56,11 @@ def describe(pool: Any) -> str:
     carry = carrier(shares)
     positions = {e.path: e.position for e in entries}
     page = [positions[p] for p in pool.page if p in positions]
-    lead = (f"{palette.ARM_LABELS.get(carry, carry)} carries the list" if carry
-            else "no single arm carries the list")
-    return (f"{len(entries)} fused candidates; {lead} ({parts} of the pool's score). "
-            f"The agent's page took fused positions {', '.join(map(str, page))}.")
+    lead = f"{palette.ARM_LABELS.get(carry, carry)} carries the list" if carry else "no single arm carries the list"
+    return (
+        f"{len(entries)} fused candidates; {lead} ({parts} of the pool's score). "
+        f"The agent's page took fused positions {', '.join(map(str, page))}."
+    )
 
 
 class PoolChart(QWidget):
@@ -117,8 +118,9 @@ class PoolChart(QWidget):
 
     def _plot(self) -> QRectF:
         fm = self.fontMetrics()
-        return QRectF(8, 6 + fm.height(), max(40, self.width() - LEGEND_WIDTH - 16),
-                      max(20, self.height() - 14 - 2 * fm.height()))
+        return QRectF(
+            8, 6 + fm.height(), max(40, self.width() - LEGEND_WIDTH - 16), max(20, self.height() - 14 - 2 * fm.height())
+        )
 
     def bar_rect(self, i: int) -> QRectF:
         plot = self._plot()
@@ -138,8 +140,15 @@ class PoolChart(QWidget):
 
     def _key(self) -> tuple:
         ratio = self.devicePixelRatioF()
-        return (id(self._pool), self.width(), self.height(), self.palette().cacheKey(), ratio, self.font().key(),
-                self._profile.max_score)
+        return (
+            id(self._pool),
+            self.width(),
+            self.height(),
+            self.palette().cacheKey(),
+            ratio,
+            self.font().key(),
+            self._profile.max_score,
+        )
 
     def _render(self) -> None:
         """Draw the picture for the current pool, size and palette (10-30 ms of Python painting)."""
@@ -220,8 +229,9 @@ class PoolChart(QWidget):
                 fills.setdefault((score.arm, on_page), []).append(QRectF(rect.left(), y - h, rect.width(), h))
                 y -= h
             if on_page and rect.width() >= label_fits:
-                labels.append((QRectF(rect.left() - 6, plot.bottom() + 1, rect.width() + 12, sfm.height()),
-                               str(page[hit.path])))
+                labels.append(
+                    (QRectF(rect.left() - 6, plot.bottom() + 1, rect.width() + 12, sfm.height()), str(page[hit.path]))
+                )
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(groove)
         painter.drawRects(grooves)
@@ -307,8 +317,12 @@ class PoolChart(QWidget):
         key = event.key()
         if key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Home, Qt.Key.Key_End):
             n = len(self.entries())
-            target = {Qt.Key.Key_Left: self._focus - 1, Qt.Key.Key_Right: self._focus + 1,
-                      Qt.Key.Key_Home: 0, Qt.Key.Key_End: n - 1}[key]
+            target = {
+                Qt.Key.Key_Left: self._focus - 1,
+                Qt.Key.Key_Right: self._focus + 1,
+                Qt.Key.Key_Home: 0,
+                Qt.Key.Key_End: n - 1,
+            }[key]
             self.set_focus_bar(target if self._focus >= 0 or key != Qt.Key.Key_Left else 0)
             if self._focus >= 0:
                 rect = self.bar_rect(self._focus)
@@ -318,8 +332,9 @@ class PoolChart(QWidget):
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and path:
             self.open_requested.emit(path)
             return
-        if path and (key == Qt.Key.Key_Menu or (key == Qt.Key.Key_F10
-                                                 and event.modifiers() & Qt.KeyboardModifier.ShiftModifier)):
+        if path and (
+            key == Qt.Key.Key_Menu or (key == Qt.Key.Key_F10 and event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        ):
             hit = self.entries()[self._focus]
             self.menu_requested.emit(path, hit.title, self.mapToGlobal(self.bar_rect(self._focus).center().toPoint()))
             return

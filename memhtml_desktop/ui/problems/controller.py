@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from memhtml_desktop.ui.problems.problems_pane import ProblemsPane
 from memhtml_desktop.ops.changes import StoreChange
-from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ops.jobs import ProblemsJob
+from memhtml_desktop.ui.problems.problems_pane import ProblemsPane
+from memhtml_desktop.ui.session.context import PaneContext
 
 
 class ProblemsController(QObject):

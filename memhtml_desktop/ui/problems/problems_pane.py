@@ -13,13 +13,13 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, QSo
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 
 from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit.chips import tooltip_text
-from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
 from memhtml_desktop.ui.kit.palette import muted_color
+from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
 
 if TYPE_CHECKING:
     from memhtml_desktop.domain.results import Problem
@@ -247,12 +247,17 @@ class _ProblemsView(QTreeView):
 
 
 def stats_line(stats: dict[str, Any]) -> str:
-    """"24 live · 1 archived · 17 failed · 3 with warnings · 26 of 26 chunks embedded"."""
+    """ "24 live · 1 archived · 17 failed · 3 with warnings · 26 of 26 chunks embedded"."""
     if not stats:
         return ""
     parts = []
-    for key, word in (("active", "live"), ("archived", "archived"), ("open_tasks", "open tasks"),
-                      ("failed", "failed"), ("with_warnings", "with warnings")):
+    for key, word in (
+        ("active", "live"),
+        ("archived", "archived"),
+        ("open_tasks", "open tasks"),
+        ("failed", "failed"),
+        ("with_warnings", "with warnings"),
+    ):
         if key in stats and stats[key] is not None:
             parts.append(f"{int(stats[key]):,} {word}")
     if "chunks" in stats:

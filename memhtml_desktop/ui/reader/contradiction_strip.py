@@ -23,8 +23,9 @@ HEADINGS = {  # _Strip.set_lines puts "⚠ " before a heading; these are set who
     NEWER: "\u26a0 Contradicts an older memory: this one is newer",
 }
 SAME = "\u26a0 Contradicts a memory of the same date"
-FOOT = ("Both were among this search's hits; neither was changed. Reconcile them in View \u2192 Conflicts "
-        "(Ctrl+Shift+C).")
+FOOT = (
+    "Both were among this search's hits; neither was changed. Reconcile them in View \u2192 Conflicts (Ctrl+Shift+C)."
+)
 
 
 def marks_for(answer: Any, path: str) -> tuple[Disagreement, ...]:
@@ -55,9 +56,11 @@ def line(index: int, mark: Disagreement) -> str:
     """One mark as rich text WE write: every word from the store escaped, one anchor `#index`."""
     who = html.escape(mark.other_title or mark.other)
     side = {OLDER: "newer", NEWER: "older"}.get(mark.side, "same date")
-    return (f'\u2022 <a href="#{index}">{who}</a> ({side}, {_day(mark.other_when)}; '
-            f"<span>{html.escape(mark.other)}</span>) says {_value(mark.other_value)} where this one says "
-            f"{_value(mark.value)}: {html.escape(kind_words(mark.kind))}, this one {_day(mark.when)}.")
+    return (
+        f'\u2022 <a href="#{index}">{who}</a> ({side}, {_day(mark.other_when)}; '
+        f"<span>{html.escape(mark.other)}</span>) says {_value(mark.other_value)} where this one says "
+        f"{_value(mark.value)}: {html.escape(kind_words(mark.kind))}, this one {_day(mark.when)}."
+    )
 
 
 class ContradictionStrip(_Strip):

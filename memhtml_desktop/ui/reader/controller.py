@@ -14,13 +14,13 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from memhtml_desktop.domain.reinforce import REINFORCE_COOLDOWN_S
+from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.jobs import FindJob, Gone, Opened, OpenJob, ReinforceJob, RereadJob, WhyJob
 from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ui.reader.contradiction_strip import marks_for
 from memhtml_desktop.ui.reader.reader_pane import ReaderPane
 from memhtml_desktop.ui.reader.signal_text import reinforce_note
-from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ops.jobs import FindJob, Gone, Opened, OpenJob, ReinforceJob, RereadJob, WhyJob
 
 
 class ReaderController(QObject):
@@ -48,14 +48,37 @@ class ReaderController(QObject):
         pane.why_requested.connect(session.why)
         ctx.events.changed.connect(self._store_changed)
         for action in (
-            RowAction("helpful", "\u2713 &Helpful", lambda row: self.reinforce(row.path, "positive"), group="judge",
-                      order=10, tip="A positive reinforcement signal (a second click within 15 minutes changes it)"),
-            RowAction("not_helpful", "\u2717 &Not helpful", lambda row: self.reinforce(row.path, "negative"),
-                      group="judge", order=20, tip="A negative reinforcement signal"),
-            RowAction("reveal", "&Reveal in file manager", lambda row: pane.reveal_in_file_manager(row.path),
-                      group="file", order=10),
-            RowAction("editor", "Open in &editor", lambda row: pane.open_in_editor(row.path), group="file",
-                      order=20, tip="$VISUAL or $EDITOR (a terminal editor opens in your terminal)"),
+            RowAction(
+                "helpful",
+                "\u2713 &Helpful",
+                lambda row: self.reinforce(row.path, "positive"),
+                group="judge",
+                order=10,
+                tip="A positive reinforcement signal (a second click within 15 minutes changes it)",
+            ),
+            RowAction(
+                "not_helpful",
+                "\u2717 &Not helpful",
+                lambda row: self.reinforce(row.path, "negative"),
+                group="judge",
+                order=20,
+                tip="A negative reinforcement signal",
+            ),
+            RowAction(
+                "reveal",
+                "&Reveal in file manager",
+                lambda row: pane.reveal_in_file_manager(row.path),
+                group="file",
+                order=10,
+            ),
+            RowAction(
+                "editor",
+                "Open in &editor",
+                lambda row: pane.open_in_editor(row.path),
+                group="file",
+                order=20,
+                tip="$VISUAL or $EDITOR (a terminal editor opens in your terminal)",
+            ),
         ):
             ctx.row_actions.add(action)
 
@@ -186,11 +209,13 @@ class ReaderController(QObject):
     def _lost(self, path: str, message: str) -> None:
         """The open memory could not be read again: say so instead of showing what is gone."""
         if self.pane.current_path() == path and self.pane.state() == "detail":
-            self.pane.show_error(path, f"It changed on disk and can no longer be read here (moved or deleted?): {message}")
+            self.pane.show_error(
+                path, f"It changed on disk and can no longer be read here (moved or deleted?): {message}"
+            )
 
 
 class WhyController(QObject):
-    """"Why not this one?": one dialog, reused; "Open memory" opens in the reader; the memory is
+    """ "Why not this one?": one dialog, reused; "Open memory" opens in the reader; the memory is
     chosen by title or path in the dialog, with completions found as the person types."""
 
     shown = Signal(object)  # the WhyNot report now in the dialog
@@ -229,11 +254,17 @@ class WhyController(QObject):
         if answer is not None:
             job = WhyJob(answer.query, answer.scope, path, answer.limit, answer.fts, ranking=self.ctx.session.ranking)
         else:
-            job = WhyJob(self.ctx.session.query, self.ctx.session.scope, path, self.ctx.session.limit,
-                         ranking=self.ctx.session.ranking)
+            job = WhyJob(
+                self.ctx.session.query,
+                self.ctx.session.scope,
+                path,
+                self.ctx.session.limit,
+                ranking=self.ctx.session.ranking,
+            )
         job.success(self._done)
-        self.ctx.runner.run(job.failure(
-            lambda msg: self.ctx.notify("Why not this one?", msg, QMessageBox.Icon.Warning)))
+        self.ctx.runner.run(
+            job.failure(lambda msg: self.ctx.notify("Why not this one?", msg, QMessageBox.Icon.Warning))
+        )
 
     def ranking_changed(self) -> None:
         """Another ranking profile: an open report is asked again (its ranks and moves change)."""

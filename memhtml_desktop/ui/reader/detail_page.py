@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.paths import workspace_of
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.types import MemoryDetail
 from memhtml_desktop.ui.kit.chips import ChipBar, FlowLayout, tooltip_text
 from memhtml_desktop.ui.reader.contradiction_strip import ContradictionStrip
@@ -188,13 +188,17 @@ def build_footer(pane) -> QWidget:
     layout.addWidget(pane.note_label)
 
     pane.helpful_action = QAction("✓ Helpful", pane)
-    pane.helpful_action.setToolTip("This memory helped: a positive reinforcement signal "
-                                   "(within 15 minutes, click again to withdraw it or click the other to change it)")
+    pane.helpful_action.setToolTip(
+        "This memory helped: a positive reinforcement signal "
+        "(within 15 minutes, click again to withdraw it or click the other to change it)"
+    )
     pane.helpful_action.setCheckable(True)
     pane.helpful_action.triggered.connect(lambda: pane._reinforce("positive"))
     pane.not_helpful_action = QAction("✗ Not helpful", pane)
-    pane.not_helpful_action.setToolTip("This memory misled or was useless: a negative reinforcement signal "
-                                       "(within 15 minutes, click again to withdraw it or click the other to change it)")
+    pane.not_helpful_action.setToolTip(
+        "This memory misled or was useless: a negative reinforcement signal "
+        "(within 15 minutes, click again to withdraw it or click the other to change it)"
+    )
     pane.not_helpful_action.setCheckable(True)
     pane.not_helpful_action.triggered.connect(lambda: pane._reinforce("negative"))
     pane.why_action = QAction("Why not?", pane)
@@ -297,7 +301,7 @@ def fill_strips(pane, detail: MemoryDetail) -> None:
     if future:  # a claimed stamp after now: recency did not believe it (domain.instants.future_claim)
         lines.append(f"dated in the future ({future}): recency ranks it by its updated stamp")
     count = len(lines)
-    pane.warning_strip.set_lines(counted(count, 'warning'), lines)
+    pane.warning_strip.set_lines(counted(count, "warning"), lines)
     pane.warning_strip.setVisible(bool(lines))
 
 

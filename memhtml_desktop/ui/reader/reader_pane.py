@@ -42,19 +42,19 @@ from memhtml_desktop.ui.reader.detail_page import (
     fill_metas,
     fill_strips,
 )
-from memhtml_desktop.ui.reader.signal_text import bump_note, reinforce_note
 from memhtml_desktop.ui.reader.reader_parts import (
     EXTERNAL_SCHEMES,
     _muted,
     _plain_label,
     _Strip,
-    reads_line,
     memory_path_of,
+    reads_line,
     safe_relative,
 )
-
+from memhtml_desktop.ui.reader.signal_text import bump_note, reinforce_note
 
 EMPTY_TEXT = "Open a memory to read it here."
+
 
 class ReaderPane(QWidget):
     """One memory, read safely. See the module docstring for what it shows and what it never does.
@@ -152,8 +152,10 @@ class ReaderPane(QWidget):
         self.tag_chips.setVisible(bool(detail.tags))
         self.links_model.set_links(detail.links)
         self.backlinks_model.set_links(detail.backlinks)
-        for title, view, links in ((self.links_title, self.links_view, detail.links),
-                                   (self.backlinks_title, self.backlinks_view, detail.backlinks)):
+        for title, view, links in (
+            (self.links_title, self.links_view, detail.links),
+            (self.backlinks_title, self.backlinks_view, detail.backlinks),
+        ):
             title.setVisible(bool(links))
             view.setVisible(bool(links))
         self._safe_html = safe_html
@@ -210,8 +212,13 @@ class ReaderPane(QWidget):
         """`empty`, `loading`, `error` or `detail`."""
         return self._state
 
-    def show_reinforce(self, result: ReinforceResult, previous: str | None = None,
-                       before: dict | None = None, after: dict | None = None) -> None:
+    def show_reinforce(
+        self,
+        result: ReinforceResult,
+        previous: str | None = None,
+        before: dict | None = None,
+        after: dict | None = None,
+    ) -> None:
         """Say what a Helpful / Not helpful click did (`ui/reader/signal_text.py`): `previous` is the
         person's own earlier signal it replaced or withdrew; `before`/`after` the row around it."""
         self.note_label.setText(reinforce_note(result, self._path, previous, before, after))
@@ -355,7 +362,9 @@ class ReaderPane(QWidget):
         self.claim_label.setStyleSheet(
             f"QLabel#claim {{ background: {mark_color()}; border-radius: 4px; padding: 8px 10px; }}"
         )
-        for strip in (getattr(self, n, None) for n in ("violation_strip", "warning_strip", "error_strip", "contradiction_strip")):
+        for strip in (
+            getattr(self, n, None) for n in ("violation_strip", "warning_strip", "error_strip", "contradiction_strip")
+        ):
             if strip is not None:
                 strip.restyle()
         alt = self.palette().color(QPalette.ColorRole.AlternateBase).name()
@@ -367,7 +376,9 @@ class ReaderPane(QWidget):
         )
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and hasattr(self, "article"):
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and hasattr(
+            self, "article"
+        ):
             self._restyle()
             if self._detail is not None:  # the document's default style sheet applies at setHtml
                 self._set_article(self._detail)
@@ -380,4 +391,3 @@ def _anchor_index(href: str, size: int) -> int | None:
     except ValueError:
         return None
     return index if 0 <= index < size else None
-

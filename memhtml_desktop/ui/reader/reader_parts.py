@@ -32,7 +32,6 @@ from memhtml_desktop.domain.types import Link
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.palette import muted_color, warning_color
 
-
 EXTERNAL_SCHEMES = ("http", "https", "mailto")
 _SHOWN_ELSEWHERE = {"memhtml-entity", "memhtml-tag", "memhtml-type"}
 _Index = QModelIndex | QPersistentModelIndex
@@ -198,8 +197,9 @@ class _Strip(QFrame):
 
     ACCENTS = {"warning": "#E69F00", "violation": "#D55E00"}
 
-    def __init__(self, parent: QWidget | None = None, *, accent: str = "warning",
-                 on_link: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, parent: QWidget | None = None, *, accent: str = "warning", on_link: Callable[[str], None] | None = None
+    ) -> None:
         """`on_link`: the body is rich text whose anchors the caller writes (`#n`), else plain text."""
         super().__init__(parent)
         self._accent = self.ACCENTS.get(accent, accent)
@@ -212,7 +212,9 @@ class _Strip(QFrame):
         font = self.heading.font()
         font.setBold(True)
         self.heading.setFont(font)
-        self.body = _shrinkable(_link_label(self, on_link) if on_link else _plain_label(self, wrap=True, selectable=True))
+        self.body = _shrinkable(
+            _link_label(self, on_link) if on_link else _plain_label(self, wrap=True, selectable=True)
+        )
         layout.addWidget(self.heading)
         layout.addWidget(self.body)
         self.restyle()
@@ -245,7 +247,9 @@ def _link_label(parent: QWidget | None, on_link: Callable[[str], None]) -> QLabe
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setWordWrap(True)
     label.setOpenExternalLinks(False)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+    label.setTextInteractionFlags(
+        Qt.TextInteractionFlag.LinksAccessibleByMouse | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+    )
     label.linkActivated.connect(on_link)
     return label
 
@@ -316,7 +320,7 @@ def humanize_ago(stamp: str | None, now: datetime) -> str | None:
 
 
 def access_line(access: dict[str, Any] | None, now: datetime, *, indexed: bool = True) -> str:
-    """"Read 4× · last 2 d ago · outcome +0.40 (3 signals)" from a `state.access` row."""
+    """ "Read 4× · last 2 d ago · outcome +0.40 (3 signals)" from a `state.access` row."""
     if not indexed:
         return "Not in the index: no access stats"
     if not access:

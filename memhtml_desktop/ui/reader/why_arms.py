@@ -77,7 +77,9 @@ class ArmsModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return self.COLUMNS[section]
             if role == Qt.ItemDataRole.ToolTipRole and section == self.WINDOW:
-                return f"Whether the rank is inside the {counted(self.window, 'candidate')} each arm hands to the fusion"
+                return (
+                    f"Whether the rank is inside the {counted(self.window, 'candidate')} each arm hands to the fusion"
+                )
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

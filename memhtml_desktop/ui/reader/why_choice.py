@@ -22,14 +22,19 @@ def looks_like_path(text: str) -> bool:
 def resolve_typed(text: str, refs: list[Any]) -> tuple[str | None, str]:
     """(the path `text` names, "") or (None, what to tell the person)."""
     folded = " ".join(text.split()).casefold()
-    tiers = ([r for r in refs if (r.title or "").casefold() == folded],
-             [r for r in refs if (r.title or "").casefold().startswith(folded)],
-             list(refs))
+    tiers = (
+        [r for r in refs if (r.title or "").casefold() == folded],
+        [r for r in refs if (r.title or "").casefold().startswith(folded)],
+        list(refs),
+    )
     for candidates in tiers:
         if not candidates:
             continue
         live = [r for r in candidates if not getattr(r, "archived", False)] or candidates
         if len(live) == 1:
             return live[0].path, ""
-        return None, f"{counted(len(live), 'memory', verb=('holds', 'hold'))} \u201c{text}\u201d: pick one from the list."
+        return (
+            None,
+            f"{counted(len(live), 'memory', verb=('holds', 'hold'))} \u201c{text}\u201d: pick one from the list.",
+        )
     return None, f"No memory's title or path holds \u201c{text}\u201d."

@@ -1,4 +1,4 @@
-""""Why not this one?": where one memory stood for a query, arm by arm, and what kept it out.
+""" "Why not this one?": where one memory stood for a query, arm by arm, and what kept it out.
 
 Shows a `WhyNot` report as given: the file's status, the reasons (which scope axis excluded it),
 one table row per arm (its rank out of how many it ranked, whether that rank was inside the
@@ -44,7 +44,12 @@ from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.reader.why_arms import STATUS_TEXT, ArmsModel
 from memhtml_desktop.ui.reader.why_choice import looks_like_path, resolve_typed
 from memhtml_desktop.ui.reader.why_text import (
-    completion_text, excluded_text, fused_text, move_text, ranking_text, verdict_text,
+    completion_text,
+    excluded_text,
+    fused_text,
+    move_text,
+    ranking_text,
+    verdict_text,
 )
 
 if TYPE_CHECKING:
@@ -135,8 +140,14 @@ class WhyDialog(QDialog):
         self.reasons_label.setObjectName("reasons")
         self.relaxed_label = _plain(self)
         self.relaxed_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        for widget in (self.path_label, self.query_label, self.status_label, self.verdict_label,
-                       self.reasons_label, self.relaxed_label):
+        for widget in (
+            self.path_label,
+            self.query_label,
+            self.status_label,
+            self.verdict_label,
+            self.reasons_label,
+            self.relaxed_label,
+        ):
             layout.addWidget(widget)
 
         self.arms_model = ArmsModel(self)
@@ -185,7 +196,9 @@ class WhyDialog(QDialog):
         layout.addWidget(self.prose, 1)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.button(QDialogButtonBox.StandardButton.Close).setAutoDefault(False)  # Enter in the field asks; never closes
+        buttons.button(QDialogButtonBox.StandardButton.Close).setAutoDefault(
+            False
+        )  # Enter in the field asks; never closes
         self.open_button = buttons.addButton("Open memory", QDialogButtonBox.ButtonRole.ActionRole)
         self.open_button.setAutoDefault(False)
         self.open_button.clicked.connect(self._open)
@@ -267,8 +280,15 @@ class WhyDialog(QDialog):
         """While the window computes the report."""
         self.path_label.setText(path)
         self.status_label.setText("Working it out\u2026")
-        for label in (self.verdict_label, self.reasons_label, self.relaxed_label, self.fused_label,
-                      self.moves_label, self.ranking_label, self.differs_label):
+        for label in (
+            self.verdict_label,
+            self.reasons_label,
+            self.relaxed_label,
+            self.fused_label,
+            self.moves_label,
+            self.ranking_label,
+            self.differs_label,
+        ):
             label.hide()
 
     def _table(self, shown: bool) -> None:
@@ -292,8 +312,16 @@ class WhyDialog(QDialog):
             self.path_label.setText("No memory chosen")
             self.query_label.setText("Type a title or a path above, or right-click a result \u2192 Why not?")
             self.status_label.setText("")
-            for label in (self.status_label, self.verdict_label, self.reasons_label, self.relaxed_label,
-                          self.fused_label, self.moves_label, self.ranking_label, self.differs_label):
+            for label in (
+                self.status_label,
+                self.verdict_label,
+                self.reasons_label,
+                self.relaxed_label,
+                self.fused_label,
+                self.moves_label,
+                self.ranking_label,
+                self.differs_label,
+            ):
                 label.hide()
             self.arms_model.set_arms({})
             self._table(False)

@@ -22,7 +22,7 @@ def move_text(move: dict[str, Any]) -> str:
 
 
 def ranking_text(report: "WhyNot", profile: RankingProfile) -> tuple[str, str]:
-    """"Ranked with the default profile (twin resolution, then MMR)." and the steps that differ from
+    """ "Ranked with the default profile (twin resolution, then MMR)." and the steps that differ from
     the other shipped profile, one per line."""
     active = profile if profile.name == report.ranking else None
     head = f"Ranked with the {report.ranking} profile"
@@ -54,7 +54,7 @@ def excluded_text(report: "WhyNot") -> str:
 
 
 def fused_text(report: "WhyNot") -> str:
-    """"Fused position: 7 (score 0.0312) · search position: 4", or where it was not."""
+    """ "Fused position: 7 (score 0.0312) · search position: 4", or where it was not."""
     if report.fused_position is None:
         fused = "Fused position: not in the fused pool"
     else:

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.catalogue import Catalogue, CatalogueEntry, Expansion
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.palette import muted_color, warning_color
 from memhtml_desktop.ui.kit.rows_model import PATH_ROLE, Col, RowsModel
@@ -45,13 +45,22 @@ class CatalogueModel(RowsModel):
     def __init__(self, parent: Any = None) -> None:
         self._twins: dict[str, tuple[str, ...]] = {}
         tip, muted = self._tip, self._muted
-        super().__init__((
-            Col("#", lambda e: str(e.rank), tip=tip, color=lambda e: muted(e, True), numeric=True),
-            Col("Entry", self._entry_text, tip=tip, color=lambda e: muted(e, False)),
-            Col("Line", lambda e: f"{e.cost:,}" if e.listed else "left out", tip=tip,
-                color=lambda e: muted(e, True), numeric=True),
-            Col("Expand", lambda e: f"{e.expand_cost:,}", tip=tip, color=lambda e: muted(e, False), numeric=True),
-        ), parent, path=lambda e: e.path)
+        super().__init__(
+            (
+                Col("#", lambda e: str(e.rank), tip=tip, color=lambda e: muted(e, True), numeric=True),
+                Col("Entry", self._entry_text, tip=tip, color=lambda e: muted(e, False)),
+                Col(
+                    "Line",
+                    lambda e: f"{e.cost:,}" if e.listed else "left out",
+                    tip=tip,
+                    color=lambda e: muted(e, True),
+                    numeric=True,
+                ),
+                Col("Expand", lambda e: f"{e.expand_cost:,}", tip=tip, color=lambda e: muted(e, False), numeric=True),
+            ),
+            parent,
+            path=lambda e: e.path,
+        )
 
     def set_catalogue(self, cat: Catalogue | None) -> None:
         self._twins = {p: g for g in (cat.indistinct if cat is not None else ()) for p in g}
@@ -112,14 +121,19 @@ class CatalogueView(QWidget):
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header = self.table.horizontalHeader()
         for col in range(4):
-            mode = QHeaderView.ResizeMode.Stretch if col == CatalogueModel.ENTRY else QHeaderView.ResizeMode.ResizeToContents
+            mode = (
+                QHeaderView.ResizeMode.Stretch
+                if col == CatalogueModel.ENTRY
+                else QHeaderView.ResizeMode.ResizeToContents
+            )
             header.setSectionResizeMode(col, mode)
         self.table.activated.connect(lambda index: self.expand_row(index.row()))
         self.table.customContextMenuRequested.connect(self._menu)
         self.model.modelReset.connect(self._selection_changed)
         self.expand_button = QPushButton("Expand", self)
-        self.expand_button.setToolTip("The memory's body, neighbours and evidence chain, with the call's cost "
-                                      "(Enter on a row; not a read)")
+        self.expand_button.setToolTip(
+            "The memory's body, neighbours and evidence chain, with the call's cost (Enter on a row; not a read)"
+        )
         self.expand_button.clicked.connect(lambda: self.expand_row(self.table.currentIndex().row()))
         self.expansion_label = QLabel(self)
         self.expansion_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -168,9 +182,11 @@ class CatalogueView(QWidget):
             self.finding.hide()
             return
         listed = cat.listed
-        text = (f"Top {cat.k}: {counted(len(listed), 'line')}, {counted(cat.cost, 'char')} (no body text)"
-                + (f", {cat.dropped} left out by the budget" if cat.dropped else "")
-                + f" · + expand #1 {cat.with_expansions(1):,} · + expand #1–2 {cat.with_expansions(2):,}")
+        text = (
+            f"Top {cat.k}: {counted(len(listed), 'line')}, {counted(cat.cost, 'char')} (no body text)"
+            + (f", {cat.dropped} left out by the budget" if cat.dropped else "")
+            + f" · + expand #1 {cat.with_expansions(1):,} · + expand #1–2 {cat.with_expansions(2):,}"
+        )
         if cat.question:
             text += f"\nThe question reads {cat.question}: {cat.question_why}."
         if cat.does_not_fit:
@@ -180,10 +196,13 @@ class CatalogueView(QWidget):
         if groups:
             ranks = {e.path: e.rank for e in cat.entries}
             listing = "; ".join(" = ".join(f"#{ranks[p]}" for p in g) for g in groups)
-            self.finding.setText(f"≡ The catalogue cannot tell these apart (same title and summary): {listing}. "
-                                 "Choosing one means expanding them all.")
-            self.finding.setStyleSheet(f"QLabel#catalogueFinding {{ background: {warning_color()}; "
-                                       "border-radius: 4px; padding: 4px 8px; }")
+            self.finding.setText(
+                f"≡ The catalogue cannot tell these apart (same title and summary): {listing}. "
+                "Choosing one means expanding them all."
+            )
+            self.finding.setStyleSheet(
+                f"QLabel#catalogueFinding {{ background: {warning_color()}; border-radius: 4px; padding: 4px 8px; }}"
+            )
         self.finding.setVisible(bool(groups))
 
     def show_expansion(self, expansion: Expansion | None) -> None:
@@ -194,7 +213,8 @@ class CatalogueView(QWidget):
             return
         self.expansion_label.setText(
             f"Expanded {expansion.path}: {expansion.cost:,} chars — body, {counted(len(expansion.neighbours), 'neighbour')}, "
-            f"{max(0, len(expansion.chain) - 1)} other versions, {len(expansion.evidence)} sources")
+            f"{max(0, len(expansion.chain) - 1)} other versions, {len(expansion.evidence)} sources"
+        )
         self.expansion_text.setPlainText(expansion.text)
 
     def current_path(self) -> str | None:

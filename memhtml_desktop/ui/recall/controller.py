@@ -16,8 +16,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from memhtml_desktop.ui.recall.recall_pane import RecallPane
 from memhtml_desktop.ops.jobs import ExpandJob, ShapesJob
+from memhtml_desktop.ui.recall.recall_pane import RecallPane
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
 from memhtml_desktop.ui.session.search import RECALL
@@ -54,7 +54,9 @@ class RecallController(QObject):
         session, answer = self.ctx.session, self.ctx.answer()
         self.pane.show_loading()
         if answer is not None:
-            job = ShapesJob(answer.query, answer.scope, session.budget, answer.limit, answer=answer, ranking=session.ranking)
+            job = ShapesJob(
+                answer.query, answer.scope, session.budget, answer.limit, answer=answer, ranking=session.ranking
+            )
         else:
             job = ShapesJob(session.query, session.scope, session.budget, session.limit, ranking=session.ranking)
         job.success(self._done)

@@ -18,10 +18,20 @@ from memhtml_desktop.domain.shapes import ShapeComparison, ShapeCost
 from memhtml_desktop.ui.kit.chips import tooltip_text
 from memhtml_desktop.ui.kit.palette import TIER_COLORS, muted_color
 
-SHORT_LABELS = {"memhtml": "memhtml pack", "quotas": "Ledgers", "catalog": "Catalogue", "catalog+1": "+ expand #1",
-                "catalog+2": "+ expand #1–2"}
-SHAPE_COLORS = {"memhtml": "#0072B2", "quotas": "#009E73", "catalog": "#CC79A7", "catalog+1": "#CC79A7",
-                "catalog+2": "#CC79A7"}
+SHORT_LABELS = {
+    "memhtml": "memhtml pack",
+    "quotas": "Ledgers",
+    "catalog": "Catalogue",
+    "catalog+1": "+ expand #1",
+    "catalog+2": "+ expand #1–2",
+}
+SHAPE_COLORS = {
+    "memhtml": "#0072B2",
+    "quotas": "#009E73",
+    "catalog": "#CC79A7",
+    "catalog+1": "#CC79A7",
+    "catalog+2": "#CC79A7",
+}
 
 
 class CostsChart(QWidget):
@@ -36,9 +46,15 @@ class CostsChart(QWidget):
 
     def set_costs(self, costs: tuple[ShapeCost, ...], budget: int) -> None:
         self.costs, self.budget = costs, budget
-        lines = [f"{c.label}: {c.delivered:,} chars delivered, {c.charged:,} charged"
-                 + ("" if c.within else ", over budget") + (f" ({c.note})" if c.note else "") for c in costs]
-        self.setToolTip(tooltip_text("\n".join(lines) + "\n\nBars: charged solid, index lines light; dashes: the budget."))
+        lines = [
+            f"{c.label}: {c.delivered:,} chars delivered, {c.charged:,} charged"
+            + ("" if c.within else ", over budget")
+            + (f" ({c.note})" if c.note else "")
+            for c in costs
+        ]
+        self.setToolTip(
+            tooltip_text("\n".join(lines) + "\n\nBars: charged solid, index lines light; dashes: the budget.")
+        )
         self.setAccessibleDescription("; ".join(lines))
         self.setFixedHeight(self.sizeHint().height())
         self.update()
@@ -60,8 +76,11 @@ class CostsChart(QWidget):
         for row, cost in enumerate(self.costs):
             y = 2 + row * self.ROW
             painter.setPen(text)
-            painter.drawText(QRectF(0, y, label_w - 6, self.ROW), int(Qt.AlignmentFlag.AlignVCenter),
-                             SHORT_LABELS.get(cost.key, cost.label))
+            painter.drawText(
+                QRectF(0, y, label_w - 6, self.ROW),
+                int(Qt.AlignmentFlag.AlignVCenter),
+                SHORT_LABELS.get(cost.key, cost.label),
+            )
             color = QColor(SHAPE_COLORS.get(cost.key, TIER_COLORS["quote"]))
             solid = bar_w * cost.charged / top
             whole = bar_w * cost.delivered / top
@@ -74,7 +93,9 @@ class CostsChart(QWidget):
             painter.drawRect(QRectF(label_w, y + 4, solid, self.ROW - 8))
             painter.setPen(text if cost.within else QColor("#D55E00"))
             value = f"{cost.delivered:,}" + ("" if cost.within else " over")
-            painter.drawText(QRectF(label_w + bar_w + 4, y, value_w, self.ROW), int(Qt.AlignmentFlag.AlignVCenter), value)
+            painter.drawText(
+                QRectF(label_w + bar_w + 4, y, value_w, self.ROW), int(Qt.AlignmentFlag.AlignVCenter), value
+            )
         if self.costs:  # a budget of 0 is drawn too: the bars beyond it are what is handed over free
             x = label_w + bar_w * self.budget / top
             painter.setPen(QPen(muted_color(), 1, Qt.PenStyle.DashLine))

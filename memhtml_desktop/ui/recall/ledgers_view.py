@@ -13,7 +13,16 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSizePolicy, QToolTip, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QSizePolicy,
+    QToolTip,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from memhtml_desktop.domain.quotas import Ledger, QuotaPack
 from memhtml_desktop.ui.kit.chips import tooltip_text
@@ -27,8 +36,10 @@ SHORT = {"profile": "Profile", "task": "Task", "experience": "Experience", "pend
 
 def ledger_summary(ledger: Ledger) -> str:
     counts = ledger.section.counts
-    text = (f"{ledger.spec.label} ({ledger.share}%): {ledger.used:,} / {ledger.limit:,} used, {ledger.unspent:,} unspent"
-            f" · {counts['quote']} quote · {counts['disclosure']} claim · {counts['index']} index")
+    text = (
+        f"{ledger.spec.label} ({ledger.share}%): {ledger.used:,} / {ledger.limit:,} used, {ledger.unspent:,} unspent"
+        f" · {counts['quote']} quote · {counts['disclosure']} claim · {counts['index']} index"
+    )
     if ledger.beyond:
         text += f" · {ledger.beyond} more not listed"
     if ledger.does_not_fit:
@@ -105,17 +116,25 @@ class QuotaBudgets(QWidget):
                     painter.drawRoundedRect(bar, 3, 3)
             painter.setPen(palette.color(QPalette.ColorRole.WindowText) if ledger is not None else muted_color())
             for line, label in enumerate((name, figures)):
-                text_rect = QRectF(bar.left(), bar.bottom() + 2 + line * metrics.height(), bar.width(), metrics.height())
-                painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                                 metrics.elidedText(label, Qt.TextElideMode.ElideRight, int(bar.width())))
+                text_rect = QRectF(
+                    bar.left(), bar.bottom() + 2 + line * metrics.height(), bar.width(), metrics.height()
+                )
+                painter.drawText(
+                    text_rect,
+                    int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                    metrics.elidedText(label, Qt.TextElideMode.ElideRight, int(bar.width())),
+                )
         painter.end()
 
     def event(self, event: Any) -> bool:
         if event.type() == event.Type.ToolTip:
             for rect, ledger in self.segments():
                 if rect.contains(event.position() if hasattr(event, "position") else event.pos()):
-                    text = (ledger_summary(ledger) + f"\nholds {ledger.spec.holds}\ncut rule: {ledger.spec.cut_rule}"
-                            if ledger is not None else f"{self.pack.unallocated:,} chars in no ledger (never moved)")
+                    text = (
+                        ledger_summary(ledger) + f"\nholds {ledger.spec.holds}\ncut rule: {ledger.spec.cut_rule}"
+                        if ledger is not None
+                        else f"{self.pack.unallocated:,} chars in no ledger (never moved)"
+                    )
                     QToolTip.showText(event.globalPos(), tooltip_text(text), self)
                     return True
             QToolTip.hideText()
@@ -165,10 +184,18 @@ class LedgerModel(TwoLevelModel):
             ledger = self._ledgers[index.row()]
             if role == Qt.ItemDataRole.DisplayRole:  # one text across the row (the view spans it)
                 counts = ledger.section.counts
-                return "" if col else (f"{ledger.spec.label} ({ledger.share}%) — {ledger.used:,} / {ledger.limit:,} "
-                                       f"used · {ledger.unspent:,} unspent · {counts['index']} index")
+                return (
+                    ""
+                    if col
+                    else (
+                        f"{ledger.spec.label} ({ledger.share}%) — {ledger.used:,} / {ledger.limit:,} "
+                        f"used · {ledger.unspent:,} unspent · {counts['index']} index"
+                    )
+                )
             if role == Qt.ItemDataRole.ToolTipRole:
-                return tooltip_text(f"{ledger_summary(ledger)}\nholds {ledger.spec.holds}\ncut rule: {ledger.spec.cut_rule}")
+                return tooltip_text(
+                    f"{ledger_summary(ledger)}\nholds {ledger.spec.holds}\ncut rule: {ledger.spec.cut_rule}"
+                )
             if role == Qt.ItemDataRole.FontRole and col == 0:
                 from PySide6.QtGui import QFont
 
@@ -181,17 +208,29 @@ class LedgerModel(TwoLevelModel):
         ledger = self._ledgers[index.internalId() - 1]
         item = ledger.section.items[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return (item.title or item.path, TIER_LABELS.get(item.tier, item.tier), f"{item.chars:,}", reason_text(item))[col]
+            return (
+                item.title or item.path,
+                TIER_LABELS.get(item.tier, item.tier),
+                f"{item.chars:,}",
+                reason_text(item),
+            )[col]
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == self.TIER:
                 return tooltip_text(TIER_HELP.get(item.tier, item.tier))
-            return tooltip_text(f"{item.path}\n{item.memory_type} · {item.chars:,} chars · {reason_text(item)}\n\n{item.text}")
+            return tooltip_text(
+                f"{item.path}\n{item.memory_type} · {item.chars:,} chars · {reason_text(item)}\n\n{item.text}"
+            )
         if role == Qt.ItemDataRole.ForegroundRole and (col == self.REASON or item.tier == "index"):
             return muted_color()
         if role == Qt.ItemDataRole.TextAlignmentRole and col == self.COST:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return {RecallModel.TierRole: item.tier, RecallModel.PathRole: item.path, RecallModel.ItemRole: item,
-                RecallModel.CostRole: item.chars, RecallModel.IsTextRole: False}.get(role)
+        return {
+            RecallModel.TierRole: item.tier,
+            RecallModel.PathRole: item.path,
+            RecallModel.ItemRole: item,
+            RecallModel.CostRole: item.chars,
+            RecallModel.IsTextRole: False,
+        }.get(role)
 
 
 class LedgersView(QWidget):
@@ -235,8 +274,10 @@ class LedgersView(QWidget):
         if pack is None:
             self.summary.setText("No quota pack yet.")
             return
-        parts = [f"Budget {pack.budget:,} in four ledgers that never lend: used {pack.used:,}, "
-                 f"unspent {pack.unspent:,} (stays unspent)"]
+        parts = [
+            f"Budget {pack.budget:,} in four ledgers that never lend: used {pack.used:,}, "
+            f"unspent {pack.unspent:,} (stays unspent)"
+        ]
         if pack.unallocated:
             parts.append(f"{pack.unallocated:,} in no ledger")
         if pack.map_source:

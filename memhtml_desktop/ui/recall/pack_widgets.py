@@ -50,8 +50,10 @@ class BudgetMeter(QWidget):
             self.spent = section.spent
             self.quote_chars = sum(i.chars for i in section.items if i.tier == "quote")
             self.line_chars = sum(i.chars for i in section.items if i.tier == "disclosure")
-        text = (f"{self.spent:,} of {self.budget:,} chars: {self.quote_chars:,} in quotes, "
-                f"{self.line_chars:,} in disclosures (the claim alone)")
+        text = (
+            f"{self.spent:,} of {self.budget:,} chars: {self.quote_chars:,} in quotes, "
+            f"{self.line_chars:,} in disclosures (the claim alone)"
+        )
         self.setToolTip(tooltip_text(text))
         self.setAccessibleDescription(text)
         self.update()
@@ -184,10 +186,12 @@ class SectionBox(QGroupBox):
                 f"{section.spent:,} / {section.budget:,} chars"
                 + (" — over budget!" if section.spent > section.budget else "")
             )
-            self.meter_label.setToolTip(tooltip_text(
-                f"{counts['quote']} quote · {counts['disclosure']} disclosure · {counts['index']} index"
-                + (" · truncated" if section.truncated else "")
-            ))
+            self.meter_label.setToolTip(
+                tooltip_text(
+                    f"{counts['quote']} quote · {counts['disclosure']} disclosure · {counts['index']} index"
+                    + (" · truncated" if section.truncated else "")
+                )
+            )
         has_items = bool(section and section.items)
         self.view.setVisible(has_items)
         self.empty_label.setVisible(not has_items)
@@ -207,8 +211,7 @@ def cut_text(pack: RecallPack, cap: int | None = None) -> str:
         return f"truncated by {cap_words}, not by the budget: {counted(by_cap, 'memory')} not quoted"
     if not by_cap:
         return f"truncated by the budget: {counted(by_budget, 'memory')} not quoted in full"
-    return (f"truncated: {counted(by_budget, 'memory')} by the budget, {counted(by_cap, 'memory')} by "
-            f"{cap_words}")
+    return f"truncated: {counted(by_budget, 'memory')} by the budget, {counted(by_cap, 'memory')} by {cap_words}"
 
 
 def person_ledger(pack: RecallPack, cap: int | None = None) -> str:

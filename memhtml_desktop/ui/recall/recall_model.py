@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem,
 from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.types import RecallItem, RecallSection
 from memhtml_desktop.ui.kit.chips import tooltip_text
-from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
 from memhtml_desktop.ui.kit.palette import TIER_COLORS, muted_color
+from memhtml_desktop.ui.kit.two_level_model import TwoLevelModel
 
 TIER_LABELS = {"quote": "QUOTE", "disclosure": "DISCLOSURE", "index": "INDEX"}
 TIER_HELP = {
@@ -35,7 +35,11 @@ def reason_text(item: RecallItem, cap: int | None = None) -> str:
     if item.reason == "fits":
         return "fits"
     if item.reason == "entity_cap":
-        return f"entity cap: {counted(cap, 'quote')} per entity already" if cap else "entity cap: the entity's quotes are used up"
+        return (
+            f"entity cap: {counted(cap, 'quote')} per entity already"
+            if cap
+            else "entity cap: the entity's quotes are used up"
+        )
     if item.reason == "over_budget":
         return "over budget: claim only" if item.tier == "disclosure" else "over budget: index line"
     if item.reason == "recency_cut":
@@ -113,8 +117,11 @@ class RecallModel(TwoLevelModel):
             return (
                 str(item.rank),
                 TIER_LABELS.get(item.tier, item.tier.upper()),
-                (f"\u26a0 {item.title or item.path} ({item.contradictions[0].mark})" if item.contradictions
-                 else item.title or item.path),  # the sign first: a narrow column still shows it
+                (
+                    f"\u26a0 {item.title or item.path} ({item.contradictions[0].mark})"
+                    if item.contradictions
+                    else item.title or item.path
+                ),  # the sign first: a narrow column still shows it
                 f"{item.chars:,}",
                 reason_text(item, self.cap),
             )[col]
@@ -122,8 +129,10 @@ class RecallModel(TwoLevelModel):
             if col == self.TIER:
                 return tooltip_text(TIER_HELP.get(item.tier, item.tier))
             marks = "".join(f"\n\u26a0 {mark.describe()}" for mark in item.contradictions)
-            return tooltip_text(f"{item.path}\n{item.title}\n{item.memory_type} · {item.chars:,} chars · "
-                                f"{reason_text(item, self.cap)}{marks}")
+            return tooltip_text(
+                f"{item.path}\n{item.title}\n{item.memory_type} · {item.chars:,} chars · "
+                f"{reason_text(item, self.cap)}{marks}"
+            )
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (self.RANK, self.COST):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and (col in (self.RANK, self.REASON) or item.tier == "index"):
@@ -158,6 +167,7 @@ class RecallModel(TwoLevelModel):
 
 def _readable_on(color: QColor) -> QColor:
     """Black or white text, whichever reads better on `color` (WCAG relative luminance)."""
+
     def channel(c: float) -> float:
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
 
@@ -203,7 +213,9 @@ class TierBadgeDelegate(QStyledItemDelegate):
         font = QFont(option.font)
         font.setPointSizeF(max(font.pointSizeF() * 0.78, 6.0))
         font.setBold(True)
-        return QSize(QFontMetrics(font).horizontalAdvance("QUOTE") + 20, max(hint.height(), QFontMetrics(font).height() + 6))
+        return QSize(
+            QFontMetrics(font).horizontalAdvance("QUOTE") + 20, max(hint.height(), QFontMetrics(font).height() + 6)
+        )
 
 
 class PackTextDelegate(QStyledItemDelegate):
@@ -240,8 +252,11 @@ class PackTextDelegate(QStyledItemDelegate):
         painter.setFont(self._font(option))
         painter.setPen(option.palette.color(QPalette.ColorRole.Text))
         text_rect = rect.adjusted(self.PAD, self.PAD - 2, -self.PAD, -self.PAD + 2)
-        painter.drawText(text_rect, int(Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
-                         index.data(Qt.ItemDataRole.DisplayRole) or "")
+        painter.drawText(
+            text_rect,
+            int(Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
+            index.data(Qt.ItemDataRole.DisplayRole) or "",
+        )
         painter.restore()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
@@ -257,6 +272,7 @@ class PackTextDelegate(QStyledItemDelegate):
             return QSize(0, 0)
         metrics = QFontMetrics(self._font(option))
         width = self._text_width()
-        bound = metrics.boundingRect(QRect(0, 0, width, 100000), int(Qt.TextFlag.TextWordWrap),
-                                     index.data(Qt.ItemDataRole.DisplayRole) or "")
+        bound = metrics.boundingRect(
+            QRect(0, 0, width, 100000), int(Qt.TextFlag.TextWordWrap), index.data(Qt.ItemDataRole.DisplayRole) or ""
+        )
         return QSize(width, bound.height() + 2 * self.PAD + 4)

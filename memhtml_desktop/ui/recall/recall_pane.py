@@ -218,8 +218,9 @@ class RecallPane(QWidget):
         self.catalogue.set_catalogue(comparison.catalogue if comparison is not None else None)
         self.costs.set_comparison(comparison)
         if comparison is not None and comparison.pack.query:
-            self.query_label.setText(f"What an agent gets for “{comparison.pack.query}”, in each shape "
-                                     f"({comparison.pack.ranking} ranking)")
+            self.query_label.setText(
+                f"What an agent gets for “{comparison.pack.query}”, in each shape ({comparison.pack.ranking} ranking)"
+            )
         self._shape_tab_changed(self.shapes.currentIndex())
 
     def show_expansion(self, expansion: Expansion | None) -> None:
@@ -281,8 +282,11 @@ class RecallPane(QWidget):
     def _shape_tab_changed(self, index: int) -> None:
         shape = SHAPES[max(0, index)]
         self.texts_button.setVisible(shape == "memhtml")
-        self.copy_button.setText({"memhtml": "Copy pack as text", "quotas": "Copy ledgers as text",
-                                  "catalog": "Copy catalogue as text"}[shape])
+        self.copy_button.setText(
+            {"memhtml": "Copy pack as text", "quotas": "Copy ledgers as text", "catalog": "Copy catalogue as text"}[
+                shape
+            ]
+        )
         self.copy_button.setEnabled(self._pack is not None if shape == "memhtml" else self._shapes is not None)
         self.shape_changed.emit(shape)
 

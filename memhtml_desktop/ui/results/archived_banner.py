@@ -32,8 +32,10 @@ def banner_html(result: SearchResult) -> tuple[str, str]:
     """The headline and the list (rich text) for a result whose scope emptied it."""
     n = result.archived_matches
     if n:
-        headline = (f"0 live matches \u2014 "
-                    f"{counted(n, 'archived memory', 'archived memories', verb=('matches', 'match'))} these filters")
+        headline = (
+            f"0 live matches \u2014 "
+            f"{counted(n, 'archived memory', 'archived memories', verb=('matches', 'match'))} these filters"
+        )
     else:
         headline = "0 live matches \u2014 and no archived memory matches these filters either"
     rows = []
@@ -78,8 +80,9 @@ class ArchivedBanner(QFrame):
         self.listing.setTextFormat(Qt.TextFormat.RichText)
         self.listing.setWordWrap(True)
         self.listing.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.listing.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
-                                             | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        self.listing.setTextInteractionFlags(
+            Qt.TextInteractionFlag.LinksAccessibleByMouse | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+        )
         self.listing.linkActivated.connect(self._link)
         self.include_button = QPushButton("Include archived memories", self)
         self.include_button.clicked.connect(self.include_archived_requested)
@@ -106,4 +109,4 @@ class ArchivedBanner(QFrame):
 
     def _link(self, href: str) -> None:
         if href.startswith("open:"):
-            self.open_requested.emit(href[len("open:"):])
+            self.open_requested.emit(href[len("open:") :])

@@ -12,21 +12,45 @@ from memhtml_desktop.ui.results.results_text import ARM_NAMES
 from memhtml_desktop.ui.results.row_order import FUSED
 
 TITLE_MIN = 240
-NATURAL = {Column.Position: 34, Column.Fused: 50, Column.Type: 92, Column.Path: 260, Column.Date: 88,
-           Column.Score: 62, BAR_COLUMN: 124}
-COMPACT = {Column.Position: 30, Column.Fused: 44, Column.Type: 78, Column.Path: 180, Column.Date: 80,
-           Column.Score: 56, BAR_COLUMN: 76}
+NATURAL = {
+    Column.Position: 34,
+    Column.Fused: 50,
+    Column.Type: 92,
+    Column.Path: 260,
+    Column.Date: 88,
+    Column.Score: 62,
+    BAR_COLUMN: 124,
+}
+COMPACT = {
+    Column.Position: 30,
+    Column.Fused: 44,
+    Column.Type: 78,
+    Column.Path: 180,
+    Column.Date: 80,
+    Column.Score: 56,
+    BAR_COLUMN: 76,
+}
 ARM_WIDTH, ARM_COMPACT = 40, 32
 OPTIONAL = (Column.Path, Column.Date, Column.Fused)
 SHOW_WHEN_WIDER = {Column.Date: 900, Column.Path: 1060, Column.Fused: 1240}
 """Optional columns come in when the table is at least this wide (and the person has not chosen)."""
 STEP_ASIDE = (Column.Score, Column.Type)
 """Given up, in this order, when even compact widths leave the title less than TITLE_MIN."""
-CHOOSABLE = (Column.Position, Column.Fused, Column.Type, Column.Path, Column.Date, Column.Score,
-             *range(FIRST_ARM_COLUMN, FIRST_ARM_COLUMN + len(ARM_NAMES)), BAR_COLUMN)
+CHOOSABLE = (
+    Column.Position,
+    Column.Fused,
+    Column.Type,
+    Column.Path,
+    Column.Date,
+    Column.Score,
+    *range(FIRST_ARM_COLUMN, FIRST_ARM_COLUMN + len(ARM_NAMES)),
+    BAR_COLUMN,
+)
 
 
-def fit(room: int, order: str, chosen: dict[int, bool], sized: dict[int, int]) -> tuple[dict[int, bool], dict[int, int]]:
+def fit(
+    room: int, order: str, chosen: dict[int, bool], sized: dict[int, int]
+) -> tuple[dict[int, bool], dict[int, int]]:
     """(whether each CHOOSABLE column shows, the width of each shown) for `room` pixels, the rows in
     `order`, the columns the person `chosen` to show or hide and the widths they `sized` by hand."""
     shown = {c: chosen.get(c, c not in OPTIONAL) for c in CHOOSABLE}

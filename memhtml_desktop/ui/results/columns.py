@@ -36,8 +36,16 @@ BAR_COLUMN = FIRST_ARM_COLUMN + len(ARM_NAMES)
 COLUMN_COUNT = BAR_COLUMN + 1
 DESCENDING_FIRST = (Column.Date, Column.Score, BAR_COLUMN)
 """Columns whose first header click sorts high to low (the header otherwise kept "#"'s ascending order)."""
-COLUMN_TITLES = {Column.Position: "#", Column.Fused: "Fused", Column.Title: "Title", Column.Type: "Type",
-                 Column.Path: "Path", Column.Date: "Updated", Column.Score: "Score", BAR_COLUMN: "Contribution"}
+COLUMN_TITLES = {
+    Column.Position: "#",
+    Column.Fused: "Fused",
+    Column.Title: "Title",
+    Column.Type: "Type",
+    Column.Path: "Path",
+    Column.Date: "Updated",
+    Column.Score: "Score",
+    BAR_COLUMN: "Contribution",
+}
 COLUMN_HELP = {
     Column.Position: "Position on the agent's page, after polarity and MMR (blank for a row not on it).",
     Column.Fused: "Position in the fused list, before polarity and MMR reorder it.",
@@ -55,11 +63,23 @@ def arm_for_column(column: int) -> str | None:
 
 # The roles, flags and alignments as plain values for ResultsModel.data(): it runs a few hundred
 # times a paint, and an enum member's lookup and comparison cost more than the answer.
-USER_ROLE, DISPLAY_ROLE, TOOLTIP_ROLE = int(Qt.ItemDataRole.UserRole), int(Qt.ItemDataRole.DisplayRole), int(Qt.ItemDataRole.ToolTipRole)
+USER_ROLE, DISPLAY_ROLE, TOOLTIP_ROLE = (
+    int(Qt.ItemDataRole.UserRole),
+    int(Qt.ItemDataRole.DisplayRole),
+    int(Qt.ItemDataRole.ToolTipRole),
+)
 ALIGN_ROLE, FOREGROUND_ROLE = int(Qt.ItemDataRole.TextAlignmentRole), int(Qt.ItemDataRole.ForegroundRole)
-ACCESSIBLE_ROLE, DESCRIPTION_ROLE = int(Qt.ItemDataRole.AccessibleTextRole), int(Qt.ItemDataRole.AccessibleDescriptionRole)
+ACCESSIBLE_ROLE, DESCRIPTION_ROLE = (
+    int(Qt.ItemDataRole.AccessibleTextRole),
+    int(Qt.ItemDataRole.AccessibleDescriptionRole),
+)
 HIT_ROLE, PATH_ROLE, PAGE_ROLE, BADGES_ROLE = int(Role.Hit), int(Role.Path), int(Role.Page), int(Role.Badges)
-ARM_SCORES_ROLE, CONTRIBUTION_ROLE, TERMS_ROLE, MAX_SCORE_ROLE = int(Role.ArmScores), int(Role.Contribution), int(Role.Terms), int(Role.MaxScore)
+ARM_SCORES_ROLE, CONTRIBUTION_ROLE, TERMS_ROLE, MAX_SCORE_ROLE = (
+    int(Role.ArmScores),
+    int(Role.Contribution),
+    int(Role.Terms),
+    int(Role.MaxScore),
+)
 ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 NO_FLAGS = Qt.ItemFlag.NoItemFlags
 LEFT_ALIGNED = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)

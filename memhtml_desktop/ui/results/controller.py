@@ -10,11 +10,11 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QGuiApplication
 
 from memhtml_desktop.domain.plural import counted
+from memhtml_desktop.ops.jobs import StatsJob
 from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ui.results.results_view import EMPTY_INDEX, ResultsView
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
-from memhtml_desktop.ops.jobs import StatsJob
 
 log = logging.getLogger(__name__)
 
@@ -23,8 +23,10 @@ def empty_store_text(stats: dict) -> str:
     """What an empty list says: an index still to build, or a store whose files all failed."""
     failed = int(stats.get("failed") or 0)
     if not int(stats.get("memories") or 0) and failed:
-        return (f"No memory could be indexed: {counted(failed, 'file')} failed memhtml's checks. "
-                "The Problems tab (Ctrl+3) lists every violation.")
+        return (
+            f"No memory could be indexed: {counted(failed, 'file')} failed memhtml's checks. "
+            "The Problems tab (Ctrl+3) lists every violation."
+        )
     return EMPTY_INDEX
 
 
@@ -48,12 +50,31 @@ class ResultsController(QObject):
         view.order_changed.connect(self._order_changed)
         session = ctx.session
         for action in (
-            RowAction("open", "&Open", lambda row: session.open(row.path), group="open", order=10,
-                      shortcut="Enter", tip="Open in the reader (counts as a read)"),
-            RowAction("why", "&Why not this one?\u2026", lambda row: session.why(row.path), group="open",
-                      order=20, tip="Where this memory stood for the query, arm by arm"),
-            RowAction("copy_path", "&Copy path", lambda row: QGuiApplication.clipboard().setText(row.path),
-                      group="file", order=30, shortcut="Ctrl+C"),
+            RowAction(
+                "open",
+                "&Open",
+                lambda row: session.open(row.path),
+                group="open",
+                order=10,
+                shortcut="Enter",
+                tip="Open in the reader (counts as a read)",
+            ),
+            RowAction(
+                "why",
+                "&Why not this one?\u2026",
+                lambda row: session.why(row.path),
+                group="open",
+                order=20,
+                tip="Where this memory stood for the query, arm by arm",
+            ),
+            RowAction(
+                "copy_path",
+                "&Copy path",
+                lambda row: QGuiApplication.clipboard().setText(row.path),
+                group="file",
+                order=30,
+                shortcut="Ctrl+C",
+            ),
         ):
             ctx.row_actions.add(action)
 
@@ -117,4 +138,3 @@ class ResultsController(QObject):
     def _failed(self, message: str) -> None:
         self.view.show_message(f"The search failed: {message}")
         self.ctx.status(f"Search failed: {message}", 10000)
-

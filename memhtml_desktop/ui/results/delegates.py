@@ -13,13 +13,13 @@ from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.results.cached_delegate import CachedDelegate, background
+from memhtml_desktop.ui.results.pills import over, rank_pill_colors  # noqa: F401 - over: part of this module's API
 from memhtml_desktop.ui.results.results_model import (
     ARM_NAMES,
     DASH,
     Role,
     arm_for_column,
 )
-from memhtml_desktop.ui.results.pills import over, rank_pill_colors  # noqa: F401 - over: part of this module's API
 from memhtml_desktop.ui.results.results_text import CONTRADICTION_SIGN
 from memhtml_desktop.ui.results.snippets import highlight_spans, runs, snippet_window
 
@@ -146,10 +146,16 @@ class TitleDelegate(CachedDelegate):
         hit = model.hit(row) if hasattr(model, "hit") else index.data(Role.Hit)
         if hit is None:
             return None
-        return ("title", hit.path, hit.title, hit.snippet or hit.gist or "", hit.updated_at,
-                tuple((model.terms() if hasattr(model, "terms") else index.data(Role.Terms)) or ()),
-                tuple(model.data(index, Role.Badges) or ()),
-                model.page_position(row) is None if hasattr(model, "page_position") else False)
+        return (
+            "title",
+            hit.path,
+            hit.title,
+            hit.snippet or hit.gist or "",
+            hit.updated_at,
+            tuple((model.terms() if hasattr(model, "terms") else index.data(Role.Terms)) or ()),
+            tuple(model.data(index, Role.Badges) or ()),
+            model.page_position(row) is None if hasattr(model, "page_position") else False,
+        )
 
     def draw(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()
@@ -169,8 +175,11 @@ class TitleDelegate(CachedDelegate):
         painter.setFont(bold)
         painter.setPen(_muted(opt) if below or low else _text_color(opt))
         title = bfm.elidedText(hit.title or hit.path, Qt.TextElideMode.ElideRight, max(0, rect.width()))
-        painter.drawText(QRect(rect.left(), top, rect.width(), line),
-                         int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), title)
+        painter.drawText(
+            QRect(rect.left(), top, rect.width(), line),
+            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+            title,
+        )
 
         x, right = rect.left(), rect.right()
         sfm = QFontMetrics(small)
@@ -192,9 +201,11 @@ class TitleDelegate(CachedDelegate):
             painter.setFont(small)
             painter.setPen(_muted(opt))
             meta = " \u00b7 ".join(p for p in (hit.path, (hit.updated_at or "")[:10]) if p)
-            painter.drawText(QRect(rect.left(), top + 2 * line, rect.width(), line),
-                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                             sfm.elidedText(meta, Qt.TextElideMode.ElideMiddle, max(0, rect.width())))
+            painter.drawText(
+                QRect(rect.left(), top + 2 * line, rect.width(), line),
+                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                sfm.elidedText(meta, Qt.TextElideMode.ElideMiddle, max(0, rect.width())),
+            )
         painter.restore()
 
     @staticmethod
@@ -213,8 +224,9 @@ class TitleDelegate(CachedDelegate):
                 painter.setPen(_mark_ink(opt.palette, mark) if not selected else mark.darker(400))
             else:
                 painter.setPen(_muted(opt))
-            painter.drawText(QRect(x, y, width + 1, height),
-                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), piece)
+            painter.drawText(
+                QRect(x, y, width + 1, height), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), piece
+            )
             x += width
 
 

@@ -34,7 +34,7 @@ SEP = " \u00b7 "
 
 
 def summary_parts(result: SearchResult, pool: Any, indexing: tuple[int, int] | None = None) -> list[str]:
-    """"10 of 1,284 matching all the words", "47 ms": the count line in the parts a narrow header
+    """ "10 of 1,284 matching all the words", "47 ms": the count line in the parts a narrow header
     drops from the end (a part is never cut in the middle: at 1024 px the line was cut to "(…").
     How many memories in scope hold the query's words is the answer's own count
     (`SearchResult.matches`) until the pool arrives with the in-scope total.
@@ -54,7 +54,11 @@ def summary_parts(result: SearchResult, pool: Any, indexing: tuple[int, int] | N
         return parts + [ms]
     if result.scope_empty:  # the archived banner takes the list's place: the header agrees with it
         n_arch = result.archived_matches
-        also = f"; {counted(n_arch, 'archived memory', 'archived memories', verb=('matches', 'match'))} them (below)" if n_arch else ""
+        also = (
+            f"; {counted(n_arch, 'archived memory', 'archived memories', verb=('matches', 'match'))} them (below)"
+            if n_arch
+            else ""
+        )
         return ["0 hits", f"no live memory in these filters{also}", ms]
     if pool is not None:
         matches, capped, form = pool.matches, pool.matches_capped, pool.fts_form
@@ -97,12 +101,13 @@ def floor_text(result: SearchResult) -> tuple[str, str]:
         return "\u2014" if value is None else f"{value:.3f}"
 
     below = summary.below_floor
-    head = (f"{below} of {n} below the relevance floor" if below
-            else "every hit meets the relevance floor")
+    head = f"{below} of {n} below the relevance floor" if below else "every hit meets the relevance floor"
     text = f"{head} \u00b7 top cosine {c(summary.top_cosine)} \u00b7 median {c(summary.median_cosine)}"
-    tip = (f"The relevance floor marks a hit that meets none of its raw signals: a word of the query in it, "
-           f"a raw cosine of at least {summary.floor_cosine:g} (this embedder's floor), a tag or entity the "
-           "query names. Marked hits stay where the ranking put them (an agent receives them too).\n"
-           f"Top and median raw cosine over the {summary.candidates} fused candidates: a small gap means the "
-           "pool sits in one similarity band.")
+    tip = (
+        f"The relevance floor marks a hit that meets none of its raw signals: a word of the query in it, "
+        f"a raw cosine of at least {summary.floor_cosine:g} (this embedder's floor), a tag or entity the "
+        "query names. Marked hits stay where the ranking put them (an agent receives them too).\n"
+        f"Top and median raw cosine over the {summary.candidates} fused candidates: a small gap means the "
+        "pool sits in one similarity band."
+    )
     return text, tip

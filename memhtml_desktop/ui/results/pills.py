@@ -11,8 +11,11 @@ from memhtml_desktop.ui.kit import palette
 def over(fill: QColor, base: QColor) -> QColor:
     """`fill` (with its alpha) composited over the opaque `base`: the colour a reader sees."""
     a = fill.alphaF()
-    return QColor.fromRgbF(fill.redF() * a + base.redF() * (1 - a), fill.greenF() * a + base.greenF() * (1 - a),
-                           fill.blueF() * a + base.blueF() * (1 - a))
+    return QColor.fromRgbF(
+        fill.redF() * a + base.redF() * (1 - a),
+        fill.greenF() * a + base.greenF() * (1 - a),
+        fill.blueF() * a + base.blueF() * (1 - a),
+    )
 
 
 _PILLS: dict[tuple[str, int, bool], tuple[QColor, QColor]] = {}

@@ -21,24 +21,57 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush
 
-from memhtml_desktop.domain.results import Answer
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
+from memhtml_desktop.domain.results import Answer
 from memhtml_desktop.domain.types import Hit, SearchResult
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.kit.chips import tooltip_text
-from memhtml_desktop.ui.results.columns import (  # the roles as plain ints: data() runs hundreds of times a paint
-    ACCESSIBLE_ROLE, ALIGN_ROLE, ANSWERED_ROLES, ARM_SCORES_ROLE, BADGES_ROLE, CONTRIBUTION_ROLE, DESCRIPTION_ROLE,
-    DISPLAY_ROLE, FOREGROUND_ROLE, HIT_ROLE, LEFT_ALIGNED, LEFT_COLUMNS, MAX_SCORE_ROLE, MUTED_COLUMNS, NO_FLAGS, PAGE_ROLE,
-    PATH_ROLE, RIGHT_ALIGNED, ROW_FLAGS, TERMS_ROLE, TOOLTIP_ROLE, USER_ROLE,
+from memhtml_desktop.ui.results.columns import (  # the roles as plain ints: data() runs hundreds of times a paint  # noqa: F401 - the columns and roles are part of this module's API
+    ACCESSIBLE_ROLE,
+    ALIGN_ROLE,
+    ANSWERED_ROLES,
+    ARM_SCORES_ROLE,
+    BADGES_ROLE,
+    BAR_COLUMN,
+    COLUMN_COUNT,
+    COLUMN_HELP,
+    COLUMN_TITLES,
+    CONTRIBUTION_ROLE,
+    DESCENDING_FIRST,
+    DESCRIPTION_ROLE,
+    DISPLAY_ROLE,
+    FIRST_ARM_COLUMN,
+    FOREGROUND_ROLE,
+    HIT_ROLE,
+    LEFT_ALIGNED,
+    LEFT_COLUMNS,
+    MAX_SCORE_ROLE,
+    MUTED_COLUMNS,
+    NO_FLAGS,
+    PAGE_ROLE,
+    PATH_ROLE,
+    RIGHT_ALIGNED,
+    ROW_FLAGS,
+    TERMS_ROLE,
+    TOOLTIP_ROLE,
+    USER_ROLE,
+    Column,
+    Role,
+    arm_for_column,
 )
-from memhtml_desktop.ui.results.columns import (  # noqa: F401 - the columns and roles are part of this module's API
-    BAR_COLUMN, COLUMN_COUNT, COLUMN_HELP, COLUMN_TITLES, DESCENDING_FIRST, FIRST_ARM_COLUMN, Column, Role, arm_for_column,
-)
-from memhtml_desktop.ui.results.row_order import AGENT, FUSED, below_available, list_rows
 from memhtml_desktop.ui.results.results_text import (  # noqa: F401 - moved_text is part of this module's API
-    ARM_NAMES, accessible_arm, arm_header_tooltip, accessible_bar, accessible_title, arm_tooltip, badges, breakdown_tooltip, moved_text,
+    ARM_NAMES,
+    accessible_arm,
+    accessible_bar,
+    accessible_title,
+    arm_header_tooltip,
+    arm_tooltip,
+    badges,
+    breakdown_tooltip,
+    moved_text,
     title_tooltip,
 )
+from memhtml_desktop.ui.results.row_order import AGENT, FUSED, below_available, list_rows
 
 # The bar's full length is the active profile's `max_score` (every arm ranks the hit first): a
 # scale fixed per profile, not "the best hit of this query", so bars compare across queries and a
@@ -238,8 +271,12 @@ class ResultsModel(QAbstractTableModel):
         if role == ALIGN_ROLE:
             return LEFT_ALIGNED if column in LEFT_COLUMNS else RIGHT_ALIGNED
         if role == FOREGROUND_ROLE:
-            if page is None or getattr(hit, "low_relevance", False) or (arm is not None and hit.arm(arm) is None) \
-                    or column in MUTED_COLUMNS:
+            if (
+                page is None
+                or getattr(hit, "low_relevance", False)
+                or (arm is not None and hit.arm(arm) is None)
+                or column in MUTED_COLUMNS
+            ):
                 return self._muted_brush()
             return None
         if role == ACCESSIBLE_ROLE:
@@ -254,8 +291,9 @@ class ResultsModel(QAbstractTableModel):
             return page
         if role == BADGES_ROLE:
             if row not in self._badges:
-                self._badges[row] = badges(hit, page=page, no_word_matched=self._no_word,
-                                           could_match=self._could_match())
+                self._badges[row] = badges(
+                    hit, page=page, no_word_matched=self._no_word, could_match=self._could_match()
+                )
             return self._badges[row]
         if role == ARM_SCORES_ROLE:
             return tuple(s for name in ARM_NAMES if (s := hit.arm(name)) is not None)
@@ -331,8 +369,11 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if arm is not None:
                 title, help_text = palette.ARM_TITLES.get(arm, arm), palette.ARM_HELP.get(arm, "")
-                return tooltip_text(arm_header_tooltip(arm, title, help_text, self._profile, self._degraded.get(arm),
-                                                       active=self.arm_active(arm)))
+                return tooltip_text(
+                    arm_header_tooltip(
+                        arm, title, help_text, self._profile, self._degraded.get(arm), active=self.arm_active(arm)
+                    )
+                )
             return COLUMN_HELP.get(section)
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return palette.ARM_TITLES.get(arm, arm) if arm is not None else COLUMN_TITLES.get(section, "")

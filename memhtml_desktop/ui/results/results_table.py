@@ -58,8 +58,10 @@ class ResultsTable(QTableView):
         self.pictures = RowPictures(self)
         self._slices = turn_timer(self, self._paint_deferred)
         self.setAccessibleName("Results")
-        self.setAccessibleDescription("The ranked memories for the query: Enter or a click opens one, "
-                                      "the Menu key lists what else can be done with it.")
+        self.setAccessibleDescription(
+            "The ranked memories for the query: Enter or a click opens one, "
+            "the Menu key lists what else can be done with it."
+        )
         self.setModel(model)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -127,8 +129,9 @@ class ResultsTable(QTableView):
                 QGuiApplication.clipboard().setText(path)
             event.accept()
             return
-        if event.key() == Qt.Key.Key_Menu or (event.key() == Qt.Key.Key_F10
-                                                and event.modifiers() & Qt.KeyboardModifier.ShiftModifier):
+        if event.key() == Qt.Key.Key_Menu or (
+            event.key() == Qt.Key.Key_F10 and event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        ):
             row = self.currentIndex().row()
             if row >= 0:
                 rect = self.visualRect(self.model().index(row, Column.Title))
@@ -214,8 +217,10 @@ class ResultsTable(QTableView):
             self.verticalHeader().setDefaultSectionSize(self._row_height(lines))
 
     def save_state(self) -> QByteArray:
-        state = {"chosen": {str(k): v for k, v in self._chosen.items()},
-                 "widths": {str(k): v for k, v in self._widths.items()}}
+        state = {
+            "chosen": {str(k): v for k, v in self._chosen.items()},
+            "widths": {str(k): v for k, v in self._widths.items()},
+        }
         return QByteArray(json.dumps(state).encode("utf-8"))
 
     def restore_state(self, state) -> None:

@@ -35,7 +35,7 @@ def _clipped(text: str, chars: int) -> str:
 
 
 def contradiction_badge(hit: Hit) -> str | None:
-    """"⚠ contradicted by a newer memory: Capital of Peru" (the other memory's title); where the
+    """ "⚠ contradicted by a newer memory: Capital of Peru" (the other memory's title); where the
     other's title is this hit's own (one slot written twice under one title) its value too, "…:
     Capital of Peru, “Cusco”", or its kind when it has none; "+1" for each further memory it
     contradicts; None when it contradicts none in the list. *Decided here:* the title, as the
@@ -97,13 +97,17 @@ def arm_tooltip(arm: str, score, k: int) -> str:
     if score is None:
         return f"{title}: did not rank this memory (no contribution)"
     if not getattr(score, "counted", True):
-        return (f"{title}: rank {score.rank}, not counted: the memory neither holds every query word nor "
-                f"reaches the relevance floor, so recency and salience do not lift it"
-                + (f"\nraw signal: {raw_text(score.raw)}" if score.raw else ""))
+        return (
+            f"{title}: rank {score.rank}, not counted: the memory neither holds every query word nor "
+            f"reaches the relevance floor, so recency and salience do not lift it"
+            + (f"\nraw signal: {raw_text(score.raw)}" if score.raw else "")
+        )
     if getattr(score, "norm", None) is not None:  # a convex fusion weighed its normalised score
-        return (f"{title}: rank {score.rank}, score {score.norm:.3f} of this query's best \u00d7 weight "
-                f"{score.weight:.3g} = {score.contribution:.4f}"
-                + (f"\nraw signal: {raw_text(score.raw)}" if score.raw else ""))
+        return (
+            f"{title}: rank {score.rank}, score {score.norm:.3f} of this query's best \u00d7 weight "
+            f"{score.weight:.3g} = {score.contribution:.4f}"
+            + (f"\nraw signal: {raw_text(score.raw)}" if score.raw else "")
+        )
     return (
         f"{title}: rank {score.rank} \u00d7 weight {score.weight:g} \u2192 "
         f"{score.weight:g}/({score.rank}+{k}) = {score.contribution:.4f}"
@@ -111,8 +115,9 @@ def arm_tooltip(arm: str, score, k: int) -> str:
     )
 
 
-def arm_header_tooltip(arm: str, title: str, help_text: str, profile: RankingProfile, degraded: str | None, *,
-                       active: bool) -> str:
+def arm_header_tooltip(
+    arm: str, title: str, help_text: str, profile: RankingProfile, degraded: str | None, *, active: bool
+) -> str:
     """An arm column's header tooltip: the arm (`title`, `help_text`), its weight in the active profile, what
     a cell says, and why it is not in this search (`degraded`: the arm failed, with why; not `active`: it had
     nothing to do)."""
@@ -190,8 +195,10 @@ def low_relevance_text(hit: Hit) -> str:
     cosine = ""
     if signals is not None and signals.cosine is not None:
         cosine = f" (raw cosine {signals.cosine:.3f} < floor {signals.floor:g})"
-    return (f"low relevance: no query word in it, no close meaning{cosine}, no tag or entity the query names; "
-            "left where the ranking put it (an agent receives it too)")
+    return (
+        f"low relevance: no query word in it, no close meaning{cosine}, no tag or entity the query names; "
+        "left where the ranking put it (an agent receives it too)"
+    )
 
 
 def accessible_title(hit: Hit, *, page: int | None, no_word_matched: bool, could_match: bool = True) -> str:

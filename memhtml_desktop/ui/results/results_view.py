@@ -23,16 +23,16 @@ from PySide6.QtWidgets import (
 )
 
 from memhtml_desktop.domain.plural import counted
+from memhtml_desktop.domain.ranking import RankingProfile
 from memhtml_desktop.domain.results import Answer
 from memhtml_desktop.domain.types import SearchResult
 from memhtml_desktop.ui.kit.elided_label import ElidedLabel
-from memhtml_desktop.ui.kit.warning_strip import warn, warning_strip
 from memhtml_desktop.ui.kit.row_actions import Row, RowActions, build_menu
+from memhtml_desktop.ui.kit.warning_strip import warn, warning_strip
 from memhtml_desktop.ui.results.archived_banner import ArchivedBanner
-from memhtml_desktop.domain.ranking import RankingProfile
+from memhtml_desktop.ui.results.header_text import SEP, floor_text, index_reason, legend_html, summary_parts
 from memhtml_desktop.ui.results.results_model import AGENT, FUSED, Column, ResultsModel, Role
 from memhtml_desktop.ui.results.results_table import ResultsTable
-from memhtml_desktop.ui.results.header_text import SEP, floor_text, index_reason, legend_html, summary_parts
 
 ORDER_STYLE = (
     "QToolButton { border: 1px solid palette(mid); padding: 1px 8px; background: palette(button); }"
@@ -44,7 +44,6 @@ ORDER_STYLE = (
 )
 NO_WORD_NOTICE = "No memory contains these words; nearest by meaning, recency and salience."
 EMPTY_INDEX = "No memories to show: the index is empty (or still being built)."
-
 
 
 class ResultsView(QWidget):
@@ -87,10 +86,19 @@ class ResultsView(QWidget):
         self.agent_button, self.fused_button = QToolButton(self), QToolButton(self)
         self.orders = QButtonGroup(self)
         for button, key, text, tip in (
-                (self.agent_button, "agentOrder", "Agent's order",
-                 "The page as the agent receives it (after polarity and MMR), then the fused list below it."),
-                (self.fused_button, "fusedOrder", "Fused order",
-                 "The fused list before polarity and MMR: rows the agent does not get are muted.")):
+            (
+                self.agent_button,
+                "agentOrder",
+                "Agent's order",
+                "The page as the agent receives it (after polarity and MMR), then the fused list below it.",
+            ),
+            (
+                self.fused_button,
+                "fusedOrder",
+                "Fused order",
+                "The fused list before polarity and MMR: rows the agent does not get are muted.",
+            ),
+        ):
             button.setObjectName(key)
             button.setText(text)
             button.setToolTip(tip)
@@ -112,8 +120,10 @@ class ResultsView(QWidget):
         self.legend = QLabel(legend_html(), self)
         self.legend.setObjectName("resultsLegend")
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.legend.setToolTip("One colour per arm. The bar's segments are each arm's contribution "
-                               "weight/(rank+60) to the fused score; \u00d7 is the arm's weight.")
+        self.legend.setToolTip(
+            "One colour per arm. The bar's segments are each arm's contribution "
+            "weight/(rank+60) to the fused score; \u00d7 is the arm's weight."
+        )
         self.legend.setAccessibleName("Arm colours: fts blue, vec pink, rec green, sal orange")
         self.legend.setMinimumWidth(0)
         self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -169,8 +179,13 @@ class ResultsView(QWidget):
 
     def _fit_header(self) -> None:
         """The legend is a nicety: when the count line and the two orders need the room, it goes."""
-        needed = (self._legend_width + self.summary.fontMetrics().horizontalAdvance(self.summary.text())
-                  + self.agent_button.sizeHint().width() + self.fused_button.sizeHint().width() + 40)
+        needed = (
+            self._legend_width
+            + self.summary.fontMetrics().horizontalAdvance(self.summary.text())
+            + self.agent_button.sizeHint().width()
+            + self.fused_button.sizeHint().width()
+            + 40
+        )
         self.legend.setVisible(self.width() >= needed)
 
     def _set_summary(self, parts: list[str]) -> None:
@@ -229,9 +244,11 @@ class ResultsView(QWidget):
         """The active ranking profile: the legend's weights and the bars' scale follow it."""
         self.model.set_profile(profile)
         self.legend.setText(legend_html(profile))
-        self.legend.setToolTip(f"One colour per arm ({profile.name} ranking). The bar's segments are each "
-                               f"arm's contribution to the fused score (full text: {profile.contribution_rule('fts')}; "
-                               f"recency: {profile.contribution_rule('recency')}); \u00d7 is the arm's weight.")
+        self.legend.setToolTip(
+            f"One colour per arm ({profile.name} ranking). The bar's segments are each "
+            f"arm's contribution to the fused score (full text: {profile.contribution_rule('fts')}; "
+            f"recency: {profile.contribution_rule('recency')}); \u00d7 is the arm's weight."
+        )
         self._legend_width = self.legend.sizeHint().width()
         self._fit_header()
 
@@ -378,4 +395,3 @@ class ResultsView(QWidget):
     def restore_state(self, state) -> None:
         if state:
             self.table.restore_state(state)
-

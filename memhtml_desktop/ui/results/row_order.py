@@ -20,8 +20,9 @@ Row = tuple[Hit, "int | None"]
 """A listed hit and its position on the agent's page (None: not on the page)."""
 
 
-def list_rows(result: SearchResult | None, pool: Any, *, order: str, extra: int,
-              sort: tuple[int, Qt.SortOrder] | None) -> list[Row]:
+def list_rows(
+    result: SearchResult | None, pool: Any, *, order: str, extra: int, sort: tuple[int, Qt.SortOrder] | None
+) -> list[Row]:
     """The rows to list: the page and `extra` rows of the pool, in `order`, then by `sort` if any."""
     if result is None:
         return []

@@ -77,8 +77,17 @@ class RowPictures:
         current = table.currentIndex()
         focus = current.column() if current.row() == row and (table.hasFocus() or table.viewport().hasFocus()) else None
         alternate = table.alternatingRowColors() and row & 1
-        return (self._content(row, columns), table.rowHeight(row), columns, selected, focus, alternate,
-                int(table.isEnabled()), table.isActiveWindow(), epoch)
+        return (
+            self._content(row, columns),
+            table.rowHeight(row),
+            columns,
+            selected,
+            focus,
+            alternate,
+            int(table.isEnabled()),
+            table.isActiveWindow(),
+            epoch,
+        )
 
     def ready(self, row: int, columns: tuple, epoch: tuple) -> QPixmap | None:
         """Row `row`'s picture if it is at hand without asking the model anything (what the row
@@ -106,8 +115,11 @@ class RowPictures:
             index = model.index(row, column)
             delegate = self._table.itemDelegateForIndex(index)
             ask = getattr(delegate, "cell_content", None)
-            cell = ask(index) if ask is not None else (model.data(index, DISPLAY_ROLE),
-                                                       model.data(index, FOREGROUND_ROLE) is not None)
+            cell = (
+                ask(index)
+                if ask is not None
+                else (model.data(index, DISPLAY_ROLE), model.data(index, FOREGROUND_ROLE) is not None)
+            )
             if cell is None:  # a cell that cannot be keyed: this row is drawn again for every stamp
                 cell = (stamp, row)
             cells.append(cell)

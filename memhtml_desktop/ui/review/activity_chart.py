@@ -68,7 +68,11 @@ class ActivityChart(QWidget):
         total = sum(b.total for b in self.activity.buckets)
         busiest = max(self.activity.buckets, key=lambda b: b.total, default=None)
         unit = self.activity.unit
-        top = f"; the busiest {unit} began {busiest.start} ({counted(busiest.total, 'change')})" if busiest and total else ""
+        top = (
+            f"; the busiest {unit} began {busiest.start} ({counted(busiest.total, 'change')})"
+            if busiest and total
+            else ""
+        )
         return f"{counted(total, 'change')} over {counted(len(self.activity.buckets), unit)}{top}."
 
     # -- geometry --------------------------------------------------------------------------------
@@ -185,4 +189,3 @@ class ActivityChart(QWidget):
             self.select(min(n - 1, max(0, (self.selected if self.selected >= 0 else n) + step)))
             return
         super().keyPressEvent(event)
-

@@ -73,7 +73,9 @@ class ActivityView(QWidget):
         self.bucket_label = QLabel("Click a bar to list its changes.", self)
         self.bucket_label.setObjectName("activityBucket")
         self.changes = _tree(self, "activityChanges", ("Change", "Author", "When"))
-        self.changes.itemActivated.connect(lambda item, _: self.open_requested.emit(item.data(0, Qt.ItemDataRole.UserRole)))
+        self.changes.itemActivated.connect(
+            lambda item, _: self.open_requested.emit(item.data(0, Qt.ItemDataRole.UserRole))
+        )
         lower = QWidget(self)
         lower_layout = QHBoxLayout(lower)
         lower_layout.setContentsMargins(0, 0, 0, 0)

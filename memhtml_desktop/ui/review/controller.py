@@ -25,8 +25,17 @@ from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ops.curate import ApplyJob, PlanJob
 from memhtml_desktop.ops.review import (
-    PAGE, AcceptJob, ActivityJob, ChangeDetailJob, FullCountJob, NewCommitsJob, ReviewCountJob, ReviewDoneJob,
-    UNAVAILABLE, ReviewPageJob, ReviewRangeJob,
+    PAGE,
+    UNAVAILABLE,
+    AcceptJob,
+    ActivityJob,
+    ChangeDetailJob,
+    FullCountJob,
+    NewCommitsJob,
+    ReviewCountJob,
+    ReviewDoneJob,
+    ReviewPageJob,
+    ReviewRangeJob,
 )  # fmt: skip
 from memhtml_desktop.ui.kit.turns import turn_timer
 from memhtml_desktop.ui.session.context import PaneContext
@@ -158,9 +167,11 @@ class ReviewController(QObject):
         if self.loaded_upto >= len(rng.shas):
             self._listed()
             return
-        page = tuple(rng.shas[self.loaded_upto:self.loaded_upto + PAGE])
+        page = tuple(rng.shas[self.loaded_upto : self.loaded_upto + PAGE])
         job = ReviewPageJob(shas=page, shallow=rng.shallow, accepted=rng.accepted)
-        self.ctx.runner.run(job.success(lambda changes, r=rng, n=len(page): self._paged(r, n, changes)).failure(self._failed))
+        self.ctx.runner.run(
+            job.success(lambda changes, r=rng, n=len(page): self._paged(r, n, changes)).failure(self._failed)
+        )
 
     def _paged(self, rng: Any, n: int, changes: list) -> None:
         if rng is not self.rng:
@@ -265,7 +276,9 @@ class ReviewController(QObject):
             window.select_key(current.key if current is not None else None, place)
         removed = len(set(shown) & gone)
         self.known = state
-        self._set_count((self.count or 0) - removed if self.loaded_upto < len(self.rng.shas) else len(window.model.changes))
+        self._set_count(
+            (self.count or 0) - removed if self.loaded_upto < len(self.rng.shas) else len(window.model.changes)
+        )
         self._say()
         self.accepted.emit(gone)
 
@@ -282,7 +295,9 @@ class ReviewController(QObject):
 
     def revert(self, change: Any) -> None:
         request = RevertRequest(change.commit, tuple(change.paths))
-        job = PlanJob(kind="review-revert-plan", request=request).success(lambda a, c=change: self._revert_planned(c, a))
+        job = PlanJob(kind="review-revert-plan", request=request).success(
+            lambda a, c=change: self._revert_planned(c, a)
+        )
         self.ctx.runner.run(job.failure(self._refused))
 
     def _revert_planned(self, change: Any, attempt: Any) -> None:

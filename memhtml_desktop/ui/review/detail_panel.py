@@ -141,8 +141,10 @@ class DetailPanel(QWidget):
             parts.append(f"<p><b>Title</b><br>{_esc(detail.title_before)} \u2192 {_esc(detail.title_after)}</p>")
         before, after = detail.claim_before, detail.claim_after
         if before and after and before != after:
-            parts.append(f"<p><b>Claim before</b><br><s>{_esc(before)}</s></p>"
-                         f'<p><b>Claim after</b><br><span style="background-color:{mark}">{_esc(after)}</span></p>')
+            parts.append(
+                f"<p><b>Claim before</b><br><s>{_esc(before)}</s></p>"
+                f'<p><b>Claim after</b><br><span style="background-color:{mark}">{_esc(after)}</span></p>'
+            )
         elif after or before:
             parts.append(f"<p><b>Claim</b>{' (unchanged)' if before and after else ''}<br>{_esc(after or before)}</p>")
         if detail.article_changed and before == after:
@@ -152,10 +154,15 @@ class DetailPanel(QWidget):
         if detail.change.kind == "new":
             rows = [f"<tr><td><b>{_esc(f.name)}</b>&nbsp;</td><td>{_esc(f.after or DASH)}</td></tr>" for f in fields]
         else:
-            rows = [f"<tr><td><b>{_esc(f.name)}</b>&nbsp;</td><td>{_esc(f.before or DASH)}</td>"
-                    f"<td>&nbsp;\u2192&nbsp;</td><td>{_esc(f.after or DASH)}</td></tr>" for f in fields]
+            rows = [
+                f"<tr><td><b>{_esc(f.name)}</b>&nbsp;</td><td>{_esc(f.before or DASH)}</td>"
+                f"<td>&nbsp;\u2192&nbsp;</td><td>{_esc(f.after or DASH)}</td></tr>"
+                for f in fields
+            ]
         links = [f"<tr><td><b>link +</b>&nbsp;</td><td colspan=3>{_esc(x)}</td></tr>" for x in detail.links_added]
-        links += [f"<tr><td><b>link \u2212</b>&nbsp;</td><td colspan=3>{_esc(x)}</td></tr>" for x in detail.links_removed]
+        links += [
+            f"<tr><td><b>link \u2212</b>&nbsp;</td><td colspan=3>{_esc(x)}</td></tr>" for x in detail.links_removed
+        ]
         if rows or links:
             heading = "Its fields" if detail.change.kind == "new" else "What changed"
             self.fields.setText(f"<p><b>{heading}</b></p><table>{''.join(rows + links)}</table>")

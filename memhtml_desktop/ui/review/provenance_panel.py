@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QPalette
-from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from memhtml_desktop.domain.plural import counted
 
@@ -82,7 +82,9 @@ class ProvenancePanel(QFrame):
         if written is None:
             self.written.setText("Not committed yet: git has no history for this file.")
         else:
-            self.written.setText(f"Written by {written.author} on {_stamp(written.at)} \u2014 \u201c{written.subject}\u201d")
+            self.written.setText(
+                f"Written by {written.author} on {_stamp(written.at)} \u2014 \u201c{written.subject}\u201d"
+            )
         extra = " (changed since the last commit)" if provenance.uncommitted and written is not None else ""
         self.session.setText(f"Session {provenance.session}{extra}" if provenance.session else
                              ("No session named." + extra))  # fmt: skip

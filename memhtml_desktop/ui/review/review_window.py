@@ -218,7 +218,9 @@ class ReviewWindow(QDialog):
         """Before the rows are laid out again: the change chosen and its place, to choose it again."""
         current = self.current_change()
         keys = [c.key for c in self.model.shown_changes()]
-        self._kept = (current.key, keys.index(current.key)) if current is not None and current.key in keys else (None, 0)
+        self._kept = (
+            (current.key, keys.index(current.key)) if current is not None and current.key in keys else (None, 0)
+        )
 
     def _added(self, first: int, last: int) -> None:
         if not self.tree.currentIndex().isValid():

@@ -71,7 +71,11 @@ def agent_weeks(store: Any) -> None:
     from memhtml_desktop.history import Git, review_done
     from memhtml_desktop.write.curator import Curator
     from memhtml_desktop.write.requests import (
-        ArchiveRequest, CorrectRequest, LinkRequest, TaskStatusRequest, WriteRequest,
+        ArchiveRequest,
+        CorrectRequest,
+        LinkRequest,
+        TaskStatusRequest,
+        WriteRequest,
     )  # fmt: skip
 
     root, curator = store.root, Curator(store)

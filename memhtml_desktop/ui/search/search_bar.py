@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.as_of import EXPECTED, as_of_label, parse_as_of
+from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.ui.kit import icons
 from memhtml_desktop.ui.kit.chips import ChipBar, tooltip_text
@@ -41,7 +41,7 @@ FORM_TEXT = {"all": "all terms", "any": "any term"}
 
 
 def form_text(fts_form: str | None, arms: tuple[str, ...]) -> str:
-    """"fts: all terms · 4 arms": how the query was matched and how many arms fused."""
+    """ "fts: all terms · 4 arms": how the query was matched and how many arms fused."""
     n = len(arms)
     lexical = f"fts: {FORM_TEXT.get(fts_form or '', fts_form)}" if fts_form else "fts: off (no words)"
     return f"{lexical} \u00b7 {counted(n, 'arm')}"
@@ -133,8 +133,9 @@ class SearchBar(QWidget):
         self.field = QLineEdit(self)
         self.field.setObjectName("queryField")
         self.field.setAccessibleName("Search query")
-        self.field.setAccessibleDescription("Type to search. Up and Down move in the results, Enter opens "
-                                            "the chosen one, Esc clears.")
+        self.field.setAccessibleDescription(
+            "Type to search. Up and Down move in the results, Enter opens the chosen one, Esc clears."
+        )
         self.field.setPlaceholderText("Search memories \u2014 e.g. drain the vip before rollback   (Ctrl+L)")
         self.field.setClearButtonEnabled(True)
         self.field.textEdited.connect(self.query_edited)
@@ -157,9 +158,12 @@ class SearchBar(QWidget):
         self.as_of.setPlaceholderText("as of (date)")
         self.as_of.setClearButtonEnabled(True)
         self.as_of.setMaximumWidth(self.as_of.fontMetrics().horizontalAdvance("2026-06-01T08:30Z") + 40)
-        self.as_of.setToolTip(tooltip_text(
-            "Search as of a day: what an agent would have recalled then (memories valid at that instant, "
-            "archived ones included). A date means the end of that day, UTC; Enter applies, empty searches now."))
+        self.as_of.setToolTip(
+            tooltip_text(
+                "Search as of a day: what an agent would have recalled then (memories valid at that instant, "
+                "archived ones included). A date means the end of that day, UTC; Enter applies, empty searches now."
+            )
+        )
         self.as_of.setAccessibleName("Search as of a date")
         self.as_of.editingFinished.connect(self._as_of_edited)
         self.as_of.textChanged.connect(lambda text: self._as_of_edited() if not text else None)
@@ -174,8 +178,9 @@ class SearchBar(QWidget):
         self.ranking.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for name in CHOICES:
             self.ranking.addItem(f"Ranking: {name}", name)
-            self.ranking.setItemData(self.ranking.count() - 1, tooltip_text(PROFILE_HELP[name]),
-                                     Qt.ItemDataRole.ToolTipRole)
+            self.ranking.setItemData(
+                self.ranking.count() - 1, tooltip_text(PROFILE_HELP[name]), Qt.ItemDataRole.ToolTipRole
+            )
         self.ranking.activated.connect(lambda index: self.ranking_chosen.emit(self.ranking.itemData(index)))
         self.set_ranking("default", "")
         self.chips = FilterChips(self)
@@ -244,8 +249,10 @@ class SearchBar(QWidget):
         if degraded:
             text += " \u00b7 \u26a0 degraded"
         self.info.setText(text)
-        tip = ("How the lexical arm read the query: 'all terms' when some file in scope holds every "
-               "word, else 'any term'. Arms fused: " + ", ".join(arms))
+        tip = (
+            "How the lexical arm read the query: 'all terms' when some file in scope holds every "
+            "word, else 'any term'. Arms fused: " + ", ".join(arms)
+        )
         if degraded:
             tip += "\nDegraded: " + "; ".join(degraded)
         self.info.setToolTip(tooltip_text(tip))
@@ -261,7 +268,8 @@ class SearchBar(QWidget):
             index = self.ranking.count() - 1
         self.ranking.setCurrentIndex(index)
         tip = (help_text or PROFILE_HELP.get(name, name)) + (
-            "\nSwitch to see what the other profile gives: the search re-runs, and the choice is kept.")
+            "\nSwitch to see what the other profile gives: the search re-runs, and the choice is kept."
+        )
         self.ranking.setToolTip(tooltip_text(tip))
         self.ranking.setAccessibleDescription(f"Active ranking profile: {name}")
 
@@ -301,8 +309,10 @@ class SearchBar(QWidget):
             raw = self.as_of.text().strip()
             detail = message.removeprefix(f"as-of {raw!r}: ").removeprefix(f"{raw!r}: ")
             applied = as_of_label(self._applied_as_of)
-            self.as_of_note.setText(f"\u26a0 As of \u201c{raw}\u201d is not applied, so the list still shows "
-                                    f"memories {f'as of {applied}' if applied else 'as of now'}: {detail}.")
+            self.as_of_note.setText(
+                f"\u26a0 As of \u201c{raw}\u201d is not applied, so the list still shows "
+                f"memories {f'as of {applied}' if applied else 'as of now'}: {detail}."
+            )
         else:
             self.as_of.setAccessibleDescription(f"A date ({EXPECTED})")
         self.as_of_note.setVisible(bool(message))
@@ -318,7 +328,9 @@ class SearchBar(QWidget):
 
     def _spin(self) -> None:
         self._spin_step = (self._spin_step + 1) % 12
-        self.status_action.setIcon(icons.spinner_icon(self._spin_step, self.palette().color(QPalette.ColorRole.Highlight)))
+        self.status_action.setIcon(
+            icons.spinner_icon(self._spin_step, self.palette().color(QPalette.ColorRole.Highlight))
+        )
 
     def _mode_toggled(self, button, checked: bool) -> None:
         if checked:

@@ -87,8 +87,9 @@ class SessionDriver(QObject):
         self._asked = key
         self.generation += 1
         self.runner.cancel("pool")  # a deeper pool of the answer this one replaces
-        job = SearchJob(ask.query, ask.scope, ask.limit, self.pool_depth(ask.limit), self.generation,
-                        ranking=self.session.ranking)
+        job = SearchJob(
+            ask.query, ask.scope, ask.limit, self.pool_depth(ask.limit), self.generation, ranking=self.session.ranking
+        )
         self.runner.run(job.success(self.show).failure(self.search_failed.emit))
         self.asked.emit(ask)
 
@@ -115,7 +116,9 @@ class SessionDriver(QObject):
         if answer is None or answer.pool is None or depth <= self.pool_depth():
             return
         self.depth = depth
-        job = PoolJob(answer.query, answer.scope, answer.limit, self.pool_depth(), answer.fts, ranking=self.session.ranking)
+        job = PoolJob(
+            answer.query, answer.scope, answer.limit, self.pool_depth(), answer.fts, ranking=self.session.ranking
+        )
         self.runner.run(job.success(lambda pool, a=answer: self._deepened(a, pool)).failure(lambda msg: None))
 
     def _deepened(self, answer: Answer, pool: Any) -> None:
@@ -142,8 +145,13 @@ class SessionDriver(QObject):
             self._figures = figures
             self.indexing.emit(figures)
         empty = self.answer is None or not self.answer.hits
-        if status.busy and status.progress and empty and not self.debounce.isActive() \
-                and time.monotonic() - self._last_refresh > INDEXING_REFRESH_S:
+        if (
+            status.busy
+            and status.progress
+            and empty
+            and not self.debounce.isActive()
+            and time.monotonic() - self._last_refresh > INDEXING_REFRESH_S
+        ):
             self.refresh(counts=False)
             self.indexing_refreshed.emit()
 

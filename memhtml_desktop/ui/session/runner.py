@@ -28,10 +28,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from memhtml_desktop.engine import EngineClient
+from memhtml_desktop.engine.handle import StoreHandle
 from memhtml_desktop.engine.protocol import Done, Failed, Gone, Notices, Opened, OpenFailed, Progress
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ops.jobs import Cancelled, Job  # noqa: F401 - Cancelled: part of the runner's words
-from memhtml_desktop.engine.handle import StoreHandle
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +68,9 @@ class Runner(QObject):
     busy_changed = Signal(str, bool)  # kind, whether a job of that kind is now pending
     engine_said = Signal(object)  # Opened, OpenFailed, Status, Batch, Idle, Notices, Gone
 
-    def __init__(self, parent: QObject | None = None, *, events: StoreEvents | None = None,
-                 processes: bool = True) -> None:
+    def __init__(
+        self, parent: QObject | None = None, *, events: StoreEvents | None = None, processes: bool = True
+    ) -> None:
         super().__init__(parent)
         self.processes = processes
         """The engine runs in a process of its own; False: on threads of this one (engine/local.py)."""
@@ -113,8 +114,13 @@ class Runner(QObject):
         source, notes = self._source, ((CURATION_OFF_NOTE,) if curation_off else ())
         if isinstance(source, StoreSpec):
             return dataclasses.replace(source, root=str(root), index_path="", curation_off=curation_off, notes=notes)
-        store = type(source)(root, embedder=source.embedder, vector_backend=source.vector_backend,
-                             ranking=source.ranking, curation_off=curation_off)
+        store = type(source)(
+            root,
+            embedder=source.embedder,
+            vector_backend=source.vector_backend,
+            ranking=source.ranking,
+            curation_off=curation_off,
+        )
         for note in notes:
             store.notice(note)
         return store

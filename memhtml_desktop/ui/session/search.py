@@ -44,8 +44,14 @@ class Ask:
 class SearchSession:
     """Query, scope, mode, limit, budget, debounce and history (see the module docstring)."""
 
-    def __init__(self, *, limit: int = 10, budget: int = 16000, debounce_ms: int = 150,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        limit: int = 10,
+        budget: int = 16000,
+        debounce_ms: int = 150,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._query = ""
         self._scope = Scope()
         self._mode = SEARCH
@@ -161,7 +167,7 @@ class SearchSession:
             return False
         self._last_open = (path, now)
         if record:
-            del self._history[self._history_at + 1:]
+            del self._history[self._history_at + 1 :]
             if not self._history or self._history[-1] != path:
                 self._history.append(path)
             self._history_at = len(self._history) - 1

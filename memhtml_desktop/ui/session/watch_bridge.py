@@ -44,8 +44,15 @@ class WatchBridge(QObject):
     batch_indexed = Signal(object)  # BatchSummary
     failed = Signal(str)
 
-    def __init__(self, runner: Runner, *, enabled: bool = True, seed: bool = False,
-                 watcher_options: dict | None = None, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        runner: Runner,
+        *,
+        enabled: bool = True,
+        seed: bool = False,
+        watcher_options: dict | None = None,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.runner = runner
         self.enabled = enabled
@@ -86,15 +93,17 @@ class WatchBridge(QObject):
         started = time.perf_counter()
 
         def done(report: Any) -> None:
-            summary = BatchSummary.of(report, (time.perf_counter() - started) * 1000, paths=report.seen,
-                                      kind="reconcile")
+            summary = BatchSummary.of(
+                report, (time.perf_counter() - started) * 1000, paths=report.seen, kind="reconcile"
+            )
             self._on_status(stopped("watching is off", last_batch=summary))
             if not self._stopped:
                 self.batch_indexed.emit(summary)
 
         def progress(phase: str, done_: int, total: int) -> None:
-            self._on_status(stopped("comparing the store with the index", mode=STARTING, busy=True,
-                                    progress=(phase, done_, total)))
+            self._on_status(
+                stopped("comparing the store with the index", mode=STARTING, busy=True, progress=(phase, done_, total))
+            )
 
         # the job announces its StoreChange itself (ReconcileJob.changes)
         self.runner.run(ReconcileJob().success(done).failure(self._failed).progress(progress))

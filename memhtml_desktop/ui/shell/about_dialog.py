@@ -55,8 +55,9 @@ def build_kind() -> str:
     return "Python package"
 
 
-def about_facts(store_rows: list[tuple[str, str]] | None = None, *,
-                log_file: Path | str | None = None) -> list[tuple[str, str]]:
+def about_facts(
+    store_rows: list[tuple[str, str]] | None = None, *, log_file: Path | str | None = None
+) -> list[tuple[str, str]]:
     """`(name, value)` rows: this build's versions, then the store's (`ops.jobs.store_facts`, from the
     engine: the SQLite libraries, the embedder, the store's files), the log file, the platform."""
     rows: list[tuple[str, str]] = [
@@ -94,8 +95,9 @@ class AboutDialog(QDialog):
         if not pixmap.isNull():
             icon.setPixmap(pixmap)
         header.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
-        title = QLabel(f"<b style='font-size:15pt'>memhtml desktop {__version__}</b><br>{TAGLINE}"
-                       "<br>License: Apache-2.0", self)
+        title = QLabel(
+            f"<b style='font-size:15pt'>memhtml desktop {__version__}</b><br>{TAGLINE}<br>License: Apache-2.0", self
+        )
         title.setWordWrap(True)
         title.setTextFormat(Qt.TextFormat.RichText)
         header.addWidget(title, 1)

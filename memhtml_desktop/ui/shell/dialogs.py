@@ -156,5 +156,6 @@ class ShortcutsDialog(QDialog):
                 self.table.setItem(r, c, item)
 
     def text(self) -> str:
-        return "\n".join(f"{self.table.item(r, 0).text()}\t{self.table.item(r, 1).text()}"
-                         for r in range(self.table.rowCount()))
+        return "\n".join(
+            f"{self.table.item(r, 0).text()}\t{self.table.item(r, 1).text()}" for r in range(self.table.rowCount())
+        )

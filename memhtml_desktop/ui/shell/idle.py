@@ -15,8 +15,11 @@ def wait_idle(window: Any, timeout: float = 30.0) -> bool:
     while time.monotonic() < deadline:
         app.processEvents()
         bridge = window.bridge
-        if not window.runner.is_busy() and not window.driver.debounce.isActive() and (
-                bridge is None or bridge.wait_idle()):
+        if (
+            not window.runner.is_busy()
+            and not window.driver.debounce.isActive()
+            and (bridge is None or bridge.wait_idle())
+        ):
             for _ in range(5):
                 app.processEvents()
             if not window.runner.is_busy():

@@ -84,8 +84,14 @@ class IdleCollector(QObject):
 
     def maybe_collect(self) -> bool:
         now = time.monotonic()
-        if self._stopped or self.runner.is_busy() or self.driver.pending() or self._watcher_busy \
-                or now - self._busy_at < QUIET_S or now - self._deep_at < DEEP_EVERY_S:
+        if (
+            self._stopped
+            or self.runner.is_busy()
+            or self.driver.pending()
+            or self._watcher_busy
+            or now - self._busy_at < QUIET_S
+            or now - self._deep_at < DEEP_EVERY_S
+        ):
             return False
         gc.unfreeze()
         gc.collect()

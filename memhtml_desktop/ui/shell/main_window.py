@@ -24,6 +24,8 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QWidget
 
 from memhtml_desktop.domain.ranking import DEFAULT
+from memhtml_desktop.ops.changes import StoreChange
+from memhtml_desktop.ops.jobs import VerifyJob, WarmJob
 from memhtml_desktop.settings import Settings
 from memhtml_desktop.ui.conflicts.controller import ConflictsController
 from memhtml_desktop.ui.curate.controller import CurateController
@@ -39,24 +41,22 @@ from memhtml_desktop.ui.recall.controller import RecallController
 from memhtml_desktop.ui.recall.recall_pane import RecallPane
 from memhtml_desktop.ui.results.controller import ResultsController
 from memhtml_desktop.ui.results.results_view import ResultsView
+from memhtml_desktop.ui.review.controller import ReviewController
 from memhtml_desktop.ui.search.controller import SearchController
 from memhtml_desktop.ui.search.search_bar import SearchBar
-from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ui.session.driver import SessionDriver
-from memhtml_desktop.ops.jobs import VerifyJob, WarmJob
 from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.ui.session.search import SearchSession
 from memhtml_desktop.ui.session.watch_bridge import WatchBridge
-from memhtml_desktop.ui.shell.dialogs import ShellDialogs
 from memhtml_desktop.ui.shell import idle, window_state
+from memhtml_desktop.ui.shell.dialogs import ShellDialogs
 from memhtml_desktop.ui.shell.idle_gc import IdleCollector
 from memhtml_desktop.ui.shell.layout import default_sizes, lay_out
 from memhtml_desktop.ui.shell.menus import WindowMenus
 from memhtml_desktop.ui.shell.preferences import Preferences
 from memhtml_desktop.ui.shell.status_bar import StatusBar, StatusController
 from memhtml_desktop.ui.shell.stores import StoreChooser
-from memhtml_desktop.ui.review.controller import ReviewController
 from memhtml_desktop.ui.timeline.controller import TimelineController
 from memhtml_desktop.ui.workbench.controller import WorkbenchController
 
@@ -67,10 +67,19 @@ VERIFY_AFTER_MS = 20_000
 class MainWindow(QMainWindow):
     """The composition of panes over one Store (see the module docstring)."""
 
-    def __init__(self, store: Any, settings: Settings, *, qsettings: QSettings | None = None,
-                 store_opener: Callable[[Path], Any] | None = None, watch: bool | None = None,
-                 seed: bool = False, watcher_options: dict | None = None, local_engine: bool = False,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        store: Any,
+        settings: Settings,
+        *,
+        qsettings: QSettings | None = None,
+        store_opener: Callable[[Path], Any] | None = None,
+        watch: bool | None = None,
+        seed: bool = False,
+        watcher_options: dict | None = None,
+        local_engine: bool = False,
+        parent: QWidget | None = None,
+    ) -> None:
         """`store`: a `StoreSpec` (or an open `Store`, whose spec its engine opens again); `seed`:
         import its access sidecar first (a fresh demo copy's recorded reads); `local_engine`: the
         engine on threads of this process (tests that count calls inside it)."""
@@ -83,11 +92,18 @@ class MainWindow(QMainWindow):
         self.bridge: WatchBridge | None = None
         self.runner = Runner(self, processes=not local_engine)
         # The recall slider IS the recall_budget setting: one persisted value, not two that disagree.
-        self.session = SearchSession(limit=settings.search_limit, budget=settings.recall_budget,
-                                     debounce_ms=settings.debounce_ms)
+        self.session = SearchSession(
+            limit=settings.search_limit, budget=settings.recall_budget, debounce_ms=settings.debounce_ms
+        )
         self.driver = SessionDriver(self.session, self.runner, self)
-        self.ctx = PaneContext(self.session, self.runner, status=self._message, notify=self.notify,
-                               reveal=self.reveal, answer=lambda: self.driver.answer)
+        self.ctx = PaneContext(
+            self.session,
+            self.runner,
+            status=self._message,
+            notify=self.notify,
+            reveal=self.reveal,
+            answer=lambda: self.driver.answer,
+        )
         self.stores = StoreChooser(self, store_opener)
         self.idle_gc = IdleCollector(self.runner, self.driver, self)
         self.dialogs = ShellDialogs(self)
@@ -114,15 +130,20 @@ class MainWindow(QMainWindow):
             "recall": RecallController(ctx, driver, self.recall),
             "problems": ProblemsController(ctx, self.problems),
             "status": StatusController(ctx, self.status),
-            "curate": CurateController(ctx, self, reader=self.reader,
-                                       refresh_index=lambda: not self.watch_enabled),
+            "curate": CurateController(ctx, self, reader=self.reader, refresh_index=lambda: not self.watch_enabled),
             "timeline": TimelineController(ctx, self),
         }
         self.controllers["conflicts"] = ConflictsController(ctx, self, self.controllers["curate"])
-        self.controllers["workbench"] = WorkbenchController(ctx, self, driver, judgments=self.settings.implicit_judgments,
-                                                            on_judgments=lambda on: self.prefs.judgments_changed(on))
-        self.controllers["review"] = ReviewController(ctx, self, self.controllers["curate"], reader=self.reader,
-                                                      shown=self.controllers["reader"].shown)
+        self.controllers["workbench"] = WorkbenchController(
+            ctx,
+            self,
+            driver,
+            judgments=self.settings.implicit_judgments,
+            on_judgments=lambda on: self.prefs.judgments_changed(on),
+        )
+        self.controllers["review"] = ReviewController(
+            ctx, self, self.controllers["curate"], reader=self.reader, shown=self.controllers["reader"].shown
+        )
         self.reader.curate_requested.connect(self._curate_requested)
         self.controllers["reader"].shown.connect(self.controllers["timeline"].follow)
         # What the window shows, by event (tests and batch tools wait on these).
@@ -141,8 +162,20 @@ class MainWindow(QMainWindow):
         if self.bridge is not None:
             self.bridge.stop()
             self.bridge.deleteLater()
-        for kind in ("search", "pool", "counts", "listed", "universe", "open", "reread", "recall", "problems",
-                     "stats", "why", "find"):
+        for kind in (
+            "search",
+            "pool",
+            "counts",
+            "listed",
+            "universe",
+            "open",
+            "reread",
+            "recall",
+            "problems",
+            "stats",
+            "why",
+            "find",
+        ):
             self.runner.cancel(kind)
         self.store = handle = self.runner.open(store)
         ranking = getattr(store, "ranking", None) or DEFAULT
@@ -150,8 +183,9 @@ class MainWindow(QMainWindow):
         self.prefs.show_ranking(ranking)
         self.session.reset()
         self.setWindowTitle(f"{handle.name} \u2014 memhtml desktop")
-        self.bridge = WatchBridge(self.runner, enabled=self.watch_enabled, seed=seed,
-                                  watcher_options=self.watcher_options, parent=self)
+        self.bridge = WatchBridge(
+            self.runner, enabled=self.watch_enabled, seed=seed, watcher_options=self.watcher_options, parent=self
+        )
         self.bridge.status_changed.connect(self.status.set_watch)
         self.bridge.status_changed.connect(self.driver.follow_indexing)
         self.bridge.status_changed.connect(self.idle_gc.heard)
@@ -226,8 +260,9 @@ class MainWindow(QMainWindow):
     def _message(self, text: str, ms: int = 10000) -> None:
         self.status.showMessage(text, ms)
 
-    def notify(self, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Information, *,
-               rich: bool = False) -> QMessageBox:
+    def notify(
+        self, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Information, *, rich: bool = False
+    ) -> QMessageBox:
         """A window-modal message that does not block the caller (`open`, never `exec`)."""
         box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)
         box.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)

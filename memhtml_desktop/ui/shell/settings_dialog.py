@@ -43,7 +43,6 @@ from memhtml_desktop.settings import SETTINGS, Setting, Settings, _coerce
 APPLY_ON_REOPEN = frozenset({"store", "index", "embedder", "vector_backend", "watch"})
 
 
-
 def label_for(setting: Setting) -> str:
     """`recall_budget` → "Recall budget"."""
     text = setting.name.replace("_", " ")
@@ -99,9 +98,15 @@ class SettingsDialog(QDialog):
             not installed; the choice stays selectable and is labelled.
     """
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None, *,
-                 table: tuple[Setting, ...] = SETTINGS, environ: Mapping[str, str] | None = None,
-                 choice_notes: Mapping[str, Mapping[str, str]] | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        parent: QWidget | None = None,
+        *,
+        table: tuple[Setting, ...] = SETTINGS,
+        environ: Mapping[str, str] | None = None,
+        choice_notes: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("SettingsDialog")
         self.setWindowTitle("Settings \u2014 memhtml desktop")
@@ -137,8 +142,11 @@ class SettingsDialog(QDialog):
         footer.setContentsMargins(0, 0, 0, 0)
 
         self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-            | QDialogButtonBox.StandardButton.RestoreDefaults, self)
+            QDialogButtonBox.StandardButton.Ok
+            | QDialogButtonBox.StandardButton.Cancel
+            | QDialogButtonBox.StandardButton.RestoreDefaults,
+            self,
+        )
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).clicked.connect(self.restore_defaults)
@@ -215,8 +223,12 @@ class SettingsDialog(QDialog):
             chosen = QFileDialog.getExistingDirectory(self, title, start)
         else:
             chosen, _ = QFileDialog.getSaveFileName(
-                self, title, start, "SQLite index (*.db);;All files (*)",
-                options=QFileDialog.Option.DontConfirmOverwrite)
+                self,
+                title,
+                start,
+                "SQLite index (*.db);;All files (*)",
+                options=QFileDialog.Option.DontConfirmOverwrite,
+            )
         if chosen:
             line.setText(chosen)
 
@@ -257,8 +269,7 @@ class SettingsDialog(QDialog):
 
     def changes(self) -> dict[str, Any]:
         """Only the settings whose value differs from the one the dialog opened with."""
-        return {name: value for name, value in self.values().items()
-                if value != getattr(self.initial, name, None)}
+        return {name: value for name, value in self.values().items() if value != getattr(self.initial, name, None)}
 
     def result_settings(self) -> Settings:
         """The opening Settings with the changes applied."""

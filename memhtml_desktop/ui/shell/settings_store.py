@@ -53,8 +53,9 @@ def stored_version(qsettings: QSettings) -> int:
     try:
         return int(qsettings.value(VERSION_KEY))
     except (TypeError, ValueError):
-        log.warning("settings schema version %r is not a number; reading it as unversioned",
-                    qsettings.value(VERSION_KEY))
+        log.warning(
+            "settings schema version %r is not a number; reading it as unversioned", qsettings.value(VERSION_KEY)
+        )
         return 0
 
 
@@ -67,8 +68,9 @@ def _raw_group(qsettings: QSettings) -> dict[str, Any]:
         qsettings.endGroup()
 
 
-def migrate(raw: dict[str, Any], version: int, *, target: int = SCHEMA_VERSION,
-            migrations: Mapping[int, Migration] = MIGRATIONS) -> dict[str, Any]:
+def migrate(
+    raw: dict[str, Any], version: int, *, target: int = SCHEMA_VERSION, migrations: Mapping[int, Migration] = MIGRATIONS
+) -> dict[str, Any]:
     """Apply the migrations from `version` up to `target`, in order. A newer `raw` is returned as is."""
     for step in range(version, target):
         migration = migrations.get(step)
@@ -78,8 +80,9 @@ def migrate(raw: dict[str, Any], version: int, *, target: int = SCHEMA_VERSION,
     return raw
 
 
-def load_persisted(qsettings: QSettings, *, target: int = SCHEMA_VERSION,
-                   migrations: Mapping[int, Migration] = MIGRATIONS) -> dict[str, Any]:
+def load_persisted(
+    qsettings: QSettings, *, target: int = SCHEMA_VERSION, migrations: Mapping[int, Migration] = MIGRATIONS
+) -> dict[str, Any]:
     """The persisted values, migrated and typed: `{name: value}` for each valid, non-empty one.
 
     Values that do not validate against the table are left out (with a warning), never raised:
@@ -88,8 +91,9 @@ def load_persisted(qsettings: QSettings, *, target: int = SCHEMA_VERSION,
     version = stored_version(qsettings)
     raw = _raw_group(qsettings)
     if version > target:
-        log.warning("settings were written by a newer release (schema %d > %d); reading what this one knows",
-                    version, target)
+        log.warning(
+            "settings were written by a newer release (schema %d > %d); reading what this one knows", version, target
+        )
     else:
         raw = migrate(raw, version, target=target, migrations=migrations)
     out: dict[str, Any] = {}

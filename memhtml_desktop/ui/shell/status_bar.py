@@ -21,8 +21,13 @@ from memhtml_desktop.ui.kit import icons
 
 log = logging.getLogger(__name__)
 
-STATE_COLORS = {"live": "#009E73", "polling": "#E69F00", "starting": "#56B4E9", "behind": "#D55E00",
-                "stopped": "#999999"}
+STATE_COLORS = {
+    "live": "#009E73",
+    "polling": "#E69F00",
+    "starting": "#56B4E9",
+    "behind": "#D55E00",
+    "stopped": "#999999",
+}
 PHASES = {"scan": "scanning", "index": "indexing", "embed": "embedding"}
 MODE_HELP = {
     "live": "Watching the store: changes on disk reach the index within about a second.",
@@ -34,7 +39,7 @@ MODE_HELP = {
 
 
 def batch_text(batch: Any) -> str:
-    """"3 files 41 ms" for a watcher batch (or a reconciliation)."""
+    """ "3 files 41 ms" for a watcher batch (or a reconciliation)."""
     if batch is None:
         return ""
     files = sum(getattr(batch, name, 0) for name in ("added", "changed", "moved", "removed", "failed"))
@@ -141,8 +146,10 @@ class StatusBar(QStatusBar):
         self._mark_plane()
         tip = plane.reason if plane is not None else ""
         if plane is not None and plane.waiting:
-            tip += ("\n" if tip else "") + (f"{counted(plane.waiting, 'read')} (or judgement) kept until state.db "
-                                            "can be written; each is counted with its own time then")
+            tip += ("\n" if tip else "") + (
+                f"{counted(plane.waiting, 'read')} (or judgement) kept until state.db "
+                "can be written; each is counted with its own time then"
+            )
         self.plane_label.setToolTip(tip)
 
     def _mark_plane(self) -> None:
@@ -150,8 +157,11 @@ class StatusBar(QStatusBar):
         from memhtml_desktop.ui.kit.palette import warning_color
 
         text = self.palette().color(QPalette.ColorRole.WindowText).name()
-        self.plane_label.setStyleSheet(f"QLabel#statePlane {{ background: {warning_color()}; color: {text}; "
-                                       "border-radius: 3px; padding: 0 4px; }" if self.plane_label.text() else "")
+        self.plane_label.setStyleSheet(
+            f"QLabel#statePlane {{ background: {warning_color()}; color: {text}; border-radius: 3px; padding: 0 4px; }}"
+            if self.plane_label.text()
+            else ""
+        )
 
     def changeEvent(self, event: Any) -> None:  # noqa: N802
         super().changeEvent(event)
@@ -162,7 +172,9 @@ class StatusBar(QStatusBar):
         """`status`: the watcher's WatchStatus (mode, reason, queue_depth, last_batch, progress), or None."""
         mode = getattr(status, "mode", "stopped") if status is not None else "stopped"
         reason = getattr(status, "reason", "") if status is not None else ""
-        self.watch.set(STATE_COLORS.get(mode, "#999999"), f"\u00b7 {mode}", hollow=mode in ("stopped", "polling", "behind"))
+        self.watch.set(
+            STATE_COLORS.get(mode, "#999999"), f"\u00b7 {mode}", hollow=mode in ("stopped", "polling", "behind")
+        )
         self.watch.setToolTip(reason or MODE_HELP.get(mode, ""))
         self.queue_label.setText(f"\u00b7 queue {getattr(status, 'queue_depth', 0) if status is not None else 0}")
         batch = batch_text(getattr(status, "last_batch", None) if status is not None else None)
@@ -216,7 +228,7 @@ class StatusController(QObject):
         if store is None:
             return
         notices = list(getattr(store, "notices", ()))
-        fresh = notices[self._seen:]
+        fresh = notices[self._seen :]
         self._seen = len(notices)
         if fresh:
             self.bar.showMessage(" \u00b7 ".join(fresh), 15000)

@@ -15,7 +15,15 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPushButton, QVBoxLayout,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -93,8 +101,9 @@ class StoreProblemDialog(QDialog):
         self.accept()
 
 
-def ask_for_store(problem: str, recent: list[str], *, parent: QWidget | None = None,
-                  check: Callable[[str], str | None] | None = None) -> str | None:
+def ask_for_store(
+    problem: str, recent: list[str], *, parent: QWidget | None = None, check: Callable[[str], str | None] | None = None
+) -> str | None:
     """Ask until a folder that is a store, the demo, or nothing (Quit) is chosen.
 
     `check(path)` says why a folder is not a store, or None (default: `check_store`'s problem)."""

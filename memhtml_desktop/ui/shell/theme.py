@@ -13,16 +13,24 @@ from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
 def dark_palette() -> QPalette:
     pal = QPalette()
     roles = {
-        QPalette.ColorRole.Window: "#2b2b2b", QPalette.ColorRole.WindowText: "#e6e6e6",
+        QPalette.ColorRole.Window: "#2b2b2b",
+        QPalette.ColorRole.WindowText: "#e6e6e6",
         # Base a little LIGHTER than Window: Fusion outlines check boxes with Window.darker(140),
         # which vanishes on a Base darker than the window.
-        QPalette.ColorRole.Base: "#333333", QPalette.ColorRole.AlternateBase: "#3a3a3a",
-        QPalette.ColorRole.Text: "#e6e6e6", QPalette.ColorRole.Button: "#3a3a3a",
-        QPalette.ColorRole.ButtonText: "#e6e6e6", QPalette.ColorRole.Highlight: "#2f65ca",
-        QPalette.ColorRole.HighlightedText: "#ffffff", QPalette.ColorRole.ToolTipBase: "#333333",
-        QPalette.ColorRole.ToolTipText: "#e6e6e6", QPalette.ColorRole.PlaceholderText: "#9a9a9a",
-        QPalette.ColorRole.Link: "#6ea8ff", QPalette.ColorRole.Mid: "#5a5a5a",
-        QPalette.ColorRole.Midlight: "#4a4a4a", QPalette.ColorRole.Dark: "#1a1a1a",
+        QPalette.ColorRole.Base: "#333333",
+        QPalette.ColorRole.AlternateBase: "#3a3a3a",
+        QPalette.ColorRole.Text: "#e6e6e6",
+        QPalette.ColorRole.Button: "#3a3a3a",
+        QPalette.ColorRole.ButtonText: "#e6e6e6",
+        QPalette.ColorRole.Highlight: "#2f65ca",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.ToolTipBase: "#333333",
+        QPalette.ColorRole.ToolTipText: "#e6e6e6",
+        QPalette.ColorRole.PlaceholderText: "#9a9a9a",
+        QPalette.ColorRole.Link: "#6ea8ff",
+        QPalette.ColorRole.Mid: "#5a5a5a",
+        QPalette.ColorRole.Midlight: "#4a4a4a",
+        QPalette.ColorRole.Dark: "#1a1a1a",
     }
     for role, color in roles.items():
         pal.setColor(role, QColor(color))
@@ -35,8 +43,11 @@ def dark_palette() -> QPalette:
 THEME_PROPERTY = "memhtmlTheme"
 INDICATOR_CONTRAST = 3.0
 """WCAG's floor for a control's boundary against what is around it (non-text contrast)."""
-_INDICATORS = (QStyle.PrimitiveElement.PE_IndicatorCheckBox, QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck,
-               QStyle.PrimitiveElement.PE_IndicatorRadioButton)
+_INDICATORS = (
+    QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+    QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck,
+    QStyle.PrimitiveElement.PE_IndicatorRadioButton,
+)
 
 
 class LegibleIndicators(QProxyStyle):

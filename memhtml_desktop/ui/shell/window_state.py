@@ -21,9 +21,12 @@ def setting(qsettings: QSettings | None, key: str, default: Any) -> Any:
 
 def restore(window: Any) -> None:
     """Put the window back as it was left; a first run keeps the proportional defaults."""
-    for key, put_back in (("window/geometry", window.restoreGeometry), ("window/state", window.restoreState),
-                          ("window/splitter", window.splitter.restoreState),
-                          ("window/list_splitter", window.middle.restoreState)):
+    for key, put_back in (
+        ("window/geometry", window.restoreGeometry),
+        ("window/state", window.restoreState),
+        ("window/splitter", window.splitter.restoreState),
+        ("window/list_splitter", window.middle.restoreState),
+    ):
         value = window.setting(key, None)
         if value:
             put_back(value)
@@ -41,12 +44,15 @@ def save(window: Any) -> None:
     qsettings = window.qsettings
     if qsettings is None:
         return
-    for key, value in (("window/geometry", window.saveGeometry()), ("window/state", window.saveState()),
-                       ("window/splitter", window.splitter.saveState()),
-                       ("results/header", window.results.save_state()),
-                       ("window/list_splitter", window.middle.saveState()),
-                       ("window/filters", "true" if window.filters.isVisible() else "false"),
-                       ("window/pool_chart", "false" if window.chart.isHidden() else "true"),
-                       ("settings/recall_budget", window.session.budget)):
+    for key, value in (
+        ("window/geometry", window.saveGeometry()),
+        ("window/state", window.saveState()),
+        ("window/splitter", window.splitter.saveState()),
+        ("results/header", window.results.save_state()),
+        ("window/list_splitter", window.middle.saveState()),
+        ("window/filters", "true" if window.filters.isVisible() else "false"),
+        ("window/pool_chart", "false" if window.chart.isHidden() else "true"),
+        ("settings/recall_budget", window.session.budget),
+    ):
         qsettings.setValue(key, value)
     qsettings.sync()

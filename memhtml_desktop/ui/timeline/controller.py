@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QWidget
 
 from memhtml_desktop.domain.as_of import parse_as_of
 from memhtml_desktop.ops.changes import StoreChange
-from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ops.curate import HistoryJob
+from memhtml_desktop.ui.session.context import PaneContext
 
 
 class TimelineController(QObject):

@@ -137,8 +137,11 @@ class TimelineView(QWidget):
         self._bars = []
         if not self.lanes or self._span is None:
             painter.setPen(muted_color())
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter,
-                             "No dated versions to draw." if self.lanes else "Open a memory to see its timeline.")
+            painter.drawText(
+                self.rect(),
+                Qt.AlignmentFlag.AlignCenter,
+                "No dated versions to draw." if self.lanes else "Open a memory to see its timeline.",
+            )
             return
         self._paint_axis(painter)
         self._paint_legend(painter)
@@ -183,9 +186,12 @@ class TimelineView(QWidget):
         metrics = QFontMetrics(small)
         x = float(MARGIN)
         y = 8.0
-        for color, text, dashed in ((self.palette().color(QPalette.ColorRole.Highlight), "this memory", False),
-                                    (QColor(ARM_COLORS["recency"]), "still holds", False),
-                                    (muted_color(), "archived", False), (muted_color(), "not in the index", True)):
+        for color, text, dashed in (
+            (self.palette().color(QPalette.ColorRole.Highlight), "this memory", False),
+            (QColor(ARM_COLORS["recency"]), "still holds", False),
+            (muted_color(), "archived", False),
+            (muted_color(), "not in the index", True),
+        ):
             swatch = QRectF(x, y + 2, 18, metrics.ascent() - 2)
             if dashed:
                 painter.setPen(QPen(color, 1, Qt.PenStyle.DashLine))
@@ -289,8 +295,11 @@ class TimelineView(QWidget):
             v = lane.version
             QToolTip.showText(event.globalPosition().toPoint(), _tip(v, lane), self)
         elif on_axis:
-            QToolTip.showText(event.globalPosition().toPoint(),
-                              f"Search as of {self._when_at(event.position().x()).date().isoformat()}", self)
+            QToolTip.showText(
+                event.globalPosition().toPoint(),
+                f"Search as of {self._when_at(event.position().x()).date().isoformat()}",
+                self,
+            )
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
@@ -310,7 +319,11 @@ def _day(when: datetime | None) -> str:
 def _tip(version, lane: Lane) -> str:
     import html
 
-    lines = [version.title or "", version.path, f"from {_day(lane.start)} to {'now' if lane.open_ended else _day(lane.end)}"]
+    lines = [
+        version.title or "",
+        version.path,
+        f"from {_day(lane.start)} to {'now' if lane.open_ended else _day(lane.end)}",
+    ]
     if not version.known:
         lines.append("not in the index (a link names it)")
     return "<p style='white-space:pre-wrap'>" + html.escape("\n".join(x for x in lines if x)) + "</p>"

@@ -73,7 +73,9 @@ class TimelineWindow(QDialog):
         for col in (3, 4):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(col, 220)
-        self.table.itemActivated.connect(lambda item, _: self.open_requested.emit(item.data(0, Qt.ItemDataRole.UserRole)))
+        self.table.itemActivated.connect(
+            lambda item, _: self.open_requested.emit(item.data(0, Qt.ItemDataRole.UserRole))
+        )
         self.hint = _label(self, muted=True)
         self.hint.setText("Click a version to open it in the reader; click the time axis to search as of that day.")
         split = QSplitter(Qt.Orientation.Vertical, self)

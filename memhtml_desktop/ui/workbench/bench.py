@@ -15,8 +15,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from memhtml_desktop.ui.session.context import PaneContext
 from memhtml_desktop.ops import workbench as J
+from memhtml_desktop.ui.session.context import PaneContext
 
 
 class Bench(QObject):
@@ -37,9 +37,11 @@ class Bench(QObject):
         job.judgments = self.judgments_on
         return job
 
-    def run(self, job: Any, done: Callable[[Any], Any], *, busy: str = "",
-            failure: Callable[[str], Any] | None = None) -> None:
+    def run(
+        self, job: Any, done: Callable[[Any], Any], *, busy: str = "", failure: Callable[[str], Any] | None = None
+    ) -> None:
         """Run `job`; `busy` names a long one (the busy bar and its progress while it runs)."""
+
         def failed(message: str) -> None:
             if self.window is not None:
                 self.window.set_busy(False)
@@ -90,8 +92,11 @@ class Bench(QObject):
             w.configs.set_configurations(listing.configs, listing.model_id)
             self.fill_history()
             w.judgments.set_candidates(listing.judgments, self.set_name())
-            if listing.sets and w.sets.currentText() != before or (listing.sets and w.probes.run is None
-                                                                    and not w.probes.model.rows):
+            if (
+                listing.sets
+                and w.sets.currentText() != before
+                or (listing.sets and w.probes.run is None and not w.probes.model.rows)
+            ):
                 self.set_changed(w.sets.currentText())
         self.listed.emit(listing)
 
@@ -108,7 +113,9 @@ class Bench(QObject):
         self.run(J.SetJob(set_name=name), self._set_read)
 
     def _set_read(self, probe_set: Any) -> None:
-        if self.window is not None and (self.window.probes.run is None or self.window.probes.run.set_name != probe_set.name):
+        if self.window is not None and (
+            self.window.probes.run is None or self.window.probes.run.set_name != probe_set.name
+        ):
             self.window.probes.show_set(probe_set)
 
     # -- commits -------------------------------------------------------------------------------------
@@ -124,5 +131,9 @@ class Bench(QObject):
 
     def save_config(self, name: str, profile: Any, base: str, note: str) -> None:
         """A what-if from the Configurations tab or the optimizer, committed."""
-        self.run(J.SaveConfigJob(name=name, profile=profile, base=base if base in ("memhtml", "default") else "default",
-                                 note=note), self.report_saved)
+        self.run(
+            J.SaveConfigJob(
+                name=name, profile=profile, base=base if base in ("memhtml", "default") else "default", note=note
+            ),
+            self.report_saved,
+        )

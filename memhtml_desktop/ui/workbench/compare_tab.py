@@ -14,18 +14,39 @@ from typing import Any
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter, QVBoxLayout, QWidget,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
 )
 
 from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.workbench.models import (
-    FAIL_COLOR, PASS_COLOR, PATH_ROLE, Col, RowsModel, config_color, rank_text, rows_table, short,
+    FAIL_COLOR,
+    PASS_COLOR,
+    PATH_ROLE,
+    Col,
+    RowsModel,
+    config_color,
+    rank_text,
+    rows_table,
+    short,
 )
 
 STATUS_COLORS = {"broke": FAIL_COLOR, "fixed": PASS_COLOR}
-FIGURES = (("passed", "passed", "{:d}"), ("MRR", "mrr", "{:.3f}"), ("nDCG@10", "ndcg", "{:.3f}"),
-           ("recall@10", "recall", "{:.3f}"), ("inversions", "inversions", "{:d}"), ("degraded", "degraded", "{:d}"))
+FIGURES = (
+    ("passed", "passed", "{:d}"),
+    ("MRR", "mrr", "{:.3f}"),
+    ("nDCG@10", "ndcg", "{:.3f}"),
+    ("recall@10", "recall", "{:.3f}"),
+    ("inversions", "inversions", "{:d}"),
+    ("degraded", "degraded", "{:d}"),
+)
 
 
 def _delta_text(delta: int | None) -> str:
@@ -67,8 +88,14 @@ CHANGE_COLUMNS = (
     Col("Target", lambda c: short(c.target, 90), tip=lambda c: c.target),  # stretches with the query
     Col("A", lambda c: rank_text(c.rank_before), numeric=True, width=40, tip=lambda c: "rank under A"),
     Col("B", lambda c: rank_text(c.rank_after), numeric=True, width=40, tip=lambda c: "rank under B"),
-    Col("\u0394", lambda c: change_delta(c)[0], color=lambda c: _delta_color(change_delta(c)[1]), numeric=True,
-        width=48, tip=_change_tip),
+    Col(
+        "\u0394",
+        lambda c: change_delta(c)[0],
+        color=lambda c: _delta_color(change_delta(c)[1]),
+        numeric=True,
+        width=48,
+        tip=_change_tip,
+    ),
     Col("Lost by", lambda c: c.lost_by, width=70),
 )
 
@@ -99,9 +126,14 @@ class _Side:
         columns = (
             Col("#", lambda r: r[0] + 1, numeric=True, width=30, background=tint),
             Col("Title", lambda r: r[1].title or r[1].path, tip=lambda r: f"{r[1].path}\n{r[1].gist}", background=tint),
-            Col("under B", moved, width=84, background=tint,
+            Col(
+                "under B",
+                moved,
+                width=84,
+                background=tint,
                 color=lambda r: _delta_color(gain(r)),
-                tip=lambda r: "not in the other list" if r[2] is None else f"position {r[2] + 1} in the other list"),
+                tip=lambda r: "not in the other list" if r[2] is None else f"position {r[2] + 1} in the other list",
+            ),
         )
         self.model = RowsModel(columns, owner, path=lambda r: r[1].path)
         self.title = QLabel(name, owner)
@@ -187,15 +219,20 @@ class CompareTab(QWidget):
             x, y = getattr(a.figures, attr), getattr(b.figures, attr)
             diff = y - x
             sign = "+" if diff > 0 else ""
-            cells.append(f"<td>{label}</td><td align=right>{fmt.format(x)}</td><td align=right>{fmt.format(y)}</td>"
-                         f"<td align=right>{sign}{fmt.format(diff) if diff else '='}</td>")
-        head = (f"<tr><th></th><th><span style='color:{ca}'>\u25a0</span> A: {a.config_name}</th>"
-                f"<th><span style='color:{cb}'>\u25a0</span> B: {b.config_name}</th><th>B \u2212 A</th></tr>")
+            cells.append(
+                f"<td>{label}</td><td align=right>{fmt.format(x)}</td><td align=right>{fmt.format(y)}</td>"
+                f"<td align=right>{sign}{fmt.format(diff) if diff else '='}</td>"
+            )
+        head = (
+            f"<tr><th></th><th><span style='color:{ca}'>\u25a0</span> A: {a.config_name}</th>"
+            f"<th><span style='color:{cb}'>\u25a0</span> B: {b.config_name}</th><th>B \u2212 A</th></tr>"
+        )
         broke = sum(1 for c in comparison.changes if c.status == "broke")
         fixed = sum(1 for c in comparison.changes if c.status == "fixed")
         self.set_summary.setText(
             f"<b>{a.set_name}</b>: {counted(comparison.moved, 'probe')} moved ({fixed} fixed, {broke} broke under B)"
-            f"<table cellspacing=0 cellpadding=2>{head}" + "".join(f"<tr>{c}</tr>" for c in cells) + "</table>")
+            f"<table cellspacing=0 cellpadding=2>{head}" + "".join(f"<tr>{c}</tr>" for c in cells) + "</table>"
+        )
         self.changes.set_rows(comparison.changes)
 
     def show_query(self, comparison: Any) -> None:
@@ -210,7 +247,10 @@ class CompareTab(QWidget):
         moved = sum(1 for d in qc.rank_deltas().values() if d)
         self.query_summary.setText(
             f"\u201c{qc.a.query}\u201d: {counted(moved, 'memory')} moved, {len(qc.only_a)} only under A, "
-            f"{len(qc.only_b)} only under B." if qc.a.hits or qc.b.hits else f"\u201c{qc.a.query}\u201d: no hits under either.")
+            f"{len(qc.only_b)} only under B."
+            if qc.a.hits or qc.b.hits
+            else f"\u201c{qc.a.query}\u201d: no hits under either."
+        )
 
     def set_query(self, text: str) -> None:
         if not self.query_field.hasFocus():
@@ -236,8 +276,9 @@ class CompareTab(QWidget):
         if other.table.currentIndex().row() != target:
             index = other.model.index(target, 0)
             selection.blockSignals(True)
-            selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
-                                      | QItemSelectionModel.SelectionFlag.Rows)
+            selection.setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            )
             selection.blockSignals(False)
             other.table.viewport().update()
             other.table.scrollTo(index)

@@ -18,8 +18,21 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-    QListWidgetItem, QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
 )
 
 from memhtml_desktop.domain.configs import ConfigError, Configuration, configuration_text, parse_configuration
@@ -29,8 +42,14 @@ from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.workbench.knob_fields import KnobField
 from memhtml_desktop.workbench import BadName, check_name
 
-GRID = {"Fusion": (0, 0), "Lexical arm": (1, 0), "After fusion": (0, 1), "Thresholds for this embedder": (1, 1),
-        "Recall": (2, 1), "Other": (2, 0)}
+GRID = {
+    "Fusion": (0, 0),
+    "Lexical arm": (1, 0),
+    "After fusion": (0, 1),
+    "Thresholds for this embedder": (1, 1),
+    "Recall": (2, 1),
+    "Other": (2, 0),
+}
 """Where each group of knobs sits: two columns, so 1024 px shows most of them without scrolling."""
 
 
@@ -220,5 +239,6 @@ class ConfigEditor(QWidget):
 
     def _save(self) -> None:
         if self._draft is not None:
-            self.save_requested.emit(self._draft.name, self._draft.profile, self.base.currentText(),
-                                     self.note.text().strip())
+            self.save_requested.emit(
+                self._draft.name, self._draft.profile, self.base.currentText(), self.note.text().strip()
+            )

@@ -25,9 +25,9 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
+from memhtml_desktop.ops import workbench as J
 from memhtml_desktop.ops.changes import StoreChange
 from memhtml_desktop.ui.session.context import PaneContext
-from memhtml_desktop.ops import workbench as J
 from memhtml_desktop.ui.workbench.bench import Bench
 from memhtml_desktop.ui.workbench.gestures import JudgmentsPresenter, PinPresenter
 from memhtml_desktop.ui.workbench.runs import RunsPresenter
@@ -41,8 +41,15 @@ class WorkbenchController(QObject):
     """Makes the presenters and the window; `show`, `pin`, `rerun_search` and `follow_setting` are
     what the shell calls."""
 
-    def __init__(self, ctx: PaneContext, parent: QWidget, driver: Any, *, judgments: bool = False,
-                 on_judgments: Callable[[bool], Any] | None = None) -> None:
+    def __init__(
+        self,
+        ctx: PaneContext,
+        parent: QWidget,
+        driver: Any,
+        *,
+        judgments: bool = False,
+        on_judgments: Callable[[bool], Any] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.ctx = ctx
         b = self.bench = Bench(ctx, parent, judgments=judgments)

@@ -37,10 +37,22 @@ class DiagnosticsTab(QWidget):
 
         floor_cols = (
             Col("Floor", lambda r: f"{r.floor:.2f}", numeric=True, width=56, background=mark),
-            Col("Targets dropped", lambda r: r.targets_dropped, numeric=True, background=mark, width=130,
-                tip=lambda r: "probe targets whose cosine falls below this floor"),
-            Col("Non-targets admitted", lambda r: r.non_targets_admitted, numeric=True, background=mark, width=160,
-                tip=lambda r: "first-page hits that are not targets and clear this floor (an upper bound)"),
+            Col(
+                "Targets dropped",
+                lambda r: r.targets_dropped,
+                numeric=True,
+                background=mark,
+                width=130,
+                tip=lambda r: "probe targets whose cosine falls below this floor",
+            ),
+            Col(
+                "Non-targets admitted",
+                lambda r: r.non_targets_admitted,
+                numeric=True,
+                background=mark,
+                width=160,
+                tip=lambda r: "first-page hits that are not targets and clear this floor (an upper bound)",
+            ),
             Col("Of them controls", lambda r: r.controls_admitted, numeric=True, background=mark, width=130),
             Col("", lambda r: "\u2190 suggested" if mark(r) is not None else "", background=mark),
         )
@@ -54,8 +66,9 @@ class DiagnosticsTab(QWidget):
         self.save_floor.setObjectName("saveFloorButton")
         self.save_floor.setEnabled(False)
         self.save_floor.clicked.connect(self._save_floor)
-        self.floor_summary = QLabel("For each floor: how many targets it would drop, how many non-targets it admits.",
-                                    self)
+        self.floor_summary = QLabel(
+            "For each floor: how many targets it would drop, how many non-targets it admits.", self
+        )
         self.floor_summary.setWordWrap(True)
         self.floor_table.selectionModel().currentRowChanged.connect(lambda cur, _: self._floor_chosen(cur.row()))
         floor_box = QGroupBox("Relevance floor (configuration A, this store's embedder)", self)
@@ -71,21 +84,36 @@ class DiagnosticsTab(QWidget):
             Col("Memory", lambda c: short(c.path, 70), tip=lambda c: c.path),
             Col("Pages", lambda c: c.pages, numeric=True, width=50, tip=lambda c: "probe queries with it on page one"),
             Col("Share", lambda c: f"{c.share:.0%}", numeric=True, width=50),
-            Col("Rec/sal only", lambda c: c.without_query_arms, numeric=True, width=84,
-                tip=lambda c: "pages it reached through recency and salience alone"),
-            Col("Arms", lambda c: ", ".join(f"{palette.ARM_LABELS.get(a, a)} {n}" for a, n in c.arms.items()), width=150),
+            Col(
+                "Rec/sal only",
+                lambda c: c.without_query_arms,
+                numeric=True,
+                width=84,
+                tip=lambda c: "pages it reached through recency and salience alone",
+            ),
+            Col(
+                "Arms", lambda c: ", ".join(f"{palette.ARM_LABELS.get(a, a)} {n}" for a, n in c.arms.items()), width=150
+            ),
         )
         self.crowders = RowsModel(crowd_cols, self, path=lambda c: c.path)
         self.crowders_table = rows_table(self.crowders, self, "crowdersTable", "Memories that crowd most probe queries")
         unreach_cols = (
             Col("Memory", lambda u: short(u.path, 60), tip=lambda u: u.path),
-            Col("Rank", lambda u: rank_text(u.rank), numeric=True, width=46, tip=lambda u: "where its own claim put it"),
+            Col(
+                "Rank", lambda u: rank_text(u.rank), numeric=True, width=46, tip=lambda u: "where its own claim put it"
+            ),
             Col("Its claim", lambda u: u.query, tip=lambda u: u.query),
-            Col("Above it", lambda u: short(u.above[0], 40) if u.above else "", tip=lambda u: "\n".join(u.above), width=180),
+            Col(
+                "Above it",
+                lambda u: short(u.above[0], 40) if u.above else "",
+                tip=lambda u: "\n".join(u.above),
+                width=180,
+            ),
         )
         self.unreachable = RowsModel(unreach_cols, self, path=lambda u: u.path)
-        self.unreachable_table = rows_table(self.unreachable, self, "unreachableTable",
-                                            "Memories their own claim does not reach")
+        self.unreachable_table = rows_table(
+            self.unreachable, self, "unreachableTable", "Memories their own claim does not reach"
+        )
         for table in (self.crowders_table, self.unreachable_table):
             table.doubleClicked.connect(self._open)
             table.activated.connect(self._open)
@@ -125,7 +153,8 @@ class DiagnosticsTab(QWidget):
         self.floor_model.set_rows(scan.rows)
         self.floor_summary.setText(
             f"{scan.targets} targets, {scan.non_targets} non-target hits on first pages; embedder "
-            f"{scan.model_id or '?'}: current floor {scan.current:.2f}, suggested <b>{scan.suggested:.2f}</b>")
+            f"{scan.model_id or '?'}: current floor {scan.current:.2f}, suggested <b>{scan.suggested:.2f}</b>"
+        )
         at = next((i for i, r in enumerate(scan.rows) if abs(r.floor - scan.suggested) < 1e-9), 0)
         self.floor_table.selectRow(at)
         self._floor_chosen(at)
@@ -148,13 +177,17 @@ class DiagnosticsTab(QWidget):
 
     def show_crowders(self, crowders: list[Any], probes: int) -> None:
         self.crowders.set_rows(crowders)
-        self.coverage_summary.setText(f"{counted(len(crowders), 'memory', verb=('is', 'are'))} on page one of at least half the {probes} probe "
-                                      "queries without being their target.")
+        self.coverage_summary.setText(
+            f"{counted(len(crowders), 'memory', verb=('is', 'are'))} on page one of at least half the {probes} probe "
+            "queries without being their target."
+        )
 
     def show_unreachable(self, reach: Any) -> None:
         self.unreachable.set_rows(reach.unreachable)
-        self.coverage_summary.setText(f"{len(reach.unreachable)} of {counted(reach.checked, 'memory')} checked are not on "
-                                      "page one for their own claim.")
+        self.coverage_summary.setText(
+            f"{len(reach.unreachable)} of {counted(reach.checked, 'memory')} checked are not on "
+            "page one for their own claim."
+        )
 
     def _open(self, index) -> None:
         path = index.data(PATH_ROLE)

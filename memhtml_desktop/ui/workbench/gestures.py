@@ -11,8 +11,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ops import workbench as J
+from memhtml_desktop.ui.kit.row_actions import RowAction
 from memhtml_desktop.ui.workbench.bench import Bench
 
 
@@ -26,15 +26,22 @@ class PinPresenter(QObject):
         self.dialog: Any = None
         self.last_result: Any = None
         driver.answered.connect(lambda answer: self._searched(answer.result))
-        bench.ctx.row_actions.add(RowAction(
-            "pin_probe", "&Expect this memory for this query\u2026", lambda row: self.pin(row.path), group="judge",
-            order=50, tip="Pin a probe: this query should bring this memory first (one commit in the store)"))
+        bench.ctx.row_actions.add(
+            RowAction(
+                "pin_probe",
+                "&Expect this memory for this query\u2026",
+                lambda row: self.pin(row.path),
+                group="judge",
+                order=50,
+                tip="Pin a probe: this query should bring this memory first (one commit in the store)",
+            )
+        )
 
     def _searched(self, result: Any) -> None:
         self.last_result = result
 
     def pin(self, path: str) -> Any:
-        """"Expect this memory for this query" on a result row: the dialog, its twins asked for."""
+        """ "Expect this memory for this query" on a result row: the dialog, its twins asked for."""
         from memhtml_desktop.ui.workbench.pin_dialog import PinDialog
 
         b, last = self.bench, self.last_result
@@ -48,14 +55,18 @@ class PinPresenter(QObject):
         if self.dialog is not None:
             self.dialog.close()
         scope = last.scope if last is not None else b.ctx.session.scope
-        dialog = self.dialog = PinDialog(query, path, title, above, sets, scope=scope,
-                                         current_set=b.set_name(), parent=b.parent_widget)
+        dialog = self.dialog = PinDialog(
+            query, path, title, above, sets, scope=scope, current_set=b.set_name(), parent=b.parent_widget
+        )
         dialog.pin_requested.connect(self._pin)
         dialog.open()
         if b.listing is None:  # the workbench was never opened: the store's sets, for the combo
             b.run(J.ListJob(), lambda listing: (b.take_listing(listing), dialog.add_sets(listing.sets)))
-        b.run(J.TwinsJob(path=path, query=query, scope=scope), dialog.set_twins,
-              failure=lambda msg: dialog.twins_note.setText(f"Near-twins could not be read: {msg}"))
+        b.run(
+            J.TwinsJob(path=path, query=query, scope=scope),
+            dialog.set_twins,
+            failure=lambda msg: dialog.twins_note.setText(f"Near-twins could not be read: {msg}"),
+        )
         self.pin_dialog_opened.emit(dialog)
         return dialog
 
@@ -70,8 +81,11 @@ class PinPresenter(QObject):
                 b.window.sets.setCurrentText(set_name)
             self.pinned.emit(saved)
 
-        b.run(J.PinJob(set_name=set_name, probe=probe), done,
-              failure=lambda msg: dialog.say(msg) if dialog is not None else None)
+        b.run(
+            J.PinJob(set_name=set_name, probe=probe),
+            done,
+            failure=lambda msg: dialog.say(msg) if dialog is not None else None,
+        )
 
     def forget(self) -> None:
         """Another store: the last answer was not its."""
@@ -97,8 +111,11 @@ class JudgmentsPresenter(QObject):
         self.bench.judgments_on = bool(on)
         if self.on_judgments is not None:
             self.on_judgments(self.bench.judgments_on)
-        self.bench.ctx.status("Searches followed by an opened memory are " + ("remembered on this computer."
-                              if on else "no longer remembered."), 6000)
+        self.bench.ctx.status(
+            "Searches followed by an opened memory are "
+            + ("remembered on this computer." if on else "no longer remembered."),
+            6000,
+        )
 
     def follow_setting(self, on: bool) -> None:
         """The setting changed in the Settings dialog (already saved): follow it, say it in the tab."""
@@ -114,11 +131,14 @@ class JudgmentsPresenter(QObject):
         position = next((i + 1 for i, h in enumerate(result.hits) if h.path == path), None)
         if position is None:
             return
-        self.bench.run(J.RecordJudgmentJob(query=result.query, path=path, position=position, scope=result.scope),
-                       self.judged.emit)
+        self.bench.run(
+            J.RecordJudgmentJob(query=result.query, path=path, position=position, scope=result.scope), self.judged.emit
+        )
 
     def _decide(self, judgment: Any, *, accept: bool) -> None:
         b = self.bench
         into = (b.set_name() or "probes") if accept else ""
-        b.run(J.DecideJudgmentJob(judgment_id=judgment.id, accept_into=into),
-              lambda saved: b.report_saved(saved) if saved is not None else b.refresh())
+        b.run(
+            J.DecideJudgmentJob(judgment_id=judgment.id, accept_into=into),
+            lambda saved: b.report_saved(saved) if saved is not None else b.refresh(),
+        )

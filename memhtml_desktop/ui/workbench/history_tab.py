@@ -13,7 +13,14 @@ from typing import Any
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import (
-    QHBoxLayout, QLabel, QListWidget, QPushButton, QSizePolicy, QSplitter, QVBoxLayout, QWidget,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
 )
 
 from memhtml_desktop.domain.plural import counted
@@ -48,7 +55,9 @@ class TrendChart(QWidget):
         names = sorted({r.config_name for r in self.runs})
         last = self.runs[-1].figures.mrr if self.runs else None
         self.setAccessibleDescription(
-            f"{counted(len(self.runs), 'run')} of {counted(len(names), 'configuration')}" + (f", latest MRR {last:.3f}" if last is not None else ""))
+            f"{counted(len(self.runs), 'run')} of {counted(len(names), 'configuration')}"
+            + (f", latest MRR {last:.3f}" if last is not None else "")
+        )
         self.update()
 
     def points(self) -> dict[str, list[tuple[int, float]]]:
@@ -83,8 +92,11 @@ class TrendChart(QWidget):
             y = plot.bottom() - (value - low) / (1.0 - low) * plot.height()
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
             painter.setPen(QPen(muted))
-            painter.drawText(QRectF(0, y - fm.height() / 2, left - 4, fm.height()),
-                             int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), f"{value:.2f}")
+            painter.drawText(
+                QRectF(0, y - fm.height() / 2, left - 4, fm.height()),
+                int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+                f"{value:.2f}",
+            )
             painter.setPen(QPen(grid, 1))
         if not self.runs:
             painter.setPen(QPen(muted))
@@ -113,8 +125,11 @@ class TrendChart(QWidget):
             painter.setPen(QPen(text))
             legend_x += fm.horizontalAdvance(f"\u25cf {name}") + 14
         painter.setPen(QPen(muted))
-        painter.drawText(QRectF(plot.left(), plot.bottom() + 4, plot.width(), fm.height()),
-                         int(Qt.AlignmentFlag.AlignRight), f"{counted(n, 'run')}, oldest left")
+        painter.drawText(
+            QRectF(plot.left(), plot.bottom() + 4, plot.width(), fm.height()),
+            int(Qt.AlignmentFlag.AlignRight),
+            f"{counted(n, 'run')}, oldest left",
+        )
 
 
 class HistoryTab(QWidget):
@@ -188,9 +203,11 @@ class HistoryTab(QWidget):
     def show_diff(self, diff: Any) -> None:
         self.diff.clear()
         lines = diff.describe()
-        head = (f"{diff.before.config_name} at {(diff.before.head or '?')[:10]} \u2192 "
-                f"{diff.after.config_name} at {(diff.after.head or '?')[:10]}: "
-                f"{len(diff.broke)} broke, {len(diff.fixed)} fixed, {len(diff.changes)} changed")
+        head = (
+            f"{diff.before.config_name} at {(diff.before.head or '?')[:10]} \u2192 "
+            f"{diff.after.config_name} at {(diff.after.head or '?')[:10]}: "
+            f"{len(diff.broke)} broke, {len(diff.fixed)} fixed, {len(diff.changes)} changed"
+        )
         self.diff.addItem(head)
         for line in lines or ["no probe changed"]:
             self.diff.addItem(line)

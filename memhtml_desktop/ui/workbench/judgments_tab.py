@@ -32,12 +32,15 @@ class JudgmentsTab(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("workbenchJudgments")
-        self.enabled = QCheckBox("Re&member searches followed by opening a memory (on this computer only, "
-                                 "never in the store)", self)
+        self.enabled = QCheckBox(
+            "Re&member searches followed by opening a memory (on this computer only, never in the store)", self
+        )
         self.enabled.setObjectName("judgmentsEnabled")
         self.enabled.toggled.connect(self.enabled_changed)
         self.model = RowsModel(COLUMNS, self, path=lambda j: j.path)
-        self.table = rows_table(self.model, self, "judgmentsTable", "Candidate probes from searches and opened memories")
+        self.table = rows_table(
+            self.model, self, "judgmentsTable", "Candidate probes from searches and opened memories"
+        )
         self.table.doubleClicked.connect(lambda i: i.data(PATH_ROLE) and self.open_requested.emit(i.data(PATH_ROLE)))
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._selection())
         self.accept = QPushButton("Acc&ept into the set", self)
@@ -67,9 +70,11 @@ class JudgmentsTab(QWidget):
     def set_candidates(self, judgments: Any, set_name: str) -> None:
         self.model.set_rows(list(judgments))
         into = f"\u201c{set_name}\u201d" if set_name else "a new set"
-        self.summary.setText(f"{counted(len(self.model.rows), 'candidate')}. Accepting one adds it to {into} as a probe "
-                             "(one commit)." if self.model.rows else
-                             "No candidates yet." + ("" if self.enabled.isChecked() else " Turn remembering on above."))
+        self.summary.setText(
+            f"{counted(len(self.model.rows), 'candidate')}. Accepting one adds it to {into} as a probe (one commit)."
+            if self.model.rows
+            else "No candidates yet." + ("" if self.enabled.isChecked() else " Turn remembering on above.")
+        )
         self._selection()
 
     def _selection(self) -> None:

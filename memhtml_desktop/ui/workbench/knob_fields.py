@@ -11,7 +11,13 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QLineEdit, QSpinBox, QWidget,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QGridLayout,
+    QLineEdit,
+    QSpinBox,
+    QWidget,
 )
 
 from memhtml_desktop.domain.knobs import Knob
@@ -47,8 +53,11 @@ class KnobField:
             row.setContentsMargins(0, 0, 0, 0)
             per_row = 2 if len(knob.parts) > 3 else 3  # the four arms two by two: the column stays narrow
             for i, part in enumerate(knob.parts):
-                what = f"Weight of the {palette.ARM_TITLES.get(part, part)} arm" if knob.kind == "arms" else \
-                    f"{knob.label}: {part}"
+                what = (
+                    f"Weight of the {palette.ARM_TITLES.get(part, part)} arm"
+                    if knob.kind == "arms"
+                    else f"{knob.label}: {part}"
+                )
                 box = number_box(self.widget, what, knob.low, knob.high)
                 box.setObjectName(f"weight_{part}" if knob.kind == "arms" else f"knob_{knob.name}_{part}")
                 box.setPrefix(f"{palette.ARM_LABELS.get(part, part)} ")
@@ -98,7 +107,9 @@ class KnobField:
         """The knob's value in a draft over `base` (a per-embedder table: `base`'s, this embedder's set)."""
         kind, w = self.knob.kind, self.widget
         if kind == "arms":
-            return tuple(replace(a, weight=self.boxes[a.name].value()) if a.name in self.boxes else a for a in base.arms)
+            return tuple(
+                replace(a, weight=self.boxes[a.name].value()) if a.name in self.boxes else a for a in base.arms
+            )
         if kind == "fields":
             return tuple(round(box.value(), 4) for box in self.boxes.values())
         if kind == "per_embedder":
@@ -116,4 +127,3 @@ class KnobField:
         if kind == "text":
             return w.text()
         return w.value() if kind == "whole" else round(w.value(), 4)
-

@@ -37,8 +37,9 @@ def rows_table(model: RowsModel, parent: QWidget, name: str, accessible: str, *,
     view.setAccessibleName(accessible)
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection if multi
-                          else QAbstractItemView.SelectionMode.SingleSelection)
+    view.setSelectionMode(
+        QAbstractItemView.SelectionMode.ExtendedSelection if multi else QAbstractItemView.SelectionMode.SingleSelection
+    )
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     view.setAlternatingRowColors(True)
     view.setShowGrid(False)
@@ -79,8 +80,10 @@ def rank_text(rank: int | None) -> str:
 def figures_text(figures: Any) -> str:
     """A run's figures on one line (plain text: names and numbers)."""
     f = figures
-    text = (f"{f.passed}/{f.probes} passed \u00b7 MRR {f.mrr:.3f} \u00b7 nDCG@10 {f.ndcg:.3f} \u00b7 "
-            f"recall@10 {f.recall:.3f} \u00b7 {f.inversions} inversions")
+    text = (
+        f"{f.passed}/{f.probes} passed \u00b7 MRR {f.mrr:.3f} \u00b7 nDCG@10 {f.ndcg:.3f} \u00b7 "
+        f"recall@10 {f.recall:.3f} \u00b7 {f.inversions} inversions"
+    )
     if f.degraded:
         text += f" \u00b7 {f.degraded} degraded"
     if f.skipped:

@@ -13,7 +13,15 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -60,8 +68,11 @@ class OptimizerTab(QWidget):
         row.addWidget(self.start)
         row.addWidget(self.stop)
         row.addWidget(self.progress, 1)
-        self.intro = QLabel("Searches from configuration A on the probe set: the search sees only the training "
-                            "part; the gain reported is on the held-out part.", self)
+        self.intro = QLabel(
+            "Searches from configuration A on the probe set: the search sees only the training "
+            "part; the gain reported is on the held-out part.",
+            self,
+        )
         self.intro.setWordWrap(True)
         self.report = QLabel(self)
         self.report.setObjectName("optimizeReport")
@@ -117,7 +128,9 @@ class OptimizerTab(QWidget):
             self.progress.setValue(done)
             self.report.setText(f"Trial {done} of {total}\u2026")
         else:
-            self.report.setText(f"Reading the store for the probe set: {done} of {counted(total, 'query', 'queries')}\u2026")
+            self.report.setText(
+                f"Reading the store for the probe set: {done} of {counted(total, 'query', 'queries')}\u2026"
+            )
 
     def show_result(self, result: Any) -> None:
         self.result = result
@@ -127,9 +140,13 @@ class OptimizerTab(QWidget):
         gain = result.held_out_gain
         c = result.certainty
         color = PASS_COLOR if c.interval[0] > 0 else (FAIL_COLOR if c.interval[1] < 0 else "")
-        sure = ("the whole interval is above zero: a real gain" if c.interval[0] > 0 else
-                "the interval includes zero: not shown to help" if c.interval[1] >= 0 else
-                "the whole interval is below zero: worse")
+        sure = (
+            "the whole interval is above zero: a real gain"
+            if c.interval[0] > 0
+            else "the interval includes zero: not shown to help"
+            if c.interval[1] >= 0
+            else "the whole interval is below zero: worse"
+        )
         knobs = result.knobs
         arms = ", ".join(f"{a} {w:g}" for a, w in knobs["arms"].items())
         ended = getattr(result, "ended", "") or ("stopped early: the best found so far" if result.cancelled else "")
@@ -141,7 +158,8 @@ class OptimizerTab(QWidget):
             f"{result.best_held_out_mrr:.3f}, gain <span style='color:{color}'>{gain:+.3f}</span></b><br>"
             f"95 % interval [{c.interval[0]:+.3f}, {c.interval[1]:+.3f}] \u2014 {sure}; "
             f"{counted(c.wins, 'probe')} up, {c.losses} down, sign test p = {c.p_value:.3f}<br>"
-            f"Best: weights {arms}; k {knobs['rrf_k']}; \u03bb {knobs['mmr_lambda']:g}")
+            f"Best: weights {arms}; k {knobs['rrf_k']}; \u03bb {knobs['mmr_lambda']:g}"
+        )
         if not self.save_name.text():
             self.save_name.setText(f"{result.base.name.replace(' ', '-').replace('(', '').replace(')', '')}-optimized")
         self._enable_result(True)

@@ -1,4 +1,4 @@
-""""Expect this memory for this query": a probe pinned from a search, in one gesture.
+""" "Expect this memory for this query": a probe pinned from a search, in one gesture.
 
 Opened from a result row's context menu with the query, the row's memory and the list it came
 from. The memory's near-twins (asked for in the background: the core's suggestions among the query's
@@ -13,8 +13,18 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-    QSpinBox, QVBoxLayout, QWidget,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
 )
 
 from memhtml_desktop.domain.plural import counted
@@ -29,8 +39,17 @@ class PinDialog(QDialog):
 
     pin_requested = Signal(str, object)
 
-    def __init__(self, query: str, target: str, title: str, above: list[tuple[str, str]], sets: list[str],
-                 scope: Any = None, current_set: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        query: str,
+        target: str,
+        title: str,
+        above: list[tuple[str, str]],
+        sets: list[str],
+        scope: Any = None,
+        current_set: str = "",
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("pinDialog")
         self.setWindowTitle("Expect this memory for this query")
@@ -118,20 +137,31 @@ class PinDialog(QDialog):
     def set_twins(self, twins: Any) -> None:
         """The near-twins found (checked: a twin is the control a probe is about)."""
         for twin in twins:
-            self._add_control(twin.path, f"{twin.title or twin.path} (near-twin: \u201c{_cut(twin.claim, 70)}\u201d)",
-                              checked=True)
-        self.twins_note.setText(f"{counted(len(twins), 'near-twin')} of it (checked as controls)."
-                                if twins else "No near-twin of it among the candidates or in the store.")
+            self._add_control(
+                twin.path, f"{twin.title or twin.path} (near-twin: \u201c{_cut(twin.claim, 70)}\u201d)", checked=True
+            )
+        self.twins_note.setText(
+            f"{counted(len(twins), 'near-twin')} of it (checked as controls)."
+            if twins
+            else "No near-twin of it among the candidates or in the store."
+        )
 
     def chosen_controls(self) -> list[str]:
-        return [self.controls.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.controls.count())
-                if self.controls.item(i).checkState() == Qt.CheckState.Checked]
+        return [
+            self.controls.item(i).data(Qt.ItemDataRole.UserRole)
+            for i in range(self.controls.count())
+            if self.controls.item(i).checkState() == Qt.CheckState.Checked
+        ]
 
     def probe(self) -> EvalProbe:
-        return EvalProbe(query=" ".join(self.query.text().split()), target=self.target,
-                         controls=tuple(self.chosen_controls()),
-                         scope=self.scope if self.scoped.isChecked() else None,
-                         note=self.note.text().strip(), within=self.within.value())
+        return EvalProbe(
+            query=" ".join(self.query.text().split()),
+            target=self.target,
+            controls=tuple(self.chosen_controls()),
+            scope=self.scope if self.scoped.isChecked() else None,
+            note=self.note.text().strip(),
+            within=self.within.value(),
+        )
 
     def _pin(self) -> None:
         name = self.set_name.currentText().strip()

@@ -16,11 +16,23 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QListWidget, QMenu
 from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ui.kit import palette
 from memhtml_desktop.ui.workbench.models import (
-    FAIL_COLOR, PASS_COLOR, PATH_ROLE, Col, RowsModel, figures_text, rank_text, rows_table, short,
+    FAIL_COLOR,
+    PASS_COLOR,
+    PATH_ROLE,
+    Col,
+    RowsModel,
+    figures_text,
+    rank_text,
+    rows_table,
+    short,
 )
 
-STEP_WORDS = {"polarity": "the polarity step", "twins": "twin resolution", "mmr": "MMR diversification",
-              "steps": "a post-fusion step"}
+STEP_WORDS = {
+    "polarity": "the polarity step",
+    "twins": "twin resolution",
+    "mmr": "MMR diversification",
+    "steps": "a post-fusion step",
+}
 
 
 def why_text(v: Any) -> str:
@@ -59,10 +71,20 @@ COLUMNS = (
     Col("Result", _status, color=_status_color, width=70),
     Col("Query", lambda v: v.query, tip=lambda v: v.query),
     Col("Target", lambda v: short(v.target, 90), tip=lambda v: "\n".join(v.targets)),  # stretches with the query
-    Col("Rank", lambda v: rank_text(v.rank) if hasattr(v, "passed") else "", numeric=True, width=50,
-        tip=lambda v: "the target's position in the list (40 hits)"),
-    Col("Inv.", lambda v: len(v.inverted) if hasattr(v, "passed") else "", numeric=True, width=42,
-        tip=lambda v: "\n".join(getattr(v, "inverted", ())) or "no control above the target"),
+    Col(
+        "Rank",
+        lambda v: rank_text(v.rank) if hasattr(v, "passed") else "",
+        numeric=True,
+        width=50,
+        tip=lambda v: "the target's position in the list (40 hits)",
+    ),
+    Col(
+        "Inv.",
+        lambda v: len(v.inverted) if hasattr(v, "passed") else "",
+        numeric=True,
+        width=42,
+        tip=lambda v: "\n".join(getattr(v, "inverted", ())) or "no control above the target",
+    ),
     Col("Lost by", lambda v: getattr(v, "lost_by", ""), width=80, tip=why_text),
 )
 
@@ -128,19 +150,23 @@ class ProbesTab(QWidget):
         """The set's probes before any run (ranks empty), and its problems."""
         self.run = None
         self._all = list(probe_set.probes)
-        self.figures.setText(f"{probe_set.name}: {counted(len(probe_set.probes), 'probe')}, not run yet "
-                             "(Run ranks each under configuration A).")
+        self.figures.setText(
+            f"{probe_set.name}: {counted(len(probe_set.probes), 'probe')}, not run yet "
+            "(Run ranks each under configuration A)."
+        )
         self._refill()
         self._show_problems(probe_set.problems)
 
     def show_run(self, run: Any) -> None:
         self.run = run
         # Failing probes first (the worst placed first), then the passing ones in the set's order.
-        self._all = sorted(run.verdicts, key=lambda v: (v.passed, -(v.rank or 10 ** 6) if not v.passed else 0))
+        self._all = sorted(run.verdicts, key=lambda v: (v.passed, -(v.rank or 10**6) if not v.passed else 0))
         failed = run.figures.failed
-        self.figures.setText(f"{run.set_name} under {run.config_name}: {figures_text(run.figures)}"
-                             f" \u00b7 {failed} failing \u00b7 {run.elapsed_s:.2f} s"
-                             + (f" \u00b7 at {run.head[:10]}" if run.head else ""))
+        self.figures.setText(
+            f"{run.set_name} under {run.config_name}: {figures_text(run.figures)}"
+            f" \u00b7 {failed} failing \u00b7 {run.elapsed_s:.2f} s"
+            + (f" \u00b7 at {run.head[:10]}" if run.head else "")
+        )
         self._refill()
         self._show_problems(run.problems)
 
@@ -169,13 +195,17 @@ class ProbesTab(QWidget):
             return
         if not hasattr(v, "passed"):
             controls = ", ".join(short(c, 40) for c in v.controls) or "none"
-            self.detail.setText(f"\u201c{v.query}\u201d expects {v.target} (controls: {controls})"
-                                + (f" \u2014 {v.note}" if v.note else ""))
+            self.detail.setText(
+                f"\u201c{v.query}\u201d expects {v.target} (controls: {controls})"
+                + (f" \u2014 {v.note}" if v.note else "")
+            )
             return
         where = f"rank {rank_text(v.rank)}" if v.rank else "not in the first 40 hits"
         above = f"; above it: {', '.join(short(c, 40) for c in v.inverted)}" if v.inverted else ""
         why = why_text(v)
-        self.detail.setText(f"\u201c{v.query}\u201d \u2192 {v.target}: {where}{above}" + (f". Lost: {why}." if why else "."))
+        self.detail.setText(
+            f"\u201c{v.query}\u201d \u2192 {v.target}: {where}{above}" + (f". Lost: {why}." if why else ".")
+        )
 
     def _open(self, index) -> None:
         path = index.data(PATH_ROLE)

@@ -38,15 +38,20 @@ class RunsPresenter(QObject):
         chosen = b.ready("A")
         if chosen is None:
             return
-        b.run(J.RunJob(set_name=b.set_name(), config=chosen[0]), self._ran,
-              busy=f"Running {chosen[0].name} on {b.set_name()}\u2026")
+        b.run(
+            J.RunJob(set_name=b.set_name(), config=chosen[0]),
+            self._ran,
+            busy=f"Running {chosen[0].name} on {b.set_name()}\u2026",
+        )
 
     def _ran(self, run: Any) -> None:
         w = self.bench.window
         w.probes.show_run(run)
         w.tabs.setCurrentWidget(w.probes)
-        w.say(f"Ran {run.config_name} on {run.set_name}: {run.figures.failed} of {counted(run.figures.probes, 'probe')} fail."
-              + (f" \u26a0 {run.not_recorded[:1].upper()}{run.not_recorded[1:]}." if run.not_recorded else ""))
+        w.say(
+            f"Ran {run.config_name} on {run.set_name}: {run.figures.failed} of {counted(run.figures.probes, 'probe')} fail."
+            + (f" \u26a0 {run.not_recorded[:1].upper()}{run.not_recorded[1:]}." if run.not_recorded else "")
+        )
         self.ran.emit(run)
         self.bench.refresh()
 
@@ -56,15 +61,20 @@ class RunsPresenter(QObject):
         if chosen is None:
             return
         a, c = chosen
-        b.run(J.CompareJob(set_name=b.set_name(), a=a, b=c), self._compared,
-              busy=f"Comparing {a.name} with {c.name} on {b.set_name()}\u2026")
+        b.run(
+            J.CompareJob(set_name=b.set_name(), a=a, b=c),
+            self._compared,
+            busy=f"Comparing {a.name} with {c.name} on {b.set_name()}\u2026",
+        )
 
     def _compared(self, comparison: Any) -> None:
         w = self.bench.window
         w.compare.show_comparison(comparison)
         w.probes.show_run(comparison.b)
         w.tabs.setCurrentWidget(w.compare)
-        w.say(f"{counted(comparison.moved, 'probe')} moved between {comparison.a.config_name} and {comparison.b.config_name}.")
+        w.say(
+            f"{counted(comparison.moved, 'probe')} moved between {comparison.a.config_name} and {comparison.b.config_name}."
+        )
         self.compared.emit(comparison)
         self.bench.refresh()
         query = w.compare.query_field.text().strip()
@@ -82,8 +92,10 @@ class RunsPresenter(QObject):
         if reveal:
             b.window.tabs.setCurrentWidget(b.window.compare)
         a, c = chosen
-        b.run(J.QueryCompareJob(query=query.strip(), scope=session.scope, a=a, b=c, limit=session.limit),
-              self._query_compared)
+        b.run(
+            J.QueryCompareJob(query=query.strip(), scope=session.scope, a=a, b=c, limit=session.limit),
+            self._query_compared,
+        )
 
     def _query_compared(self, comparison: Any) -> None:
         self.bench.window.compare.show_query(comparison)
@@ -104,7 +116,9 @@ class RunsPresenter(QObject):
 
     def show_run(self, run_id: str) -> None:
         w = self.bench.window
-        self.bench.run(J.LoadRunJob(run_id=run_id), lambda run: (w.probes.show_run(run), w.tabs.setCurrentWidget(w.probes)))
+        self.bench.run(
+            J.LoadRunJob(run_id=run_id), lambda run: (w.probes.show_run(run), w.tabs.setCurrentWidget(w.probes))
+        )
 
     def diff(self, before: str, after: str) -> None:
         self.bench.run(J.DiffJob(before=before, after=after), self.bench.window.history.show_diff)
@@ -112,9 +126,13 @@ class RunsPresenter(QObject):
     def remove_probe(self, probe: Any) -> None:
         b = self.bench
         name = b.set_name()
-        box = QMessageBox(QMessageBox.Icon.Question, "Remove probe",
-                          f"Remove \u201c{probe.query}\u201d \u2192 {probe.target} from {name}? (one commit)",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, b.window)
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Remove probe",
+            f"Remove \u201c{probe.query}\u201d \u2192 {probe.target} from {name}? (one commit)",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            b.window,
+        )
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         box.accepted.connect(lambda: b.run(J.RemoveProbeJob(set_name=name, key=probe.key), b.report_saved))
         box.open()

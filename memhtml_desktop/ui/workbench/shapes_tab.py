@@ -28,8 +28,13 @@ from PySide6.QtWidgets import (
 from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.ops.workbench import CompareShapesJob
 
-SHAPE_NAMES = {"memhtml": "memhtml's pack", "quotas": "Quota ledgers", "catalog+1": "Catalogue + expand #1",
-               "catalog+2": "Catalogue + expand #1–2", "catalog+pick": "Catalogue + expand the target"}
+SHAPE_NAMES = {
+    "memhtml": "memhtml's pack",
+    "quotas": "Quota ledgers",
+    "catalog+1": "Catalogue + expand #1",
+    "catalog+2": "Catalogue + expand #1–2",
+    "catalog+pick": "Catalogue + expand the target",
+}
 COLUMNS = ("Shape", "Text", "Pointer only", "Missing", "Mean chars", "Charged")
 
 
@@ -62,8 +67,11 @@ class ShapesTab(QWidget):
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.summary = QLabel("Choose a set and compare: how often each shape gets the target to the agent, "
-                              "and at what cost (docs/recall.md).", self)
+        self.summary = QLabel(
+            "Choose a set and compare: how often each shape gets the target to the agent, "
+            "and at what cost (docs/recall.md).",
+            self,
+        )
         self.summary.setWordWrap(True)
         top = QHBoxLayout()
         for text, widget in (("Budget", self.budget), ("Catalogue k", self.k)):
@@ -83,20 +91,29 @@ class ShapesTab(QWidget):
         figures = report.figures
         self.table.setRowCount(len(figures))
         for row, f in enumerate(figures):
-            cells = (SHAPE_NAMES.get(f.shape, f.shape), f"{f.content}/{f.probes}", str(f.pointer),
-                     str(f.probes - f.content - f.pointer), f"{f.mean_cost:,.0f}", f"{f.mean_charged:,.0f}")
+            cells = (
+                SHAPE_NAMES.get(f.shape, f.shape),
+                f"{f.content}/{f.probes}",
+                str(f.pointer),
+                str(f.probes - f.content - f.pointer),
+                f"{f.mean_cost:,.0f}",
+                f"{f.mean_charged:,.0f}",
+            )
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if col:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(row, col, item)
-        rule = "; ".join(f"{kind} questions: direct recall cheaper {c['direct']}, catalogue + one expansion {c['catalog']}"
-                         for kind, c in report.rule().items())
+        rule = "; ".join(
+            f"{kind} questions: direct recall cheaper {c['direct']}, catalogue + one expansion {c['catalog']}"
+            for kind, c in report.rule().items()
+        )
         self.summary.setText(
             f"{counted(len(report.rows), 'probe')} at budget {report.budget:,}, catalogue of {report.k}. {rule}. "
             f"Catalogues with entries they cannot tell apart: {report.indistinct_probes}; listing a near-twin "
             f"control beside the target: {report.controls_listed_probes}. Text: the target's text reached the "
-            "agent; pointer only: just its index or catalogue line (a budget problem, not a ranking one).")
+            "agent; pointer only: just its index or catalogue line (a budget problem, not a ranking one)."
+        )
 
 
 class ShapesPresenter(QObject):

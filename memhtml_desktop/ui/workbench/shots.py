@@ -16,10 +16,17 @@ from typing import Any
 
 TABS = ("probes", "compare", "configs", "history", "optimizer", "diagnostics", "judgments")
 DEMO_PROBES = (
-    ("compactor overlapping intervals", "projects/billing-service/nightly-compactor-merges-overlapping-intervals.html",
-     ("projects/billing-service/compactor-leaves-overlapping-usage-rows-alone.html",)),
+    (
+        "compactor overlapping intervals",
+        "projects/billing-service/nightly-compactor-merges-overlapping-intervals.html",
+        ("projects/billing-service/compactor-leaves-overlapping-usage-rows-alone.html",),
+    ),
     ("deregistration delay", "resources/infra/prod-alb-deregistration-delay-is-120-seconds.html", ()),
-    ("drain the vip before rollback", "areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html", ()),
+    (
+        "drain the vip before rollback",
+        "areas/oncall/prod-rollbacks-drain-the-vip-before-the-deploy-is-reverted.html",
+        (),
+    ),
 )
 
 
@@ -47,8 +54,9 @@ def demo_set(store: Any) -> None:
     wb = workbench_for(store)
     if wb.files.probe_sets():
         return
-    probes = [EvalProbe(q, t, c, note="picked for the screenshot") for q, t, c in DEMO_PROBES
-              if (store.root / t).exists()]
+    probes = [
+        EvalProbe(q, t, c, note="picked for the screenshot") for q, t, c in DEMO_PROBES if (store.root / t).exists()
+    ]
     known = {p.target for p in probes}
     for hit in store.search("", None, limit=40).hits:
         words = hit.gist.split()

@@ -76,8 +76,11 @@ class DiagnosticsPresenter(QObject):
         b = self.bench
         chosen = b.ready("A")
         if chosen is not None:
-            b.run(J.FloorJob(set_name=b.set_name(), config=chosen[0]), self._floor,
-                  busy="Scanning floors on the probe set\u2026")
+            b.run(
+                J.FloorJob(set_name=b.set_name(), config=chosen[0]),
+                self._floor,
+                busy="Scanning floors on the probe set\u2026",
+            )
 
     def _floor(self, scan: Any) -> None:
         self.bench.window.diagnostics.show_floor(scan)
@@ -93,8 +96,11 @@ class DiagnosticsPresenter(QObject):
         b = self.bench
         chosen = b.ready("A")
         if chosen is not None:
-            b.run(J.CrowdersJob(set_name=b.set_name(), config=chosen[0]), self._crowders,
-                  busy="Looking for memories that crowd the probe queries\u2026")
+            b.run(
+                J.CrowdersJob(set_name=b.set_name(), config=chosen[0]),
+                self._crowders,
+                busy="Looking for memories that crowd the probe queries\u2026",
+            )
 
     def _crowders(self, crowders: Any) -> None:
         w = self.bench.window
@@ -105,10 +111,15 @@ class DiagnosticsPresenter(QObject):
     def unreachable(self) -> None:
         config = self.bench.window.chosen("A") if self.bench.window is not None else None
         if config is not None:
-            self.bench.run(J.UnreachableJob(config=config), self._unreachable,
-                           busy="Searching each memory's own claim (a sample of 500)\u2026")
+            self.bench.run(
+                J.UnreachableJob(config=config),
+                self._unreachable,
+                busy="Searching each memory's own claim (a sample of 500)\u2026",
+            )
 
     def _unreachable(self, reach: Any) -> None:
         self.bench.window.diagnostics.show_unreachable(reach)
-        self.bench.window.say(f"{len(reach.unreachable)} of {counted(reach.checked, 'memory')} unreachable by their own claim.")
+        self.bench.window.say(
+            f"{len(reach.unreachable)} of {counted(reach.checked, 'memory')} unreachable by their own claim."
+        )
         self.unreachable_found.emit(reach)

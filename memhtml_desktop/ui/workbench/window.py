@@ -16,7 +16,15 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget,
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 from memhtml_desktop.ui.workbench.compare_tab import CompareTab
@@ -93,10 +101,19 @@ class WorkbenchWindow(QDialog):
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("workbenchTabs")
         self.tabs.setDocumentMode(True)
-        for i, (tab, title) in enumerate(((self.probes, "Probes"), (self.compare, "Side by side"),
-                                          (self.configs, "Configurations"), (self.history, "History"),
-                                          (self.optimizer, "Optimizer"), (self.diagnostics, "Diagnostics"),
-                                          (self.judgments, "Judgments"), (self.shapes, "Shapes")), start=1):
+        for i, (tab, title) in enumerate(
+            (
+                (self.probes, "Probes"),
+                (self.compare, "Side by side"),
+                (self.configs, "Configurations"),
+                (self.history, "History"),
+                (self.optimizer, "Optimizer"),
+                (self.diagnostics, "Diagnostics"),
+                (self.judgments, "Judgments"),
+                (self.shapes, "Shapes"),
+            ),
+            start=1,
+        ):
             # Tabs answer to Alt+1..8 (said in their tooltips), leaving the letters to the buttons and fields.
             self.tabs.addTab(tab, title)
             self.tabs.setTabToolTip(self.tabs.count() - 1, f"{title} (Alt+{i})")
@@ -136,8 +153,10 @@ class WorkbenchWindow(QDialog):
         self.run_button.setEnabled(has)
         self.compare_button.setEnabled(has)
         if not has:
-            self.say("No probe set in this store yet: right-click a search result and choose "
-                     "\u201cExpect this memory for this query\u2026\u201d to pin the first probe.")
+            self.say(
+                "No probe set in this store yet: right-click a search result and choose "
+                "\u201cExpect this memory for this query\u2026\u201d to pin the first probe."
+            )
 
     def set_configurations(self, configs: list[Any]) -> None:
         """Fill A and B (kept where they were; A: memhtml and B: default the first time)."""
