@@ -178,15 +178,26 @@ def test_the_workbench_re_ranking_equals_the_search_on_changed_facts(tmp_path, e
             assert list(rerank(ready, profile, 10, model).paths) == searched, (profile.name, question)
 
 
-def _newest_first(store, made) -> dict[str, float]:
-    """The share of questions about a changed slot whose newest fact ranks above every older one."""
+def _newest_first(store, made, *, searched_every: int = 1) -> dict[str, float]:
+    """The share of questions about a changed slot whose newest fact ranks above every older one.
+
+    Each question's arm lists are read once (`prepare_queries`, the workbench's door) and the page ranked
+    from them with and without the step (`rerank`): half the reading of two searches, 2.6x less CPU at
+    2,600 slots. Every `searched_every`-th question is also searched through `Store.search` with both
+    profiles and must give the same page (the test above holds the two equal on changed facts)."""
+    before = dataclasses.replace(DEFAULT, newer_first=False)
+    questions = [q for q, _, _ in made.questions]
+    prepared = prepare_queries(store, [(q, None, ()) for q in questions], DEFAULT)
+    model = store.embedder.model_id
     won = {"before": 0, "after": 0}
-    for question, newest, olders in made.questions:
-        for name, profile in (("before", dataclasses.replace(DEFAULT, newer_first=False)), ("after", DEFAULT)):
-            paths = [h.path for h in store.search(question, limit=10, ranking=profile).hits]
+    for i, ((question, newest, olders), ready) in enumerate(zip(made.questions, prepared)):
+        for name, profile in (("before", before), ("after", DEFAULT)):
+            paths = list(rerank(ready, profile, 10, model).paths)
+            if i % searched_every == 0:
+                assert paths == [h.path for h in store.search(question, limit=10, ranking=profile).hits], question
             at = paths.index(newest) if newest in paths else 10
             won[name] += at < min((paths.index(o) for o in olders if o in paths), default=11)
-    return {k: v / len(made.questions) for k, v in won.items()}
+    return {k: v / len(questions) for k, v in won.items()}
 
 
 def test_on_a_small_fact_store_the_newest_fact_goes_first(tmp_path):
@@ -205,7 +216,7 @@ def test_on_several_thousand_facts_the_newest_goes_first_nine_times_in_ten(tmp_p
     base = tmp_path_factory.mktemp(f"facts-{embedder}")
     made = fact_store.build(base / "facts", slots=2600, seed=5)  # 4,213 memories, 787 questions
     store = _store(made.root, base, make_embedder(embedder))
-    share = _newest_first(store, made)
+    share = _newest_first(store, made, searched_every=20)  # 40 of the 787 questions searched too
     assert share["after"] >= 0.9 and share["after"] >= share["before"] + 0.4, share
 
 
