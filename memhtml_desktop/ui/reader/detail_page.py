@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from memhtml_desktop.domain.paths import workspace_of
 from memhtml_desktop.domain.plural import counted
 from memhtml_desktop.domain.types import MemoryDetail
+from memhtml_desktop.ui.kit.action_button import ActionButton
 from memhtml_desktop.ui.kit.chips import ChipBar, FlowLayout, tooltip_text
 from memhtml_desktop.ui.reader.contradiction_strip import ContradictionStrip
 from memhtml_desktop.ui.reader.reader_parts import (
@@ -224,8 +225,7 @@ def build_footer(pane) -> QWidget:
     policy.setHeightForWidth(True)
     buttons.setSizePolicy(policy)
     for action in (pane.helpful_action, pane.not_helpful_action, pane.why_action, pane.editor_action):
-        button = QToolButton(footer)
-        button.setDefaultAction(action)
+        button = ActionButton(action, footer)
         button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         row.addWidget(button)
     pane.curate_button = QToolButton(footer)
