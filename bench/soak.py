@@ -792,7 +792,20 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
             "counts": dict(counts),
         }
         row["gc_objects"] = len(gc.get_objects())
-        row["widgets"] = len(QApplication.allWidgets())  # a widget made per action and never deleted shows here
+        widgets = QApplication.allWidgets()
+        row["widgets"] = len(widgets)  # a widget made per action and never deleted shows here
+        if cfg.get("census"):
+            kinds = Counter(
+                type(w).__name__ + ":" + (w.parent().objectName() or type(w.parent()).__name__ if w.parent() else "-")
+                for w in widgets
+            )
+            if last_widgets:
+                row["widgets_grown"] = sorted(
+                    ((n - last_widgets.get(k, 0), k) for k, n in kinds.items() if n > last_widgets.get(k, 0)),
+                    reverse=True,
+                )[:8]
+            last_widgets.clear()
+            last_widgets.update(kinds)
         row["qobjects"] = len(window.findChildren(QObject))
         if cfg.get("census"):
             census = Counter(type(o).__qualname__ for o in gc.get_objects())
@@ -805,6 +818,7 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
         say("sample", **row)
 
     last_census: dict = {}
+    last_widgets: dict = {}
     steps = {
         "search": search,
         "open": open_row,
@@ -974,6 +988,8 @@ def main() -> int:
             samples.append(row)
             if row.get("census"):
                 print("  grew:", row["census"], flush=True)
+            if row.get("widgets_grown"):
+                print("  widgets grew:", row["widgets_grown"], flush=True)
             print(
                 f"[{row['action']:>6} actions, {row['s']:>7} s] window {row['window_rss_mb']} MB "
                 f"{row['window_fds']} fds {row['window_threads']} threads | engine {row.get('engine_rss_mb')} MB "
