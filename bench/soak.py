@@ -499,6 +499,8 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
 
     from memhtml_desktop.settings import load_settings
     from memhtml_desktop.ui.app import ensure_app, settle_gc, store_spec
+    from memhtml_desktop.ui.results.cached_delegate import CachedDelegate
+    from memhtml_desktop.ui.results.row_pictures import RowPictures
     from memhtml_desktop.ui.shell.idle import pump_until as pump
     from memhtml_desktop.ui.shell.main_window import MainWindow
 
@@ -791,7 +793,17 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
             "gaps_over_50ms": sum(g > 50 for g in ordered),
             "counts": dict(counts),
         }
-        row["gc_objects"] = len(gc.get_objects())
+        objects = gc.get_objects()
+        row["gc_objects"] = len(objects)
+        # The window's bounded picture caches (rows and cells): growth they explain is a cache filling.
+        row["pictures_mb"] = round(
+            (
+                sum(o.held_bytes() for o in objects if isinstance(o, RowPictures))
+                + sum(d.held_bytes() for d in window.findChildren(CachedDelegate))
+            )
+            / 2**20,
+            1,
+        )
         widgets = QApplication.allWidgets()
         row["widgets"] = len(widgets)  # a widget made per action and never deleted shows here
         if cfg.get("census"):
@@ -992,6 +1004,7 @@ def main() -> int:
                 print("  widgets grew:", row["widgets_grown"], flush=True)
             print(
                 f"[{row['action']:>6} actions, {row['s']:>7} s] window {row['window_rss_mb']} MB "
+                f"(heap {row.get('heap_used_mb')}, pictures {row.get('pictures_mb')}) "
                 f"{row['window_fds']} fds {row['window_threads']} threads | engine {row.get('engine_rss_mb')} MB "
                 f"{row.get('engine_fds')} fds {row.get('engine_threads')} threads | refs True {row['ref_true']} "
                 f"False {row['ref_false']} None {row['ref_none']} | gaps max {row['gap_max_ms']} "

@@ -35,6 +35,7 @@ class CrashTrial:
     stranded_state_rows: int = 0
     files_after_kill: int = 0
     follow_up_s: float = 0.0
+    missed: list[float] = field(default_factory=list)  # earlier delays that fell after the run had ended
 
     @property
     def ok(self) -> bool:
@@ -178,32 +179,21 @@ class CrashHarness:
         from memhtml_desktop.domain.embedder import space_of
 
         mode = self.MODES[number % len(self.MODES)]
-        args = ["index", "--store", str(self.root), "--index", str(self.index)]
-        if mode == "cold":
-            for suffix in ("", "-wal", "-shm"):
-                Path(str(self.index) + suffix).unlink(missing_ok=True)
-        elif mode == "rebuild":
-            args.append("--rebuild")
-        else:
-            self.mutate()
         # The window opens after interpreter start-up and closes at the end of an uninterrupted run
-        # of the same kind (measured at set-up); a kill after the run ended is counted, not hidden.
+        # of the same kind (measured at set-up). A run's length moves with the machine's load, so a
+        # delay can fall after the run has ended: that miss is recorded and the trial is tried again
+        # with half the delay (the store changed again for a warm one), up to three times in all.
         seconds = self.warm_seconds if mode == "warm" else self.cold_seconds
         lo, hi = delay_range or (0.25, max(0.5, seconds))
         delay = self.rng.uniform(lo, hi)
-        argv = [PYTHON, "-m", "memhtml_desktop", *args]
-        child = subprocess.Popen(
-            argv, env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
-        )
-        time.sleep(delay)  # the deliberate random moment of the crash
-        running = child.poll() is None
-        try:
-            os.killpg(child.pid, signal.SIGKILL)  # the run and its parse workers, as a power cut would
-        except ProcessLookupError:
-            pass
-        child.wait(timeout=30)
-        wait_until(lambda: not _group_alive(child.pid), timeout=10)
-        result = CrashTrial(number, mode, round(delay, 3), running)
+        missed: list[float] = []
+        for _attempt in range(3):
+            running = self._run_and_kill(mode, delay)
+            if running:
+                break
+            missed.append(round(delay, 3))
+            delay = max(lo / 2, delay / 2)
+        result = CrashTrial(number, mode, round(delay, 3), running, missed=missed)
 
         # The next start: the store opens its index as the app does, then the invariants.
         store = self._store(self.index)
@@ -237,6 +227,30 @@ class CrashHarness:
         result.state_problems += self._state_problems(before_follow_up=False)
         result.stranded_state_rows = self._stranded()
         return result
+
+    def _run_and_kill(self, mode: str, delay: float) -> bool:
+        """Start an index run of `mode`, SIGKILL its process group after `delay` s; was it still running?"""
+        args = ["index", "--store", str(self.root), "--index", str(self.index)]
+        if mode == "cold":
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(self.index) + suffix).unlink(missing_ok=True)
+        elif mode == "rebuild":
+            args.append("--rebuild")
+        else:
+            self.mutate()
+        argv = [PYTHON, "-m", "memhtml_desktop", *args]
+        child = subprocess.Popen(
+            argv, env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
+        time.sleep(delay)  # the deliberate random moment of the crash
+        running = child.poll() is None
+        try:
+            os.killpg(child.pid, signal.SIGKILL)  # the run and its parse workers, as a power cut would
+        except ProcessLookupError:
+            pass
+        child.wait(timeout=30)
+        wait_until(lambda: not _group_alive(child.pid), timeout=10)
+        return running
 
     def _state_problems(self, *, before_follow_up: bool) -> list[str]:
         """The state plane is never damaged: integrity ok, every seeded row intact under one of its file's names."""
@@ -280,6 +294,7 @@ def summarize_trials(trials: list[CrashTrial]) -> dict[str, Any]:
         "stranded_state_rows": sum(t.stranded_state_rows for t in trials),
         "by_mode": {m: sum(t.mode == m for t in trials) for m in ("cold", "warm", "rebuild")},
         "delays_s": [t.delay_s for t in trials],
+        "missed_delays_s": [d for t in trials for d in t.missed],
         "files_at_kill": [t.files_after_kill for t in trials],
         "failures": [t.to_json() for t in trials if not t.ok],
     }
