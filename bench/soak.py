@@ -511,6 +511,10 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
     queries = queries_of(store_dir, rng)
     scratch = Path(cfg["scratch"])
     app = ensure_app()
+    if cfg.get("pixmap_cache_kb") is not None:  # an experiment: Qt's own pixmap cache (styles, icons) smaller
+        from PySide6.QtGui import QPixmapCache
+
+        QPixmapCache.setCacheLimit(int(cfg["pixmap_cache_kb"]))
     settings = load_settings({"debounce_ms": 150, "index": cfg["index"], "embedder": "hash", "watch": True})
     qsettings = QSettings(str(scratch / "window.ini"), QSettings.Format.IniFormat)
     window = MainWindow(store_spec(store_dir, settings), settings, qsettings=qsettings, watch=True)
@@ -929,6 +933,7 @@ def main() -> int:
         default=0,
         help="a time box: stop after this many minutes and judge the actions made (0: none)",
     )
+    ap.add_argument("--pixmap-cache-kb", type=int, default=None, help="set Qt's QPixmapCache limit (an experiment)")
     ap.add_argument("--census", action="store_true", help="say which object types grew at each sample (slow)")
     ap.add_argument("--committer", type=Path, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--drive", default=None, help=argparse.SUPPRESS)
@@ -971,6 +976,7 @@ def main() -> int:
         "scratch": str(scratch),
         "only": args.only,
         "census": args.census,
+        "pixmap_cache_kb": args.pixmap_cache_kb,
         "deadline": time.time() + args.minutes * 60 if args.minutes else 0,
     }
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", MEMHTML_DESKTOP_SETTINGS=str(scratch / "settings.ini"))
