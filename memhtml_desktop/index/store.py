@@ -355,7 +355,8 @@ class Store:
         with self._write_lock, writelock.hold(self.index_path, "recovering a damaged index"):
             self.close_thread_connection()
             self._move_aside(exc)
-            Indexer(self.reader(), self.root, self.embedder, clock=self.clock).scan()
+            with dbmod.index_pass_cache(self.reader()) as conn:
+                Indexer(conn, self.root, self.embedder, clock=self.clock).scan()
 
     def _recovering(self, operation, *args, **kwargs):
         """Run an index operation; a damaged page found on the way is recovered from, once; a
@@ -476,7 +477,8 @@ class Store:
             delay = 0.1
             while held:
                 try:
-                    return work(Indexer(self.reader(), self.root, self.embedder, clock=self.clock))
+                    with dbmod.index_pass_cache(self.reader()) as conn:
+                        return work(Indexer(conn, self.root, self.embedder, clock=self.clock))
                 except apsw.BusyError as exc:
                     if deadline is not None and time.monotonic() + delay >= deadline:
                         raise

@@ -197,3 +197,14 @@ def test_a_first_run_on_a_small_screen_keeps_the_reader_on_screen(tmp_path):
     assert (screen_w, screen_h) == (1024, 700)
     assert width <= 1024 and height <= 700
     assert reader_right < width  # the reader's pane ends inside the window, which ends inside the screen
+
+
+def test_the_app_holds_qts_pixmap_cache_small(qapp):
+    """Qt's 10 MB pixmap cache filled for thousands of actions in the soak: the app sets 1 MB."""
+    from PySide6.QtGui import QPixmapCache
+
+    from memhtml_desktop.ui.app import PIXMAP_CACHE_KB, ensure_app
+
+    QPixmapCache.setCacheLimit(10240)
+    ensure_app()
+    assert QPixmapCache.cacheLimit() == PIXMAP_CACHE_KB <= 2048

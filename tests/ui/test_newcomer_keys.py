@@ -303,10 +303,16 @@ def test_the_pool_charts_cut_label_stays_in_the_plot_and_off_the_legend(qtbot, w
     """ "top 10 by fused score" ran over the legend when the cut sat near the plot's right edge."""
     from memhtml_desktop.ui.pool.pool_chart import LEGEND_WIDTH
 
+    from memhtml_desktop.ui.pool.pool_chart import PoolChart
+
     type_query(qtbot, window, "drain the vip")
     wait_for_query(qtbot, window, "drain the vip")
-    chart = window.chart
-    pool = chart.pool()
+    pool = window.chart.pool()
+    # The window's own chart sits in a layout that may set its size again between two pictures (a
+    # late answer or a status line relaid): the same pool on a chart of its own keeps the size asked.
+    chart = PoolChart()
+    qtbot.addWidget(chart)
+    chart.set_pool(pool)
     assert pool is not None and len(chart.entries()) > pool.limit
     from dataclasses import replace
 
