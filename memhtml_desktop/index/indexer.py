@@ -176,7 +176,6 @@ class Indexer:
         self.space = space_of(embedder)
         self.clock = clock
         self.batch_files = batch_files
-        self._state_moves: list[tuple[str, str]] = []
         self._cold = False
         self._force = False
         self._rows: writer.Rows | None = None  # a cold batch's rows, gathered (_bulk)
@@ -436,6 +435,7 @@ class Indexer:
     ) -> None:
         known = self._sources() if known is None else known
         self._force = force
+        self._follow_state()  # what a killed run committed and never followed, first
         # A cold run (nothing indexed yet) writes without first deleting what cannot be there.
         self._cold = not known and self.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
         pending_vanished = set(vanished)
@@ -573,13 +573,13 @@ class Indexer:
         source = moved_from.get(disk.path)
         if source is None and old is None:
             twins = [p for p in by_hash.get(content_hash, ()) if p in pending_vanished]
-            source = twins[0] if twins else None
+            source = likeliest_source(twins, disk.path)
         if source is not None and source in pending_vanished:
             writer.move_file(conn, source, disk.path)
             conn.execute("DELETE FROM sources WHERE path = ?", (source,))
             writer.clear_problem(conn, source)
             pending_vanished.discard(source)
-            self._state_moves.append((source, disk.path))
+            conn.execute("INSERT INTO state_moves (src, dst) VALUES (?, ?)", (source, disk.path))
             report.moved += 1
             report.moves.append((source, disk.path))
             fresh = False
@@ -623,15 +623,30 @@ class Indexer:
         batch would make a concurrent memhtml bump wait, and a busy state plane must never roll
         back index work. A destination that already has a row keeps it (memhtml's own CLI moves
         the row itself when it does the move).
+
+        The moves come from the index's `state_moves` table, written with the moves themselves:
+        what a killed run committed and never followed is followed by the next one, in the order
+        it happened (a memory moved twice follows both steps). A move whose state plane is busy
+        stays there for the next batch or run.
         """
         from memhtml_desktop.index.state import StateError, move_access
 
-        moves, self._state_moves = self._state_moves, []
-        for src, dst in moves:
+        if getattr(self.conn, "state_busy", False):
+            return  # another process holds the plane: the moves wait for a run that can write it
+        pending = self.conn.execute("SELECT id, src, dst FROM state_moves ORDER BY id").fetchall()
+        done: list[int] = []
+        for move_id, src, dst in pending:
             try:
                 move_access(self.conn, src, dst)
             except (StateError, apsw.Error) as exc:
-                log.warning("state row for %s did not follow to %s: %s", src, dst, exc)
+                log.warning("state row for %s did not follow to %s yet: %s", src, dst, exc)
+                break  # later moves may chain on this one: they wait with it
+            done.append(move_id)
+        if done:
+            with writing(self.conn):
+                self.conn.execute(
+                    "DELETE FROM state_moves WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(done),)
+                )
 
     def _finish(self, report: IndexReport, *, rebuilt: bool, scanned: bool = False) -> None:
         at = iso_z(self.clock())
@@ -643,3 +658,27 @@ class Indexer:
                 (str(self.root), self.space, self.embedder.dim, at, int(rebuilt), at, int(scanned), at),
             )
             changes.prune(self.conn)
+
+
+def likeliest_source(twins: Sequence[str], path: str) -> str | None:
+    """Which vanished file, of byte-identical ones, the new file at `path` is: the one whose path
+    ends like it (its name, then its folders from the inside out), else the first in path order.
+
+    A scan has no inodes, only contents; when a memory and its byte-identical twin both move in one
+    pass, the first twin in the list took the first new path, and the memory's reads (its state
+    row) followed to its twin's new name. A move (`git mv`, a folder renamed) keeps the file's
+    name; a copy made elsewhere rarely does.
+    """
+    if not twins:
+        return None
+    parts = path.split("/")
+
+    def shared_tail(other: str) -> int:
+        count = 0
+        for mine, theirs in zip(reversed(parts), reversed(other.split("/")), strict=False):
+            if mine != theirs:
+                break
+            count += 1
+        return count
+
+    return min(sorted(twins), key=lambda twin: -shared_tail(twin))

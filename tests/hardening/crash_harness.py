@@ -184,7 +184,9 @@ class CrashHarness:
         # delay can fall after the run has ended: that miss is recorded and the trial is tried again
         # with half the delay (the store changed again for a warm one), up to three times in all.
         seconds = self.warm_seconds if mode == "warm" else self.cold_seconds
-        lo, hi = delay_range or (0.25, max(0.5, seconds))
+        # the first third of the window is mostly interpreter start-up: kills land past it
+        hi = max(0.5, seconds)
+        lo, hi = delay_range or (0.25 + (hi - 0.25) / 3, hi)
         delay = self.rng.uniform(lo, hi)
         missed: list[float] = []
         for _attempt in range(3):

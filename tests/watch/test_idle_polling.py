@@ -37,7 +37,19 @@ class _NoWatchesLeft(InotifyObserver):
 SEEN_S = poller.MAX_INTERVAL_S + 1.0 + 8.0
 
 
-def test_every_change_is_seen_after_the_poller_backed_off(store_root, make_store, start_watcher, embedder):
+BACKED_OFF_S = 0.6
+"""The longest pause of the poller in the test below: the app's back-off (0.2 s doubling to
+MAX_INTERVAL_S, 2 s) made each of its six waits for "backed off" take ~5 s; the same doubling to
+0.6 s reaches its end in three polls, and what is checked (a change made at the longest pause is
+seen) is the same."""
+
+
+def test_every_change_is_seen_after_the_poller_backed_off(store_root, make_store, start_watcher, embedder, monkeypatch):
+    from functools import partial
+
+    from memhtml_desktop.watch import observers
+
+    monkeypatch.setattr(observers, "StatPoller", partial(poller.StatPoller, max_interval=BACKED_OFF_S))
     generate_store(store_root, 1_500, 17, invalid=0, force=True)  # more files than the sweep's 1,000 a second
     store = make_store(store_root)
     watcher = start_watcher(store, observer_factory=_NoWatchesLeft, poll_interval_s=0.2)
@@ -46,7 +58,7 @@ def test_every_change_is_seen_after_the_poller_backed_off(store_root, make_store
 
     def backed_off(what: str = "the poller to back off again") -> None:
         """Each change is made once the poller is at its longest pause (not after a fixed 4 s sleep)."""
-        wait_until(lambda: emitter._pause == poller.MAX_INTERVAL_S, 30, what=what)
+        wait_until(lambda: emitter._pause == BACKED_OFF_S, 30, what=what)
 
     backed_off("the poller to back off")
     fresh = Fresh(store)
@@ -67,7 +79,7 @@ def test_every_change_is_seen_after_the_poller_backed_off(store_root, make_store
     before = embedder.indexed
     swept = emitter.swept  # the sweep has stat'ed every file since (the append among them), then backed off
     wait_until(
-        lambda: emitter.swept >= swept + 1_500 and emitter._pause == poller.MAX_INTERVAL_S,
+        lambda: emitter.swept >= swept + 1_500 and emitter._pause == BACKED_OFF_S,
         30,
         what="a sweep past the append",
     )
