@@ -301,9 +301,7 @@ def test_the_count_line_drops_whole_parts_and_is_never_cut_inside_a_parenthesis(
 
 def test_the_pool_charts_cut_label_stays_in_the_plot_and_off_the_legend(qtbot, window):
     """ "top 10 by fused score" ran over the legend when the cut sat near the plot's right edge."""
-    from memhtml_desktop.ui.pool.pool_chart import LEGEND_WIDTH
-
-    from memhtml_desktop.ui.pool.pool_chart import PoolChart
+    from memhtml_desktop.ui.pool.pool_chart import LEGEND_WIDTH, PoolChart
 
     type_query(qtbot, window, "drain the vip")
     wait_for_query(qtbot, window, "drain the vip")
