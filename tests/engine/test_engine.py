@@ -305,3 +305,25 @@ def test_the_engine_runs_nicer_than_the_window_by_its_niceness(store, monkeypatc
         assert os.getpriority(os.PRIO_PROCESS, client.pid) == min(19, mine + expected)
     finally:
         client.close()
+
+
+def test_the_engine_gives_freed_memory_back_between_calls_never_during_one(store, monkeypatch):
+    """glibc keeps what a call freed in its thread's arena: the engine trims between calls (at most every
+    TRIM_EVERY_S, only when no call runs and one finished since the last trim)."""
+    from memhtml_desktop.engine import core
+
+    monkeypatch.setattr(core, "TRIM_EVERY_S", 0.0)
+    sent: list = []
+    engine = core.Engine(spec_of(store), sent.append, store=store)
+    engine._tick()
+    assert engine.trims == 0  # nothing finished yet: nothing to give back
+    engine._running[1] = core._Running(kind="search")
+    engine._running[2] = core._Running(kind="count")
+    engine._finish(1, Done(1, None))
+    engine._tick()
+    assert engine.trims == 0  # a call still runs: its memory is in use
+    engine._finish(2, Done(2, None))
+    engine._tick()
+    engine._tick()
+    assert engine.trims == 1  # once for what finished, not at every tick
+    assert core.give_back_freed_memory() is True  # glibc here: the trim is real
