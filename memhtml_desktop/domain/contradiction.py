@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Callable
 
+from memhtml_desktop.domain import text_memo
 from memhtml_desktop.domain.polarity import NEGATION_MARKERS, VARIANT_QUALIFIERS, normalise
 from memhtml_desktop.domain.stopwords import STOPWORD_SET
 
@@ -136,7 +137,7 @@ def _pieces(token: str) -> list[str]:
     return normalise(token).split()
 
 
-@functools.lru_cache(maxsize=32768)
+@functools.lru_cache(maxsize=text_memo.TEXTS)
 def _words(text: str) -> tuple[_Word, ...]:
     out = []
     for m in _TOKEN.finditer(text):
@@ -197,7 +198,7 @@ def _content(words) -> set[str]:
     return {_stem(w.norm) for w in words if w.norm not in STOPWORD_SET}
 
 
-@functools.lru_cache(maxsize=32768)
+@functools.lru_cache(maxsize=text_memo.TEXTS)
 def _content_of(claim: str) -> frozenset[str]:
     return frozenset(_content(_words(claim)))
 
@@ -206,7 +207,7 @@ def _content_of(claim: str) -> frozenset[str]:
 _MAX_CONTENT_DIFFERENCE = 2 * MAX_VALUE_TOKENS + 2
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=65536)  # a word each, not a text: the vocabulary fills it early
 def _stem(word: str) -> str:
     """A crude stem, enough to see "merges", "merged" and "merge" as one word."""
     if _is_number(word) or len(word) < 5:
@@ -262,7 +263,7 @@ def slot_value(claim: str, frame_key: str) -> str:
     return " ".join(w.norm for w in _value_of(claim, frame_key) if w.norm not in STOPWORD_SET)
 
 
-@functools.lru_cache(maxsize=32768)
+@functools.lru_cache(maxsize=text_memo.TEXTS)
 def word_keys(claim: str) -> frozenset[str]:
     """The claim's content words, numbers aside: what the scan's rare-word blocks are made of."""
     return frozenset(

@@ -30,6 +30,7 @@ from typing import Sequence
 import numpy as np
 import regex
 
+from memhtml_desktop.domain import text_memo
 from memhtml_desktop.domain.mmr import CosineTable, CosineView
 
 TWIN_COSINE = 0.9
@@ -114,7 +115,7 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(normalise(text))
 
 
-@functools.lru_cache(maxsize=32768)
+@functools.lru_cache(maxsize=text_memo.TEXTS)
 def is_negated(text: str) -> bool:
     """At least one negation marker among the tokens (cached: claims recur search after search)."""
     return any(token in NEGATION_MARKERS for token in tokens(text))

@@ -31,6 +31,7 @@ from typing import Sequence
 import numpy as np
 import regex
 
+from memhtml_desktop.domain import text_memo
 from memhtml_desktop.domain.contradiction import Statement
 from memhtml_desktop.domain.mmr import CosineTable, MmrCandidate, apply_mmr
 from memhtml_desktop.domain.newer_first import Pair, contradicting_pairs, newer_first
@@ -67,7 +68,7 @@ class Reordered:
 _WORD = regex.compile(r"[\p{L}\p{N}]+")
 
 
-@functools.lru_cache(maxsize=32768)
+@functools.lru_cache(maxsize=text_memo.TEXTS)
 def _content_words(text: str) -> frozenset[str]:
     """The sanitised words (the lexical arm's words) that are not function words; cached, since
     the same titles and claims come back search after search, and a workbench run or optimizer

@@ -41,6 +41,7 @@ from typing import Sequence
 import numpy as np
 import regex
 
+from memhtml_desktop.domain import text_memo
 from memhtml_desktop.domain.mmr import CosineTable, CosineView
 from memhtml_desktop.domain.polarity import NEGATION_MARKERS, VARIANT_QUALIFIERS, normalise
 from memhtml_desktop.domain.stopwords import STOPWORD_SET
@@ -73,7 +74,7 @@ def deciding_words(text: str) -> dict[str, str]:
     return dict(_deciding(text))
 
 
-@functools.lru_cache(maxsize=32768)
+@functools.lru_cache(maxsize=text_memo.TEXTS)
 def _deciding(text: str) -> tuple[tuple[str, str], ...]:
     out: dict[str, str] = {}
     for word in _WORD.findall(normalise(text)):
