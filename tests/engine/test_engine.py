@@ -327,3 +327,15 @@ def test_the_engine_gives_freed_memory_back_between_calls_never_during_one(store
     engine._tick()
     assert engine.trims == 1  # once for what finished, not at every tick
     assert core.give_back_freed_memory() is True  # glibc here: the trim is real
+
+
+def test_the_engine_process_holds_glibcs_allocator_to_few_arenas_and_a_fixed_mmap_threshold():
+    """`engine_main` calls tune_allocator before its threads start; here: it takes on this glibc, and the
+    engine's module calls it where the process begins."""
+    import inspect
+
+    from memhtml_desktop.engine import core, process
+
+    assert core.tune_allocator() is True
+    source = inspect.getsource(process.engine_main)
+    assert source.index("tune_allocator()") < source.index("Engine(spec, send)")
