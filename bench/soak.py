@@ -497,6 +497,7 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication, QToolButton
 
+    from memhtml_desktop.ops.jobs import MemoryJob
     from memhtml_desktop.settings import load_settings
     from memhtml_desktop.ui.app import ensure_app, settle_gc, store_spec
     from memhtml_desktop.ui.results.cached_delegate import CachedDelegate
@@ -830,6 +831,13 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
                 row["census"] = [(t, d) for d, t in grown if d > 0]
             last_census.clear()
             last_census.update(census)
+        if engine:
+            # Where the engine's memory is (SQLite's heap, glibc's heap in use and free, objects):
+            # asked of the engine itself, so an RSS that grows says which of them does.
+            answer: list[dict] = []
+            window.runner.run(MemoryJob().success(answer.append))
+            if pump_until(lambda: bool(answer), 10.0):
+                row.update({f"engine_{k}": v for k, v in answer[0].items()})
         gaps.clear()
         say("sample", **row)
 
@@ -1012,6 +1020,8 @@ def main() -> int:
                 f"[{row['action']:>6} actions, {row['s']:>7} s] window {row['window_rss_mb']} MB "
                 f"(heap {row.get('heap_used_mb')}, pictures {row.get('pictures_mb')}) "
                 f"{row['window_fds']} fds {row['window_threads']} threads | engine {row.get('engine_rss_mb')} MB "
+                f"(sqlite {row.get('engine_sqlite_mb')}, heap {row.get('engine_heap_in_use_mb')} + free "
+                f"{row.get('engine_heap_free_mb')}, {row.get('engine_objects')} objects) "
                 f"{row.get('engine_fds')} fds {row.get('engine_threads')} threads | refs True {row['ref_true']} "
                 f"False {row['ref_false']} None {row['ref_none']} | gaps max {row['gap_max_ms']} "
                 f"p99 {row['gap_p99_ms']} ms",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
+import tempfile
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -18,3 +20,31 @@ DATA = Path(__file__).resolve().parent / "data"
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
+
+
+def keep_bytecode() -> Path | None:
+    """Compiled bytecode for every process of the run, kept in one private folder outside the checkout.
+
+    This machine (and CI's) sets PYTHONDONTWRITEBYTECODE, and the checkout has no `__pycache__`: every
+    process the suite starts — two workers, an engine forkserver each, hundreds of CLI children run
+    with PYTHONPATH on the checkout — compiled the app from source again (about 0.25 s of CPU each for
+    the window's imports), and each worker rewrote every test module's asserts again. The cache is
+    the interpreter's own (`PYTHONPYCACHEPREFIX`), so the checkout stays as it is; a folder that is not
+    this user's alone is not used (a stranger's bytecode would run as ours).
+    """
+    folder = Path(tempfile.gettempdir()) / f"memhtml-desktop-pycache-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(folder)
+    sys.pycache_prefix = str(folder)
+    sys.dont_write_bytecode = False
+    return folder
+
+
+PYCACHE = keep_bytecode()

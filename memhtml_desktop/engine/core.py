@@ -45,6 +45,7 @@ from memhtml_desktop.engine.protocol import (
     StoreFacts,
     Watch,
 )
+from memhtml_desktop.memory import libc
 from memhtml_desktop.ops.jobs import Cancelled
 from memhtml_desktop.ops.spec import StoreSpec
 
@@ -327,31 +328,28 @@ def tune_allocator() -> bool:
     """Hold glibc's allocator to MMAP_THRESHOLD and ARENAS in the engine's process, before its threads
     start. Searching 2,400 times from three threads at 20,000 memories, resident anonymous memory
     ended at 94 MB instead of 137 MB. False where the C library has no `mallopt`."""
-    mallopt = _libc("mallopt")
+    mallopt = libc("mallopt")
     if mallopt is None:
         return False
     m_mmap_threshold, m_arena_max = -3, -8  # <malloc.h>
     return bool(mallopt(m_mmap_threshold, MMAP_THRESHOLD)) and bool(mallopt(m_arena_max, ARENAS))
 
 
+def bound_sqlite_heap() -> None:
+    """SQLite's heap in the engine's process, every connection together (`Store.bound_sqlite_heap`)."""
+    from memhtml_desktop.index.store import Store
+
+    Store.bound_sqlite_heap()
+
+
 def give_back_freed_memory() -> bool:
     """glibc's `malloc_trim(0)`: the free memory of every arena back to the system. False where the C
     library has none (musl, macOS): nothing is done there."""
-    trim = _libc("malloc_trim")
+    trim = libc("malloc_trim")
     if trim is None:
         return False
     trim(0)
     return True
-
-
-def _libc(name: str):
-    """The C library's function `name`, or None where it has none."""
-    import ctypes
-
-    try:
-        return getattr(ctypes.CDLL(None), name)
-    except (AttributeError, OSError):
-        return None
 
 
 def _lane_name(job: Any) -> str:

@@ -221,6 +221,8 @@ class ReadDoor(StoreFacts, Protocol):
 
     def stats(self) -> dict[str, Any]: ...
 
+    def sqlite_heap(self) -> dict[str, float]: ...
+
 
 @runtime_checkable
 class StateDoor(StoreFacts, Protocol):

@@ -362,6 +362,20 @@ class StatsJob(Job[dict]):
 
 
 @dataclass
+class MemoryJob(Job[dict]):
+    """Where the memory of the process running it is (the engine's, for the soak's samples):
+    SQLite's heap, glibc's heap in use and free, Python's objects (memhtml_desktop/memory.py)."""
+
+    kind: ClassVar[str] = "memory"
+
+    def run(self, store: ReadDoor, cancelled: Cancelled_, progress: Progress) -> dict:
+        check(cancelled)
+        from memhtml_desktop.memory import heap_report
+
+        return {**store.sqlite_heap(), **heap_report()}
+
+
+@dataclass
 class StatePlaneJob(Job[StatePlane]):
     """The state plane now (`Store.state_plane`): the status bar asks every few seconds, so a
     `state.db` replaced, deleted or turned into a FIFO while the window sits idle is said within

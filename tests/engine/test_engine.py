@@ -339,3 +339,24 @@ def test_the_engine_process_holds_glibcs_allocator_to_few_arenas_and_a_fixed_mma
     assert core.tune_allocator() is True
     source = inspect.getsource(process.engine_main)
     assert source.index("tune_allocator()") < source.index("Engine(spec, send)")
+
+
+def test_the_engine_process_bounds_sqlite_s_heap_and_says_where_its_memory_is(store):
+    """`engine_main` bounds SQLite's heap (all its lanes' connections together); `MemoryJob` asks the
+    engine itself where its memory is (the soak samples it beside the RSS)."""
+    from memhtml_desktop.index import db
+    from memhtml_desktop.ops.jobs import MemoryJob
+
+    inbox = Inbox()
+    client = EngineClient(store, inbox).start()
+    try:
+        inbox.wait(lambda m: isinstance(m, Opened))
+        inbox.answer(client.call(SearchJob("rollback", Scope(), 5)))  # a lane's connection open and read
+        call = client.call(MemoryJob())
+        done = inbox.wait(lambda m: isinstance(m, Done) and m.id == call)
+    finally:
+        client.close()
+    report = done.value
+    assert report["sqlite_limit_mb"] == db.SQLITE_HEAP_LIMIT_MB
+    assert 0 < report["sqlite_mb"] < db.SQLITE_HEAP_LIMIT_MB
+    assert report["objects"] > 1000 and report["heap_in_use_mb"] > 1
