@@ -32,6 +32,8 @@ def keep_bytecode() -> Path | None:
     the interpreter's own (`PYTHONPYCACHEPREFIX`), so the checkout stays as it is; a folder that is not
     this user's alone is not used (a stranger's bytecode would run as ours).
     """
+    if os.environ.get("MEMHTML_DESKTOP_TEST_NO_PYCACHE"):  # to measure what the cache saves
+        return None
     folder = Path(tempfile.gettempdir()) / f"memhtml-desktop-pycache-{os.getuid()}"
     try:
         folder.mkdir(mode=0o700, exist_ok=True)
