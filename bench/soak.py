@@ -243,6 +243,8 @@ def judge(samples: list[dict], probes: list[dict], actions: int, finished: dict 
             )
         if finished.get("error"):
             reasons.append(f"the driver failed: {finished['error']}")
+        if finished.get("read_errors"):
+            reasons.append(f"{finished['read_errors']} opens ended on the reader's error page instead of the memory")
     engines = sorted({s["engine_pid"] for s in samples if s.get("engine_pid")})
     if len(engines) > 1:
         reasons.append(f"the engine was replaced during the run (pids {engines}): it died")
@@ -543,6 +545,7 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
         "facet_missed": 0,
         "answers": 0,
         "shown": 0,
+        "read_errors": 0,
         "recall_shown": 0,
         "commits": 0,
         **{k: 0 for k, _ in WEIGHTS},
@@ -664,7 +667,11 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
             Qt.KeyboardModifier.NoModifier,
             table_view.visualRect(index).center(),
         )
-        wait(lambda: counts["shown"] > before)
+        # The read's answer is the memory or, when the engine could not give it (an engine that
+        # stopped, a file gone), the reader's error page: either is an answer, the error counted.
+        wait(lambda: counts["shown"] > before or window.reader.state() == "error")
+        if counts["shown"] == before and window.reader.state() == "error":
+            counts["read_errors"] += 1
 
     def facet() -> None:
         model = window.filters.model
