@@ -25,8 +25,22 @@ PRELOAD = (
     "memhtml_desktop.index.store",
     "memhtml_desktop.index.indexer",
     "memhtml_desktop.watch.watcher",
+    # what every engine imported on its first calls (the first search and its counts, the recovery
+    # check, the review inbox's mark): 64 of the app's modules, 0.2-0.5 s before its last first answer
+    "memhtml_desktop.index.retrieval",
+    "memhtml_desktop.index.pool",
+    "memhtml_desktop.index.facets",
+    "memhtml_desktop.index.sidecar",
+    "memhtml_desktop.index.state_watch",
+    "memhtml_desktop.ops.curate",
+    "memhtml_desktop.ops.curators",
+    "memhtml_desktop.ops.review",
+    "memhtml_desktop.write.curator",
+    "memhtml_desktop.domain.hash_embedder",
+    "memhtml_desktop.settings",
 )
-"""What the forkserver imports once, so each engine forked from it starts in milliseconds."""
+"""What the forkserver imports once, so each engine forked from it starts in milliseconds and
+answers its first calls without importing (tests/ui/test_engine_imports.py holds the list whole)."""
 
 
 @dataclass(frozen=True)

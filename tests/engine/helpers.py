@@ -69,6 +69,18 @@ class WhereJob(Job[tuple[int, int, str]]):
 
 
 @dataclass
+class ModulesJob(Job[tuple[int, list[str]]]):
+    """The process it ran in, and the app's modules imported there so far."""
+
+    kind: ClassVar[str] = "test-modules"
+
+    def run(self, store, cancelled, progress) -> tuple[int, list[str]]:
+        import sys
+
+        return os.getpid(), sorted(m for m in sys.modules if m.startswith("memhtml_desktop"))
+
+
+@dataclass
 class NoticeJob(Job[int]):
     kind: ClassVar[str] = "test-notice"
     text: str = "The index was damaged; it was moved aside and rebuilt."
