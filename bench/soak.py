@@ -116,39 +116,17 @@ def refs(singleton: object) -> int:
 
 
 def heap_mb() -> dict:
-    """glibc's own view of this process's heap (`mallinfo2`): what is in use, what it holds free (a heap that
-    holds more and more free memory is fragmented; a heap that uses more is a leak), and what is mapped
-    apart. Empty where the C library has no `mallinfo2` (musl, macOS)."""
-    import ctypes
+    """glibc's own view of this process's heap (`memhtml_desktop.memory.glibc_heap`), under the soak's
+    names: what is in use, what it holds free, what is mapped apart. Empty without `mallinfo2`."""
+    from memhtml_desktop.memory import glibc_heap
 
-    class Info(ctypes.Structure):
-        _fields_ = [
-            (name, ctypes.c_size_t)
-            for name in (
-                "arena",
-                "ordblks",
-                "smblks",
-                "hblks",
-                "hblkhd",
-                "usmblks",
-                "fsmblks",
-                "uordblks",
-                "fordblks",
-                "keepcost",
-            )
-        ]
-
-    try:
-        call = ctypes.CDLL(None).mallinfo2
-    except (AttributeError, OSError):
+    heap = glibc_heap()
+    if not heap:
         return {}
-    call.restype = Info
-    info = call()
-    mb = 1024 * 1024
     return {
-        "heap_used_mb": round(info.uordblks / mb, 1),
-        "heap_free_mb": round(info.fordblks / mb, 1),
-        "heap_mapped_mb": round(info.hblkhd / mb, 1),
+        "heap_used_mb": round(heap["heap_in_use_mb"], 1),
+        "heap_free_mb": round(heap["heap_free_mb"], 1),
+        "heap_mapped_mb": round(heap["mapped_mb"], 1),
     }
 
 
