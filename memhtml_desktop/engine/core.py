@@ -335,13 +335,6 @@ def tune_allocator() -> bool:
     return bool(mallopt(m_mmap_threshold, MMAP_THRESHOLD)) and bool(mallopt(m_arena_max, ARENAS))
 
 
-def bound_sqlite_heap() -> None:
-    """SQLite's heap in the engine's process, every connection together (`Store.bound_sqlite_heap`)."""
-    from memhtml_desktop.index.store import Store
-
-    Store.bound_sqlite_heap()
-
-
 def give_back_freed_memory() -> bool:
     """glibc's `malloc_trim(0)`: the free memory of every arena back to the system. False where the C
     library has none (musl, macOS): nothing is done there."""

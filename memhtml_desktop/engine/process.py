@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from memhtml_desktop.engine.core import Engine, bound_sqlite_heap, tune_allocator
+from memhtml_desktop.engine.core import Engine, tune_allocator
 from memhtml_desktop.engine.protocol import Close, Gone, LogLine
 from memhtml_desktop.ops.spec import StoreSpec, alive, context, describe_exit
 
@@ -170,7 +170,6 @@ def engine_main(spec: StoreSpec, conn: Any, parent_pid: int) -> None:
     except (AttributeError, OSError):
         pass
     tune_allocator()  # before the engine's threads start
-    bound_sqlite_heap()
     send_lock = threading.Lock()
 
     def send(message: Any) -> None:

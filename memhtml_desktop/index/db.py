@@ -286,22 +286,9 @@ B-tree and its twelve indexes for a 20,000-file store, and every insert then re-
 (measured ~15% of write CPU)."""
 
 
-SQLITE_HEAP_LIMIT_MB = 48
-"""SQLite's heap in a long-lived process (the engine), all its connections together: past it, a
-connection's page cache reuses its own oldest pages instead of growing (`sqlite3_soft_heap_limit64`).
-The engine keeps one connection a lane thread plus the watcher's for hours; each page cache fills
-to its own size only as slowly as its lane reads, so without a shared bound the sum crept up all
-through the 10,000-action soak. 48 MB holds a whole index pass's write cache beside the readers'."""
-
-
-def bound_heap(limit_mb: int = SQLITE_HEAP_LIMIT_MB) -> int:
-    """Bound this process's SQLite heap (soft: nothing fails at it, caches stop growing); the
-    previous bound in bytes (0: none)."""
-    return apsw.soft_heap_limit(limit_mb * 2**20)
-
-
 def heap_limit_mb() -> float:
-    """This process's SQLite heap bound now (MB; 0: none)."""
+    """This process's SQLite soft heap bound now (MB; 0: none, as the app runs: see
+    docs/reliability.md, "The run at aa3408c", for the bound that was tried and taken out)."""
     return apsw.soft_heap_limit(-1) / 2**20
 
 

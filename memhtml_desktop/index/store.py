@@ -857,12 +857,6 @@ class Store:
         shutdown_pool()
 
     @staticmethod
-    def bound_sqlite_heap() -> int:
-        """Bound this process's SQLite heap (index/db.py `bound_heap`): for a process that keeps
-        connections for hours (the engine). The previous bound in bytes."""
-        return dbmod.bound_heap()
-
-    @staticmethod
     def sqlite_heap() -> dict[str, float]:
         """SQLite's heap in this process now, every connection together, and its bound (MB; 0: none)."""
         return {"sqlite_mb": round(dbmod.heap_used_mb(), 2), "sqlite_limit_mb": round(dbmod.heap_limit_mb(), 2)}

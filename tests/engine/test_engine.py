@@ -341,10 +341,9 @@ def test_the_engine_process_holds_glibcs_allocator_to_few_arenas_and_a_fixed_mma
     assert source.index("tune_allocator()") < source.index("Engine(spec, send)")
 
 
-def test_the_engine_process_bounds_sqlite_s_heap_and_says_where_its_memory_is(store):
-    """`engine_main` bounds SQLite's heap (all its lanes' connections together); `MemoryJob` asks the
-    engine itself where its memory is (the soak samples it beside the RSS)."""
-    from memhtml_desktop.index import db
+def test_the_engine_says_where_its_memory_is(store):
+    """`MemoryJob` asks the engine itself where its memory is (the soak samples it beside the RSS):
+    SQLite's heap of every lane's connection, glibc's heap, Python's objects; SQLite unbounded."""
     from memhtml_desktop.ops.jobs import MemoryJob
 
     inbox = Inbox()
@@ -357,6 +356,6 @@ def test_the_engine_process_bounds_sqlite_s_heap_and_says_where_its_memory_is(st
     finally:
         client.close()
     report = done.value
-    assert report["sqlite_limit_mb"] == db.SQLITE_HEAP_LIMIT_MB
-    assert 0 < report["sqlite_mb"] < db.SQLITE_HEAP_LIMIT_MB
+    assert report["sqlite_limit_mb"] == 0  # no soft heap limit (the one tried is in docs/reliability.md)
+    assert 0 < report["sqlite_mb"] < 200
     assert report["objects"] > 1000 and report["heap_in_use_mb"] > 1

@@ -54,33 +54,3 @@ def test_reads_stay_within_the_read_cache(tmp_path):
     # a full read-sized cache (the searches touched more pages than it holds), and no more: at most
     # 10 MB a connection, so the engine's half-dozen long-lived ones stay within ~60 MB together
     assert dbmod.READ_CACHE_KB / 1024 * 0.5 < used <= min(10.0, dbmod.READ_CACHE_KB / 1024 * 1.1), used
-
-
-def test_a_process_bound_keeps_the_sum_of_every_connection_s_cache_within_it(tmp_path):
-    """The engine keeps a connection a lane for hours, each filling its own cache as slowly as its
-    lane reads: the process-wide bound (`db.bound_heap`) stops the sum, not only each one."""
-    root = tmp_path / "store"
-    generate_store(root, 300, 17)
-    store = Store(root, index_path=tmp_path / "index.db")
-    store.index()
-
-    def filled_by_four_connections() -> float:
-        before = apsw.memory_used()
-        conns = [store.connect() for _ in range(4)]
-        try:
-            for conn in conns:
-                conn.execute("PRAGMA integrity_check").fetchall()  # every page of the index, once
-            return (apsw.memory_used() - before) / 2**20
-        finally:
-            for conn in conns:
-                conn.close()
-
-    unbounded = filled_by_four_connections()
-    previous = dbmod.bound_heap(1)
-    try:
-        assert dbmod.heap_limit_mb() == 1
-        bounded = filled_by_four_connections()
-    finally:
-        apsw.soft_heap_limit(previous)
-    assert unbounded > 4 * 1.0, unbounded  # each of the four held more than the whole bound
-    assert bounded < unbounded / 2, (bounded, unbounded)
