@@ -7,7 +7,7 @@ import subprocess
 import sys
 import tempfile
 
-import conftest
+from tests import conftest
 
 
 def test_children_of_the_suite_read_and_write_the_private_cache():

@@ -856,8 +856,7 @@ class Store:
 
         shutdown_pool()
 
-    @staticmethod
-    def sqlite_heap() -> dict[str, float]:
+    def sqlite_heap(self) -> dict[str, float]:
         """SQLite's heap in this process now, every connection together, and its bound (MB; 0: none)."""
         return {"sqlite_mb": round(dbmod.heap_used_mb(), 2), "sqlite_limit_mb": round(dbmod.heap_limit_mb(), 2)}
 

@@ -110,6 +110,8 @@ def git_processes_in(places: list[Path]) -> tuple[list[int], list[int]]:
             continue
         try:
             cwd = os.readlink(f"/proc/{pid}/cwd")
+        except FileNotFoundError:
+            continue  # it has left (or is a zombie) since the listing: it runs nowhere
         except OSError:
             unknown.append(int(pid))
             continue

@@ -704,6 +704,6 @@ def test_row11_a_stale_git_lock_is_named_by_doctor_with_its_owner_gone(repo, cap
 
     locks = json.loads(out)["git_locks"]
     assert [Path(lock["path"]).name for lock in locks] == ["HEAD.lock"]
-    assert locks[0]["stale"] is True and "no git process" in locks[0]["owner"]
+    assert locks[0]["stale"] is True and "no git process" in locks[0]["owner"], locks[0]["owner"]
     code, out, err = cli(["--store", str(root), "doctor"], capsys)
     assert "git lock .git/HEAD.lock (stale" in out and "rm '" in out

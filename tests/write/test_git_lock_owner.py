@@ -1,0 +1,39 @@
+"""Who holds a git lock (`write/leftovers.py`): a git process that has already left is nobody."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+from memhtml_desktop.write.leftovers import git_processes_in
+
+
+def test_a_git_process_that_has_left_is_neither_inside_nor_unknown(tmp_path):
+    """A git that exited and is not yet reaped (a zombie: another test's, another tool's) has no
+    working directory to read. It was counted as "a git process this user cannot inspect", so
+    doctor called a stale lock live whenever any git on the machine was exiting (seen on CI)."""
+    child = subprocess.Popen(["git", "--version"], cwd=tmp_path, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while open(f"/proc/{child.pid}/stat").read().split()[2] != "Z":  # exited, not reaped
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        inside, unknown = git_processes_in([tmp_path])
+        assert child.pid not in inside and child.pid not in unknown
+    finally:
+        child.wait()
+
+
+def test_a_running_git_in_the_repository_is_inside(tmp_path):
+    child = subprocess.Popen(["git", "cat-file", "--batch"], cwd=tmp_path, stdin=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        while os.readlink(f"/proc/{child.pid}/cwd") != str(tmp_path):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        inside, unknown = git_processes_in([tmp_path])
+        assert child.pid in inside
+    finally:
+        child.stdin.close()
+        child.wait()
