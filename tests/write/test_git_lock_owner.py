@@ -25,11 +25,16 @@ def test_a_git_process_that_has_left_is_neither_inside_nor_unknown(tmp_path):
         child.wait()
 
 
+def _is_git_in(pid: int, folder) -> bool:
+    with open(f"/proc/{pid}/comm") as comm:
+        return comm.read().strip() == "git" and os.readlink(f"/proc/{pid}/cwd") == str(folder)
+
+
 def test_a_running_git_in_the_repository_is_inside(tmp_path):
     child = subprocess.Popen(["git", "cat-file", "--batch"], cwd=tmp_path, stdin=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 10
-        while os.readlink(f"/proc/{child.pid}/cwd") != str(tmp_path):
+        while not _is_git_in(child.pid, tmp_path):  # exec'd (its name is git's) and in the folder
             assert time.monotonic() < deadline
             time.sleep(0.01)
         inside, unknown = git_processes_in([tmp_path])
