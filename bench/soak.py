@@ -57,6 +57,7 @@ half-way.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -604,9 +605,27 @@ def drive(cfg: dict) -> int:  # noqa: C901, PLR0915 - one user's session, step b
             text=f"action {counts['done'] + 1} ({doing[0]}) "
             + (f"answered after {took:.1f} s" if answered else f"had no answer in {WAIT_S:g} s")
             + f"; the watcher {window.bridge.status().mode}, "
-            f"the load average {os.getloadavg()[0]:.1f}",
+            f"the load average {os.getloadavg()[0]:.1f}" + engine_locks(),
         )
         return answered
+
+    def engine_locks() -> str:
+        """The file locks the engine holds now (`/proc/locks`), said beside a slow answer: a lock kept
+        on state.db while nothing writes is what the run at aa3408c could not name."""
+        pid = window.runner.client.pid if window.runner.client is not None else None
+        if not pid:
+            return ""
+        names: dict[str, str] = {}
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    names[str(os.stat(f"/proc/{pid}/fd/{fd}").st_ino)] = os.readlink(f"/proc/{pid}/fd/{fd}")
+            with open("/proc/locks", encoding="ascii", errors="replace") as handle:
+                rows = [line.split() for line in handle if f" {pid} " in line]
+        except OSError:
+            return ""
+        held = [f"{r[3]} {names.get(r[5].rsplit(':', 1)[-1], r[5])} {r[6]}-{r[7]}" for r in rows if len(r) >= 8]
+        return f"; the engine's locks: {held}" if held else ""
 
     def settled_search(before: int):
         return lambda: counts["answers"] > before and not window.runner.is_busy("search")
