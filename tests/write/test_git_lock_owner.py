@@ -31,6 +31,9 @@ def _is_git_in(pid: int, folder) -> bool:
 
 
 def test_a_running_git_in_the_repository_is_inside(tmp_path):
+    # A repository, so `cat-file --batch` waits on its stdin: outside one it exits at once ("not a
+    # git repository"), and whether the loop below saw it alive was a race (lost on CI once).
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     child = subprocess.Popen(["git", "cat-file", "--batch"], cwd=tmp_path, stdin=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 10
