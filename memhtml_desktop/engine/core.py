@@ -267,6 +267,10 @@ class Engine:
         except Exception as exc:  # noqa: BLE001 - a job's failure is an answer, in its own words
             log.warning("%s job failed", running.kind, exc_info=True)
             answer = Failed(call.id, str(exc) or type(exc).__name__, cancelled=running.cancel.is_set())
+        try:  # before the answer leaves: whoever asked next must not meet this job's lock
+            self.store.settle_thread_connection()  # a job leaves no statement running (index/held.py)
+        except Exception:  # noqa: BLE001 - settling is housekeeping; the answer goes out regardless
+            log.warning("settling a lane's connection failed", exc_info=True)
         self.say_notices()
         self._finish(call.id, answer)
 

@@ -361,6 +361,7 @@ class Connection(apsw.Connection):
     state_ident: tuple | None = None  # what the state plane's path named when it was attached (index/state_file.py)
     state_created: bool = False  # this connection made state.db (there was none)
     state_birth: str | None = None  # when the plane was made (its first migration's stamp): tells two files apart
+    owner: str = "?"  # the thread that keeps it (Store.reader): named when it holds a lock (index/held.py)
 
 
 def open_index(

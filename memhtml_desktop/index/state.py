@@ -159,6 +159,11 @@ def _attempts(conn: apsw.Connection, work: Callable[[], T], what: str, attempts:
                     "written, try again"
                 ) from exc
             log.warning("%s: state plane busy (attempt %d of %d), retrying", what, attempt, attempts)
+            if attempt == 1:
+                from memhtml_desktop.index.held import holders
+
+                for holder in holders("state"):  # a lock held at home is named, not only waited on
+                    log.warning("%s: %s", what, holder)
             time.sleep(delay * (0.5 + random.random()))  # jitter: two retrying writers drift apart
             delay = min(delay * 2, BUSY_BACKOFF_MAX_S)
     raise AssertionError("unreachable")  # pragma: no cover

@@ -270,6 +270,7 @@ class Store:
             conn = None
         if conn is None:
             conn = self.connect()
+            conn.owner = threading.current_thread().name  # named when it is found holding a lock (index/held.py)
             self._local.conn = conn
             self._local.generation = self._generation
             self._local.state_tried = time.monotonic()
@@ -319,6 +320,14 @@ class Store:
         )
         self._local.state_tried = time.monotonic()
         self.notice(conn.state_error)
+
+    def settle_thread_connection(self) -> bool:
+        """A unit of work on this thread is over (a lane's job, the watcher's pass): its kept
+        connection must hold no transaction and run no statement now; one that does (a cursor left
+        alive past its job) is named in the log and closed (index/held.py). Whether it had to."""
+        from memhtml_desktop.index import held
+
+        return held.settle(getattr(self._local, "conn", None), self.close_thread_connection)
 
     def close_thread_connection(self) -> None:
         conn = getattr(self._local, "conn", None)

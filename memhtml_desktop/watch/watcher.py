@@ -254,6 +254,7 @@ class Watcher:
                     self._process(changes)
                 else:
                     self._housekeeping()
+                self.store.settle_thread_connection()  # a pass leaves no statement running (index/held.py)
         except Exception as exc:  # noqa: BLE001 - a watcher must never take the app down
             log.exception("the watcher failed")
             self._set(mode=STOPPED, reason=f"watching failed: {type(exc).__name__}: {exc}", busy=False, progress=None)

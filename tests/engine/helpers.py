@@ -226,3 +226,43 @@ class ChattyJob(Job[str]):
         for i in range(1, self.steps + 1):
             progress("index", i, self.steps)
         return "done"
+
+
+KEPT: list[Any] = []  # what LeakJob leaves alive past its job, as a careless job might
+
+
+@dataclass
+class LeakJob(Job[str]):
+    """Bumps a memory, then leaves a read of the state plane half-iterated in a kept generator:
+    its connection keeps state.db's shared lock after the job (index/held.py)."""
+
+    kind: ClassVar[str] = "test-leak"
+    pool: ClassVar[str] = "test-leak"  # a lane of its own: it idles after, as a rarely used lane does
+
+    def run(self, store, cancelled, progress) -> str:
+        paths = [row[0] for row in store.reader().execute("SELECT path FROM files ORDER BY path LIMIT 2")]
+        store.reinforce(paths, "positive")
+        conn = store.reader()
+
+        def rows():
+            yield from conn.execute("SELECT path FROM state.access ORDER BY path")
+
+        kept = rows()
+        next(kept)
+        KEPT.append(kept)
+        return threading.current_thread().name
+
+
+@dataclass
+class BumpJob(Job[tuple[list[str], int]]):
+    """What of this process holds the state plane, then a bump from this thread."""
+
+    kind: ClassVar[str] = "test-bump"
+
+    def run(self, store, cancelled, progress) -> tuple[list[str], int]:
+        from memhtml_desktop.index.held import holders
+
+        held = holders("state")
+        path = store.reader().execute("SELECT path FROM files ORDER BY path DESC LIMIT 1").fetchone()[0]
+        result = store.reinforce([path], "positive")
+        return held, len(result.bumped) + len(result.signal_applied)

@@ -31,7 +31,17 @@ from memhtml_desktop.engine.protocol import (
 from memhtml_desktop.index.store import Store
 from memhtml_desktop.ops.jobs import ReconcileJob, SearchJob
 from memhtml_desktop.ops.spec import StoreSpec, spec_of
-from tests.engine.helpers import CurateLaneJob, FailJob, Inbox, NoticeJob, StoppableJob, WaitJob, WhereJob
+from tests.engine.helpers import (
+    BumpJob,
+    CurateLaneJob,
+    FailJob,
+    Inbox,
+    LeakJob,
+    NoticeJob,
+    StoppableJob,
+    WaitJob,
+    WhereJob,
+)
 from tests.memfiles import memory_html
 from tests.ui.conftest import write_golden_store
 
@@ -359,3 +369,17 @@ def test_the_engine_says_where_its_memory_is(store):
     assert report["sqlite_limit_mb"] == 0  # no soft heap limit (the one tried is in docs/reliability.md)
     assert 0 < report["sqlite_mb"] < 200
     assert report["objects"] > 1000 and report["heap_in_use_mb"] > 1
+
+
+def test_a_job_that_leaves_a_state_read_running_does_not_lock_the_other_lanes_out(engine):
+    """A job that leaves a cursor over state.db alive (a kept generator) kept its lane's connection
+    holding state.db's shared lock (rollback-journal mode) while that lane idled: every other
+    thread's bump met "state plane busy" for as long as it idled (the soak at aa3408c, action
+    7,250). The lane settles its connection after each job: named in the log, closed."""
+    client, inbox = engine
+    leaked = inbox.answer(client.call(LeakJob()))
+    assert isinstance(leaked, Done) and leaked.value == "engine-test-leak-0"
+    bumped = inbox.answer(client.call(BumpJob()))
+    assert isinstance(bumped, Done), bumped
+    held, moved = bumped.value
+    assert held == [] and moved >= 1
