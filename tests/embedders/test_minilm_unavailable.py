@@ -103,15 +103,25 @@ sys.exit(pytest.main(["-q", "-rs", "-p", "no:cacheprovider", "-p", "no:randomly"
 """
 
 
-def test_the_minilm_tests_skip_cleanly_without_the_optional_extra() -> None:
+def test_the_minilm_tests_skip_cleanly_without_the_optional_extra(tmp_path: Path) -> None:
     """Every MiniLM test skips, none fails, when `onnx` & co. cannot be imported: a test that imports
-    them before its fixture's skip runs fails here (two did, importing `bert_onnx` first)."""
+    them before its fixture's skip runs fails here (two did, importing `bert_onnx` first).
+
+    The inner pytest gets a `--basetemp` of its own: without one it makes the next numbered folder
+    under /tmp/pytest-of-$USER and deletes all but the newest three — the suite's own runs of the
+    days before (2.5 GB here), which took this test 65 s on CI, and in time the running suite's."""
     files = [str(ROOT / "tests" / "embedders" / f"test_minilm_{n}.py") for n in ("model", "int8")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
     proc = subprocess.run(
-        [sys.executable, "-c", HIDE_EXTRA, *files], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", HIDE_EXTRA, f"--basetemp={tmp_path / 'inner'}", *files],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "skipped" in tail and not any(w in tail for w in ("failed", "error")), tail
     assert "the minilm extra" in proc.stdout
+    assert (tmp_path / "inner").is_dir()  # its temporary files went where it was told, nowhere else
