@@ -14,6 +14,7 @@ use instead, and `$MEMHTML_DESKTOP_NO_USER_CONFIG` (set by the test suite) selec
 
 from __future__ import annotations
 
+import atexit
 import gc
 import logging
 import os
@@ -86,7 +87,7 @@ def make_qsettings() -> QSettings:
     """The persisted settings: the user's, or an INI file named by the environment (tests, tools)."""
     path = os.environ.get(SETTINGS_ENV)
     if not path and os.environ.get(NO_USER_CONFIG_ENV):
-        path = str(Path(tempfile.mkdtemp(prefix="memhtml-settings-")) / "settings.ini")
+        path = str(throwaway_dir("memhtml-settings-") / "settings.ini")
     if path:
         return QSettings(path, QSettings.Format.IniFormat)
     return QSettings(ORG, APP)
@@ -156,8 +157,16 @@ def make_demo_repository(root: Path) -> bool:
     return True
 
 
+def throwaway_dir(prefix: str) -> Path:
+    """A temporary folder this process made and removes when it exits (a throwaway demo copy, a
+    settings file nobody keeps): each run of the app left two in the temp folder before."""
+    made = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, made, ignore_errors=True)
+    return made
+
+
 def fresh_demo_copy() -> Path:
-    return copy_demo_store(Path(tempfile.mkdtemp(prefix="memhtml-demo-")) / "demo-store")
+    return copy_demo_store(throwaway_dir("memhtml-demo-") / "demo-store")
 
 
 def kept_demo_dir() -> Path:

@@ -62,3 +62,28 @@ def test_a_throwaway_demo_says_it_is_not_kept(qtbot, tmp_path, monkeypatch):
         assert any("a throwaway copy at" in n and "not kept" in n for n in status_lines(window))
     finally:
         window.shutdown()
+
+
+def test_a_throwaway_demo_and_a_throwaway_settings_file_leave_with_the_process(tmp_path):
+    """Each run of the app on a throwaway copy (and every test run without user settings) left a
+    `memhtml-demo-*` and a `memhtml-settings-*` folder in the temp folder for good."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    probe = (
+        "import json\nfrom memhtml_desktop.ui import app\n"
+        "demo = app.fresh_demo_copy()\nini = app.make_qsettings().fileName()\n"
+        "print(json.dumps([str(demo.parent), ini]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != app.SETTINGS_ENV}
+    env.update({app.NO_USER_CONFIG_ENV: "1", "TMPDIR": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"})
+    env["PYTHONPATH"] = str(Path(app.__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    demo_dir, ini = json.loads(done.stdout.strip().splitlines()[-1])
+    assert Path(demo_dir).name.startswith("memhtml-demo-") and Path(ini).parent.name.startswith("memhtml-settings-")
+    assert Path(demo_dir).parent == tmp_path  # made where the probe was told, so the check below means something
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("memhtml-")) == []
