@@ -154,13 +154,17 @@ class Mapping:
 
 
 class Pages:
-    """The pages of a mapped matrix, given back to the kernel as a product passes over them.
+    """The pages of a mapped matrix, given back to the kernel as a product passes over them — in a
+    one-shot process (the command line: `give_back`).
 
     A process's peak memory counts the file's pages it has mapped: the whole 150 MB matrix at
     100,000 memories once a product has read it, on top of the process's own. `product` reads it a
     block of rows at a time and drops each block's pages from the process (`MADV_DONTNEED`; they
-    stay in the page cache, and a later read maps them again for ~1.5 ms a product), so a search
-    holds one block at a time.
+    stay in the page cache), so a search holds one block at a time. A long-lived process (the
+    engine, a benchmark's warm store) keeps them instead: mapping them again costs every search a
+    page fault per few pages of the matrix — 20,000 memories, 40 searches interleaved on a loaded
+    machine: p50 38.4 ms giving back, 28.6 ms keeping — and what it keeps is the file's size, once,
+    in page cache the kernel can take back, not a growth.
 
     Blocks only where that changes no bit: with BLAS on one thread (as the command runs it,
     memhtml_desktop/threads.py) each row's dot product is computed alone, and the blocks' row counts
@@ -170,6 +174,10 @@ class Pages:
     whole: the product is then made whole, as an in-memory snapshot makes it, and its pages given
     back after.
     """
+
+    #: Whether products and gathers give the file's pages back (the command line sets it: a CLI
+    #: process's peak memory is its user's figure; `cli/common.py` `open_store`).
+    give_back = False
 
     BLOCK = 8192
     #: Scattered rows up to this many are read with `pread` into memory of their own: touching a
@@ -187,7 +195,10 @@ class Pages:
             weakref.finalize(self, os.close, fd)
 
     def _release(self, start: int, end: int) -> None:
-        """Drop the process's mapping of the file's pages in [start, end) (rounded to whole pages)."""
+        """Drop the process's mapping of the file's pages in [start, end) (rounded to whole pages),
+        when this process gives them back (`give_back`)."""
+        if not self.give_back:
+            return
         start, end = start // PAGE * PAGE, -(-end // PAGE) * PAGE
         if end > start:
             with contextlib.suppress(OSError, ValueError):
@@ -198,7 +209,7 @@ class Pages:
 
     def product(self, matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
         """`matrix @ query`, the same bits."""
-        if not self.blocked:
+        if not self.blocked or not self.give_back:
             out = matrix @ query
             self._release(self._offset, self._end(matrix))
             return out
@@ -219,7 +230,7 @@ class Pages:
     def rows(self, matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """A copy of `matrix[rows]` that maps none of the file into the process (see SCATTERED)."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        if self._fd is None or rows.shape[0] > self.SCATTERED:
+        if self._fd is None or rows.shape[0] > self.SCATTERED or not self.give_back:
             out = np.array(matrix[rows])
             self._release(self._offset, self._end(matrix))
             return out

@@ -288,6 +288,7 @@ import json, sys
 import numpy as np
 from memhtml_desktop.index import vector_file
 from memhtml_desktop.threads import blas_threads
+vector_file.Pages.give_back = True  # as the command line runs: block by block
 path = sys.argv[1]
 _, arrays, mapped = vector_file.read(vector_file.Path(path))
 pages = mapped.pages(vector_file.HEADER_BYTES)
@@ -328,7 +329,9 @@ def test_blocked_products_equal_one_product(tmp_path, threads):
         assert got["product"] == got["whole"] and got["gather"] == got["gathered"]
 
 
-def test_blocks_in_this_process_equal_one_product(tmp_path):
+@pytest.mark.parametrize("give_back", [True, False])
+def test_blocks_in_this_process_equal_one_product(tmp_path, monkeypatch, give_back):
+    monkeypatch.setattr(vector_file.Pages, "give_back", give_back)
     rng = np.random.default_rng(8)
     for rows, dim in ((2 * vector_file.Pages.BLOCK + 37, 384), (vector_file.Pages.BLOCK - 3, 48), (5, 384)):
         matrix = rng.standard_normal((rows, dim)).astype(np.float32)
@@ -358,7 +361,8 @@ def _rss_file_kb() -> int:
         return next(int(line.split()[1]) for line in handle if line.startswith("RssFile"))
 
 
-def test_a_product_gives_the_file_s_pages_back(tmp_path):
+def test_a_product_gives_the_file_s_pages_back(tmp_path, monkeypatch):
+    monkeypatch.setattr(vector_file.Pages, "give_back", True)  # as the command line runs
     rows, dim = 60000, 384  # 92 MB of matrix
     matrix = np.ones((rows, dim), dtype=np.float32)
     path = tmp_path / "big"
@@ -372,6 +376,31 @@ def test_a_product_gives_the_file_s_pages_back(tmp_path):
     assert _rss_file_kb() - before < 16 * 1024  # a block at a time, and scattered rows read, not mapped
     _ = float(arrays["matrix"].sum())  # what reading without giving back costs: the whole file
     assert _rss_file_kb() - before > 80 * 1024
+
+
+def test_a_long_lived_process_keeps_the_pages_it_read(tmp_path, monkeypatch):
+    """The engine (and any process but the command line) keeps the matrix mapped: each search's
+    product would otherwise map it again, a page fault per few pages (vector_file.Pages)."""
+    monkeypatch.setattr(vector_file.Pages, "give_back", False)
+    rows, dim = 30000, 384  # 46 MB
+    vector_file.write(tmp_path / "m", {}, {"matrix": np.ones((rows, dim), dtype=np.float32)})
+    _, arrays, mapped = vector_file.read(tmp_path / "m")
+    pages = mapped.pages(vector_file.HEADER_BYTES)
+    before = _rss_file_kb()
+    pages.product(arrays["matrix"], np.ones(dim, dtype=np.float32))
+    assert _rss_file_kb() - before > 40 * 1024  # mapped, and kept
+
+
+def test_the_command_line_gives_the_pages_back(tmp_path, monkeypatch):
+    from memhtml_desktop.cli import parse
+    from memhtml_desktop.cli.common import open_store
+    from tests.ui.conftest import write_golden_store
+
+    monkeypatch.setattr(vector_file.Pages, "give_back", False)
+    root = write_golden_store(tmp_path / "store")
+    store = open_store(parse(["--store", str(root), "--index", str(tmp_path / "i.db"), "search", "x"]))
+    store.close_thread_connection()
+    assert vector_file.Pages.give_back is True
 
 
 _WRITER = """
