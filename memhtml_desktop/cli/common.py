@@ -167,10 +167,9 @@ def open_store(args: argparse.Namespace, *, recover: bool = True):
     answers from a half-written store; what was done, or why it could not be, is a notice."""
     from memhtml_desktop.embedders.registry import make_embedder_or_default
     from memhtml_desktop.index.store import Store, StoreError
-    from memhtml_desktop.index.vector_file import Pages
     from memhtml_desktop.settings import resolve_index
 
-    Pages.give_back = True  # a one-shot process: its peak memory is what its user sees (vector_file.Pages)
+    Store.one_shot_process()  # its peak memory is what its user sees (index/vector_file.py Pages)
     settings = settings_from(args)
     root = checked_root(args)
     embedder, notice = make_embedder_or_default(settings.embedder, load=settings.embedder != "hash")

@@ -294,6 +294,9 @@ class IndexDoor(StoreFacts, Protocol):
     def settle_thread_connection(self) -> bool: ...
 
     @staticmethod
+    def one_shot_process() -> None: ...
+
+    @staticmethod
     def stop_parse_workers() -> None: ...
 
     @staticmethod

@@ -30,7 +30,7 @@ import apsw
 from memhtml_desktop.domain.ranking import DEFAULT, RankingProfile
 from memhtml_desktop.domain.types import Scope
 from memhtml_desktop.index import db as dbmod
-from memhtml_desktop.index import writelock
+from memhtml_desktop.index import held, writelock
 from memhtml_desktop.index.state import StateError  # noqa: F401  (part of the door: `import_state` raises it)
 from memhtml_desktop.index.store_check import CURATION_OFF_NOTE, StoreCheck, check_store  # noqa: F401  (the door)
 
@@ -325,8 +325,6 @@ class Store:
         """A unit of work on this thread is over (a lane's job, the watcher's pass): its kept
         connection must hold no transaction and run no statement now; one that does (a cursor left
         alive past its job) is named in the log and closed (index/held.py). Whether it had to."""
-        from memhtml_desktop.index import held
-
         return held.settle(getattr(self._local, "conn", None), self.close_thread_connection)
 
     def close_thread_connection(self) -> None:
@@ -856,6 +854,15 @@ class Store:
         from memhtml_desktop.index.sidecar import import_file
 
         return import_file(self.reader(), self.root)
+
+    @staticmethod
+    def one_shot_process() -> None:
+        """This process answers one command and leaves (the command line): a product over the kept
+        vector file gives its pages back as it passes, so its peak memory is what its user sees
+        (index/vector_file.py `Pages.give_back`). A long-lived process keeps them mapped."""
+        from memhtml_desktop.index.vector_file import Pages
+
+        Pages.give_back = True
 
     @staticmethod
     def stop_parse_workers() -> None:
