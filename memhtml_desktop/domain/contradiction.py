@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Callable
@@ -55,6 +56,8 @@ from typing import Callable
 from memhtml_desktop.domain import text_memo
 from memhtml_desktop.domain.polarity import NEGATION_MARKERS, VARIANT_QUALIFIERS, normalise
 from memhtml_desktop.domain.stopwords import STOPWORD_SET
+
+_intern = sys.intern
 
 SLOT, NEGATION, NUMBER, DATE, QUALIFIER, ENTITY, VALUE, REWORDED = (
     "slot",
@@ -118,7 +121,7 @@ class Contradiction:
     value_b: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Word:
     text: str  # as written
     norm: str  # lower case, apostrophes folded
@@ -137,7 +140,7 @@ def _pieces(token: str) -> list[str]:
     return normalise(token).split()
 
 
-@functools.lru_cache(maxsize=text_memo.TEXTS)
+@text_memo.per_text
 def _words(text: str) -> tuple[_Word, ...]:
     out = []
     for m in _TOKEN.finditer(text):
@@ -145,7 +148,7 @@ def _words(text: str) -> tuple[_Word, ...]:
         for piece in _pieces(token):
             norm = piece.strip(".'")
             if norm:
-                out.append(_Word(token, norm, m.start()))
+                out.append(_Word(_intern(token), _intern(norm), m.start()))
     return tuple(out)
 
 
@@ -195,10 +198,10 @@ def _atomic(words: list[_Word], claim_start: bool) -> bool:
 
 
 def _content(words) -> set[str]:
-    return {_stem(w.norm) for w in words if w.norm not in STOPWORD_SET}
+    return {_intern(_stem(w.norm)) for w in words if w.norm not in STOPWORD_SET}
 
 
-@functools.lru_cache(maxsize=text_memo.TEXTS)
+@text_memo.per_text
 def _content_of(claim: str) -> frozenset[str]:
     return frozenset(_content(_words(claim)))
 
@@ -263,11 +266,11 @@ def slot_value(claim: str, frame_key: str) -> str:
     return " ".join(w.norm for w in _value_of(claim, frame_key) if w.norm not in STOPWORD_SET)
 
 
-@functools.lru_cache(maxsize=text_memo.TEXTS)
+@text_memo.per_text
 def word_keys(claim: str) -> frozenset[str]:
     """The claim's content words, numbers aside: what the scan's rare-word blocks are made of."""
     return frozenset(
-        _stem(norm) for norm in _norms(claim) if norm not in STOPWORD_SET and not any(map(str.isdigit, norm))
+        _intern(_stem(norm)) for norm in _norms(claim) if norm not in STOPWORD_SET and not any(map(str.isdigit, norm))
     )
 
 

@@ -22,7 +22,6 @@ same set its discrimination gate builds negation controls from.
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -115,7 +114,7 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(normalise(text))
 
 
-@functools.lru_cache(maxsize=text_memo.TEXTS)
+@text_memo.per_text
 def is_negated(text: str) -> bool:
     """At least one negation marker among the tokens (cached: claims recur search after search)."""
     return any(token in NEGATION_MARKERS for token in tokens(text))

@@ -24,7 +24,6 @@ shows is what the code did, not a reconstruction.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -68,12 +67,12 @@ class Reordered:
 _WORD = regex.compile(r"[\p{L}\p{N}]+")
 
 
-@functools.lru_cache(maxsize=text_memo.TEXTS)
+@text_memo.per_text
 def _content_words(text: str) -> frozenset[str]:
     """The sanitised words (the lexical arm's words) that are not function words; cached, since
     the same titles and claims come back search after search, and a workbench run or optimizer
     trial meets tens of thousands of them (the three text caches hold 32,768 entries each)."""
-    return frozenset(w for w in _WORD.findall(text.lower()) if w not in STOPWORD_SET)
+    return frozenset(w for w in text_memo.words(_WORD.findall(text.lower())) if w not in STOPWORD_SET)
 
 
 def known_items(query: str, items: Sequence[PoolItem]) -> list[bool]:

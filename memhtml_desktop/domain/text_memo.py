@@ -17,8 +17,50 @@ same soak held (+4.9 %), but a store of 1,024-4,096 memories searched again and 
 the LRU's cliff (a working set larger than the cache hits nothing): the test suite's CPU rose
 665 -> 873 s, the quality gate over 1,500 memories 7.4 -> 16.1 s, the newer-first set of several
 thousand facts 20.7 -> 30.8 s — the workbench's probe runs and a person's searches on a store of
-that size pay it. So 4,096 again; what is open (issue 40) is making an entry cost less (a compact
-key, not a text of its own in every cache), so that 4,096 texts fit the soak's bound.
+that size pay it. So 4,096 again, and each entry made to cost less instead (`per_text`, `words`):
+
+- a text arrives from SQLite as a string of its own at every search; each cache kept the copy it
+  was first called with, so one claim was held up to six times. `per_text` interns the text before
+  the lookup: the caches (and the rows being shown) share one copy, freed when the last lets go
+  (an interned string is mortal in CPython 3.11: the table does not keep it alive);
+- the words in a cached value were strings of their own per entry; `words` interns them, so a word
+  is held once for the whole vocabulary;
+- `contradiction._Word` has slots (56 bytes, not an instance dictionary of a few hundred).
+
+Measured by bench/text_memo_bytes.py (4,096 claims of a 20,000-memory store, each cache filled
+once, keys arriving as fresh strings): the six caches full held 38.3 MB before, see
+docs/reliability.md for after.
 """
 
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Callable, Iterable, TypeVar
+
 TEXTS = 4096
+
+T = TypeVar("T")
+
+_intern = sys.intern
+
+
+def words(found: Iterable[str]) -> Iterable[str]:
+    """`found`, each word interned: what a cached value keeps of a text's words."""
+    return map(_intern, found)
+
+
+def per_text(compute: Callable[[str], T]) -> Callable[[str], T]:
+    """`compute(text)` cached for the last `TEXTS` texts, each text interned first (one copy shared
+    by every cache that holds it). The result keeps `functools.lru_cache`'s `cache_info`,
+    `cache_clear` and `cache_parameters`."""
+    cached = functools.lru_cache(maxsize=TEXTS)(compute)
+
+    @functools.wraps(compute)
+    def lookup(text: str) -> T:
+        return cached(_intern(text) if type(text) is str else text)
+
+    lookup.cache_info = cached.cache_info  # type: ignore[attr-defined]
+    lookup.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    lookup.cache_parameters = cached.cache_parameters  # type: ignore[attr-defined]
+    return lookup
