@@ -46,7 +46,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TARGET_MS = 50.0
-LOAD = "while True: pass"
+LOAD = """
+import ctypes, os, signal, sys
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: dies with the bench
+if os.getppid() != int(sys.argv[1]):  # the bench was gone before the line above
+    raise SystemExit
+while True: pass
+"""
+"""A busy process that ends with the bench, however the bench ends (a kill left them spinning)."""
 EDIT = """
 import json, sys
 from pathlib import Path
@@ -306,8 +313,9 @@ def trace_collectors(beat: Beat) -> None:
 
 def start_load(loaders: int, niced: int = 0, nice: int = 0) -> list[subprocess.Popen]:
     """`loaders` busy Python processes at nice 0 and `niced` more at `nice`."""
-    return [subprocess.Popen([sys.executable, "-c", LOAD]) for _ in range(loaders)] + [
-        subprocess.Popen([sys.executable, "-c", f"import os\nos.nice({nice})\n{LOAD}"]) for _ in range(niced)
+    me = str(os.getpid())
+    return [subprocess.Popen([sys.executable, "-c", LOAD, me]) for _ in range(loaders)] + [
+        subprocess.Popen([sys.executable, "-c", f"import os\nos.nice({nice})\n{LOAD}", me]) for _ in range(niced)
     ]
 
 

@@ -5,6 +5,7 @@ a test); this only keeps the runner from rotting."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -67,3 +68,52 @@ def test_results_are_kept_per_commit_and_make_the_table(suite, tmp_path):
 def test_every_bench_script_answers_help(script):
     out = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
+
+
+def test_the_gap_bench_load_dies_with_the_bench(tmp_path):
+    """event_loop_gaps.py's busy processes (`--load`) end when the bench is killed: before, a kill -9
+    of the bench left them spinning on both cores, and every later figure of the machine paid them."""
+    import os
+    import signal
+    import time
+
+    pids = tmp_path / "pids"
+    bench = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            f"sys.path.insert(0, {str(BENCH)!r})\n"
+            "import event_loop_gaps\n"
+            "load = event_loop_gaps.start_load(1, niced=1, nice=5)\n"
+            f"open({str(pids)!r}, 'w').write(' '.join(str(p.pid) for p in load))\n"
+            "time.sleep(60)\n",
+        ]
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (pids.exists() and pids.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        load = [int(p) for p in pids.read_text().split()]
+        assert len(load) == 2
+        time.sleep(0.5)  # each has set its death signal
+        assert all(Path(f"/proc/{p}").exists() for p in load)
+        os.kill(bench.pid, signal.SIGKILL)
+        bench.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(p) for p in load):
+            time.sleep(0.05)
+        assert not any(_alive(p) for p in load)
+    finally:
+        bench.kill()
+        for pid in [int(p) for p in pids.read_text().split()] if pids.exists() else []:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)  # the old load, when this fails, spins no longer
+
+
+def _alive(pid: int) -> bool:
+    """Running and not a zombie (the dead load's parent, init, reaps it in its own time)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
