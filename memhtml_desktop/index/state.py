@@ -37,6 +37,7 @@ from memhtml_desktop.domain import reinforce as twin
 from memhtml_desktop.domain.reinforce import OUTCOME_EWMA_ALPHA, REINFORCE_COOLDOWN_S
 from memhtml_desktop.domain.types import ReinforceResult
 from memhtml_desktop.index.db import UNWRITABLE, iso_z
+from memhtml_desktop.index.held import holders
 from memhtml_desktop.index.salience import note_state_change
 
 log = logging.getLogger(__name__)
@@ -160,8 +161,6 @@ def _attempts(conn: apsw.Connection, work: Callable[[], T], what: str, attempts:
                 ) from exc
             log.warning("%s: state plane busy (attempt %d of %d), retrying", what, attempt, attempts)
             if attempt == 1:
-                from memhtml_desktop.index.held import holders
-
                 for holder in holders("state"):  # a lock held at home is named, not only waited on
                     log.warning("%s: %s", what, holder)
             time.sleep(delay * (0.5 + random.random()))  # jitter: two retrying writers drift apart
