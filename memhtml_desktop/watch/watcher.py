@@ -59,6 +59,7 @@ from memhtml_desktop.watch.status import (
     WatchStatus,
     now_iso,
 )
+from memhtml_desktop.write_lock import wait_for_writes
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,8 @@ STATUS_PROGRESS_EVERY_S = 0.1
 #: A burst of at least this many changes may have overflowed the kernel's event queue (its events
 #: then lost without a word): the lease waits for the check that follows it (index/lease.py).
 BIG_BURST = 1000
+#: How long a pass waits for this app's write to finish indexing its own files (writes wait 10 s for the lock).
+WRITE_WAIT_S = 15.0
 
 
 class Watcher:
@@ -351,6 +354,10 @@ class Watcher:
                 self._lose_root()
                 return
             self._set(busy=True)
+            # the app's own write holds the lock until it has indexed its files: their events are
+            # looked at after that (found indexed, announced once), not halfway through it
+            if not wait_for_writes(self.store.root, WRITE_WAIT_S, stop=self._stopping.is_set):
+                log.info("a write held the store's lock for over %g s; indexing beside it", WRITE_WAIT_S)
             started = time.perf_counter()
             try:
                 report = self.store.update_paths(

@@ -4,7 +4,8 @@
 share a cache directory (the window, a CLI in a terminal, a second window): `fcntl.flock` on
 `<cache>/writes/<store>-<hash>/lock`. It is a courtesy, not the guard: a second instance with
 another cache directory, `sudo`, another user, memhtml's CLI and the agent's own `git` never take
-it. Against all of those the commit protocol itself is the guard (`executor.py`).
+it. Against all of those the commit protocol itself is the guard (`executor.py`). The lock itself
+lives in `memhtml_desktop/write_lock.py`: the watcher waits on it too.
 
 **The journal** lives in the store's own git directory, `<git dir>/memhtml-desktop/journals/<id>/`,
 so any instance of the app finds it, whatever its cache directory (and git never shows it: it is
@@ -26,80 +27,17 @@ whenever a store is opened, reported until they have moved, and never pruned by 
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import json
 import os
 import secrets
 import shutil
-import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 from memhtml_desktop.atomic import fsync_dir
-
-LOCK_WAIT_S = 10.0
-
-
-class LockTimeout(Exception):
-    """Another write of this app held the store's write lock for the whole wait."""
-
-
-def write_dir(store_root: Path) -> Path:
-    """`<cache>/writes/<store>-<hash>/`: the write lock (and, from earlier versions, the last commit)."""
-    from memhtml_desktop.settings import default_index_path
-
-    return default_index_path(store_root).parent.parent / "writes" / default_index_path(store_root).stem
-
-
-class WriteLock:
-    """An exclusive lock on one store's writes: across processes (`flock`) and across the threads
-    sharing this object (an RLock, so one thread may nest it, as apply nests recover)."""
-
-    def __init__(self, directory: Path, *, wait_s: float = LOCK_WAIT_S) -> None:
-        self.directory = directory
-        self.wait_s = wait_s
-        self._fd: int | None = None
-        self._depth = 0
-        self._threads = threading.RLock()
-
-    def __enter__(self) -> "WriteLock":
-        deadline = time.monotonic() + self.wait_s
-        if not self._threads.acquire(timeout=self.wait_s):
-            raise LockTimeout("another write to this store (from this app) is still running; try again in a moment")
-        if self._depth:
-            self._depth += 1
-            return self
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.directory / "lock", os.O_RDWR | os.O_CREAT, 0o644)
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as exc:
-                    if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() >= deadline:
-                        os.close(fd)
-                        raise LockTimeout(
-                            "another write to this store (from this app) is still running; try again in a moment"
-                        ) from exc
-                    time.sleep(0.05)
-        except BaseException:
-            self._threads.release()
-            raise
-        self._fd = fd
-        self._depth = 1
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._depth -= 1
-        if self._depth == 0 and self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
-        self._threads.release()
-
+from memhtml_desktop.write_lock import LOCK_WAIT_S, LockTimeout, WriteLock, write_dir  # noqa: F401 - their old home
 
 JOURNALS = "memhtml-desktop/journals"
 #: A journal folder with no `owner` file yet is a write being born, unless it is this old.
