@@ -20,6 +20,7 @@ from hardening_support import PYTHON, child_env, read_state, run_cli
 from index_invariants import failed_paths, index_problems, path_hashes
 from lock_holder import hold, release
 
+from memhtml_desktop.index import db
 from memhtml_desktop.index.store import Store
 
 REFRESH_NOTE = "note: the index was not refreshed"
@@ -51,11 +52,21 @@ def timed(run: Callable, argv: list[str]) -> tuple[subprocess.CompletedProcess, 
     return proc, round(time.monotonic() - started, 2)
 
 
-def read_under_index_lock(root: Path, index: Path, name: str, argv: list[str], path: str) -> dict:
-    """One read command while another process holds BEGIN IMMEDIATE on the index."""
+def read_under_index_lock(
+    root: Path, index: Path, name: str, argv: list[str], path: str, *, refresh_wait_s: float | None = None
+) -> dict:
+    """One read command while another process holds BEGIN IMMEDIATE on the index; with
+    `refresh_wait_s`, its refresh gives up that soon instead of the app's 2 s (the answer is the same)."""
     holder = hold(index, 120)
+    if refresh_wait_s is None:
+        command = [PYTHON, "-m", "memhtml_desktop"]
+    else:
+        command = [PYTHON, str(SHORT_BUSY_CLI), str(db.BUSY_TIMEOUT_MS), f"--refresh-wait={refresh_wait_s:g}"]
     try:
-        proc, seconds = timed(lambda a: run_cli(a, timeout=120), args_for(root, index, *argv))
+        proc, seconds = timed(
+            lambda a: subprocess.run([*command, *a], capture_output=True, timeout=120, env=child_env()),
+            args_for(root, index, *argv),
+        )
     finally:
         release(holder)
     out, err = proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")

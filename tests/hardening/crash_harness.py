@@ -68,6 +68,7 @@ class CrashHarness:
         from memhtml_desktop.devtools.gen_store import generate_store
 
         self.workdir = Path(workdir)
+        self.count = count
         self.root = self.workdir / "store"
         self.index = self.workdir / "index" / "index.db"
         self.generated = generate_store(self.root, count, seed)
@@ -123,8 +124,14 @@ class CrashHarness:
     def _where(self, origin: str) -> str:
         return self.names[origin][-1] if origin in self.names else origin
 
-    def mutate(self, *, moves: int = 400, edits: int = 700, deletes: int = 60, adds: int = 60, twins: int = 30) -> None:
+    #: Each kind of change a warm trial makes, for 3,000 memories (the bench's store); a smaller store
+    #: gets as large a share of each.
+    CHANGES = {"moves": 400, "edits": 700, "deletes": 60, "adds": 60, "twins": 30}
+
+    def mutate(self) -> None:
         """Change the tree the way agents and `git mv` do; every name a seeded file had is remembered."""
+        share = {kind: max(1, round(n * self.count / 3000)) for kind, n in self.CHANGES.items()}
+        moves, edits, deletes, adds, twins = (share[k] for k in ("moves", "edits", "deletes", "adds", "twins"))
         files = self._memory_files()
         self.rng.shuffle(files)
         holders = {self._where(o): o for o in self.expected_state}

@@ -202,7 +202,7 @@ def _newest_first(store, made, *, searched_every: int = 1) -> dict[str, float]:
 
 def test_on_a_small_fact_store_the_newest_fact_goes_first(tmp_path):
     """A regression guard at 300 slots (86 questions, so a few points of chance either way); the 90%
-    the issue asks for is held at several thousand facts below and in bench/newer_first_bench.py."""
+    the issue asks for is held at two thousand facts below and at 4,000 in bench/newer_first_bench.py."""
     made = fact_store.build(tmp_path / "facts", slots=300, seed=23)
     share = _newest_first(_store(made.root, tmp_path), made)
     assert share["after"] >= 0.85 and share["after"] >= share["before"] + 0.3, share
@@ -210,13 +210,18 @@ def test_on_a_small_fact_store_the_newest_fact_goes_first(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("embedder", ["hash", "minilm"])
-def test_on_several_thousand_facts_the_newest_goes_first_nine_times_in_ten(tmp_path_factory, embedder):
+def test_on_two_thousand_facts_the_newest_goes_first_nine_times_in_ten(tmp_path_factory, embedder):
+    """1,200 slots (2,001 memories, 388 questions): 92.5 % with hashing, 93.0 % with MiniLM when
+    measured (docs/ranking.md). 2,600 slots (4,213 memories) took 21 and 32 s of the suite's
+    eight minutes; the bench holds the share there and at seed 11 (bench/newer_first_bench.py)."""
     if embedder == "minilm":
         pytest.importorskip("onnxruntime")
     base = tmp_path_factory.mktemp(f"facts-{embedder}")
-    made = fact_store.build(base / "facts", slots=2600, seed=5)  # 4,213 memories, 787 questions
+    made = fact_store.build(base / "facts", slots=1200, seed=23)
+    assert len(made.questions) >= 350, len(made.questions)  # enough that 90 % is not chance
     store = _store(made.root, base, make_embedder(embedder))
-    share = _newest_first(store, made, searched_every=20)  # 40 of the 787 questions searched too
+    share = _newest_first(store, made, searched_every=10)  # about 40 questions searched too
+    print(embedder, len(made.questions), share)
     assert share["after"] >= 0.9 and share["after"] >= share["before"] + 0.4, share
 
 

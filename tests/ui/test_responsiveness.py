@@ -86,6 +86,26 @@ def index_with_window_open(qtbot, make_window, root, index_path) -> tuple[float,
 
 CHILD = "MEMHTML_RESPONSIVENESS_CHILD"
 
+AHEAD = -10
+"""The measuring process's niceness where it may take it (root, or CAP_SYS_NICE).
+
+The suite runs on two workers: while this window is measured, the other worker runs whatever test
+came next, with its own engines and CLI children, all at niceness 0 like the window. On two cores
+the scheduler then hands the window's GUI thread its turn late (a 50-87 s test: three attempts of
+55-70 ms gaps while the other worker indexed; 5 s when it happened to run light tests). Run ahead
+of them, the window still shares its cores with its own engine and parse workers (they keep their
+niceness relative to it, ENGINE_NICE), and a stall of its own making (the GUI thread doing disk,
+SQLite or parsing work, a long hold of the interpreter lock) shows as before: priority takes away
+only the other processes' competition, which is not the window's."""
+
+
+def ahead_of_the_suite() -> str:
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, AHEAD)
+    except OSError as exc:  # not allowed here: measured among the others, as before
+        return f"niceness {os.getpriority(os.PRIO_PROCESS, 0)} ({exc.strerror})"
+    return f"niceness {os.getpriority(os.PRIO_PROCESS, 0)}"
+
 
 @pytest.mark.slow
 def test_no_stall_over_50_ms_while_2000_files_are_indexed():
@@ -130,6 +150,7 @@ def test_no_stall_over_50_ms_while_2000_files_are_indexed():
 @pytest.mark.slow
 @pytest.mark.skipif(os.environ.get(CHILD) != "1", reason="runs in its own process (see the test above)")
 def test_measured_in_this_process(qtbot, make_window, big_store_dir, tmp_path):
+    print(f"priority: {ahead_of_the_suite()}")
     results = []
     for attempt in range(ATTEMPTS):
         worst, gaps = index_with_window_open(qtbot, make_window, big_store_dir, tmp_path / f"index-{attempt}.db")
