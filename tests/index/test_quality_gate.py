@@ -26,7 +26,7 @@ import pytest
 from memhtml_desktop.devtools.gen_store import generate_store
 from memhtml_desktop.domain.metrics import probe_rank
 from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML
-from memhtml_desktop.index.evaluate import EvalProbe, known_items, run_known_items, run_probes
+from memhtml_desktop.index.evaluate import EvalProbe, known_items, run_probes
 from memhtml_desktop.index.sidecar import import_file
 from memhtml_desktop.index.store import Store
 
@@ -151,7 +151,39 @@ def test_the_measure_can_fail():
     assert probe_rank(["c1"], "t", ["c1", "c2"]) == 3
 
 
-@pytest.mark.slow  # 120 known items under three profiles, on each of the three stores: ~20-40 s apiece
+def _known_items_under(store, items, profiles: dict, *, searched_every: int = 8, k: int = 10) -> dict:
+    """Known-item summaries by source under each profile. The profiles differ only after fusion, so
+    each query's arm lists are read once (`prepare_queries`, the workbench's door) and its page ranked
+    from them under each (`rerank`): three whole searches a query took 7-14 s a store of the suite.
+    Every `searched_every`-th query is also searched through `Store.search` under each profile and
+    must give the same page, so the figures stay the search's."""
+    from memhtml_desktop.domain.metrics import known_item_summary
+    from memhtml_desktop.domain.refusion import rerank
+    from memhtml_desktop.index.arm_lists import prepare_queries
+
+    prepared = prepare_queries(store, [(it.query, None, ()) for it in items], DEFAULT)
+    model = store.embedder.model_id
+    out = {}
+    for name, profile in profiles.items():
+        ranks = []
+        for i, (item, ready) in enumerate(zip(items, prepared)):
+            paths = list(rerank(ready, profile, k, model).paths)
+            if i % searched_every == 0:
+                assert paths == [h.path for h in store.search(item.query, limit=k, ranking=profile).hits], item
+            ranks.append(paths.index(item.target) + 1 if item.target in paths else None)
+        out[name] = {
+            source: known_item_summary(
+                source,
+                [r for it, r in zip(items, ranks) if it.source == source],
+                k,
+                [it.twinned for it in items if it.source == source],
+            )
+            for source in sorted({it.source for it in items})
+        }
+    return out
+
+
+@pytest.mark.slow  # 120 known items under three profiles, on each of the three stores
 def test_known_items_keep_their_page(hash_store):
     """Known-item MRR@10 (three content words of a claim, of a title): diversification costs it
     nothing, and for memories without a near-twin the default profile is no worse than the fused
@@ -159,11 +191,13 @@ def test_known_items_keep_their_page(hash_store):
     then a coin toss, and twin resolution deliberately seats the one that adds no word first.)"""
     store, _ = hash_store
     items = known_items(store, 120, seed=3, twin_cosine=DEFAULT.twin_cosine.get(store.embedder.model_id))
-    final = run_known_items(store, items, ranking=DEFAULT).summaries
-    no_mmr = run_known_items(store, items, ranking=replace(DEFAULT, mmr_lambda=1.0)).summaries
-    fused = run_known_items(
-        store, items, ranking=replace(DEFAULT, polarity=False, twins=False, mmr_lambda=1.0)
-    ).summaries
+    profiles = {
+        "final": DEFAULT,
+        "no_mmr": replace(DEFAULT, mmr_lambda=1.0),
+        "fused": replace(DEFAULT, polarity=False, twins=False, mmr_lambda=1.0),
+    }
+    summaries = _known_items_under(store, items, profiles)
+    final, no_mmr, fused = summaries["final"], summaries["no_mmr"], summaries["fused"]
     for source in ("claim", "title"):
         print(source, final[source].to_json(), fused[source].to_json())
         assert final[source].mrr >= no_mmr[source].mrr

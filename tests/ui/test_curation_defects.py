@@ -401,6 +401,8 @@ def test_the_dark_theme_reaches_links_and_switches_of_a_window_already_up(
             assert image.pixelColor(image.width() // 2, 3).lightness() < 100, button.text()
         value = window.reader.facets_grid.itemAtPosition(0, 1).widget()
         assert "<a href" in value.text()
+        # the grid's labels are laid out on the next turn of the loop (a loaded run grabbed one at 0 x 0)
+        qtbot.waitUntil(lambda: not value.size().isEmpty(), timeout=WAIT)
         assert _most_contrast(value) >= 3.0
     finally:
         app.setPalette(before)
