@@ -1,9 +1,16 @@
 """Who wrote a memory and when, the commits that changed it since, its session: its provenance.
 
-One `git log --follow` over the memory's path (renames followed, so an archived memory is traced
-back through its move to where it was written): the oldest commit is who wrote it and when, the
-rest are what changed it since, newest first. The session is the memory's own
-`memhtml-session` meta (else the writing commit's `Memhtml-Session` trailer).
+One `git log` over the memory's path, then over its earlier name for each move: the oldest commit
+is who wrote it and when, the rest are what changed it since, newest first. The session is the
+memory's own `memhtml-session` meta (else the writing commit's `Memhtml-Session` trailer).
+
+A move is followed only where it is one: the commit that added the file at this path also removed
+the file it came from (`git diff-tree -M --diff-filter=R` of that one commit: an archive, a `git
+mv`). Not `git log --follow`, which looks for the added file's source among every file of the tree
+(`find_copies_harder`): a memory written from a template, or near-copying another one, was traced
+into that other memory's history (its author, its date, its commits), and in a store of 20,000
+files each such step compared the new file with all of them (1.2-1.8 s an open, after a long
+session of an agent writing notes; 0.1 s now).
 """
 
 from __future__ import annotations
@@ -59,16 +66,7 @@ def provenance_of(git: Git, path: str, current: bytes | None = None) -> Provenan
     """The provenance of the memory at `path` (its bytes `current`, when the caller has them)."""
     if git.head() is None:
         return Provenance(path, None, notes=("the branch has no commit yet",))
-    token = secrets.token_hex(8)
-    fmt = f"%x1e{token}%x1f%H%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:key=Memhtml-Session,valueonly,separator=%x1d)"
-    out = _run(git, "log", "--follow", "-M", "--no-color", f"--format={fmt}", "HEAD", "--", path)
-    touches = []
-    for chunk in out.split(f"\x1e{token}\x1f".encode())[1:]:
-        parts = chunk.decode("utf-8", "replace").rstrip("\n").split("\x1f")
-        if len(parts) < 6:
-            continue
-        session = next((v.strip() for v in parts[5].split("\x1d") if v.strip()), None)
-        touches.append(Touch(parts[0], parts[1], parts[2], utc_at(parts[3]), parts[4], session))
+    touches = _touches(git, path)
     notes = []
     status = git.run("status", "--porcelain=v1", "--", path, check=False).out.strip()
     if not touches:
@@ -82,3 +80,49 @@ def provenance_of(git: Git, path: str, current: bytes | None = None) -> Provenan
         session = written.session
     return Provenance(path, written, tuple(touches[:-1][:SHOWN]), len(touches),
                       session, bool(status), tuple(notes))  # fmt: skip
+
+
+#: At most this many moves are followed back (a memory archived, restored and moved again is a few).
+MAX_MOVES = 64
+
+
+def _touches(git: Git, path: str) -> list[Touch]:
+    """Every commit that changed the memory, newest first, through its moves (see the module)."""
+    token = secrets.token_hex(8)
+    fmt = f"%x1e{token}%x1f%H%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:key=Memhtml-Session,valueonly,separator=%x1d)"
+    touches: list[Touch] = []
+    rev, name, seen = "HEAD", path, set()
+    for _ in range(MAX_MOVES + 1):
+        out = _run(git, "log", "--no-color", "--no-renames", f"--format={fmt}", rev, "--", name)
+        found = []
+        for chunk in out.split(f"\x1e{token}\x1f".encode())[1:]:
+            parts = chunk.decode("utf-8", "replace").rstrip("\n").split("\x1f")
+            if len(parts) < 6:
+                continue
+            session = next((v.strip() for v in parts[5].split("\x1d") if v.strip()), None)
+            found.append(Touch(parts[0], parts[1], parts[2], utc_at(parts[3]), parts[4], session))
+        touches += [t for t in found if t.commit not in seen]
+        seen.update(t.commit for t in found)
+        if not found:
+            break
+        source = _moved_from(git, found[-1].commit, name)
+        if source is None:
+            break
+        rev, name = f"{found[-1].commit}^", source
+    return touches
+
+
+def _moved_from(git: Git, commit: str, path: str) -> str | None:
+    """The path `commit` moved to `path` (it removed that file and added this one, git's rename
+    detection over that commit's own changes), or None: written there, or a root commit."""
+    parents = _run(git, "rev-list", "--parents", "-n", "1", commit).decode().split()
+    if len(parents) < 2:
+        return None
+    out = _run(git, "diff-tree", "-r", "-M", "--name-status", "-z", "--diff-filter=R", "--no-color",
+               parents[1], commit)  # fmt: skip
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    # -z --name-status: "R<score>", the old path, the new path, for each rename
+    for i in range(0, len(fields) - 2, 3):
+        if fields[i].startswith("R") and fields[i + 2] == path:
+            return fields[i + 1]
+    return None
