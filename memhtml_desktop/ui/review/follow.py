@@ -1,5 +1,5 @@
 """The reader's provenance strip follows the memory shown: its history is read off the GUI thread
-(`ProvenanceJob`, one `git log --follow`) each time the reader shows a memory."""
+(`ProvenanceJob`: a path-limited `git log`, and one more per move) each time the reader shows a memory."""
 
 from __future__ import annotations
 
