@@ -89,37 +89,35 @@ MAX_MOVES = 64
 def _touches(git: Git, path: str) -> list[Touch]:
     """Every commit that changed the memory, newest first, through its moves (see the module)."""
     token = secrets.token_hex(8)
-    fmt = f"%x1e{token}%x1f%H%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:key=Memhtml-Session,valueonly,separator=%x1d)"
+    fmt = f"%x1e{token}%x1f%H%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:key=Memhtml-Session,valueonly,separator=%x1d)%x1f%P"
     touches: list[Touch] = []
     rev, name, seen = "HEAD", path, set()
     for _ in range(MAX_MOVES + 1):
         out = _run(git, "log", "--no-color", "--no-renames", f"--format={fmt}", rev, "--", name)
-        found = []
+        found, first_parent = [], None
         for chunk in out.split(f"\x1e{token}\x1f".encode())[1:]:
             parts = chunk.decode("utf-8", "replace").rstrip("\n").split("\x1f")
-            if len(parts) < 6:
+            if len(parts) < 7:
                 continue
             session = next((v.strip() for v in parts[5].split("\x1d") if v.strip()), None)
             found.append(Touch(parts[0], parts[1], parts[2], utc_at(parts[3]), parts[4], session))
+            first_parent = (parts[6].split() or [None])[0]  # the oldest's, once the loop ends
         touches += [t for t in found if t.commit not in seen]
         seen.update(t.commit for t in found)
-        if not found:
+        if not found or first_parent is None:  # nothing here, or written in a root commit
             break
-        source = _moved_from(git, found[-1].commit, name)
+        source = _moved_from(git, first_parent, found[-1].commit, name)
         if source is None:
             break
-        rev, name = f"{found[-1].commit}^", source
+        rev, name = first_parent, source
     return touches
 
 
-def _moved_from(git: Git, commit: str, path: str) -> str | None:
+def _moved_from(git: Git, parent: str, commit: str, path: str) -> str | None:
     """The path `commit` moved to `path` (it removed that file and added this one, git's rename
-    detection over that commit's own changes), or None: written there, or a root commit."""
-    parents = _run(git, "rev-list", "--parents", "-n", "1", commit).decode().split()
-    if len(parents) < 2:
-        return None
+    detection over that commit's own changes against its first `parent`), or None: written there."""
     out = _run(git, "diff-tree", "-r", "-M", "--name-status", "-z", "--diff-filter=R", "--no-color",
-               parents[1], commit)  # fmt: skip
+               parent, commit)  # fmt: skip
     fields = out.decode("utf-8", "surrogateescape").split("\0")
     # -z --name-status: "R<score>", the old path, the new path, for each rename
     for i in range(0, len(fields) - 2, 3):

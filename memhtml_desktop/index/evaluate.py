@@ -137,11 +137,14 @@ def run_known_items(
     for item in items:
         paths = [h.path for h in store.search(item.query, limit=k, ranking=profile).hits]
         ranks.append((item, paths.index(item.target) + 1 if item.target in paths else None))
-    sources = sorted({item.source for item in items})
-    summaries = {
+    return KnownItemReport(profile.name, known_item_summaries(ranks, k), ranks)
+
+
+def known_item_summaries(ranks: Sequence[tuple[KnownItem, int | None]], k: int) -> dict:
+    """Each source's summary (MRR@k, misses, the twin-free share) of `(item, rank)` pairs."""
+    return {
         s: known_item_summary(
             s, [r for it, r in ranks if it.source == s], k, [it.twinned for it, _ in ranks if it.source == s]
         )
-        for s in sources
+        for s in sorted({item.source for item, _ in ranks})
     }
-    return KnownItemReport(profile.name, summaries, ranks)

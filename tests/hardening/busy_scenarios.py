@@ -58,10 +58,7 @@ def read_under_index_lock(
     """One read command while another process holds BEGIN IMMEDIATE on the index; with
     `refresh_wait_s`, its refresh gives up that soon instead of the app's 2 s (the answer is the same)."""
     holder = hold(index, 120)
-    if refresh_wait_s is None:
-        command = [PYTHON, "-m", "memhtml_desktop"]
-    else:
-        command = [PYTHON, str(SHORT_BUSY_CLI), str(db.BUSY_TIMEOUT_MS), f"--refresh-wait={refresh_wait_s:g}"]
+    command = cli(refresh_wait_s=refresh_wait_s)
     try:
         proc, seconds = timed(
             lambda a: subprocess.run([*command, *a], capture_output=True, timeout=120, env=child_env()),
@@ -92,9 +89,13 @@ def read_under_index_lock(
     return figures
 
 
-def cli(busy_ms: int | None = None) -> list[str]:
-    """The CLI's argv; with `busy_ms`, its SQLite busy wait that short (short_busy_cli.py)."""
-    return [PYTHON, "-m", "memhtml_desktop"] if busy_ms is None else [PYTHON, str(SHORT_BUSY_CLI), str(busy_ms)]
+def cli(busy_ms: int | None = None, *, refresh_wait_s: float | None = None) -> list[str]:
+    """The CLI's argv; with `busy_ms`, its SQLite busy wait that short, with `refresh_wait_s` a
+    read's refresh giving up that soon (short_busy_cli.py)."""
+    if busy_ms is None and refresh_wait_s is None:
+        return [PYTHON, "-m", "memhtml_desktop"]
+    wait = [] if refresh_wait_s is None else [f"--refresh-wait={refresh_wait_s:g}"]
+    return [PYTHON, str(SHORT_BUSY_CLI), str(db.BUSY_TIMEOUT_MS if busy_ms is None else busy_ms), *wait]
 
 
 def index_waits(

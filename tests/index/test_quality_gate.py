@@ -26,7 +26,7 @@ import pytest
 from memhtml_desktop.devtools.gen_store import generate_store
 from memhtml_desktop.domain.metrics import probe_rank
 from memhtml_desktop.domain.ranking import DEFAULT, MEMHTML
-from memhtml_desktop.index.evaluate import EvalProbe, known_items, run_probes
+from memhtml_desktop.index.evaluate import EvalProbe, known_item_summaries, known_items, run_probes
 from memhtml_desktop.index.sidecar import import_file
 from memhtml_desktop.index.store import Store
 
@@ -157,7 +157,6 @@ def _known_items_under(store, items, profiles: dict, *, searched_every: int = 8,
     from them under each (`rerank`): three whole searches a query took 7-14 s a store of the suite.
     Every `searched_every`-th query is also searched through `Store.search` under each profile and
     must give the same page, so the figures stay the search's."""
-    from memhtml_desktop.domain.metrics import known_item_summary
     from memhtml_desktop.domain.refusion import rerank
     from memhtml_desktop.index.arm_lists import prepare_queries
 
@@ -171,15 +170,7 @@ def _known_items_under(store, items, profiles: dict, *, searched_every: int = 8,
             if i % searched_every == 0:
                 assert paths == [h.path for h in store.search(item.query, limit=k, ranking=profile).hits], item
             ranks.append(paths.index(item.target) + 1 if item.target in paths else None)
-        out[name] = {
-            source: known_item_summary(
-                source,
-                [r for it, r in zip(items, ranks) if it.source == source],
-                k,
-                [it.twinned for it in items if it.source == source],
-            )
-            for source in sorted({it.source for it in items})
-        }
+        out[name] = known_item_summaries(list(zip(items, ranks)), k)
     return out
 
 
