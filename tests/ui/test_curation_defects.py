@@ -354,11 +354,10 @@ def test_the_committed_file_is_the_previewed_file_byte_for_byte(qtbot, make_wind
 # -- 10. dark theme: legible links, dark switches ----------------------------------------------------
 
 
-def _most_contrast(widget) -> float:
-    """The largest WCAG contrast between any pixel of `widget` and its background (its corner)."""
+def _most_contrast(image) -> float:
+    """The largest WCAG contrast between any pixel of a widget's `image` and its background (its corner)."""
     from memhtml_desktop.ui.kit.palette import contrast
 
-    image = widget.grab().toImage()
     background = image.pixelColor(0, 0)
     return max(
         contrast(image.pixelColor(x, y), background)
@@ -399,11 +398,22 @@ def test_the_dark_theme_reaches_links_and_switches_of_a_window_already_up(
         for button in (window.search_bar.recall_button, window.results.fused_button):  # both unchecked
             image = button.grab().toImage()
             assert image.pixelColor(image.width() // 2, 3).lightness() < 100, button.text()
-        value = window.reader.facets_grid.itemAtPosition(0, 1).widget()
-        assert "<a href" in value.text()
-        # the grid's labels are laid out on the next turn of the loop (a loaded run grabbed one at 0 x 0)
-        qtbot.waitUntil(lambda: not value.size().isEmpty(), timeout=WAIT)
-        assert _most_contrast(value) >= 3.0
+        # the grid's labels are laid out on a later turn of the loop, and the reader may fill the grid
+        # again (a loaded run grabbed a label at 0 x 0): read the label the grid holds once it shows
+        grabbed = []
+
+        def facet_link_painted() -> bool:
+            value = window.reader.facets_grid.itemAtPosition(0, 1).widget()
+            image = value.grab().toImage() if value.isVisible() else None
+            if image is None or image.isNull() or image.width() == 0 or image.height() == 0:
+                return False
+            grabbed[:] = [value.text(), image]
+            return True
+
+        qtbot.waitUntil(facet_link_painted, timeout=WAIT)
+        text, image = grabbed
+        assert "<a href" in text
+        assert _most_contrast(image) >= 3.0
     finally:
         app.setPalette(before)
         app.setProperty(theme.THEME_PROPERTY, None)

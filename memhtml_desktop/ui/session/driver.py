@@ -32,8 +32,15 @@ from memhtml_desktop.ui.session.runner import Runner
 from memhtml_desktop.ui.session.search import SearchSession
 
 INDEXING_REFRESH_S = 1.0
-"""While a first index runs and the list is still empty, re-run the search this often, so hits
+"""While a first index runs and the list is still empty, re-run the search after this long, so hits
 appear as soon as files are committed (once there are some, the list waits for the batch's end)."""
+
+INDEXING_REFRESH_MAX_S = 4.0
+"""Each of those searches that still finds nothing doubles the wait before the next, up to this: a
+first index the machine starves (two busy processes beside it, 20,000 memories: 11 minutes) asked
+for a search, a spinner and a repaint every second, and one of them, waiting for a core, was the
+window's one gap over 50 ms (docs/architecture.md, "Event-loop gaps"). A new pass starts again at
+INDEXING_REFRESH_S."""
 
 
 class SessionDriver(QObject):
@@ -57,6 +64,8 @@ class SessionDriver(QObject):
         self._asked: tuple | None = None  # (query, scope, limit) of the last ask
         self.counts_wanted = True  # False for the quick refreshes of a first index
         self._last_refresh = 0.0
+        self._indexing_wait = INDEXING_REFRESH_S  # the wait before the next empty-list refresh
+        self.clock = time.monotonic  # tests step it
         self._figures: tuple[int, int] | None = None  # the last `indexing` figures sent
         self.debounce = QTimer(self)
         self.debounce.setSingleShot(True)
@@ -78,7 +87,7 @@ class SessionDriver(QObject):
     def refresh(self, *, counts: bool = True) -> None:
         """Search for what the session asks now; the filter counts follow unless `counts` is False."""
         self.debounce.stop()
-        self._last_refresh = time.monotonic()
+        self._last_refresh = self.clock()
         self.counts_wanted = counts
         ask = self.session.ask()
         key = (ask.query, ask.scope, ask.limit)
@@ -145,15 +154,15 @@ class SessionDriver(QObject):
             self._figures = figures
             self.indexing.emit(figures)
         empty = self.answer is None or not self.answer.hits
-        if (
-            status.busy
-            and status.progress
-            and empty
-            and not self.debounce.isActive()
-            and time.monotonic() - self._last_refresh > INDEXING_REFRESH_S
-        ):
-            self.refresh(counts=False)
-            self.indexing_refreshed.emit()
+        if not (status.busy and status.progress):
+            self._indexing_wait = INDEXING_REFRESH_S  # the pass ended: the next one starts quick again
+            return
+        if not empty or self.pending() or self.clock() - self._last_refresh <= self._indexing_wait:
+            return  # hits listed, a search on its way, or not yet time
+        if self.answer is not None and self.answer.generation == self.generation:
+            self._indexing_wait = min(self._indexing_wait * 2, INDEXING_REFRESH_MAX_S)  # the last came back empty
+        self.refresh(counts=False)
+        self.indexing_refreshed.emit()
 
     def stop(self) -> None:
         self.debounce.stop()
