@@ -22,6 +22,26 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
 
+def one_blas_thread_as_the_command_runs() -> None:
+    """numpy's BLAS on one thread in the workers and every process they start, as the command pins
+    it for itself and its children (memhtml_desktop/threads.py), before anything loads numpy.
+
+    Without it the suite ran numpy as the app never does: two OpenBLAS threads in each of two
+    workers (and in each engine and CLI child), spinning after every product on two cores. The
+    ranking gates' files (tests/index/test_quality_gate.py, test_newer_first_search.py), alone, one
+    after the other in one process: 180.8 s wall and 183 s of CPU (37 s of it the kernel's) with
+    two threads, 88.7 s and 101 s with one. (The whole suite on two workers, where no core sits
+    idle for the spinning threads to take, was no faster: 646 s against 638 s.)
+    tests/test_blas_threads.py fails when this comes too late.
+    """
+    from memhtml_desktop.threads import one_blas_thread
+
+    one_blas_thread()
+
+
+one_blas_thread_as_the_command_runs()
+
+
 def keep_bytecode() -> Path | None:
     """Compiled bytecode for every process of the run, kept in one private folder outside the checkout.
 

@@ -45,3 +45,14 @@ def test_the_command_imports_no_numpy_before_it_pins_the_threads():
         timeout=120,
     )
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_the_suite_runs_numpy_as_the_command_does():
+    """tests/conftest.py pins one BLAS thread before numpy loads: this process runs one, as the
+    command does (an OpenBLAS that does not say is let be)."""
+    import numpy  # noqa: F401  (loaded: the count is asked of the library)
+
+    from memhtml_desktop.threads import blas_threads
+
+    assert os.environ.get("OPENBLAS_NUM_THREADS") == "1"
+    assert blas_threads() in (1, None)
