@@ -94,3 +94,24 @@ def test_closing_mid_reconcile_is_orderly(qtbot, make_window, unindexed, caplog)
     assert "cannot schedule new futures" not in text
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING and "watch" in r.name], text
     assert unindexed.stats()["memories"] < NOTES, "it was closed in the middle, not after"
+
+
+def test_the_window_leaves_the_screen_before_the_engine_is_waited_for(qtbot, make_window, store):
+    """Beside two busy processes the engine's close took the whole 15 s the window waits for it
+    (bench/event_loop_gaps.py: "the engine did not leave within 15 s"), with the window frozen on
+    the screen meanwhile: it is hidden first, its state saved before that, and the engine closed."""
+    window = make_window(store)
+    seen: list[bool] = []
+    shutdown = window.runner.shutdown
+
+    def waited(*args, **kwargs):
+        seen.append(window.isVisible())
+        return shutdown(*args, **kwargs)
+
+    window.runner.shutdown = waited
+    client = window.runner.client
+    assert window.isVisible()
+    window.close()
+    assert seen == [False], "the window was on the screen while the engine was waited for"
+    assert not client.running
+    assert window.qsettings.contains("window/geometry"), "its state was saved before it was hidden"

@@ -299,6 +299,10 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         window_state.save(self)
+        # Gone from the screen first: the engine's close is waited for on this thread (20 ms when
+        # idle; up to Runner.shutdown's 15 s beside two busy processes, where it stops a watcher,
+        # joins its lanes and its niced parse workers), and a frozen window is worse than none.
+        self.hide()
         self.shutdown()
         super().closeEvent(event)
 
