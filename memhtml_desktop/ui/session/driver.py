@@ -39,8 +39,8 @@ INDEXING_REFRESH_MAX_S = 4.0
 """Each of those searches that still finds nothing doubles the wait before the next, up to this: a
 first index the machine starves (two busy processes beside it, 20,000 memories: 11 minutes) asked
 for a search, a spinner and a repaint every second, and one of them, waiting for a core, was the
-window's one gap over 50 ms (docs/architecture.md, "Event-loop gaps"). A new pass starts again at
-INDEXING_REFRESH_S."""
+window's one gap over 50 ms in a traced round (docs/architecture.md, "How a file change reaches
+the screen"). A new pass starts again at INDEXING_REFRESH_S."""
 
 
 class SessionDriver(QObject):
