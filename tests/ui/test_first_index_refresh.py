@@ -35,14 +35,18 @@ def _settle(qtbot, window) -> None:
 def _refreshes(qtbot, window, now, until: float, status=INDEXING, step: float = 0.5) -> list[float]:
     """Step the clock to `until`, a status at each step; the clock's value at each search asked."""
     asked: list[float] = []
-    window.driver.asked.connect(lambda ask: asked.append(now[0]))
+
+    def heard(ask) -> None:
+        asked.append(now[0])
+
+    window.driver.asked.connect(heard)
     try:
         while now[0] < until:
             now[0] = round(now[0] + step, 3)
             window.driver.follow_indexing(status)
             _settle(qtbot, window)
     finally:
-        window.driver.asked.disconnect()
+        window.driver.asked.disconnect(heard)  # only ours: the window's own listeners stay
     return asked
 
 
