@@ -65,7 +65,9 @@ engine's RSS stayed near the high-water mark of its last few calls and swung by 
 WATCHER_STOP_S = 8.0
 """How long closing waits for the watcher's pass to notice the stop (it does between batches)."""
 LANE_JOIN_S = 5.0
-"""How long closing waits for a lane's running job to notice its cancel flag."""
+"""How long closing waits for the lanes' running jobs to notice their cancel flags (all lanes together)."""
+SLOW_CLOSE_STAGE_S = 1.0
+"""A stage of closing that takes longer than this is logged with its time (`Engine.close`)."""
 
 
 class Receiver:
@@ -189,27 +191,41 @@ class Engine:
 
     def close(self) -> None:
         """Stop the watcher (its pass cancelled), cancel every call, join the lanes, stop the parse
-        workers: nothing of the engine runs after this returns (but a job that ignores its flag)."""
+        workers: nothing of the engine runs after this returns (but a job that ignores its flag).
+
+        Everything is asked to stop first and waited for after: the parse workers are killed before
+        the watcher's pass is waited for, since that pass may be waiting on them (niced, beside two
+        busy processes, a worker took seconds to finish its chunk). A stage that takes longer than
+        `SLOW_CLOSE_STAGE_S` says so as it ends (a warning, which the window logs): the window
+        terminates an engine that has not left after `CLOSE_WAIT_S`, and these lines say where the
+        time went."""
         if self._closed:
             return
         self._closed = True
+        stage = _Stages()
+        if self.watcher is not None:
+            self.watcher.stop(0)  # asked: its pass stops at its next batch
+        with self._lock:
+            for running in self._running.values():
+                running.cancel.set()
+        for lane in self._lanes.values():
+            lane.close()
+        if self.store is not None and self.spec is not None and self._owns_parse_workers:
+            from memhtml_desktop.index.store import Store
+
+            Store.stop_parse_workers(leaving=True)  # killed, not waited for: they only parse
+            stage.done("stopping the parse workers")
         if self.watcher is not None:
             self.watcher.stop(WATCHER_STOP_S)
             if self.watcher.running:
                 log.warning("the watcher's pass did not stop within %g s; leaving without waiting", WATCHER_STOP_S)
             else:
                 self.send(Status(self.watcher.status()))
-        with self._lock:
-            for running in self._running.values():
-                running.cancel.set()
+            stage.done("stopping the watcher")
+        deadline = time.monotonic() + LANE_JOIN_S  # one wait for every lane, not one per lane
         for lane in self._lanes.values():
-            lane.close()
-        for lane in self._lanes.values():
-            lane.join(LANE_JOIN_S)
-        if self.store is not None and self.spec is not None and self._owns_parse_workers:
-            from memhtml_desktop.index.store import Store
-
-            Store.stop_parse_workers()  # nothing submits any more: the parse workers leave
+            lane.join(max(0.0, deadline - time.monotonic()))
+        stage.done("joining the lanes")
 
     _owns_parse_workers = True
     """A process engine owns its process's parse workers; a local one shares them with its caller."""
@@ -351,6 +367,19 @@ def give_back_freed_memory() -> bool:
 
 def _lane_name(job: Any) -> str:
     return getattr(job, "pool", "") or ("write" if getattr(job, "writer", False) else "read")
+
+
+class _Stages:
+    """The clock of `Engine.close`: each stage's time, logged when it was slow."""
+
+    def __init__(self) -> None:
+        self.at = time.monotonic()
+
+    def done(self, what: str) -> None:
+        now = time.monotonic()
+        if now - self.at > SLOW_CLOSE_STAGE_S:
+            log.warning("closing the engine: %s took %.1f s", what, now - self.at)
+        self.at = now
 
 
 class _Lane:

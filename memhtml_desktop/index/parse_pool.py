@@ -145,6 +145,20 @@ DEATH_WAIT_S = 2.0
 
 _POOL_LOCK = threading.Lock()
 _POOL: ProcessPoolExecutor | None = None
+_LEFT = False
+"""Set by `leave_pool`: this process is leaving and starts no parse workers again."""
+
+
+class Leaving(RuntimeError):
+    """`_shared_pool` once `leave_pool` ran: what is left to parse is parsed in this process."""
+
+
+def _live_pool() -> ProcessPoolExecutor | None:
+    """The shared pool; None once the process is leaving (`leave_pool`)."""
+    try:
+        return _shared_pool()
+    except Leaving:
+        return None
 _AT_EXIT = False
 
 
@@ -167,6 +181,8 @@ def _shared_pool() -> ProcessPoolExecutor:
     """
     global _POOL, _AT_EXIT
     with _POOL_LOCK:
+        if _LEFT:
+            raise Leaving("this process is leaving: it parses in no worker any more")
         if _POOL is None:
             _POOL = ProcessPoolExecutor(
                 max_workers=_workers(),
@@ -180,8 +196,9 @@ def _shared_pool() -> ProcessPoolExecutor:
         return _POOL
 
 
-def _renew(broken: ProcessPoolExecutor) -> ProcessPoolExecutor:
-    """A new shared pool in place of `broken` (unless another thread replaced it already)."""
+def _renew(broken: ProcessPoolExecutor) -> ProcessPoolExecutor | None:
+    """A new shared pool in place of `broken` (unless another thread replaced it already); None when
+    the process is leaving (`leave_pool`)."""
     global _POOL
     with _POOL_LOCK:
         if _POOL is broken:
@@ -190,7 +207,7 @@ def _renew(broken: ProcessPoolExecutor) -> ProcessPoolExecutor:
         broken.shutdown(wait=True, cancel_futures=True)  # its workers are gone or terminated: quick
     except Exception:  # noqa: BLE001 - a broken executor's shutdown must not stop the run
         log.debug("shutting down a broken parse pool failed", exc_info=True)
-    return _shared_pool()
+    return None if _LEFT else _shared_pool()
 
 
 def _start_worker(owner: int) -> None:
@@ -234,6 +251,38 @@ def shutdown_pool() -> None:
         pool, _POOL = _POOL, None
     if pool is not None:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+LEAVE_JOIN_S = 2.0
+"""How long `leave_pool` waits for each killed worker to be reaped."""
+
+
+def leave_pool() -> None:
+    """For a process about to leave (the engine, as it closes): its parse workers are killed, not
+    waited for, and none is started again here; a pass still running parses what it has left in
+    this process (it was cancelled, and stops at its next batch).
+
+    `shutdown_pool` lets the chunks the workers are running finish, and a worker still starting
+    finish its imports. The workers are niced: beside two busy processes a chunk, or a start, took
+    seconds, and the window terminated an engine that had not left after 15 s (docs/architecture.md,
+    "Closing"). A worker only reads files and parses them, so killing one loses nothing."""
+    global _POOL, _LEFT
+    with _POOL_LOCK:
+        pool, _POOL, _LEFT = _POOL, None, True
+    if pool is None:
+        return
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # private to the executor: best effort
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        try:
+            worker.kill()
+        except (OSError, ValueError, AttributeError):  # already reaped, or never started
+            pass
+    for worker in workers:
+        try:
+            worker.join(LEAVE_JOIN_S)
+        except (OSError, ValueError, AssertionError):
+            pass
 
 
 def _death_of(pool: ProcessPoolExecutor) -> int | None:
@@ -400,7 +449,7 @@ class _PoolParse:
         size = max(8, min(MAX_CHUNK_FILES, len(jobs) // (_workers() * 4)))
         out: list[_Chunk] = []
         for group in (jobs[i : i + size] for i in range(0, len(jobs), size)):
-            pool = None if self.inline else _shared_pool()
+            pool = None if self.inline else _live_pool()
             if pool is not None:
                 try:
                     future = pool.submit(_parse_chunk, str(self.root), group, at, self.cpu_s)
@@ -447,9 +496,9 @@ class _PoolParse:
         """One file by itself in the pool: a death now is its own."""
         reason = "unreadable: the parse process died while parsing it; not indexed"
         for attempt in (1, 2):
-            if self.inline:
+            pool = None if self.inline else _live_pool()
+            if pool is None:
                 return self._inline(job, at)
-            pool = _shared_pool()
             try:
                 return result_of(pool.submit(_parse_chunk, str(self.root), [job], at, self.cpu_s), pool)[0]
             except BrokenProcessPool:

@@ -865,12 +865,17 @@ class Store:
         Pages.give_back = True
 
     @staticmethod
-    def stop_parse_workers() -> None:
+    def stop_parse_workers(*, leaving: bool = False) -> None:
         """Stop this process's parse workers (index/parse_pool.py `shutdown_pool`). A child process
-        calls it once nothing indexes any more, before it leaves: its exit would wait on them."""
-        from memhtml_desktop.index.parse_pool import shutdown_pool
+        calls it once nothing indexes any more, before it leaves: its exit would wait on them.
+        `leaving`: kill them instead of letting their running chunks finish, and start none again in
+        this process (`leave_pool`: the engine's close)."""
+        from memhtml_desktop.index.parse_pool import leave_pool, shutdown_pool
 
-        shutdown_pool()
+        if leaving:
+            leave_pool()
+        else:
+            shutdown_pool()
 
     def sqlite_heap(self) -> dict[str, float]:
         """SQLite's heap in this process now, every connection together, and its bound (MB; 0: none)."""

@@ -266,3 +266,33 @@ class BumpJob(Job[tuple[list[str], int]]):
         path = store.reader().execute("SELECT path FROM files ORDER BY path DESC LIMIT 1").fetchone()[0]
         result = store.reinforce([path], "positive")
         return held, len(result.bumped) + len(result.signal_applied)
+
+
+@dataclass
+class DeafJob(Job[str]):
+    """Runs on its own lane (`pool`) and ignores its cancel flag until `release` is set (in-process
+    engines only: an Event does not cross to a process)."""
+
+    kind: ClassVar[str] = "test-deaf"
+    pool: str = "deaf"
+    started: Any = None
+    release: Any = None
+
+    def run(self, store, cancelled, progress) -> str:
+        self.started.release()
+        self.release.wait(30)
+        return "heard at last"
+
+
+@dataclass
+class ParseWorkersJob(Job[list[int]]):
+    """Starts the engine's parse workers (one trivial task through them) and says their process ids."""
+
+    kind: ClassVar[str] = "test-parse-workers"
+
+    def run(self, store, cancelled, progress) -> list[int]:
+        from memhtml_desktop.index import parse_pool
+
+        pool = parse_pool._shared_pool()
+        pool.submit(os.getpid).result(60)
+        return sorted(worker.pid for worker in pool._processes.values())

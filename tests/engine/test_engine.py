@@ -383,3 +383,71 @@ def test_a_job_that_leaves_a_state_read_running_does_not_lock_the_other_lanes_ou
     assert isinstance(bumped, Done), bumped
     held, moved = bumped.value
     assert held == [] and moved >= 1
+
+
+def test_closing_waits_once_for_all_the_lanes_and_says_which_stage_was_slow(store, monkeypatch, caplog):
+    """Three lanes, each running a job that ignores its cancel flag: closing waits LANE_JOIN_S for them
+    together (it waited that long for each lane in turn, three times over), and the warning names the
+    stage the time went to — the window terminates an engine whose close outlasts CLOSE_WAIT_S, and
+    only this line says why it took so long."""
+    import logging
+
+    from memhtml_desktop.engine import core
+    from memhtml_desktop.engine.protocol import Call
+    from tests.engine.helpers import DeafJob
+
+    monkeypatch.setattr(core, "LANE_JOIN_S", 1.2)
+    engine = core.Engine(spec_of(store), [].append, store=store)
+    engine._owns_parse_workers = False
+    started, release = threading.Semaphore(0), threading.Event()
+    try:
+        for call_id, lane in enumerate(("first", "second", "third"), 1):
+            engine.handle(Call(call_id, DeafJob(pool=lane, started=started, release=release)))
+        for _ in range(3):
+            assert started.acquire(timeout=20)
+        with caplog.at_level(logging.WARNING, logger="memhtml_desktop.engine.core"):
+            began = time.monotonic()
+            engine.close()
+            took = time.monotonic() - began
+    finally:
+        release.set()
+    assert 1.2 <= took < 2.4  # one wait of 1.2 s; three in turn are 3.6 s at least
+    assert any("closing the engine: joining the lanes took 1." in r.getMessage() for r in caplog.records)
+
+
+def test_closing_kills_parse_workers_that_cannot_run_instead_of_waiting_for_them(engine):
+    """The engine's parse workers are niced: beside two busy processes they got no core for seconds,
+    the engine's close waited for them to finish their chunks, and the window terminated it after
+    CLOSE_WAIT_S. Stopped workers (SIGSTOP: a worker that gets no core at all) are killed at close,
+    and the engine leaves on its own, exit code 0."""
+    import signal
+
+    from tests.engine.helpers import ParseWorkersJob
+
+    client, inbox = engine
+    done = inbox.answer(client.call(ParseWorkersJob()), 60)
+    assert isinstance(done, Done) and done.value
+    workers = done.value
+    try:
+        for pid in workers:
+            os.kill(pid, signal.SIGSTOP)
+        client.close(10)
+        gone = inbox.wait(lambda m: isinstance(m, Gone), 10)
+        assert gone.expected and gone.reason == "exit code 0"
+        assert not [pid for pid in workers if _alive(pid)]
+    finally:
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as stat:  # a zombie is dead, only not reaped yet
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -60,6 +60,33 @@ def test_a_worker_killed_mid_run_costs_a_retry(store_root, make_store):
     assert store.search("heron came back").hits[0].path == "areas/late.html"
 
 
+def test_a_process_that_leaves_kills_its_workers_and_parses_the_rest_itself(store_root, make_store, monkeypatch):
+    """The engine's close (`leave_pool`) in the middle of a pass: the workers are killed, not waited
+    for, no new pool is started in the process (not even to retry the chunks the killed workers
+    lost), and the pass still indexes every file, parsing what is left of it here."""
+    from memhtml_desktop.index import parse_pool
+
+    monkeypatch.setattr(parse_pool, "_LEFT", False)  # restored afterwards: this worker goes on indexing
+    generate_store(store_root, 1_500, 23, invalid=0)
+    store = make_store(store_root)
+    left: list[list[int]] = []
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "index" and not left:
+            workers = _pool_workers()
+            assert workers, "the run parses in worker processes"
+            left.append([w.pid for w in workers])
+            parse_pool.leave_pool()
+
+    report = store.index(progress=progress)
+    assert left
+    assert (report.added, report.failed, report.failures) == (1_500, 0, [])
+    assert _pool_workers() == []  # killed and reaped; none started again
+    with pytest.raises(parse_pool.Leaving):
+        parse_pool._shared_pool()
+    assert store.search("the").hits  # the index it wrote answers
+
+
 @pytest.mark.parametrize("count", [60, 600], ids=["small pass", "pooled run"])
 def test_the_file_that_kills_its_worker_is_listed(store_root, make_store, monkeypatch, count):
     """A small pass parses inline but sends a file over 64 KB to a worker, where the limit holds;
