@@ -159,6 +159,8 @@ def _live_pool() -> ProcessPoolExecutor | None:
         return _shared_pool()
     except Leaving:
         return None
+
+
 _AT_EXIT = False
 
 
