@@ -119,3 +119,52 @@ def test_the_pools_match_count_is_the_pools_own_past_the_pages_cap(store_root, m
         assert page.matches.count == 100 and page.matches.capped
         pool = store.answer("glaze", None, limit=10, depth=30, ranking=profile).pool
         assert pool is not None and (pool.matches, pool.matches_capped) == (130, False)
+
+
+@pytest.mark.parametrize("seed", [5, 19])
+def test_the_nearest_files_ranked_beside_the_lexical_window_give_the_same_answers(
+    store_root, make_store, monkeypatch, seed
+):
+    """The vector arm's first ranking of the files runs on a thread beside the lexical window's
+    statement (`Retriever._nearest_beside`). Every hit — path, score, each arm's rank, raw value and
+    contribution — is the one the search gives ranking them after it, for both profiles, a whole
+    store and a narrow scope (where the ranking is widened past its first `top`)."""
+    from memhtml_desktop.devtools.gen_store import generate_store
+    from memhtml_desktop.domain.hash_embedder import HashEmbedder
+    from memhtml_desktop.domain.types import Scope
+    from memhtml_desktop.index.retrieval import Retriever
+
+    generate_store(store_root, 700, seed, invalid=0)
+    store = make_store(store_root, embedder=HashEmbedder())
+    store.index()
+    queries = ["deploy rollback", "who owns the billing service", "the", "postgres upgrade plan", "kiln", ""]
+    scopes = [Scope(), Scope(memory_types=("procedural",)), Scope(para="archive", include_archived=True)]
+    ranked_beside: list[int] = []
+    original = Retriever._nearest_beside
+
+    def counted(self, *args, **kwargs):
+        beside = original(self, *args, **kwargs)
+        ranked_beside.append(beside is not None)
+        return beside
+
+    def answers() -> list:
+        out = []
+        for profile in (DEFAULT, MEMHTML):
+            for scope in scopes:
+                for query in queries:
+                    result = store.search(query, scope=scope, limit=10, ranking=profile)
+                    out.append(
+                        [
+                            (h.path, repr(h.score), [(a.arm, a.rank, repr(a.raw), repr(a.contribution)) for a in h.arms])
+                            for h in result.hits
+                        ]
+                    )
+        return out
+
+    monkeypatch.setattr(Retriever, "_nearest_beside", counted)
+    beside = answers()
+    assert sum(ranked_beside) >= len(queries)  # the thread did run, for the searches with words
+    monkeypatch.setattr(Retriever, "_nearest_beside", lambda self, *a, **k: None)
+    after = answers()
+    assert beside == after
+    assert sum(1 for hits in beside if hits) > len(beside) // 2  # most searches found something to compare
