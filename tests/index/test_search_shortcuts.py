@@ -155,7 +155,11 @@ def test_the_nearest_files_ranked_beside_the_lexical_window_give_the_same_answer
                     result = store.search(query, scope=scope, limit=10, ranking=profile)
                     out.append(
                         [
-                            (h.path, repr(h.score), [(a.arm, a.rank, repr(a.raw), repr(a.contribution)) for a in h.arms])
+                            (
+                                h.path,
+                                repr(h.score),
+                                [(a.arm, a.rank, repr(a.raw), repr(a.contribution)) for a in h.arms],
+                            )
                             for h in result.hits
                         ]
                     )
