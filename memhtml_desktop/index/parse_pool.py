@@ -39,7 +39,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -485,6 +485,8 @@ class _PoolParse:
                         "one file at a time" if retried else "again",
                     )
                     self._renewed(chunk.pool)
+            except CancelledError:  # the pool was shut down under the run (`leave_pool`): its files are parsed here
+                lost.extend(chunk.jobs)
             except Exception as exc:  # noqa: BLE001 - the chunk failed in its worker (MemoryError, ...): its files alone
                 log.warning("a parse process failed on a chunk of %d files: %r", len(chunk.jobs), exc)
                 lost.extend(chunk.jobs)

@@ -7,6 +7,7 @@ budget, with the limit lowered to 0.3 s so it is reached)."""
 from __future__ import annotations
 
 import json
+import logging
 import multiprocessing
 import os
 import signal
@@ -60,7 +61,9 @@ def test_a_worker_killed_mid_run_costs_a_retry(store_root, make_store):
     assert store.search("heron came back").hits[0].path == "areas/late.html"
 
 
-def test_a_process_that_leaves_kills_its_workers_and_parses_the_rest_itself(store_root, make_store, monkeypatch):
+def test_a_process_that_leaves_kills_its_workers_and_parses_the_rest_itself(
+    store_root, make_store, monkeypatch, caplog
+):
     """The engine's close (`leave_pool`) in the middle of a pass: the workers are killed, not waited
     for, no new pool is started in the process (not even to retry the chunks the killed workers
     lost), and the pass still indexes every file, parsing what is left of it here."""
@@ -78,10 +81,12 @@ def test_a_process_that_leaves_kills_its_workers_and_parses_the_rest_itself(stor
             left.append([w.pid for w in workers])
             parse_pool.leave_pool()
 
-    report = store.index(progress=progress)
+    with caplog.at_level(logging.WARNING, logger="memhtml_desktop.index.parse_pool"):
+        report = store.index(progress=progress)
     assert left
     assert (report.added, report.failed, report.failures) == (1_500, 0, [])
     assert _pool_workers() == []  # killed and reaped; none started again
+    assert [r.getMessage() for r in caplog.records] == []  # leaving is not a failure of the workers
     with pytest.raises(parse_pool.Leaving):
         parse_pool._shared_pool()
     assert store.search("the").hits  # the index it wrote answers
