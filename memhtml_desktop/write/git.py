@@ -59,6 +59,10 @@ def git_env() -> dict[str, str]:
     return env
 
 
+NOT_A_REPOSITORY = "not a git repository"
+"""git's words (LC_ALL=C: `git_env`) when the folder is in no repository."""
+
+
 def _is_lock_failure(err: str) -> bool:
     """git met a lock another process holds (`Unable to create '….lock': File exists`). Not a ref
     that moved under a compare-and-swap, and not a lock file git could not write (a full disk)."""
@@ -130,7 +134,10 @@ class Git:
                 delay = min(delay * 2, 0.4)
                 continue
             sub = args[0] if args else "git"
-            log.warning("git %s failed (exit %d): %s", " ".join(args[:3]), result.code, result.err.strip())
+            # A store that is not a repository is a state the app shows (curation off), not a fault:
+            # every caller that asks such a store for its git directory handles the GitError.
+            level = logging.INFO if NOT_A_REPOSITORY in result.err else logging.WARNING
+            log.log(level, "git %s failed (exit %d): %s", " ".join(args[:3]), result.code, result.err.strip())
             if _is_lock_failure(result.err):
                 raise GitLocked(
                     f"git {sub} failed (exit {result.code}): {self.lock_sentence(result.err)}",

@@ -200,3 +200,25 @@ def test_argv_a_string_flag_needs_a_value() -> None:
 def test_argv_a_boolean_flag_never_eats_a_positional() -> None:
     parsed = parse(["apply", "--continue-on-error", "-"])
     assert parsed.get("continue-on-error") is True and parsed.positionals == ["-"]
+
+
+def test_a_folder_outside_any_repository_is_said_without_a_warning(tmp_path, caplog) -> None:
+    """A store without git shows curation off; asking it for its git directory (the window's engine
+    does at every open) logged git's "fatal: not a git repository" as a warning, twice an open."""
+    import logging
+
+    from memhtml_desktop.write.git import Git, GitError
+
+    folder = tmp_path / "no-repository"
+    folder.mkdir()
+    repository = tmp_path / "repository"
+    repository.mkdir()
+    Git(repository).run("init", "-q")
+    with caplog.at_level(logging.INFO, logger="memhtml_desktop.write.git"):
+        with pytest.raises(GitError, match="not a git repository"):
+            Git(folder).git_dir()
+        with pytest.raises(GitError):  # a real failure in a real repository is still a warning
+            Git(repository).run("rev-parse", "--verify", "no-such-revision")
+    levels = {r.getMessage().split(":")[0]: r.levelno for r in caplog.records}
+    assert levels["git rev-parse --absolute-git-dir failed (exit 128)"] == logging.INFO
+    assert levels["git rev-parse --verify no-such-revision failed (exit 128)"] == logging.WARNING
