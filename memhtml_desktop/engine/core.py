@@ -190,8 +190,9 @@ class Engine:
         return True
 
     def close(self) -> None:
-        """Stop the watcher (its pass cancelled), cancel every call, join the lanes, stop the parse
-        workers: nothing of the engine runs after this returns (but a job that ignores its flag).
+        """Ask the watcher's pass, every call and the lanes to stop, kill the parse workers, then wait
+        for the watcher and the lanes: nothing of the engine runs after this returns (but a job that
+        ignores its flag).
 
         Everything is asked to stop first and waited for after: the parse workers are killed before
         the watcher's pass is waited for, since that pass may be waiting on them (niced, beside two
