@@ -267,7 +267,7 @@ def leave_pool() -> None:
     `shutdown_pool` lets the chunks the workers are running finish, and a worker still starting
     finish its imports. The workers are niced: beside two busy processes a chunk, or a start, took
     seconds, and the window terminated an engine that had not left after 15 s (docs/architecture.md,
-    "Closing"). A worker only reads files and parses them, so killing one loses nothing."""
+    "Threads and processes"). A worker only reads files and parses them, so killing one loses nothing."""
     global _POOL, _LEFT
     with _POOL_LOCK:
         pool, _POOL, _LEFT = _POOL, None, True
