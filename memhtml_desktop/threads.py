@@ -2,7 +2,7 @@
 
 (Per-thread niceness lived here until the engine took the store's work out of the window's
 process: the watcher's thread no longer shares an interpreter lock with the GUI thread, and the
-engine process as a whole runs nicer than the window instead, `engine/process.py` ENGINE_NICE.)
+engine process is one of its own, `engine/process.py` ENGINE_NICE.)
 """
 
 from __future__ import annotations

@@ -7,8 +7,10 @@ message to `on_message`. When the pipe closes without a `Close` asked for, the e
 (killed, out of memory, a crash in a library): the listener says `Gone` with how it ended, at
 once, and nothing waits for it.
 
-The engine's process runs a few steps nicer than the window (`ENGINE_NICE`): on two shared cores
-the window's paint comes first. It forwards its warnings as `LogLine`s (the window's log file has
+The engine's process runs at the window's own niceness (`ENGINE_NICE`, 0; its parse workers are
+niced): a process of its own shares no interpreter lock with the GUI thread, and running it nicer
+cost its work two to three times the time on a loaded machine for a few ms of the window's longest
+gap. It forwards its warnings as `LogLine`s (the window's log file has
 them) and stops by itself when the window's process is gone.
 """
 
@@ -29,10 +31,12 @@ from memhtml_desktop.ops.spec import StoreSpec, alive, context, describe_exit
 
 log = logging.getLogger(__name__)
 
-ENGINE_NICE = 5
+ENGINE_NICE = 0
 """How much nicer than the window the engine's process runs (Linux niceness); the environment's
-MEMHTML_DESKTOP_ENGINE_NICE (0-19) overrides it, for the benchmark that weighs it
-(docs/architecture.md, "What went away, and what stayed")."""
+MEMHTML_DESKTOP_ENGINE_NICE (0-19) overrides it, for the benchmark that weighs it. It was 5 until
+7 December: with two busy processes beside the window, nice 5 made the cold index of 20,000
+memories take 95-134 s (hash) and 315-350 s (MiniLM) where nice 0 takes 39-48 s and 144-150 s, for a
+longest gap of 19-25 ms against 16-31 ms (docs/architecture.md, "What went away, and what stayed")."""
 
 
 def engine_nice(environ: dict[str, str] | None = None) -> int:
