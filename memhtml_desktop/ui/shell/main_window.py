@@ -300,8 +300,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         window_state.save(self)
         # Gone from the screen first: the engine's close is waited for on this thread (20 ms when
-        # idle; up to Runner.shutdown's 15 s beside two busy processes, where it stops a watcher,
-        # joins its lanes and its niced parse workers), and a frozen window is worse than none.
+        # idle; Runner.shutdown waits up to 15 s while it stops its watcher's pass and joins its
+        # lanes, its parse workers killed), and a frozen window is worse than none.
         self.hide()
         self.shutdown()
         super().closeEvent(event)
